@@ -1,0 +1,99 @@
+"""Per-example scorers: (outputs, targets) -> one float per example.
+
+Scorers are vectorized over a batch so scoring never bottlenecks a run. Register new ones with
+:func:`register_metric`.
+
+>>> from gengap.metrics import score
+>>> score("exact_match", ["a b", "c"], ["a b", "d"]).tolist()
+[1.0, 0.0]
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from gengap._errors import ConfigError, did_you_mean
+
+__all__ = ["METRICS", "register_metric", "score", "exact_match", "normalized_match", "token_f1"]
+
+Scorer = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
+METRICS: dict[str, Scorer] = {}
+
+
+def register_metric(name: str) -> Callable[[Scorer], Scorer]:
+    """Decorator that makes a scorer available by name (``--metric NAME``)."""
+
+    def deco(fn: Scorer) -> Scorer:
+        METRICS[name] = fn
+        return fn
+
+    return deco
+
+
+def _as_text_array(values: Sequence[Any]) -> np.ndarray:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = [v if isinstance(v, str) else ("" if v is None else str(v)) for v in values]
+    return arr
+
+
+@register_metric("exact_match")
+def exact_match(outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
+    """1.0 where the output equals the target after stripping surrounding whitespace."""
+    out = np.char.strip(_as_text_array(outputs).astype(str))
+    tgt = np.char.strip(_as_text_array(targets).astype(str))
+    return (out == tgt).astype(np.float64)
+
+
+_PUNCT = re.compile(r"[^\w\s]")
+
+
+def _normalize(text: str) -> str:
+    return " ".join(_PUNCT.sub(" ", text.lower()).split())
+
+
+@register_metric("normalized_match")
+def normalized_match(outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
+    """1.0 where output and target agree after lower-casing and dropping punctuation and extra spaces."""
+    return np.fromiter(
+        (_normalize(o) == _normalize(t) for o, t in zip(_as_text_array(outputs), _as_text_array(targets))),
+        dtype=np.float64, count=len(outputs),
+    )
+
+
+@register_metric("token_f1")
+def token_f1(outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
+    """Token-overlap F1 of normalized output and target (SQuAD style)."""
+    scores = np.empty(len(outputs))
+    for i, (o, t) in enumerate(zip(_as_text_array(outputs), _as_text_array(targets))):
+        po, pt = _normalize(o).split(), _normalize(t).split()
+        common = sum((Counter(po) & Counter(pt)).values())
+        if not po or not pt:
+            scores[i] = float(po == pt)
+        elif common == 0:
+            scores[i] = 0.0
+        else:
+            p, r = common / len(po), common / len(pt)
+            scores[i] = 2 * p * r / (p + r)
+    return scores
+
+
+def get_metric(name: str | Scorer) -> Scorer:
+    """A scorer by name, or the callable itself."""
+    if callable(name):
+        return name
+    if name not in METRICS:
+        raise ConfigError(f"Unknown metric '{name}'.{did_you_mean(name, METRICS)} Metrics: {', '.join(sorted(METRICS))}.")
+    return METRICS[name]
+
+
+def score(metric: str | Scorer, outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
+    """Score a batch with a named or callable scorer; one float per example."""
+    values = np.asarray(get_metric(metric)(outputs, targets), dtype=np.float64)
+    if values.shape != (len(outputs),):
+        raise ConfigError(f"Metric {metric!r} returned shape {values.shape} for {len(outputs)} outputs; it must return one float per example.")
+    return values

@@ -1,0 +1,123 @@
+"""The model contract: a batch function ``predict(inputs) -> outputs``, plus an optional ``fit``.
+
+Batching, progress and storage live in the runner, not in adapters. A *learner* is a model that
+must be trained on each split's train part first (an unfitted scikit-learn estimator, gengap's
+seq2seq baseline); the runner fits a fresh copy per split.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Model", "FunctionModel", "EstimatorModel"]
+
+
+class Model:
+    """Base class of adapters. Subclasses implement ``predict`` and may implement ``fit``.
+
+    Attributes
+    ----------
+    name : how the model appears in the store and reports.
+    needs_fit : True for a learner that the runner must fit on each split's train part.
+    """
+
+    name: str = "model"
+    needs_fit: bool = False
+
+    def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def fit(self, inputs: Sequence[Any], targets: Sequence[Any]) -> Model:
+        raise NotImplementedError(f"{type(self).__name__} cannot be trained; pass a learner to train per split.")
+
+    def fingerprint(self) -> str:
+        """What identifies this model's outputs (name and type); adapters add their settings."""
+        return hashlib.sha256(f"{type(self).__name__}:{self.name}".encode()).hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r})"
+
+
+class FunctionModel(Model):
+    """A Python callable on batches: ``fn(list_of_inputs) -> list_of_outputs``.
+
+    >>> m = FunctionModel(lambda batch: [x.upper() for x in batch], name="upper")
+    >>> m.predict(["a", "b"])
+    ['A', 'B']
+    """
+
+    def __init__(self, fn: Callable[[list[Any]], Sequence[Any]], *, name: str | None = None) -> None:
+        self.fn = fn
+        self.name = name or getattr(fn, "__name__", type(fn).__name__)
+        if self.name == "<lambda>":
+            self.name = "function"
+
+    def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:
+        return self.fn(list(inputs))
+
+    def fingerprint(self) -> str:
+        code = getattr(self.fn, "__code__", None)
+        body = code.co_code if code is not None else repr(self.fn).encode()
+        return hashlib.sha256(f"fn:{self.name}:".encode() + body).hexdigest()[:16]
+
+
+def _batch_for_estimator(inputs: Sequence[Any]) -> Any:
+    """Text stays a list (text pipelines); dict inputs become a DataFrame (tabular pipelines)."""
+    if len(inputs) and isinstance(inputs[0], dict):
+        import pandas as pd
+
+        return pd.DataFrame.from_records(list(inputs))
+    return list(inputs)
+
+
+def _is_fitted(estimator: Any) -> bool:
+    try:
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(estimator)
+        return True
+    except Exception:
+        return False
+
+
+class EstimatorModel(Model):
+    """Anything with scikit-learn's ``fit`` / ``predict``: an estimator, a pipeline, gengap's learners.
+
+    An unfitted estimator is a learner: the runner fits a clone on each split's train part. A fitted
+    one is evaluated as it is.
+
+    >>> from sklearn.dummy import DummyClassifier
+    >>> m = EstimatorModel(DummyClassifier(strategy="most_frequent"))
+    >>> m.needs_fit, m.fit(["a", "b", "c"], ["x", "x", "y"]).predict(["d"])
+    (True, ['x'])
+    """
+
+    def __init__(self, estimator: Any, *, name: str | None = None, refit: bool | None = None) -> None:
+        self.estimator = estimator
+        self.name = name or type(estimator).__name__
+        if type(estimator).__name__ == "Pipeline" and name is None:
+            self.name = "Pipeline(" + ">".join(type(s).__name__ for _, s in estimator.steps) + ")"
+        self.needs_fit = (not _is_fitted(estimator)) if refit is None else refit
+
+    def fit(self, inputs: Sequence[Any], targets: Sequence[Any]) -> EstimatorModel:
+        try:
+            from sklearn.base import clone
+
+            fresh = clone(self.estimator)
+        except Exception:
+            fresh = copy.deepcopy(self.estimator)
+        fresh.fit(_batch_for_estimator(inputs), np.asarray(list(targets), dtype=object))
+        return EstimatorModel(fresh, name=self.name, refit=False)
+
+    def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:
+        out = self.estimator.predict(_batch_for_estimator(inputs))
+        return out.tolist() if hasattr(out, "tolist") else list(out)
+
+    def fingerprint(self) -> str:
+        params = self.estimator.get_params() if hasattr(self.estimator, "get_params") else {}
+        return hashlib.sha256(f"est:{self.name}:{sorted((k, repr(v)) for k, v in params.items())}".encode()).hexdigest()[:16]

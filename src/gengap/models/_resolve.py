@@ -1,0 +1,81 @@
+"""Turning what a user passes (an object or a spec string) into a Model."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from gengap._errors import ConfigError
+from gengap.models._base import EstimatorModel, FunctionModel, Model
+
+__all__ = ["as_model", "load_model"]
+
+
+def as_model(obj: Any, *, name: str | None = None) -> Model:
+    """A Model from an adapter, an estimator (anything with fit and predict), or a batch callable.
+
+    >>> as_model(lambda xs: xs).name
+    'function'
+    """
+    if isinstance(obj, Model):
+        return obj
+    if isinstance(obj, str):
+        return load_model(obj, name=name)
+    if hasattr(obj, "predict") and hasattr(obj, "fit"):
+        return EstimatorModel(obj, name=name)
+    if hasattr(obj, "predict"):
+        return FunctionModel(obj.predict, name=name or type(obj).__name__)
+    if callable(obj):
+        return FunctionModel(obj, name=name)
+    raise ConfigError(
+        f"Cannot use a {type(obj).__name__} as a model: pass a callable on batches, a scikit-learn estimator, "
+        "or a gengap model adapter."
+    )
+
+
+def _import_object(spec: str) -> Any:
+    module_name, _, attr = spec.partition(":")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise ConfigError(
+            f"Model '{spec}': cannot import module '{module_name}' ({e}). Use the form package.module:function, "
+            "run from the folder that holds the package, or install it."
+        ) from None
+    obj: Any = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            public = [n for n in dir(module) if not n.startswith("_")][:12]
+            raise ConfigError(f"Model '{spec}': module '{module_name}' has no attribute '{attr}'. It has: {public}.")
+        obj = getattr(obj, part)
+    return obj
+
+
+def load_model(spec: str, *, name: str | None = None, **options: Any) -> Model:
+    """A Model from a spec string.
+
+    - ``package.module:function`` (or ``:estimator``): an object importable from Python;
+    - ``path/to/model.skops``: a scikit-learn model saved with skops;
+    - ``http://host:port/v1`` or ``https://...``: an OpenAI-compatible endpoint (``options``:
+      ``model_name``, ``api``, ``api_key_env``, ...).
+    """
+    if spec.startswith(("http://", "https://")):
+        from gengap.models.http import OpenAIModel
+
+        return OpenAIModel(spec, name=name, **options)
+    path = Path(spec)
+    if path.suffix in (".skops", ".pkl", ".pickle", ".joblib"):
+        from gengap.models.sklearn_file import load_estimator_file
+
+        return EstimatorModel(load_estimator_file(path, **options), name=name or path.stem)
+    if ":" in spec:
+        return as_model(_import_object(spec), name=name)
+    raise ConfigError(
+        f"Cannot tell what model '{spec}' is. Use package.module:function for a Python callable or estimator, "
+        "a .skops file for a saved scikit-learn model, or an http(s):// base URL for an OpenAI-compatible server."
+    )

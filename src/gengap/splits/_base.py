@@ -1,0 +1,286 @@
+"""The splitter protocol, the Split record and the taxonomy card.
+
+A splitter is a scikit-learn CV splitter (``split(X, y=None, groups=None)`` yields
+``(train_idx, test_idx)``; ``get_n_splits``), so it drops into ``cross_val_score``. Its richer
+``split_dataset(dataset)`` returns a :class:`Split`: the indices plus diagnostics (sizes, unseen
+test atoms, what was held out, the seed) and a :class:`TaxonomyCard`.
+
+Writing a splitter means filling one hook, ``_iter_indices(dataset, rng)``, which yields
+``(train_idx, test_idx, details)``; the base class validates, computes the common diagnostics
+and builds the Split.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+import pandas as pd
+
+from gengap._errors import ConfigError, DataError
+from gengap.dataset import Dataset
+from gengap.structure import AtomFn, words
+
+__all__ = ["Splitter", "Split", "TaxonomyCard", "as_dataset", "check_random_state", "resolve_test_size"]
+
+Motivation = Literal["practical", "cognitive", "intrinsic", "fairness"]
+GeneralisationType = Literal[
+    "none", "compositional", "structural", "cross_task", "cross_language", "cross_domain", "robustness"
+]
+ShiftType = Literal["none", "covariate", "label", "full", "assumed"]
+ShiftSource = Literal["none", "naturally_occurring", "partitioned_natural", "generated_shift", "fully_generated"]
+ShiftLocus = Literal["train_test", "finetune_train_test", "pretrain_train", "pretrain_test"]
+
+
+@dataclass(frozen=True)
+class TaxonomyCard:
+    """Where a split sits on the GenBench taxonomy (Hupkes et al. 2023), as data.
+
+    Attributes
+    ----------
+    motivation : why this generalisation matters (practical, cognitive, intrinsic, fairness).
+    generalisation_type : what kind (compositional, structural, cross_domain, robustness, ...);
+        ``none`` for an i.i.d. baseline.
+    shift_type : which distribution differs between train and test (covariate: p(x);
+        label: p(y); full: both; assumed: believed but not measured; none).
+    shift_source : how the shift arose (partitioned_natural: a split of natural data by a property;
+        generated_shift: generated data split by a property; naturally_occurring; fully_generated).
+    shift_locus : between which stages (train_test for a model trained and tested here).
+    description : one sentence a person reads in the report.
+    """
+
+    motivation: Motivation
+    generalisation_type: GeneralisationType
+    shift_type: ShiftType
+    shift_source: ShiftSource
+    shift_locus: ShiftLocus = "train_test"
+    description: str = ""
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Split:
+    """One train/test partition of a dataset, with what a reader needs to trust it.
+
+    ``train`` and ``test`` are positions into ``dataset``. ``diagnostics`` holds at least
+    ``n_train``, ``n_test``, ``test_fraction``, ``unseen_test_atoms`` (sorted list),
+    ``n_unseen_test_atoms`` and ``held_out`` (a sentence), plus method-specific figures.
+    """
+
+    name: str
+    method: str
+    train: np.ndarray
+    test: np.ndarray
+    seed: int | None
+    params: dict[str, Any]
+    diagnostics: dict[str, Any]
+    card: TaxonomyCard
+    dataset: Dataset | None = field(default=None, repr=False)
+
+    def _require_dataset(self) -> Dataset:
+        if self.dataset is None:
+            raise ConfigError(f"Split '{self.name}' has no dataset attached; use splitter.split_dataset(dataset).")
+        return self.dataset
+
+    @property
+    def train_part(self) -> Dataset:
+        """The training examples as a Dataset."""
+        return self._require_dataset().take(self.train)
+
+    @property
+    def test_part(self) -> Dataset:
+        """The test examples as a Dataset."""
+        return self._require_dataset().take(self.test)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything but the indices, as plain JSON values (the content of ``split.json``)."""
+        from gengap.io import to_jsonable
+
+        return to_jsonable({
+            "name": self.name,
+            "method": self.method,
+            "seed": self.seed,
+            "params": self.params,
+            "dataset": None if self.dataset is None else {
+                "name": self.dataset.name, "n": len(self.dataset), "fingerprint": self.dataset.fingerprint()
+            },
+            **self.diagnostics,
+            "taxonomy": self.card.to_dict(),
+        })
+
+    def save(self, out_dir: str | Path) -> Path:
+        """Write ``train.jsonl``, ``test.jsonl`` and ``split.json`` to ``out_dir``."""
+        from gengap.io import write_jsonl
+
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        write_jsonl(self.train_part.to_records(), out / "train.jsonl")
+        write_jsonl(self.test_part.to_records(), out / "test.jsonl")
+        (out / "split.json").write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        return out
+
+
+def check_random_state(seed: int | np.random.Generator | None) -> np.random.Generator:
+    """None, an int or a Generator in; a numpy Generator out."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (int, np.integer)):
+        return np.random.default_rng(seed)
+    raise ConfigError(f"seed must be an int, None or a numpy Generator, got {seed!r}.")
+
+
+def resolve_test_size(test_fraction: float | int, n: int) -> int:
+    """A fraction in (0, 1) or a count in [1, n) to a number of test examples."""
+    if isinstance(test_fraction, (float, np.floating)) and 0 < test_fraction < 1:
+        n_test = int(round(test_fraction * n))
+    elif isinstance(test_fraction, (int, np.integer)) and not isinstance(test_fraction, bool) and test_fraction >= 1:
+        n_test = int(test_fraction)
+    else:
+        raise ConfigError(
+            f"test_fraction={test_fraction!r} must be a fraction in (0, 1) or a count of examples (>= 1)."
+        )
+    if not 1 <= n_test < n:
+        raise ConfigError(
+            f"test_fraction={test_fraction!r} gives {n_test} test examples out of {n}; "
+            "both parts need at least one example. Use a larger dataset or another fraction."
+        )
+    return n_test
+
+
+def as_dataset(X: Any, y: Any = None) -> Dataset:
+    """Turn what scikit-learn passes to ``split`` (a Dataset, DataFrame, or array-like of inputs) into a Dataset."""
+    if isinstance(X, Dataset):
+        return X
+    if isinstance(X, pd.DataFrame) and "input" in X.columns and y is None:
+        return Dataset.from_frame(X, target="target" if "target" in X.columns else None)
+    inputs = list(X.itertuples(index=False, name=None)) if isinstance(X, pd.DataFrame) else list(X)
+    frame = pd.DataFrame({"input": pd.Series(inputs, dtype=object)})
+    frame["target"] = list(y) if y is not None else None
+    return Dataset.from_frame(frame, target="target" if y is not None else None)
+
+
+class Splitter:
+    """Base class of gengap's splitters: validation, diagnostics and the scikit-learn protocol.
+
+    Subclasses set ``method`` and ``card`` and implement ``_iter_indices``.
+    """
+
+    method: ClassVar[str] = ""
+    card: ClassVar[TaxonomyCard]
+    registry: ClassVar[dict[str, type[Splitter]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.method:
+            Splitter.registry[cls.method] = cls
+
+    # -- hook ---------------------------------------------------------------
+    def _iter_indices(
+        self, dataset: Dataset, rng: np.random.Generator
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+        """Yield ``(train_idx, test_idx, details)``; ``details`` may hold ``name``, ``held_out`` and figures."""
+        raise NotImplementedError
+
+    # -- scikit-learn protocol ---------------------------------------------
+    def split(self, X: Any, y: Any = None, groups: Any = None) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """Yield ``(train_idx, test_idx)`` position arrays, as scikit-learn's CV splitters do."""
+        dataset = as_dataset(X, y)
+        if groups is not None:
+            dataset = dataset.with_columns(group=list(groups))
+        for split in self.split_datasets(dataset):
+            yield split.train, split.test
+
+    def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
+        """Number of train/test partitions ``split`` yields (1 for single-partition splitters)."""
+        return 1
+
+    # -- gengap ------------------------------------------------------------
+    @property
+    def seed(self) -> int | None:
+        return getattr(self, "random_state", None)
+
+    @property
+    def atoms(self) -> AtomFn:
+        return words
+
+    def split_datasets(self, dataset: Dataset) -> list[Split]:
+        """Every partition this splitter makes of ``dataset``, each with diagnostics and a card."""
+        rng = check_random_state(self.seed)
+        splits = []
+        for train, test, details in self._iter_indices(dataset, rng):
+            splits.append(self._make_split(dataset, train, test, dict(details)))
+        if not splits:
+            raise DataError(f"{self!r} produced no split of dataset '{dataset.name}'.")
+        return splits
+
+    def split_dataset(self, dataset: Dataset) -> Split:
+        """The (first) partition of ``dataset`` as a :class:`Split`.
+
+        >>> import gengap
+        >>> ds = gengap.load([{"input": f"w{i}", "target": "t"} for i in range(10)])
+        >>> s = gengap.RandomSplit(test_fraction=0.2, random_state=0).split_dataset(ds)
+        >>> s.diagnostics["n_train"], s.diagnostics["n_test"]
+        (8, 2)
+        """
+        return self.split_datasets(dataset)[0]
+
+    def _make_split(self, dataset: Dataset, train: np.ndarray, test: np.ndarray, details: dict[str, Any]) -> Split:
+        train = np.sort(np.asarray(train, dtype=np.int64))
+        test = np.sort(np.asarray(test, dtype=np.int64))
+        if len(train) == 0 or len(test) == 0:
+            raise DataError(
+                f"{self!r} left the {'train' if len(train) == 0 else 'test'} part of '{dataset.name}' empty "
+                f"({len(train)} train, {len(test)} test). Change the splitter's parameters."
+            )
+        if np.intersect1d(train, test).size:
+            raise AssertionError(f"{self!r} put the same example in train and test")
+        inputs = dataset.inputs
+        atom_fn = self.atoms
+        train_atoms = set()
+        for i in train:
+            train_atoms.update(atom_fn(inputs[i]))
+        test_atoms = set()
+        for i in test:
+            test_atoms.update(atom_fn(inputs[i]))
+        unseen = sorted(test_atoms - train_atoms)
+        name = details.pop("name", self.method)
+        held_out = details.pop("held_out", "")
+        diagnostics = {
+            "n_train": int(len(train)),
+            "n_test": int(len(test)),
+            "test_fraction": round(len(test) / len(dataset), 6),
+            "n_unused": int(len(dataset) - len(train) - len(test)),
+            "unseen_test_atoms": unseen[:100],
+            "n_unseen_test_atoms": len(unseen),
+            "held_out": held_out,
+            **details,
+        }
+        return Split(name=name, method=self.method, train=train, test=test, seed=self.seed,
+                     params=self.get_params(), diagnostics=diagnostics, card=self.card, dataset=dataset)
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor's parameters and their current values (as scikit-learn's get_params)."""
+        sig = inspect.signature(type(self).__init__)
+        out = {}
+        for name, p in sig.parameters.items():
+            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            value = getattr(self, name, p.default)
+            out[name] = value if isinstance(value, (int, float, str, bool, type(None), list, tuple, dict)) else repr(value)
+        return out
+
+    def __repr__(self) -> str:
+        sig = inspect.signature(type(self).__init__)
+        shown = []
+        for key, value in self.get_params().items():
+            default = sig.parameters[key].default
+            if value != default:
+                shown.append(f"{key}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"

@@ -1,0 +1,281 @@
+"""The results store: one embedded DuckDB file holding every per-example row.
+
+Per-example rows are the single source of truth: every summary, interval, chart and comparison is
+computed from them, so a user can re-score or re-slice without running a model again.
+
+Tables (one row per ...):
+
+- ``runs``         run: ``run_id``, ``name``, ``created_at``, ``status``, ``config`` (JSON), ``gengap_version``
+- ``splits``       split of a run: ``run_id``, ``split``, ``method``, ``info`` (JSON of split.json)
+- ``examples``     evaluated example: ``run_id``, ``split``, ``example_id``, ``input``, ``target``, ``metadata`` (JSON)
+- ``predictions``  model output: ``run_id``, ``model``, ``split``, ``perturbation``, ``example_id``, ``output``
+- ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
+- ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
+  transaction as its predictions and scores, so a killed run never leaves half a shard.
+
+>>> import tempfile, os
+>>> with Store(os.path.join(tempfile.mkdtemp(), "g.duckdb")) as store:
+...     run = store.start_run("doc", {})
+...     store.runs()["run_id"].tolist() == [run]
+True
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from gengap._errors import StoreError
+
+__all__ = ["Store", "SCHEMA_VERSION"]
+
+SCHEMA_VERSION = 1
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS gengap_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id VARCHAR PRIMARY KEY, name VARCHAR, created_at TIMESTAMP, status VARCHAR,
+    config VARCHAR, gengap_version VARCHAR);
+CREATE TABLE IF NOT EXISTS splits (run_id VARCHAR, split VARCHAR, method VARCHAR, info VARCHAR);
+CREATE TABLE IF NOT EXISTS examples (
+    run_id VARCHAR, split VARCHAR, example_id VARCHAR, input VARCHAR, target VARCHAR, metadata VARCHAR);
+CREATE TABLE IF NOT EXISTS predictions (
+    run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR, output VARCHAR);
+CREATE TABLE IF NOT EXISTS scores (
+    run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR,
+    metric VARCHAR, value DOUBLE);
+CREATE TABLE IF NOT EXISTS shards (run_id VARCHAR, shard VARCHAR, n_rows BIGINT, finished_at TIMESTAMP);
+"""
+
+
+def _text_column(values: Sequence[Any]) -> pa.Array:
+    """Strings as they are; dicts and lists as JSON; None stays null; anything else via str()."""
+    out = []
+    for v in values:
+        if v is None or isinstance(v, str):
+            out.append(v)
+        elif isinstance(v, (dict, list, tuple)):
+            out.append(json.dumps(v, ensure_ascii=False, default=str))
+        else:
+            out.append(str(v))
+    return pa.array(out, type=pa.string())
+
+
+class Store:
+    """An open results store (a DuckDB file); use as a context manager.
+
+    Opening a file that is not a gengap store, or one another process holds, raises
+    :class:`~gengap.StoreError` and leaves the file untouched.
+    """
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise StoreError(f"No results store at '{self.path}'. Run 'gengap eval' or 'gengap demo' with --out first.")
+        if self.path.exists() and self.path.is_dir():
+            raise StoreError(f"'{self.path}' is a folder, not a results store file.")
+        if self.path.exists() and self.path.stat().st_size > 0:
+            with open(self.path, "rb") as f:
+                head = f.read(16)
+            if head[8:12] != b"DUCK":
+                raise StoreError(
+                    f"'{self.path}' exists but is not a DuckDB file (it starts with {head[:8]!r}). It was left untouched; "
+                    "move it away or choose another --out folder."
+                )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as e:
+            msg = str(e)
+            if "lock" in msg.lower():
+                raise StoreError(
+                    f"The results store '{self.path}' is in use by another gengap process. Wait for it to finish, "
+                    "or write this run to another --out folder."
+                ) from None
+            raise StoreError(f"Cannot open the results store '{self.path}': {msg}. The file was left untouched.") from None
+        except duckdb.Error as e:
+            raise StoreError(f"Cannot open the results store '{self.path}': {e}. The file was left untouched.") from None
+        self._lock = threading.Lock()
+        if not read_only:
+            self._con.execute(_DDL)
+            self._con.execute(
+                "INSERT INTO gengap_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", [str(SCHEMA_VERSION)]
+            )
+        self._check_schema()
+
+    def _check_schema(self) -> None:
+        tables = {r[0] for r in self._con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "gengap_meta" not in tables:
+            self._con.close()
+            raise StoreError(f"'{self.path}' is a DuckDB file but not a gengap results store (no gengap_meta table). It was left untouched.")
+
+    # ------------------------------------------------------------------ lifecycle
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._con.close()
+
+    def sql(self, query: str, params: Sequence[Any] | None = None) -> pd.DataFrame:
+        """Run a read query and return a DataFrame (the store is plain DuckDB: any SQL works)."""
+        with self._lock:
+            return self._con.execute(query, params or []).df()
+
+    # ------------------------------------------------------------------ writing
+    def start_run(self, name: str, config: Mapping[str, Any], *, run_id: str | None = None) -> str:
+        """Register a run and return its id (``r0001``, ``r0002``, ... in a store)."""
+        from gengap import __version__
+
+        with self._lock:
+            if run_id is None:
+                n = self._con.execute("SELECT count(*) FROM runs").fetchone()[0]
+                run_id = f"r{n + 1:04d}"
+            self._con.execute(
+                "INSERT INTO runs VALUES (?, ?, ?, 'running', ?, ?)",
+                [run_id, name, datetime.now(timezone.utc).replace(tzinfo=None),
+                 json.dumps(config, sort_keys=True, default=str), __version__],
+            )
+        return run_id
+
+    def finish_run(self, run_id: str, status: str = "done") -> None:
+        with self._lock:
+            self._con.execute("UPDATE runs SET status = ? WHERE run_id = ?", [status, run_id])
+
+    def add_split(self, run_id: str, split: Any) -> None:
+        """Record a Split's diagnostics and card, and its test examples."""
+        info = split.to_dict()
+        test = split.test_part
+        frame = test.frame
+        meta_cols = test.metadata_columns
+        metadata = (
+            frame[meta_cols].to_json(orient="records", lines=True, date_format="iso").splitlines()
+            if meta_cols else [None] * len(frame)
+        )
+        table = pa.table({
+            "run_id": pa.array([run_id] * len(frame), type=pa.string()),
+            "split": pa.array([split.name] * len(frame), type=pa.string()),
+            "example_id": _text_column(frame["id"].tolist()),
+            "input": _text_column(frame["input"].tolist()),
+            "target": _text_column(frame["target"].tolist()),
+            "metadata": pa.array(metadata, type=pa.string()),
+        })
+        with self._lock:
+            self._con.execute("BEGIN")
+            try:
+                self._con.execute("DELETE FROM splits WHERE run_id = ? AND split = ?", [run_id, split.name])
+                self._con.execute("DELETE FROM examples WHERE run_id = ? AND split = ?", [run_id, split.name])
+                self._con.execute("INSERT INTO splits VALUES (?, ?, ?, ?)",
+                                  [run_id, split.name, split.method, json.dumps(info, sort_keys=True)])
+                self._con.register("_gengap_examples", table)
+                self._con.execute("INSERT INTO examples SELECT * FROM _gengap_examples")
+                self._con.unregister("_gengap_examples")
+                self._con.execute("COMMIT")
+            except Exception:
+                self._con.execute("ROLLBACK")
+                raise
+
+    def add_predictions(
+        self,
+        run_id: str,
+        *,
+        model: str,
+        split: str,
+        example_ids: Sequence[str],
+        outputs: Sequence[Any],
+        scores: Mapping[str, np.ndarray],
+        perturbation: str = "none",
+        shard: str | None = None,
+    ) -> None:
+        """Store one shard's outputs and scores atomically (all rows or none)."""
+        n = len(example_ids)
+        if len(outputs) != n or any(len(v) != n for v in scores.values()):
+            raise StoreError(f"Shard {shard or split!r}: {n} ids, {len(outputs)} outputs and score lengths {[len(v) for v in scores.values()]} differ.")
+        keys = {
+            "run_id": pa.array(np.full(n, run_id, dtype=object), type=pa.string()),
+            "model": pa.array(np.full(n, model, dtype=object), type=pa.string()),
+            "split": pa.array(np.full(n, split, dtype=object), type=pa.string()),
+            "perturbation": pa.array(np.full(n, perturbation, dtype=object), type=pa.string()),
+            "example_id": pa.array(list(example_ids), type=pa.string()),
+        }
+        preds = pa.table({**keys, "output": _text_column(outputs)})
+        score_tables = [
+            pa.table({**keys, "metric": pa.array(np.full(n, metric, dtype=object), type=pa.string()),
+                      "value": pa.array(np.asarray(values, dtype=np.float64))})
+            for metric, values in scores.items()
+        ]
+        with self._lock:
+            self._con.execute("BEGIN")
+            try:
+                self._con.register("_gengap_preds", preds)
+                self._con.execute("INSERT INTO predictions SELECT * FROM _gengap_preds")
+                self._con.unregister("_gengap_preds")
+                for table in score_tables:
+                    self._con.register("_gengap_scores", table)
+                    self._con.execute("INSERT INTO scores SELECT * FROM _gengap_scores")
+                    self._con.unregister("_gengap_scores")
+                self._con.execute("INSERT INTO shards VALUES (?, ?, ?, ?)",
+                                  [run_id, shard or f"{model}/{split}/{perturbation}", n,
+                                   datetime.now(timezone.utc).replace(tzinfo=None)])
+                self._con.execute("COMMIT")
+            except Exception:
+                self._con.execute("ROLLBACK")
+                raise
+
+    # ------------------------------------------------------------------ reading
+    def runs(self) -> pd.DataFrame:
+        """Every run, oldest first."""
+        return self.sql("SELECT * FROM runs ORDER BY created_at, run_id")
+
+    def latest_run(self) -> str:
+        runs = self.sql("SELECT run_id FROM runs WHERE status = 'done' ORDER BY created_at DESC, run_id DESC LIMIT 1")
+        if runs.empty:
+            raise StoreError(f"The store '{self.path}' holds no finished run yet.")
+        return str(runs["run_id"].iloc[0])
+
+    def finished_shards(self, run_id: str) -> set[str]:
+        return set(self.sql("SELECT shard FROM shards WHERE run_id = ?", [run_id])["shard"])
+
+    def split_info(self, run_id: str) -> dict[str, dict[str, Any]]:
+        """split name -> the split's diagnostics and taxonomy card, in the order they were added."""
+        frame = self.sql("SELECT split, info FROM splits WHERE run_id = ? ORDER BY rowid", [run_id])
+        return {row.split: json.loads(row.info) for row in frame.itertuples()}
+
+    def rows(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
+        """Per-example rows of a run: model, split, perturbation, example, input, target, output, metric, score."""
+        where = "AND s.metric = ?" if metric else ""
+        params = [run_id, metric] if metric else [run_id]
+        return self.sql(
+            f"""
+            SELECT s.model, s.split, s.perturbation, s.example_id, e.input, e.target, p.output, e.metadata,
+                   s.metric, s.value AS score
+            FROM scores s
+            JOIN predictions p USING (run_id, model, split, perturbation, example_id)
+            LEFT JOIN examples e USING (run_id, split, example_id)
+            WHERE s.run_id = ? {where}
+            ORDER BY s.model, s.split, s.perturbation, s.example_id
+            """,
+            params,
+        )
+
+    def export_parquet(self, folder: str | Path, run_id: str | None = None) -> Path:
+        """Write every table (or one run's rows) to Parquet files in ``folder``."""
+        out = Path(folder)
+        out.mkdir(parents=True, exist_ok=True)
+        for table in ("runs", "splits", "examples", "predictions", "scores"):
+            where = f"WHERE run_id = '{run_id}'" if run_id else ""
+            with self._lock:
+                self._con.execute(f"COPY (SELECT * FROM {table} {where}) TO '{out / (table + '.parquet')}' (FORMAT PARQUET)")
+        return out
