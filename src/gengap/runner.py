@@ -148,6 +148,7 @@ def evaluate(
     test_fraction: float = 0.2,
     reference: str | None = None,
     config: Mapping[str, Any] | None = None,
+    perturbations: Sequence[Any] = (),
     progress: bool | None = None,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
@@ -163,6 +164,9 @@ def evaluate(
     out : output folder for the store (``gengap.duckdb``) and the report; a temporary folder if None.
     seed, test_fraction : defaults for splitters built from specs.
     reference : the split gaps are measured from (default: the random split).
+    perturbations : objects with a ``name`` and ``apply(dataset, seed) -> Dataset`` that return
+        variants of a test part with the same example ids; each variant is scored and stored under
+        the perturbation's name, paired with the clean rows.
 
     Returns
     -------
@@ -198,6 +202,10 @@ def evaluate(
                             raise ModelError(f"Training '{m.name}' on split '{split.name}' failed: {type(e).__name__}: {e}") from e
                     _run_shards(store, run_id, fitted, split.name, test, metrics=metrics,
                                 batch_size=batch_size, shard_size=shard_size, show=progress)
+                    for perturbation in perturbations:
+                        variant = perturbation.apply(test, seed)
+                        _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics, batch_size=batch_size,
+                                    shard_size=shard_size, show=progress, perturbation=perturbation.name)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
@@ -206,15 +214,20 @@ def evaluate(
 
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],
-                batch_size: int, shard_size: int, show: bool | None) -> None:
+                batch_size: int, shard_size: int, show: bool | None, perturbation: str = "none") -> None:
     ids, inputs, targets = test.ids, test.inputs, test.targets
     n = len(ids)
-    with progress(f"{model.name} on {split}", total=n, enabled=show) as bar:
+    label = split if perturbation == "none" else f"{split} / {perturbation}"
+    with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
         for start in range(0, n, shard_size):
             stop = min(n, start + shard_size)
-            where = f"split '{split}' (shard {start}..{stop - 1})"
+            where = f"split '{split}', perturbation '{perturbation}' (shard {start}..{stop - 1})"
             outputs = predict_batched(model, inputs[start:stop], batch_size=batch_size, where=where, bar=bar)
             scores = {m: score(m, outputs, targets[start:stop]) for m in metrics}
+            variant = perturbation != "none"
             store.add_predictions(run_id, model=model.name, split=split, example_ids=ids[start:stop],
-                                  outputs=outputs, scores=scores, shard=f"{model.name}/{split}/none/{start}")
+                                  outputs=outputs, scores=scores, perturbation=perturbation,
+                                  shard=f"{model.name}/{split}/{perturbation}/{start}",
+                                  variant_inputs=inputs[start:stop] if variant else None,
+                                  variant_targets=targets[start:stop] if variant else None)
 

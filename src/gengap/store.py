@@ -8,8 +8,11 @@ Tables (one row per ...):
 - ``runs``         run: ``run_id``, ``name``, ``created_at``, ``status``, ``config`` (JSON), ``gengap_version``
 - ``splits``       split of a run: ``run_id``, ``split``, ``method``, ``info`` (JSON of split.json)
 - ``examples``     evaluated example: ``run_id``, ``split``, ``example_id``, ``input``, ``target``, ``metadata`` (JSON)
-- ``predictions``  model output: ``run_id``, ``model``, ``split``, ``perturbation``, ``example_id``, ``output``
+- ``predictions``  model output: ``run_id``, ``model``, ``split``, ``perturbation``, ``example_id``, ``output``,
+  and for a perturbed variant its ``variant_input`` and ``variant_target`` (null for clean rows)
 - ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
+- ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
+- ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
 - ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
   transaction as its predictions and scores, so a killed run never leaves half a shard.
 
@@ -48,11 +51,14 @@ CREATE TABLE IF NOT EXISTS splits (run_id VARCHAR, split VARCHAR, method VARCHAR
 CREATE TABLE IF NOT EXISTS examples (
     run_id VARCHAR, split VARCHAR, example_id VARCHAR, input VARCHAR, target VARCHAR, metadata VARCHAR);
 CREATE TABLE IF NOT EXISTS predictions (
-    run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR, output VARCHAR);
+    run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR, output VARCHAR,
+    variant_input VARCHAR, variant_target VARCHAR);
 CREATE TABLE IF NOT EXISTS scores (
     run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR,
     metric VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS shards (run_id VARCHAR, shard VARCHAR, n_rows BIGINT, finished_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, scope VARCHAR, value DOUBLE);
+CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 """
 
 
@@ -198,8 +204,13 @@ class Store:
         scores: Mapping[str, np.ndarray],
         perturbation: str = "none",
         shard: str | None = None,
+        variant_inputs: Sequence[Any] | None = None,
+        variant_targets: Sequence[Any] | None = None,
     ) -> None:
-        """Store one shard's outputs and scores atomically (all rows or none)."""
+        """Store one shard's outputs and scores atomically (all rows or none).
+
+        ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like.
+        """
         n = len(example_ids)
         if len(outputs) != n or any(len(v) != n for v in scores.values()):
             raise StoreError(f"Shard {shard or split!r}: {n} ids, {len(outputs)} outputs and score lengths {[len(v) for v in scores.values()]} differ.")
@@ -210,7 +221,12 @@ class Store:
             "perturbation": pa.array(np.full(n, perturbation, dtype=object), type=pa.string()),
             "example_id": pa.array(list(example_ids), type=pa.string()),
         }
-        preds = pa.table({**keys, "output": _text_column(outputs)})
+        nulls = pa.nulls(n, type=pa.string())
+        preds = pa.table({
+            **keys, "output": _text_column(outputs),
+            "variant_input": _text_column(variant_inputs) if variant_inputs is not None else nulls,
+            "variant_target": _text_column(variant_targets) if variant_targets is not None else nulls,
+        })
         score_tables = [
             pa.table({**keys, "metric": pa.array(np.full(n, metric, dtype=object), type=pa.string()),
                       "value": pa.array(np.asarray(values, dtype=np.float64))})
@@ -233,6 +249,33 @@ class Store:
             except Exception:
                 self._con.execute("ROLLBACK")
                 raise
+
+    def add_measures(self, run_id: str, records: Sequence[tuple[int, str, str, float]]) -> None:
+        """Append training-time measures as ``(step, name, scope, value)`` tuples."""
+        if not records:
+            return
+        steps, names, scopes, values = zip(*records)
+        table = pa.table({
+            "run_id": pa.array([run_id] * len(records), type=pa.string()),
+            "step": pa.array(steps, type=pa.int64()), "name": pa.array(names, type=pa.string()),
+            "scope": pa.array(scopes, type=pa.string()), "value": pa.array(values, type=pa.float64()),
+        })
+        with self._lock:
+            self._con.register("_gengap_measures", table)
+            self._con.execute("INSERT INTO measures SELECT * FROM _gengap_measures")
+            self._con.unregister("_gengap_measures")
+
+    def add_event(self, run_id: str, step: int, kind: str, message: str) -> None:
+        """Record something a monitor noticed (memorization, grokking, a NaN loss, ...)."""
+        with self._lock:
+            self._con.execute("INSERT INTO events VALUES (?, ?, ?, ?)", [run_id, step, kind, message])
+
+    def measures(self, run_id: str) -> pd.DataFrame:
+        """A run's measures: step, name, scope, value, ordered by step."""
+        return self.sql("SELECT step, name, scope, value FROM measures WHERE run_id = ? ORDER BY step, name, scope", [run_id])
+
+    def events(self, run_id: str) -> pd.DataFrame:
+        return self.sql("SELECT step, kind, message FROM events WHERE run_id = ? ORDER BY step", [run_id])
 
     # ------------------------------------------------------------------ reading
     def runs(self) -> pd.DataFrame:
@@ -259,7 +302,9 @@ class Store:
         params = [run_id, metric] if metric else [run_id]
         return self.sql(
             f"""
-            SELECT s.model, s.split, s.perturbation, s.example_id, e.input, e.target, p.output, e.metadata,
+            SELECT s.model, s.split, s.perturbation, s.example_id,
+                   COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
+                   p.output, e.metadata,
                    s.metric, s.value AS score
             FROM scores s
             JOIN predictions p USING (run_id, model, split, perturbation, example_id)
@@ -274,7 +319,7 @@ class Store:
         """Write every table (or one run's rows) to Parquet files in ``folder``."""
         out = Path(folder)
         out.mkdir(parents=True, exist_ok=True)
-        for table in ("runs", "splits", "examples", "predictions", "scores"):
+        for table in ("runs", "splits", "examples", "predictions", "scores", "measures", "events"):
             where = f"WHERE run_id = '{run_id}'" if run_id else ""
             with self._lock:
                 self._con.execute(f"COPY (SELECT * FROM {table} {where}) TO '{out / (table + '.parquet')}' (FORMAT PARQUET)")

@@ -52,15 +52,20 @@ def parse_split_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return method.strip(), options
 
 
-def make_splitter(spec: str | Splitter, **defaults: Any) -> Splitter:
-    """Build a splitter from a name or spec string; ``defaults`` (e.g. seed, test_fraction) fill unset options.
+def make_splitter(spec: str | Splitter, *, options: dict[str, Any] | None = None, **defaults: Any) -> Splitter:
+    """Build a splitter from a name or spec string.
+
+    ``options`` are the method's own options and must all exist (a typo is an error naming the
+    nearest option); ``defaults`` (seed, test_fraction, ...) fill options the method has and the
+    spec left unset, and are ignored by methods without them.
 
     >>> make_splitter("length:by=input", test_fraction=0.3)
     LengthSplit(by='input', test_fraction=0.3)
     """
     if isinstance(spec, Splitter):
         return spec
-    method, options = parse_split_spec(spec)
+    method, parsed = parse_split_spec(spec)
+    options = {**parsed, **{k.replace("-", "_"): v for k, v in (options or {}).items()}}
     registry = methods()
     if method not in registry:
         raise ConfigError(f"Unknown split method '{method}'.{did_you_mean(method, registry)} Methods: {', '.join(registry)}.")

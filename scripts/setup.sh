@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Sets up gengap in .venv on a fresh machine: the CPU build of torch, gengap and its extras.
+#   bash scripts/setup.sh          # what `gengap demo` needs
+#   bash scripts/setup.sh --test   # plus the test tools and Debian's Chromium for the browser test
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PY" -m venv .venv
+fi
+. .venv/bin/activate
+python -m pip install -q --upgrade pip >/dev/null
+# torch first, pinned to the local CPU build: an unpinned torch would pull gigabytes of CUDA packages.
+python -c "import torch" 2>/dev/null || python -m pip install -q torch==2.13.0
+if [ "${1:-}" = "--test" ]; then
+  python -m pip install -q -e ".[all,test]"
+  if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+      (apt-get update -qq && apt-get install -y -qq chromium >/dev/null) || echo "warning: could not install chromium; the browser test will be skipped" >&2
+    else
+      echo "warning: chromium is not installed (sudo apt-get install chromium); the browser test will be skipped" >&2
+    fi
+  fi
+else
+  python -m pip install -q -e ".[all]"
+fi
+echo "gengap is installed in .venv (activate it with: . .venv/bin/activate)"

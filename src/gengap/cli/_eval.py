@@ -1,0 +1,75 @@
+"""``gengap eval`` (options) and ``gengap run`` (a run file): the same pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from gengap.cli._app import app
+from gengap.cli._common import print_summary, stdout
+
+
+@app.command("eval")
+def eval_command(
+    data: Annotated[Optional[str], typer.Option(help="Data file (JSONL, JSON, CSV, TSV, Parquet) or a Hugging Face dataset folder.")] = None,
+    model: Annotated[str, typer.Option(help="pkg.module:function (a batch callable or estimator), a .skops file, or an OpenAI-compatible base URL (http://host:port/v1).")] = ...,
+    split: Annotated[Optional[list[str]], typer.Option("--split", help="Split method (random, length, primitive:jump, ...; repeat for several) or a folder written by 'gengap split'.")] = None,
+    input: Annotated[str, typer.Option(help="Column with the model's input.")] = "input",
+    target: Annotated[str, typer.Option(help="Column with the reference answer.")] = "target",
+    id: Annotated[Optional[str], typer.Option(help="Column with unique example ids (default: row numbers).")] = None,
+    metadata: Annotated[Optional[list[str]], typer.Option(help="Metadata column to keep (repeat; default: all others).")] = None,
+    format: Annotated[Optional[str], typer.Option(help="Force the data format: jsonl, json, csv, tsv, parquet, hf.")] = None,
+    metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat): exact_match, normalized_match, token_f1.")] = None,
+    test_fraction: Annotated[float, typer.Option(help="Test share for splits that take one.")] = 0.2,
+    seed: Annotated[int, typer.Option(help="Seed for every split and resample.")] = 0,
+    batch_size: Annotated[int, typer.Option(help="Inputs per model call.")] = 512,
+    out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path("gengap-report"),
+    reference: Annotated[Optional[str], typer.Option(help="Split that gaps are measured from (default: the random split).")] = None,
+    model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = None,
+    api: Annotated[str, typer.Option(help="HTTP endpoints: 'chat' or 'completions'.")] = "chat",
+    api_key_env: Annotated[Optional[str], typer.Option(help="HTTP endpoints: environment variable holding the API key.")] = None,
+    concurrency: Annotated[int, typer.Option(help="HTTP endpoints: requests in flight.")] = 8,
+    trust_pickle: Annotated[bool, typer.Option(help="Allow loading .pkl/.joblib models (runs arbitrary code from the file).")] = False,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Evaluate a model on splits of your data and write a report.
+
+    Example: gengap eval --data data.jsonl --input question --target answer --model mypkg.mymodule:predict --split random --split length --out report/
+    """
+    from gengap.config import execute, parse_config
+
+    splits = []
+    for s in split or ["random"]:
+        splits.append({"path": s} if Path(s).is_dir() else {"method": s})
+    raw = {
+        "model": {"spec": model, "model_name": model_name, "api": api, "api_key_env": api_key_env,
+                  "concurrency": concurrency, "trust_pickle": trust_pickle},
+        "split": splits,
+        "eval": {"metrics": metric or ["exact_match"], "seed": seed, "test_fraction": test_fraction,
+                 "batch_size": batch_size, "out": str(out), "reference": reference},
+    }
+    if data is not None:
+        raw["data"] = {"path": data, "input": input, "target": target, "id": id, "metadata": metadata, "format": format}
+    cfg = parse_config(raw, source="gengap eval")
+    _run_and_print(cfg, progress)
+
+
+@app.command("run")
+def run_command(
+    run_file: Annotated[Path, typer.Argument(help="A gengap.toml run file.")],
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Run the evaluation a TOML run file describes (the same as gengap eval with those options)."""
+    from gengap.config import load_run_file
+
+    _run_and_print(load_run_file(run_file), progress)
+
+
+def _run_and_print(cfg, progress: bool) -> None:  # type: ignore[no-untyped-def]
+    from gengap.config import execute
+
+    evaluation = execute(cfg, progress=None if progress else False)
+    print_summary(evaluation.summary())
+    stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")

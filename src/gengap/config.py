@@ -1,0 +1,212 @@
+"""The run file (``gengap.toml``): one validated description of an evaluation.
+
+``gengap eval`` builds the same :class:`RunConfig` from its options, so a command line and a run
+file always mean the same thing. Unknown keys are errors that name the key and suggest the
+nearest valid one; relative paths are read relative to the run file.
+
+Example run file::
+
+    [data]
+    path = "data.jsonl"
+    input = "question"
+    target = "answer"
+
+    [model]
+    spec = "mypkg.mymodule:predict"
+
+    [[split]]
+    method = "random"
+
+    [[split]]
+    method = "length"
+    by = "target"
+
+    [eval]
+    metrics = ["exact_match"]
+    out = "report"
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from gengap._errors import ConfigError, did_you_mean
+
+__all__ = ["RunConfig", "DataConfig", "ModelConfig", "SplitConfig", "EvalConfig", "load_run_file", "execute"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DataConfig(_Strict):
+    """Where the examples are and which columns play which role."""
+
+    path: str
+    input: str | list[str] = "input"
+    target: str | None = "target"
+    id: str | None = None
+    metadata: list[str] | None = None
+    format: Literal["jsonl", "json", "csv", "tsv", "parquet", "hf"] | None = None
+
+
+class ModelConfig(_Strict):
+    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL."""
+
+    spec: str
+    name: str | None = None
+    model_name: str | None = None
+    api: Literal["chat", "completions"] = "chat"
+    api_key_env: str | None = None
+    concurrency: int = Field(8, ge=1, le=1024)
+    timeout: float = Field(60.0, gt=0)
+    max_retries: int = Field(5, ge=0, le=50)
+    max_tokens: int | None = Field(None, ge=1)
+    trust_pickle: bool = False
+
+
+class SplitConfig(BaseModel):
+    """One split: a method name (or ``path`` of a split folder) plus that method's options."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    method: str | None = None
+    path: str | None = None
+
+    @field_validator("path")
+    @classmethod
+    def _one_of(cls, v: str | None) -> str | None:
+        return v
+
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class EvalConfig(_Strict):
+    """How to score and where to write."""
+
+    metrics: list[str] = ["exact_match"]
+    seed: int = 0
+    test_fraction: float = Field(0.2, gt=0, lt=1)
+    batch_size: int = Field(512, ge=1)
+    out: str = "gengap-report"
+    reference: str | None = None
+    name: str = "eval"
+
+
+class RunConfig(_Strict):
+    """A whole evaluation: data, model, splits and evaluation settings."""
+
+    data: DataConfig | None = None
+    model: ModelConfig
+    split: list[SplitConfig] = Field(default_factory=lambda: [SplitConfig(method="random")])
+    eval: EvalConfig = EvalConfig()
+
+
+def _format_error(err: ValidationError, source: str, model: type[BaseModel]) -> str:
+    parts = []
+    for e in err.errors():
+        loc = [str(x) for x in e["loc"]]
+        key = ".".join(loc)
+        if e["type"] == "extra_forbidden":
+            parent: Any = model
+            for name in loc[:-1]:
+                field = parent.model_fields.get(name) if hasattr(parent, "model_fields") else None
+                if field is None:
+                    break
+                ann = field.annotation
+                parent = getattr(ann, "__args__", [ann])[0] if not hasattr(ann, "model_fields") else ann
+            valid = list(getattr(parent, "model_fields", {}))
+            parts.append(f"unknown key '{key}'.{did_you_mean(loc[-1], valid)} Valid keys there: {', '.join(valid)}")
+        elif e["type"] == "missing":
+            parts.append(f"missing required key '{key}'")
+        else:
+            parts.append(f"'{key}': {e['msg']} (got {e.get('input')!r})")
+    return f"{source}: " + "; ".join(parts) + "."
+
+
+def parse_config(data: dict[str, Any], *, source: str = "run file") -> RunConfig:
+    """Validate a dict (a parsed TOML file) into a RunConfig, with readable errors."""
+    try:
+        cfg = RunConfig.model_validate(data)
+    except ValidationError as e:
+        raise ConfigError(_format_error(e, source, RunConfig)) from None
+    if cfg.data is None and not any(s.path for s in cfg.split):
+        raise ConfigError(f"{source}: missing the [data] table (path, input, target), needed unless a split folder is given.")
+    for i, s in enumerate(cfg.split):
+        if (s.method is None) == (s.path is None):
+            raise ConfigError(f"{source}: split #{i + 1} needs exactly one of 'method' (e.g. \"random\") or 'path' (a split folder).")
+    return cfg
+
+
+def load_run_file(path: str | Path) -> RunConfig:
+    """Read and validate a TOML run file; relative paths in it are resolved against its folder."""
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"Run file '{path}' does not exist.")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"'{path}' is not valid TOML: {e}.") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"'{path}' is not UTF-8 text.") from None
+    cfg = parse_config(data, source=f"'{path}'")
+    base = path.parent
+
+    def rel(p: str) -> str:
+        return p if p.startswith(("http://", "https://")) or Path(p).is_absolute() else str(base / p)
+
+    data_cfg = cfg.data.model_copy(update={"path": rel(cfg.data.path)}) if cfg.data else None
+    model_spec = cfg.model.spec
+    if Path(model_spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
+        model_spec = rel(model_spec)
+    splits = [s.model_copy(update={"path": rel(s.path)}) if s.path else s for s in cfg.split]
+    return cfg.model_copy(update={
+        "data": data_cfg, "model": cfg.model.model_copy(update={"spec": model_spec}), "split": splits,
+        "eval": cfg.eval.model_copy(update={"out": rel(cfg.eval.out)}),
+    })
+
+
+def build_model(cfg: ModelConfig) -> Any:
+    """The Model a ModelConfig describes."""
+    from gengap.models import load_model
+
+    options: dict[str, Any] = {}
+    if cfg.spec.startswith(("http://", "https://")):
+        options = {"model_name": cfg.model_name, "api": cfg.api, "api_key_env": cfg.api_key_env,
+                   "concurrency": cfg.concurrency, "timeout": cfg.timeout, "max_retries": cfg.max_retries,
+                   "max_tokens": cfg.max_tokens}
+    elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
+        options = {"trust_pickle": cfg.trust_pickle}
+    return load_model(cfg.spec, name=cfg.name, **options)
+
+
+def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
+    """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation."""
+    from gengap.io import load
+    from gengap.runner import evaluate
+    from gengap.splits import load_split, make_splitter
+
+    model = build_model(cfg.model)
+    splits: list[Any] = []
+    dataset = None
+    if any(s.path for s in cfg.split):
+        if len(cfg.split) != 1:
+            raise ConfigError("A split folder (path) brings its own data; give it alone, not with other splits.")
+        split = load_split(cfg.split[0].path)
+        dataset, splits = split.dataset, [split]
+    else:
+        assert cfg.data is not None  # checked in parse_config
+        dataset = load(cfg.data.path, input=cfg.data.input, target=cfg.data.target, id=cfg.data.id,
+                       metadata=cfg.data.metadata, format=cfg.data.format)
+        for s in cfg.split:
+            splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.eval.seed,
+                                        test_fraction=cfg.eval.test_fraction))
+    evaluation = evaluate(model, dataset, splits, metrics=cfg.eval.metrics, out=cfg.eval.out, name=cfg.eval.name,
+                          batch_size=cfg.eval.batch_size, seed=cfg.eval.seed, test_fraction=cfg.eval.test_fraction,
+                          reference=cfg.eval.reference, config=cfg.model_dump(mode="json"), progress=progress)
+    evaluation.report()
+    return evaluation
