@@ -52,6 +52,7 @@ class Dataset:
                 "Use Dataset.from_frame(frame, input=..., target=...) to map your column names."
             )
         self._frame = frame.reset_index(drop=True)
+        self._fingerprint: str | None = None
         self.name = name
         self.source = source
 
@@ -208,11 +209,13 @@ class Dataset:
         return Dataset(frame, name=self.name, source=self.source)
 
     def fingerprint(self) -> str:
-        """A short content hash of ids, inputs and targets (stable across processes)."""
-        h = hashlib.sha256()
-        for col in ROLE_COLUMNS:
-            h.update(pd.util.hash_pandas_object(self._frame[col].astype(str), index=False).to_numpy().tobytes())
-        return h.hexdigest()[:16]
+        """A short content hash of ids, inputs and targets (stable across processes; computed once)."""
+        if self._fingerprint is None:
+            h = hashlib.sha256()
+            for col in ROLE_COLUMNS:
+                h.update(pd.util.hash_pandas_object(self._frame[col].astype(str), index=False).to_numpy().tobytes())
+            self._fingerprint = h.hexdigest()[:16]
+        return self._fingerprint
 
     def to_records(self) -> list[dict[str, Any]]:
         """Rows as dicts with role names: what ``gengap split`` writes to JSONL."""

@@ -16,6 +16,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from gengap._errors import ConfigError, did_you_mean
 
@@ -41,12 +43,21 @@ def _as_text_array(values: Sequence[Any]) -> np.ndarray:
     return arr
 
 
+def _arrow_text(values: Sequence[Any]) -> pa.Array:
+    """Values as an arrow string array (None becomes ''), fast when they already are strings."""
+    try:
+        arr = pa.array(values, type=pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        arr = pa.array(_as_text_array(values).tolist(), type=pa.string())
+    return pc.fill_null(arr, "")
+
+
 @register_metric("exact_match")
 def exact_match(outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
     """1.0 where the output equals the target after stripping surrounding whitespace."""
-    out = np.char.strip(_as_text_array(outputs).astype(str))
-    tgt = np.char.strip(_as_text_array(targets).astype(str))
-    return (out == tgt).astype(np.float64)
+    out = pc.utf8_trim_whitespace(_arrow_text(outputs))
+    tgt = pc.utf8_trim_whitespace(_arrow_text(targets))
+    return pc.fill_null(pc.equal(out, tgt), False).to_numpy(zero_copy_only=False).astype(np.float64)
 
 
 _PUNCT = re.compile(r"[^\w\s]")

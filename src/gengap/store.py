@@ -64,6 +64,10 @@ CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, me
 
 def _text_column(values: Sequence[Any]) -> pa.Array:
     """Strings as they are; dicts and lists as JSON; None stays null; anything else via str()."""
+    try:
+        return pa.array(values, type=pa.string())
+    except (pa.ArrowTypeError, pa.ArrowInvalid):
+        pass
     out = []
     for v in values:
         if v is None or isinstance(v, str):
@@ -98,6 +102,7 @@ class Store:
                     f"'{self.path}' exists but is not a DuckDB file (it starts with {head[:8]!r}). It was left untouched; "
                     "move it away or choose another --out folder."
                 )
+        existed = self.path.exists() and self.path.stat().st_size > 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._con = duckdb.connect(str(self.path), read_only=read_only)
@@ -112,18 +117,30 @@ class Store:
         except duckdb.Error as e:
             raise StoreError(f"Cannot open the results store '{self.path}': {e}. The file was left untouched.") from None
         self._lock = threading.Lock()
+        if existed or read_only:
+            self._check_schema()
         if not read_only:
             self._con.execute(_DDL)
             self._con.execute(
                 "INSERT INTO gengap_meta VALUES ('schema_version', ?) ON CONFLICT DO NOTHING", [str(SCHEMA_VERSION)]
             )
-        self._check_schema()
 
     def _check_schema(self) -> None:
+        """Refuse a DuckDB file that some other program made, before writing anything to it."""
         tables = {r[0] for r in self._con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
-        if "gengap_meta" not in tables:
+        if tables and "gengap_meta" not in tables:
             self._con.close()
-            raise StoreError(f"'{self.path}' is a DuckDB file but not a gengap results store (no gengap_meta table). It was left untouched.")
+            raise StoreError(
+                f"'{self.path}' is a DuckDB file but not a gengap results store (it has tables {sorted(tables)[:5]}, "
+                "no gengap_meta). It was left untouched; choose another --out folder."
+            )
+        version = self._con.execute("SELECT value FROM gengap_meta WHERE key = 'schema_version'").fetchone() if tables else None
+        if version is not None and int(version[0]) > SCHEMA_VERSION:
+            self._con.close()
+            raise StoreError(
+                f"'{self.path}' was written by a newer gengap (store schema {version[0]}, this one reads {SCHEMA_VERSION}). "
+                "Upgrade gengap to read it; the file was left untouched."
+            )
 
     # ------------------------------------------------------------------ lifecycle
     def __enter__(self) -> Store:
@@ -214,34 +231,28 @@ class Store:
         n = len(example_ids)
         if len(outputs) != n or any(len(v) != n for v in scores.values()):
             raise StoreError(f"Shard {shard or split!r}: {n} ids, {len(outputs)} outputs and score lengths {[len(v) for v in scores.values()]} differ.")
-        keys = {
-            "run_id": pa.array(np.full(n, run_id, dtype=object), type=pa.string()),
-            "model": pa.array(np.full(n, model, dtype=object), type=pa.string()),
-            "split": pa.array(np.full(n, split, dtype=object), type=pa.string()),
-            "perturbation": pa.array(np.full(n, perturbation, dtype=object), type=pa.string()),
-            "example_id": pa.array(list(example_ids), type=pa.string()),
-        }
         nulls = pa.nulls(n, type=pa.string())
         preds = pa.table({
-            **keys, "output": _text_column(outputs),
+            "example_id": _text_column(list(example_ids)), "output": _text_column(outputs),
             "variant_input": _text_column(variant_inputs) if variant_inputs is not None else nulls,
             "variant_target": _text_column(variant_targets) if variant_targets is not None else nulls,
         })
-        score_tables = [
-            pa.table({**keys, "metric": pa.array(np.full(n, metric, dtype=object), type=pa.string()),
-                      "value": pa.array(np.asarray(values, dtype=np.float64))})
-            for metric, values in scores.items()
-        ]
+        keys = [run_id, model, split, perturbation]
         with self._lock:
             self._con.execute("BEGIN")
             try:
                 self._con.register("_gengap_preds", preds)
-                self._con.execute("INSERT INTO predictions SELECT * FROM _gengap_preds")
-                self._con.unregister("_gengap_preds")
-                for table in score_tables:
+                self._con.execute(
+                    "INSERT INTO predictions SELECT ?, ?, ?, ?, example_id, output, variant_input, variant_target "
+                    "FROM _gengap_preds", keys)
+                for metric, values in scores.items():
+                    table = pa.table({"example_id": preds.column("example_id"),
+                                      "value": pa.array(np.asarray(values, dtype=np.float64))})
                     self._con.register("_gengap_scores", table)
-                    self._con.execute("INSERT INTO scores SELECT * FROM _gengap_scores")
+                    self._con.execute("INSERT INTO scores SELECT ?, ?, ?, ?, example_id, ?, value FROM _gengap_scores",
+                                      [*keys, metric])
                     self._con.unregister("_gengap_scores")
+                self._con.unregister("_gengap_preds")
                 self._con.execute("INSERT INTO shards VALUES (?, ?, ?, ?)",
                                   [run_id, shard or f"{model}/{split}/{perturbation}", n,
                                    datetime.now(timezone.utc).replace(tzinfo=None)])

@@ -64,10 +64,11 @@ class LengthSplit(Splitter):
         lengths = self.lengths(dataset)
         threshold = self.max_train_length
         if threshold is None:
-            want = resolve_test_size(self.test_fraction, len(dataset)) / len(dataset)
             values = np.unique(lengths)[:-1]
             if len(values) == 0:
                 raise DataError(f"Every example of '{dataset.name}' has the same {self.by} length ({lengths[0]}); a length split needs at least two lengths.")
+            frac = self.test_fraction
+            want = frac if 0 < frac < 1 else min(frac, len(dataset)) / len(dataset)
             shares = np.array([(lengths > v).mean() for v in values])
             threshold = values[int(np.argmin(np.abs(shares - want)))]
         train = np.flatnonzero(lengths <= threshold)
