@@ -95,6 +95,11 @@ class EvalConfig(_Strict):
     out: str = "gengap-report"
     reference: str | None = None
     name: str = "eval"
+    backend: Literal["serial", "thread", "process", "ray"] = "serial"
+    workers: int | None = Field(None, ge=1)
+    ray_address: str | None = None
+    shard_size: int | None = Field(None, ge=1)
+    cache: bool = True
 
 
 class RunConfig(_Strict):
@@ -157,7 +162,7 @@ def load_run_file(path: str | Path) -> RunConfig:
     base = path.parent
 
     def rel(p: str) -> str:
-        return p if p.startswith(("http://", "https://")) or Path(p).is_absolute() else str(base / p)
+        return p if p.startswith(("http://", "https://")) or Path(p).is_absolute() else str((base / p).resolve())
 
     data_cfg = cfg.data.model_copy(update={"path": rel(cfg.data.path)}) if cfg.data else None
     model_spec = cfg.model.spec
@@ -184,6 +189,16 @@ def build_model(cfg: ModelConfig) -> Any:
     return load_model(cfg.spec, name=cfg.name, **options)
 
 
+def _identity(cfg: RunConfig) -> dict[str, Any]:
+    """The run file as stored with the run: what the run computes, not where or how fast it runs,
+    so the same evaluation resumes whatever backend or worker count the second attempt uses."""
+    data = cfg.model_dump(mode="json")
+    for key in ("backend", "workers", "ray_address", "cache"):
+        data["eval"].pop(key, None)
+    data["model"].pop("concurrency", None)
+    return data
+
+
 def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation."""
     from gengap.io import load
@@ -207,6 +222,8 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                                         test_fraction=cfg.eval.test_fraction))
     evaluation = evaluate(model, dataset, splits, metrics=cfg.eval.metrics, out=cfg.eval.out, name=cfg.eval.name,
                           batch_size=cfg.eval.batch_size, seed=cfg.eval.seed, test_fraction=cfg.eval.test_fraction,
-                          reference=cfg.eval.reference, config=cfg.model_dump(mode="json"), progress=progress)
+                          reference=cfg.eval.reference, config=_identity(cfg), progress=progress,
+                          backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
+                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache)
     evaluation.report()
     return evaluation

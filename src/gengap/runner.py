@@ -1,7 +1,13 @@
-"""Running models over splits: plan shards, fit learners, predict in batches, score, store.
+"""Running models over splits: plan shards, fit learners, predict on a backend, score, store.
 
 :func:`evaluate` is the one-call entry point (like scikit-learn's ``train_test_split`` over its
 splitters): it returns an :class:`Evaluation` whose per-example rows live in the results store.
+
+The work is planned as shards (model x split x perturbation x chunk of ``shard_size`` rows). Each
+shard is stored in one transaction with a record that it finished, so a run killed at any point
+resumes where it stopped (``evaluate`` with the same arguments and ``out``, or ``gengap resume``),
+and the store ends with every row exactly once. Outputs of cacheable models (functions,
+endpoints) are cached by model fingerprint and input hash: a re-run asks the model nothing twice.
 
 >>> import gengap
 >>> ds = gengap.load([{"input": "x " * i, "target": "x " * i} for i in range(1, 50)])
@@ -12,16 +18,19 @@ splitters): it returns an :class:`Evaluation` whose per-example rows live in the
 
 from __future__ import annotations
 
+import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._progress import progress
+from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
@@ -29,7 +38,7 @@ from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
 from gengap.summary import summarize
 
-__all__ = ["evaluate", "Evaluation", "STORE_NAME"]
+__all__ = ["evaluate", "Evaluation", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 
 #: File name of the results store inside an output folder.
 STORE_NAME = "gengap.duckdb"
@@ -47,12 +56,14 @@ class Evaluation:
     store_path : the DuckDB file holding the run's rows.
     run_id : the run's id in that store.
     out : the output folder (where ``report`` writes by default).
+    model_calls : how many inputs were sent to a model in this call (0 when everything was cached or resumed).
     """
 
     store_path: Path
     run_id: str
     out: Path
     reference: str | None = None
+    model_calls: int = 0
     _rows: pd.DataFrame | None = field(default=None, repr=False)
 
     def rows(self, metric: str | None = None) -> pd.DataFrame:
@@ -77,6 +88,27 @@ class Evaluation:
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
                             reference=self.reference)
+
+
+def input_hashes(inputs: Sequence[Any]) -> np.ndarray:
+    """A 128-bit hash per input as an (n, 2) uint64 array (dicts and lists hashed by their sorted JSON).
+
+    >>> input_hashes(["a", "b", "a"]).shape, bool((input_hashes(["a"]) == input_hashes(["a"])).all())
+    ((3, 2), True)
+    """
+    text = np.array([x if isinstance(x, str) else json.dumps(x, sort_keys=True, default=str) for x in inputs],
+                    dtype=object)
+    return np.stack([pd.util.hash_array(text, hash_key="gengap-inputs-01"),
+                     pd.util.hash_array(text, hash_key="gengap-inputs-02")], axis=1)
+
+
+def auto_shard_size(n: int) -> int:
+    """Rows per shard when none is given: about 20 shards a part, between 1,000 and 100,000 rows.
+
+    Each shard costs one durable commit (tens of milliseconds), so cheap models want large shards,
+    while a killed run loses at most one shard of work per part.
+    """
+    return int(min(100_000, max(1_000, -(-n // 20))))
 
 
 def _normalize_models(model: ModelLike | Mapping[str, ModelLike] | Sequence[ModelLike]) -> list[Model]:
@@ -108,32 +140,6 @@ def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int,
     return out
 
 
-def predict_batched(model: Model, inputs: list[Any], *, batch_size: int, where: str, bar: Any = None) -> list[Any]:
-    """Run ``model.predict`` over ``inputs`` in batches, checking every batch's length."""
-    outputs: list[Any] = []
-    for start in range(0, len(inputs), batch_size):
-        batch = inputs[start:start + batch_size]
-        try:
-            got = model.predict(batch)
-        except GengapError:
-            raise
-        except Exception as e:
-            raise ModelError(
-                f"Model '{model.name}' raised {type(e).__name__}: {e} — on {where}, rows {start}..{start + len(batch) - 1}. "
-                "Results of earlier shards are kept in the store."
-            ) from e
-        got = list(got.tolist() if hasattr(got, "tolist") else got)
-        if len(got) != len(batch):
-            raise ModelError(
-                f"Model '{model.name}' returned {len(got)} outputs for a batch of {len(batch)} inputs on {where}, "
-                f"rows {start}..{start + len(batch) - 1}. A model must return one output per input."
-            )
-        outputs.extend(got)
-        if bar is not None:
-            bar.advance(len(batch))
-    return outputs
-
-
 def evaluate(
     model: ModelLike | Mapping[str, ModelLike] | Sequence[ModelLike],
     dataset: Dataset,
@@ -143,12 +149,17 @@ def evaluate(
     out: str | Path | None = None,
     name: str = "eval",
     batch_size: int = 512,
-    shard_size: int = 100_000,
+    shard_size: int | None = None,
     seed: int = 0,
     test_fraction: float = 0.2,
     reference: str | None = None,
     config: Mapping[str, Any] | None = None,
     perturbations: Sequence[Any] = (),
+    backend: str | Backend = "serial",
+    workers: int | None = None,
+    ray_address: str | None = None,
+    cache: bool = True,
+    resume: bool = True,
     progress: bool | None = None,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
@@ -167,6 +178,11 @@ def evaluate(
     perturbations : objects with a ``name`` and ``apply(dataset, seed) -> Dataset`` that return
         variants of a test part with the same example ids; each variant is scored and stored under
         the perturbation's name, paired with the clean rows.
+    backend, workers, ray_address : where model calls run (``serial``, ``thread``, ``process``, ``ray``).
+    shard_size : rows per unit of work stored atomically (smaller: less lost to a kill); default
+        :func:`auto_shard_size` of each test part. Keep it fixed when resuming a run.
+    cache : reuse stored outputs of cacheable models for inputs they answered before.
+    resume : continue an unfinished run of the same name and configuration in ``out``.
 
     Returns
     -------
@@ -174,60 +190,109 @@ def evaluate(
     """
     for m in metrics:
         get_metric(m)
+    if (shard_size is not None and shard_size < 1) or batch_size < 1:
+        raise ConfigError(f"shard_size={shard_size} and batch_size={batch_size} must be at least 1.")
     models = _normalize_models(model)
     resolved = _resolve_splits(dataset, splits, seed=seed, test_fraction=test_fraction)
+    runner = make_backend(backend, workers=workers, address=ray_address)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_NAME
     run_config = {
         "dataset": {"name": dataset.name, "n": len(dataset), "fingerprint": dataset.fingerprint()},
-        "models": [m.name for m in models], "splits": [s.name for s in resolved], "metrics": list(metrics),
+        "models": [m.name for m in models],
+        "splits": [{"name": s.name, "method": s.method, "params": s.params, "n_test": len(s.test)} for s in resolved],
+        "metrics": list(metrics), "perturbations": [getattr(p, "name", str(p)) for p in perturbations],
         "seed": seed, **(dict(config) if config else {}),
     }
+    calls = 0
     with Store(store_path) as store:
-        run_id = store.start_run(name, run_config)
+        run_id = store.find_resumable(name, run_config) if resume else None
+        if run_id is None:
+            run_id = store.start_run(name, run_config)
+        else:
+            store.finish_run(run_id, "running")
+        done = store.finished_shards(run_id)
         try:
             for split in resolved:
                 store.add_split(run_id, split)
                 test = split.test_part
+                variants = [("none", test)] + [(p.name, p.apply(test, seed)) for p in perturbations]
                 for m in models:
-                    fitted = m
-                    if m.needs_fit:
-                        train = split.train_part
-                        try:
-                            fitted = m.fit(train.inputs, train.targets)
-                        except GengapError:
-                            raise
-                        except Exception as e:
-                            raise ModelError(f"Training '{m.name}' on split '{split.name}' failed: {type(e).__name__}: {e}") from e
-                    _run_shards(store, run_id, fitted, split.name, test, metrics=metrics,
-                                batch_size=batch_size, shard_size=shard_size, show=progress)
-                    for perturbation in perturbations:
-                        variant = perturbation.apply(test, seed)
-                        _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics, batch_size=batch_size,
-                                    shard_size=shard_size, show=progress, perturbation=perturbation.name)
+                    size = shard_size or auto_shard_size(len(test))
+                    todo = [(p, v) for p, v in variants if not _all_done(done, m.name, split.name, p, len(v), size)]
+                    if not todo:
+                        continue
+                    fitted = _fit(m, split) if m.needs_fit else m
+                    for perturbation, variant in todo:
+                        calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
+                                             batch_size=batch_size, shard_size=size, show=progress,
+                                             perturbation=perturbation, backend=runner, done=done, cache=cache)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
+        finally:
+            runner.close()
         store.finish_run(run_id, "done")
-    return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=reference)
+    return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=reference, model_calls=calls)
+
+
+def _shard_key(model: str, split: str, perturbation: str, start: int) -> str:
+    return f"{model}/{split}/{perturbation}/{start}"
+
+
+def _all_done(done: set[str], model: str, split: str, perturbation: str, n: int, shard_size: int) -> bool:
+    return all(_shard_key(model, split, perturbation, s) in done for s in range(0, n, shard_size))
+
+
+def _fit(model: Model, split: Split) -> Model:
+    train = split.train_part
+    try:
+        return model.fit(train.inputs, train.targets)
+    except GengapError:
+        raise
+    except Exception as e:
+        raise ModelError(f"Training '{model.name}' on split '{split.name}' failed: {type(e).__name__}: {e}") from e
 
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],
-                batch_size: int, shard_size: int, show: bool | None, perturbation: str = "none") -> None:
+                batch_size: int, shard_size: int, show: bool | None, perturbation: str, backend: Backend,
+                done: set[str], cache: bool) -> int:
+    """Predict, score and store every unfinished shard of one (model, split, perturbation); returns model calls."""
     ids, inputs, targets = test.ids, test.inputs, test.targets
     n = len(ids)
-    label = split if perturbation == "none" else f"{split} / {perturbation}"
+    variant = perturbation != "none"
+    use_cache = cache and model.cacheable
+    fingerprint = model.fingerprint() if use_cache else ""
+    shards = [(s, min(n, s + shard_size)) for s in range(0, n, shard_size)]
+    pending = [(s, e) for s, e in shards if _shard_key(model.name, split, perturbation, s) not in done]
+    label = split if not variant else f"{split} / {perturbation}"
+    calls = 0
     with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
-        for start in range(0, n, shard_size):
-            stop = min(n, start + shard_size)
-            where = f"split '{split}', perturbation '{perturbation}' (shard {start}..{stop - 1})"
-            outputs = predict_batched(model, inputs[start:stop], batch_size=batch_size, where=where, bar=bar)
-            scores = {m: score(m, outputs, targets[start:stop]) for m in metrics}
-            variant = perturbation != "none"
-            store.add_predictions(run_id, model=model.name, split=split, example_ids=ids[start:stop],
-                                  outputs=outputs, scores=scores, perturbation=perturbation,
-                                  shard=f"{model.name}/{split}/{perturbation}/{start}",
-                                  variant_inputs=inputs[start:stop] if variant else None,
-                                  variant_targets=targets[start:stop] if variant else None)
-
+        bar.advance(n - sum(e - s for s, e in pending))
+        known: dict[str, dict[int, Any]] = {}
+        hashes: dict[str, np.ndarray] = {}
+        tasks = []
+        for s, e in pending:
+            key = _shard_key(model.name, split, perturbation, s)
+            hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
+            known[key] = store.cached_outputs(fingerprint, hashes[key]) if use_cache else {}
+            missing = [inputs[s + i] for i in range(e - s) if i not in known[key]]
+            tasks.append((key, missing))
+            bar.advance(len(known[key]))
+        bounds = {_shard_key(model.name, split, perturbation, s): (s, e) for s, e in pending}
+        for key, new_outputs in backend.run(model, tasks, batch_size=batch_size, bar=bar):
+            s, e = bounds[key]
+            calls += len(new_outputs)
+            fresh = iter(new_outputs)
+            outputs = [known[key][i] if i in known[key] else next(fresh) for i in range(e - s)]
+            fresh_idx = [i for i in range(e - s) if i not in known[key]]
+            scores = {m: score(m, outputs, targets[s:e]) for m in metrics}
+            store.add_predictions(
+                run_id, model=model.name, split=split, example_ids=ids[s:e], outputs=outputs, scores=scores,
+                perturbation=perturbation, shard=key,
+                variant_inputs=inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
+                cache_rows=(fingerprint, hashes[key][fresh_idx], new_outputs) if use_cache else None,
+            )
+            done.add(key)
+    return calls

@@ -13,6 +13,8 @@ Tables (one row per ...):
 - ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
 - ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
+- ``cache``        model output by ``fingerprint`` (the model and its settings) and input hash (``h1``, ``h2``): a re-run
+  asks the model nothing it has answered before
 - ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
   transaction as its predictions and scores, so a killed run never leaves half a shard.
 
@@ -57,6 +59,7 @@ CREATE TABLE IF NOT EXISTS scores (
     run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR,
     metric VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS shards (run_id VARCHAR, shard VARCHAR, n_rows BIGINT, finished_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS cache (fingerprint VARCHAR, h1 UBIGINT, h2 UBIGINT, output VARCHAR);
 CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, scope VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 """
@@ -134,7 +137,8 @@ class Store:
                 f"'{self.path}' is a DuckDB file but not a gengap results store (it has tables {sorted(tables)[:5]}, "
                 "no gengap_meta). It was left untouched; choose another --out folder."
             )
-        version = self._con.execute("SELECT value FROM gengap_meta WHERE key = 'schema_version'").fetchone() if tables else None
+        found = self._con.execute("SELECT value FROM gengap_meta WHERE key = 'schema_version'").fetchall() if tables else []
+        version = found[0] if found else None
         if version is not None and int(version[0]) > SCHEMA_VERSION:
             self._con.close()
             raise StoreError(
@@ -164,7 +168,7 @@ class Store:
 
         with self._lock:
             if run_id is None:
-                n = self._con.execute("SELECT count(*) FROM runs").fetchone()[0]
+                n = self._con.execute("SELECT count(*) FROM runs").fetchall()[0][0]
                 run_id = f"r{n + 1:04d}"
             self._con.execute(
                 "INSERT INTO runs VALUES (?, ?, ?, 'running', ?, ?)",
@@ -172,6 +176,33 @@ class Store:
                  json.dumps(config, sort_keys=True, default=str), __version__],
             )
         return run_id
+
+    def find_resumable(self, name: str, config: Mapping[str, Any]) -> str | None:
+        """The latest unfinished run with this name and exactly this config (to resume), or None."""
+        text = json.dumps(config, sort_keys=True, default=str)
+        found = self.sql(
+            "SELECT run_id FROM runs WHERE name = ? AND config = ? AND status <> 'done' "
+            "ORDER BY created_at DESC, run_id DESC LIMIT 1", [name, text])
+        return None if found.empty else str(found["run_id"].iloc[0])
+
+    def run_config(self, run_id: str) -> dict[str, Any]:
+        found = self.sql("SELECT config FROM runs WHERE run_id = ?", [run_id])
+        if found.empty:
+            raise StoreError(f"No run '{run_id}' in '{self.path}'. Runs there: {self.runs()['run_id'].tolist()}.")
+        return json.loads(found["config"].iloc[0])
+
+    def cached_outputs(self, fingerprint: str, hashes: np.ndarray) -> dict[int, str]:
+        """Row position -> cached output text, for the rows of ``hashes`` (shape (n, 2), uint64) answered before."""
+        table = pa.table({"pos": pa.array(np.arange(len(hashes))), "h1": pa.array(hashes[:, 0]), "h2": pa.array(hashes[:, 1])})
+        with self._lock:
+            if self._con.execute("SELECT count(*) FROM cache WHERE fingerprint = ?", [fingerprint]).fetchall()[0][0] == 0:
+                return {}
+            self._con.register("_gengap_lookup", table)
+            found = self._con.execute(
+                "SELECT l.pos, any_value(c.output) FROM _gengap_lookup l JOIN cache c "
+                "ON c.h1 = l.h1 AND c.h2 = l.h2 AND c.fingerprint = ? GROUP BY l.pos", [fingerprint]).fetchall()
+            self._con.unregister("_gengap_lookup")
+        return dict(found)
 
     def finish_run(self, run_id: str, status: str = "done") -> None:
         with self._lock:
@@ -223,10 +254,13 @@ class Store:
         shard: str | None = None,
         variant_inputs: Sequence[Any] | None = None,
         variant_targets: Sequence[Any] | None = None,
+        cache_rows: tuple[str, np.ndarray, Sequence[Any]] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
 
-        ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like.
+        ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like;
+        ``cache_rows`` = ``(fingerprint, input_hashes, outputs)`` adds newly computed outputs to the cache
+        in the same transaction.
         """
         n = len(example_ids)
         if len(outputs) != n or any(len(v) != n for v in scores.values()):
@@ -253,6 +287,13 @@ class Store:
                                       [*keys, metric])
                     self._con.unregister("_gengap_scores")
                 self._con.unregister("_gengap_preds")
+                if cache_rows is not None and len(cache_rows[1]):
+                    fingerprint, hashes, new_outputs = cache_rows
+                    fresh = pa.table({"h1": pa.array(hashes[:, 0]), "h2": pa.array(hashes[:, 1]),
+                                      "output": _text_column(list(new_outputs))})
+                    self._con.register("_gengap_cache", fresh)
+                    self._con.execute("INSERT INTO cache SELECT ?, h1, h2, output FROM _gengap_cache", [fingerprint])
+                    self._con.unregister("_gengap_cache")
                 self._con.execute("INSERT INTO shards VALUES (?, ?, ?, ?)",
                                   [run_id, shard or f"{model}/{split}/{perturbation}", n,
                                    datetime.now(timezone.utc).replace(tzinfo=None)])

@@ -32,6 +32,11 @@ def eval_command(
     api_key_env: Annotated[Optional[str], typer.Option(help="HTTP endpoints: environment variable holding the API key.")] = None,
     concurrency: Annotated[int, typer.Option(help="HTTP endpoints: requests in flight.")] = 8,
     trust_pickle: Annotated[bool, typer.Option(help="Allow loading .pkl/.joblib models (runs arbitrary code from the file).")] = False,
+    backend: Annotated[str, typer.Option(help="Where model calls run: serial, thread, process or ray.")] = "serial",
+    workers: Annotated[Optional[int], typer.Option(help="Workers for the thread, process or ray backend.")] = None,
+    ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address (default: a local Ray instance).")] = None,
+    shard_size: Annotated[Optional[int], typer.Option(help="Rows per unit of work stored atomically (default: automatic).")] = None,
+    cache: Annotated[bool, typer.Option(help="Reuse stored outputs for inputs a model answered before.")] = True,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Evaluate a model on splits of your data and write a report.
@@ -48,7 +53,8 @@ def eval_command(
                   "concurrency": concurrency, "trust_pickle": trust_pickle},
         "split": splits,
         "eval": {"metrics": metric or ["exact_match"], "seed": seed, "test_fraction": test_fraction,
-                 "batch_size": batch_size, "out": str(out), "reference": reference},
+                 "batch_size": batch_size, "out": str(out), "reference": reference, "backend": backend,
+                 "workers": workers, "ray_address": ray_address, "shard_size": shard_size, "cache": cache},
     }
     if data is not None:
         raw["data"] = {"path": data, "input": input, "target": target, "id": id, "metadata": metadata, "format": format}
@@ -65,6 +71,34 @@ def run_command(
     from gengap.config import load_run_file
 
     _run_and_print(load_run_file(run_file), progress)
+
+
+@app.command("resume")
+def resume_command(
+    path: Annotated[Path, typer.Argument(help="The output folder (or its gengap.duckdb) of the interrupted run.")],
+    run: Annotated[Optional[str], typer.Option(help="Run id (default: the latest unfinished run).")] = None,
+    progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+) -> None:
+    """Finish an interrupted run: shards already stored are kept, the rest are computed."""
+    from gengap._errors import ConfigError
+    from gengap.config import parse_config
+    from gengap.runner import STORE_NAME
+    from gengap.store import Store
+
+    store_path = path / STORE_NAME if path.is_dir() else path
+    with Store(store_path, read_only=True) as store:
+        runs = store.runs()
+        if run is None:
+            unfinished = runs[runs["status"] != "done"]
+            if unfinished.empty:
+                raise ConfigError(f"Every run in '{store_path}' has finished; nothing to resume.")
+            run = str(unfinished["run_id"].iloc[-1])
+        config = store.run_config(run)
+    if "model" not in config or "eval" not in config:
+        raise ConfigError(f"Run '{run}' was started from Python, not from gengap eval/run; call gengap.evaluate again with the same arguments and out folder to resume it.")
+    cfg = parse_config({k: config[k] for k in ("data", "model", "split", "eval") if k in config and config[k] is not None},
+                       source=f"run {run} in '{store_path}'")
+    _run_and_print(cfg, progress)
 
 
 def _run_and_print(cfg, progress: bool) -> None:  # type: ignore[no-untyped-def]

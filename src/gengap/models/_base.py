@@ -24,10 +24,14 @@ class Model:
     ----------
     name : how the model appears in the store and reports.
     needs_fit : True for a learner that the runner must fit on each split's train part.
+    cacheable : True when ``fingerprint()`` determines the outputs, so the runner may reuse
+        stored outputs for inputs it has seen (endpoints, functions); False for trained models
+        whose weights the fingerprint does not cover.
     """
 
     name: str = "model"
     needs_fit: bool = False
+    cacheable: bool = True
 
     def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -61,9 +65,22 @@ class FunctionModel(Model):
         return self.fn(list(inputs))
 
     def fingerprint(self) -> str:
-        code = getattr(self.fn, "__code__", None)
-        body = code.co_code if code is not None else repr(self.fn).encode()
-        return hashlib.sha256(f"fn:{self.name}:".encode() + body).hexdigest()[:16]
+        """Name, byte code, constants, and the size and time of the file that defines the function:
+        editing the model's module invalidates its cached outputs."""
+        import inspect
+        import os
+
+        code = getattr(self.fn, "__code__", None) or getattr(getattr(self.fn, "__call__", None), "__code__", None)
+        h = hashlib.sha256(f"fn:{self.name}:{getattr(self.fn, '__module__', '')}".encode())
+        if code is not None:
+            h.update(code.co_code)
+            h.update(repr(code.co_consts).encode())
+        try:
+            st = os.stat(inspect.getsourcefile(self.fn) or "")
+            h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
+        except (TypeError, OSError):
+            pass
+        return h.hexdigest()[:16]
 
 
 def _batch_for_estimator(inputs: Sequence[Any]) -> Any:
@@ -96,6 +113,8 @@ class EstimatorModel(Model):
     >>> m.needs_fit, m.fit(["a", "b", "c"], ["x", "x", "y"]).predict(["d"])
     (True, ['x'])
     """
+
+    cacheable = False
 
     def __init__(self, estimator: Any, *, name: str | None = None, refit: bool | None = None) -> None:
         self.estimator = estimator

@@ -1,0 +1,145 @@
+"""Never lose work: the prediction cache, resuming an unfinished run, and kill -9 at random points."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+import gengap
+from gengap.splits import LengthSplit
+
+
+class Counting:
+    """A model that counts how many inputs it was asked about."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, batch):
+        self.calls += len(batch)
+        return [x[::-1] for x in batch]
+
+
+def _dataset(n: int = 200) -> gengap.Dataset:
+    return gengap.load([{"input": f"{'ab' * (i % 9)} {i}", "target": f"{i} {'ba' * (i % 9)}"} for i in range(n)])
+
+
+def test_rerun_of_a_finished_evaluation_calls_the_model_zero_times(tmp_path):
+    ds, model = _dataset(), Counting()
+    first = gengap.evaluate(model, ds, ["random", "length:by=input"], out=tmp_path)
+    assert first.model_calls == model.calls > 0
+    again = gengap.evaluate(model, ds, ["random", "length:by=input"], out=tmp_path)
+    assert again.model_calls == 0 and model.calls == first.model_calls
+    assert again.run_id != first.run_id
+    assert again.summary()[["score", "n"]].equals(first.summary()[["score", "n"]])
+
+
+def test_changing_one_split_recomputes_only_new_inputs(tmp_path):
+    ds, model = _dataset(), Counting()
+    gengap.evaluate(model, ds, ["random", LengthSplit(by="input", max_train_length=1)], out=tmp_path)
+    seen = set(gengap.Store(tmp_path / "gengap.duckdb", read_only=True).sql("SELECT input FROM examples")["input"])
+    new_length = LengthSplit(by="target", max_train_length=1)
+    second = gengap.evaluate(model, ds, ["random", new_length], out=tmp_path)
+    fresh = {x for x in new_length.split_dataset(ds).test_part.inputs if x not in seen}
+    assert second.model_calls == len(fresh)
+
+
+def test_cache_off_and_learners_are_never_cached(tmp_path):
+    from sklearn.dummy import DummyClassifier
+
+    ds, model = _dataset(), Counting()
+    gengap.evaluate(model, ds, ["random"], out=tmp_path)
+    assert gengap.evaluate(model, ds, ["random"], out=tmp_path, cache=False).model_calls == 40
+    learner = gengap.as_model(DummyClassifier(strategy="most_frequent"))
+    assert learner.needs_fit and not learner.cacheable
+    assert gengap.evaluate(learner, ds, ["random"], out=tmp_path).model_calls == 40
+
+
+def test_resume_after_a_failure_finishes_the_same_run(tmp_path):
+    ds = _dataset()
+    state = {"fail": True}
+
+    def flaky(batch):
+        if state["fail"] and any(x.endswith(" 150") for x in batch):
+            raise RuntimeError("server hiccup")
+        return [x[::-1] for x in batch]
+
+    split = gengap.RandomSplit(test_fraction=0.5, random_state=1)
+    with pytest.raises(gengap.ModelError):
+        gengap.evaluate(flaky, ds, [split], out=tmp_path, shard_size=10, batch_size=10, cache=False)
+    state["fail"] = False
+    done = gengap.evaluate(flaky, ds, [split], out=tmp_path, shard_size=10, batch_size=10, cache=False)
+    assert done.model_calls < 100  # finished shards were not recomputed
+    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+        assert store.runs()["status"].tolist() == ["done"]
+        counts = store.sql("SELECT example_id, count(*) AS n FROM predictions GROUP BY example_id")
+    assert len(counts) == 100 and counts["n"].max() == 1
+
+
+MODEL = '''
+import time
+
+def predict(batch):
+    time.sleep(0.15)
+    return [x.upper() for x in batch]
+'''
+
+RUN_FILE = '''
+[data]
+path = "data.jsonl"
+
+[model]
+spec = "slowmodel:predict"
+
+[[split]]
+method = "random"
+test_fraction = 0.5
+
+[[split]]
+method = "length"
+
+[eval]
+out = "out"
+shard_size = 8
+batch_size = 4
+'''
+
+
+@pytest.mark.slow
+def test_kill_minus_nine_at_random_points_then_rerun(tmp_path):
+    (tmp_path / "slowmodel.py").write_text(MODEL)
+    (tmp_path / "gengap.toml").write_text(textwrap.dedent(RUN_FILE))
+    n = 240
+    gengap.io.write_jsonl([{"input": f"w{i} " + "x " * (i % 12), "target": f"W{i} " + "X " * (i % 12)} for i in range(n)],
+                          tmp_path / "data.jsonl")
+    env = {**os.environ, "PYTHONPATH": str(tmp_path), "GENGAP_NO_PROGRESS": "1"}
+    cmd = [sys.executable, "-m", "gengap.cli", "run", "gengap.toml", "--no-progress"]
+    rng = random.Random(0)
+    killed = 0
+    for _ in range(3):
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        time.sleep(rng.uniform(2.0, 4.5))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            killed += 1
+        proc.wait()
+    assert killed >= 1
+    final = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    assert final.returncode == 0, final.stderr
+    with gengap.Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
+        runs = store.runs()
+        assert runs["status"].tolist() == ["done"]  # one run, resumed each time, never restarted
+        run = runs["run_id"].iloc[0]
+        info = store.split_info(run)
+        dupes = store.sql("SELECT count(*) AS n FROM (SELECT split, example_id FROM predictions GROUP BY ALL HAVING count(*) > 1)")
+        per_split = store.sql("SELECT split, count(*) AS n FROM scores GROUP BY split")
+    assert dupes["n"].iloc[0] == 0
+    assert dict(zip(per_split["split"], per_split["n"])) == {name: d["n_test"] for name, d in info.items()}
+    assert (tmp_path / "out" / "index.html").exists()
