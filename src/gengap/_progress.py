@@ -9,7 +9,9 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TaskProgressColumn, TextColumn,
+                           TimeElapsedColumn, TimeRemainingColumn)
+from rich.text import Text
 
 __all__ = ["progress_enabled", "progress", "console"]
 
@@ -21,6 +23,14 @@ def progress_enabled(flag: bool | None = None) -> bool:
     if flag is not None:
         return flag
     return sys.stderr.isatty() and not os.environ.get("GENGAP_NO_PROGRESS")
+
+
+class RateColumn(ProgressColumn):
+    """Items per second (examples, steps, requests), or nothing until rich has measured a speed."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text("" if speed is None else f"{speed:,.0f}/s", style="progress.data.speed")
 
 
 class _NullBar:
@@ -49,6 +59,6 @@ def progress(description: str, total: float | None, *, enabled: bool | None = No
         yield _NullBar()
         return
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-               TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[info]}"))
+               RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[info]}"))
     with Progress(*columns, console=console, transient=False) as p:
         yield _Bar(p, p.add_task(description, total=total, info=""))
