@@ -1,0 +1,59 @@
+"""``gengap report``: render a run's report again from its results store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from gengap.cli._app import app
+from gengap.cli._common import stdout
+
+
+def resolve_store(path: Path) -> Path:
+    """A results store file, or an output folder holding ``gengap.duckdb``, to the store file."""
+    from gengap._errors import StoreError
+    from gengap.runner import STORE_NAME
+
+    if not path.exists():
+        raise StoreError(
+            f"'{path}' does not exist. Give the results store (a {STORE_NAME} file) or the --out folder of "
+            "'gengap eval', 'gengap run' or 'gengap demo'."
+        )
+    if path.is_dir():
+        store = path / STORE_NAME
+        if not store.exists():
+            found = sorted(p.name for p in path.glob("*.duckdb"))
+            hint = f" It holds {', '.join(found)}; pass one of them." if found else ""
+            raise StoreError(f"The folder '{path}' holds no results store ({STORE_NAME}).{hint} "
+                             "Give the --out folder of a gengap run, or the store file itself.")
+        return store
+    return path
+
+
+@app.command("report")
+def report_command(
+    path: Annotated[Path, typer.Argument(help="A results store (gengap.duckdb) or the output folder that holds it.")],
+    run: Annotated[Optional[str], typer.Option("--run", help="Run id to report (default: the latest finished run).")] = None,
+    out: Annotated[Optional[Path], typer.Option(help="Folder for index.html, report.md and results.json (default: beside the store).")] = None,
+    reference: Annotated[Optional[str], typer.Option(help="Split that gaps are measured from (default: the random split).")] = None,
+    format: Annotated[Optional[list[str]], typer.Option("--format", help="html, md or json (repeat; default: all three).")] = None,
+) -> None:
+    """Write the report of a stored run again: index.html, report.md and results.json.
+
+    Every figure is recomputed from the run's per-example rows, so a report can be rendered again
+    at any time, e.g. with another reference split. Example: gengap report gengap-report/ --run r0002
+    """
+    from gengap.report._write import FILE_NAMES, check_formats, write_report
+    from gengap.store import Store
+
+    formats = check_formats(format or list(FILE_NAMES))
+    store_path = resolve_store(path)
+    if run is None:
+        with Store(store_path, read_only=True) as store:
+            run = store.latest_run()
+    folder = write_report(store_path, run, out if out is not None else store_path.parent, formats=formats,
+                          reference=reference)
+    written = [FILE_NAMES[f] for f in formats]
+    stdout.print(f"Report of run {run}: {folder / written[0]}" + (f"  (also {', '.join(written[1:])})" if written[1:] else ""))

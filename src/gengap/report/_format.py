@@ -1,0 +1,107 @@
+"""How numbers and texts read in a report: scores, intervals, gaps, counts, escaped Markdown.
+
+Scores of a metric whose values all lie in [0, 1] (accuracy, exact match, F1) read as percentages
+and their gaps as percentage points; any other metric reads as plain numbers.
+
+>>> fmt = ScoreFormat(percent=True)
+>>> fmt.score(0.8125), fmt.interval(0.75, 0.875), fmt.gap(0.125)
+('81.2%', '[75.0, 87.5]', '12.5 pts')
+>>> ScoreFormat(percent=False).score(3.14159)
+'3.142'
+>>> md_escape("a | b <i>*x*</i>")
+'a \\\\| b &lt;i&gt;\\\\*x\\\\*&lt;/i&gt;'
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["ScoreFormat", "count", "is_missing", "md_escape", "truncate"]
+
+#: What Markdown could read as formatting, escaped with a backslash: backslashes, backticks, emphasis
+#: stars and tildes, pipes (table cells), underscores at a word boundary (GitHub ignores them inside
+#: words), a ']' that would close a link ("](", "][", "]:"), and a '#' that starts the text.
+_MD_SPECIAL = re.compile(r"([\\`*~|])|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))|(\](?=[(\[:]))|(^#)")
+
+
+def is_missing(value: Any) -> bool:
+    """True for None and NaN (what a summary holds where a figure does not exist)."""
+    if value is None:
+        return True
+    try:
+        return bool(math.isnan(value))
+    except TypeError:
+        return False
+
+
+def count(n: Any) -> str:
+    """An integer with thousands separators: ``count(20910) == '20,910'``."""
+    return "–" if is_missing(n) else f"{int(n):,}"
+
+
+@dataclass(frozen=True)
+class ScoreFormat:
+    """Formats the scores of one metric: as percentages (``percent=True``) or plain numbers.
+
+    Attributes
+    ----------
+    percent : scores are fractions in [0, 1]; show them as % and their differences as points.
+    digits : decimals shown.
+    """
+
+    percent: bool
+    digits: int = 1
+
+    @property
+    def unit(self) -> str:
+        """The unit of a gap: ``pts`` (percentage points) or an empty string."""
+        return "pts" if self.percent else ""
+
+    def _num(self, value: Any, digits: int | None = None) -> str:
+        if is_missing(value):
+            return "–"
+        d = self.digits if digits is None else digits
+        if self.percent:
+            return f"{100 * float(value):.{d}f}"
+        return f"{float(value):.{d + 2}f}"
+
+    def score(self, value: Any) -> str:
+        """``81.2%`` (percent) or ``0.812``."""
+        text = self._num(value)
+        return text + "%" if self.percent and text != "–" else text
+
+    def interval(self, low: Any, high: Any) -> str:
+        """``[75.0, 87.5]``: the bounds in the same unit as the score, without the % sign."""
+        return f"[{self._num(low)}, {self._num(high)}]"
+
+    def gap(self, value: Any) -> str:
+        """``12.5 pts`` (percent) or ``0.125``; the sign is kept (negative: better than the reference)."""
+        text = self._num(value)
+        return f"{text} {self.unit}".strip() if text != "–" else text
+
+
+def truncate(text: Any, limit: int = 300) -> str:
+    """A text cut to ``limit`` characters with an ellipsis and the full length, so a reader knows it was cut.
+
+    >>> truncate("abcdef", 3)
+    'abc… (6 characters)'
+    """
+    s = "" if text is None else str(text)
+    if len(s) <= limit:
+        return s
+    return f"{s[:limit]}… ({len(s):,} characters)"
+
+
+def md_escape(text: Any) -> str:
+    """Text that reads literally inside Markdown (and a Markdown table cell on GitHub).
+
+    HTML is neutralized (``<`` becomes ``&lt;``), formatting characters and pipes are
+    backslash-escaped, and line breaks become ``<br>`` so a cell stays on one line.
+    """
+    s = "" if text is None else str(text)
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    s = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), s)
+    return s.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")

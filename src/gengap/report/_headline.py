@@ -1,0 +1,97 @@
+"""The report's first sentence: the biggest gap to the i.i.d. split, with its interval.
+
+Careful wording is the point here. The sentence names the split, both scores, the gap with its
+interval and the examples behind each side, and says so plainly when the interval includes zero
+(the run cannot tell the two splits apart) or when there is no i.i.d. split to measure from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from gengap.report._format import ScoreFormat, count, is_missing
+
+__all__ = ["Headline", "headline"]
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The headline as plain text parts; the templates add emphasis.
+
+    ``lead`` is the short claim (bolded), ``detail`` the figures, ``caveat`` the honest limit.
+    """
+
+    lead: str
+    detail: str = ""
+    caveat: str = ""
+
+    @property
+    def text(self) -> str:
+        return " ".join(p for p in (self.lead, self.detail, self.caveat) if p)
+
+
+def _who(model: str, n_models: int) -> str:
+    return "the model" if n_models == 1 else f"model '{model}'"
+
+
+def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None, reference: str | None) -> Headline:
+    """The biggest gap of ``metric`` across models and splits, in words.
+
+    >>> s = pd.DataFrame({"model": "m", "split": ["random", "length"], "metric": "acc", "n": [40, 44],
+    ...     "score": [0.9, 0.2], "score_low": [0.8, 0.1], "score_high": [1.0, 0.3], "reference": "random",
+    ...     "gap": [0.0, 0.7], "gap_low": [0.0, 0.55], "gap_high": [0.0, 0.85], "gap_paired": [True, False]})
+    >>> headline(s, "acc", ScoreFormat(percent=True), "random").text
+    "The biggest gap is on the split 'length': 70.0 points below the i.i.d. split 'random'. The model scores 20.0% acc there (95% CI 10.0 to 30.0, n = 44) against 90.0% on 'random' (n = 40); the gap's 95% CI is 55.0 to 85.0 points."
+    """
+    rows = summary[summary["metric"] == metric] if metric is not None else summary.iloc[0:0]
+    if rows.empty or fmt is None:
+        return Headline("This run has no scored examples, so there is no score or gap to report.")
+    n_models = rows["model"].nunique()
+    unit = "points" if fmt.percent else ""
+    metric_words = str(metric).replace("_", " ")
+
+    def num(x: float) -> str:
+        return fmt.gap(x).replace(" pts", "")
+
+    others = rows[(rows["split"] != rows["reference"]) & rows["gap"].map(lambda g: not is_missing(g))]
+    if reference is None or others.empty:
+        low = rows.loc[rows["score"].astype(float).idxmin()]
+        ci = f"95% CI {num(low.score_low)} to {num(low.score_high)}, n = {count(low.n)}"
+        if reference is None:
+            return Headline(
+                "This run has no i.i.d. (random) split, so no gap is measured.",
+                f"The lowest score is {fmt.score(low.score)} {metric_words} on the split '{low.split}' ({ci}).",
+                "Add a random split (--split random) or name a reference split to measure gaps from.",
+            )
+        return Headline(
+            f"Only the i.i.d. split '{reference}' was scored: {_who(low.model, n_models)} reaches "
+            f"{fmt.score(low.score)} {metric_words} ({ci}).",
+            "", "Add splits that shift the distribution (length, held-out combinations, ...) to measure gaps.",
+        )
+
+    top = others.loc[others["gap"].astype(float).idxmax()]
+    ref_row = rows[(rows["model"] == top.model) & (rows["split"] == reference)]
+    ref_score = ref_row["score"].iloc[0] if len(ref_row) else None
+    ref_n = ref_row["n"].iloc[0] if len(ref_row) else None
+    gap_ci = f"{num(top.gap_low)} to {num(top.gap_high)}{(' ' + unit) if unit else ''}"
+    detail = (
+        f"{_who(top.model, n_models).capitalize()} scores {fmt.score(top.score)} {metric_words} there "
+        f"(95% CI {num(top.score_low)} to {num(top.score_high)}, n = {count(top.n)}) against "
+        f"{fmt.score(ref_score)} on '{reference}' (n = {count(ref_n)}); the gap's 95% CI is {gap_ci}."
+    )
+    if float(top.gap) <= 0:
+        if float(top.gap) == 0:
+            lead = f"No split scores below the i.i.d. split '{reference}': the closest, '{top.split}', scores the same."
+        else:
+            lead = (f"No split scores below the i.i.d. split '{reference}'. The closest is '{top.split}', "
+                    f"{num(abs(float(top.gap)))}{(' ' + unit) if unit else ''} above it.")
+        return Headline(lead, detail)
+    lead = (f"The biggest gap is on the split '{top.split}': {num(top.gap)}{(' ' + unit) if unit else ''} "
+            f"below the i.i.d. split '{reference}'.")
+    caveat = ""
+    if not is_missing(top.gap_low) and float(top.gap_low) <= 0:
+        caveat = ("The interval includes zero: with this many test examples the run cannot tell this split "
+                  "apart from the i.i.d. one.")
+    return Headline(lead, detail, caveat)

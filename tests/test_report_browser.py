@@ -1,0 +1,105 @@
+"""The HTML report in a real browser (Debian's headless Chromium driven by Playwright): every chart
+renders, nothing errors, nothing is fetched from the network, and script payloads in inputs,
+targets, model outputs, split names and monitor events never execute."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+import gengap
+from gengap.report import write_report
+from gengap.store import Store
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = '<img src=x onerror="window.__pwned=1">'
+#: A single word (no spaces) that is also an HTML injection: used as a split's held-out primitive.
+WORD = "<img/src=x/onerror=window.__pwned=1>"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+
+def _dataset() -> gengap.Dataset:
+    prims = ["walk", "run", "look", WORD]
+    recs = []
+    for i in range(160):
+        p, k = prims[i % 4], 1 + (i * 7) % 5
+        recs.append({"id": f"ex{i:03d}", "input": " ".join([p] * k) + (" twice" if i % 3 else f" thrice {SCRIPT}"),
+                     "target": f"{IMG} " + " ".join([p.upper()] * k) if i % 5 == 0 else " ".join([p.upper()] * k)})
+    recs.append({"id": "solo", "input": WORD, "target": WORD.upper()})
+    return gengap.load(recs)
+
+
+def _model(inputs):
+    """Wrong (and echoing payloads) on a third of the inputs, right elsewhere."""
+    out = []
+    for x in inputs:
+        words = x.replace(SCRIPT, "").split()
+        target = " ".join(w.upper() for w in words if w not in ("twice", "thrice"))
+        out.append(f"{SCRIPT}{IMG} {target}" if sum(map(ord, x)) % 3 == 0 else target)
+    return out
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("browser")
+    ds = _dataset()
+    ev = gengap.evaluate(_model, ds, ["random", "length", gengap.HeldOutPrimitive(primitive=WORD)], out=out,
+                         progress=False)
+    with Store(ev.store_path) as store:
+        store.add_measures(ev.run_id, [(s, name, "", f(s)) for s in range(0, 2001, 50)
+                                       for name, f in (("train_loss", lambda s: math.exp(-s / 300)),
+                                                       ("heldout_loss", lambda s: 1 - 0.5 * (s > 1200)))])
+        store.add_event(ev.run_id, 300, f"memorized{IMG}", f"train loss flat {SCRIPT}")
+    write_report(ev.store_path, ev.run_id, out)
+    return out / "index.html"
+
+
+def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payload(report, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    problems: list[str] = []
+    requests: list[str] = []
+    dialogs: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(report.as_uri(), wait_until="load")
+            n_charts = page.locator("div.plotly-graph-div").count()
+            assert n_charts == 3  # scores per split, gaps, and the training losses (train_ and heldout_ share a chart)
+            page.wait_for_function(
+                "n => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= n", arg=n_charts,
+                timeout=30_000)
+            for div in page.locator("div.plotly-graph-div").all():
+                assert div.locator("svg.main-svg").count() >= 1, div.get_attribute("id")
+                assert div.locator("g.trace").count() >= 1, div.get_attribute("id")  # data was drawn, not just axes
+            page.mouse.wheel(0, 4000)
+            page.wait_for_timeout(300)
+            pwned = page.evaluate("() => window.__pwned")
+            headline = page.locator("p.headline").inner_text()
+            failures_text = page.locator("#failures").inner_text()
+            tick_texts = page.locator("#chart-scores-exact-match g.xtick text").evaluate_all(
+                "els => els.map(e => e.textContent)")
+            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+        finally:
+            browser.close()
+    assert pwned is None, "a payload from the data ran in the report"
+    assert dialogs == []
+    assert problems == []
+    assert all(url.startswith(("file://", "data:", "about:")) for url in requests), requests
+    assert headline.startswith("The biggest gap is on the split")
+    # payloads are shown to the reader as the literal text they are
+    assert SCRIPT in failures_text and IMG in failures_text
+    assert any(t.startswith("primitive:<img/src=x/") for t in tick_texts), tick_texts  # literal, cut to fit
