@@ -38,6 +38,11 @@ def predict_batched(model: Model, inputs: Sequence[Any], *, batch_size: int, whe
         batch = list(inputs[start:start + batch_size])
         try:
             got = model.predict(batch)
+        except ModelError as e:  # an adapter's own error (an endpoint that is down): add where it happened
+            if where in str(e):
+                raise
+            raise type(e)(f"{e} (on {where}, rows {start}..{start + len(batch) - 1}; "
+                          "earlier shards are kept in the store)") from e
         except GengapError:
             raise
         except Exception as e:

@@ -28,6 +28,7 @@ Example run file::
 
 from __future__ import annotations
 
+import sys
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -66,7 +67,10 @@ class ModelConfig(_Strict):
     timeout: float = Field(60.0, gt=0)
     max_retries: int = Field(5, ge=0, le=50)
     max_tokens: int | None = Field(None, ge=1)
+    temperature: float = Field(0.0, ge=0)
+    system_prompt: str | None = None
     trust_pickle: bool = False
+    trusted: list[str] = Field(default_factory=list)
 
 
 class SplitConfig(BaseModel):
@@ -100,6 +104,7 @@ class EvalConfig(_Strict):
     ray_address: str | None = None
     shard_size: int | None = Field(None, ge=1)
     cache: bool = True
+    perturb: list[str] = []
 
 
 class RunConfig(_Strict):
@@ -148,7 +153,8 @@ def parse_config(data: dict[str, Any], *, source: str = "run file") -> RunConfig
 
 
 def load_run_file(path: str | Path) -> RunConfig:
-    """Read and validate a TOML run file; relative paths in it are resolved against its folder."""
+    """Read and validate a TOML run file; relative paths in it are resolved against its folder,
+    and a model given as ``module:function`` may live in a module beside the run file."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"Run file '{path}' does not exist.")
@@ -168,6 +174,11 @@ def load_run_file(path: str | Path) -> RunConfig:
     model_spec = cfg.model.spec
     if Path(model_spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
         model_spec = rel(model_spec)
+    elif ":" in model_spec and not model_spec.startswith(("http://", "https://")):
+        # an import spec: modules beside the run file import wherever gengap runs from
+        folder = str(base.resolve())
+        if folder not in sys.path:
+            sys.path.append(folder)
     splits = [s.model_copy(update={"path": rel(s.path)}) if s.path else s for s in cfg.split]
     return cfg.model_copy(update={
         "data": data_cfg, "model": cfg.model.model_copy(update={"spec": model_spec}), "split": splits,
@@ -183,9 +194,9 @@ def build_model(cfg: ModelConfig) -> Any:
     if cfg.spec.startswith(("http://", "https://")):
         options = {"model_name": cfg.model_name, "api": cfg.api, "api_key_env": cfg.api_key_env,
                    "concurrency": cfg.concurrency, "timeout": cfg.timeout, "max_retries": cfg.max_retries,
-                   "max_tokens": cfg.max_tokens}
+                   "max_tokens": cfg.max_tokens, "temperature": cfg.temperature, "system_prompt": cfg.system_prompt}
     elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
-        options = {"trust_pickle": cfg.trust_pickle}
+        options = {"trust_pickle": cfg.trust_pickle, "trusted": cfg.trusted}
     return load_model(cfg.spec, name=cfg.name, **options)
 
 
@@ -195,7 +206,8 @@ def _identity(cfg: RunConfig) -> dict[str, Any]:
     data = cfg.model_dump(mode="json")
     for key in ("backend", "workers", "ray_address", "cache"):
         data["eval"].pop(key, None)
-    data["model"].pop("concurrency", None)
+    for key in ("concurrency", "timeout", "max_retries"):
+        data["model"].pop(key, None)
     return data
 
 
@@ -205,12 +217,14 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     from gengap.runner import evaluate
     from gengap.splits import load_split, make_splitter
 
-    model = build_model(cfg.model)
     splits: list[Any] = []
     dataset = None
     if any(s.path for s in cfg.split):
         if len(cfg.split) != 1:
             raise ConfigError("A split folder (path) brings its own data; give it alone, not with other splits.")
+        if cfg.data is not None:
+            raise ConfigError(f"A split folder ({cfg.split[0].path}) brings its own data; leave out the data "
+                              f"({cfg.data.path}), or split that data with a split method instead.")
         split = load_split(cfg.split[0].path)
         dataset, splits = split.dataset, [split]
     else:
@@ -220,10 +234,20 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
         for s in cfg.split:
             splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.eval.seed,
                                         test_fraction=cfg.eval.test_fraction))
+    model = build_model(cfg.model)  # after the data: a missing data file is reported first
     evaluation = evaluate(model, dataset, splits, metrics=cfg.eval.metrics, out=cfg.eval.out, name=cfg.eval.name,
                           batch_size=cfg.eval.batch_size, seed=cfg.eval.seed, test_fraction=cfg.eval.test_fraction,
                           reference=cfg.eval.reference, config=_identity(cfg), progress=progress,
                           backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
-                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache)
+                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, perturbations=_perturbations(cfg))
     evaluation.report()
     return evaluation
+
+
+def _perturbations(cfg: RunConfig) -> list[Any]:
+    """The run file's ``eval.perturb`` specs (``"typos:rate=0.05"``, ``"all_format"``) as perturbations."""
+    if not cfg.eval.perturb:
+        return []
+    from gengap.perturb import make_perturbations
+
+    return make_perturbations(cfg.eval.perturb)

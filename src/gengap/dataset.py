@@ -73,7 +73,8 @@ class Dataset:
 
         ``input`` may name several columns: each input is then a dict of those columns.
         ``target=None`` makes an unlabeled dataset (targets are all None).
-        ``metadata=None`` keeps every column not used by a role.
+        ``metadata=None`` keeps every column not used by a role. ``id=None`` uses a column named
+        ``id`` when there is one, and row numbers otherwise.
 
         >>> import pandas as pd
         >>> Dataset.from_frame(pd.DataFrame({"x": ["a"], "y": ["b"]}), input="x", target="y").targets
@@ -86,6 +87,8 @@ class Dataset:
         frame = frame.copy()
         frame.columns = columns
         input_cols = [input] if isinstance(input, str) else list(input)
+        if id is None and "id" in columns and "id" not in input_cols and "id" != target:
+            id = "id"  # a column named id is the id unless the user maps it elsewhere
         wanted = {"input": input_cols, "target": [target] if target else [], "id": [id] if id else []}
         for role, cols in wanted.items():
             for col in cols:
@@ -97,6 +100,15 @@ class Dataset:
         used = set(input_cols) | set(wanted["target"]) | set(wanted["id"])
         if metadata is None:
             metadata = [c for c in columns if c not in used and c not in ROLE_COLUMNS]
+            unused = [c for c in columns if c not in used and c in ROLE_COLUMNS]
+            if unused:
+                import warnings
+
+                warnings.warn(
+                    f"{where}: column(s) {unused} are named like a role but not mapped to it, so they are left out. "
+                    f"Map them (e.g. --{unused[0]} {unused[0]}) or rename them to keep them as metadata.",
+                    UserWarning, stacklevel=2,
+                )
         for col in metadata:
             if col not in columns:
                 raise DataError(f"{where} has no metadata column '{col}'.{did_you_mean(col, columns)} Columns there are: {columns}.")

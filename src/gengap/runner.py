@@ -188,6 +188,11 @@ def evaluate(
     -------
     Evaluation, with ``summary()``, ``rows()`` and ``report()``.
     """
+    if not isinstance(dataset, Dataset):
+        raise ConfigError(
+            f"evaluate needs a gengap Dataset, got a {type(dataset).__name__}. Load it first, naming the columns: "
+            "gengap.load(data, input='question', target='answer')."
+        )
     for m in metrics:
         get_metric(m)
     if (shard_size is not None and shard_size < 1) or batch_size < 1:

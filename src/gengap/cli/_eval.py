@@ -31,13 +31,19 @@ def eval_command(
     api: Annotated[str, typer.Option(help="HTTP endpoints: 'chat' or 'completions'.")] = "chat",
     api_key_env: Annotated[Optional[str], typer.Option(help="HTTP endpoints: environment variable holding the API key.")] = None,
     concurrency: Annotated[int, typer.Option(help="HTTP endpoints: requests in flight.")] = 8,
+    timeout: Annotated[float, typer.Option(help="HTTP endpoints: seconds to wait for each request.")] = 60.0,
+    max_retries: Annotated[int, typer.Option(help="HTTP endpoints: retries on connection errors, timeouts, 429 and 5xx.")] = 5,
+    max_tokens: Annotated[Optional[int], typer.Option(help="HTTP endpoints: most tokens to generate per answer.")] = None,
+    system_prompt: Annotated[Optional[str], typer.Option(help="HTTP endpoints (chat): a system message sent before each input.")] = None,
     trust_pickle: Annotated[bool, typer.Option(help="Allow loading .pkl/.joblib models (runs arbitrary code from the file).")] = False,
+    trust_type: Annotated[Optional[list[str]], typer.Option(help=".skops files: a type outside scikit-learn/NumPy/SciPy to trust (repeat).")] = None,
     backend: Annotated[str, typer.Option(help="Where model calls run: serial, thread, process or ray.")] = "serial",
     workers: Annotated[Optional[int], typer.Option(help="Workers for the thread, process or ray backend.")] = None,
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address (default: a local Ray instance).")] = None,
     shard_size: Annotated[Optional[int], typer.Option(help="Rows per unit of work stored atomically (default: automatic).")] = None,
     cache: Annotated[bool, typer.Option(help="Reuse stored outputs for inputs a model answered before.")] = True,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
+    perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
 ) -> None:
     """Evaluate a model on splits of your data and write a report.
 
@@ -50,11 +56,13 @@ def eval_command(
         splits.append({"path": s} if Path(s).is_dir() else {"method": s})
     raw = {
         "model": {"spec": model, "model_name": model_name, "api": api, "api_key_env": api_key_env,
-                  "concurrency": concurrency, "trust_pickle": trust_pickle},
+                  "concurrency": concurrency, "timeout": timeout, "max_retries": max_retries, "max_tokens": max_tokens,
+                  "system_prompt": system_prompt, "trust_pickle": trust_pickle, "trusted": trust_type or []},
         "split": splits,
         "eval": {"metrics": metric or ["exact_match"], "seed": seed, "test_fraction": test_fraction,
                  "batch_size": batch_size, "out": str(out), "reference": reference, "backend": backend,
-                 "workers": workers, "ray_address": ray_address, "shard_size": shard_size, "cache": cache},
+                 "workers": workers, "ray_address": ray_address, "shard_size": shard_size, "cache": cache,
+                 "perturb": perturb or []},
     }
     if data is not None:
         raw["data"] = {"path": data, "input": input, "target": target, "id": id, "metadata": metadata, "format": format}

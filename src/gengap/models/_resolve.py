@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gengap._errors import ConfigError
+from gengap._errors import ConfigError, did_you_mean
 from gengap.models._base import EstimatorModel, FunctionModel, Model
 
 __all__ = ["as_model", "load_model"]
@@ -50,8 +50,9 @@ def _import_object(spec: str) -> Any:
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
-            public = [n for n in dir(module) if not n.startswith("_")][:12]
-            raise ConfigError(f"Model '{spec}': module '{module_name}' has no attribute '{attr}'. It has: {public}.")
+            public = [n for n in dir(obj) if not n.startswith("_")]
+            raise ConfigError(f"Model '{spec}': '{module_name}' has no attribute '{attr}'.{did_you_mean(part, public)} "
+                              f"It has: {public[:12]}.")
         obj = getattr(obj, part)
     return obj
 

@@ -44,6 +44,7 @@ __all__ = ["Section", "ReportContext", "register_section", "registered_sections"
 SECTION_MODULES: list[str] = [
     "gengap.report._core",
     "gengap.report._monitor",
+    "gengap.report.section_perturbations",
 ]
 
 

@@ -1,0 +1,175 @@
+"""Stress-test statistics from per-example rows: how much each perturbation moves the score.
+
+Every figure pairs a perturbed example with its clean self (same model, split and example id):
+
+==================  ==========================================================================
+column              meaning
+==================  ==========================================================================
+clean, perturbed    mean score on the paired examples, without and with the perturbation
+difference         perturbed - clean, with a paired bootstrap interval (``low``, ``high``)
+drop_rate           (clean - perturbed) / clean: the performance drop rate (PDR)
+flip_rate           share of examples whose output text changed (after re-lettering options, a
+                    kept letter can mean a different option: read shuffle flips with that in mind)
+worst_case          (in :func:`worst_case`) share correct on the clean item and every variant
+==================  ==========================================================================
+
+Example
+-------
+>>> import pandas as pd
+>>> rows = pd.DataFrame({"model": "m", "split": "random", "metric": "exact_match",
+...     "perturbation": ["none"] * 4 + ["typos"] * 4, "example_id": list("abcd") * 2,
+...     "output": list("xxyy") + list("xzyq"), "score": [1, 1, 1, 0, 1, 0, 1, 0]})
+>>> s = stress_summary(rows, n_resamples=200)
+>>> s.loc[0, "perturbation"], [float(s.loc[0, c]) for c in ["clean", "perturbed", "difference", "flip_rate"]]
+('typos', [0.75, 0.5, -0.25, 0.5])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gengap._errors import DataError
+from gengap.stats import paired_difference
+
+__all__ = ["stress_summary", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
+
+CLEAN = "none"
+_KEYS = ["model", "split", "metric"]
+
+
+def perturbation_family(name: str, families: Mapping[str, str] | None = None) -> str:
+    """The family of a perturbation name (given mapping first, then the built-in registry).
+
+    >>> perturbation_family("typos:rate=0.1"), perturbation_family("typos+casing"), perturbation_family("template-3")
+    ('noise', 'combined', 'template')
+    """
+    if families and name in families:
+        return families[name]
+    if "+" in name or name == "all":
+        return "combined"
+    if name.startswith("template"):
+        return "template"
+    from gengap.perturb._registry import make_perturbation
+
+    try:
+        return make_perturbation(name).family
+    except Exception:  # noqa: BLE001 - a user's own perturbation the registry does not know
+        return "custom"
+
+
+def _families(perturbations: Sequence[Any] | Mapping[str, str] | None) -> dict[str, str]:
+    if perturbations is None:
+        return {}
+    if isinstance(perturbations, Mapping):
+        return dict(perturbations)
+    return {p.name: p.family for p in perturbations}
+
+
+def _paired(rows: pd.DataFrame, metric: str | None) -> pd.DataFrame:
+    need = {"perturbation", "example_id", "score", *_KEYS}
+    missing = need - set(rows.columns)
+    if missing:
+        raise DataError(f"Stress statistics need per-example rows with {sorted(need)}; missing {sorted(missing)}. "
+                        "Pass Evaluation.rows().")
+    if metric is not None:
+        rows = rows[rows["metric"] == metric]
+        if rows.empty:
+            raise DataError(f"No rows for metric '{metric}'.")
+    clean = rows[rows["perturbation"] == CLEAN]
+    if clean.empty:
+        raise DataError("The rows have no clean ('none') variant to pair the perturbed ones with.")
+    pert = rows[rows["perturbation"] != CLEAN]
+    cols = [*_KEYS, "example_id", "score"] + (["output"] if "output" in rows.columns else [])
+    merged = pert[[*cols, "perturbation"]].merge(clean[cols], on=[*_KEYS, "example_id"], suffixes=("", "_clean"))
+    return merged
+
+
+def _same_output(a: pd.Series, b: pd.Series) -> np.ndarray:
+    norm = lambda s: s.astype(str).str.strip().str.lower()  # noqa: E731
+    return (norm(a) == norm(b)).to_numpy()
+
+
+def stress_summary(rows: pd.DataFrame, *, metric: str | None = None,
+                   perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
+                   n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """One row per (model, split, metric, perturbation), most harmful first (``rank`` 1).
+
+    ``perturbations`` (the objects, or a ``{name: family}`` mapping) names the families of
+    user-defined perturbations; built-in names are recognized on their own.
+    """
+    fam = _families(perturbations)
+    merged = _paired(rows, metric)
+    records = []
+    for (model, split, met, name), g in merged.groupby([*_KEYS, "perturbation"], sort=True):
+        a, b = g["score"].to_numpy(float), g["score_clean"].to_numpy(float)
+        ci = paired_difference(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        clean = float(b.mean())
+        flips = 1.0 - _same_output(g["output"], g["output_clean"]).mean() if "output" in g else float("nan")
+        records.append({"model": model, "split": split, "metric": met, "perturbation": name,
+                        "family": perturbation_family(name, fam), "n": len(g), "clean": clean,
+                        "perturbed": float(a.mean()), "difference": ci.estimate, "low": ci.low, "high": ci.high,
+                        "drop_rate": (clean - float(a.mean())) / clean if clean > 0 else float("nan"),
+                        "flip_rate": float(flips), "significant": bool(ci.high < 0 or ci.low > 0)})
+    out = pd.DataFrame.from_records(records)
+    if out.empty:
+        raise DataError("The rows have no perturbed variants; run evaluate(..., perturbations=[...]).")
+    out = out.sort_values(["difference", "perturbation"], kind="stable").reset_index(drop=True)
+    out.insert(0, "rank", np.arange(1, len(out) + 1))
+    return out
+
+
+def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "family",
+               perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
+               n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    """Share of examples scored correct on the clean item *and* every variant of a family (``by="family"``)
+    or of all perturbations together (``by="all"``), next to the clean score.
+
+    >>> import pandas as pd
+    >>> rows = pd.DataFrame({"model": "m", "split": "s", "metric": "em", "example_id": ["a", "b"] * 3,
+    ...     "perturbation": ["none"] * 2 + ["typos"] * 2 + ["casing"] * 2, "score": [1, 1, 1, 0, 0, 1]})
+    >>> worst_case(rows, by="all", n_resamples=100)[["clean", "worst_case"]].values.tolist()
+    [[1.0, 0.0]]
+    """
+    from gengap.stats import bootstrap_ci
+
+    fam = _families(perturbations)
+    merged = _paired(rows, metric)
+    merged["group"] = "all" if by == "all" else merged["perturbation"].map(lambda n: perturbation_family(n, fam))
+    records = []
+    for (model, split, met, group), g in merged.groupby([*_KEYS, "group"], sort=True):
+        per = g.groupby("example_id").agg(worst=("score", "min"), clean=("score_clean", "first"))
+        worst = np.minimum(per["worst"].to_numpy(float), per["clean"].to_numpy(float))
+        ci = bootstrap_ci(worst, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        records.append({"model": model, "split": split, "metric": met, by: group, "n": len(per),
+                        "variants": g["perturbation"].nunique(), "clean": float(per["clean"].mean()),
+                        "worst_case": ci.estimate, "low": ci.low, "high": ci.high})
+    return pd.DataFrame.from_records(records)
+
+
+def family_split_table(summary: pd.DataFrame, *, value: str = "difference") -> pd.DataFrame:
+    """Family x split table of the mean ``value`` over a family's perturbations (the report's heatmap).
+
+    >>> s = pd.DataFrame({"family": ["noise", "noise", "format"], "split": ["a", "b", "a"], "difference": [-.2, -.4, 0.]})
+    >>> family_split_table(s).loc["noise"].tolist()
+    [-0.2, -0.4]
+    """
+    return summary.pivot_table(index="family", columns="split", values=value, aggfunc="mean").sort_index()
+
+
+def template_spread(summary: pd.DataFrame) -> pd.DataFrame:
+    """Per (model, split): the best and worst prompt template and the spread of their scores."""
+    t = summary[summary["family"] == "template"]
+    if t.empty:
+        return pd.DataFrame(columns=["model", "split", "metric", "n_templates", "best", "best_score", "worst",
+                                     "worst_score", "spread"])
+    records = []
+    for (model, split, met), g in t.groupby(_KEYS):
+        hi, lo = g.loc[g["perturbed"].idxmax()], g.loc[g["perturbed"].idxmin()]
+        records.append({"model": model, "split": split, "metric": met, "n_templates": len(g),
+                        "best": hi["perturbation"], "best_score": hi["perturbed"], "worst": lo["perturbation"],
+                        "worst_score": lo["perturbed"], "spread": hi["perturbed"] - lo["perturbed"]})
+    return pd.DataFrame.from_records(records)

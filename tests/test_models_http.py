@@ -1,0 +1,347 @@
+"""The OpenAI-compatible HTTP adapter against a real server on 127.0.0.1 started by each test.
+
+The server speaks the chat and completions protocol (and ``/models``); it answers with the input
+in upper case, so every answer is checkable. Its behaviour can be switched to rate-limit, fail,
+hang or echo the credentials back, and it records every request it saw.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+import gengap
+from gengap import EndpointError
+from gengap.models.http import OpenAIModel, _retry_after
+
+
+class FakeOpenAI:
+    """Behaviour and records of the loopback server."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.requests: list[dict] = []  # path, headers, body, time
+        self.delay: float | object = 0.0  # seconds, or a function of the request body
+        self.fail_first = 0  # answer this many POSTs with fail_status first
+        self.fail_status = 500
+        self.retry_after: str | None = None
+        self.echo_auth_in_errors = False
+        self.models = ["tiny-echo"]
+
+    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length else b""
+        body = json.loads(raw) if raw else None
+        with self.lock:
+            self.requests.append({"path": handler.path, "headers": dict(handler.headers), "body": body,
+                                  "time": time.monotonic()})
+            n_posts = sum(r["body"] is not None for r in self.requests)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            delay = self.delay(body) if callable(self.delay) else self.delay
+            if delay:
+                time.sleep(delay)
+            if handler.command == "GET" and handler.path == "/v1/models":
+                return self._send(handler, 200, {"object": "list", "data": [{"id": m, "object": "model"} for m in self.models]})
+            if handler.path not in ("/v1/chat/completions", "/v1/completions"):
+                return self._send(handler, 404, {"error": {"message": f"no route {handler.path}"}})
+            if body is not None and n_posts <= self.fail_first:
+                detail = handler.headers.get("Authorization", "") if self.echo_auth_in_errors else "try again later"
+                return self._send(handler, self.fail_status, {"error": {"message": detail}}, retry_after=self.retry_after)
+            if handler.path == "/v1/chat/completions":
+                text = body["messages"][-1]["content"].upper()
+                return self._send(handler, 200, {"object": "chat.completion", "model": body.get("model"),
+                                                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
+                                                              "finish_reason": "stop"}]})
+            return self._send(handler, 200, {"object": "text_completion", "model": body.get("model"),
+                                             "choices": [{"index": 0, "text": body["prompt"].upper(), "finish_reason": "stop"}]})
+        finally:
+            with self.lock:
+                self.in_flight -= 1
+
+    @staticmethod
+    def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict, retry_after: str | None = None) -> None:
+        data = json.dumps(payload).encode()
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        if retry_after is not None:
+            handler.send_header("Retry-After", retry_after)
+        handler.end_headers()
+        try:
+            handler.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+            pass
+
+
+@pytest.fixture
+def server():
+    """A FakeOpenAI on a free loopback port; yields (behaviour, base_url)."""
+    fake = FakeOpenAI()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            fake.answer(self)
+
+        def do_GET(self) -> None:
+            fake.answer(self)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield fake, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# ---------------------------------------------------------------------------- answers
+def test_chat_answers_in_input_order_with_settings_sent(server):
+    fake, url = server
+    model = OpenAIModel(url, model_name="tiny-echo", max_tokens=16, temperature=0.5, system_prompt="Be brief.")
+    inputs = [f"question {i}" for i in range(40)]
+    assert model.predict(inputs) == [x.upper() for x in inputs]
+    body = fake.requests[0]["body"]
+    assert body["model"] == "tiny-echo" and body["max_tokens"] == 16 and body["temperature"] == 0.5
+    assert body["messages"][0] == {"role": "system", "content": "Be brief."}
+    assert {r["path"] for r in fake.requests} == {"/v1/chat/completions"}
+    assert "Authorization" not in fake.requests[0]["headers"]
+
+
+def test_completions_api_and_model_name_discovered_from_models_list(server):
+    fake, url = server
+    model = OpenAIModel(url + "/", api="completions")
+    assert model.predict(["abc", "de f"]) == ["ABC", "DE F"]
+    assert model.model_name == "tiny-echo" and model.name.startswith("openai@127.0.0.1")
+    assert fake.requests[0]["path"] == "/v1/models"
+    assert sorted(r["body"]["prompt"] for r in fake.requests[1:]) == ["abc", "de f"]  # sent concurrently
+    assert all(r["body"]["model"] == "tiny-echo" for r in fake.requests[1:])
+
+
+def test_chat_accepts_a_list_of_messages_as_one_input(server):
+    _, url = server
+    conversation = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "HI"}, {"role": "user", "content": "again"}]
+    assert OpenAIModel(url, model_name="m").predict([conversation]) == ["AGAIN"]
+
+
+def test_concurrent_requests_are_in_flight_and_order_is_kept(server):
+    fake, url = server
+    # later inputs answer sooner, so answers arrive out of order
+    fake.delay = lambda body: 0.02 * (5 - int(body["messages"][-1]["content"][1:]) % 6) if body else 0
+    model = OpenAIModel(url, model_name="m", concurrency=8)
+    inputs = [f"x{i}" for i in range(36)]
+    start = time.monotonic()
+    assert model.predict(inputs) == [x.upper() for x in inputs]
+    elapsed = time.monotonic() - start
+    assert 1 < fake.max_in_flight <= 8
+    assert elapsed < sum(0.02 * (5 - i % 6) for i in range(36))  # faster than one request at a time
+
+
+def test_evaluate_with_an_endpoint_scores_every_row(server, tmp_path):
+    fake, url = server
+    ds = gengap.load([{"input": f"item {i} " + "z" * (i % 7), "target": (f"item {i} " + "z" * (i % 7)).upper()} for i in range(60)])
+    ev = gengap.evaluate(OpenAIModel(url, model_name="tiny-echo", concurrency=4), ds, ["random", "length:by=input"],
+                         out=tmp_path, progress=False, backend="thread", workers=2, shard_size=5, batch_size=5)
+    summary = ev.summary()
+    assert summary["score"].tolist() == [1.0, 1.0]
+    assert ev.rows()["output"].tolist() == ev.rows()["target"].tolist()
+    seen = len(fake.requests)
+    again = gengap.evaluate(OpenAIModel(url, model_name="tiny-echo", concurrency=16), ds, ["random", "length:by=input"],
+                            out=tmp_path, progress=False)
+    assert again.model_calls == 0 and len(fake.requests) == seen  # cached by fingerprint: the server is not asked again
+
+
+# ---------------------------------------------------------------------------- retries
+def test_429_with_retry_after_is_honoured_then_succeeds(server):
+    fake, url = server
+    fake.fail_first, fake.fail_status, fake.retry_after = 1, 429, "1"
+    model = OpenAIModel(url, model_name="m", concurrency=1, backoff=0.01, max_retries=3)
+    assert model.predict(["slow down"]) == ["SLOW DOWN"]
+    first, second = fake.requests[0]["time"], fake.requests[1]["time"]
+    assert len(fake.requests) == 2 and second - first >= 0.9  # waited the server's Retry-After, not the 10 ms backoff
+
+
+def test_retry_after_header_forms():
+    assert _retry_after("2") == 2.0 and _retry_after(None) is None and _retry_after("soon") is None
+    assert _retry_after("100000") == 300.0
+    assert 0 <= _retry_after("Wed, 21 Oct 2015 07:28:00 GMT") <= 0.0 + 1e-9  # a date in the past: no wait
+
+
+def test_500s_then_success(server):
+    fake, url = server
+    fake.fail_first = 2
+    model = OpenAIModel(url, model_name="m", concurrency=1, backoff=0.01, max_retries=3)
+    assert model.predict(["ok"]) == ["OK"]
+    assert len(fake.requests) == 3
+
+
+def test_always_500_raises_endpoint_error_naming_url_and_status_in_bounded_time(server):
+    fake, url = server
+    fake.fail_first = 10**9
+    model = OpenAIModel(url, model_name="m", concurrency=4, backoff=0.05, max_retries=2)
+    start = time.monotonic()
+    with pytest.raises(EndpointError) as err:
+        model.predict(["a", "b", "c", "d", "e", "f"])
+    assert time.monotonic() - start < 5
+    msg = str(err.value)
+    assert f"{url}/chat/completions" in msg and "HTTP 500" in msg and "3 attempt(s)" in msg and "logs" in msg
+    assert len(fake.requests) <= 6 * 3
+
+
+def test_connection_refused_raises_endpoint_error_after_retries():
+    url = f"http://127.0.0.1:{_free_port()}/v1"
+    model = OpenAIModel(url, model_name="m", backoff=0.05, max_retries=2)
+    start = time.monotonic()
+    with pytest.raises(EndpointError, match="could not connect") as err:
+        model.predict(["hello"])
+    assert time.monotonic() - start < 5
+    assert url in str(err.value) and "server is running" in str(err.value) and "3 attempt(s)" in str(err.value)
+
+
+def test_timeout_raises_endpoint_error(server):
+    fake, url = server
+    fake.delay = 1.5
+    model = OpenAIModel(url, model_name="m", timeout=0.2, backoff=0.01, max_retries=1)
+    start = time.monotonic()
+    with pytest.raises(EndpointError, match=r"no answer within 0\.2 s \(timeout\)"):
+        model.predict(["too slow"])
+    assert time.monotonic() - start < 1.5
+    assert len(fake.requests) == 2
+
+
+def test_client_errors_are_not_retried_and_hint_at_the_fix(server):
+    fake, url = server
+    base_without_v1 = url[: -len("/v1")]
+    model = OpenAIModel(base_without_v1, model_name="m", max_retries=4, backoff=0.01)
+    with pytest.raises(EndpointError, match="HTTP 404") as err:
+        model.predict(["x"])
+    assert "/v1" in str(err.value) and len(fake.requests) == 1
+
+
+def test_bad_parameters_are_config_errors(monkeypatch):
+    monkeypatch.delenv("GENGAP_NO_SUCH_KEY", raising=False)
+    with pytest.raises(gengap.ConfigError, match="http:// or https://"):
+        OpenAIModel("localhost:8000/v1")
+    with pytest.raises(gengap.ConfigError, match="concurrency=0"):
+        OpenAIModel("http://localhost:8000/v1", concurrency=0)
+    with pytest.raises(gengap.ConfigError, match="'GENGAP_NO_SUCH_KEY'.*not set"):
+        OpenAIModel("http://localhost:8000/v1", api_key_env="GENGAP_NO_SUCH_KEY")
+    with pytest.raises(gengap.ConfigError, match="credentials"):
+        OpenAIModel("http://user:secret@localhost:8000/v1")
+
+
+def test_fingerprint_covers_generation_settings_not_speed():
+    base = OpenAIModel("http://h:1/v1", model_name="a")
+    assert base.fingerprint() == OpenAIModel("http://h:1/v1/", model_name="a", concurrency=64, timeout=5).fingerprint()
+    for other in (OpenAIModel("http://h:2/v1", model_name="a"), OpenAIModel("http://h:1/v1", model_name="b"),
+                  OpenAIModel("http://h:1/v1", model_name="a", api="completions"),
+                  OpenAIModel("http://h:1/v1", model_name="a", max_tokens=5),
+                  OpenAIModel("http://h:1/v1", model_name="a", temperature=0.7),
+                  OpenAIModel("http://h:1/v1", model_name="a", system_prompt="x")):
+        assert other.fingerprint() != base.fingerprint()
+
+
+# ---------------------------------------------------------------------------- the key never leaks
+KEY_ENV = "GENGAP_TEST_API_KEY"
+
+
+def _files_containing(folder: Path, needle: bytes) -> list[str]:
+    return [str(p) for p in folder.rglob("*") if p.is_file() and needle in p.read_bytes()]
+
+
+def test_api_key_is_sent_but_never_in_repr_fingerprint_errors_or_logs(server, monkeypatch, caplog):
+    import logging
+    import pickle
+
+    fake, url = server
+    key = "sk-test-" + secrets.token_hex(16)
+    monkeypatch.setenv(KEY_ENV, key)
+    caplog.set_level(logging.DEBUG)
+    model = OpenAIModel(url, model_name="tiny-echo", api_key_env=KEY_ENV, backoff=0.01, max_retries=1)
+    assert model.predict(["a"]) == ["A"]
+    assert fake.requests[0]["headers"]["Authorization"] == f"Bearer {key}"
+    assert key not in repr(model) and key not in model.fingerprint() and key not in repr(vars(model))
+    payload = pickle.dumps(model)  # what the process and Ray backends send to workers
+    assert key.encode() not in payload
+    assert pickle.loads(payload).predict(["c"]) == ["C"]  # a worker opens its own connection, key from its env
+    assert fake.requests[-1]["headers"]["Authorization"] == f"Bearer {key}"
+    fake.fail_first, fake.echo_auth_in_errors = 10**9, True  # the server echoes the credentials back
+    with pytest.raises(EndpointError) as err:
+        model.predict(["b"])
+    assert "***" in str(err.value) and key not in str(err.value)
+    assert key not in caplog.text
+
+
+@pytest.mark.slow
+def test_api_key_never_reaches_the_store_report_or_cli_output(server, tmp_path):
+    fake, url = server
+    key = "sk-test-" + secrets.token_hex(16)
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps({"q": f"w{i} " * (1 + i % 5), "a": (f"w{i} " * (1 + i % 5)).upper()}) + "\n"
+                            for i in range(40)), encoding="utf-8")
+    run_file = tmp_path / "gengap.toml"
+    run_file.write_text(f"""
+[data]
+path = "data.jsonl"
+input = "q"
+target = "a"
+
+[model]
+spec = "{url}"
+model_name = "tiny-echo"
+api_key_env = "{KEY_ENV}"
+
+[[split]]
+method = "random"
+
+[eval]
+out = "report"
+""", encoding="utf-8")
+    env = {**os.environ, KEY_ENV: key, "GENGAP_NO_PROGRESS": "1"}
+    done = subprocess.run([sys.executable, "-m", "gengap.cli", "run", str(run_file)], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert all(r["headers"].get("Authorization") == f"Bearer {key}" for r in fake.requests)
+    assert key not in done.stdout + done.stderr
+    out = tmp_path / "report"
+    assert (out / "gengap.duckdb").exists() and _files_containing(out, key.encode()) == []
+    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+        config = store.sql("SELECT config FROM runs")["config"].iloc[0]
+        assert KEY_ENV in config and key not in config
+        everything = store.sql("SELECT * FROM runs").to_string() + store.rows(store.latest_run()).to_string()
+        assert key not in everything
+
+    # an endpoint that is down: exit 1, one paragraph naming the URL, no traceback, no key
+    down = f"http://127.0.0.1:{_free_port()}/v1"
+    failed = subprocess.run([sys.executable, "-m", "gengap.cli", "eval", "--data", str(data), "--input", "q", "--target", "a",
+                             "--model", down, "--model-name", "m", "--api-key-env", KEY_ENV, "--max-retries", "1",
+                             "--out", str(tmp_path / "down")], cwd=tmp_path, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert failed.returncode == 1
+    assert "could not connect" in failed.stderr and down in failed.stderr and "Traceback" not in failed.stderr
+    assert key not in failed.stdout + failed.stderr
+    assert _files_containing(tmp_path / "down", key.encode()) == []
