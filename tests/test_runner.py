@@ -136,3 +136,30 @@ def test_a_learner_that_fails_to_train_is_named(tmp_path):
 def test_raw_tables_must_be_loaded_first():
     with pytest.raises(ConfigError, match=r"needs a gengap Dataset, got a DataFrame.*gengap\.load\(data, input="):
         gengap.evaluate(short_reverser, _frame(10), ["random"])
+
+
+def test_extraction_scores_read_answers_and_counts_unextracted(tmp_path):
+    """Free-text outputs are read before scoring; unreadable ones score 0 and are counted apart."""
+    ds = gengap.load([{"input": f"q{i}", "target": ["$1,000", "12", "0.5"][i % 3]} for i in range(30)])
+    outputs = {0: "The total is 1000 dollars.", 1: "#### 12", 2: "I am not sure."}
+
+    def chatty(batch):
+        return [outputs[int(x[1:]) % 3] for x in batch]
+
+    ev = gengap.evaluate(chatty, ds, ["random"], out=tmp_path, extract="number", test_fraction=0.5)
+    rows = ev.rows()
+    kind = rows["example_id"].astype(int) % 3
+    assert rows.loc[kind == 0, "score"].eq(1.0).all()  # "$1,000" and "1000 dollars" agree once read
+    assert rows.loc[kind == 1, "score"].eq(1.0).all()
+    assert rows.loc[kind == 2, "unextracted"].all() and rows.loc[kind == 2, "score"].eq(0.0).all()
+    assert rows.loc[kind != 2, "extracted"].notna().all()
+    summary = ev.summary()
+    assert summary["unextracted"].iloc[0] == pytest.approx((kind == 2).mean())
+    ev.report()
+    assert "Unextracted" in (tmp_path / "report.md").read_text()
+
+
+def test_without_extraction_unextracted_is_empty(tmp_path):
+    ds = gengap.load([{"input": f"q{i}", "target": "a"} for i in range(10)])
+    ev = gengap.evaluate(lambda xs: ["a"] * len(xs), ds, ["random"], out=tmp_path)
+    assert ev.summary()["unextracted"].isna().all()

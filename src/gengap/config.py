@@ -104,6 +104,7 @@ class EvalConfig(_Strict):
     ray_address: str | None = None
     shard_size: int | None = Field(None, ge=1)
     cache: bool = True
+    extract: Literal["number", "choice", "yes_no", "text"] | None = None
     perturb: list[str] = []
 
 
@@ -239,7 +240,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           batch_size=cfg.eval.batch_size, seed=cfg.eval.seed, test_fraction=cfg.eval.test_fraction,
                           reference=cfg.eval.reference, config=_identity(cfg), progress=progress,
                           backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
-                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, perturbations=_perturbations(cfg))
+                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg))
     evaluation.report()
     return evaluation
 

@@ -160,6 +160,7 @@ def evaluate(
     ray_address: str | None = None,
     cache: bool = True,
     resume: bool = True,
+    extract: str | Any = None,
     progress: bool | None = None,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
@@ -183,6 +184,10 @@ def evaluate(
         :func:`auto_shard_size` of each test part. Keep it fixed when resuming a run.
     cache : reuse stored outputs of cacheable models for inputs they answered before.
     resume : continue an unfinished run of the same name and configuration in ``out``.
+    extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
+        ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
+        the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
+        as *unextracted*, scores 0, and is counted separately in the summary and the report.
 
     Returns
     -------
@@ -200,6 +205,7 @@ def evaluate(
     models = _normalize_models(model)
     resolved = _resolve_splits(dataset, splits, seed=seed, test_fraction=test_fraction)
     runner = make_backend(backend, workers=workers, address=ray_address)
+    extractor = _as_extractor(extract)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_NAME
@@ -208,6 +214,7 @@ def evaluate(
         "models": [m.name for m in models],
         "splits": [{"name": s.name, "method": s.method, "params": s.params, "n_test": len(s.test)} for s in resolved],
         "metrics": list(metrics), "perturbations": [getattr(p, "name", str(p)) for p in perturbations],
+        "extract": None if extractor is None else repr(extractor),
         "seed": seed, **(dict(config) if config else {}),
     }
     calls = 0
@@ -232,7 +239,8 @@ def evaluate(
                     for perturbation, variant in todo:
                         calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
                                              batch_size=batch_size, shard_size=size, show=progress,
-                                             perturbation=perturbation, backend=runner, done=done, cache=cache)
+                                             perturbation=perturbation, backend=runner, done=done, cache=cache,
+                                             extractor=extractor)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
@@ -240,6 +248,22 @@ def evaluate(
             runner.close()
         store.finish_run(run_id, "done")
     return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=reference, model_calls=calls)
+
+
+def _as_extractor(extract: Any) -> Any:
+    if extract is None:
+        return None
+    from gengap.extract import Extractor
+
+    return extract if isinstance(extract, Extractor) else Extractor(str(extract))
+
+
+def _read_answers(extractor: Any, outputs: list[Any], targets: list[Any], test: Dataset, s: int, e: int) -> tuple[list[Any], list[Any]]:
+    """Extracted outputs (None: unextracted) and targets read the same way (kept as they are when unreadable)."""
+    choices = test.column("choices").tolist()[s:e] if "choices" in test.metadata_columns else None
+    answers = extractor(outputs, choices)
+    read_targets = extractor(targets, choices)
+    return answers, [t if r is None else r for t, r in zip(targets, read_targets)]
 
 
 def _shard_key(model: str, split: str, perturbation: str, start: int) -> str:
@@ -262,7 +286,7 @@ def _fit(model: Model, split: Split) -> Model:
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],
                 batch_size: int, shard_size: int, show: bool | None, perturbation: str, backend: Backend,
-                done: set[str], cache: bool) -> int:
+                done: set[str], cache: bool, extractor: Any = None) -> int:
     """Predict, score and store every unfinished shard of one (model, split, perturbation); returns model calls."""
     ids, inputs, targets = test.ids, test.inputs, test.targets
     n = len(ids)
@@ -292,12 +316,18 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
             fresh = iter(new_outputs)
             outputs = [known[key][i] if i in known[key] else next(fresh) for i in range(e - s)]
             fresh_idx = [i for i in range(e - s) if i not in known[key]]
-            scores = {m: score(m, outputs, targets[s:e]) for m in metrics}
+            answers = None
+            if extractor is not None:
+                answers, gold = _read_answers(extractor, outputs, targets[s:e], test, s, e)
+                scores = {m: score(m, answers, gold) * np.array([a is not None for a in answers]) for m in metrics}
+            else:
+                scores = {m: score(m, outputs, targets[s:e]) for m in metrics}
             store.add_predictions(
                 run_id, model=model.name, split=split, example_ids=ids[s:e], outputs=outputs, scores=scores,
                 perturbation=perturbation, shard=key,
                 variant_inputs=inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
                 cache_rows=(fingerprint, hashes[key][fresh_idx], new_outputs) if use_cache else None,
+                extracted=answers,
             )
             done.add(key)
     return calls

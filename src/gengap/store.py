@@ -9,7 +9,8 @@ Tables (one row per ...):
 - ``splits``       split of a run: ``run_id``, ``split``, ``method``, ``info`` (JSON of split.json)
 - ``examples``     evaluated example: ``run_id``, ``split``, ``example_id``, ``input``, ``target``, ``metadata`` (JSON)
 - ``predictions``  model output: ``run_id``, ``model``, ``split``, ``perturbation``, ``example_id``, ``output``,
-  and for a perturbed variant its ``variant_input`` and ``variant_target`` (null for clean rows)
+  and for a perturbed variant its ``variant_input`` and ``variant_target`` (null for clean rows); with answer
+  extraction, the ``extracted`` answer and ``unextracted`` (true when no answer could be read; null without extraction)
 - ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
 - ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
@@ -54,7 +55,7 @@ CREATE TABLE IF NOT EXISTS examples (
     run_id VARCHAR, split VARCHAR, example_id VARCHAR, input VARCHAR, target VARCHAR, metadata VARCHAR);
 CREATE TABLE IF NOT EXISTS predictions (
     run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR, output VARCHAR,
-    variant_input VARCHAR, variant_target VARCHAR);
+    variant_input VARCHAR, variant_target VARCHAR, extracted VARCHAR, unextracted BOOLEAN);
 CREATE TABLE IF NOT EXISTS scores (
     run_id VARCHAR, model VARCHAR, split VARCHAR, perturbation VARCHAR, example_id VARCHAR,
     metric VARCHAR, value DOUBLE);
@@ -255,6 +256,7 @@ class Store:
         variant_inputs: Sequence[Any] | None = None,
         variant_targets: Sequence[Any] | None = None,
         cache_rows: tuple[str, np.ndarray, Sequence[Any]] | None = None,
+        extracted: Sequence[str | None] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
 
@@ -270,6 +272,8 @@ class Store:
             "example_id": _text_column(list(example_ids)), "output": _text_column(outputs),
             "variant_input": _text_column(variant_inputs) if variant_inputs is not None else nulls,
             "variant_target": _text_column(variant_targets) if variant_targets is not None else nulls,
+            "extracted": _text_column(extracted) if extracted is not None else nulls,
+            "unextracted": pa.array([v is None for v in extracted]) if extracted is not None else pa.nulls(n, pa.bool_()),
         })
         keys = [run_id, model, split, perturbation]
         with self._lock:
@@ -277,8 +281,8 @@ class Store:
             try:
                 self._con.register("_gengap_preds", preds)
                 self._con.execute(
-                    "INSERT INTO predictions SELECT ?, ?, ?, ?, example_id, output, variant_input, variant_target "
-                    "FROM _gengap_preds", keys)
+                    "INSERT INTO predictions SELECT ?, ?, ?, ?, example_id, output, variant_input, variant_target, "
+                    "extracted, unextracted FROM _gengap_preds", keys)
                 for metric, values in scores.items():
                     table = pa.table({"example_id": preds.column("example_id"),
                                       "value": pa.array(np.asarray(values, dtype=np.float64))})
@@ -349,14 +353,15 @@ class Store:
         return {row.split: json.loads(row.info) for row in frame.itertuples()}
 
     def rows(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
-        """Per-example rows of a run: model, split, perturbation, example, input, target, output, metric, score."""
+        """Per-example rows of a run: model, split, perturbation, example, input, target, output,
+        extracted, unextracted, metadata, metric, score."""
         where = "AND s.metric = ?" if metric else ""
         params = [run_id, metric] if metric else [run_id]
         return self.sql(
             f"""
             SELECT s.model, s.split, s.perturbation, s.example_id,
                    COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
-                   p.output, e.metadata,
+                   p.output, p.extracted, p.unextracted, e.metadata,
                    s.metric, s.value AS score
             FROM scores s
             JOIN predictions p USING (run_id, model, split, perturbation, example_id)

@@ -21,7 +21,7 @@ __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 #: Columns of the summary table, in order (the ``summary`` records of results.json use the same names).
 SUMMARY_COLUMNS = [
     "model", "split", "method", "metric", "n", "score", "score_low", "score_high",
-    "reference", "gap", "gap_low", "gap_high", "gap_paired",
+    "reference", "gap", "gap_low", "gap_high", "gap_paired", "unextracted",
 ]
 
 
@@ -42,6 +42,9 @@ def summarize(
     seed: int = 0,
 ) -> pd.DataFrame:
     """One row per (model, split, metric) of the clean (unperturbed) rows, in split order.
+
+    ``unextracted`` is the share of outputs whose answer could not be read (None without extraction);
+    those rows score 0 and are counted here so a reader sees them apart from wrong answers.
 
     >>> rows = pd.DataFrame({"model": "m", "split": ["random"] * 4 + ["length"] * 4, "perturbation": "none",
     ...     "example_id": list("abcdefgh"), "metric": "exact_match", "score": [1, 1, 1, 0, 0, 0, 1, 0]})
@@ -64,12 +67,20 @@ def summarize(
                 "model": model, "split": split, "method": split_info.get(split, {}).get("method", ""),
                 "metric": metric, "n": ci.n, "score": ci.estimate, "score_low": ci.low, "score_high": ci.high,
                 "reference": ref, "gap": None, "gap_low": None, "gap_high": None, "gap_paired": None,
+                "unextracted": _unextracted_share(g),
             }
             if ref_rows is not None:
                 g_int, paired = _gap(ref_rows, g, confidence, n_resamples, seed)
                 record.update(gap=g_int.estimate, gap_low=g_int.low, gap_high=g_int.high, gap_paired=paired)
             records.append(record)
     return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
+
+
+def _unextracted_share(rows: pd.DataFrame) -> float | None:
+    """Share of outputs with no readable answer, or None when the run did not extract answers."""
+    if "unextracted" not in rows or rows["unextracted"].isna().all():
+        return None
+    return float(rows["unextracted"].fillna(False).astype(bool).mean())
 
 
 def _gap(ref: pd.DataFrame, other: pd.DataFrame, confidence: float, n_resamples: int, seed: int) -> tuple[Interval, bool]:

@@ -42,6 +42,7 @@ def eval_command(
     ray_address: Annotated[Optional[str], typer.Option(help="Ray cluster address (default: a local Ray instance).")] = None,
     shard_size: Annotated[Optional[int], typer.Option(help="Rows per unit of work stored atomically (default: automatic).")] = None,
     cache: Annotated[bool, typer.Option(help="Reuse stored outputs for inputs a model answered before.")] = True,
+    extract: Annotated[Optional[str], typer.Option(help="Read the answer out of free-text outputs before scoring: number, choice, yes_no or text. Unreadable outputs are counted apart.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
 ) -> None:
@@ -62,7 +63,7 @@ def eval_command(
         "eval": {"metrics": metric or ["exact_match"], "seed": seed, "test_fraction": test_fraction,
                  "batch_size": batch_size, "out": str(out), "reference": reference, "backend": backend,
                  "workers": workers, "ray_address": ray_address, "shard_size": shard_size, "cache": cache,
-                 "perturb": perturb or []},
+                 "perturb": perturb or [], "extract": extract},
     }
     if data is not None:
         raw["data"] = {"path": data, "input": input, "target": target, "id": id, "metadata": metadata, "format": format}

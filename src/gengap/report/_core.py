@@ -135,6 +135,11 @@ def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: st
     return fig
 
 
+def fmt_share(value: float) -> str:
+    """A share of outputs as a percentage with one decimal: '12.5%'."""
+    return f"{100 * value:.1f}%"
+
+
 def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.DataFrame:
     table: dict[str, list[Any]] = {"Model": [], "Split": [], "Method": [], "n": [], "Score": [], "95% CI": [],
                                    "Gap to i.i.d.": [], "Gap 95% CI": [], "Gap from": []}
@@ -155,7 +160,10 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         table["Gap to i.i.d."].append(gap)
         table["Gap 95% CI"].append(gap_ci)
         table["Gap from"].append(how)
+        table.setdefault("Unextracted", []).append("" if is_missing(getattr(r, "unextracted", None)) else fmt_share(r.unextracted))
     frame = pd.DataFrame(table)
+    if not (frame["Unextracted"] != "").any():
+        frame = frame.drop(columns="Unextracted")
     if n_models == 1:
         frame = frame.drop(columns="Model")
     if not (frame["Gap to i.i.d."] != "–").any():
@@ -197,7 +205,9 @@ def overview(ctx: ReportContext) -> Section:
         f"Scores are means over the test examples; intervals are {int(100 * ctx.confidence)}% percentile bootstrap "
         f"intervals ({ctx.n_resamples:,} resamples, seed 0). The gap is the i.i.d. score minus the split's score, "
         "so a positive gap is a loss. It is a paired difference when both splits hold the same examples, otherwise "
-        "the two test sets are resampled independently. n is the number of test examples behind each figure."
+        "the two test sets are resampled independently. n is the number of test examples behind each figure. "
+        "Unextracted (when answers are extracted) is the share of outputs with no readable answer: they score 0 "
+        "and are counted apart from wrong answers."
     ) if len(ctx.summary) else ""
     if note:
         md.append(f"*{md_escape(note)}*")
