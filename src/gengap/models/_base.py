@@ -92,6 +92,12 @@ def _batch_for_estimator(inputs: Sequence[Any]) -> Any:
     return list(inputs)
 
 
+def _labels(targets: Sequence[Any]) -> np.ndarray:
+    """Targets as a numpy array of their own type (ints stay ints, so classifiers see a label type)."""
+    arr = np.asarray(list(targets))
+    return arr.astype(object) if arr.dtype.kind not in "biufUS" else arr
+
+
 def _is_fitted(estimator: Any) -> bool:
     try:
         from sklearn.utils.validation import check_is_fitted
@@ -130,7 +136,7 @@ class EstimatorModel(Model):
             fresh = clone(self.estimator)
         except Exception:
             fresh = copy.deepcopy(self.estimator)
-        fresh.fit(_batch_for_estimator(inputs), np.asarray(list(targets), dtype=object))
+        fresh.fit(_batch_for_estimator(inputs), _labels(targets))
         return EstimatorModel(fresh, name=self.name, refit=False)
 
     def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:

@@ -45,6 +45,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report._core",
     "gengap.report._monitor",
     "gengap.report.section_perturbations",
+    "gengap.report.section_groups",
 ]
 
 

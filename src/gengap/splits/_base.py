@@ -162,8 +162,10 @@ def as_dataset(X: Any, y: Any = None) -> Dataset:
         return Dataset.from_frame(X, target="target" if "target" in X.columns else None)
     inputs = list(X.itertuples(index=False, name=None)) if isinstance(X, pd.DataFrame) else list(X)
     frame = pd.DataFrame({"input": pd.Series(inputs, dtype=object)})
-    frame["target"] = list(y) if y is not None else None
-    return Dataset.from_frame(frame, target="target" if y is not None else None)
+    if y is None:
+        return Dataset.from_frame(frame, target=None)
+    frame["target"] = list(y)
+    return Dataset.from_frame(frame, target="target")
 
 
 class Splitter:
@@ -241,15 +243,12 @@ class Splitter:
             )
         if np.intersect1d(train, test).size:
             raise AssertionError(f"{self!r} put the same example in train and test")
-        inputs = dataset.inputs
-        atom_fn = self.atoms
-        train_atoms = set()
-        for i in train:
-            train_atoms.update(atom_fn(inputs[i]))
-        test_atoms = set()
-        for i in test:
-            test_atoms.update(atom_fn(inputs[i]))
-        unseen = sorted(test_atoms - train_atoms)
+        if "n_unseen_test_atoms" in details:  # the splitter measured its own atoms and compounds
+            measured: dict[str, Any] = {}
+        else:  # unseen atoms, D_A and D_C (words, word 2- and 3-grams) from sparse counts
+            from gengap.structure import split_structure
+
+            measured = split_structure(dataset, train, test, atoms=self.atoms)
         name = details.pop("name", self.method)
         held_out = details.pop("held_out", "")
         diagnostics = {
@@ -257,8 +256,7 @@ class Splitter:
             "n_test": int(len(test)),
             "test_fraction": round(len(test) / len(dataset), 6),
             "n_unused": int(len(dataset) - len(train) - len(test)),
-            "unseen_test_atoms": unseen[:100],
-            "n_unseen_test_atoms": len(unseen),
+            **measured,
             "held_out": held_out,
             **details,
         }

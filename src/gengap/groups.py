@@ -1,0 +1,273 @@
+"""Groups from metadata columns, and per-group scores with the worst group and the disparity.
+
+A *group* is one combination of values of the grouping columns, as in WILDS' grouper. Given the
+metadata below and ``columns=["site", "year"]``, :func:`group_by` numbers the combinations that
+occur in order of first appearance:
+
+====  ======  ======  ========  ===========
+row   site    year    group id  group name
+====  ======  ======  ========  ===========
+0     a       2020    0         a/2020
+1     b       2020    1         b/2020
+2     a       2021    2         a/2021
+3     a       2020    0         a/2020
+====  ======  ======  ========  ===========
+
+With one column the name is the value itself (``"a"``). Per-group figures come from
+:func:`group_metrics`: the score of each group with a bootstrap interval, the worst group's score
+and the best-minus-worst disparity, each with an interval from a stratified bootstrap. Groups with
+no scored example (or fewer than ``min_size``) are listed as left out and never count as the
+worst group.
+
+>>> import numpy as np
+>>> rep = group_metrics([1, 1, 0, 1, 0, 0], ["a", "a", "a", "b", "b", "b"], n_resamples=1000)
+>>> rep.worst_group, round(rep.worst.estimate, 3), round(rep.disparity.estimate, 3)
+('b', 0.333, 0.333)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from gengap._errors import ConfigError, DataError
+from gengap.dataset import Dataset
+from gengap.splits._base import check_random_state
+from gengap.stats import Interval, _interval, bootstrap_means
+
+__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS"]
+
+#: Columns of :attr:`GroupReport.table`, in order.
+GROUP_COLUMNS = ["group", "n", "score", "score_low", "score_high", "left_out"]
+
+#: Separator between column values in the name of a multi-column group.
+NAME_SEPARATOR = "/"
+
+
+def _as_columns(columns: str | Sequence[str]) -> tuple[str, ...]:
+    if isinstance(columns, str):
+        cols = tuple(c.strip() for c in columns.split(",") if c.strip())
+    else:
+        cols = tuple(str(c) for c in columns)
+    if not cols:
+        raise ConfigError(f"group columns={columns!r} names no column; pass a metadata column such as 'site'.")
+    return cols
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Every row's group, and what each group is.
+
+    Attributes
+    ----------
+    columns : the grouping columns.
+    codes : int array of shape (n_rows,), the group id of each row.
+    table : one row per group id (in id order): ``group_name``, the columns' values, ``group_size``.
+    """
+
+    columns: tuple[str, ...]
+    codes: np.ndarray
+    table: pd.DataFrame = field(repr=False)
+
+    @property
+    def names(self) -> list[str]:
+        """Group names, indexed by group id."""
+        return self.table["group_name"].tolist()
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.table)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return self.table["group_size"].to_numpy()
+
+    def indices(self, name: str) -> np.ndarray:
+        """Row positions of the group called ``name``."""
+        names = self.names
+        if name not in names:
+            from gengap._errors import did_you_mean
+
+            raise ConfigError(
+                f"No group '{name}' in column(s) {list(self.columns)}.{did_you_mean(str(name), names)} "
+                f"Groups: {names[:20]}{' ...' if len(names) > 20 else ''}."
+            )
+        return np.flatnonzero(self.codes == names.index(name))
+
+
+def group_by(data: Dataset | pd.DataFrame, columns: str | Sequence[str]) -> Groups:
+    """Group rows by the combinations of values of ``columns`` (a name, a list, or ``"a,b"``).
+
+    Missing values are an error naming the rows: fill them (``"unknown"``) or drop those rows.
+
+    >>> import pandas as pd
+    >>> g = group_by(pd.DataFrame({"site": list("abaa"), "year": [2020, 2020, 2021, 2020]}), ["site", "year"])
+    >>> g.codes.tolist(), g.names
+    ([0, 1, 2, 0], ['a/2020', 'b/2020', 'a/2021'])
+    """
+    cols = _as_columns(columns)
+    if isinstance(data, Dataset):
+        frame = pd.DataFrame({c: data.column(c) for c in cols})
+        where = f"dataset '{data.name}'"
+    else:
+        missing = [c for c in cols if c not in data.columns]
+        if missing:
+            from gengap._errors import did_you_mean
+
+            raise DataError(f"The table has no column {missing[0]!r}.{did_you_mean(missing[0], map(str, data.columns))} "
+                            f"Columns: {list(data.columns)}.")
+        frame = data[list(cols)].reset_index(drop=True)
+        where = "the table"
+    na = frame.isna().any(axis=1).to_numpy()
+    if na.any():
+        rows = np.flatnonzero(na)[:10].tolist()
+        raise DataError(
+            f"The group column(s) {list(cols)} of {where} are empty in {int(na.sum())} row(s), first (0-based) {rows}. "
+            "Fill them (e.g. with 'unknown') or drop those rows."
+        )
+    keys = frame.astype(str)
+    combined = keys.iloc[:, 0] if len(cols) == 1 else keys.agg(NAME_SEPARATOR.join, axis=1)
+    codes, uniques = pd.factorize(combined, sort=False)
+    first = pd.Series(np.arange(len(codes))).groupby(codes).min().to_numpy()
+    table = frame.iloc[first].reset_index(drop=True)
+    table.insert(0, "group_name", list(uniques))
+    table["group_size"] = np.bincount(codes, minlength=len(uniques))
+    return Groups(columns=cols, codes=codes.astype(np.int64), table=table)
+
+
+def expand_metadata(rows: pd.DataFrame) -> pd.DataFrame:
+    """Store rows with their JSON ``metadata`` column spread into one column per metadata field.
+
+    >>> rows = pd.DataFrame({"score": [1.0], "metadata": ['{"site": "a"}']})
+    >>> expand_metadata(rows)["site"].tolist()
+    ['a']
+    """
+    if "metadata" not in rows.columns:
+        return rows
+    parsed = [json.loads(m) if isinstance(m, str) and m else {} for m in rows["metadata"]]
+    meta = pd.DataFrame.from_records(parsed, index=rows.index)
+    keep = [c for c in meta.columns if c not in rows.columns]
+    return pd.concat([rows.drop(columns="metadata"), meta[keep]], axis=1)
+
+
+@dataclass(frozen=True)
+class GroupReport:
+    """Per-group scores, the worst group and the best-minus-worst disparity.
+
+    Attributes
+    ----------
+    table : one row per group (columns :data:`GROUP_COLUMNS`), worst first; groups left out of the
+        worst-group figures (empty, or below ``min_size``) have ``left_out`` True and NaN scores.
+    worst_group, best_group : names of the groups with the lowest and highest observed score.
+    worst : the lowest group score, with an interval of the minimum over groups.
+    disparity : best minus worst group score, with an interval of the range over groups.
+    left_out : names of the groups left out, with the reason.
+    """
+
+    table: pd.DataFrame
+    worst_group: str
+    best_group: str
+    worst: Interval
+    disparity: Interval
+    left_out: dict[str, str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "groups": self.table.to_dict(orient="records"), "worst_group": self.worst_group,
+            "best_group": self.best_group, "worst": self.worst.to_dict(), "disparity": self.disparity.to_dict(),
+            "left_out": dict(self.left_out),
+        }
+
+
+def group_metrics(
+    scores: Sequence[float] | np.ndarray,
+    groups: Sequence[Any] | np.ndarray | Groups,
+    *,
+    min_size: int = 1,
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int | np.random.Generator | None = 0,
+) -> GroupReport:
+    """Score per group with bootstrap intervals, the worst group and the best-worst disparity.
+
+    Parameters
+    ----------
+    scores : array-like of shape (n_examples,), per-example scores (e.g. 0/1 exact match).
+    groups : array-like of shape (n_examples,) of group labels, or a :class:`Groups` (then groups
+        with no example here are reported as empty).
+    min_size : groups with fewer scored examples are left out of the worst-group figures.
+    confidence, n_resamples, seed : as in :func:`gengap.stats.bootstrap_ci`.
+
+    Notes
+    -----
+    Each bootstrap resample draws examples within every group (a stratified bootstrap), then takes
+    the minimum of the group means (worst group) and their range (disparity). The observed worst
+    group is the noisiest choice among many, so with many small groups the worst score is biased
+    low; the interval of the minimum accounts for that better than an interval of one fixed group.
+
+    >>> rep = group_metrics([1, 1, 1, 0], ["x", "x", "y", "y"], n_resamples=1000)
+    >>> rep.table[["group", "n", "score"]].values.tolist()
+    [['y', 2, 0.5], ['x', 2, 1.0]]
+    """
+    arr = np.asarray(scores, dtype=np.float64).ravel()
+    if isinstance(groups, Groups):
+        codes, names = groups.codes, groups.names
+    else:
+        labels = pd.Series(list(groups) if not isinstance(groups, np.ndarray) else groups)
+        if labels.isna().any():
+            rows = np.flatnonzero(labels.isna().to_numpy())[:10].tolist()
+            raise DataError(f"Group labels are missing at positions {rows}; fill or drop those examples.")
+        codes, uniques = pd.factorize(labels.astype(str), sort=True)
+        names = list(uniques)
+    if len(codes) != arr.size:
+        raise DataError(f"group_metrics got {arr.size} scores but {len(codes)} group labels; they must be per example.")
+    if np.isnan(arr).any():
+        raise DataError(f"scores contain {int(np.isnan(arr).sum())} NaN value(s); drop or fill them first.")
+    if not isinstance(min_size, (int, np.integer)) or min_size < 1:
+        raise ConfigError(f"min_size={min_size!r} must be a positive integer.")
+    rng = check_random_state(seed)
+    sizes = np.bincount(codes, minlength=len(names))
+    left_out = {}
+    kept = []
+    for g, name in enumerate(names):
+        if sizes[g] == 0:
+            left_out[name] = "empty: no scored example"
+        elif sizes[g] < min_size:
+            left_out[name] = f"only {sizes[g]} example(s), fewer than min_size={min_size}"
+        else:
+            kept.append(g)
+    if not kept:
+        raise DataError(f"No group has at least min_size={min_size} scored examples (sizes {dict(zip(names, sizes.tolist()))}).")
+    alpha = (1 - confidence) / 2
+    boots = np.empty((n_resamples, len(kept)))
+    records = []
+    for k, g in enumerate(kept):
+        s = arr[codes == g]
+        boots[:, k] = bootstrap_means(s, n_resamples, rng)
+        low, high = np.quantile(boots[:, k], [alpha, 1 - alpha]) if s.size > 1 else (s[0], s[0])
+        records.append({"group": names[g], "n": int(s.size), "score": float(s.mean()),
+                        "score_low": float(low), "score_high": float(high), "left_out": False})
+    for name, _ in left_out.items():
+        g = names.index(name)
+        records.append({"group": name, "n": int(sizes[g]), "score": np.nan, "score_low": np.nan,
+                        "score_high": np.nan, "left_out": True})
+    table = pd.DataFrame.from_records(records, columns=GROUP_COLUMNS)
+    observed = table.loc[~table["left_out"], "score"].to_numpy()
+    order = np.argsort(observed, kind="stable")
+    worst_name = table.loc[~table["left_out"], "group"].iloc[order[0]]
+    best_name = table.loc[~table["left_out"], "group"].iloc[order[-1]]
+    n_min = int(table.loc[~table["left_out"], "n"].min())
+    lo, hi, used = _interval(float(observed.min()), boots.min(axis=1), confidence, "percentile", None)
+    worst = Interval(float(observed.min()), lo, hi, n_min, confidence, used)
+    spread = boots.max(axis=1) - boots.min(axis=1)
+    dis = float(observed.max() - observed.min())
+    lo, hi, used = _interval(dis, spread, confidence, "percentile", None)
+    disparity = Interval(dis, lo, hi, n_min, confidence, used)
+    table = table.sort_values(["left_out", "score", "group"], kind="stable", na_position="last").reset_index(drop=True)
+    return GroupReport(table=table, worst_group=str(worst_name), best_group=str(best_name), worst=worst,
+                       disparity=disparity, left_out=left_out)

@@ -1,0 +1,145 @@
+"""Report section "groups": held-out groups, the worst group, and the cross-group transfer matrix.
+
+It appears when the run holds group splits (``--method group``) or when a transfer matrix was saved
+beside the store (:meth:`gengap.transfer.TransferMatrix.save` writes ``transfer.json``). Figures:
+
+- per held-out group (one split each): score with its interval and the gap to the i.i.d. split,
+  the worst group marked;
+- on the i.i.d. test part, the score of every group of the same column(s), the worst group and
+  the best-minus-worst disparity, with intervals (:func:`gengap.groups.group_metrics`);
+- the transfer matrix as a heatmap (rows: trained on; columns: tested on).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from gengap.groups import expand_metadata, group_metrics
+from gengap.report._blocks import html_fragment
+from gengap.report._figures import figure_html, label
+from gengap.report._format import md_escape
+from gengap.report._sections import ReportContext, Section, register_section
+from gengap.report._tables import table_html, table_markdown
+from gengap.transfer import TRANSFER_FILE, TransferMatrix
+
+__all__ = ["groups_section"]
+
+
+def _pct(v: float, percent: bool) -> str:
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return "–"
+    return f"{100 * v:.1f}%" if percent else f"{v:.3g}"
+
+
+def _interval(est: float, low: float, high: float, percent: bool) -> str:
+    return f"{_pct(est, percent)} [{_pct(low, percent)}, {_pct(high, percent)}]"
+
+
+def _held_out_table(ctx: ReportContext, metric: str, percent: bool) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
+    group_splits = [s for s, info in ctx.split_info.items() if info.get("method") == "group"]
+    summary = ctx.summary[(ctx.summary["metric"] == metric) & ctx.summary["split"].isin(group_splits)]
+    rows, data = [], []
+    for model, g in summary.groupby("model", sort=True):
+        worst = g["score"].idxmin()
+        for idx, r in g.iterrows():
+            held = ", ".join(map(str, ctx.split_info[r["split"]].get("test_groups", []))) or r["split"]
+            rows.append({"Model": model, "Held-out group": held, "n": int(r["n"]),
+                         "Score [95% CI]": _interval(r["score"], r["score_low"], r["score_high"], percent),
+                         "Gap to i.i.d.": "–" if pd.isna(r["gap"]) else _interval(r["gap"], r["gap_low"], r["gap_high"], percent),
+                         "Worst": "◀ worst" if idx == worst and len(g) > 1 else ""})
+            data.append({"model": model, "split": r["split"], "held_out": held, "n": int(r["n"]), "score": r["score"],
+                         "score_low": r["score_low"], "score_high": r["score_high"], "gap": r["gap"],
+                         "worst": bool(idx == worst)})
+    return pd.DataFrame(rows), data
+
+
+def _within_reference(ctx: ReportContext, metric: str, percent: bool) -> tuple[list[Any], list[dict[str, Any]]]:
+    columns = []
+    for info in ctx.split_info.values():
+        if info.get("method") == "group":
+            for c in info.get("group_columns", []):
+                if c not in columns:
+                    columns.append(c)
+    if not columns or ctx.reference is None:
+        return [], []
+    rows = ctx.clean_rows[(ctx.clean_rows["split"] == ctx.reference) & (ctx.clean_rows["metric"] == metric)]
+    if rows.empty:
+        return [], []
+    rows = expand_metadata(rows)
+    if any(c not in rows.columns for c in columns):
+        return [], []
+    key = rows[columns].astype(str).agg("/".join, axis=1)
+    parts, data = [], []
+    for model, idx in rows.groupby("model", sort=True).groups.items():
+        rep = group_metrics(rows.loc[idx, "score"], key.loc[idx], n_resamples=min(ctx.n_resamples, 5000), seed=0)
+        table = pd.DataFrame({
+            "Group": rep.table["group"], "n": rep.table["n"],
+            "Score [95% CI]": [_interval(s, lo, hi, percent) for s, lo, hi in
+                               zip(rep.table["score"], rep.table["score_low"], rep.table["score_high"])],
+        })
+        sentence = (f"{model}: worst group {rep.worst_group} at {_interval(rep.worst.estimate, rep.worst.low, rep.worst.high, percent)}; "
+                    f"best minus worst {_interval(rep.disparity.estimate, rep.disparity.low, rep.disparity.high, percent)}"
+                    + (f"; left out: {', '.join(rep.left_out)}" if rep.left_out else "") + ".")
+        parts.append((sentence, table))
+        data.append({"model": model, **rep.to_dict()})
+    return parts, data
+
+
+def _heatmap(tm: TransferMatrix, percent: bool) -> go.Figure:
+    names = [label(n, 24) for n in tm.scores.index]
+    z = tm.scores.to_numpy(dtype=float)
+    text = [[_interval(z[i, j], tm.low.iat[i, j], tm.high.iat[i, j], percent) for j in range(z.shape[1])]
+            for i in range(z.shape[0])]
+    fig = go.Figure(go.Heatmap(
+        z=z, x=names, y=names, text=text, colorscale="RdYlBu", zmin=0 if percent else None, zmax=1 if percent else None,
+        hovertemplate="trained on %{y}<br>tested on %{x}<br>%{text}<extra></extra>", colorbar=dict(title=label(tm.metric)),
+    ))
+    fig.update_layout(title=label(f"Transfer matrix ({tm.metric}): trained on rows, tested on columns"),
+                      xaxis_title="tested on", yaxis_title="trained on", yaxis_autorange="reversed")
+    return fig
+
+
+@register_section("groups", order=45)
+def groups_section(ctx: ReportContext) -> Section | None:
+    """Held-out groups with the worst group, per-group scores on the i.i.d. part, and the transfer heatmap."""
+    metric = ctx.primary_metric
+    transfer_path = Path(ctx.store.path).parent / TRANSFER_FILE if getattr(ctx.store, "path", None) else None
+    tm = TransferMatrix.load(transfer_path) if transfer_path is not None and transfer_path.exists() else None
+    has_groups = any(info.get("method") == "group" for info in ctx.split_info.values())
+    if metric is None or (not has_groups and tm is None):
+        return None
+    percent = ctx.score_format(metric).percent
+    html_parts, md_parts, data = [], [], {"metric": metric}
+    if has_groups:
+        held, held_data = _held_out_table(ctx, metric, percent)
+        data["held_out"] = held_data
+        if len(held):
+            html_parts += [html_fragment("<h3>Held-out groups</h3><p>Each group is the test part of its own split; "
+                                         "the model trained on every other group.</p>"), table_html(held)]
+            md_parts += ["### Held-out groups", "", table_markdown(held), ""]
+        within, within_data = _within_reference(ctx, metric, percent)
+        data["within_reference"] = within_data
+        if within:
+            html_parts.append(html_fragment("<h3>Groups on the i.i.d. test part ({{ ref }})</h3>", ref=ctx.reference))
+            md_parts += [f"### Groups on the i.i.d. test part ({md_escape(ctx.reference)})", ""]
+            for sentence, table in within:
+                html_parts += [html_fragment("<p>{{ s }}</p>", s=sentence), table_html(table)]
+                md_parts += [md_escape(sentence), "", table_markdown(table), ""]
+    if tm is not None:
+        tm_percent = tm.metric == metric and percent
+        html_parts += [html_fragment("<h3>Cross-group transfer</h3><p>Diagonal: held-out examples of the training "
+                                     "group itself; elsewhere: every example of the tested group.</p>"),
+                       figure_html(_heatmap(tm, tm_percent), div_id="chart-groups-transfer", height=420)]
+        wide = tm.scores.map(lambda v: _pct(v, tm_percent)).reset_index().rename(columns={"train_group": "trained on"})
+        md_parts += ["### Cross-group transfer (rows: trained on)", "", table_markdown(wide), ""]
+        data["transfer"] = {"metric": tm.metric, "cells": tm.to_frame().to_dict(orient="records")}
+    if not html_parts:
+        return None
+    from markupsafe import Markup
+
+    return Section("Groups", Markup("").join(html_parts), "\n".join(md_parts).strip(), data=data)
