@@ -175,8 +175,10 @@ _ALIGN = {"Score": "right", "95% CI": "right", "Gap to i.i.d.": "right", "Gap 95
 
 
 @register_section("overview", order=10)
-def overview(ctx: ReportContext) -> Section:
-    """Headline, score and gap charts, and the summary table, per metric."""
+def overview(ctx: ReportContext) -> Section | None:
+    """Headline, score and gap charts, and the summary table, per metric (none for a training-only run)."""
+    if ctx.summary.empty and not ctx.measures.empty:
+        return None
     split_order = list(ctx.split_info)
     models = list(dict.fromkeys(ctx.summary["model"])) if len(ctx.summary) else []
     head = ctx.headline

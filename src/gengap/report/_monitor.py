@@ -77,9 +77,11 @@ def _family_figure(family: str, frame: pd.DataFrame, events: pd.DataFrame, log_x
     for ev in events.head(MAX_EVENT_MARKS).itertuples():
         if log_x and ev.step <= 0:
             continue
-        fig.add_vline(x=ev.step, line=dict(color="#5F6B7A", width=1, dash="dot"),
-                      annotation=dict(text=label(ev.kind), textangle=-90, font=dict(size=11, color="#5F6B7A"),
-                                      yanchor="top", xanchor="left"), annotation_position="top")
+        fig.add_vline(x=ev.step, line=dict(color="#5F6B7A", width=1, dash="dot"))
+        # annotations on a log axis take log10 coordinates (the line above takes data coordinates)
+        fig.add_annotation(x=float(np.log10(ev.step)) if log_x else ev.step, y=1, yref="paper", text=label(ev.kind),
+                           textangle=-90, showarrow=False, font=dict(size=11, color="#5F6B7A"), yanchor="top",
+                           xanchor="left")
     fig.update_layout(
         title=label(family.replace("_", " ").capitalize()), showlegend=True, hovermode="x unified",
         xaxis=dict(title="step" + (" (log scale)" if log_x else ""), type="log" if log_x else "linear"),

@@ -1,0 +1,18 @@
+"""Import torch only when a monitor needs it, with an install hint when it is missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gengap._errors import MissingDependency
+
+__all__ = ["require_torch"]
+
+
+def require_torch() -> Any:
+    """Return the ``torch`` module, or raise :class:`~gengap.MissingDependency` with the install command."""
+    try:
+        import torch
+    except ImportError:
+        raise MissingDependency("torch", "torch", "Watching a training run (gengap.Monitor)") from None
+    return torch
