@@ -16,7 +16,8 @@ from gengap.splits._base import Splitter
 __all__ = ["make_splitter", "parse_split_spec", "methods"]
 
 #: The option a bare value sets, per method ("primitive:jump").
-MAIN_OPTION = {"primitive": "primitive", "length": "by"}
+MAIN_OPTION = {"primitive": "primitive", "length": "by", "combination": "combinations", "parts": "max_train_parts",
+               "mcd": "target_divergence"}
 
 
 def methods() -> dict[str, type[Splitter]]:
