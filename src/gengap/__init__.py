@@ -8,48 +8,126 @@ them, score with honest statistics, and write a report.
 >>> ev = gengap.evaluate(lambda xs: ["x " * (len(x.split()) - 1) for x in xs], ds, ["random", "length"], progress=False)
 >>> ev.summary()["score"].tolist()
 [1.0, 1.0]
+
+Subpackages with more: ``gengap.splits`` (every splitter), ``gengap.perturb`` (stress tests),
+``gengap.extract`` (reading answers out of free text), ``gengap.tasks`` (built-in generators),
+``gengap.learners`` (small PyTorch models), ``gengap.monitor`` and ``gengap.measures``
+(training-time measures), ``gengap.models`` (adapters), ``gengap.report`` (report sections).
 """
 
 from gengap._errors import ConfigError, DataError, EndpointError, GengapError, MissingDependency, ModelError, StoreError
 from gengap.dataset import Dataset
+from gengap.divergence import atom_divergence, compound_divergence
+from gengap.groups import group_by, group_metrics
 from gengap.io import load
-from gengap.models import EstimatorModel, FunctionModel, Model, as_model, load_model
+from gengap.irt import IRTFit, fit_irt, irt_from_store
+from gengap.models import EstimatorModel, FunctionModel, Model, OpenAIModel, as_model, load_estimator_file, load_model
+from gengap.monitor import Monitor
+from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
+from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
+from gengap.report import write_report
 from gengap.runner import Evaluation, evaluate
-from gengap.splits import HeldOutPrimitive, LengthSplit, RandomSplit, Split, Splitter, TaxonomyCard, load_split, make_splitter
+from gengap.seeds import SeedSpread
+from gengap.seeds import seeds as _seeds_function
+from gengap.shift import ShiftTest, classifier_test, detect_shift, mmd_test
+from gengap.splits import (
+    ClusterSplit,
+    DifficultySplit,
+    GroupSplit,
+    HeldOutCombinations,
+    HeldOutPrimitive,
+    LengthSplit,
+    MaxCompoundDivergence,
+    PartCountSplit,
+    RandomSplit,
+    Split,
+    Splitter,
+    TargetMaxCompoundDivergence,
+    TaxonomyCard,
+    TimeSplit,
+    UnobservedStructureSplit,
+    load_split,
+    make_splitter,
+)
 from gengap.stats import Interval, bootstrap_ci, gap, paired_difference
 from gengap.store import Store
+from gengap.templates import Template
+from gengap.transfer import TransferMatrix, transfer_matrix
+
+from gengap import measures  # noqa: E402  (the module: gengap.measures.rank_correlation(runs))
+
+#: ``gengap.seeds(train_fn, n=...)``: train and evaluate several seeds, report the spread.
+seeds = _seeds_function
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ClusterSplit",
     "ConfigError",
     "DataError",
     "Dataset",
+    "DifficultySplit",
     "EndpointError",
     "EstimatorModel",
     "Evaluation",
     "FunctionModel",
     "GengapError",
+    "GroupSplit",
+    "HeldOutCombinations",
     "HeldOutPrimitive",
+    "IRTFit",
     "Interval",
     "LengthSplit",
+    "MaxCompoundDivergence",
     "MissingDependency",
     "Model",
     "ModelError",
+    "Monitor",
+    "OpenAIModel",
+    "PartCountSplit",
+    "Perturbation",
     "RandomSplit",
+    "RankAgreement",
+    "SeedSpread",
+    "ShiftTest",
     "Split",
     "Splitter",
     "Store",
     "StoreError",
+    "TargetMaxCompoundDivergence",
     "TaxonomyCard",
+    "Template",
+    "TimeSplit",
+    "TransferMatrix",
+    "UnobservedStructureSplit",
     "__version__",
     "as_model",
+    "atom_divergence",
     "bootstrap_ci",
+    "classifier_test",
+    "compound_divergence",
+    "detect_shift",
     "evaluate",
+    "expected_max_score",
+    "fit_irt",
     "gap",
+    "group_by",
+    "group_metrics",
+    "irt_from_store",
     "load",
+    "load_estimator_file",
     "load_model",
     "load_split",
+    "make_perturbation",
+    "make_perturbations",
     "make_splitter",
+    "measures",
+    "mmd_test",
     "paired_difference",
+    "perturbation",
+    "rank_agreement",
+    "seeds",
+    "stress_summary",
+    "transfer_matrix",
+    "write_report",
 ]

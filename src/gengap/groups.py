@@ -37,7 +37,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import check_random_state
+from gengap._random import check_random_state
 from gengap.stats import Interval, _interval, bootstrap_means
 
 __all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS"]

@@ -24,7 +24,7 @@ from scipy import stats as sps
 from scipy.special import gammaln
 
 from gengap._errors import ConfigError, DataError
-from gengap.splits._base import check_random_state
+from gengap._random import check_random_state
 
 __all__ = ["RankAgreement", "rank_agreement", "expected_max_score"]
 

@@ -31,7 +31,7 @@ import pandas as pd
 from scipy import stats as sps
 
 from gengap._errors import ConfigError, DataError
-from gengap.splits._base import check_random_state
+from gengap._random import check_random_state
 from gengap.splits.clusters import embed
 
 __all__ = ["ShiftTest", "classifier_test", "mmd_test", "detect_shift", "SHIFT_COLUMNS"]

@@ -26,7 +26,7 @@ import numpy as np
 from scipy.special import ndtr, ndtri
 
 from gengap._errors import ConfigError, DataError
-from gengap.splits._base import check_random_state
+from gengap._random import check_random_state
 
 __all__ = ["Interval", "bootstrap_ci", "bootstrap_means", "gap", "paired_difference"]
 

@@ -34,7 +34,7 @@ from gengap.groups import group_by
 from gengap.metrics import get_metric, score
 from gengap.models import as_model
 from gengap.runner import predict_batched
-from gengap.splits._base import check_random_state
+from gengap._random import check_random_state
 from gengap.stats import _interval, bootstrap_means
 
 __all__ = ["TransferMatrix", "transfer_matrix", "TRANSFER_FILE"]

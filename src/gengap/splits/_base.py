@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
+from gengap._random import check_random_state
 from gengap.dataset import Dataset
 from gengap.structure import AtomFn, words
 
@@ -125,15 +126,6 @@ class Split:
         write_jsonl(self.test_part.to_records(), out / "test.jsonl")
         (out / "split.json").write_text(json.dumps(self.to_dict(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
         return out
-
-
-def check_random_state(seed: int | np.random.Generator | None) -> np.random.Generator:
-    """None, an int or a Generator in; a numpy Generator out."""
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None or isinstance(seed, (int, np.integer)):
-        return np.random.default_rng(seed)
-    raise ConfigError(f"seed must be an int, None or a numpy Generator, got {seed!r}.")
 
 
 def resolve_test_size(test_fraction: float | int, n: int) -> int:
