@@ -15,21 +15,13 @@ Subpackages with more: ``gengap.splits`` (every splitter), ``gengap.perturb`` (s
 (training-time measures), ``gengap.models`` (adapters), ``gengap.report`` (report sections).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from gengap._errors import ConfigError, DataError, EndpointError, GengapError, MissingDependency, ModelError, StoreError
 from gengap.dataset import Dataset
-from gengap.divergence import atom_divergence, compound_divergence
-from gengap.groups import group_by, group_metrics
 from gengap.io import load
-from gengap.irt import IRTFit, fit_irt, irt_from_store
 from gengap.models import EstimatorModel, FunctionModel, Model, OpenAIModel, as_model, load_estimator_file, load_model
-from gengap.monitor import Monitor
-from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
-from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
-from gengap.report import write_report
 from gengap.runner import Evaluation, evaluate
-from gengap.seeds import SeedSpread
-from gengap.seeds import seeds as _seeds_function
-from gengap.shift import ShiftTest, classifier_test, detect_shift, mmd_test
 from gengap.splits import (
     ClusterSplit,
     DifficultySplit,
@@ -51,13 +43,55 @@ from gengap.splits import (
 )
 from gengap.stats import Interval, bootstrap_ci, gap, paired_difference
 from gengap.store import Store
-from gengap.templates import Template
-from gengap.transfer import TransferMatrix, transfer_matrix
 
-from gengap import measures  # noqa: E402  (the module: gengap.measures.rank_correlation(runs))
+#: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
+_LAZY = {
+    "atom_divergence": "gengap.divergence", "compound_divergence": "gengap.divergence",
+    "group_by": "gengap.groups", "group_metrics": "gengap.groups",
+    "IRTFit": "gengap.irt", "fit_irt": "gengap.irt", "irt_from_store": "gengap.irt",
+    "Monitor": "gengap.monitor",
+    "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
+    "perturbation": "gengap.perturb", "stress_summary": "gengap.perturb",
+    "RankAgreement": "gengap.ranking", "expected_max_score": "gengap.ranking", "rank_agreement": "gengap.ranking",
+    "write_report": "gengap.report",
+    "SeedSpread": "gengap.seeds",
+    "ShiftTest": "gengap.shift", "classifier_test": "gengap.shift", "detect_shift": "gengap.shift", "mmd_test": "gengap.shift",
+    "Template": "gengap.templates",
+    "TransferMatrix": "gengap.transfer", "transfer_matrix": "gengap.transfer",
+}
 
-#: ``gengap.seeds(train_fn, n=...)``: train and evaluate several seeds, report the spread.
-seeds = _seeds_function
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from gengap import measures
+    from gengap.divergence import atom_divergence, compound_divergence
+    from gengap.groups import group_by, group_metrics
+    from gengap.irt import IRTFit, fit_irt, irt_from_store
+    from gengap.monitor import Monitor
+    from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
+    from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
+    from gengap.report import write_report
+    from gengap import seeds
+    from gengap.seeds import SeedSpread
+    from gengap.shift import ShiftTest, classifier_test, detect_shift, mmd_test
+    from gengap.templates import Template
+    from gengap.transfer import TransferMatrix, transfer_matrix
+
+
+def __getattr__(name: str) -> Any:
+    import importlib
+
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in ("seeds", "measures"):  # modules; gengap.seeds is callable: gengap.seeds(train_fn, n=...)
+        value = importlib.import_module(f"gengap.{name}")
+    else:
+        raise AttributeError(f"module 'gengap' has no attribute '{name}'")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __version__ = "0.1.0"
 
