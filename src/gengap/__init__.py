@@ -20,7 +20,17 @@ from typing import TYPE_CHECKING, Any
 from gengap._errors import ConfigError, DataError, EndpointError, GengapError, MissingDependency, ModelError, StoreError
 from gengap.dataset import Dataset
 from gengap.io import load
-from gengap.models import EstimatorModel, FunctionModel, Model, OpenAIModel, as_model, load_estimator_file, load_model
+from gengap.models import (
+    EstimatorModel,
+    FunctionModel,
+    Model,
+    OpenAIModel,
+    TorchModel,
+    TransformersModel,
+    as_model,
+    load_estimator_file,
+    load_model,
+)
 from gengap.runner import Evaluation, evaluate
 from gengap.splits import (
     ClusterSplit,
@@ -31,6 +41,7 @@ from gengap.splits import (
     LengthSplit,
     MaxCompoundDivergence,
     PartCountSplit,
+    PresetSplit,
     RandomSplit,
     Split,
     Splitter,
@@ -120,6 +131,7 @@ __all__ = [
     "OpenAIModel",
     "PartCountSplit",
     "Perturbation",
+    "PresetSplit",
     "RandomSplit",
     "RankAgreement",
     "SeedSpread",
@@ -132,7 +144,9 @@ __all__ = [
     "TaxonomyCard",
     "Template",
     "TimeSplit",
+    "TorchModel",
     "TransferMatrix",
+    "TransformersModel",
     "UnobservedStructureSplit",
     "__version__",
     "as_model",

@@ -9,6 +9,7 @@ from gengap.splits._load import load_split
 from gengap.splits._registry import make_splitter, methods, parse_split_spec
 from gengap.splits.combination import HeldOutCombinations, HeldOutPrimitive, PartCountSplit
 from gengap.splits.length import LengthSplit
+from gengap.splits.preset import PresetSplit
 from gengap.splits.random import RandomSplit
 from gengap.splits.groups import GroupSplit
 from gengap.splits.time import TimeSplit
@@ -18,6 +19,7 @@ from gengap.splits.clusters import ClusterSplit
 from gengap.splits.difficulty import DifficultySplit
 
 __all__ = [
+    "PresetSplit",
     "HeldOutCombinations",
     "PartCountSplit",
     "MaxCompoundDivergence",
