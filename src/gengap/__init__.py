@@ -61,6 +61,7 @@ _LAZY = {
     "group_by": "gengap.groups", "group_metrics": "gengap.groups",
     "IRTFit": "gengap.irt", "fit_irt": "gengap.irt", "irt_from_store": "gengap.irt",
     "Monitor": "gengap.monitor",
+    "Seq2SeqLearner": "gengap.learners",
     "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
     "perturbation": "gengap.perturb", "stress_summary": "gengap.perturb",
     "RankAgreement": "gengap.ranking", "expected_max_score": "gengap.ranking", "rank_agreement": "gengap.ranking",
@@ -76,6 +77,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from gengap.divergence import atom_divergence, compound_divergence
     from gengap.groups import group_by, group_metrics
     from gengap.irt import IRTFit, fit_irt, irt_from_store
+    from gengap.learners import Seq2SeqLearner
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
     from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
@@ -135,6 +137,7 @@ __all__ = [
     "RandomSplit",
     "RankAgreement",
     "SeedSpread",
+    "Seq2SeqLearner",
     "ShiftTest",
     "Split",
     "Splitter",
