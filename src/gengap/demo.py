@@ -32,7 +32,7 @@ SCAN_BASELINE: dict[str, Any] = {
     "dropout": 0.0,
 }
 #: A smaller network trained for fewer epochs, for ``--quick``.
-SCAN_BASELINE_QUICK: dict[str, Any] = {**SCAN_BASELINE, "embedding_size": 32, "hidden_size": 64, "epochs": 5}
+SCAN_BASELINE_QUICK: dict[str, Any] = {**SCAN_BASELINE, "embedding_size": 32, "hidden_size": 64, "epochs": 4}
 
 #: Exact-match accuracy Lake & Baroni (2018) report for their models, for comparison in the printout.
 PUBLISHED = {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
