@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from gengap._errors import ConfigError
-from gengap.splits._registry import _coerce
+from gengap._specs import parse_value
 
 __all__ = ["print_summary", "parse_options", "stdout"]
 
@@ -58,5 +58,5 @@ def parse_options(pairs: list[str] | None) -> dict[str, Any]:
         key, eq, value = pair.partition("=")
         if not eq or not key:
             raise ConfigError(f"Option '{pair}' must have the form key=value, e.g. --option by=input.")
-        out[key.strip().replace("-", "_")] = _coerce(value.strip())
+        out[key.strip().replace("-", "_")] = parse_value(value.strip())
     return out

@@ -50,7 +50,7 @@ def eval_command(
 
     Example: gengap eval --data data.jsonl --input question --target answer --model mypkg.mymodule:predict --split random --split length --out report/
     """
-    from gengap.config import execute, parse_config
+    from gengap.config import parse_config
 
     splits = []
     for s in split or ["random"]:

@@ -27,18 +27,15 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gengap._errors import ConfigError, MissingDependency, ModelError
+from gengap._optional import require
+from gengap._errors import ConfigError, ModelError
 from gengap.models._base import Model
 
 __all__ = ["TorchModel"]
 
 
 def _import_torch() -> Any:
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependency("torch", "torch", "The PyTorch module adapter") from None
-    return torch
+    return require("torch", extra="torch", purpose="The PyTorch module adapter")
 
 
 def _to_device(value: Any, device: Any, torch: Any) -> Any:

@@ -26,18 +26,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gengap._errors import ConfigError, MissingDependency, ModelError
+from gengap._optional import require
+from gengap._errors import ConfigError, ModelError
 from gengap.models._base import Model
 
 __all__ = ["TransformersModel"]
 
 
 def _import_transformers() -> Any:
-    try:
-        import transformers
-    except ImportError:
-        raise MissingDependency("transformers", "transformers", "The Hugging Face transformers adapter") from None
-    return transformers
+    return require("transformers", extra="hf", purpose="The Hugging Face transformers adapter")
 
 
 def _letters_tokenizer_for_doctest() -> Any:

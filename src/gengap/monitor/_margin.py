@@ -24,7 +24,7 @@ def margins(logits: object, targets: object) -> object:
     >>> margins(torch.tensor([[3.0, 1.0], [0.0, 2.0]]), torch.tensor([0, 0])).tolist()
     [2.0, -2.0]
     """
-    torch = require_torch()
+    require_torch()  # a clear error when torch is missing
     logits = logits.reshape(-1, logits.shape[-1]).float()
     targets = targets.reshape(-1)
     keep = targets != IGNORE_INDEX

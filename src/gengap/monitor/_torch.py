@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from gengap._errors import MissingDependency
+from gengap._optional import require
 
 __all__ = ["require_torch"]
 
 
 def require_torch() -> Any:
     """Return the ``torch`` module, or raise :class:`~gengap.MissingDependency` with the install command."""
-    try:
-        import torch
-    except ImportError:
-        raise MissingDependency("torch", "torch", "Watching a training run (gengap.Monitor)") from None
-    return torch
+    return require("torch", extra="torch", purpose="Watching a training run (gengap.Monitor)")

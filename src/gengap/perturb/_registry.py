@@ -6,10 +6,10 @@ other family names expand to every built-in perturbation of the family.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from typing import Any
 
+from gengap._specs import check_options, parse_spec, signature_options
 from gengap._errors import ConfigError, did_you_mean
 from gengap.perturb._base import Perturbation
 from gengap.perturb._choice import ContaminationProbe, OptionLength, ShuffleChoices, ToOpenAnswer, ToTrueFalse
@@ -78,18 +78,6 @@ def available_perturbations() -> list[str]:
     return sorted(_FACTORIES) + sorted(FAMILIES)
 
 
-def _coerce(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def make_perturbation(spec: str | Perturbation) -> Perturbation:
     """Build one perturbation from ``"name"`` or ``"name:key=value,key=value"``.
 
@@ -108,20 +96,11 @@ def make_perturbation(spec: str | Perturbation) -> Perturbation:
         raise ConfigError(f"Unknown perturbation '{name}'.{did_you_mean(name, list(_FACTORIES))} "
                           f"Known: {', '.join(available_perturbations())}.")
     factory = _FACTORIES[name]
-    options: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))) if name != "template" else ([rest] if rest else []):
-        if name == "template":
-            options["template"] = part.replace("\\n", "\n")
-            continue
-        key, eq, value = part.partition("=")
-        if not eq:
-            raise ConfigError(f"Perturbation '{spec}': '{part}' needs the form key=value, e.g. typos:rate=0.05.")
-        options[key.strip().replace("-", "_")] = _coerce(value.strip())
-    params = [p for p in inspect.signature(factory).parameters if p != "self"]
-    for key in options:
-        if key not in params:
-            raise ConfigError(f"Perturbation '{spec}': '{name}' has no option '{key}'.{did_you_mean(key, params)} "
-                              f"Options: {', '.join(params) or 'none'}.")
+    if name == "template":  # the template text may hold commas and '=': everything after the colon
+        options: dict[str, Any] = {"template": rest.replace("\\n", "\n")} if rest else {}
+    else:
+        options = parse_spec(spec, what="Perturbation")[1]
+    check_options(spec, name, options, signature_options(factory), what="Perturbation")
     try:
         return factory(**options)
     except TypeError as e:

@@ -7,10 +7,10 @@ sets the method's main option (``"primitive:jump"``).
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._specs import check_options, parse_spec, signature_options
 from gengap.splits._base import Splitter
 
 __all__ = ["make_splitter", "parse_split_spec", "methods"]
@@ -25,32 +25,10 @@ def methods() -> dict[str, type[Splitter]]:
     return dict(sorted(Splitter.registry.items()))
 
 
-def _coerce(text: str) -> Any:
-    low = text.lower()
-    if low in ("true", "false"):
-        return low == "true"
-    if low in ("none", "null"):
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
 def parse_split_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """``"length:by=input"`` -> ``("length", {"by": "input"})``."""
-    method, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, value = part.partition("=")
-        if not eq:
-            if method not in MAIN_OPTION:
-                raise ConfigError(f"Split '{spec}': '{part}' needs the form key=value.")
-            key, value = MAIN_OPTION[method], part
-        options[key.strip().replace("-", "_")] = _coerce(value.strip())
-    return method.strip(), options
+    method = spec.partition(":")[0].strip()
+    return parse_spec(spec, what="Split", main_option=MAIN_OPTION.get(method))
 
 
 def make_splitter(spec: str | Splitter, *, options: dict[str, Any] | None = None, **defaults: Any) -> Splitter:
@@ -71,14 +49,10 @@ def make_splitter(spec: str | Splitter, *, options: dict[str, Any] | None = None
     if method not in registry:
         raise ConfigError(f"Unknown split method '{method}'.{did_you_mean(method, registry)} Methods: {', '.join(registry)}.")
     cls = registry[method]
-    params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    params = signature_options(cls)
     if "seed" in defaults and "random_state" in params:
         defaults = {**defaults, "random_state": defaults["seed"]}
-    for key in options:
-        if key not in params:
-            raise ConfigError(
-                f"Split '{spec}': method '{method}' has no option '{key}'.{did_you_mean(key, params)} Options: {', '.join(params)}."
-            )
+    check_options(spec, method, options, params, what="Split")
     kwargs = {k: v for k, v in defaults.items() if k in params and v is not None}
     kwargs.update(options)
     try:

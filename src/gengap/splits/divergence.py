@@ -470,7 +470,6 @@ class DivergenceSearch:
         in_test = best[1].copy()
         self._evaluate(in_test)
         best_feasible = (in_test.copy(), best[2], best[3]) if self.feasible(best[3]) else None
-        best_score = best[0]
         m = max(1, self.n_test // 10)
         stalls = 0
         iterations = 0
@@ -488,7 +487,6 @@ class DivergenceSearch:
             stalls = 0
             m = min(2 * m, max(1, self.n_test // 4))
             dc, da = self.C.divergence(), self.A.divergence()
-            best_score = float(self.score(dc, da))
             trajectory.append({"phase": "swap", "iteration": it, "compound_divergence": round(dc, 6),
                                "atom_divergence": round(da, 6)})
             if self.feasible(da) and (best_feasible is None or self.score(dc, 0.0) > self.score(best_feasible[1], 0.0)):

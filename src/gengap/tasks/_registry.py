@@ -19,16 +19,16 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from gengap._errors import ConfigError, DataError, did_you_mean
+from gengap._errors import ConfigError, did_you_mean
 from gengap.dataset import Dataset
 from gengap.splits.preset import PresetSplit  # noqa: F401  (re-exported)
-from gengap.splits._base import Splitter, TaxonomyCard
+from gengap.splits._base import Splitter
 
 __all__ = ["Param", "Task", "PresetSplit", "register_task", "task", "tasks", "get_task", "generate", "natural_splits"]
 
