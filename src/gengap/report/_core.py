@@ -207,10 +207,11 @@ def overview(ctx: ReportContext) -> Section | None:
         f"Scores are means over the test examples; intervals are {int(100 * ctx.confidence)}% percentile bootstrap "
         f"intervals ({ctx.n_resamples:,} resamples, seed 0). The gap is the i.i.d. score minus the split's score, "
         "so a positive gap is a loss. It is a paired difference when both splits hold the same examples, otherwise "
-        "the two test sets are resampled independently. n is the number of test examples behind each figure. "
-        "Unextracted (when answers are extracted) is the share of outputs with no readable answer: they score 0 "
-        "and are counted apart from wrong answers."
+        "the two test sets are resampled independently. n is the number of test examples behind each figure."
     ) if len(ctx.summary) else ""
+    if note and "unextracted" in ctx.summary and ctx.summary["unextracted"].notna().any():
+        note += (" Unextracted is the share of outputs with no readable answer: they score 0 and are counted apart "
+                 "from wrong answers.")
     if note:
         md.append(f"*{md_escape(note)}*")
     html = Markup(render_template("overview.html", head=head, blocks=blocks, note=note))
