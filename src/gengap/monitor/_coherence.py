@@ -15,7 +15,7 @@ Cost: ``m`` per-example backward passes (vectorized with ``torch.func``) and an 
 from __future__ import annotations
 
 from gengap.monitor._base import Measure, MeasureContext, Record, register_measure
-from gengap.monitor._evaluate import split_batch
+from gengap.monitor._evaluate import probe_sample
 from gengap.monitor._pergrad import per_example_gradients
 
 __all__ = ["GradientCoherence", "coherence"]
@@ -50,9 +50,7 @@ class GradientCoherence(Measure):
     def compute(self, ctx: MeasureContext) -> list[Record]:
         if ctx.probe is None:
             return []
-        inputs, targets = split_batch(ctx.probe)
-        m = min(self.sample, int(targets.shape[0]))
-        x = {k: v[:m] for k, v in inputs.items()} if isinstance(inputs, dict) else inputs[:m]
-        g = per_example_gradients(ctx.model, ctx.params, x, targets[:m], ctx.loss_fn)
+        x, y = probe_sample(ctx.probe, self.sample)
+        g = per_example_gradients(ctx.model, ctx.params, x, y, ctx.loss_fn)
         alpha = coherence(g)
-        return [("gradient_coherence", "", alpha), ("gradient_coherence_ratio", "", m * alpha)]
+        return [("gradient_coherence", "", alpha), ("gradient_coherence_ratio", "", int(y.shape[0]) * alpha)]

@@ -24,7 +24,7 @@ import numpy as np
 
 from gengap._errors import ConfigError
 from gengap.monitor._base import Measure, MeasureContext, Record, register_measure
-from gengap.monitor._evaluate import IGNORE_INDEX, forward, split_batch
+from gengap.monitor._evaluate import IGNORE_INDEX, forward, probe_sample, take_rows
 from gengap.monitor._params import watched_parameters
 from gengap.monitor._pergrad import per_example_gradients
 from gengap.monitor._torch import require_torch
@@ -34,10 +34,6 @@ __all__ = ["el2n_scores", "grand_scores", "prune", "prune_dataset", "DataDiet"]
 
 def _models(models: Any) -> list[Any]:
     return list(models) if isinstance(models, (list, tuple)) else [models]
-
-
-def _take(inputs: Any, sl: slice) -> Any:
-    return {k: v[sl] for k, v in inputs.items()} if isinstance(inputs, dict) else inputs[sl]
 
 
 def el2n_scores(models: Any, inputs: Any, targets: Any, *, batch_size: int = 1024) -> np.ndarray:
@@ -58,7 +54,7 @@ def el2n_scores(models: Any, inputs: Any, targets: Any, *, batch_size: int = 102
         with torch.no_grad():
             for start in range(0, n, batch_size):
                 sl = slice(start, start + batch_size)
-                logits = forward(model, _take(inputs, sl)).float()
+                logits = forward(model, take_rows(inputs, sl)).float()
                 t = targets[sl]
                 probs = logits.softmax(-1)
                 onehot = torch.nn.functional.one_hot(t.clamp(min=0), logits.shape[-1]).to(probs.dtype)
@@ -133,9 +129,7 @@ class DataDiet(Measure):
     def compute(self, ctx: MeasureContext) -> list[Record]:
         if ctx.probe is None:
             return []
-        inputs, targets = split_batch(ctx.probe)
-        m = min(self.sample, int(targets.shape[0]))
-        x, y = _take(inputs, slice(0, m)), targets[:m]
+        x, y = probe_sample(ctx.probe, self.sample)
         el2n = el2n_scores(ctx.model, x, y)
         g = per_example_gradients(ctx.model, ctx.params, x, y, ctx.loss_fn)
         return [("el2n_mean", "", float(el2n.mean())), ("grand_mean", "", float(g.double().norm(dim=1).mean()))]

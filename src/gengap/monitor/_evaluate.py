@@ -19,7 +19,7 @@ from typing import Any
 from gengap._errors import ConfigError
 from gengap.monitor._torch import require_torch
 
-__all__ = ["evaluate_model", "logits_of", "split_batch", "IGNORE_INDEX"]
+__all__ = ["evaluate_model", "logits_of", "split_batch", "probe_sample", "take_rows", "IGNORE_INDEX"]
 
 IGNORE_INDEX = -100
 
@@ -48,6 +48,18 @@ def split_batch(batch: Any) -> tuple[Any, Any]:
     if isinstance(batch, (tuple, list)) and len(batch) >= 2:
         return batch[0], batch[1]
     raise ConfigError(f"A batch must be (inputs, targets) or a dict with 'labels'; got {type(batch).__name__}.")
+
+
+def take_rows(inputs: Any, rows: slice) -> Any:
+    """The same rows of a tensor input, or of every tensor of a dict input."""
+    return {k: v[rows] for k, v in inputs.items()} if isinstance(inputs, Mapping) else inputs[rows]
+
+
+def probe_sample(probe: Any, sample: int) -> tuple[Any, Any]:
+    """``(inputs, targets)`` of the first ``sample`` examples of a probe batch (what expensive measures use)."""
+    inputs, targets = split_batch(probe)
+    m = min(sample, int(targets.shape[0]))
+    return take_rows(inputs, slice(0, m)), targets[:m]
 
 
 def forward(model: Any, inputs: Any) -> Any:
