@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -33,3 +34,24 @@ def _torch_threads():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(before)
+
+
+@pytest.fixture
+def cli(monkeypatch, capsys, tmp_path):
+    """Call the gengap entry point in this process from ``tmp_path``: cli(*args) -> (code, stdout, stderr)."""
+    from gengap.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["gengap", *args])
+        try:
+            main()
+            code = 0
+        except SystemExit as e:
+            code = int(e.code or 0)
+        captured = capsys.readouterr()
+        return code, captured.out, captured.err
+
+    return run

@@ -53,26 +53,6 @@ def _model_module(folder: Path, code: str = MODEL_CODE) -> str:
     return f"{name}:predict"
 
 
-@pytest.fixture
-def cli(monkeypatch, capsys, tmp_path):
-    """Call the gengap entry point in this process from ``tmp_path``: cli(*args) -> (code, stdout, stderr)."""
-    from gengap.cli import main
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
-
-    def run(*args: str) -> tuple[int, str, str]:
-        monkeypatch.setattr(sys, "argv", ["gengap", *args])
-        try:
-            main()
-            code = 0
-        except SystemExit as e:
-            code = int(e.code or 0)
-        captured = capsys.readouterr()
-        return code, captured.out, captured.err
-
-    return run
-
 
 def _one_paragraph_error(code: int, err: str) -> str:
     assert code == 1, err

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import pickle
-import sys
 
 import numpy as np
 import pytest
@@ -41,20 +40,6 @@ def _pipeline() -> object:
     return make_pipeline(TfidfVectorizer(), LogisticRegression(max_iter=200))
 
 
-def run_cli(args: list[str], capsys, monkeypatch) -> tuple[int, str, str]:
-    """Run the gengap entry point in this process; returns (exit code, stdout, stderr)."""
-    from gengap.cli import main
-
-    monkeypatch.setattr(sys, "argv", ["gengap", *args])
-    try:
-        main()
-        code = 0
-    except SystemExit as e:
-        code = int(e.code or 0)
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
-
-
 def test_unfitted_pipeline_is_a_learner_fitted_on_each_split(tmp_path):
     ds = gengap.load(_records(), input="text", target="label", id="uid")
     learner = _pipeline()
@@ -84,7 +69,7 @@ def test_fitted_pipeline_is_evaluated_as_it_is(tmp_path):
     assert "C" not in set(rows["output"])
 
 
-def test_skops_file_through_gengap_eval(tmp_path, capsys, monkeypatch):
+def test_skops_file_through_gengap_eval(tmp_path, cli):
     records = _records()
     fitted = _pipeline().fit([r["text"] for r in records], [r["label"] for r in records])
     model_path = tmp_path / "model.skops"
@@ -92,9 +77,9 @@ def test_skops_file_through_gengap_eval(tmp_path, capsys, monkeypatch):
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     out = tmp_path / "report"
-    code, stdout, stderr = run_cli(["eval", "--data", str(data), "--input", "text", "--target", "label", "--id", "uid",
-                                    "--model", str(model_path), "--split", "random", "--split", "length:by=input",
-                                    "--out", str(out), "--no-progress"], capsys, monkeypatch)
+    code, stdout, stderr = cli("eval", "--data", str(data), "--input", "text", "--target", "label", "--id", "uid",
+                               "--model", str(model_path), "--split", "random", "--split", "length:by=input",
+                               "--out", str(out), "--no-progress")
     assert code == 0, stderr
     assert "random" in stdout and "length" in stdout and (out / "index.html").exists()
     with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
@@ -147,7 +132,7 @@ def test_allow_list():
         assert not is_allowed_type(name), name
 
 
-def test_pickle_needs_trust_pickle_and_the_cli_flag_flows_through(tmp_path, capsys, monkeypatch):
+def test_pickle_needs_trust_pickle_and_the_cli_flag_flows_through(tmp_path, cli):
     records = _records()
     fitted = _pipeline().fit([r["text"] for r in records], [r["label"] for r in records])
     path = tmp_path / "model.pkl"
@@ -161,9 +146,9 @@ def test_pickle_needs_trust_pickle_and_the_cli_flag_flows_through(tmp_path, caps
     data.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     args = ["eval", "--data", str(data), "--input", "text", "--target", "label", "--model", str(path),
             "--out", str(tmp_path / "out"), "--no-progress"]
-    code, _, stderr = run_cli(args, capsys, monkeypatch)
+    code, _, stderr = cli(*args)
     assert code == 1 and "--trust-pickle" in stderr and "Traceback" not in stderr
-    code, stdout, stderr = run_cli([*args, "--trust-pickle"], capsys, monkeypatch)
+    code, stdout, stderr = cli(*args, "--trust-pickle")
     assert code == 0, stderr
 
 

@@ -63,6 +63,27 @@ class Measure:
         return f"{type(self).__name__}(every={self.every})"
 
 
+class ProbeMeasure(Measure):
+    """An expensive measure computed on the first ``sample`` examples of the monitor's probe batch."""
+
+    cost: ClassVar[str] = "expensive"
+    needs_probe: ClassVar[bool] = True
+
+    def __init__(self, *, every: int | None = None, sample: int = 64) -> None:
+        super().__init__(every=every)
+        if not isinstance(sample, int) or sample < 1:
+            raise ConfigError(f"{type(self).__name__}(sample={sample!r}): sample must be a positive number of examples.")
+        self.sample = sample
+
+    def probe(self, ctx: MeasureContext) -> tuple[Any, Any] | None:
+        """``(inputs, targets)`` of the probe sample, or None when the monitor has no probe batch."""
+        if ctx.probe is None:
+            return None
+        from gengap.monitor._evaluate import probe_sample
+
+        return probe_sample(ctx.probe, self.sample)
+
+
 MEASURES: dict[str, type[Measure]] = {}
 
 

@@ -14,8 +14,7 @@ Cost: ``m`` per-example backward passes (vectorized with ``torch.func``) and an 
 
 from __future__ import annotations
 
-from gengap.monitor._base import Measure, MeasureContext, Record, register_measure
-from gengap.monitor._evaluate import probe_sample
+from gengap.monitor._base import MeasureContext, ProbeMeasure, Record, register_measure
 from gengap.monitor._pergrad import per_example_gradients
 
 __all__ = ["GradientCoherence", "coherence"]
@@ -35,22 +34,17 @@ def coherence(gradients: object) -> float:
 
 
 @register_measure
-class GradientCoherence(Measure):
+class GradientCoherence(ProbeMeasure):
     """``gradient_coherence`` and ``gradient_coherence_ratio`` on the first ``sample`` probe examples."""
 
     name = "coherence"
-    cost = "expensive"
     paper = "Chatterjee (2020); Chatterjee and Zielinski (2022)"
-    needs_probe = True
-
-    def __init__(self, *, every: int | None = None, sample: int = 64) -> None:
-        super().__init__(every=every)
-        self.sample = sample
 
     def compute(self, ctx: MeasureContext) -> list[Record]:
-        if ctx.probe is None:
+        sample = self.probe(ctx)
+        if sample is None:
             return []
-        x, y = probe_sample(ctx.probe, self.sample)
+        x, y = sample
         g = per_example_gradients(ctx.model, ctx.params, x, y, ctx.loss_fn)
         alpha = coherence(g)
         return [("gradient_coherence", "", alpha), ("gradient_coherence_ratio", "", int(y.shape[0]) * alpha)]

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from gengap._errors import ConfigError
-from gengap.monitor._base import Measure, MeasureContext, Record, register_measure
-from gengap.monitor._evaluate import IGNORE_INDEX, forward, probe_sample, take_rows
+from gengap.monitor._base import MeasureContext, ProbeMeasure, Record, register_measure
+from gengap.monitor._evaluate import IGNORE_INDEX, forward, take_rows
 from gengap.monitor._params import watched_parameters
 from gengap.monitor._pergrad import per_example_gradients
 from gengap.monitor._torch import require_torch
@@ -114,22 +114,17 @@ def prune_dataset(dataset: Any, scores: Sequence[float] | np.ndarray, keep: floa
 
 
 @register_measure
-class DataDiet(Measure):
+class DataDiet(ProbeMeasure):
     """``el2n_mean`` and ``grand_mean`` over the probe sample (first ``sample`` examples)."""
 
     name = "el2n"
-    cost = "expensive"
     paper = "Paul, Ganguli and Dziugaite (2021), Deep learning on a data diet"
-    needs_probe = True
-
-    def __init__(self, *, every: int | None = None, sample: int = 64) -> None:
-        super().__init__(every=every)
-        self.sample = sample
 
     def compute(self, ctx: MeasureContext) -> list[Record]:
-        if ctx.probe is None:
+        sample = self.probe(ctx)
+        if sample is None:
             return []
-        x, y = probe_sample(ctx.probe, self.sample)
+        x, y = sample
         el2n = el2n_scores(ctx.model, x, y)
         g = per_example_gradients(ctx.model, ctx.params, x, y, ctx.loss_fn)
         return [("el2n_mean", "", float(el2n.mean())), ("grand_mean", "", float(g.double().norm(dim=1).mean()))]
