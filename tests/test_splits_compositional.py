@@ -246,3 +246,39 @@ def test_unobserved_structure_split_maximizes_flagged(toy):
     table = unobserved_local_structures(toy, split.train, split.test)
     assert table["flagged"].mean() == pytest.approx(split.diagnostics["unobserved_share"])
     assert split.diagnostics["unobserved_share"] > 0.9 and split.diagnostics["n_unseen_test_atoms"] == 0
+
+
+def test_report_plots_the_search_trajectory(toy, tmp_path):
+    """An MCD split's trajectory becomes a chart and a one-line summary, not a dump of its steps."""
+    lookup = {x: "ok" for x in toy.inputs}
+    ev = gengap.evaluate(lambda xs: [lookup[x] if i % 4 else "no" for i, x in enumerate(xs)], toy,
+                         splits=[gengap.RandomSplit(test_fraction=0.2, random_state=0),
+                                 MaxCompoundDivergence(random_state=0, **FAST)],
+                         out=tmp_path / "run", progress=False)
+    steps = ev.split_info()["mcd:seed=0"]["trajectory"]
+    out = ev.report()
+    html = (out / "index.html").read_text(encoding="utf-8")
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert html.count('id="trajectory-') == 1 and 'id="trajectory-mcd-seed-0"' in html
+    line = next(line for line in md.splitlines() if line.startswith("| Search trajectory |"))
+    assert f"{len(steps):,} steps" in line and f"{steps[-1]['compound_divergence']:.4g}" in line
+    assert "phase=" not in md and "phase=" not in html
+
+
+def test_search_steps_back_under_the_atom_bound(toy):
+    """A search that ends just over the D_A bound swaps its way back under it, keeping the size and atoms."""
+    from gengap.splits.divergence import DivergenceSearch, structure_counts
+
+    a, c = structure_counts(toy, "words", "ngrams:2,3")
+    free = MaxCompoundDivergence(max_atom_divergence=None, random_state=0, **FAST).split_dataset(toy).diagnostics
+    bound = 0.8 * free["atom_divergence"]
+    search = DivergenceSearch(a.matrix, c.matrix, len(toy) // 5, max_atom_divergence=bound, min_train_atom_count=1,
+                              target=None, rng=np.random.default_rng(0))
+    in_test = np.zeros(len(toy), dtype=bool)
+    in_test[MaxCompoundDivergence(max_atom_divergence=None, random_state=0, **FAST).split_dataset(toy).test] = True
+    trajectory: list = []
+    final, dc, da = search._into_bound(in_test, trajectory)
+    assert final.sum() == len(toy) // 5 and da <= bound + 1e-12 and search.penalty == 10.0
+    assert atom_divergence(a.totals(np.flatnonzero(~final)), a.totals(np.flatnonzero(final))) == pytest.approx(da, abs=1e-9)
+    assert len(search.violated_atoms(final)) == 0 and trajectory[-1]["phase"] == "into_bound"
+    assert dc > 0.7 * free["compound_divergence"]

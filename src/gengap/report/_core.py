@@ -34,7 +34,7 @@ _TICK = 28
 _AXES = [("motivation", "Motivation"), ("generalisation_type", "Generalisation type"), ("shift_type", "Shift type"),
          ("shift_source", "Shift source"), ("shift_locus", "Shift locus")]
 _KNOWN = {"name", "method", "seed", "params", "dataset", "taxonomy", "n_train", "n_test", "test_fraction", "n_unused",
-          "unseen_test_atoms", "n_unseen_test_atoms", "held_out"}
+          "unseen_test_atoms", "n_unseen_test_atoms", "held_out", "trajectory"}
 
 
 def _slug(text: str) -> str:
@@ -253,6 +253,27 @@ def _axis_value(value: Any) -> str:
     return _LOCI.get(str(value), str(value).replace("_", " "))
 
 
+def _trajectory(name: str, steps: list[dict[str, Any]]) -> tuple[str, Markup]:
+    """A divergence search's trajectory: a one-line summary and a chart of D_C and D_A over its steps."""
+    frame = pd.DataFrame(steps)
+    x = np.arange(1, len(frame) + 1)
+    phase = frame["phase"].astype(str).map(label) if "phase" in frame else pd.Series([""] * len(frame))
+    fig = go.Figure()
+    for i, (key, title) in enumerate([("compound_divergence", "compound divergence D_C"),
+                                      ("atom_divergence", "atom divergence D_A")]):
+        if key in frame:
+            fig.add_trace(go.Scatter(x=x, y=frame[key], name=title, mode="lines+markers", marker=dict(size=5),
+                                     line=dict(color=COLORS[i]), customdata=phase, yaxis="y" if i == 0 else "y2",
+                                     hovertemplate=f"step %{{x}} (%{{customdata}})<br>{title}: %{{y:.4f}}<extra></extra>"))
+    fig.update_layout(title=f"{label(name, _TICK)}: divergence over the search", xaxis_title="search step (hold-outs, rebuilds, swap rounds)",
+                      yaxis=dict(title="D_C"), yaxis2=dict(title="D_A", overlaying="y", side="right", showgrid=False))
+    first, last = frame.iloc[0], frame.iloc[-1]
+    summary = (f"{len(frame):,} steps: D_C {first.get('compound_divergence', float('nan')):.4g} → "
+               f"{last.get('compound_divergence', float('nan')):.4g}, D_A {first.get('atom_divergence', float('nan')):.4g} → "
+               f"{last.get('atom_divergence', float('nan')):.4g} (the best state after each step)")
+    return summary, figure_html(fig, div_id=f"trajectory-{_slug(name)}", height=320)
+
+
 def _card(name: str, info: dict[str, Any], ctx: ReportContext) -> dict[str, Any]:
     tax = info.get("taxonomy") or {}
     scored = ctx.summary[ctx.summary["split"] == name]["n"]
@@ -283,10 +304,15 @@ def _card(name: str, info: dict[str, Any], ctx: ReportContext) -> dict[str, Any]
     ds = info.get("dataset")
     if isinstance(ds, dict):
         diag.append(("Dataset", f"{ds.get('name', '')} ({_human(ds.get('n'))} examples, fingerprint {ds.get('fingerprint', '')})"))
+    chart = None
+    steps = info.get("trajectory")
+    if isinstance(steps, list) and steps and all(isinstance(t, dict) for t in steps):
+        summary, chart = _trajectory(name, steps)
+        diag.append(("Search trajectory", summary))
     axes = [(title, _axis_value(tax.get(key))) for key, title in _AXES]
     method = str(info.get("method", ""))
     return dict(name=name, method=method if method != name else "", reference=name == ctx.reference,
-                description=tax.get("description", ""), axes=axes, diagnostics=diag)
+                description=tax.get("description", ""), axes=axes, diagnostics=diag, chart=chart)
 
 
 @register_section("splits", order=20)
