@@ -12,6 +12,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import textwrap
 import uuid
 from pathlib import Path
 
@@ -19,6 +20,7 @@ import pandas as pd
 import pytest
 
 import gengap
+import gengap.config
 from gengap import Store
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -75,31 +77,17 @@ def test_eval_command_and_the_equivalent_run_file_end_to_end(tmp_path):
     (tmp_path / "mypkg" / "mymodule.py").write_text(MODEL_CODE)
     env = {"PATH": str(Path(sys.executable).parent) + ":/usr/bin:/bin", "GENGAP_NO_PROGRESS": "1", "HOME": str(tmp_path)}
     done = subprocess.run([*_gengap_command(), "eval", "--data", "data.jsonl", "--input", "question", "--target", "answer",
-                           "--model", "mypkg.mymodule:predict", "--split", "random", "--split", "length", "--out", "report/"],
+                           "--model", "mypkg.mymodule:predict", "--split", "random", "--split", "length:by=target", "--out", "report/"],
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180)
     assert done.returncode == 0, done.stderr
     assert "random" in done.stdout and "length" in done.stdout and "reference" in done.stdout
     for name in ("index.html", "report.md", "results.json", "gengap.duckdb"):
         assert (tmp_path / "report" / name).exists(), name
 
-    (tmp_path / "gengap.toml").write_text("""
-[data]
-path = "data.jsonl"
-input = "question"
-target = "answer"
-
-[model]
-spec = "mypkg.mymodule:predict"
-
-[[split]]
-method = "random"
-
-[[split]]
-method = "length"
-
-[eval]
-out = "report-run"
-""", encoding="utf-8")
+    # the run file documented in gengap.config means the same as the command above
+    documented = textwrap.dedent(gengap.config.__doc__.split("Example run file::", 1)[1])
+    assert 'out = "report"' in documented
+    (tmp_path / "gengap.toml").write_text(documented.replace('out = "report"', 'out = "report-run"'), encoding="utf-8")
     done = subprocess.run([*_gengap_command(), "run", "gengap.toml"], cwd=tmp_path, env=env, capture_output=True,
                           text=True, timeout=180)
     assert done.returncode == 0, done.stderr

@@ -62,22 +62,22 @@ def _digest(path):
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_foreign_file_is_refused_and_untouched(tmp_path):
-    path = tmp_path / "gengap.duckdb"
+def _notes(path):
     path.write_bytes(b"this is somebody's notes, not a database\n" * 10)
-    before = _digest(path)
-    with pytest.raises(StoreError, match="not a DuckDB file"):
-        Store(path)
-    assert _digest(path) == before
 
 
-def test_other_duckdb_file_is_refused_and_untouched(tmp_path):
-    path = tmp_path / "other.duckdb"
+def _other_database(path):
     con = duckdb.connect(str(path))
     con.execute("CREATE TABLE sales (x INT)")
     con.close()
+
+
+@pytest.mark.parametrize(("make", "message"), [(_notes, "not a DuckDB file"), (_other_database, "not a gengap results store")])
+def test_foreign_file_is_refused_and_untouched(tmp_path, make, message):
+    path = tmp_path / "gengap.duckdb"
+    make(path)
     before = _digest(path)
-    with pytest.raises(StoreError, match="not a gengap results store"):
+    with pytest.raises(StoreError, match=message):
         Store(path)
     assert _digest(path) == before
 

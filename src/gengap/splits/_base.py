@@ -65,6 +65,16 @@ class TaxonomyCard:
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
 
+    @classmethod
+    def compositional(cls, description: str, *, shift_source: ShiftSource = "partitioned_natural") -> TaxonomyCard:
+        """The card of a compositional split: cognitive motivation, a covariate shift of familiar parts.
+
+        >>> TaxonomyCard.compositional("new pairs of seen words").generalisation_type
+        'compositional'
+        """
+        return cls(motivation="cognitive", generalisation_type="compositional", shift_type="covariate",
+                   shift_source=shift_source, description=description)
+
 
 @dataclass(frozen=True, eq=False)
 class Split:

@@ -33,10 +33,8 @@ class HeldOutPrimitive(Splitter):
     """
 
     method = "primitive"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="partitioned_natural",
-        description="A primitive seen only alone in training is tested in every composition: systematic compositionality.",
-    )
+    card = TaxonomyCard.compositional(
+        "A primitive seen only alone in training is tested in every composition: systematic compositionality.")
 
     def __init__(self, *, primitive: str = "jump") -> None:
         if not isinstance(primitive, str) or not primitive.strip() or len(primitive.split()) != 1:
@@ -107,11 +105,9 @@ class HeldOutCombinations(Splitter):
     """
 
     method = "combination"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="partitioned_natural",
-        description="Combinations of parts never seen together in training are tested, every single part is familiar: "
-                    "systematic compositionality.",
-    )
+    card = TaxonomyCard.compositional(
+        "Combinations of parts never seen together in training are tested, every single part is familiar: "
+        "systematic compositionality.")
 
     def __init__(self, *, columns: list[str] | str | None = None, combinations: list[Any] | str | None = None,
                  size: int = 2, test_fraction: float | int = 0.2, atoms: Any = "words",
@@ -238,10 +234,8 @@ class PartCountSplit(Splitter):
     """
 
     method = "parts"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="partitioned_natural",
-        description="Test examples combine more parts than any training example, each part familiar: composing k+1 skills.",
-    )
+    card = TaxonomyCard.compositional(
+        "Test examples combine more parts than any training example, each part familiar: composing k+1 skills.")
 
     def __init__(self, *, max_train_parts: int | None = None, column: str | None = None,
                  test_fraction: float | int = 0.2, atoms: Any = "words") -> None:

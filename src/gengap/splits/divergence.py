@@ -299,19 +299,9 @@ class DivergenceSearch:
         binary, sizes = self._train_examples_of(cand, in_test)
         kc = (binary @ self.C.counts).tocsr()
         ka = (binary @ self.A.counts).tocsr()
-
-        def add_effect(side: _Side, k: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
-            rid = np.repeat(np.arange(k.shape[0]), np.diff(k.indptr))
-            tr0, te0 = side.tr[k.indices], side.te[k.indices]
-            d = _terms(tr0 - k.data, te0 + k.data, side.alpha) - _terms(tr0, te0, side.alpha)
-            return (np.bincount(rid, weights=d, minlength=k.shape[0]),
-                    np.bincount(rid, weights=k.data, minlength=k.shape[0]))
-
-        dsc, rc = add_effect(self.C, kc)
-        dsa, ra = add_effect(self.A, ka)
-        rid = np.repeat(np.arange(ka.shape[0]), np.diff(ka.indptr))
-        low = (self.A.tr[ka.indices] - ka.data) < self.kmin
-        blocked = np.bincount(rid, weights=low, minlength=ka.shape[0]) > 0
+        dsc, rc = self._add_effect(self.C, kc)
+        dsa, ra = self._add_effect(self.A, ka)
+        blocked = self._blocked(ka)
         # the test examples that matter least, in order, with cumulative effects
         sign = -np.ones(len(test_rows))
         odc, orc, _, sc, tc, ec = self.C.single_moves(test_rows, sign)
@@ -369,8 +359,7 @@ class DivergenceSearch:
             dsc, rc = self._add_effect(self.C, (binary @ self.C.counts).tocsr())
             ka = (binary @ self.A.counts).tocsr()
             dsa, ra = self._add_effect(self.A, ka)
-            rid = np.repeat(np.arange(ka.shape[0]), np.diff(ka.indptr))
-            blocked = np.bincount(rid, weights=(self.A.tr[ka.indices] - ka.data) < self.kmin, minlength=ka.shape[0]) > 0
+            blocked = self._blocked(ka)
             sc, tc, ec = _chernoff_sum(self.C.tr, self.C.te, COMPOUND_ALPHA), self.C.tr.sum(), self.C.te.sum()
             sa, ta, ea = _chernoff_sum(self.A.tr, self.A.te, ATOM_ALPHA), self.A.tr.sum(), self.A.te.sum()
             dc = _div_from(sc + dsc, tc - rc, ec + rc, COMPOUND_ALPHA)
@@ -426,6 +415,12 @@ class DivergenceSearch:
                 return None, held
         out = self._greedy(top=top, start=start, held=keep)
         return out, list(self.held)
+
+    def _blocked(self, ka: sp.csr_matrix) -> np.ndarray:
+        """For each row of ``ka`` (atoms a group of examples would take to test): would an atom fall under k in training?"""
+        rid = np.repeat(np.arange(ka.shape[0]), np.diff(ka.indptr))
+        low = (self.A.tr[ka.indices] - ka.data) < self.kmin
+        return np.bincount(rid, weights=low, minlength=ka.shape[0]) > 0
 
     @staticmethod
     def _add_effect(side: _Side, k: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
@@ -672,11 +667,9 @@ class MaxCompoundDivergence(Splitter):
     """
 
     method = "mcd"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="partitioned_natural",
-        description="Test compounds differ as much as possible from training compounds while every atom is seen in "
-                    "training (maximum compound divergence): can the model recombine familiar parts?",
-    )
+    card = TaxonomyCard.compositional(
+        "Test compounds differ as much as possible from training compounds while every atom is seen in "
+        "training (maximum compound divergence): can the model recombine familiar parts?")
 
     def __init__(self, *, test_fraction: float | int = 0.2, atoms: str | Callable[[Any], list[str]] = "words",
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", max_atom_divergence: float | None = 0.02,
@@ -793,11 +786,9 @@ class TargetMaxCompoundDivergence(MaxCompoundDivergence):
     """
 
     method = "tmcd"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="partitioned_natural",
-        description="Test compounds differ as much as possible from training compounds while every test atom is seen at "
-                    "least k times in training (TMCD): can the model recombine familiar parts?",
-    )
+    card = TaxonomyCard.compositional(
+        "Test compounds differ as much as possible from training compounds while every test atom is seen at "
+        "least k times in training (TMCD): can the model recombine familiar parts?")
 
     def __init__(self, *, test_fraction: float | int = 0.2, atoms: str | Callable[[Any], list[str]] = "words",
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", min_train_atom_count: int = 1,

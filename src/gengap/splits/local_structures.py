@@ -93,10 +93,8 @@ class UnobservedStructureSplit(Splitter):
     """
 
     method = "local_structures"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="partitioned_natural",
-        description="Every test example holds a local structure (n-gram, subtree) never seen in training, its atoms all seen.",
-    )
+    card = TaxonomyCard.compositional(
+        "Every test example holds a local structure (n-gram, subtree) never seen in training, its atoms all seen.")
 
     def __init__(self, *, test_fraction: float | int = 0.2, structures: Any = "ngrams:2,3", atoms: Any = "words",
                  n_trials: int = 50, random_state: int | None = 0) -> None:

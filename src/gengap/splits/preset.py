@@ -43,10 +43,9 @@ class PresetSplit(Splitter):
     """
 
     method = "preset"
-    card = TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="generated_shift",
-        description="Parts fixed by the data generator: test examples differ from training by construction (held-out combinations or entities).",
-    )
+    card = TaxonomyCard.compositional(
+        "Parts fixed by the data generator: test examples differ from training by construction (held-out combinations "
+        "or entities).", shift_source="generated_shift")
 
     def __init__(self, *, column: str = "part", train: str = "train", test: str = "test") -> None:
         for key, value in (("column", column), ("train", train), ("test", test)):

@@ -293,12 +293,11 @@ _CARDS = {
     "length": TaxonomyCard(
         motivation="cognitive", generalisation_type="structural", shift_type="full", shift_source="generated_shift",
         description="SCAN's length split: train on action sequences of up to 22 actions, test on 24 to 48."),
-    "addprim": TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="generated_shift",
-        description="SCAN's add-primitive split: the primitive is seen only alone in training and tested in compositions."),
-    "template": TaxonomyCard(
-        motivation="cognitive", generalisation_type="compositional", shift_type="covariate", shift_source="generated_shift",
-        description="SCAN's template split: a whole template of composition is held out of training."),
+    "addprim": TaxonomyCard.compositional(
+        "SCAN's add-primitive split: the primitive is seen only alone in training and tested in compositions.",
+        shift_source="generated_shift"),
+    "template": TaxonomyCard.compositional(
+        "SCAN's template split: a whole template of composition is held out of training.", shift_source="generated_shift"),
 }
 
 
