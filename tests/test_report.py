@@ -154,10 +154,13 @@ def test_markdown_has_the_summary_table_with_every_split(run):
     ev, out = run
     _, md, _ = _read(out)
     s = _store_summary(ev)
-    assert "| Split | Method | n | Score | 95% CI | Gap to i.i.d. | Gap 95% CI | Gap from |" in md
+    assert "| Split | Method | n | Score | 95% CI | CI method | Gap to i.i.d. | Gap 95% CI | Gap from | p adj. |" in md
     for r in s.itertuples():
-        cells = f"| {r.split} | {r.method} | {r.n} | {100 * r.score:.1f}% | [{100 * r.score_low:.1f}, {100 * r.score_high:.1f}] |"
+        n = f"{r.n:,}" + (" (too few to tell)" if "too few" in r.warning else "")
+        cells = (f"| {r.split} | {r.method} | {n} | {100 * r.score:.1f}% | [{100 * r.score_low:.1f}, {100 * r.score_high:.1f}] "
+                 "| clopper-pearson |")
         assert cells in md, cells
+    assert "Clopper-Pearson" in md and "Holm" in md
     for title in ("## Overview", "## Splits: what each one tests", "## Sample failures", "## Training", "## Run"):
         assert title in md
     assert "<script" not in md and "Plotly" not in md

@@ -19,7 +19,7 @@ from gengap.summary import SUMMARY_COLUMNS
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.0"
+RESULTS_SCHEMA_VERSION = "1.1"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
