@@ -38,6 +38,7 @@ resample instead of n index draws — so a million 0/1 scores take milliseconds.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
@@ -502,7 +503,9 @@ def two_sample_test(
         return PairedTest(effect, float(res.pvalue), "fisher-exact", float(res.statistic))
     if a_arr.size < 2 or b_arr.size < 2 or (np.ptp(a_arr) == 0 and np.ptp(b_arr) == 0):
         return PairedTest(effect, 1.0 if effect.estimate == 0 else float("nan"), "welch", float("nan"))
-    res = scipy.stats.ttest_ind(a_arr, b_arr, equal_var=False)
+    with warnings.catch_warnings():  # nearly constant samples: scipy warns, the p-value is still usable
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = scipy.stats.ttest_ind(a_arr, b_arr, equal_var=False)
     return PairedTest(effect, float(res.pvalue), "welch", float(res.statistic))
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from gengap.io import to_jsonable
 from gengap.report._core import failure_samples
+from gengap.report._headline import metric_gaps
 from gengap.report._sections import ReportContext, Section
 from gengap.summary import SUMMARY_COLUMNS
 
@@ -57,6 +58,7 @@ def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *,
             "config": ctx.run.get("config", {}),
         },
         "headline": ctx.headline.text,
+        "headlines": metric_gaps(ctx.summary, ctx.metrics) if len(ctx.summary) else [],
         "reference": ctx.reference,
         "confidence": ctx.confidence,
         "n_resamples": ctx.n_resamples,
