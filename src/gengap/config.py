@@ -13,6 +13,7 @@ Example run file::
 
     [model]
     spec = "mypkg.mymodule:predict"
+    version = "2026-05-01"   # optional: cache this function's outputs under this version
 
     [[split]]
     method = "random"
@@ -60,6 +61,7 @@ class ModelConfig(_Strict):
 
     spec: str
     name: str | None = None
+    version: str | None = None
     model_name: str | None = None
     api: Literal["chat", "completions"] = "chat"
     api_key_env: str | None = None
@@ -198,6 +200,8 @@ def build_model(cfg: ModelConfig) -> Any:
                    "max_tokens": cfg.max_tokens, "temperature": cfg.temperature, "system_prompt": cfg.system_prompt}
     elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
         options = {"trust_pickle": cfg.trust_pickle, "trusted": cfg.trusted}
+    if cfg.version is not None and not options and not cfg.spec.startswith(("http://", "https://")):
+        options = {"version": cfg.version}
     return load_model(cfg.spec, name=cfg.name, **options)
 
 

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from markupsafe import Markup
 
 from gengap.report._blocks import render_template
+from gengap.runner import cache_lines
 from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
@@ -461,7 +462,9 @@ def run(ctx: ReportContext) -> Section:
         ("Models", ", ".join(map(str, rows["model"].unique())) if len(rows) else "–"),
         ("Metrics", ", ".join(ctx.metrics) or "–"),
         ("Reference split", ctx.reference or "none"),
-        ("Intervals", f"{int(100 * ctx.confidence)}% percentile bootstrap, {ctx.n_resamples:,} resamples, seed 0"),
+        ("Intervals", f"{int(100 * ctx.confidence)}%: Clopper-Pearson for 0/1 scores (Newcombe / exact-based MOVER for "
+                      f"gaps), percentile bootstrap otherwise ({ctx.n_resamples:,} resamples, seed 0); p-values Holm-adjusted"),
+        ("Model outputs", " ".join(cache_lines(ctx.store.cache_use(ctx.run_id))) or "–"),
         ("Results store", f"{Path(str(ctx.store.path)).name} (every figure here is computed from its rows)"),
         ("Training measures", f"{len(ctx.measures):,} values, {len(ctx.events):,} events"),
     ]
