@@ -13,7 +13,6 @@ Example run file::
 
     [model]
     spec = "mypkg.mymodule:predict"
-    version = "2026-05-01"   # optional: cache this function's outputs under this version
 
     [[split]]
     method = "random"
@@ -57,7 +56,11 @@ class DataConfig(_Strict):
 
 
 class ModelConfig(_Strict):
-    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL."""
+    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL.
+
+    ``version`` caches the outputs of a Python function model under that version (change it whenever
+    the model changes); without it gengap cannot see the function's state and does not cache it.
+    """
 
     spec: str
     name: str | None = None
