@@ -239,3 +239,13 @@ def test_adjusted_pvalues_match_statsmodels(method, sm):
 def test_adjust_pvalues_rejects_unknown_method():
     with pytest.raises(ConfigError, match="adjust="):
         adjust_pvalues([0.1], "bonferroni-ish")
+
+
+def test_sign_flip_normal_limit_for_many_differences_agrees_with_monte_carlo(monkeypatch):
+    rng = np.random.default_rng(6)
+    a, b = rng.random(3_000), rng.random(3_000)
+    b += 0.02
+    mc = paired_test(a, b, n_resamples=20_000, seed=0).p_value
+    monkeypatch.setattr(stats, "SIGN_FLIP_NORMAL_ABOVE", 1_000)
+    normal = paired_test(a, b, seed=0).p_value
+    assert normal == pytest.approx(mc, abs=0.01)
