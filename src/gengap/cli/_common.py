@@ -21,6 +21,15 @@ def _pct(x: Any) -> str:
     return "-" if x is None or pd.isna(x) else f"{100 * x:.1f}"
 
 
+def _ci(low: Any, high: Any) -> str:
+    """``[0.0, 0.05]``: a bound near 0% or 100% keeps the decimals that tell it apart from them."""
+    from gengap.report._format import bound
+
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "-"
+    return f"[{bound(low)}, {bound(high)}]"
+
+
 def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Console | None = None) -> None:
     """Per split: score with its 95% interval, and the gap to the i.i.d. split with its interval.
 
@@ -44,9 +53,9 @@ def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Con
         missing_gap = r.gap is None or pd.isna(r.gap)
         cells = {
             "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
-            "score %": _pct(r.score), "95% CI": f"[{_pct(r.score_low)}, {_pct(r.score_high)}]",
+            "score %": _pct(r.score), "95% CI": _ci(r.score_low, r.score_high),
             "gap to i.i.d.": "reference" if is_ref else ("-" if missing_gap else f"{_pct(r.gap)} pts"),
-            "95% CI ": "" if is_ref or missing_gap else f"[{_pct(r.gap_low)}, {_pct(r.gap_high)}]",
+            "95% CI ": "" if is_ref or missing_gap else _ci(r.gap_low, r.gap_high),
             "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
             "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
         }
