@@ -86,7 +86,8 @@ class Evaluation:
             return store.split_info(self.run_id)
 
     def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-        """Score per (model, split, metric) with a bootstrap interval, and the gap to the i.i.d. split."""
+        """Score per (model, split, metric) with its interval, and the gap to the i.i.d. split with its
+        interval and test (see :func:`gengap.summary.summarize`)."""
         return summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
                          n_resamples=n_resamples, seed=seed)
 

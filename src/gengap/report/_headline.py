@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from gengap.report._format import ScoreFormat, count, is_missing
+from gengap.report._format import ScoreFormat, bound, count, is_missing
 
 __all__ = ["Headline", "headline", "headlines", "metric_gaps"]
 
@@ -59,10 +59,13 @@ def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None,
     def num(x: float) -> str:
         return fmt.gap(x).replace(" pts", "")
 
+    def end(x: float) -> str:  # an interval bound: never rounds a bound near 0% or 100% onto it
+        return bound(x, fmt.digits) if fmt.percent and not is_missing(x) else num(x)
+
     others = rows[(rows["split"] != rows["reference"]) & rows["gap"].map(lambda g: not is_missing(g))]
     if reference is None or others.empty:
         low = rows.loc[rows["score"].astype(float).idxmin()]
-        ci = f"95% CI {num(low.score_low)} to {num(low.score_high)}, n = {count(low.n)}"
+        ci = f"95% CI {end(low.score_low)} to {end(low.score_high)}, n = {count(low.n)}"
         if reference is None:
             return Headline(
                 "This run has no i.i.d. (random) split, so no gap is measured.",
@@ -79,10 +82,10 @@ def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None,
     ref_row = rows[(rows["model"] == top.model) & (rows["split"] == reference)]
     ref_score = ref_row["score"].iloc[0] if len(ref_row) else None
     ref_n = ref_row["n"].iloc[0] if len(ref_row) else None
-    gap_ci = f"{num(top.gap_low)} to {num(top.gap_high)}{(' ' + unit) if unit else ''}"
+    gap_ci = f"{end(top.gap_low)} to {end(top.gap_high)}{(' ' + unit) if unit else ''}"
     detail = (
         f"{_who(top.model, n_models).capitalize()} scores {fmt.score(top.score)} {metric_words} there "
-        f"(95% CI {num(top.score_low)} to {num(top.score_high)}, n = {count(top.n)}) against "
+        f"(95% CI {end(top.score_low)} to {end(top.score_high)}, n = {count(top.n)}) against "
         f"{fmt.score(ref_score)} on '{reference}' (n = {count(ref_n)}); the gap's 95% CI is {gap_ci}."
     )
     if float(top.gap) <= 0:
