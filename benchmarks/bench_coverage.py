@@ -32,7 +32,7 @@ import numpy as np
 import scipy.stats
 
 from gengap.stats import (
-    MIN_BOOTSTRAP_N, MIN_BOOTSTRAP_N_SKEWED, bootstrap_ci, bootstrap_means, mean_ci, newcombe_ci, paired_proportion_ci, paired_difference,
+    MIN_BOOTSTRAP_N, MIN_BOOTSTRAP_N_SKEWED, bootstrap_ci, mean_ci, newcombe_ci, paired_proportion_ci, paired_difference,
     paired_test, proportion_ci,
 )
 

@@ -276,7 +276,7 @@ def group_metrics(
     counted = table[~table["left_out"]]
     order = np.argsort(counted["score"].to_numpy(), kind="stable")
     worst_row, best_row = counted.iloc[order[0]], counted.iloc[order[-1]]
-    worst_code, best_code = names.index(worst_row["group"]), names.index(best_row["group"])
+    worst_code = names.index(worst_row["group"])
     worst = mean_ci(arr[codes == worst_code], confidence=confidence, n_resamples=n_resamples, seed=seed)
     boots = np.empty((n_resamples, len(kept)))
     for k, g in enumerate(kept):
