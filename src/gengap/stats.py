@@ -104,7 +104,14 @@ class Interval:
         return asdict(self)
 
     def __str__(self) -> str:
-        return f"{self.estimate:.3f} [{self.low:.3f}, {self.high:.3f}] (n={self.n})"
+        """``0.000 [0.000, 0.0005] (n=7706, clopper-pearson)``: a bound that is not 0 or 1 never prints as one."""
+        def fmt(x: float) -> str:
+            for d in range(3, 8):
+                text = f"{x:.{d}f}"
+                if float(text) not in (0.0, 1.0, -1.0) or x in (0.0, 1.0, -1.0):
+                    return text
+            return text
+        return f"{self.estimate:.3f} [{fmt(self.low)}, {fmt(self.high)}] (n={self.n}, {self.method})"
 
 
 def _as_scores(scores: Sequence[float] | np.ndarray, what: str = "scores") -> np.ndarray:
