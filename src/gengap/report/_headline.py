@@ -169,7 +169,10 @@ def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, Scor
         def num(x: float) -> str:
             return fmt.gap(x).replace(" pts", "")  # noqa: B023
 
-        ci = f"95% CI {num(top.gap_low)} to {num(top.gap_high)}"
+        def end(x: float) -> str:
+            return bound(x, fmt.digits) if fmt.percent else num(x)  # noqa: B023
+
+        ci = f"95% CI {end(top.gap_low)} to {end(top.gap_high)}"
         name = str(m).replace("_", " ")
         if float(top.gap) > 0:
             notes.append(f"On {name}: the biggest gap is {num(top.gap)}{unit} on '{top.split}' ({ci}).")
