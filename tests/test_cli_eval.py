@@ -287,3 +287,23 @@ def test_python_api_gives_the_same_rows_as_the_cli(tmp_path, cli):
         from_cli = store.rows(store.latest_run())
     cols = ["split", "example_id", "output", "score"]
     assert from_cli[cols].reset_index(drop=True).equals(ev.rows()[cols].reset_index(drop=True))
+
+
+def test_model_version_caches_a_function_model_and_every_run_says_where_outputs_came_from(tmp_path, cli):
+    data = _write_jsonl(tmp_path / "data.jsonl", _records(40))
+    spec = _model_module(tmp_path)
+    code, out, err = cli(*_good_args(data, spec))
+    assert code == 0, err
+    assert "outputs computed; not cached" in out and "--model-version" in out
+    code, out, err = cli(*_good_args(data, spec), "--model-version", "2026-05")
+    assert code == 0, err
+    assert "Model '" in out and ": 0 of 8 outputs from the cache (fingerprint " in out and ", 8 computed." in out
+    code, out, err = cli(*_good_args(data, spec), "--model-version", "2026-05")
+    assert code == 0, err
+    assert ": 8 of 8 outputs from the cache (fingerprint " in out and ", 0 computed." in out
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert results["cache"][0]["n_cached"] == 8 and len(results["cache"][0]["fingerprint"]) == 16
+    assert "8 of 8 outputs from the cache" in (tmp_path / "out" / "report.md").read_text()
+    code, out, err = cli(*_good_args(data, spec), "--model-version", "2026-06")  # a new version: asked again
+    assert code == 0, err
+    assert ": 0 of 8 outputs from the cache" in out

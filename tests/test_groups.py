@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 from sklearn.dummy import DummyClassifier
 from sklearn.linear_model import LogisticRegression
 
@@ -38,6 +39,9 @@ def test_group_metrics_scores_worst_and_disparity():
     row = rep.table.set_index("group").loc["bad"]
     assert row["score_low"] < row["score"] < row["score_high"]
     assert rep.worst.low <= rep.worst.estimate <= rep.worst.high and abs(rep.worst.estimate - 0.4) < 0.06
+    assert (rep.worst.low, rep.worst.high) == (row["score_low"], row["score_high"]) and rep.worst.n == 400
+    assert rep.worst.method == "clopper-pearson"
+    assert rep.worst_min.estimate == rep.worst.estimate and rep.worst_min.n == 400
     assert rep.disparity.low < 0.5 < rep.disparity.high
     assert rep.to_dict()["worst_group"] == "bad"
 
@@ -49,10 +53,14 @@ def test_empty_and_small_groups_are_left_out_explicitly():
     scores = np.r_[np.ones(9), 0.0, 0.0]
     sub = type(g)(columns=g.columns, codes=g.codes[scored], table=g.table)
     rep = group_metrics(scores, sub, min_size=2, n_resamples=500)
-    assert rep.left_out == {"b": "empty: no scored example", "c": "only 1 example(s), fewer than min_size=2"}
+    assert rep.left_out == {"b": "empty: no scored example", "c": "n = 1: too few to tell (fewer than min_size = 2)"}
     assert rep.worst_group == "a" and rep.disparity.estimate == 0.0
     assert rep.table["left_out"].tolist() == [False, True, True]
-    with pytest.raises(DataError, match="min_size=20"):
+    small = rep.table.set_index("group").loc["c"]  # scored and flagged, not hidden
+    assert small["n"] == 1 and small["score"] == 0.0 and small["small"] and small["score_high"] > 0.9
+    asked = group_metrics(scores, sub, min_size=2, include_small=True, n_resamples=500)
+    assert asked.worst_group == "c" and asked.worst.n == 1 and asked.worst.high > 0.9
+    with pytest.raises(DataError, match="min_size=20.*include_small=True"):
         group_metrics(scores, sub, min_size=20)
     with pytest.raises(DataError, match="11 scores but 3"):
         group_metrics(scores, ["a", "b", "c"])
@@ -62,7 +70,8 @@ def test_group_metrics_from_stored_rows():
     ds = gengap.load([{"input": f"x{i}", "target": "y" if i % 4 else "n", "site": "ab"[i % 2]} for i in range(80)])
     ev = gengap.evaluate(lambda xs: ["y"] * len(xs), ds, [gengap.RandomSplit(test_fraction=0.5)], progress=False)
     rows = expand_metadata(ev.rows())
-    rep = group_metrics(rows["score"], rows["site"], n_resamples=500)
+    rep = group_metrics(rows["score"], rows["site"], include_small=True, n_resamples=500)
+    assert rep.table["small"].all()  # 20 examples a site: flagged, and compared because we asked
     expected = rows.groupby("site")["score"].mean()
     assert rep.table.set_index("group")["score"].sort_index().round(9).tolist() == expected.round(9).tolist()
 
@@ -128,3 +137,16 @@ def test_report_section_shows_held_out_groups_and_the_transfer_heatmap(tmp_path)
     assert worst["held_out"] == "site0"  # the site with the opposite rule
     assert len(section["transfer"]["cells"]) == 9
     assert 'id="chart-groups-transfer"' in (folder / "index.html").read_text(encoding="utf-8")
+
+
+def test_worst_group_n_and_interval_are_its_own_not_the_smallest_groups():
+    """The issue's case: a big bad group and a tiny group; worst.n used to be the tiny group's size."""
+    rng = np.random.default_rng(1)
+    scores = np.r_[(rng.random(500) < 0.5), (rng.random(200) < 0.9), np.ones(7)].astype(float)
+    labels = ["big"] * 500 + ["mid"] * 200 + ["tiny"] * 7
+    rep = group_metrics(scores, labels, n_resamples=500)
+    assert rep.worst_group == "big" and rep.worst.n == 500
+    assert "tiny" in rep.left_out and rep.left_out["tiny"].startswith("n = 7: too few to tell")
+    ref = scipy.stats.binomtest(int(scores[:500].sum()), 500).proportion_ci(method="exact")
+    assert (rep.worst.low, rep.worst.high) == pytest.approx((ref.low, ref.high))
+    assert rep.disparity.n == 200

@@ -154,10 +154,13 @@ def test_markdown_has_the_summary_table_with_every_split(run):
     ev, out = run
     _, md, _ = _read(out)
     s = _store_summary(ev)
-    assert "| Split | Method | n | Score | 95% CI | Gap to i.i.d. | Gap 95% CI | Gap from |" in md
+    assert "| Split | Method | n | Score | 95% CI | CI method | Gap to i.i.d. | Gap 95% CI | Gap from | p adj. |" in md
     for r in s.itertuples():
-        cells = f"| {r.split} | {r.method} | {r.n} | {100 * r.score:.1f}% | [{100 * r.score_low:.1f}, {100 * r.score_high:.1f}] |"
+        n = f"{r.n:,}" + (" (too few to tell)" if "too few" in r.warning else "")
+        cells = (f"| {r.split} | {r.method} | {n} | {100 * r.score:.1f}% | [{100 * r.score_low:.1f}, {100 * r.score_high:.1f}] "
+                 "| clopper-pearson |")
         assert cells in md, cells
+    assert "Clopper-Pearson" in md and "Holm" in md
     for title in ("## Overview", "## Splits: what each one tests", "## Sample failures", "## Training", "## Run"):
         assert title in md
     assert "<script" not in md and "Plotly" not in md
@@ -298,6 +301,34 @@ def test_each_metric_gets_its_charts_and_table(tmp_path):
         assert f'id="{div}"' in html
     assert "### exact_match" in md and "### token_f1" in md
     assert {g["metric"] for g in results["failures"]} == {"exact_match"}  # the first metric listed
+
+
+def test_headline_never_says_no_gap_while_another_metric_shows_one(tmp_path):
+    """Exact match is 0 everywhere (no gap), token F1 drops on long inputs: the headline leads with token F1."""
+    recs = _records()
+    truth = {r["input"]: r["target"] for r in recs}
+
+    def half_right(inputs):  # never exact; keeps a share of the target's tokens that shrinks with length
+        out = []
+        for x in inputs:
+            words = truth[x].split()
+            keep = words[: max(1, len(words) // 2)] if len(words) <= 6 else words[:2]
+            out.append(" ".join(keep + ["I_LOOK"]))
+        return out
+    ev = gengap.evaluate(half_right, gengap.load(recs), ["random", "length"], metrics=["exact_match", "token_f1"],
+                         out=tmp_path, progress=False)
+    write_report(ev.store_path, ev.run_id, tmp_path)
+    _, md, results = _read(tmp_path)
+    jsonschema.validate(results, results_schema(), cls=jsonschema.Draft202012Validator)
+    by_metric = {h["metric"]: h for h in results["headlines"]}
+    assert by_metric["exact_match"]["gap"] == 0.0 and by_metric["token_f1"]["gap"] > 0.05
+    assert by_metric["token_f1"]["split"] == "length" and by_metric["token_f1"]["gap_low"] > 0
+    assert results["headline"].startswith("On token f1, the biggest gap is on the split 'length'")
+    assert "On exact match: no split scores below the i.i.d. split" in results["headline"]
+    assert not results["headline"].startswith("No split")
+    # the stress-free report still names both metrics' figures in the summary
+    assert {r["score_method"] for r in results["summary"] if r["metric"] == "exact_match"} == {"clopper-pearson"}
+    assert {r["score_method"] for r in results["summary"] if r["metric"] == "token_f1"} == {"percentile"}
 
 
 def test_a_run_with_only_training_measures_still_gets_a_report(tmp_path):

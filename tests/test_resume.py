@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -14,6 +15,84 @@ import pytest
 
 import gengap
 from gengap.splits import LengthSplit
+
+
+WEIGHTS_MODEL = """
+import json, pathlib
+WEIGHTS = pathlib.Path(__file__).with_name("weights.json")
+
+def predict(batch):
+    w = json.loads(WEIGHTS.read_text())  # state the function's code does not show
+    return [w["prefix"] + x for x in batch]
+"""
+
+
+def _weights_model(tmp_path, prefix):
+    import importlib.util
+
+    (tmp_path / "weights.json").write_text(json.dumps({"prefix": prefix}))
+    path = tmp_path / "weights_model.py"
+    if not path.exists():
+        path.write_text(WEIGHTS_MODEL)
+    spec = importlib.util.spec_from_file_location("weights_model", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.predict
+
+
+def test_a_function_model_is_not_cached_without_a_version_so_new_weights_show(tmp_path):
+    ds = _dataset(60)
+    fn = _weights_model(tmp_path, "A:")
+    first = gengap.evaluate(fn, ds, ["random"], out=tmp_path / "out")
+    assert first.rows()["output"].str.startswith("A:").all()
+    (tmp_path / "weights.json").write_text(json.dumps({"prefix": "B:"}))
+    again = gengap.evaluate(fn, ds, ["random"], out=tmp_path / "out")
+    assert again.rows()["output"].str.startswith("B:").all()  # the re-run reflects the new weights
+    assert again.model_calls == first.model_calls > 0
+    use = again.cache_use()
+    assert use["fingerprint"].tolist() == [""] and use["n_cached"].sum() == 0
+    assert "--model-version" in use["note"].iloc[0]
+
+
+def test_a_function_model_with_its_weights_file_named_is_cached_until_the_file_changes(tmp_path):
+    ds = _dataset(60)
+    fn = _weights_model(tmp_path, "A:")
+    model = gengap.models.FunctionModel(fn, name="weights", files=[tmp_path / "weights.json"])
+    first = gengap.evaluate(model, ds, ["random"], out=tmp_path / "out")
+    same = gengap.evaluate(model, ds, ["random"], out=tmp_path / "out")
+    assert first.model_calls > 0 and same.model_calls == 0
+    assert same.cache_use()["n_cached"].sum() == first.model_calls
+    (tmp_path / "weights.json").write_text(json.dumps({"prefix": "B:"}))
+    changed = gengap.evaluate(model, ds, ["random"], out=tmp_path / "out")
+    assert changed.model_calls == first.model_calls
+    assert changed.rows()["output"].str.startswith("B:").all()
+    assert changed.cache_use()["fingerprint"].iloc[0] != first.cache_use()["fingerprint"].iloc[0]
+
+
+def test_a_version_caches_and_a_new_version_recomputes(tmp_path):
+    ds, counter = _dataset(60), Counting()
+    v1 = gengap.as_model(counter, name="rev", version="1")
+    gengap.evaluate(v1, ds, ["random"], out=tmp_path)
+    assert gengap.evaluate(v1, ds, ["random"], out=tmp_path).model_calls == 0
+    v2 = gengap.as_model(counter, name="rev", version="2")
+    assert gengap.evaluate(v2, ds, ["random"], out=tmp_path).model_calls > 0
+
+
+def test_a_fitted_estimator_is_cached_by_its_fitted_state(tmp_path):
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    ds = _dataset(80)
+    texts = [f"{'ab' * (i % 9)} {i}" for i in range(80)]
+    fitted = make_pipeline(CountVectorizer(), LogisticRegression()).fit(texts, [str(i % 3) for i in range(80)])
+    model = gengap.as_model(fitted)
+    assert model.cacheable and not model.needs_fit
+    first = gengap.evaluate(model, ds, ["random"], out=tmp_path)
+    assert gengap.evaluate(model, ds, ["random"], out=tmp_path).model_calls == 0
+    fitted.fit(texts, [str(i % 2) for i in range(80)])  # refit in place: new state, new fingerprint
+    again = gengap.evaluate(model, ds, ["random"], out=tmp_path)
+    assert again.model_calls == first.model_calls > 0
 
 
 class Counting:
@@ -32,17 +111,21 @@ def _dataset(n: int = 200) -> gengap.Dataset:
 
 
 def test_rerun_of_a_finished_evaluation_calls_the_model_zero_times(tmp_path):
-    ds, model = _dataset(), Counting()
+    ds, counter = _dataset(), Counting()
+    model = gengap.as_model(counter, version="1")  # the caller vouches for the function's state
     first = gengap.evaluate(model, ds, ["random", "length:by=input"], out=tmp_path)
-    assert first.model_calls == model.calls > 0
+    assert first.model_calls == counter.calls > 0
     again = gengap.evaluate(model, ds, ["random", "length:by=input"], out=tmp_path)
-    assert again.model_calls == 0 and model.calls == first.model_calls
+    assert again.model_calls == 0 and counter.calls == first.model_calls
+    use = again.cache_use()
+    assert use["n_computed"].sum() == 0 and use["n_cached"].sum() == len(again.rows()) // 1
+    assert use["fingerprint"].tolist() == [model.fingerprint()]
     assert again.run_id != first.run_id
     assert again.summary()[["score", "n"]].equals(first.summary()[["score", "n"]])
 
 
 def test_changing_one_split_recomputes_only_new_inputs(tmp_path):
-    ds, model = _dataset(), Counting()
+    ds, model = _dataset(), gengap.as_model(Counting(), version="1")
     gengap.evaluate(model, ds, ["random", LengthSplit(by="input", max_train_length=1)], out=tmp_path)
     seen = set(gengap.Store(tmp_path / "gengap.duckdb", read_only=True).sql("SELECT input FROM examples")["input"])
     new_length = LengthSplit(by="target", max_train_length=1)
@@ -54,7 +137,7 @@ def test_changing_one_split_recomputes_only_new_inputs(tmp_path):
 def test_cache_off_and_learners_are_never_cached(tmp_path):
     from sklearn.dummy import DummyClassifier
 
-    ds, model = _dataset(), Counting()
+    ds, model = _dataset(), gengap.as_model(Counting(), version="1")
     gengap.evaluate(model, ds, ["random"], out=tmp_path)
     assert gengap.evaluate(model, ds, ["random"], out=tmp_path, cache=False).model_calls == 40
     learner = gengap.as_model(DummyClassifier(strategy="most_frequent"))

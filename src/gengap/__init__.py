@@ -52,7 +52,7 @@ from gengap.splits import (
     load_split,
     make_splitter,
 )
-from gengap.stats import Interval, bootstrap_ci, gap, paired_difference
+from gengap.stats import Interval, PairedTest, adjust_pvalues, bootstrap_ci, gap, mean_ci, paired_difference, paired_test
 from gengap.store import Store
 
 #: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
@@ -131,6 +131,7 @@ __all__ = [
     "ModelError",
     "Monitor",
     "OpenAIModel",
+    "PairedTest",
     "PartCountSplit",
     "Perturbation",
     "PresetSplit",
@@ -152,6 +153,7 @@ __all__ = [
     "TransformersModel",
     "UnobservedStructureSplit",
     "__version__",
+    "adjust_pvalues",
     "as_model",
     "atom_divergence",
     "bootstrap_ci",
@@ -172,9 +174,11 @@ __all__ = [
     "make_perturbation",
     "make_perturbations",
     "make_splitter",
+    "mean_ci",
     "measures",
     "mmd_test",
     "paired_difference",
+    "paired_test",
     "perturbation",
     "rank_agreement",
     "seeds",

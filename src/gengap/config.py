@@ -56,10 +56,15 @@ class DataConfig(_Strict):
 
 
 class ModelConfig(_Strict):
-    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL."""
+    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL.
+
+    ``version`` caches the outputs of a Python function model under that version (change it whenever
+    the model changes); without it gengap cannot see the function's state and does not cache it.
+    """
 
     spec: str
     name: str | None = None
+    version: str | None = None
     model_name: str | None = None
     api: Literal["chat", "completions"] = "chat"
     api_key_env: str | None = None
@@ -198,6 +203,8 @@ def build_model(cfg: ModelConfig) -> Any:
                    "max_tokens": cfg.max_tokens, "temperature": cfg.temperature, "system_prompt": cfg.system_prompt}
     elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
         options = {"trust_pickle": cfg.trust_pickle, "trusted": cfg.trusted}
+    if cfg.version is not None and not options and not cfg.spec.startswith(("http://", "https://")):
+        options = {"version": cfg.version}
     return load_model(cfg.spec, name=cfg.name, **options)
 
 

@@ -14,13 +14,14 @@ row   site    year    group id  group name
 ====  ======  ======  ========  ===========
 
 With one column the name is the value itself (``"a"``). Per-group figures come from
-:func:`group_metrics`: the score of each group with a bootstrap interval, the worst group's score
-and the best-minus-worst disparity, each with an interval from a stratified bootstrap. Groups with
-no scored example (or fewer than ``min_size``) are listed as left out and never count as the
-worst group.
+:func:`group_metrics`: the score of each group with its interval (Clopper-Pearson for 0/1 scores),
+the worst group's own score, interval and n, and the best-minus-worst disparity with an interval
+from a stratified bootstrap. Groups with no scored example are left out; groups with fewer than
+``min_size`` (:data:`MIN_GROUP_SIZE`) are flagged "too few to tell" and do not count as the worst
+group unless the caller asks (``include_small=True``).
 
 >>> import numpy as np
->>> rep = group_metrics([1, 1, 0, 1, 0, 0], ["a", "a", "a", "b", "b", "b"], n_resamples=1000)
+>>> rep = group_metrics([1, 1, 0, 1, 0, 0], ["a", "a", "a", "b", "b", "b"], include_small=True, n_resamples=1000)
 >>> rep.worst_group, round(rep.worst.estimate, 3), round(rep.disparity.estimate, 3)
 ('b', 0.333, 0.333)
 """
@@ -38,12 +39,18 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap._random import check_random_state
-from gengap.stats import Interval, _interval, bootstrap_means
+from gengap.stats import Interval, _interval, bootstrap_means, bootstrap_warning, mean_ci
 
-__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS"]
+__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS", "MIN_GROUP_SIZE"]
 
 #: Columns of :attr:`GroupReport.table`, in order.
-GROUP_COLUMNS = ["group", "n", "score", "score_low", "score_high", "left_out"]
+GROUP_COLUMNS = ["group", "n", "score", "score_low", "score_high", "method", "small", "left_out"]
+
+#: Groups with fewer scored examples are flagged "too few to tell" and left out of the worst-group
+#: figures unless asked (``include_small=True``). At 30 examples an exact 95% interval of a 0/1
+#: score is still about +-18 points wide at 50%, and a bootstrap interval of other scores starts
+#: to cover 95% (``benchmarks/bench_coverage.py``, section 5).
+MIN_GROUP_SIZE = 30
 
 #: Separator between column values in the name of a multi-column group.
 NAME_SEPARATOR = "/"
@@ -161,11 +168,16 @@ class GroupReport:
 
     Attributes
     ----------
-    table : one row per group (columns :data:`GROUP_COLUMNS`), worst first; groups left out of the
-        worst-group figures (empty, or below ``min_size``) have ``left_out`` True and NaN scores.
-    worst_group, best_group : names of the groups with the lowest and highest observed score.
-    worst : the lowest group score, with an interval of the minimum over groups.
-    disparity : best minus worst group score, with an interval of the range over groups.
+    table : one row per group (columns :data:`GROUP_COLUMNS`), worst first. ``small`` marks groups
+        under ``min_size`` examples (scored, with their interval, but too few to tell); ``left_out``
+        marks groups that do not count for the worst group and the disparity (empty ones, with NaN
+        scores, and small ones unless ``include_small``).
+    worst_group, best_group : names of the counted groups with the lowest and highest observed score.
+    worst : the worst group's own score, interval and n (Clopper-Pearson for 0/1 scores).
+    worst_min : the lowest group score with a stratified-bootstrap interval of the minimum over the
+        counted groups (it allows for picking the worst of many noisy groups; ``n`` is the worst group's).
+    disparity : best minus worst group score, with a stratified-bootstrap interval of the range;
+        ``n`` is the smaller of the two groups.
     left_out : names of the groups left out, with the reason.
     """
 
@@ -173,14 +185,15 @@ class GroupReport:
     worst_group: str
     best_group: str
     worst: Interval
+    worst_min: Interval
     disparity: Interval
     left_out: dict[str, str]
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "groups": self.table.to_dict(orient="records"), "worst_group": self.worst_group,
-            "best_group": self.best_group, "worst": self.worst.to_dict(), "disparity": self.disparity.to_dict(),
-            "left_out": dict(self.left_out),
+            "best_group": self.best_group, "worst": self.worst.to_dict(), "worst_min": self.worst_min.to_dict(),
+            "disparity": self.disparity.to_dict(), "left_out": dict(self.left_out),
         }
 
 
@@ -188,31 +201,37 @@ def group_metrics(
     scores: Sequence[float] | np.ndarray,
     groups: Sequence[Any] | np.ndarray | Groups,
     *,
-    min_size: int = 1,
+    min_size: int = MIN_GROUP_SIZE,
+    include_small: bool = False,
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
 ) -> GroupReport:
-    """Score per group with bootstrap intervals, the worst group and the best-worst disparity.
+    """Score per group with its interval, the worst group and the best-worst disparity.
 
     Parameters
     ----------
     scores : array-like of shape (n_examples,), per-example scores (e.g. 0/1 exact match).
     groups : array-like of shape (n_examples,) of group labels, or a :class:`Groups` (then groups
         with no example here are reported as empty).
-    min_size : groups with fewer scored examples are left out of the worst-group figures.
-    confidence, n_resamples, seed : as in :func:`gengap.stats.bootstrap_ci`.
+    min_size : groups with fewer scored examples are flagged ``small`` ("too few to tell") and
+        left out of the worst-group figures (default :data:`MIN_GROUP_SIZE`).
+    include_small : count small groups for the worst group and the disparity all the same.
+    confidence, n_resamples, seed : as in :func:`gengap.stats.mean_ci`.
 
     Notes
     -----
-    Each bootstrap resample draws examples within every group (a stratified bootstrap), then takes
-    the minimum of the group means (worst group) and their range (disparity). The observed worst
-    group is the noisiest choice among many, so with many small groups the worst score is biased
-    low; the interval of the minimum accounts for that better than an interval of one fixed group.
+    Each group's interval is :func:`gengap.stats.mean_ci` of its own scores (Clopper-Pearson for
+    0/1 scores), and ``worst`` is the worst group's own figure. The observed worst group is the
+    noisiest choice among many, so with many small groups its score is biased low: ``worst_min``
+    gives the interval of the minimum from a stratified bootstrap (examples drawn within every
+    group), which allows for that choice.
 
-    >>> rep = group_metrics([1, 1, 1, 0], ["x", "x", "y", "y"], n_resamples=1000)
+    >>> rep = group_metrics([1, 1, 1, 0], ["x", "x", "y", "y"], min_size=1, n_resamples=1000)
     >>> rep.table[["group", "n", "score"]].values.tolist()
     [['y', 2, 0.5], ['x', 2, 1.0]]
+    >>> rep.worst.n, rep.worst.method
+    (2, 'clopper-pearson')
     """
     arr = np.asarray(scores, dtype=np.float64).ravel()
     if isinstance(groups, Groups):
@@ -232,42 +251,43 @@ def group_metrics(
         raise ConfigError(f"min_size={min_size!r} must be a positive integer.")
     rng = check_random_state(seed)
     sizes = np.bincount(codes, minlength=len(names))
-    left_out = {}
-    kept = []
+    left_out: dict[str, str] = {}
+    kept, records = [], []
     for g, name in enumerate(names):
         if sizes[g] == 0:
             left_out[name] = "empty: no scored example"
-        elif sizes[g] < min_size:
-            left_out[name] = f"only {sizes[g]} example(s), fewer than min_size={min_size}"
+            records.append({"group": name, "n": 0, "score": np.nan, "score_low": np.nan, "score_high": np.nan,
+                            "method": "", "small": True, "left_out": True})
+            continue
+        s = arr[codes == g]
+        ci = mean_ci(s, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        small = bool(sizes[g] < min_size)
+        out = small and not include_small
+        if out:
+            left_out[name] = f"n = {sizes[g]}: too few to tell (fewer than min_size = {min_size})"
         else:
             kept.append(g)
+        records.append({"group": name, "n": int(s.size), "score": ci.estimate, "score_low": ci.low,
+                        "score_high": ci.high, "method": ci.method, "small": small, "left_out": out})
     if not kept:
-        raise DataError(f"No group has at least min_size={min_size} scored examples (sizes {dict(zip(names, sizes.tolist()))}).")
-    alpha = (1 - confidence) / 2
-    boots = np.empty((n_resamples, len(kept)))
-    records = []
-    for k, g in enumerate(kept):
-        s = arr[codes == g]
-        boots[:, k] = bootstrap_means(s, n_resamples, rng)
-        low, high = np.quantile(boots[:, k], [alpha, 1 - alpha]) if s.size > 1 else (s[0], s[0])
-        records.append({"group": names[g], "n": int(s.size), "score": float(s.mean()),
-                        "score_low": float(low), "score_high": float(high), "left_out": False})
-    for name, _ in left_out.items():
-        g = names.index(name)
-        records.append({"group": name, "n": int(sizes[g]), "score": np.nan, "score_low": np.nan,
-                        "score_high": np.nan, "left_out": True})
+        raise DataError(f"No group has at least min_size={min_size} scored examples (sizes {dict(zip(names, sizes.tolist()))}); "
+                        "pass include_small=True to compare them all the same, or a smaller min_size.")
     table = pd.DataFrame.from_records(records, columns=GROUP_COLUMNS)
-    observed = table.loc[~table["left_out"], "score"].to_numpy()
-    order = np.argsort(observed, kind="stable")
-    worst_name = table.loc[~table["left_out"], "group"].iloc[order[0]]
-    best_name = table.loc[~table["left_out"], "group"].iloc[order[-1]]
-    n_min = int(table.loc[~table["left_out"], "n"].min())
-    lo, hi, used = _interval(float(observed.min()), boots.min(axis=1), confidence, "percentile", None)
-    worst = Interval(float(observed.min()), lo, hi, n_min, confidence, used)
+    counted = table[~table["left_out"]]
+    order = np.argsort(counted["score"].to_numpy(), kind="stable")
+    worst_row, best_row = counted.iloc[order[0]], counted.iloc[order[-1]]
+    worst_code = names.index(worst_row["group"])
+    worst = mean_ci(arr[codes == worst_code], confidence=confidence, n_resamples=n_resamples, seed=seed)
+    boots = np.empty((n_resamples, len(kept)))
+    for k, g in enumerate(kept):
+        boots[:, k] = bootstrap_means(arr[codes == g], n_resamples, rng)
+    lo, hi, used = _interval(float(worst_row["score"]), boots.min(axis=1), confidence, "percentile", None)
+    worst_min = Interval(float(worst_row["score"]), lo, hi, int(worst_row["n"]), confidence, used)
     spread = boots.max(axis=1) - boots.min(axis=1)
-    dis = float(observed.max() - observed.min())
+    dis = float(best_row["score"] - worst_row["score"])
     lo, hi, used = _interval(dis, spread, confidence, "percentile", None)
-    disparity = Interval(dis, lo, hi, n_min, confidence, used)
+    n_pair = int(min(worst_row["n"], best_row["n"]))
+    disparity = Interval(dis, lo, hi, n_pair, confidence, used, bootstrap_warning(n_pair, spread))
     table = table.sort_values(["left_out", "score", "group"], kind="stable", na_position="last").reset_index(drop=True)
-    return GroupReport(table=table, worst_group=str(worst_name), best_group=str(best_name), worst=worst,
-                       disparity=disparity, left_out=left_out)
+    return GroupReport(table=table, worst_group=str(worst_row["group"]), best_group=str(best_row["group"]), worst=worst,
+                       worst_min=worst_min, disparity=disparity, left_out=left_out)

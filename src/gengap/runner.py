@@ -38,7 +38,7 @@ from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
 from gengap.summary import summarize
 
-__all__ = ["evaluate", "Evaluation", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
+__all__ = ["evaluate", "Evaluation", "cache_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 
 #: File name of the results store inside an output folder.
 STORE_NAME = "gengap.duckdb"
@@ -57,6 +57,8 @@ class Evaluation:
     run_id : the run's id in that store.
     out : the output folder (where ``report`` writes by default).
     model_calls : how many inputs were sent to a model in this call (0 when everything was cached or resumed).
+
+    :meth:`cache_use` says, per model, how many outputs came from the cache and under which fingerprint.
     """
 
     store_path: Path
@@ -73,12 +75,19 @@ class Evaluation:
                 self._rows = store.rows(self.run_id)
         return self._rows if metric is None else self._rows[self._rows["metric"] == metric]
 
+    def cache_use(self) -> pd.DataFrame:
+        """Per model and fingerprint: ``n_cached`` outputs reused from the cache, ``n_computed`` asked
+        of the model, and ``note`` (why a model was not cached; empty when it was)."""
+        with Store(self.store_path, read_only=True) as store:
+            return store.cache_use(self.run_id)
+
     def split_info(self) -> dict[str, dict[str, Any]]:
         with Store(self.store_path, read_only=True) as store:
             return store.split_info(self.run_id)
 
     def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-        """Score per (model, split, metric) with a bootstrap interval, and the gap to the i.i.d. split."""
+        """Score per (model, split, metric) with its interval, and the gap to the i.i.d. split with its
+        interval and test (see :func:`gengap.summary.summarize`)."""
         return summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
                          n_resamples=n_resamples, seed=seed)
 
@@ -88,6 +97,26 @@ class Evaluation:
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
                             reference=self.reference)
+
+
+def cache_lines(use: pd.DataFrame) -> list[str]:
+    """One plain sentence per model: how many outputs came from the cache, under which fingerprint.
+
+    >>> use = pd.DataFrame({"model": ["m", "f"], "fingerprint": ["ab12", ""], "n_cached": [30, 0],
+    ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
+    >>> cache_lines(use)
+    ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
+    """
+    lines = []
+    for model, g in use.groupby("model", sort=True):
+        for r in g.itertuples():
+            total = int(r.n_cached) + int(r.n_computed)
+            if not r.fingerprint:
+                lines.append(f"Model '{model}': {total:,} outputs computed; {r.note or 'not cached'}.")
+            else:
+                lines.append(f"Model '{model}': {int(r.n_cached):,} of {total:,} outputs from the cache "
+                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed.")
+    return lines
 
 
 def input_hashes(inputs: Sequence[Any]) -> np.ndarray:
@@ -182,7 +211,10 @@ def evaluate(
     backend, workers, ray_address : where model calls run (``serial``, ``thread``, ``process``, ``ray``).
     shard_size : rows per unit of work stored atomically (smaller: less lost to a kill); default
         :func:`auto_shard_size` of each test part. Keep it fixed when resuming a run.
-    cache : reuse stored outputs of cacheable models for inputs they answered before.
+    cache : reuse stored outputs of cacheable models for inputs they answered before. A model is
+        cacheable when its fingerprint covers what its outputs depend on: endpoints (model name and
+        settings), fitted estimators (a hash of the fitted object), torch modules (their weights);
+        a Python function or object only with a version or files (``as_model(fn, version="v2")``).
     resume : continue an unfinished run of the same name and configuration in ``out``.
     extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
         ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
@@ -328,6 +360,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
                 variant_inputs=inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
                 cache_rows=(fingerprint, hashes[key][fresh_idx], new_outputs) if use_cache else None,
                 extracted=answers,
+                cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
+                           "" if use_cache else (model.cache_note or "not cached: cache=False")),
             )
             done.add(key)
     return calls

@@ -16,6 +16,8 @@ Tables (one row per ...):
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
 - ``cache``        model output by ``fingerprint`` (the model and its settings) and input hash (``h1``, ``h2``): a re-run
   asks the model nothing it has answered before
+- ``cache_use``    per finished shard: ``run_id``, ``shard``, ``model``, ``fingerprint`` (empty when the model is
+  not cached), ``n_cached`` and ``n_computed`` outputs, and ``note`` (why a model is not cached)
 - ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
   transaction as its predictions and scores, so a killed run never leaves half a shard.
 
@@ -61,6 +63,8 @@ CREATE TABLE IF NOT EXISTS scores (
     metric VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS shards (run_id VARCHAR, shard VARCHAR, n_rows BIGINT, finished_at TIMESTAMP);
 CREATE TABLE IF NOT EXISTS cache (fingerprint VARCHAR, h1 UBIGINT, h2 UBIGINT, output VARCHAR);
+CREATE TABLE IF NOT EXISTS cache_use (
+    run_id VARCHAR, shard VARCHAR, model VARCHAR, fingerprint VARCHAR, n_cached BIGINT, n_computed BIGINT, note VARCHAR);
 CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, scope VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 """
@@ -257,12 +261,14 @@ class Store:
         variant_targets: Sequence[Any] | None = None,
         cache_rows: tuple[str, np.ndarray, Sequence[Any]] | None = None,
         extracted: Sequence[str | None] | None = None,
+        cache_use: tuple[str, int, int, str] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
 
         ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like;
         ``cache_rows`` = ``(fingerprint, input_hashes, outputs)`` adds newly computed outputs to the cache
-        in the same transaction.
+        in the same transaction; ``cache_use`` = ``(fingerprint, n_cached, n_computed, note)`` records
+        where the shard's outputs came from.
         """
         n = len(example_ids)
         if len(outputs) != n or any(len(v) != n for v in scores.values()):
@@ -298,6 +304,9 @@ class Store:
                     self._con.register("_gengap_cache", fresh)
                     self._con.execute("INSERT INTO cache SELECT ?, h1, h2, output FROM _gengap_cache", [fingerprint])
                     self._con.unregister("_gengap_cache")
+                if cache_use is not None:
+                    self._con.execute("INSERT INTO cache_use VALUES (?, ?, ?, ?, ?, ?, ?)",
+                                      [run_id, shard or f"{model}/{split}/{perturbation}", model, *cache_use])
                 self._con.execute("INSERT INTO shards VALUES (?, ?, ?, ?)",
                                   [run_id, shard or f"{model}/{split}/{perturbation}", n,
                                    datetime.now(timezone.utc).replace(tzinfo=None)])
@@ -305,6 +314,18 @@ class Store:
             except Exception:
                 self._con.execute("ROLLBACK")
                 raise
+
+    def cache_use(self, run_id: str) -> pd.DataFrame:
+        """Per model and fingerprint: outputs taken from the cache and computed in this run, and why a
+        model was not cached (empty for stores written before gengap recorded it)."""
+        cols = ["model", "fingerprint", "n_cached", "n_computed", "note"]
+        tables = set(self.sql("SELECT table_name FROM information_schema.tables")["table_name"])
+        if "cache_use" not in tables:
+            return pd.DataFrame(columns=cols)
+        return self.sql(
+            "SELECT model, fingerprint, sum(n_cached)::BIGINT AS n_cached, sum(n_computed)::BIGINT AS n_computed, "
+            "any_value(note) AS note FROM cache_use WHERE run_id = ? GROUP BY model, fingerprint ORDER BY model, fingerprint",
+            [run_id])[cols]
 
     def add_measures(self, run_id: str, records: Sequence[tuple[int, str, str, float]]) -> None:
         """Append training-time measures as ``(step, name, scope, value)`` tuples."""

@@ -3,7 +3,14 @@
 The reference split is the i.i.d. one (method ``random``) unless the caller names another. The gap
 is ``reference score - split score``: how many points the model loses off the i.i.d. test part.
 When the two parts hold the same examples the gap is a paired difference; otherwise the two
-samples are resampled independently.
+samples are compared as independent samples.
+
+Intervals and tests come from :mod:`gengap.stats` and are named in the table: ``score_method``
+("clopper-pearson" for 0/1 scores, "percentile" bootstrap otherwise), ``gap_method`` and
+``gap_test`` (exact McNemar or sign-flip for paired gaps, Fisher's exact or Welch for independent
+ones). ``gap_p_adjusted`` adjusts every gap of a model (all splits x metrics) at once, with Holm's
+method by default (``adjust="bh"``: Benjamini-Hochberg). ``warning`` says when a figure rests on
+too few examples to tell.
 """
 
 from __future__ import annotations
@@ -14,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap.stats import Interval, bootstrap_ci, gap, paired_difference
+from gengap.stats import MIN_BOOTSTRAP_N, PairedTest, adjust_pvalues, mean_ci, paired_test, two_sample_test
 
 __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 
@@ -22,6 +29,7 @@ __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 SUMMARY_COLUMNS = [
     "model", "split", "method", "metric", "n", "score", "score_low", "score_high",
     "reference", "gap", "gap_low", "gap_high", "gap_paired", "unextracted",
+    "score_method", "gap_method", "gap_test", "gap_p", "gap_p_adjusted", "adjustment", "warning",
 ]
 
 
@@ -40,6 +48,7 @@ def summarize(
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int = 0,
+    adjust: str = "holm",
 ) -> pd.DataFrame:
     """One row per (model, split, metric) of the clean (unperturbed) rows, in split order.
 
@@ -62,18 +71,32 @@ def summarize(
         for split in sorted(by_split, key=lambda s: order.get(s, len(order))):
             g = by_split[split]
             scores = g["score"].to_numpy(dtype=np.float64)
-            ci = bootstrap_ci(scores, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            ci = mean_ci(scores, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            warning = ci.warning or (f"n = {ci.n}: too few to tell (the interval is exact, and wide)"
+                                     if ci.n < MIN_BOOTSTRAP_N else "")
             record = {
                 "model": model, "split": split, "method": split_info.get(split, {}).get("method", ""),
                 "metric": metric, "n": ci.n, "score": ci.estimate, "score_low": ci.low, "score_high": ci.high,
                 "reference": ref, "gap": None, "gap_low": None, "gap_high": None, "gap_paired": None,
-                "unextracted": _unextracted_share(g),
+                "unextracted": _unextracted_share(g), "score_method": ci.method, "gap_method": None,
+                "gap_test": None, "gap_p": None, "gap_p_adjusted": None, "adjustment": None, "warning": warning,
             }
-            if ref_rows is not None:
-                g_int, paired = _gap(ref_rows, g, confidence, n_resamples, seed)
-                record.update(gap=g_int.estimate, gap_low=g_int.low, gap_high=g_int.high, gap_paired=paired)
+            if ref_rows is not None and split != ref:
+                test, paired = _gap(ref_rows, g, confidence, n_resamples, seed)
+                e = test.effect
+                record.update(gap=e.estimate, gap_low=e.low, gap_high=e.high, gap_paired=paired, gap_method=e.method,
+                              gap_test=test.test, gap_p=test.p_value, warning=warning or e.warning)
+            elif ref_rows is not None:
+                record.update(gap=0.0, gap_low=0.0, gap_high=0.0, gap_paired=True)
             records.append(record)
-    return pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
+    out = pd.DataFrame.from_records(records, columns=SUMMARY_COLUMNS)
+    if len(out):
+        for _, idx in out.groupby("model").groups.items():
+            has = [i for i in idx if out.at[i, "gap_p"] is not None and not pd.isna(out.at[i, "gap_p"])]
+            if has:
+                out.loc[has, "gap_p_adjusted"] = adjust_pvalues(out.loc[has, "gap_p"].astype(float), adjust)
+                out.loc[has, "adjustment"] = adjust
+    return out
 
 
 def _unextracted_share(rows: pd.DataFrame) -> float | None:
@@ -83,9 +106,10 @@ def _unextracted_share(rows: pd.DataFrame) -> float | None:
     return float(rows["unextracted"].fillna(False).astype(bool).mean())
 
 
-def _gap(ref: pd.DataFrame, other: pd.DataFrame, confidence: float, n_resamples: int, seed: int) -> tuple[Interval, bool]:
+def _gap(ref: pd.DataFrame, other: pd.DataFrame, confidence: float, n_resamples: int, seed: int) -> tuple[PairedTest, bool]:
     if ref is other or (len(ref) == len(other) and set(ref["example_id"]) == set(other["example_id"])):
         a = ref.set_index("example_id")["score"]
         b = other.set_index("example_id")["score"].reindex(a.index)
-        return paired_difference(a.to_numpy(), b.to_numpy(), confidence=confidence, n_resamples=n_resamples, seed=seed), True
-    return gap(ref["score"].to_numpy(), other["score"].to_numpy(), confidence=confidence, n_resamples=n_resamples, seed=seed), False
+        return paired_test(a.to_numpy(), b.to_numpy(), confidence=confidence, n_resamples=n_resamples, seed=seed), True
+    return two_sample_test(ref["score"].to_numpy(), other["score"].to_numpy(), confidence=confidence,
+                           n_resamples=n_resamples, seed=seed), False

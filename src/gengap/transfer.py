@@ -35,7 +35,7 @@ from gengap.metrics import get_metric, score
 from gengap.models import as_model
 from gengap.runner import predict_batched
 from gengap._random import check_random_state
-from gengap.stats import _interval, bootstrap_means
+from gengap.stats import mean_ci
 
 __all__ = ["TransferMatrix", "transfer_matrix", "TRANSFER_FILE"]
 
@@ -172,9 +172,11 @@ def transfer_matrix(
         codes = groups.codes[test]
         for j in range(k):
             cell = values[codes == j]
-            boot = bootstrap_means(cell, n_resamples, rng)
-            est = float(cell.mean())
-            lo, hi, _ = _interval(est, boot, confidence, "percentile", None)
+            if cell.size == 0:
+                est = lo = hi = float("nan")
+            else:
+                ci = mean_ci(cell, confidence=confidence, n_resamples=n_resamples, seed=rng)
+                est, lo, hi = ci.estimate, ci.low, ci.high
             table["score"][i, j], table["low"][i, j], table["high"][i, j], table["n"][i, j] = est, lo, hi, cell.size
     frames = {key: pd.DataFrame(v, index=pd.Index(names, name="train_group"), columns=pd.Index(names, name="test_group"))
               for key, v in table.items()}

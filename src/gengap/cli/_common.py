@@ -21,6 +21,15 @@ def _pct(x: Any) -> str:
     return "-" if x is None or pd.isna(x) else f"{100 * x:.1f}"
 
 
+def _ci(low: Any, high: Any) -> str:
+    """``[0.0, 0.05]``: a bound near 0% or 100% keeps the decimals that tell it apart from them."""
+    from gengap.report._format import bound
+
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "-"
+    return f"[{bound(low)}, {bound(high)}]"
+
+
 def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Console | None = None) -> None:
     """Per split: score with its 95% interval, and the gap to the i.i.d. split with its interval.
 
@@ -32,8 +41,10 @@ def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Con
     metric = "" if many_metrics or summary.empty else f" ({summary['metric'].iloc[0]})"
     has_extraction = "unextracted" in summary and summary["unextracted"].notna().any()
     table = Table(title=f"{title}{metric}", title_justify="left")
+    has_p = "gap_p_adjusted" in summary and summary["gap_p_adjusted"].notna().any()
     columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
-        ["score %", "95% CI", "gap to i.i.d.", "95% CI "] + (["unextracted"] if has_extraction else [])
+        ["score %", "95% CI", "gap to i.i.d.", "95% CI "] + (["p adj."] if has_p else []) + \
+        (["unextracted"] if has_extraction else [])
     for col in columns:
         table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
                          overflow="fold" if col == "split" else "ellipsis")
@@ -42,13 +53,46 @@ def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Con
         missing_gap = r.gap is None or pd.isna(r.gap)
         cells = {
             "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
-            "score %": _pct(r.score), "95% CI": f"[{_pct(r.score_low)}, {_pct(r.score_high)}]",
+            "score %": _pct(r.score), "95% CI": _ci(r.score_low, r.score_high),
             "gap to i.i.d.": "reference" if is_ref else ("-" if missing_gap else f"{_pct(r.gap)} pts"),
-            "95% CI ": "" if is_ref or missing_gap else f"[{_pct(r.gap_low)}, {_pct(r.gap_high)}]",
+            "95% CI ": "" if is_ref or missing_gap else _ci(r.gap_low, r.gap_high),
             "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
+            "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
         }
+        if getattr(r, "warning", ""):
+            cells["n"] += "*"
         table.add_row(*(cells[c] for c in columns))
+    table.caption = summary_methods(summary)
+    table.caption_justify = "left"
     (console or stdout).print(table)
+
+
+def _p(x: Any) -> str:
+    if x is None or pd.isna(x):
+        return ""
+    return "<0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def summary_methods(summary: pd.DataFrame) -> str:
+    """One plain sentence naming the intervals, tests and adjustment behind a summary table.
+
+    >>> summary_methods(pd.DataFrame({"score_method": ["clopper-pearson"], "gap_method": ["mover-paired"],
+    ...     "gap_test": ["mcnemar-exact"], "adjustment": ["holm"], "warning": [""]}))
+    'Score CI: clopper-pearson. Gap CI: mover-paired. Test: mcnemar-exact; p adj.: holm over all gaps of a model.'
+    """
+    if summary.empty or "score_method" not in summary:
+        return ""
+    def names(col: str) -> str:
+        return ", ".join(dict.fromkeys(str(v) for v in summary[col].dropna() if v)) if col in summary else ""
+
+    parts = [f"Score CI: {names('score_method')}."]
+    if names("gap_method"):
+        parts.append(f"Gap CI: {names('gap_method')}.")
+    if names("gap_test"):
+        parts.append(f"Test: {names('gap_test')}; p adj.: {names('adjustment')} over all gaps of a model.")
+    if "warning" in summary and (summary["warning"].fillna("") != "").any():
+        parts.append("* too few examples to tell (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
+    return " ".join(parts)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:

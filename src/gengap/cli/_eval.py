@@ -27,6 +27,7 @@ def eval_command(
     batch_size: Annotated[int, typer.Option(help="Inputs per model call.")] = 512,
     out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path("gengap-report"),
     reference: Annotated[Optional[str], typer.Option(help="Split that gaps are measured from (default: the random split).")] = None,
+    model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = None,
     model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = None,
     api: Annotated[str, typer.Option(help="HTTP endpoints: 'chat' or 'completions'.")] = "chat",
     api_key_env: Annotated[Optional[str], typer.Option(help="HTTP endpoints: environment variable holding the API key.")] = None,
@@ -56,7 +57,7 @@ def eval_command(
     for s in split or ["random"]:
         splits.append({"path": s} if Path(s).is_dir() else {"method": s})
     raw = {
-        "model": {"spec": model, "model_name": model_name, "api": api, "api_key_env": api_key_env,
+        "model": {"spec": model, "version": model_version, "model_name": model_name, "api": api, "api_key_env": api_key_env,
                   "concurrency": concurrency, "timeout": timeout, "max_retries": max_retries, "max_tokens": max_tokens,
                   "system_prompt": system_prompt, "trust_pickle": trust_pickle, "trusted": trust_type or []},
         "split": splits,
@@ -113,6 +114,10 @@ def resume_command(
 def _run_and_print(cfg, progress: bool) -> None:  # type: ignore[no-untyped-def]
     from gengap.config import execute
 
+    from gengap.runner import cache_lines
+
     evaluation = execute(cfg, progress=None if progress else False)
     print_summary(evaluation.summary())
+    for line in cache_lines(evaluation.cache_use()):
+        stdout.print(line, markup=False)
     stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")

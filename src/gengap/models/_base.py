@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import hashlib
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -25,13 +26,16 @@ class Model:
     name : how the model appears in the store and reports.
     needs_fit : True for a learner that the runner must fit on each split's train part.
     cacheable : True when ``fingerprint()`` determines the outputs, so the runner may reuse
-        stored outputs for inputs it has seen (endpoints, functions); False for trained models
-        whose weights the fingerprint does not cover.
+        stored outputs for inputs it has seen (endpoints by model name and settings, estimators
+        and torch modules by their parameters, functions given a version); False when gengap
+        cannot see what the outputs depend on.
+    cache_note : why the model is not cached, and how to cache it ("" when it is cached).
     """
 
     name: str = "model"
     needs_fit: bool = False
     cacheable: bool = True
+    cache_note: str = ""
 
     def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -47,31 +51,65 @@ class Model:
         return f"{type(self).__name__}(name={self.name!r})"
 
 
+#: Why a Python function is not cached without a version (the CLI, summary and report print it).
+FUNCTION_CACHE_NOTE = ("not cached: gengap cannot see the state a Python function reads (globals, closures, "
+                       "weights files); give a version (--model-version, or version= in Python) or the files it "
+                       "reads (files=) to cache its outputs")
+
+
+def _file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
 class FunctionModel(Model):
     """A Python callable on batches: ``fn(list_of_inputs) -> list_of_outputs``.
 
+    What a function computes can depend on state gengap cannot see (a global, an object a
+    closure holds, a weights file it loads), so its outputs are cached only when the caller
+    vouches for them: ``version`` (change it whenever the model changes) and/or ``files`` (paths
+    whose contents the fingerprint hashes, such as the weights the function loads).
+
     >>> m = FunctionModel(lambda batch: [x.upper() for x in batch], name="upper")
-    >>> m.predict(["a", "b"])
-    ['A', 'B']
+    >>> m.predict(["a", "b"]), m.cacheable
+    (['A', 'B'], False)
+    >>> FunctionModel(str.upper, name="upper", version="v2").cacheable
+    True
     """
 
-    def __init__(self, fn: Callable[[list[Any]], Sequence[Any]], *, name: str | None = None) -> None:
+    def __init__(self, fn: Callable[[list[Any]], Sequence[Any]], *, name: str | None = None, version: str | None = None,
+                 files: Sequence[str | Path] = ()) -> None:
         self.fn = fn
         self.name = name or getattr(fn, "__name__", type(fn).__name__)
         if self.name == "<lambda>":
             self.name = "function"
+        self.version = None if version is None else str(version)
+        self.files = tuple(Path(f) for f in files)
+        for f in self.files:
+            if not f.is_file():
+                from gengap._errors import ConfigError
+
+                raise ConfigError(f"Model '{self.name}': files= names '{f}', which is not a file. Name the files the "
+                                  "model reads (e.g. its weights), so a change to them invalidates cached outputs.")
+        self.cacheable = self.version is not None or bool(self.files)
+        self.cache_note = "" if self.cacheable else FUNCTION_CACHE_NOTE
 
     def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:
         return self.fn(list(inputs))
 
     def fingerprint(self) -> str:
-        """Name, byte code, constants, and the size and time of the file that defines the function:
-        editing the model's module invalidates its cached outputs."""
+        """Name, version, the contents of ``files``, byte code and constants, and the size and time
+        of the file that defines the function: editing the model's module invalidates its outputs."""
         import inspect
         import os
 
         code = getattr(self.fn, "__code__", None) or getattr(getattr(self.fn, "__call__", None), "__code__", None)
-        h = hashlib.sha256(f"fn:{self.name}:{getattr(self.fn, '__module__', '')}".encode())
+        h = hashlib.sha256(f"fn:{self.name}:{getattr(self.fn, '__module__', '')}:{self.version}".encode())
+        for f in self.files:
+            h.update(f"{f.name}:{_file_digest(f)}".encode())
         if code is not None:
             h.update(code.co_code)
             h.update(repr(code.co_consts).encode())
@@ -112,7 +150,8 @@ class EstimatorModel(Model):
     """Anything with scikit-learn's ``fit`` / ``predict``: an estimator, a pipeline, gengap's learners.
 
     An unfitted estimator is a learner: the runner fits a clone on each split's train part. A fitted
-    one is evaluated as it is.
+    one is evaluated as it is, and its outputs are cached under a hash of the whole fitted object
+    (parameters and learned attributes), so refitting or changing it invalidates them.
 
     >>> from sklearn.dummy import DummyClassifier
     >>> m = EstimatorModel(DummyClassifier(strategy="most_frequent"))
@@ -120,14 +159,15 @@ class EstimatorModel(Model):
     (True, ['x'])
     """
 
-    cacheable = False
-
     def __init__(self, estimator: Any, *, name: str | None = None, refit: bool | None = None) -> None:
         self.estimator = estimator
         self.name = name or type(estimator).__name__
         if type(estimator).__name__ == "Pipeline" and name is None:
             self.name = "Pipeline(" + ">".join(type(s).__name__ for _, s in estimator.steps) + ")"
         self.needs_fit = (not _is_fitted(estimator)) if refit is None else refit
+        # a learner is fitted per split; the fitted copy it returns is cached by its own state
+        self.cacheable = not self.needs_fit
+        self.cache_note = "" if self.cacheable else "not cached: trained on each split first (the fitted copy is cached)"
 
     def fit(self, inputs: Sequence[Any], targets: Sequence[Any]) -> EstimatorModel:
         try:
@@ -144,5 +184,12 @@ class EstimatorModel(Model):
         return out.tolist() if hasattr(out, "tolist") else list(out)
 
     def fingerprint(self) -> str:
-        params = self.estimator.get_params() if hasattr(self.estimator, "get_params") else {}
-        return hashlib.sha256(f"est:{self.name}:{sorted((k, repr(v)) for k, v in params.items())}".encode()).hexdigest()[:16]
+        """A hash of the whole estimator as pickled by joblib (parameters and fitted attributes)."""
+        import joblib
+
+        try:
+            state = joblib.hash(self.estimator)
+        except Exception:  # noqa: BLE001 - an object joblib cannot pickle: fall back to its parameters
+            params = self.estimator.get_params() if hasattr(self.estimator, "get_params") else {}
+            state = f"{sorted((k, repr(v)) for k, v in params.items())}:{id(self.estimator)}"
+        return hashlib.sha256(f"est:{self.name}:{state}".encode()).hexdigest()[:16]

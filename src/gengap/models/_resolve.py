@@ -14,22 +14,26 @@ from gengap.models._base import EstimatorModel, FunctionModel, Model
 __all__ = ["as_model", "load_model"]
 
 
-def as_model(obj: Any, *, name: str | None = None) -> Model:
+def as_model(obj: Any, *, name: str | None = None, version: str | None = None) -> Model:
     """A Model from an adapter, an estimator (anything with fit and predict), or a batch callable.
 
-    >>> as_model(lambda xs: xs).name
-    'function'
+    ``version`` vouches for a Python function or object whose state gengap cannot see: its outputs
+    are cached under that version (change it whenever the model changes); without it they are not
+    cached.
+
+    >>> as_model(lambda xs: xs).name, as_model(lambda xs: xs, version="1").cacheable
+    ('function', True)
     """
     if isinstance(obj, Model):
         return obj
     if isinstance(obj, str):
-        return load_model(obj, name=name)
+        return load_model(obj, name=name, version=version)
     if hasattr(obj, "predict") and hasattr(obj, "fit"):
         return EstimatorModel(obj, name=name)
     if hasattr(obj, "predict"):
-        return FunctionModel(obj.predict, name=name or type(obj).__name__)
+        return FunctionModel(obj.predict, name=name or type(obj).__name__, version=version)
     if callable(obj):
-        return FunctionModel(obj, name=name)
+        return FunctionModel(obj, name=name, version=version)
     raise ConfigError(
         f"Cannot use a {type(obj).__name__} as a model: pass a callable on batches, a scikit-learn estimator, "
         "or a gengap model adapter."
@@ -57,13 +61,15 @@ def _import_object(spec: str) -> Any:
     return obj
 
 
-def load_model(spec: str, *, name: str | None = None, **options: Any) -> Model:
+def load_model(spec: str, *, name: str | None = None, version: str | None = None, **options: Any) -> Model:
     """A Model from a spec string.
 
     - ``package.module:function`` (or ``:estimator``): an object importable from Python;
     - ``path/to/model.skops``: a scikit-learn model saved with skops;
     - ``http://host:port/v1`` or ``https://...``: an OpenAI-compatible endpoint (``options``:
       ``model_name``, ``api``, ``api_key_env``, ...).
+
+    ``version`` caches the outputs of an imported Python function or object (see :func:`as_model`).
     """
     if spec.startswith(("http://", "https://")):
         from gengap.models.http import OpenAIModel
@@ -75,7 +81,7 @@ def load_model(spec: str, *, name: str | None = None, **options: Any) -> Model:
 
         return EstimatorModel(load_estimator_file(path, **options), name=name or path.stem)
     if ":" in spec:
-        return as_model(_import_object(spec), name=name)
+        return as_model(_import_object(spec), name=name, version=version)
     raise ConfigError(
         f"Cannot tell what model '{spec}' is. Use package.module:function for a Python callable or estimator, "
         "a .skops file for a saved scikit-learn model, or an http(s):// base URL for an OpenAI-compatible server."

@@ -9,8 +9,8 @@ Two ways to adapt a network that maps batches of tensors to batches of tensors:
 - ``TorchModel(module, generate=...)``: ``generate(module, inputs) -> answers`` does it all (an
   autoregressive decoder, beam search, anything).
 
-Tensors are moved to the module's device. The fingerprint hashes the module's weights once, so
-outputs are cached per weights: re-create the adapter after training the module further.
+Tensors are moved to the module's device. The fingerprint hashes the module's weights, and hashes
+them again after any weight changes, so outputs are cached per weights.
 
 >>> import torch
 >>> net = torch.nn.Linear(2, 2)
@@ -46,6 +46,12 @@ def _to_device(value: Any, device: Any, torch: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return type(value)(_to_device(v, device, torch) for v in value)
     return value
+
+
+def weights_state(module: Any) -> tuple[Any, ...]:
+    """A cheap key that changes whenever a parameter or buffer is replaced or changed in place
+    (PyTorch bumps a tensor's version on every in-place write: optimizer steps, load_state_dict)."""
+    return tuple((k, t.data_ptr(), t._version) for k, t in module.state_dict(keep_vars=True).items())
 
 
 def weights_fingerprint(module: Any, extra: str = "") -> str:
@@ -106,6 +112,7 @@ class TorchModel(Model):
         self.generate = generate
         self.name = name or type(module).__name__
         self._fingerprint: str | None = None
+        self._state: tuple[Any, ...] | None = None
 
     @property
     def device(self) -> Any:
@@ -142,8 +149,11 @@ class TorchModel(Model):
         return outputs
 
     def fingerprint(self) -> str:
-        """Weights and the encode/decode/generate functions' names (computed once per adapter)."""
-        if self._fingerprint is None:
+        """Weights and the encode/decode/generate functions' names; hashed again whenever a weight
+        has changed since the last hash (training the module further invalidates its cached outputs)."""
+        state = weights_state(self.module)
+        if self._fingerprint is None or state != self._state:
             fns = ",".join(getattr(f, "__qualname__", repr(f)) for f in (self.encode, self.decode, self.generate) if f)
             self._fingerprint = weights_fingerprint(self.module, f"{self.name}:{fns}")
+            self._state = state
         return self._fingerprint

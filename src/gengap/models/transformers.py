@@ -166,7 +166,11 @@ class TransformersModel(Model):
 
     def fingerprint(self) -> str:
         """Weights (or the saved files of a loaded folder), tokenizer vocabulary and generation settings."""
-        if self._fingerprint is None:
+        from gengap.models.torch_module import weights_state
+
+        state = weights_state(self.model) if self.source is None else None
+        if self._fingerprint is None or state != getattr(self, "_state", None):
+            self._state = state
             settings = f"{self.name}:{self.prompt}:{self.max_new_tokens}:{sorted(self.generate_kwargs.items())}"
             h = hashlib.sha256(settings.encode())
             if self.source is not None:

@@ -6,10 +6,18 @@ Every figure pairs a perturbed example with its clean self (same model, split an
 column              meaning
 ==================  ==========================================================================
 clean, perturbed    mean score on the paired examples, without and with the perturbation
-difference         perturbed - clean, with a paired bootstrap interval (``low``, ``high``)
+difference         perturbed - clean, with a paired interval (``low``, ``high``; ``interval``
+                    names it: an exact-based MOVER interval for 0/1 scores, else a bootstrap)
+p_value             two-sided p-value of "no effect": exact McNemar (0/1), sign-flip otherwise
+p_adjusted          ``p_value`` adjusted over every perturbation x split of a model and metric
+                    (Holm by default, ``adjust="bh"`` for Benjamini-Hochberg; ``adjustment``)
+significant         ``p_adjusted`` < 1 - confidence
 drop_rate           (clean - perturbed) / clean: the performance drop rate (PDR)
-flip_rate           share of examples whose output text changed (after re-lettering options, a
-                    kept letter can mean a different option: read shuffle flips with that in mind)
+flip_rate           share of examples whose answer changed: the extracted answers when the run
+                    extracted them, else the metric's score (so free-text outputs that merely
+                    reword a right answer do not count as flips; ``flip_basis`` says which).
+                    After re-lettering options a kept letter can mean a different option: read
+                    shuffle flips with that in mind.
 worst_case          (in :func:`worst_case`) share correct on the clean item and every variant
 ==================  ==========================================================================
 
@@ -21,7 +29,9 @@ Example
 ...     "output": list("xxyy") + list("xzyq"), "score": [1, 1, 1, 0, 1, 0, 1, 0]})
 >>> s = stress_summary(rows, n_resamples=200)
 >>> s.loc[0, "perturbation"], [float(s.loc[0, c]) for c in ["clean", "perturbed", "difference", "flip_rate"]]
-('typos', [0.75, 0.5, -0.25, 0.5])
+('typos', [0.75, 0.5, -0.25, 0.25])
+>>> s.loc[0, "flip_basis"], s.loc[0, "interval"], float(s.loc[0, "p_value"])
+('score', 'mover-paired', 1.0)
 """
 
 from __future__ import annotations
@@ -33,7 +43,7 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import DataError
-from gengap.stats import paired_difference
+from gengap.stats import adjust_pvalues, mean_ci, paired_test
 
 __all__ = ["stress_summary", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
 
@@ -83,7 +93,8 @@ def _paired(rows: pd.DataFrame, metric: str | None) -> pd.DataFrame:
     if clean.empty:
         raise DataError("The rows have no clean ('none') variant to pair the perturbed ones with.")
     pert = rows[rows["perturbation"] != CLEAN]
-    cols = [*_KEYS, "example_id", "score"] + (["output"] if "output" in rows.columns else [])
+    extra = [c for c in ("output", "extracted", "unextracted") if c in rows.columns]
+    cols = [*_KEYS, "example_id", "score", *extra]
     merged = pert[[*cols, "perturbation"]].merge(clean[cols], on=[*_KEYS, "example_id"], suffixes=("", "_clean"))
     return merged
 
@@ -93,30 +104,50 @@ def _same_output(a: pd.Series, b: pd.Series) -> np.ndarray:
     return (norm(a) == norm(b)).to_numpy()
 
 
+def _flips(g: pd.DataFrame) -> tuple[float, str]:
+    """Share of pairs whose answer changed, and on what: extracted answers when the run has them
+    (an unreadable answer is its own value), else the metric's score."""
+    if "extracted" in g and "unextracted" in g and g["unextracted"].notna().any():
+        mark = "\x00unextracted"
+        a = g["extracted"].where(~g["unextracted"].fillna(False).astype(bool), mark).fillna(mark)
+        b = g["extracted_clean"].where(~g["unextracted_clean"].fillna(False).astype(bool), mark).fillna(mark)
+        return 1.0 - float(_same_output(a, b).mean()), "extracted"
+    return float(np.mean(g["score"].to_numpy(float) != g["score_clean"].to_numpy(float))), "score"
+
+
 def stress_summary(rows: pd.DataFrame, *, metric: str | None = None,
                    perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
-                   n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+                   n_resamples: int = 10_000, seed: int = 0, adjust: str = "holm") -> pd.DataFrame:
     """One row per (model, split, metric, perturbation), most harmful first (``rank`` 1).
 
     ``perturbations`` (the objects, or a ``{name: family}`` mapping) names the families of
-    user-defined perturbations; built-in names are recognized on their own.
+    user-defined perturbations; built-in names are recognized on their own. Every effect is
+    tested; the p-values of a model and metric (all perturbations x splits) are adjusted together
+    with ``adjust`` (``"holm"`` or ``"bh"``).
     """
     fam = _families(perturbations)
     merged = _paired(rows, metric)
     records = []
     for (model, split, met, name), g in merged.groupby([*_KEYS, "perturbation"], sort=True):
         a, b = g["score"].to_numpy(float), g["score_clean"].to_numpy(float)
-        ci = paired_difference(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        test = paired_test(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        ci = test.effect
         clean = float(b.mean())
-        flips = 1.0 - _same_output(g["output"], g["output_clean"]).mean() if "output" in g else float("nan")
+        flips, basis = _flips(g)
         records.append({"model": model, "split": split, "metric": met, "perturbation": name,
                         "family": perturbation_family(name, fam), "n": len(g), "clean": clean,
                         "perturbed": float(a.mean()), "difference": ci.estimate, "low": ci.low, "high": ci.high,
+                        "interval": ci.method, "test": test.test, "p_value": test.p_value,
                         "drop_rate": (clean - float(a.mean())) / clean if clean > 0 else float("nan"),
-                        "flip_rate": float(flips), "significant": bool(ci.high < 0 or ci.low > 0)})
+                        "flip_rate": flips, "flip_basis": basis, "warning": ci.warning})
     out = pd.DataFrame.from_records(records)
     if out.empty:
         raise DataError("The rows have no perturbed variants; run evaluate(..., perturbations=[...]).")
+    out["p_adjusted"] = np.nan
+    for _, idx in out.groupby(["model", "metric"]).groups.items():
+        out.loc[idx, "p_adjusted"] = adjust_pvalues(out.loc[idx, "p_value"].to_numpy(float), adjust)
+    out["adjustment"] = adjust
+    out["significant"] = out["p_adjusted"] < (1 - confidence)
     out = out.sort_values(["difference", "perturbation"], kind="stable").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out
@@ -134,8 +165,6 @@ def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "fami
     >>> worst_case(rows, by="all", n_resamples=100)[["clean", "worst_case"]].values.tolist()
     [[1.0, 0.0]]
     """
-    from gengap.stats import bootstrap_ci
-
     fam = _families(perturbations)
     merged = _paired(rows, metric)
     merged["group"] = "all" if by == "all" else merged["perturbation"].map(lambda n: perturbation_family(n, fam))
@@ -143,10 +172,10 @@ def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "fami
     for (model, split, met, group), g in merged.groupby([*_KEYS, "group"], sort=True):
         per = g.groupby("example_id").agg(worst=("score", "min"), clean=("score_clean", "first"))
         worst = np.minimum(per["worst"].to_numpy(float), per["clean"].to_numpy(float))
-        ci = bootstrap_ci(worst, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        ci = mean_ci(worst, confidence=confidence, n_resamples=n_resamples, seed=seed)
         records.append({"model": model, "split": split, "metric": met, by: group, "n": len(per),
                         "variants": g["perturbation"].nunique(), "clean": float(per["clean"].mean()),
-                        "worst_case": ci.estimate, "low": ci.low, "high": ci.high})
+                        "worst_case": ci.estimate, "low": ci.low, "high": ci.high, "interval": ci.method})
     return pd.DataFrame.from_records(records)
 
 

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from markupsafe import Markup
 
 from gengap.report._blocks import render_template
+from gengap.runner import cache_lines
 from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
@@ -142,14 +143,17 @@ def fmt_share(value: float) -> str:
 
 def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.DataFrame:
     table: dict[str, list[Any]] = {"Model": [], "Split": [], "Method": [], "n": [], "Score": [], "95% CI": [],
-                                   "Gap to i.i.d.": [], "Gap 95% CI": [], "Gap from": []}
+                                   "CI method": [], "Gap to i.i.d.": [], "Gap 95% CI": [], "Gap from": [], "p adj.": []}
     for r in rows.itertuples():
         table["Model"].append(r.model)
         table["Split"].append(r.split)
         table["Method"].append(r.method)
-        table["n"].append(int(r.n))
+        warning = getattr(r, "warning", "") or ""
+        table["n"].append(f"{int(r.n):,}" + (" (too few to tell)" if "too few to tell" in warning else ""))
         table["Score"].append(fmt.score(r.score))
         table["95% CI"].append(fmt.interval(r.score_low, r.score_high))
+        table["CI method"].append(getattr(r, "score_method", "") or "")
+        p_adj = ""
         if r.split == r.reference:
             gap, gap_ci, how = "reference", "", ""
         elif is_missing(r.gap):
@@ -157,9 +161,14 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         else:
             gap, gap_ci = fmt.gap(r.gap), fmt.interval(r.gap_low, r.gap_high)
             how = "paired examples" if r.gap_paired else "independent samples"
+            if getattr(r, "gap_method", None):
+                how += f" ({r.gap_method}; {r.gap_test})"
+            p = getattr(r, "gap_p_adjusted", None)
+            p_adj = "" if is_missing(p) else ("<0.001" if float(p) < 0.001 else f"{float(p):.3f}")
         table["Gap to i.i.d."].append(gap)
         table["Gap 95% CI"].append(gap_ci)
         table["Gap from"].append(how)
+        table["p adj."].append(p_adj)
         table.setdefault("Unextracted", []).append("" if is_missing(getattr(r, "unextracted", None)) else fmt_share(r.unextracted))
     frame = pd.DataFrame(table)
     if not (frame["Unextracted"] != "").any():
@@ -167,7 +176,7 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
     if n_models == 1:
         frame = frame.drop(columns="Model")
     if not (frame["Gap to i.i.d."] != "–").any():
-        frame = frame.drop(columns=["Gap to i.i.d.", "Gap 95% CI", "Gap from"])
+        frame = frame.drop(columns=["Gap to i.i.d.", "Gap 95% CI", "Gap from", "p adj."])
     return frame
 
 
@@ -204,10 +213,16 @@ def overview(ctx: ReportContext) -> Section | None:
             md.append(f"### {md_escape(metric)}")
         md.append(table_markdown(table, align=_ALIGN))
     note = (
-        f"Scores are means over the test examples; intervals are {int(100 * ctx.confidence)}% percentile bootstrap "
-        f"intervals ({ctx.n_resamples:,} resamples, seed 0). The gap is the i.i.d. score minus the split's score, "
-        "so a positive gap is a loss. It is a paired difference when both splits hold the same examples, otherwise "
-        "the two test sets are resampled independently. n is the number of test examples behind each figure."
+        f"Scores are means over the test examples, with {int(100 * ctx.confidence)}% intervals: Clopper-Pearson "
+        "(exact) for 0/1 scores, which never claims certainty at 0% or 100%, and the percentile bootstrap "
+        f"({ctx.n_resamples:,} resamples, seed 0) for other scores. The gap is the i.i.d. score minus the split's score, "
+        "so a positive gap is a loss. When both splits hold the same examples it is a paired difference (0/1 scores: "
+        "an exact-based MOVER interval and the exact McNemar test; other scores: a bootstrap of the differences and a "
+        "sign-flip permutation test); otherwise the two test sets are independent samples (Newcombe's interval and "
+        "Fisher's exact test; other scores: bootstrap and Welch's test). p adj. is the p-value of the gap adjusted "
+        "with Holm's method over every gap of a model (all splits and metrics), so it controls the chance of any "
+        "false alarm. n is the number of test examples behind each figure; \"too few to tell\" marks a bootstrap "
+        "interval on fewer than 30 examples, which covers less than 95%."
     ) if len(ctx.summary) else ""
     if note and "unextracted" in ctx.summary and ctx.summary["unextracted"].notna().any():
         note += (" Unextracted is the share of outputs with no readable answer: they score 0 and are counted apart "
@@ -447,7 +462,9 @@ def run(ctx: ReportContext) -> Section:
         ("Models", ", ".join(map(str, rows["model"].unique())) if len(rows) else "–"),
         ("Metrics", ", ".join(ctx.metrics) or "–"),
         ("Reference split", ctx.reference or "none"),
-        ("Intervals", f"{int(100 * ctx.confidence)}% percentile bootstrap, {ctx.n_resamples:,} resamples, seed 0"),
+        ("Intervals", f"{int(100 * ctx.confidence)}%: Clopper-Pearson for 0/1 scores (Newcombe / exact-based MOVER for "
+                      f"gaps), percentile bootstrap otherwise ({ctx.n_resamples:,} resamples, seed 0); p-values Holm-adjusted"),
+        ("Model outputs", " ".join(cache_lines(ctx.store.cache_use(ctx.run_id))) or "–"),
         ("Results store", f"{Path(str(ctx.store.path)).name} (every figure here is computed from its rows)"),
         ("Training measures", f"{len(ctx.measures):,} values, {len(ctx.events):,} events"),
     ]

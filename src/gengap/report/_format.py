@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ScoreFormat", "count", "is_missing", "md_escape", "truncate"]
+__all__ = ["ScoreFormat", "bound", "count", "is_missing", "md_escape", "truncate"]
 
 #: What Markdown could read as formatting, escaped with a backslash: backslashes, backticks, emphasis
 #: stars and tildes, pipes (table cells), underscores at a word boundary (GitHub ignores them inside
@@ -35,6 +35,22 @@ def is_missing(value: Any) -> bool:
         return bool(math.isnan(value))
     except TypeError:
         return False
+
+
+def bound(value: float, digits: int = 1, scale: float = 100.0) -> str:
+    """An interval bound with ``digits`` decimals, or more where fewer would round a bound that is
+    not 0 (or not 1) to ``0.0`` (``100.0``): an honest interval must not read as a certain 0%.
+
+    >>> bound(0.000479), bound(0.0), bound(0.99995), bound(0.75)
+    ('0.05', '0.0', '99.995', '75.0')
+    """
+    x = scale * float(value)
+    for d in range(digits, digits + 5):
+        text = f"{x:.{d}f}"
+        edge = float(text) in (0.0, scale)
+        if not edge or x in (0.0, scale):
+            return text
+    return text
 
 
 def count(n: Any) -> str:
@@ -74,7 +90,10 @@ class ScoreFormat:
         return text + "%" if self.percent and text != "–" else text
 
     def interval(self, low: Any, high: Any) -> str:
-        """``[75.0, 87.5]``: the bounds in the same unit as the score, without the % sign."""
+        """``[75.0, 87.5]``: the bounds in the same unit as the score, without the % sign; a bound
+        near 0% or 100% gets the decimals it needs to differ from them (``[0.0, 0.05]``)."""
+        if self.percent and not is_missing(low) and not is_missing(high):
+            return f"[{bound(low, self.digits)}, {bound(high, self.digits)}]"
         return f"[{self._num(low)}, {self._num(high)}]"
 
     def gap(self, value: Any) -> str:

@@ -13,13 +13,14 @@ from typing import Any
 
 from gengap.io import to_jsonable
 from gengap.report._core import failure_samples
+from gengap.report._headline import metric_gaps
 from gengap.report._sections import ReportContext, Section
 from gengap.summary import SUMMARY_COLUMNS
 
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.0"
+RESULTS_SCHEMA_VERSION = "1.1"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
@@ -57,10 +58,12 @@ def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *,
             "config": ctx.run.get("config", {}),
         },
         "headline": ctx.headline.text,
+        "headlines": metric_gaps(ctx.summary, ctx.metrics) if len(ctx.summary) else [],
         "reference": ctx.reference,
         "confidence": ctx.confidence,
         "n_resamples": ctx.n_resamples,
         "n_rows": int(len(ctx.rows)),
+        "cache": ctx.store.cache_use(ctx.run_id).to_dict("records"),
         "summary": summary,
         "splits": [_split_record(name, info) for name, info in ctx.split_info.items()],
         "failures": failure_samples(ctx),

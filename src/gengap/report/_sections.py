@@ -36,7 +36,7 @@ import pandas as pd
 from markupsafe import Markup
 
 from gengap.report._format import ScoreFormat, md_escape
-from gengap.report._headline import Headline, headline
+from gengap.report._headline import Headline, headlines
 
 __all__ = ["Section", "ReportContext", "register_section", "registered_sections", "SECTION_MODULES"]
 
@@ -123,9 +123,8 @@ class ReportContext:
 
     @cached_property
     def headline(self) -> Headline:
-        """The biggest gap of the primary metric, in words (the report's first sentence)."""
-        metric = self.primary_metric
-        return headline(self.summary, metric, self.score_format(metric) if metric else None, self.reference)
+        """The biggest gap per metric, in words (the report's first sentence)."""
+        return headlines(self.summary, self.metrics, {m: self.score_format(m) for m in self.metrics}, self.reference)
 
     @property
     def primary_metric(self) -> str | None:

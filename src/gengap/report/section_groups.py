@@ -19,7 +19,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from gengap.groups import expand_metadata, group_metrics
+from gengap._errors import DataError
+from gengap.groups import MIN_GROUP_SIZE, expand_metadata, group_metrics
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
@@ -76,15 +77,26 @@ def _within_reference(ctx: ReportContext, metric: str, percent: bool) -> tuple[l
     key = rows[columns].astype(str).agg("/".join, axis=1)
     parts, data = [], []
     for model, idx in rows.groupby("model", sort=True).groups.items():
-        rep = group_metrics(rows.loc[idx, "score"], key.loc[idx], n_resamples=min(ctx.n_resamples, 5000), seed=0)
+        scores, labels = rows.loc[idx, "score"], key.loc[idx]
+        try:
+            rep = group_metrics(scores, labels, n_resamples=min(ctx.n_resamples, 5000), seed=0)
+            all_small = ""
+        except DataError:  # every group is under the minimum size: compare them all, and say so
+            rep = group_metrics(scores, labels, include_small=True, n_resamples=min(ctx.n_resamples, 5000), seed=0)
+            all_small = f" Every group has fewer than {MIN_GROUP_SIZE} examples: too few to tell which is worst."
         table = pd.DataFrame({
-            "Group": rep.table["group"], "n": rep.table["n"],
+            "Group": rep.table["group"],
+            "n": [f"{n:,}" + (" (too few to tell)" if small and n else "") for n, small in zip(rep.table["n"], rep.table["small"])],
             "Score [95% CI]": [_interval(s, lo, hi, percent) for s, lo, hi in
                                zip(rep.table["score"], rep.table["score_low"], rep.table["score_high"])],
+            "CI method": rep.table["method"],
         })
-        sentence = (f"{model}: worst group {rep.worst_group} at {_interval(rep.worst.estimate, rep.worst.low, rep.worst.high, percent)}; "
-                    f"best minus worst {_interval(rep.disparity.estimate, rep.disparity.low, rep.disparity.high, percent)}"
-                    + (f"; left out: {', '.join(rep.left_out)}" if rep.left_out else "") + ".")
+        small = [g for g, why in rep.left_out.items() if why.startswith("n = ")]
+        empty = [g for g, why in rep.left_out.items() if why.startswith("empty")]
+        sentence = (f"{model}: worst group {rep.worst_group} at {_interval(rep.worst.estimate, rep.worst.low, rep.worst.high, percent)} "
+                    f"(n = {rep.worst.n:,}); best minus worst {_interval(rep.disparity.estimate, rep.disparity.low, rep.disparity.high, percent)}"
+                    + (f"; not counted for the worst group, under {MIN_GROUP_SIZE} examples: {', '.join(small)}" if small else "")
+                    + (f"; empty: {', '.join(empty)}" if empty else "") + "." + all_small)
         parts.append((sentence, table))
         data.append({"model": model, **rep.to_dict()})
     return parts, data

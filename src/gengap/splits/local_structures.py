@@ -26,7 +26,7 @@ from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
-from gengap.stats import bootstrap_ci
+from gengap.stats import mean_ci
 from gengap.structure import count_structure, make_extractor
 
 __all__ = ["unobserved_local_structures", "accuracy_by_unobserved", "UnobservedStructureSplit"]
@@ -64,7 +64,7 @@ def accuracy_by_unobserved(scores: Sequence[float] | np.ndarray, flagged: Sequen
     for name, mask in (("unobserved structure", f), ("all structures seen", ~f)):
         if not mask.any():  # an empty group has no score: left out, as the worst-group figures do
             continue
-        ci = bootstrap_ci(s[mask], confidence=confidence, seed=seed)
+        ci = mean_ci(s[mask], confidence=confidence, seed=seed)
         rows.append({"group": name, "n": int(mask.sum()), "score": float(ci.estimate), "low": float(ci.low),
                      "high": float(ci.high)})
     return pd.DataFrame(rows, columns=["group", "n", "score", "low", "high"])
