@@ -142,8 +142,8 @@ def numbers_in(text: str) -> list[Num]:
                 value = -value
         found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
     for m in _WORDS_RE.finditer(text):
-        if any(a <= m.start() < b for a, b in covered):
-            continue
+        if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
+            continue  # "two-digit", "three-year-old": a word, not a number
         value = _words_value(m.group(0))
         if value is not None:
             found.append(Num(m.start(), m.end(), Fraction(value), False))
@@ -229,10 +229,11 @@ def _boxed(ctx: Context) -> str | None:
 
 def _result(ctx: Context, segment: str) -> Num | None:
     """The number a stretch of text arrives at: the one after its last "=", else its first."""
-    if "=" in segment:
-        nums = _nums(ctx, segment.rsplit("=", 1)[1])
-        if nums:
-            return nums[0]
+    for sep in ("=", " is "):
+        if sep in segment:
+            nums = _nums(ctx, segment.rsplit(sep, 1)[1])
+            if nums:
+                return nums[0]
     nums = _nums(ctx, segment)
     return nums[0] if nums else None
 
@@ -322,10 +323,11 @@ def _answer_first(ctx: Context) -> str | None:
     if not head or _WORKING_RE.match(head):
         return None
     plain = re.sub(r"\([^()]*\)", " ", head)
-    bare = bool(_BARE_RE.match(plain)) or (len(plain.split()) <= 3 and ":" not in plain)
+    bare = bool(_BARE_RE.match(plain))
+    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
+        return None  # working, not an answer
+    bare = bare or (len(plain.split()) <= 3 and ":" not in plain)
     if not bare:
-        if (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
-            return None  # working, not an answer
         if WEAK_MARK_RE.search(plain) or (rest and WEAK_MARK_RE.search(rest)):
             return None  # a conclusion reads the answer
         if _LABEL_RE.match(plain) and ":" in plain and len(ctx.sentences) > 1 and not ctx.question:

@@ -31,7 +31,8 @@ _LEAD_RE = re.compile(
     r"^(?:(?:it(?:'s|\s+is|\s+was)|that(?:'s|\s+is|\s+was|\s+would\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
     r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
-    r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just)\s+)+",
+    r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
+    r"|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|,\s+(?=[a-z0-9])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
@@ -40,8 +41,14 @@ _COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|would\s+be
                         re.IGNORECASE)
 _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|invented|discovered|founded|led|sung|won|held|given|drawn)\s+by\s",
                             re.IGNORECASE)
+_CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|kind|sort|form|variety|breed|member|name|term|word|genus)\s+(?:of|for)\s+",
+                            re.IGNORECASE)
+_PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
+_FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
+_META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
+                      re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
-_SUBORDINATE_RE = re.compile(r"^\s*(?:when|after|since|because|as|if|once|while|although|though|in\s+\w+(?:\s+\w+)?|on\s+\w+(?:\s+\w+)?)\b[^,]{0,60},\s*",
+_SUBORDINATE_RE = re.compile(r"^\s*(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60},\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 get gets got gotten rid produce produces produced make makes made use uses used take takes took taken give gives gave given
@@ -78,9 +85,13 @@ def _is_question_word(word: str, ctx: Context) -> bool:
 def _trim_question_words(span: str, ctx: Context) -> str:
     """Words of the question at either edge of a span are the question restated, not the answer."""
     tokens = span.split()
-    while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS):
+
+    def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
+        return len(" ".join(rest).strip(_QUOTES)) > 2
+
+    while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]):
         tokens.pop(0)
-    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS):
+    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]):
         tokens.pop()
     return " ".join(tokens)
 
@@ -88,6 +99,11 @@ def _trim_question_words(span: str, ctx: Context) -> str:
 def _clause(text: str) -> str:
     text = _LEAD_RE.sub("", text.strip())
     return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
+
+
+def _has_content(text: str, ctx: Context) -> bool:
+    return any(not _is_question_word(w, ctx) and w.lower().strip(_QUOTES) not in STOPWORDS
+               and w.lower().strip(_QUOTES) not in _LIGHT_VERBS for w in text.split())
 
 
 def _span(sentence: str, ctx: Context) -> str | None:
@@ -101,14 +117,16 @@ def _span(sentence: str, ctx: Context) -> str | None:
         left, right = sides
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
-        s = left if q_left < q_right or (q_left == q_right and not ctx.question and len(left.split()) <= 3
+        passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
+        s = left if q_left < q_right or (q_left == q_right and not ctx.question and not passive and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())) else right
         s = _LEAD_RE.sub("", s.strip())
-    by = _PASSIVE_BY_RE.search(s)
-    if by:
-        s = s[by.end():]
+        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s)
+        if by:
+            s = s[by.end():]
+    s = _CLASSIFIER_RE.sub("", s.strip())
     candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
-    if candidate.strip():
+    if candidate.strip() and _has_content(candidate, ctx):
         s = candidate
     s = _trim_question_words(_strip(s), ctx) if ctx.question else _strip(s)
     tokens = s.split()
@@ -123,8 +141,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if runs:
             s = " ".join(runs[0])
     s = _strip(s)
-    if not s or len(s.split()) > 6:
-        return None
+    if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s):
+        return None  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
 
 
@@ -148,24 +166,38 @@ def _refusal(ctx: Context) -> str | None:
     return ABSTAIN if ctx.refusal else None
 
 
-def _read_region(ctx: Context, region: str) -> str | None:
-    """The answer in a stretch of text: the sentence (or clause) that speaks of the question."""
+def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
+    """The answer in the text after a self-correction: the clause that speaks of the question and
+    states something, not the one that explains the retracted answer."""
     region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
     marked = _marked_in(ctx, region)
     if marked:
         return marked
-    parts = [p for s in sentences(region) for p in re.split(r"\s+-\s+|;", s) if p.strip()]
+    parts = [p for s in sentences(region) for p in re.split(r"\s+-\s+|;|:\s", s) if p.strip()]
     if not parts:
         return None
-    if ctx.question:
-        about = [p for p in parts if content_stems(p) & ctx.question_stems]
-        if about:
-            return _span(about[0], ctx)
-    return _span(parts[0], ctx)
+    old = normalize(retracted)
+
+    def score(part: str) -> int:
+        about = bool(ctx.question and content_stems(part) & ctx.question_stems)
+        states = bool(_COPULA_RE.search(f" {part} ") or re.search(r"\b(?:called|named|'s)\b", part))
+        repeats = bool(old) and f" {old} " in f" {normalize(part)} "
+        return about + states - 2 * repeats
+
+    best = max(parts, key=score)  # the first of the best
+    return _span(best, ctx)
+
+
+def normalize(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
 
 
 def _correction(ctx: Context) -> str | None:
-    return None if ctx.correction is None else _read_region(ctx, ctx.correction)
+    if ctx.correction is None:
+        return None
+    before = ctx.text[: len(ctx.text) - len(ctx.correction)]
+    retracted = _clause(sentences(before)[0]) if sentences(before) else ""
+    return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
 
 
 def _marked_in(ctx: Context, text: str) -> str | None:
@@ -219,7 +251,17 @@ def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
+    label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
+    if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
+        head = label.group(2)  # "The coldest continent: Antarctica"
     clause = _clause(head)
+    if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
+        return None
+    if _PRONOUN_RE.search(clause) or re.match(r"^\W*(?:when|if|as|after|since|because|while|might|may|could|maybe)\b", clause, re.IGNORECASE):
+        return None  # a sentence about the answer, not the answer
+    place = re.sub(r"\s(?:in|at|on|from|near)\s+(?:the\s+)?[A-Z]\w+(?:\s+[A-Z]\w+)*$", "", clause)
+    if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
+        clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
         span = _strip(clause)
         quoted = _QUOTED_RE.search(span)
@@ -246,6 +288,15 @@ def _quoted(ctx: Context) -> str | None:
     return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
+_CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b,?\s*", re.IGNORECASE)
+
+
+def _concluding(ctx: Context) -> str | None:
+    """The last sentence that opens with "so", "therefore" or "thus", read for its span."""
+    last = [p for p in sentences(_without_tables(ctx.text)) if _CONCLUDING_RE.match(p)]
+    return _span(_CONCLUDING_RE.sub("", last[-1]), ctx) if last else None
+
+
 def _in_sentence(ctx: Context) -> str | None:
     text = _without_tables(ctx.text)
     parts = sentences(text)
@@ -266,9 +317,10 @@ RULES = (
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
-    Rule("answer_first", "answer_first", _answer_first),
     Rule("hedge", "abstain", _hedge),
+    Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
-    Rule("quoted", "quotes", _quoted),
+    Rule("concluding", "marker", _concluding),
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
+    Rule("quoted", "quotes", _quoted),
 )

@@ -8,6 +8,7 @@ import re
 
 from gengap.extract._base import (
     ABSTAIN,
+    HEDGE_RE,
     STRONG_MARK_RE,
     Context,
     Rule,
@@ -129,6 +130,8 @@ def _first_word(ctx: Context) -> str | None:
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
     head, _ = first_part(ctx.prose)
+    if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
+        return ABSTAIN  # "Cannot be determined.", "Hard to say."
     m = _VERDICT_RE.match(head)
     if m:
         return "no" if m.group("no") else "yes"
