@@ -113,8 +113,9 @@ def _read(output: str, kind: str, question: str | None, choices: Sequence[str] |
     if choices is not None and kind == "choice":
         choices = [str(c) for c in choices]
         choice_letters(len(choices))  # 2 to 26 options
-    ctx = Context(output, kind, question=None if question is None else str(question), choices=choices)
-    return run_cascade(CASCADES[kind], ctx, disabled=frozenset(disable), contest=contest)
+    disabled = frozenset(disable)
+    ctx = Context(output, kind, question=None if question is None else str(question), choices=choices, disabled=disabled)
+    return run_cascade(CASCADES[kind], ctx, disabled=disabled, contest=contest)
 
 
 def extract_number(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:

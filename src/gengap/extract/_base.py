@@ -14,7 +14,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import lru_cache
 from typing import Any
 
 #: Returned by a rule when the output commits to no answer: the cascade stops, unextracted.
@@ -94,6 +94,7 @@ _SUFFIXES = ("ational", "ization", "fulness", "ousness", "iveness", "ities", "at
              "ing", "ies", "ied", "ous", "ive", "ful", "ity", "ion", "est", "ed", "es", "er", "ly", "al", "s", "e", "y")
 
 
+@lru_cache(maxsize=16384)
 def stem(word: str) -> str:
     """A crude stem for matching words across forms ("carnivore", "carnivorous" -> "carnivor").
 
@@ -122,6 +123,26 @@ def content_stems(text: str) -> set[str]:
     return {stem(w) for w in words(text) if w.lower() not in STOPWORDS}
 
 
+@lru_cache(maxsize=4096)
+def _question_stems(question: str) -> frozenset[str]:
+    """Keyed by the question: an evaluation reads many outputs (models, perturbations) per question."""
+    return frozenset(content_stems(question))
+
+
+class _lazy:
+    """A property computed once per object (like functools.cached_property, without its lock)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn, self.name = fn, fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
 # ---------------------------------------------------------------------------------------- the context
 @dataclass
 class Context:
@@ -131,40 +152,44 @@ class Context:
     kind: str
     question: str | None = None
     choices: Sequence[str] | None = None
+    #: rule families switched off (for ablations); "continuation" and "percent" switch off the
+    #: cut of a base model's next few-shot question and the percent/probability reading
+    disabled: frozenset[str] = frozenset()
 
-    @cached_property
+    @_lazy
     def text(self) -> str:
-        return own_answer(clean(self.raw)).strip()
+        cleaned = clean(self.raw)
+        return (cleaned if "continuation" in self.disabled else own_answer(cleaned)).strip()
 
-    @cached_property
+    @_lazy
     def prose(self) -> str:
         """The text without Markdown table rows (tables are data; the verdict is in the prose)."""
         if "|" not in self.text:
             return self.text
         return re.sub(r"^\s*\|.*$\n?", "", self.text, flags=re.MULTILINE).strip() or self.text
 
-    @cached_property
+    @_lazy
     def sentences(self) -> list[str]:
         return sentences(self.text)
 
-    @cached_property
-    def question_stems(self) -> set[str]:
-        return content_stems(self.question) if self.question else set()
+    @_lazy
+    def question_stems(self) -> frozenset[str]:
+        return _question_stems(self.question) if self.question else frozenset()
 
-    @cached_property
+    @_lazy
     def json_answer(self) -> Any:
         return json_answer(self.text)
 
-    @cached_property
+    @_lazy
     def boxed(self) -> str | None:
         found = boxed(self.text)
         return None if found is None else re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", found).strip()
 
-    @cached_property
+    @_lazy
     def strong_marks(self) -> list[re.Match[str]]:
         return list(STRONG_MARK_RE.finditer(self.text))
 
-    @cached_property
+    @_lazy
     def correction(self) -> str | None:
         """The text after the last self-correction that comes after every answer marker, or None."""
         last = None
@@ -177,11 +202,11 @@ class Context:
             return None
         return self.text[last.end():].strip() or None
 
-    @cached_property
+    @_lazy
     def hedged(self) -> bool:
         return bool(HEDGE_RE.search(self.text))
 
-    @cached_property
+    @_lazy
     def refusal(self) -> bool:
         return bool(REFUSAL_RE.search(self.text))
 

@@ -110,18 +110,19 @@ def _stem_match(a: str, b: str) -> bool:
     return len(short) >= 6 and short[:6] == long[:6] and not short.isdigit()
 
 
-def _option_stems(ctx: Context) -> list[set[str]]:
+def _option_stems(ctx: Context) -> tuple[frozenset[str], ...]:
     """Per option, the stems that tell it apart: not shared with another option nor with the question."""
-    cached = ctx.__dict__.get("_option_stems")
-    if cached is None:
-        per = [{stem(w) for w in words(c) if w.lower() not in STOPWORDS} for c in ctx.choices or []]
-        counts: dict[str, int] = {}
-        for s in per:
-            for w in s:
-                counts[w] = counts.get(w, 0) + 1
-        cached = [{w for w in s if counts[w] == 1 and w not in ctx.question_stems} or s for s in per]
-        ctx.__dict__["_option_stems"] = cached
-    return cached
+    return _distinct_stems(tuple(ctx.choices or ()), ctx.question_stems)
+
+
+@lru_cache(maxsize=4096)
+def _distinct_stems(choices: tuple[str, ...], question_stems: frozenset[str]) -> tuple[frozenset[str], ...]:
+    per = [{stem(w) for w in words(c) if w.lower() not in STOPWORDS} for c in choices]
+    counts: dict[str, int] = {}
+    for s in per:
+        for w in s:
+            counts[w] = counts.get(w, 0) + 1
+    return tuple(frozenset({w for w in s if counts[w] == 1 and w not in question_stems} or s) for s in per)
 
 
 _NEGATED_MENTION_RE = re.compile(r"\b(?:not|isn't|aren't|never|nor|unlike|rather\s+than|instead\s+of|except)\s+(?:\w+\s+){0,2}$",
@@ -169,20 +170,23 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
 
 
 def _option_values(ctx: Context) -> list[Fraction | None]:
+    return [v for v, _ in _values_and_places(tuple(ctx.choices or ()))]
+
+
+def values_with_places(ctx: Context) -> tuple[tuple[Fraction | None, int], ...]:
+    return _values_and_places(tuple(ctx.choices or ()))
+
+
+@lru_cache(maxsize=4096)
+def _values_and_places(choices: tuple[str, ...]) -> tuple[tuple[Fraction | None, int], ...]:
+    """Per option, its value when the option is a number (None otherwise) and its decimal places."""
     out = []
-    for c in ctx.choices or []:
+    for c in choices:
         nums = numbers_in(c)
         plain = re.sub(r"[\d.,/%$\s-]", "", c)
-        out.append(nums[0].value if len(nums) == 1 and len(plain) <= 3 else None)
-    return out
-
-
-def values_with_places(ctx: Context) -> list[tuple[Fraction | None, int]]:
-    out = []
-    for c, v in zip(ctx.choices or [], _option_values(ctx)):
         m = re.search(r"\.(\d+)", c)
-        out.append((v, len(m.group(1)) if m else 0))
-    return out
+        out.append((nums[0].value if len(nums) == 1 and len(plain) <= 3 else None, len(m.group(1)) if m else 0))
+    return tuple(out)
 
 
 def _one_option(ctx: Context, text: str) -> str | None:
@@ -235,11 +239,11 @@ def _marked_in(ctx: Context, text: str) -> str | None:
             if hit.group(1) != "a" or re.match(r"^\W{0,3}[\(\[]?a(?:[\)\]]|\.|\s*$)", tail):
                 return letter
         line = tail.split("\n", 1)[0]
-        ordinal = _ORDINAL_RE.search(text[m.start():m.end() + 40])
+        ordinal = None if "ordinal" in ctx.disabled else _ORDINAL_RE.search(text[m.start():m.end() + 40])
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
         index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)", line, re.IGNORECASE)
-        if index and ctx.choices and not any(v is not None for v in _option_values(ctx)):
+        if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
             k = _ORDINALS.get(index.group(1).lower()) or (int(index.group(1)) if index.group(1).isdigit() else 0)
             if 1 <= k <= len(ctx.choices):
                 return choice_letters(len(ctx.choices))[k - 1]
@@ -281,7 +285,7 @@ def _answer_first(ctx: Context) -> str | None:
     if hit:
         return hit.group(1).upper()
     head, _ = first_part(ctx.text)
-    if ctx.choices:
+    if ctx.choices and "ordinal" not in ctx.disabled:
         ordinal = _ORDINAL_RE.search(head)
         if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
@@ -363,7 +367,7 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("letter_is_correct", "marker", _declared),
     Rule("trailing_letter", "last", _trailing),
-    Rule("ordinal", "option_text", _ordinal),
+    Rule("ordinal", "ordinal", _ordinal),
     Rule("option_text", "option_text", _option_text),
     Rule("last_letter", "last", _last_letter),
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 from fractions import Fraction
+from functools import lru_cache
 from typing import NamedTuple
 
 from gengap.extract._base import (
@@ -177,7 +178,7 @@ _PLACES = {"one": 1, "two": 2, "three": 3, "four": 4, "whole number": 0, "intege
 
 
 def _wants_probability(ctx: Context) -> bool:
-    return bool(ctx.question and _PROBABILITY_RE.search(ctx.question) and not _PERCENT_RE.search(ctx.question))
+    return "percent" not in ctx.disabled and bool(ctx.question and _PROBABILITY_RE.search(ctx.question) and not _PERCENT_RE.search(ctx.question))
 
 
 def _answer(n: Num, ctx: Context) -> str:
@@ -186,7 +187,7 @@ def _answer(n: Num, ctx: Context) -> str:
     value = n.value
     if n.pct and _wants_probability(ctx):
         value = value / 100
-    if ctx.question:
+    if ctx.question and "percent" not in ctx.disabled:
         m = _PLACES_RE.search(ctx.question)
         if m:
             word = (m.group(1) or m.group(2)).lower()
@@ -202,14 +203,13 @@ def _nums(ctx: Context, text: str) -> list[Num]:
     return [n for n in found if not _NEGATED_RE.search(text[max(0, n.start - 14):n.start])]
 
 
-def _question_values(ctx: Context) -> set[Fraction]:
-    if not ctx.question:
-        return set()
-    cached = ctx.__dict__.get("_question_values")
-    if cached is None:
-        cached = {n.value for n in numbers_in(ctx.question)}
-        ctx.__dict__["_question_values"] = cached
-    return cached
+def _question_values(ctx: Context) -> frozenset[Fraction]:
+    return _values_in_question(ctx.question) if ctx.question else frozenset()
+
+
+@lru_cache(maxsize=4096)
+def _values_in_question(question: str) -> frozenset[Fraction]:
+    return frozenset(n.value for n in numbers_in(question))
 
 
 # ---------------------------------------------------------------------------------------- the rules
@@ -312,7 +312,7 @@ def _preferred(ctx: Context, nums: list[Num]) -> list[Num]:
     """Of several numbers, those in the form the question asks for (a percentage, a probability)."""
     if _wants_probability(ctx) and any(n.pct or 0 < n.value < 1 for n in nums):
         return [n for n in nums if n.pct or 0 < n.value < 1]
-    if ctx.question and _PERCENT_RE.search(ctx.question) and any(n.pct for n in nums):
+    if ctx.question and "percent" not in ctx.disabled and _PERCENT_RE.search(ctx.question) and any(n.pct for n in nums):
         return [n for n in nums if n.pct]
     return nums
 

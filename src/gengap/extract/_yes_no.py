@@ -120,9 +120,11 @@ def _marked(ctx: Context) -> str | None:
     return _marked_in(ctx.text)
 
 
+def _no_idiom(ctx: Context) -> str | None:
+    return "yes" if _NO_IDIOM_RE.match(ctx.prose) else None
+
+
 def _first_word(ctx: Context) -> str | None:
-    if _NO_IDIOM_RE.match(ctx.prose):
-        return "yes"
     m = _FIRST_RE.match(ctx.prose)
     return _word(m.group(1)) if m else None
 
@@ -186,6 +188,7 @@ RULES = (
     Rule("boxed", "format", _boxed),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
+    Rule("no_idiom", "idiom", _no_idiom),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("verdict", "verdict", _verdict),
