@@ -279,8 +279,8 @@ STRONG_MARK_RE = re.compile(
 )
 WEAK_MARK_RE = re.compile(
     r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
-    r"|which\s+gives|that\s+gives|this\s+gives|we\s+get|giving|makes|leaves|comes\s+to|equals|total(?:\s+(?:is|of))?)\b"
-    r"|\bresult(?:\s+is)?|(?:^|\n)\s*total\s*:)\s*,?\s*(?:[:=\-]|\bis\b)?\s*",
+    r"|which\s+gives|that\s+gives|this\s+gives|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
+    r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=\-]|\bis\b)?\s*",
     re.IGNORECASE,
 )
 HEDGE_RE = re.compile(
@@ -314,6 +314,24 @@ CORRECTION_RE = re.compile(
     r"|actually(?:,|\s+no\b|(?=\s+(?:it|the|that|this|its|it's)\b)))\b)[\s,.:;!-]*",
     re.IGNORECASE,
 )
+
+
+_TRAILING_FUNCTION_WORDS = frozenset("the a an and or of to in on at for with by from is are was were be that which than as its their his her".split())
+
+
+def unfinished(text: str) -> bool:
+    """Whether the output stops mid-sentence (cut off while still reasoning): it ends on a function
+    word, or it rambles for several sentences and ends without punctuation.
+
+    >>> unfinished("The distance is 120 km and the time"), unfinished("The answer is 42")
+    (True, False)
+    """
+    if not text or not text[-1].isalpha():
+        return False
+    last = text.rsplit(None, 1)[-1].lower()
+    if last in _TRAILING_FUNCTION_WORDS and len(text.split()) >= 6:
+        return True
+    return len(text.split()) >= 20 and len(sentences(text)) >= 2
 
 
 def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Match[str]] | None = None) -> str | None:

@@ -137,15 +137,14 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
     if not ctx.choices:
         return {}
     letters = choice_letters(len(ctx.choices))
-    norm_text = f" {normalize_text(text)} "
     found: dict[str, int] = {}
-    # the whole option text
-    exact = [(norm_text.find(f" {normalize_text(c)} "), letter, normalize_text(c)) for letter, c in zip(letters, ctx.choices)]
-    exact = [(p, letter, o) for p, letter, o in exact if o and p >= 0]
-    exact = [e for e in exact if not any(o[2] != e[2] and e[2] in o[2] and o[0] <= e[0] < o[0] + len(o[2]) + 1 for o in exact)]
     tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
     stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
+    values = _option_values(ctx)
+    numeric = all(v is not None for v in values)
     for letter, option_stems in zip(letters, _option_stems(ctx)):
+        if numeric:
+            break  # options that are numbers are named by value (below), not by their digits
         for pos, s, _ in stems:
             if any(_stem_match(s, o) for o in option_stems):
                 before = text[max(0, pos - 30):pos]
@@ -156,15 +155,14 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                     continue
                 found.setdefault(letter, pos)
                 break
-    for _, letter, _ in exact:
-        found.setdefault(letter, 0)
     # an option that is a number, named by an equal value ("3/2" for "1.5", "3.14159" for "3.14")
-    values = _option_values(ctx)
     if any(v is not None for v in values):
         for n in numbers_in(text):
             for letter, (v, places) in zip(letters, values_with_places(ctx)):
+                digits = re.search(r"\.(\d+)", text[n.start:n.end])
+                finer = places >= 1 and digits is not None and len(digits.group(1)) > places  # "3.14159" names "3.14"
                 for value in ([n.value, n.value / 100] if n.pct else [n.value]):
-                    if v is not None and (value == v or round(float(value), places) == float(v)):
+                    if v is not None and (value == v or (finer and round(float(value), places) == float(v))):
                         found.setdefault(letter, n.start)
     return found
 

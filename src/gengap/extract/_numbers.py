@@ -323,6 +323,9 @@ def _answer_first(ctx: Context) -> str | None:
     if not head or _WORKING_RE.match(head):
         return None
     plain = re.sub(r"\([^()]*\)", " ", head)
+    lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", head, maxsplit=1)
+    if after and "=" not in head and _BARE_RE.match(lead) and _nums(ctx, lead):
+        return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
         return None  # working, not an answer
@@ -352,15 +355,26 @@ def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
 
 
+def _unfinished(ctx: Context) -> str | None:
+    """Reasoning cut off before it reached a number: several sentences, the last one stopping
+    mid-clause (no closing punctuation, not a number with its unit)."""
+    text = ctx.prose
+    if not text or not text[-1].isalpha() or len(sentences(text)) < 2:
+        return None
+    last = sentences(text)[-1]
+    if WEAK_MARK_RE.search(last) or re.search(r"\d[\d,.]*\s*%?\s*[A-Za-z°/²³]{0,12}$", last):
+        return None
+    return ABSTAIN
+
+
 def _concluding(ctx: Context) -> str | None:
-    """The number after the last concluding word ("so", "therefore", "in total"), the result of an
-    equation when the sentence holds one."""
-    for mark in reversed(list(WEAK_MARK_RE.finditer(ctx.text))):
-        part = ctx.text[mark.end():].split("\n", 1)[0]
-        found = sentences(part)
-        num = _result(ctx, found[0] if found else part)
-        if num:
-            return _answer(num, ctx)
+    """The number after the concluding word ("so", "therefore", "in total") of the last sentence that
+    has one, the result of an equation when the sentence holds one."""
+    for sentence in reversed(sentences(ctx.prose)):
+        for mark in WEAK_MARK_RE.finditer(sentence):
+            num = _result(ctx, sentence[mark.end():])
+            if num:
+                return _answer(num, ctx)
     return None
 
 
@@ -398,6 +412,7 @@ RULES = (
     Rule("table", "table", _table),
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
+    Rule("unfinished", "abstain", _unfinished),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),

@@ -18,6 +18,7 @@ from gengap.extract._base import (
     first_part,
     sentences,
     stem,
+    unfinished,
 )
 
 _TEXT_MARK_RE = re.compile(
@@ -96,8 +97,8 @@ def _trim_question_words(span: str, ctx: Context) -> str:
     return " ".join(tokens)
 
 
-def _clause(text: str) -> str:
-    text = _LEAD_RE.sub("", text.strip())
+def _clause(text: str, *, lead: bool = True) -> str:
+    text = _LEAD_RE.sub("", text.strip()) if lead else text.strip()
     return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
 
 
@@ -109,12 +110,15 @@ def _has_content(text: str, ctx: Context) -> bool:
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     s = _SUBORDINATE_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
-    s = _clause(s)
+    contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
+    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems:
+        s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital."
+    s = _clause(s, lead=False)
     if not s:
         return None
-    sides = _COPULA_RE.split(s, maxsplit=1)
+    sides = _COPULA_RE.split(f" {s} ", maxsplit=1)
     if len(sides) == 2:
-        left, right = sides
+        left, right = sides[0].strip(), sides[1].strip()
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
         passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
@@ -124,6 +128,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s)
         if by:
             s = s[by.end():]
+    else:
+        s = _LEAD_RE.sub("", s.strip())
     s = _CLASSIFIER_RE.sub("", s.strip())
     candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
     if candidate.strip() and _has_content(candidate, ctx):
@@ -275,10 +281,7 @@ def _hedge(ctx: Context) -> str | None:
 
 def _unfinished(ctx: Context) -> str | None:
     """An output that stops mid-sentence after rambling is not read."""
-    text = ctx.text
-    if text and text[-1].isalnum() and len(text.split()) >= 20 and len(sentences(text)) >= 2:
-        return ABSTAIN
-    return None
+    return ABSTAIN if unfinished(ctx.text) else None
 
 
 def _quoted(ctx: Context) -> str | None:
