@@ -296,3 +296,21 @@ def test_registered_kind_receives_the_question_when_it_takes_one():
 def test_choice_list_must_have_two_options():
     with pytest.raises(DataError, match="2 to 26 options"):
         extract("A", "choice", choices=["only one"])
+
+
+def test_cli_extract_reads_the_question_field(tmp_path):
+    src = tmp_path / "outputs.jsonl"
+    src.write_text("\n".join(json.dumps(r) for r in [
+        {"q": "What is the longest river in Europe?", "response": "The longest river in Europe is the Volga."},
+        {"q": "How many students in total?", "response": "31 students. Two rooms of 12 and one of 7."},
+    ]) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    for kind, line in (("text", 0), ("number", 1)):
+        result = CliRunner().invoke(app, ["extract", str(src), "--kind", kind, "--output-field", "response",
+                                          "--question-field", "q", "--out", str(out)])
+        assert result.exit_code == 0, result.output
+        assert json.loads(out.read_text().splitlines()[line])["extracted"] == ("Volga" if kind == "text" else "31")
+    src.write_text(json.dumps({"q": 3, "response": "x"}) + "\n", encoding="utf-8")
+    bad = CliRunner().invoke(app, ["extract", str(src), "--kind", "text", "--output-field", "response",
+                                   "--question-field", "q", "--out", str(out)])
+    assert bad.exit_code != 0 and "question field 'q' must be text" in str(bad.exception)
