@@ -303,7 +303,7 @@ _EXPRESSION_RE = re.compile(r"\d\s*[a-z]?\s*[-+×x*/÷^]\s*\d|\d\s*%?\s+of\s+\d"
 _ASSIGNMENT_RE = re.compile(r"^\s*[a-z]\s*=\s*[-+$]?\s*[\d.,]+\s*[a-z%°]{0,6}\s*[.!]?\s*$", re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\s*[A-Za-z][\w ]{0,20}:\s*\S")
 _BARE_RE = re.compile(r"^\W*[-+$€£]?\s*[\d.,/]+\s*%?\s*(?:[A-Za-z°²³/]+\s*){0,2}\W*$")
-_SUBORDINATE_RE = re.compile(r"^\s*(?:after|since|because|as|if|when|once|while|given|with|without|before|although|though|by|despite|unlike|like|according\s+to)\b[^,]{0,80},\s*",
+_SUBORDINATE_RE = re.compile(r"^\s*(?:after|since|because|as|if|when|once|while|given|with|without|before|although|though|by|despite|unlike|like|according\s+to|at|in|on|for|from|of|over|under|until|to)\b[^,]{0,80},\s*",
                              re.IGNORECASE)
 _APPOSITIVE_RE = re.compile(r",\s[^,]{1,40},\s")
 
@@ -323,9 +323,11 @@ def _answer_first(ctx: Context) -> str | None:
     if not head or _WORKING_RE.match(head):
         return None
     plain = re.sub(r"\([^()]*\)", " ", head)
-    lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", head, maxsplit=1)
-    if after and "=" not in head and _BARE_RE.match(lead) and _nums(ctx, lead):
-        return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60."
+    plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
+    lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
+    if after and "=" not in head and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead):
+        return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
         return None  # working, not an answer

@@ -8,6 +8,7 @@ with the question is the question restated, the other side is the answer.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from gengap.extract._base import (
     ABSTAIN,
@@ -52,12 +53,15 @@ _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|
 _SUBORDINATE_RE = re.compile(r"^\s*(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60},\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
+speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
+win wins won lead leads led hold holds held build builds built run runs ran sing sings sang
+belong belongs belonged mean means meant stand stands stood sit sits sat lie lies lay flow flows flowed
 get gets got gotten rid produce produces produced make makes made use uses used take takes took taken give gives gave given
 pay pays paid keep keeps kept put puts bring brings brought go goes went gone come comes came see sees saw seen say says
 find finds found call calls called consider considered people person thing things someone something usually often generally
 commonly typically mostly mainly largely widely also simply just about around roughly approximately
 """.split())
-_QUOTES = " \t\"'“”‘’.,:;!?*`"
+_QUOTES = " \t\"'“”‘’«»‹›.,:;!?*`"
 
 
 def _strip(span: str) -> str:
@@ -72,20 +76,35 @@ def _acronyms(question: str) -> set[str]:
     return {"".join(w[0] for w in run.split()).lower() for run in caps}
 
 
+_DEMONYM = re.compile(r"(?:ese|ians?|ans?|ish|ic|i|s|es|ern|ers?)$")
+
+
 def _is_question_word(word: str, ctx: Context) -> bool:
+    """A word the question already says, in any form ("Japanese" for "Japan", "UK" for "United Kingdom")."""
     if not ctx.question:
         return False
     w = word.strip(_QUOTES)
     if stem(w) in ctx.question_stems:
         return True
+    low = w.lower()
+    for q in _question_words(ctx.question):
+        if len(q) >= 4 and low.startswith(q) and _DEMONYM.fullmatch(low[len(q):]):
+            return True
     if w.isupper() and len(w) >= 2:
         return w.lower() in _acronyms(ctx.question)
     return False
 
 
+@lru_cache(maxsize=4096)
+def _question_words(question: str) -> tuple[str, ...]:
+    return tuple({w.lower() for w in re.findall(r"[A-Za-z]+", question) if w.lower() not in STOPWORDS})
+
+
 def _trim_question_words(span: str, ctx: Context) -> str:
     """Words of the question at either edge of a span are the question restated, not the answer."""
     tokens = span.split()
+    if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
+        return span  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
 
     def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
         return len(" ".join(rest).strip(_QUOTES)) > 2
@@ -136,6 +155,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
         s = candidate
     s = _trim_question_words(_strip(s), ctx) if ctx.question else _strip(s)
     tokens = s.split()
+    while len(tokens) > 1 and tokens[0].lower() in _LIGHT_VERBS:
+        tokens.pop(0)
+    s = " ".join(tokens)
     if ctx.question and len(tokens) > 3:
         runs: list[list[str]] = [[]]
         for t in tokens:
@@ -269,7 +291,9 @@ def _answer_first(ctx: Context) -> str | None:
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
-        span = _strip(clause)
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`":
+            return _span(clause, ctx)
+        span = _trim_question_words(_strip(clause), ctx) if ctx.question else _strip(clause)
         quoted = _QUOTED_RE.search(span)
         return _strip(quoted.group(1) or quoted.group(2)) if quoted and len(span) > len(quoted.group(0)) + 2 else span or None
     return None

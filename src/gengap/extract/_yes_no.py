@@ -33,7 +33,7 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly)\s+not\b|not\s+at\s+all|not\s+really"
     r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
-    r"|never\b|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
+    r"|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
@@ -176,10 +176,11 @@ def _restatement(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     from gengap.extract._base import content_stems
 
-    shared = content_stems(head) & ctx.question_stems
+    main = re.split(r",?\s+(?:though|although|but|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
+    shared = content_stems(main) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
         return None
-    negated = bool(_NEGATION_RE.search(head)) or bool(re.search(r",\s*not\s+\w", head))
+    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main))
     return "no" if negated else "yes"
 
 
