@@ -314,3 +314,18 @@ def test_cli_extract_reads_the_question_field(tmp_path):
     bad = CliRunner().invoke(app, ["extract", str(src), "--kind", "text", "--output-field", "response",
                                    "--question-field", "q", "--out", str(out)])
     assert bad.exit_code != 0 and "question field 'q' must be text" in str(bad.exception)
+
+
+def test_outputs_written_to_probe_generalization():
+    """Outputs in several models' styles, written after the rules to find where they did not generalize
+    (each miss found here was fixed by a general rule, and the output kept as a regression case)."""
+    import sys
+
+    sys.path.insert(0, str(LABELLED.parents[2]))
+    from benchmarks.bench_extract import is_correct
+
+    rows = [json.loads(line) for line in (Path(__file__).parent / "data" / "extract_cases.jsonl").read_text().splitlines()]
+    wrong = [(r["id"], r["gold"], got) for r in rows
+             if not is_correct(r["kind"], got := extract(r["output"], r["kind"], question=r["question"],
+                                                          choices=r["choices"]).value, r["gold"])]
+    assert len(rows) >= 100 and not wrong
