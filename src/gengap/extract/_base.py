@@ -192,9 +192,7 @@ class Context:
     @_lazy
     def correction(self) -> str | None:
         """The text after the last self-correction that comes after every answer marker, or None."""
-        last = None
-        for last in CORRECTION_RE.finditer(self.text):
-            pass
+        last = last_match(CORRECTION_RE, self.text)
         if last is None or not re.search(r"\w", self.text[:last.start()]):
             return None  # nothing came before it to correct
         marks = self.strong_marks
@@ -332,6 +330,14 @@ def unfinished(text: str) -> bool:
     if last in _TRAILING_FUNCTION_WORDS and len(text.split()) >= 6:
         return True
     return len(text.split()) >= 20 and len(sentences(text)) >= 2
+
+
+def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of ``pattern`` in ``text``, or None."""
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    return found
 
 
 def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Match[str]] | None = None) -> str | None:

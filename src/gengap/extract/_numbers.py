@@ -11,7 +11,6 @@ from typing import NamedTuple
 
 from gengap.extract._base import (
     ABSTAIN,
-    CORRECTION_RE,
     STRONG_MARK_RE,
     WEAK_MARK_RE,
     Context,
@@ -145,9 +144,9 @@ def numbers_in(text: str) -> list[Num]:
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
             continue  # "two-digit", "three-year-old": a word, not a number
-        value = _words_value(m.group(0))
-        if value is not None:
-            found.append(Num(m.start(), m.end(), Fraction(value), False))
+        count = _words_value(m.group(0))
+        if count is not None:
+            found.append(Num(m.start(), m.end(), Fraction(count), False))
     found.sort(key=lambda n: n.start)
     return found
 

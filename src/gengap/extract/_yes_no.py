@@ -14,6 +14,7 @@ from gengap.extract._base import (
     Rule,
     after_last,
     first_part,
+    last_match,
 )
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -90,9 +91,7 @@ def _marked_in(text: str) -> str | None:
         m = re.match(rf"\W*(?:it\s+is\s+|it's\s+|stays\s+|remains\s+)?{_YN_WORD}\b", tail, re.IGNORECASE)
         if m:
             return _word(m.group(1))
-    m = None
-    for m in _CLAIM_RE.finditer(text):
-        pass
+    m = last_match(_CLAIM_RE, text)
     return _word(m.group(1)) if m else None
 
 
@@ -100,9 +99,7 @@ def _read_region(text: str) -> str | None:
     found = _marked_in(text)
     if found:
         return found
-    m = None
-    for m in _CONCLUDE_RE.finditer(text):
-        pass
+    m = last_match(_CONCLUDE_RE, text)
     if m:
         return "no" if m.group(2) else _word(m.group(1))
     m = _FIRST_RE.match(text)
@@ -147,14 +144,10 @@ def _refusal(ctx: Context) -> str | None:
 
 
 def _concluding(ctx: Context) -> str | None:
-    m = None
-    for m in _CONCLUDE_RE.finditer(ctx.prose):
-        pass
+    m = last_match(_CONCLUDE_RE, ctx.prose)
     if m:
         return "no" if m.group(2) else _word(m.group(1))
-    m = None
-    for m in _TAIL_VERDICT_RE.finditer(ctx.text):
-        pass
+    m = last_match(_TAIL_VERDICT_RE, ctx.text)
     if m:
         return _word(m.group("w") or m.group("w2"))
     return None
