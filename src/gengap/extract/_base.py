@@ -321,7 +321,7 @@ def unfinished(text: str) -> bool:
     """Whether the output stops mid-sentence (cut off while still reasoning): it ends on a function
     word, or it rambles for several sentences and ends without punctuation.
 
-    >>> unfinished("The distance is 120 km and the time"), unfinished("The answer is 42")
+    >>> unfinished("The first train has gone 60 miles and the"), unfinished("The answer is 42")
     (True, False)
     """
     if not text or not text[-1].isalpha():
