@@ -74,6 +74,9 @@ _CHOICE_MARK_RE = re.compile(
 )
 _NOT_RE = re.compile(r"\bnot\s+$", re.IGNORECASE)
 _TABLE_LINE_RE = re.compile(r"^\s*\|.*$\n?", re.MULTILINE)
+# a concession opening a sentence names what the answer is not ("Although Mercury is closer, Venus ...")
+_CONCESSION_RE = re.compile(r"(?:^|(?<=[.!?]\s))(?:although|though|while|whereas|even\s+though|despite|unlike)\b[^,.]{1,80},\s*",
+                            re.IGNORECASE)
 
 _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
              "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
@@ -190,6 +193,7 @@ def _values_and_places(choices: tuple[str, ...]) -> tuple[tuple[Fraction | None,
 def _one_option(ctx: Context, text: str) -> str | None:
     """The option ``text`` names, when it names exactly one (else the first named, if it is named before all others
     by a clear margin: the rest are discussed)."""
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), text)
     found = _mentions(ctx, re.sub(r"\([^()]*\)", " ", text)) or _mentions(ctx, text)
     if len(found) == 1:
         return next(iter(found))
@@ -333,7 +337,7 @@ def _trailing(ctx: Context) -> str | None:
 def _option_text(ctx: Context) -> str | None:
     """The option the output names: the only one, or the first of several when the others come in
     a later sentence (discussed, not chosen)."""
-    text = _TABLE_LINE_RE.sub("", ctx.text).strip()
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", ctx.text).strip())
     plain = re.sub(r"\([^()]*\)", " ", text)
     found = _mentions(ctx, plain) or _mentions(ctx, text)
     if not found:

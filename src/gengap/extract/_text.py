@@ -103,12 +103,16 @@ def _question_words(question: str) -> tuple[str, ...]:
 def _trim_question_words(span: str, ctx: Context) -> str:
     """Words of the question at either edge of a span are the question restated, not the answer."""
     tokens = span.split()
-    if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
-        return span  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
 
     def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
         return len(" ".join(rest).strip(_QUOTES)) > 2
 
+    while len(tokens) > 1 and tokens[0].lower() in STOPWORDS and keeps(tokens[1:]):
+        tokens.pop(0)
+    while len(tokens) > 1 and tokens[-1].lower() in STOPWORDS and keeps(tokens[:-1]):
+        tokens.pop()
+    if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
+        return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
     while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]):
         tokens.pop(0)
     while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]):

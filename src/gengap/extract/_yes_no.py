@@ -45,7 +45,9 @@ _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
-    r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+)\b"
+    r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
+    r"|(?:far|much|way|well|many\s+times)\s+(?:more|over|longer|larger|bigger|higher|greater|older|further)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
+    r"|easily|comfortably)\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
@@ -172,7 +174,7 @@ def _restatement(ctx: Context) -> str | None:
     main = re.split(r",?\s+(?:though|although|but|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
     shared = content_stems(main) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
-        return None
+        return None  # it speaks of something else: not read
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main))
     return "no" if negated else "yes"
 
