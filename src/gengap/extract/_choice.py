@@ -300,6 +300,27 @@ def _answer_first(ctx: Context) -> str | None:
     return _one_option(ctx, head)
 
 
+def _by_value(ctx: Context) -> str | None:
+    """Options that are all numbers: the output read as a number (its conclusion, its answer stated
+    first, ...), then matched to the option of that value."""
+    values = values_with_places(ctx)
+    if not values or any(v is None for v, _ in values):
+        return None
+    from gengap.extract import _numbers
+
+    number = _numbers.read(ctx.raw, ctx.question, ctx.disabled)
+    if number is None:
+        return None
+    got = Fraction(number)
+    letters = choice_letters(len(values))
+    exact = [letter for letter, (v, _) in zip(letters, values) if v == got]
+    if exact:
+        return exact[0]
+    close = [letter for letter, (v, places) in zip(letters, values)
+             if v is not None and places >= 1 and len(number.split(".")[-1]) > places and round(float(got), places) == float(v)]
+    return close[0] if len(close) == 1 else None
+
+
 def _refusal(ctx: Context) -> str | None:
     return ABSTAIN if ctx.refusal else None
 
@@ -368,6 +389,7 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("letter_is_correct", "marker", _declared),
+    Rule("by_value", "option_text", _by_value),
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
     Rule("option_text", "option_text", _option_text),

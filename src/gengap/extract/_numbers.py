@@ -418,3 +418,11 @@ RULES = (
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
 )
+
+
+def read(output: str, question: str | None = None, disabled: frozenset[str] = frozenset()) -> str | None:
+    """The numeric answer of ``output`` as a canonical string, or None (the number cascade alone)."""
+    from gengap.extract._base import run_cascade
+
+    ctx = Context(output, "number", question=question, disabled=disabled)
+    return run_cascade(RULES, ctx, disabled=disabled).value

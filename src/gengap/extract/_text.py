@@ -45,17 +45,21 @@ _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|i
                             re.IGNORECASE)
 _CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|kind|sort|form|variety|breed|member|name|term|word|genus)\s+(?:of|for)\s+",
                             re.IGNORECASE)
+_NAME_RE = re.compile(r"\s[A-Z][a-z]+")
+_WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
 _META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
-_SUBORDINATE_RE = re.compile(r"^\s*(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60},\s*",
+_SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
+                             r"|(?:in|on|at|for|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
 win wins won lead leads led hold holds held build builds built run runs ran sing sings sang
 belong belongs belonged mean means meant stand stands stood sit sits sat lie lies lay flow flows flowed
+credited attributed regarded recognized recognised considered known called named thought believed said
 get gets got gotten rid produce produces produced make makes made use uses used take takes took taken give gives gave given
 pay pays paid keep keeps kept put puts bring brings brought go goes went gone come comes came see sees saw seen say says
 find finds found call calls called consider considered people person thing things someone something usually often generally
@@ -64,8 +68,11 @@ commonly typically mostly mainly largely widely also simply just about around ro
 _QUOTES = " \t\"'“”‘’«»‹›.,:;!?*`"
 
 
+_HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|professor)\s+(?=[A-Z])", re.IGNORECASE)
+
+
 def _strip(span: str) -> str:
-    span = span.strip().strip(_QUOTES).strip()
+    span = _HONORIFIC_RE.sub("", span.strip().strip(_QUOTES).strip())
     span = re.sub(r"^(?:the|a|an)\s+(?=\S)", "", span, flags=re.IGNORECASE) if len(span.split()) > 1 else span
     return span.strip(_QUOTES).strip()
 
@@ -145,8 +152,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
         passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
-        s = left if q_left < q_right or (q_left == q_right and not ctx.question and not passive and len(left.split()) <= 3
-                                         and len(right.split()) > len(left.split())) else right
+        named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
+        s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
+                                         and len(right.split()) > len(left.split())))) else right
         s = _LEAD_RE.sub("", s.strip())
         by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s)
         if by:
