@@ -192,6 +192,9 @@ class Context:
     @_lazy
     def correction(self) -> str | None:
         """The text after the last self-correction that comes after every answer marker, or None."""
+        low = self.text.lower()
+        if not any(cue in low for cue in _CORRECTION_CUES):
+            return None  # a cheap test first: most outputs never correct themselves
         last = last_match(CORRECTION_RE, self.text)
         if last is None or not re.search(r"\w", self.text[:last.start()]):
             return None  # nothing came before it to correct
@@ -330,6 +333,12 @@ def unfinished(text: str) -> bool:
     if last in _TRAILING_FUNCTION_WORDS and len(text.split()) >= 6:
         return True
     return len(text.split()) >= 20 and len(sentences(text)) >= 2
+
+
+#: Substrings that every match of CORRECTION_RE contains (a fast pre-test, not the rule itself).
+_CORRECTION_CUES = ("wait", "oops", "correct", "scratch", "second thought", "mean", "mistake", "error", "let me", "wrong",
+                    "not right", "mis", "i was", "sorry", "reflection", "hmm", "oh", "ah", "...", "…", "-", "should",
+                    "actually")
 
 
 def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -196,10 +196,13 @@ def _answer(n: Num, ctx: Context) -> str:
 
 
 def _nums(ctx: Context, text: str) -> list[Num]:
-    """The numbers of ``text`` that are not negated ("4, not 6": the 6 is no answer)."""
-    text = text.replace("\\$", "$")
-    found = numbers_in(text)
-    return [n for n in found if not _NEGATED_RE.search(text[max(0, n.start - 14):n.start])]
+    """The numbers of ``text`` that are not negated ("4, not 6": the 6 is no answer); remembered per
+    output, since several rules look at the same sentence."""
+    memo = ctx.__dict__.setdefault("_nums", {})
+    if text not in memo:
+        plain = text.replace("\\$", "$")
+        memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
+    return memo[text]
 
 
 def _question_values(ctx: Context) -> frozenset[Fraction]:
