@@ -24,7 +24,7 @@ import pytest
 import gengap
 from gengap.extract import Extractor, judge_prompt
 
-SYNONYMS = {"against": "Opposed", "in favour": "Enthusiastic", "solar": "The Sun"}
+SYNONYMS = {"against": "Opposed", "in favour": "Enthusiastic", "shrug": "Indifferent"}
 
 
 class LoopbackJudge:
@@ -107,10 +107,17 @@ def test_judge_settles_contested_readings_and_agreement_is_reported(judge_url):
     plain = "B"
     got = ex.extract_all([contested, plain], [POLICY] * 2, [QUESTION] * 2)
     rep = ex.judge_report
-    assert rep.contested >= 1 and rep.asked == rep.abstained + rep.contested
-    assert rep.agreed + rep.overruled + rep.declined == rep.contested + rep.abstained - rep.filled
-    assert got[1].value == "B" and got[1].rule != "judge"
-    assert len(judge.prompts) == rep.asked
+    assert (rep.asked, rep.contested, rep.overruled, rep.agreement) == (1, 1, 1, 0.0)
+    assert got[0].value == "A" and got[0].rule == "judge"  # the judge picked the rules' other reading
+    assert got[1].value == "B" and got[1].rule != "judge" and len(judge.prompts) == 1
+
+
+def test_judge_cannot_bring_a_third_answer_to_a_contested_output(judge_url):
+    url, judge = judge_url
+    ex = Extractor("choice", judge=url)
+    # the rules read B (marked) or A (named by text); the judge's synonym list points at C
+    got = ex.extract_all(["The answer is B. Well, enthusiastic. Then again, a shrug."], [POLICY], [QUESTION])
+    assert got[0].value == "B" and ex.judge_report.declined == 1
 
 
 def test_judge_never_reads_gold_targets_in_an_evaluation(judge_url, tmp_path):

@@ -255,7 +255,8 @@ class Extractor:
     judge : asked only about outputs the rules leave unextracted or read two ways: the URL of an
         OpenAI-compatible API (``"http://127.0.0.1:8080/v1"``, e.g. a llama.cpp server), a gengap
         Model, or a batch callable. Off by default. Its reply is read again by the rules, so it
-        cannot invent a form the kind forbids; :attr:`judge_report` says how it was used.
+        cannot invent a form the kind forbids; where the rules read two answers, it can only pick
+        one of them. :attr:`judge_report` says how it was used.
 
     >>> Extractor("number")(["x = 4", "no idea", "#### 1,000"])
     ['4', None, '1000']
@@ -324,8 +325,11 @@ class Extractor:
                 elif again.value == before.value:
                     counts["agreed"] += 1
                     continue
+                elif again.value == before.alternative:
+                    counts["overruled"] += 1  # the judge sides with the other reading of the rules
                 else:
-                    counts["overruled"] += 1
+                    counts["declined"] += 1  # a third answer settles nothing: the rules' reading stays
+                    continue
                 results[i] = Extraction(again.value, self.kind, "judge")
         self.judge_report = JudgeReport(**counts)
 

@@ -33,12 +33,14 @@ class Extraction:
     rule : which rule of the cascade read it (``"unextracted"`` when none did).
     contested : another rule further down the cascade reads a different answer (only looked for
         when asked, e.g. by an :class:`~gengap.extract.Extractor` with a judge); a judge may settle it.
+    alternative : that other reading, when contested.
     """
 
     value: str | None
     kind: str
     rule: str
     contested: bool = field(default=False, compare=False)
+    alternative: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
@@ -231,7 +233,7 @@ def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str]
                 return found
         else:
             if value != ABSTAIN and value != found.value:
-                return Extraction(found.value, ctx.kind, found.rule, contested=True)
+                return Extraction(found.value, ctx.kind, found.rule, contested=True, alternative=value)
             return found
     return found or Extraction(None, ctx.kind, "unextracted")
 

@@ -73,8 +73,9 @@ class JudgeReport:
     abstained, contested : of those, how many the rules left unextracted, and how many they read two ways.
     filled : unextracted outputs the judge read an answer into.
     agreed : contested outputs where the judge read the rules' answer.
-    overruled : contested outputs where the judge read another answer (the judge's is kept).
-    declined : outputs where the judge said there is no answer (the rules' reading is kept).
+    overruled : contested outputs where the judge read the rules' other reading (the judge's is kept).
+    declined : outputs where the judge said there is no answer, or read a third answer on a contested
+        output (the rules' reading is kept).
     """
 
     asked: int = 0
