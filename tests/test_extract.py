@@ -329,3 +329,18 @@ def test_outputs_written_to_probe_generalization():
              if not is_correct(r["kind"], got := extract(r["output"], r["kind"], question=r["question"],
                                                           choices=r["choices"]).value, r["gold"])]
     assert len(rows) >= 100 and not wrong
+
+
+def test_evaluation_reads_answers_with_the_examples_question(tmp_path):
+    """The example's input is the question: "12 boxes hold 48 pencils." answers 48 only given the question."""
+    import gengap
+
+    ds = gengap.load([{"input": f"How many pencils are in {n} boxes of 4?", "target": str(4 * n)} for n in range(2, 22)])
+
+    def chatty(batch):
+        return [f"{q.split()[5]} boxes hold {4 * int(q.split()[5])} pencils." for q in batch]
+
+    assert extract("12 boxes hold 48 pencils.", "number").value == "12"  # without the question
+    ev = gengap.evaluate(chatty, ds, ["random"], out=tmp_path, extract="number", test_fraction=0.5)
+    rows = ev.rows()
+    assert len(rows) == 10 and rows["score"].eq(1.0).all()
