@@ -127,8 +127,9 @@ def _number_value(value: str | None) -> Fraction | None:
     return parse_number(value.strip().rstrip(".").replace(",", ""))
 
 
-def is_correct(kind: str, got: str | None, gold: str | None) -> bool:
-    """The shared judge: the same comparison for gengap's and lm_eval's extractions."""
+def is_correct(kind: str, got: str | None, gold: str | None, aliases: list[str] | None = None) -> bool:
+    """The shared judge: the same comparison for gengap's and lm_eval's extractions (a short text
+    answer may match the gold or one of its listed aliases)."""
     if isinstance(got, str) and (got == "[invalid]" or not got.strip()):
         got = None
     if gold is None:
@@ -144,7 +145,7 @@ def is_correct(kind: str, got: str | None, gold: str | None) -> bool:
         word = got.strip().lower()
         word = {"true": "yes", "false": "no"}.get(word, word)
         return word == gold
-    return normalize_text(got) == normalize_text(gold)
+    return normalize_text(got) in {normalize_text(g) for g in [gold, *(aliases or [])]}
 
 
 def read_all(rows: list[dict], disable: tuple[str, ...] = ()) -> list[str | None]:
@@ -173,9 +174,9 @@ def summary_lines(rows: list[dict], got: list[str | None], by: str) -> list[str]
     lines = [f"  {by:<38} {'n':>4}  {'accuracy [95% CI]':<24} {'coverage':>8} {'precision':>10} {'no-answer left':>14}"]
     for name in [*order, "all"]:
         idx = list(range(len(rows))) if name == "all" else groups[name]
-        ok = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"]) for i in idx)
+        ok = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
         read = [i for i in idx if got[i] is not None]
-        right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"]) for i in read)
+        right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in read)
         none_gold = [i for i in idx if rows[i]["gold"] is None]
         left = sum(got[i] is None for i in none_gold)
         lines.append(f"  {name:<38} {len(idx):>4}  {cell(ok, len(idx)):<24} {len(read) / len(idx):8.1%} "
@@ -191,10 +192,10 @@ def lmeval_lines(rows: list[dict], got: list[str | None]) -> list[str]:
         idx = [i for i, r in enumerate(rows) if r["kind"] == kind]
         if not idx:
             continue
-        ok = sum(is_correct(kind, got[i], rows[i]["gold"]) for i in idx)
+        ok = sum(is_correct(kind, got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
         cells, best = [], 0
         for name in LMEVAL_FILTERS[kind]:
-            hits = sum(is_correct(kind, v, rows[i]["gold"]) for i, v in zip(idx, raw[name]))
+            hits = sum(is_correct(kind, v, rows[i]["gold"], rows[i].get("aliases")) for i, v in zip(idx, raw[name]))
             best = max(best, hits)
             cells.append(f"{name.split('/')[1]} {hits / len(idx):6.1%}")
         total_g += ok
@@ -212,13 +213,13 @@ def leave_one_pattern_out(rows: list[dict], got: list[str | None]) -> list[str]:
     for pattern in sorted({r.get("pattern", "-") for r in rows}):
         idx = [i for i, r in enumerate(rows) if r.get("pattern") == pattern]
         sub = [rows[i] for i in idx]
-        full = sum(is_correct(r["kind"], got[i], r["gold"]) for i, r in zip(idx, sub))
+        full = sum(is_correct(r["kind"], got[i], r["gold"], r.get("aliases")) for i, r in zip(idx, sub))
         families = PATTERN_FAMILIES.get(pattern)
         if not families:
             lines.append(f"  {pattern:<38} {len(idx):>4}  {full / len(idx):9.1%}  {'(no rule family of its own)':<24}")
             continue
         off = read_all(sub, tuple(families))
-        k = sum(is_correct(r["kind"], v, r["gold"]) for r, v in zip(sub, off))
+        k = sum(is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in zip(sub, off))
         k_sum += k
         n_sum += len(idx)
         lines.append(f"  {pattern:<38} {len(idx):>4}  {full / len(idx):9.1%}  {cell(k, len(idx)):<24} {', '.join(families)}")
@@ -246,9 +247,9 @@ def judge_lines(rows: list[dict], got: list[str | None], url: str) -> list[str]:
         lines.append(f"  {kind:<8} asked {rep.asked:>3} (abstained {rep.abstained}, contested {rep.contested}); "
                      f"filled {rep.filled}, agreed {rep.agreed}, overruled {rep.overruled}, declined {rep.declined}; "
                      f"agreement with the rules {agreement}; {secs:.1f} s")
-    ok = sum(is_correct(r["kind"], v, r["gold"]) for r, v in zip(rows, final))
+    ok = sum(is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in zip(rows, final))
     lines.append(f"  accuracy with the judge: {cell(ok, len(rows))}  (rules alone: "
-                 f"{cell(sum(is_correct(r['kind'], v, r['gold']) for r, v in zip(rows, got)), len(rows))})")
+                 f"{cell(sum(is_correct(r['kind'], v, r['gold'], r.get('aliases')) for r, v in zip(rows, got)), len(rows))})")
     return lines
 
 
@@ -314,7 +315,7 @@ def main() -> None:
         print("\n".join(judge_lines(heldout, got_h, args.judge)))
     if args.show_errors:
         for r, v in zip(dev, got_d):
-            if not is_correct(r["kind"], v, r["gold"]):
+            if not is_correct(r["kind"], v, r["gold"], r.get("aliases")):
                 print(f"  MISS {r.get('id')}: gold={r['gold']!r} got={v!r} <- {r['output'][:100]!r}")
     n = 20_000 if args.quick else 200_000
     print(f"\n6. Throughput of the rule cascade, {n:,} outputs (one process; the machine may be shared)")

@@ -64,9 +64,12 @@ _SPACES = {"\u2212": "-", "\u2013": "-", "\u2014": " - ", "\u00a0": " ", "\u202f
 _SPACES_RE = re.compile("|".join(_SPACES))
 
 
+_HTML_RE = re.compile(r"</?(?:strong|b|em|i|p|br|span|div|u|code)\s*/?>", re.IGNORECASE)
+
+
 def clean(text: str) -> str:
-    """Markdown emphasis and headings removed, dashes, quotes and odd spaces made plain."""
-    return _MD_RE.sub("", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text))
+    """Markdown emphasis and headings and stray HTML tags removed, dashes, quotes and odd spaces made plain."""
+    return _MD_RE.sub("", _HTML_RE.sub("", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text)))
 
 
 _SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)|\n\s*")
@@ -367,14 +370,38 @@ def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Matc
 _CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise)\s*\d*\s*[:.)]", re.IGNORECASE)
 
 
-def own_answer(text: str) -> str:
-    """``text`` up to where a base model starts writing the next question of its prompt.
+_END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
+_NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
+                               r"|should|has|have)\b[^\n]*\?", re.IGNORECASE)
+_ECHO_RE = re.compile(r"^\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
+                      r"|should|has|have)\b[^\n?]{3,200}\?\s*", re.IGNORECASE)
+# the prompt's instruction, echoed after the question: "Answer yes or no.", "Answer briefly."
+_INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only|with\s+\w+"
+                             r"(?:\s+\w+)?|in\s+(?:one|a)\s+\w+))+\s*[.:]?", re.IGNORECASE)
+_ANSWERED_RE = re.compile(r"\b(?:yes|no|true|false)\b|\d", re.IGNORECASE)
 
-    >>> own_answer(" 19\\nQ: What is 12 + 15?\\nA: 27")
-    ' 19'
+
+def own_answer(text: str) -> str:
+    """``text`` as the model's own answer: up to an end-of-text token or to where a base model starts
+    writing the next question of its prompt, without a question it opens with (an echo of the prompt).
+
+    >>> own_answer(" 19\\nQ: What is 12 + 15?\\nA: 27"), own_answer("Is 17 prime? Yes.")
+    (' 19', 'Yes.')
     """
+    end = _END_TOKEN_RE.search(text)
+    if end:
+        text = text[:end.start()]
+    echo = _ECHO_RE.match(text)
+    if echo and text[echo.end():].strip():
+        text = _INSTRUCTION_RE.sub("", text[echo.end():], count=1)
     m = _CONTINUATION_RE.search(text)
-    return text[:m.start()] if m and text[:m.start()].strip() else text
+    if m and text[:m.start()].strip():
+        text = text[:m.start()]
+    for m in _NEXT_QUESTION_RE.finditer(text):
+        rest_of_line = text[m.end():].split("\n", 1)[0]
+        if text[:m.start()].strip() and not _ANSWERED_RE.search(rest_of_line):
+            return text[:m.start()]  # a new question, unanswered on its line: the model writes the next prompt
+    return text
 
 
 def first_part(text: str) -> tuple[str, str]:

@@ -99,6 +99,20 @@ def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
     return choice_letters(n)[index - 1]
 
 
+_LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]]\s+\S.*$\n?", re.MULTILINE)
+
+
+def _unlisted(ctx: Context) -> str:
+    """The output without a listing of options ("A. Paris / B. Lyon / ..." on lines of their own):
+    a model that writes the options out has not chosen one yet."""
+    memo = ctx.__dict__.get("_unlisted")
+    if memo is None:
+        lines = _LISTING_LINE_RE.findall(ctx.text)
+        memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if len(lines) >= 2 else ctx.text
+        ctx.__dict__["_unlisted"] = memo
+    return memo
+
+
 def _letters(ctx: Context) -> str:
     return choice_letters(len(ctx.choices)) if ctx.choices else "ABCDE"
 
@@ -283,10 +297,11 @@ def _marked(ctx: Context) -> str | None:
 def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
-    hit = bare.match(ctx.text)
+    text = _unlisted(ctx)
+    hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
-    head, _ = first_part(ctx.text)
+    head, _ = first_part(text)
     if ctx.choices and "ordinal" not in ctx.disabled:
         ordinal = _ORDINAL_RE.search(head)
         if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
@@ -330,7 +345,7 @@ def _hedge(ctx: Context) -> str | None:
 
 
 def _declared(ctx: Context) -> str | None:
-    found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", ctx.text)))
+    found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
     return next(g for g in found[-1].groups() if g) if found else None
 
 
@@ -346,11 +361,12 @@ def _ordinal(ctx: Context) -> str | None:
 
 def _trailing(ctx: Context) -> str | None:
     _, bare, _, _, trailing = _patterns(_letters(ctx))
-    hit = trailing.search(ctx.text)
+    text = _unlisted(ctx)
+    hit = trailing.search(text)
     if hit and not re.search(r"\b(?:a|an|the|of|and|or|to|in|vitamin|plan|type|grade|group)\s*\(?[A-Z]\)?[.!]?\s*$",
-                             ctx.text[max(0, hit.start() - 8):], re.IGNORECASE):
+                             text[max(0, hit.start() - 8):], re.IGNORECASE):
         return hit.group(1)
-    last_line = ctx.text.rsplit("\n", 1)[-1].strip()
+    last_line = text.rsplit("\n", 1)[-1].strip()
     hit = bare.match(last_line)
     return hit.group(1).upper() if hit else None
 
@@ -358,7 +374,7 @@ def _trailing(ctx: Context) -> str | None:
 def _option_text(ctx: Context) -> str | None:
     """The option the output names: the only one, or the first of several when the others come in
     a later sentence (discussed, not chosen)."""
-    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", ctx.text).strip())
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", _unlisted(ctx)).strip())
     plain = re.sub(r"\([^()]*\)", " ", text)
     found = _mentions(ctx, plain) or _mentions(ctx, text)
     if not found:
@@ -376,7 +392,7 @@ def _option_text(ctx: Context) -> str | None:
 
 def _last_letter(ctx: Context) -> str | None:
     paren = _patterns(_letters(ctx))[2]
-    found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", ctx.text))]
+    found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
     return found[-1].upper() if found else None
 
 

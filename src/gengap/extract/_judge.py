@@ -57,7 +57,8 @@ def as_judge(judge: Any) -> Any:
     if isinstance(judge, str) and judge.startswith(("http://", "https://")):
         from gengap.models.http import OpenAIModel
 
-        return OpenAIModel(judge, max_tokens=16, temperature=0.0, name="judge")
+        # a local server (llama.cpp) answers one request at a time: few in flight, time to answer
+        return OpenAIModel(judge, max_tokens=16, temperature=0.0, name="judge", concurrency=2, timeout=180.0)
     from gengap.models import as_model
 
     return as_model(judge)

@@ -132,6 +132,11 @@ def _clause(text: str, *, lead: bool = True) -> str:
     return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
 
 
+def _foreign(span: str, ctx: Context) -> bool:
+    """A span with no Latin letter or digit, for a question written in them (stray tokens of a small model)."""
+    return ctx.question is not None and ctx.question.isascii() and not re.search(r"[A-Za-z0-9]", span)
+
+
 def _has_content(text: str, ctx: Context) -> bool:
     return any(not _is_question_word(w, ctx) and w.lower().strip(_QUOTES) not in STOPWORDS
                and w.lower().strip(_QUOTES) not in _LIGHT_VERBS for w in text.split())
@@ -181,7 +186,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if runs:
             s = " ".join(runs[0])
     s = _strip(s)
-    if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s):
+    if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
 
@@ -306,6 +311,8 @@ def _answer_first(ctx: Context) -> str | None:
         if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`":
             return _span(clause, ctx)
         span = _trim_question_words(_strip(clause), ctx) if ctx.question else _strip(clause)
+        if _foreign(span, ctx):
+            return None
         quoted = _QUOTED_RE.search(span)
         return _strip(quoted.group(1) or quoted.group(2)) if quoted and len(span) > len(quoted.group(0)) + 2 else span or None
     return None

@@ -28,7 +28,8 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
 _NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret)\b)"
 _LEAD = r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short|simply\s+put|answer)\W{1,3})*"
-_FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}", re.IGNORECASE)
+_NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
+_FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
 _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
 
 _NO_VERDICT = (
@@ -89,6 +90,8 @@ def _boxed(ctx: Context) -> str | None:
 
 def _marked_in(text: str) -> str | None:
     tail = after_last(STRONG_MARK_RE, text)
+    if tail is not None and re.match(r"\W*(?:yes\s+or\s+no|no\s+or\s+yes|true\s+or\s+false)\b", tail, re.IGNORECASE):
+        tail = None  # "Answer yes or no.": an instruction echoed, not an answer
     if tail is not None:
         m = re.match(rf"\W*(?:it\s+is\s+|it's\s+|stays\s+|remains\s+)?{_YN_WORD}\b", tail, re.IGNORECASE)
         if m:
@@ -131,6 +134,8 @@ def _first_word(ctx: Context) -> str | None:
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
     head, _ = first_part(ctx.prose)
+    if head.rstrip().endswith("?"):
+        return None  # a question asked back is no verdict
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
     m = _VERDICT_RE.match(head)
@@ -169,6 +174,8 @@ def _restatement(ctx: Context) -> str | None:
     if not ctx.question:
         return None
     head, _ = first_part(ctx.prose)
+    if head.rstrip().endswith("?"):
+        return None
     from gengap.extract._base import content_stems
 
     main = re.split(r",?\s+(?:though|although|but|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
