@@ -1,17 +1,19 @@
 """Run code against lm-evaluation-harness in its own virtual environment (never in gengap's).
 
-The environment lives in benchmarks/.lmeval-venv (git-ignored) and is created on first use:
-python -m venv, then torch==2.13.0 (the local CPU build), then lm_eval.
+The environment lives in benchmarks/.lmeval-venv (git-ignored), or where the environment variable
+GENGAP_LMEVAL_VENV points, and is created on first use: python -m venv, then torch==2.13.0 (the
+local CPU build), then lm_eval.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
-VENV = Path(__file__).resolve().parent / ".lmeval-venv"
+VENV = Path(os.environ.get("GENGAP_LMEVAL_VENV") or Path(__file__).resolve().parent / ".lmeval-venv")
 
 
 def lmeval_python() -> Path:

@@ -291,10 +291,14 @@ def _as_extractor(extract: Any) -> Any:
 
 
 def _read_answers(extractor: Any, outputs: list[Any], targets: list[Any], test: Dataset, s: int, e: int) -> tuple[list[Any], list[Any]]:
-    """Extracted outputs (None: unextracted) and targets read the same way (kept as they are when unreadable)."""
+    """Extracted outputs (None: unextracted) and targets read the same way (kept as they are when unreadable).
+
+    The example's input is the question and its ``choices`` metadata column the options; a judge, if
+    the extractor has one, never reads the targets."""
     choices = test.column("choices").tolist()[s:e] if "choices" in test.metadata_columns else None
-    answers = extractor(outputs, choices)
-    read_targets = extractor(targets, choices)
+    questions = [x if isinstance(x, str) else None for x in test.inputs[s:e]]
+    answers = extractor(outputs, choices, questions)
+    read_targets = extractor(targets, choices, questions, use_judge=False)
     return answers, [t if r is None else r for t, r in zip(targets, read_targets)]
 
 

@@ -20,6 +20,7 @@ def extract_command(
     kind_field: Annotated[Optional[str], typer.Option(help="Field holding each record's answer kind (instead of --kind).")] = None,
     output_field: Annotated[str, typer.Option(help="Field holding the model's output text.")] = "output",
     choices_field: Annotated[Optional[str], typer.Option(help="Field holding the option texts of multiple-choice records.")] = None,
+    question_field: Annotated[Optional[str], typer.Option(help="Field holding the question each output answers (helps find the answer span).")] = None,
 ) -> None:
     """Extract answers (number, choice letter, yes/no, short text); unreadable outputs get extracted = null.
 
@@ -46,8 +47,11 @@ def extract_command(
         choices = rec.get(choices_field) if choices_field else None
         if choices is not None and not isinstance(choices, list):
             raise DataError(f"{where}: the choices field '{choices_field}' must be a list of option texts; got {choices!r}.")
+        question = rec.get(question_field) if question_field else None
+        if question is not None and not isinstance(question, str):
+            raise DataError(f"{where}: the question field '{question_field}' must be text; got {question!r}.")
         try:
-            found = extract(rec[output_field], this_kind, choices=choices)
+            found = extract(rec[output_field], this_kind, question=question, choices=choices)
         except (ConfigError, DataError) as e:
             raise type(e)(f"{where}: {e}") from None
         rec["extracted"] = found.value

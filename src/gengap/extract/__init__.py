@@ -1,0 +1,349 @@
+"""Read the answer out of a model's free-text output the way a person would, or say that it cannot be read.
+
+The question and the options are inputs of every extractor: "which span answers this question" and
+"which option does this text name" can only be decided with them. Each answer kind has a cascade
+of small rules, most specific first; the first rule with an opinion decides, and its name is kept
+so a report can show how each answer was read:
+
+==========  ================================================================================
+kind        cascade
+==========  ================================================================================
+number      JSON ``answer`` field, ``\\boxed{}``, a self-correction ("wait, that should be 47"),
+            the last marked answer ("####", "the answer is", "Final answer:"), a table's total
+            row, a refusal (unextracted), the answer stated first with an explanation after
+            (the first number the question does not already give), a hedge (unextracted), the
+            last concluding number ("so", "in total"), the last number when it ends the output.
+            A percentage is read as a decimal when the question asks for a probability.
+choice      JSON, ``\\boxed{}``, a self-correction, a marked letter or option, a letter, option
+            number or option text opening the output, a refusal or hedge (unextracted), "B is
+            correct", an ordinal ("the third option", "option (iii)"), a trailing letter, the
+            one option named by text, paraphrase ("a carnivore" for "Carnivorous") or value
+            ("3.14159" for "3.14"), the last parenthesized letter.
+yes_no      JSON, ``\\boxed{}``, a self-correction, a marked answer, yes/no/true/false first (not
+            "no doubt", "no wonder"), a refusal, a verdict without those words ("Certainly",
+            "That's a myth", "Not at all", "It does not"), a concluding "so, no", a hedge, the last
+            yes/no word, a restatement of the question, negated or not.
+text        JSON, ``\\boxed{}``, a refusal, a self-correction, a marked answer, a bold span, a
+            table cell, a short answer opening the output, a hedge or an unfinished ramble
+            (unextracted), a quoted span, the span of a sentence that answers the question
+            (the words the question already says are not the answer).
+==========  ================================================================================
+
+An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
+separately; it is never turned into a wrong answer. Refusals, "I don't know", hedges between two
+answers and rambles that trail off are unextracted.
+
+Example
+-------
+>>> extract("31 students. Two rooms of 12 and one of 7: 12 + 12 + 7.", "number",
+...         question="How many students in total?").value
+'31'
+>>> extract("The longest river in Europe is the Volga.", "text",
+...         question="What is the longest river in Europe?").value
+'Volga'
+>>> extract("It's a carnivore.", "choice", choices=["Herbivorous", "Carnivorous"]).value
+'B'
+>>> extract("I cannot tell from the passage.", "yes_no").value is None
+True
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from gengap._errors import ConfigError, DataError, did_you_mean
+from gengap.extract import _choice, _numbers, _text, _yes_no
+from gengap.extract._base import Context, Extraction, Rule, run_cascade
+from gengap.extract._choice import choice_letters, normalize_text, options_named
+from gengap.extract._judge import JudgeReport, as_judge, declines, judge_prompt
+from gengap.extract._numbers import format_number, parse_number
+
+__all__ = [
+    "KINDS",
+    "UNEXTRACTED",
+    "Extraction",
+    "Extractor",
+    "JudgeReport",
+    "choice_letters",
+    "extract",
+    "extract_choice",
+    "extract_many",
+    "extract_number",
+    "extract_text",
+    "extract_yes_no",
+    "format_number",
+    "judge_prompt",
+    "normalize_text",
+    "options_named",
+    "parse_number",
+    "register_extractor",
+    "rule_families",
+]
+
+#: The answer kinds every extractor understands.
+KINDS = ("number", "choice", "yes_no", "text")
+#: The value of an output that could not be read.
+UNEXTRACTED = None
+
+CASCADES: dict[str, tuple[Rule, ...]] = {
+    "number": _numbers.RULES,
+    "choice": _choice.RULES,
+    "yes_no": _yes_no.RULES,
+    "text": _text.RULES,
+}
+
+
+def rule_families(kind: str) -> dict[str, list[str]]:
+    """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order.
+
+    >>> rule_families("number")["abstain"]
+    ['refusal', 'hedge', 'unfinished']
+    """
+    families: dict[str, list[str]] = {}
+    for rule in CASCADES[kind]:
+        families.setdefault(rule.family, []).append(rule.name)
+    return families
+
+
+def _read(output: str, kind: str, question: str | None, choices: Sequence[str] | None,
+          disable: Collection[str], contest: bool = False) -> Extraction:
+    if choices is not None and kind == "choice":
+        choices = [str(c) for c in choices]
+        choice_letters(len(choices))  # 2 to 26 options
+    disabled = frozenset(disable)
+    ctx = Context(output, kind, question=None if question is None else str(question), choices=choices, disabled=disabled)
+    return run_cascade(CASCADES[kind], ctx, disabled=disabled, contest=contest)
+
+
+def extract_number(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:
+    """Read a numeric answer.
+
+    >>> extract_number("Total: 3 + 4 = 7. The answer is $1,204.").value
+    '1204'
+    >>> extract_number("There is a 75% chance of red.", "What is the probability of red?").value
+    '0.75'
+    """
+    return _read(output, "number", question, None, disable)
+
+
+def extract_choice(output: str, choices: Sequence[str] | None = None, question: str | None = None, *,
+                   disable: Collection[str] = ()) -> Extraction:
+    """Read a multiple-choice answer as its letter.
+
+    ``choices`` (the option texts, in order) fixes the valid letters and lets an option's text,
+    paraphrase, value or ordinal count as an answer; without it letters A to E are valid.
+
+    >>> extract_choice("**Answer: (b)**").value
+    'B'
+    >>> extract_choice("The third option.", ["London", "Paris", "Rome"]).value
+    'C'
+    """
+    return _read(output, "choice", question, choices, disable)
+
+
+def extract_yes_no(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:
+    """Read a yes/no (or true/false) answer as ``"yes"`` or ``"no"``.
+
+    >>> extract_yes_no("No, the passage says the bridge opened in 1932.").value
+    'no'
+    >>> extract_yes_no("There is no denying it: it does.").value, extract_yes_no("That's a myth.").value
+    ('yes', 'no')
+    """
+    return _read(output, "yes_no", question, None, disable)
+
+
+def extract_text(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:
+    """Read a short free-text answer (a name, a word, a short phrase).
+
+    >>> extract_text("Let me think. The city is on the Seine.\\nFinal answer: Paris").value
+    'Paris'
+    >>> extract_text("The Mona Lisa was painted by Leonardo da Vinci.", "Who painted the Mona Lisa?").value
+    'Leonardo da Vinci'
+    """
+    return _read(output, "text", question, None, disable)
+
+
+# ---------------------------------------------------------------------------------------- dispatch
+ExtractFn = Callable[..., "Extraction | str | None"]
+_REGISTRY: dict[str, tuple[ExtractFn, bool]] = {}
+
+
+def register_extractor(kind: str) -> Callable[[ExtractFn], ExtractFn]:
+    """Register a function ``(output, choices=None, question=None) -> str | None | Extraction`` for a new
+    kind (``question`` is passed only to functions that take it).
+
+    >>> @register_extractor("date_iso")
+    ... def read_date(output, choices=None):
+    ...     import re
+    ...     m = re.search(r"\\d{4}-\\d{2}-\\d{2}", output)
+    ...     return m.group(0) if m else None
+    >>> extract("It happened on 1969-07-20.", "date_iso").value
+    '1969-07-20'
+    """
+    if not kind or not isinstance(kind, str):
+        raise ConfigError(f"An extractor kind must be a non-empty string; got {kind!r}.")
+
+    def decorate(fn: ExtractFn) -> ExtractFn:
+        try:
+            params = inspect.signature(fn).parameters
+            takes_question = "question" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+        except (TypeError, ValueError):
+            takes_question = False
+        _REGISTRY[kind] = (fn, takes_question)
+        return fn
+
+    return decorate
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in CASCADES and kind not in _REGISTRY:
+        known = sorted({*CASCADES, *_REGISTRY})
+        raise ConfigError(f"Unknown answer kind '{kind}'.{did_you_mean(kind, known)} Known kinds: {known}; "
+                          "add one with @gengap.extract.register_extractor(kind).")
+
+
+def _as_extraction(result: Any, kind: str, rule: str) -> Extraction:
+    if isinstance(result, Extraction):
+        return result
+    if result is None:
+        return Extraction(None, kind, "unextracted")
+    return Extraction(str(result), kind, rule)
+
+
+def _missing(output: Any) -> bool:
+    return output is None or (isinstance(output, float) and math.isnan(output))
+
+
+def extract(output: Any, kind: str, *, question: str | None = None, choices: Sequence[str] | None = None,
+            disable: Collection[str] = ()) -> Extraction:
+    """Read one output as an answer of ``kind`` (``number``, ``choice``, ``yes_no``, ``text`` or a registered kind).
+
+    ``question`` is the prompt the output answers and ``choices`` the option texts of a
+    multiple-choice question; both help decide which part of the output is the answer.
+    ``disable`` switches rules off by name or family (see :func:`rule_families`), for ablations.
+
+    >>> extract("Yes.", "yes_no")
+    Extraction(value='yes', kind='yes_no', rule='first_word', contested=False)
+    """
+    _check_kind(kind)
+    if _missing(output):
+        return Extraction(None, kind, "unextracted")
+    if kind in _REGISTRY:
+        fn, takes_question = _REGISTRY[kind]
+        result = fn(str(output), choices=choices, question=question) if takes_question else fn(str(output), choices=choices)
+        return _as_extraction(result, kind, "custom")
+    return _read(str(output), kind, question, choices, disable)
+
+
+def _contested(output: Any, kind: str, question: str | None, choices: Sequence[str] | None) -> Extraction:
+    if _missing(output) or kind in _REGISTRY:
+        return extract(output, kind, question=question, choices=choices)
+    return _read(str(output), kind, question, choices, (), contest=True)
+
+
+class Extractor:
+    """The extraction cascade as a reusable object, with an optional custom rule and model judge.
+
+    Parameters
+    ----------
+    kind : the answer kind.
+    custom : a function ``(output, choices) -> str | None`` tried before the built-in cascade;
+        its None falls through to the cascade.
+    judge : asked only about outputs the rules leave unextracted or read two ways: the URL of an
+        OpenAI-compatible API (``"http://127.0.0.1:8080/v1"``, e.g. a llama.cpp server), a gengap
+        Model, or a batch callable. Off by default. Its reply is read again by the rules, so it
+        cannot invent a form the kind forbids; where the rules read two answers, it can only pick
+        one of them. :attr:`judge_report` says how it was used.
+
+    >>> Extractor("number")(["x = 4", "no idea", "#### 1,000"])
+    ['4', None, '1000']
+    """
+
+    def __init__(self, kind: str, *, custom: Callable[[str, Sequence[str] | None], str | None] | None = None,
+                 judge: Any = None) -> None:
+        _check_kind(kind)
+        if custom is not None and not callable(custom):
+            raise ConfigError(f"Extractor(custom=...) must be a function (output, choices) -> str | None; got {custom!r}.")
+        self.kind = kind
+        self.custom = custom
+        self.judge = None if judge is None else as_judge(judge)
+        #: How the judge was used on the last batch (None before a judged batch).
+        self.judge_report: JudgeReport | None = None
+
+    def __repr__(self) -> str:
+        return f"Extractor(kind={self.kind!r}, custom={self.custom is not None}, judge={getattr(self.judge, 'name', None)!r})"
+
+    def extract_all(self, outputs: Sequence[Any], choices: Sequence[Sequence[str] | None] | None = None,
+                    questions: Sequence[str | None] | None = None, *, use_judge: bool = True) -> list[Extraction]:
+        """One :class:`Extraction` per output (``choices``, ``questions``: one per output, or None).
+
+        ``use_judge=False`` reads with the rules only: gold targets are never shown to the judge.
+        """
+        for name, given in (("choice lists", choices), ("questions", questions)):
+            if given is not None and len(given) != len(outputs):
+                raise DataError(f"Extractor got {len(outputs)} outputs but {len(given)} {name}; give one per output.")
+        judged = use_judge and self.judge is not None
+        results = []
+        for i, output in enumerate(outputs):
+            opts = choices[i] if choices is not None else None
+            question = questions[i] if questions is not None else None
+            found = None
+            if self.custom is not None and not _missing(output):
+                value = self.custom(str(output), opts)
+                if value is not None:
+                    found = Extraction(str(value), self.kind, "custom")
+            if found is None:
+                found = (_contested if judged else lambda o, k, q, c: extract(o, k, question=q, choices=c))(
+                    output, self.kind, question, opts)
+            results.append(found)
+        if judged:
+            self._judge(outputs, choices, questions, results)
+        return results
+
+    def _judge(self, outputs: Sequence[Any], choices: Any, questions: Any, results: list[Extraction]) -> None:
+        todo = [i for i, r in enumerate(results) if not _missing(outputs[i]) and (not r.ok or r.contested)]
+        counts = {"asked": len(todo), "abstained": sum(not results[i].ok for i in todo),
+                  "contested": sum(results[i].ok for i in todo), "filled": 0, "agreed": 0, "overruled": 0, "declined": 0}
+        if todo:
+            prompts = [judge_prompt(str(outputs[i]), self.kind, question=questions[i] if questions is not None else None,
+                                    choices=choices[i] if choices is not None else None) for i in todo]
+            replies = list(self.judge.predict(prompts))  # type: ignore[union-attr]
+            for i, reply in zip(todo, replies):
+                before = results[i]
+                if declines(reply):
+                    counts["declined"] += 1
+                    continue
+                again = extract(str(reply), self.kind, choices=choices[i] if choices is not None else None)
+                if not again.ok:
+                    counts["declined"] += 1
+                    continue
+                if not before.ok:
+                    counts["filled"] += 1
+                elif again.value == before.value:
+                    counts["agreed"] += 1
+                    continue
+                elif again.value == before.alternative:
+                    counts["overruled"] += 1  # the judge sides with the other reading of the rules
+                else:
+                    counts["declined"] += 1  # a third answer settles nothing: the rules' reading stays
+                    continue
+                results[i] = Extraction(again.value, self.kind, "judge")
+        self.judge_report = JudgeReport(**counts)
+
+    def __call__(self, outputs: Sequence[Any], choices: Sequence[Sequence[str] | None] | None = None,
+                 questions: Sequence[str | None] | None = None, *, use_judge: bool = True) -> list[str | None]:
+        """The extracted values (None where unextracted)."""
+        return [r.value for r in self.extract_all(outputs, choices, questions, use_judge=use_judge)]
+
+
+def extract_many(outputs: Sequence[Any], kind: str, *, choices: Sequence[Sequence[str] | None] | None = None,
+                 questions: Sequence[str | None] | None = None) -> list[str | None]:
+    """Extract every output with the built-in cascade; None marks the unextracted ones.
+
+    >>> extract_many(["A", "(c)", "hmm"], "choice")
+    ['A', 'C', None]
+    """
+    return Extractor(kind)(outputs, choices, questions)

@@ -1,0 +1,414 @@
+"""What every answer kind shares: the result type, the reading context, the cascade runner, and the
+rules that do not depend on the kind (JSON fields, ``\\boxed{}``, answer markers, hedges, corrections).
+
+A cascade is a tuple of :class:`Rule`. Each rule reads the :class:`Context` of one output and
+returns an answer, None (no opinion: the next rule reads) or :data:`ABSTAIN` (the output commits to
+no answer: stop, unextracted). Every rule belongs to a *family*, the class of outputs it was written
+for (``answer_first``, ``self_correction``, ...), so a benchmark can switch a family off and measure
+how the rest of the cascade does on the outputs that family was written for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+#: Returned by a rule when the output commits to no answer: the cascade stops, unextracted.
+ABSTAIN = "\x00abstain"
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What was read from one output.
+
+    Attributes
+    ----------
+    value : the answer in canonical form (a number as its shortest decimal string, a choice as its
+        upper-case letter, ``"yes"``/``"no"``, or the answer span), or None when unextracted.
+    kind : the answer kind.
+    rule : which rule of the cascade read it (``"unextracted"`` when none did).
+    contested : another rule further down the cascade reads a different answer (only looked for
+        when asked, e.g. by an :class:`~gengap.extract.Extractor` with a judge); a judge may settle it.
+    alternative : that other reading, when contested.
+    """
+
+    value: str | None
+    kind: str
+    rule: str
+    contested: bool = field(default=False, compare=False)
+    alternative: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def ok(self) -> bool:
+        """Whether an answer was read."""
+        return self.value is not None
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One step of a cascade: a name (kept on the result), a family, and the reading function."""
+
+    name: str
+    family: str
+    read: Callable[[Context], str | None]
+
+
+# ---------------------------------------------------------------------------------------- text helpers
+_MD_RE = re.compile(r"[*_`]+|^#{1,3}\s+", re.MULTILINE)
+_SPACES = {"\u2212": "-", "\u2013": "-", "\u2014": " - ", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
+           "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}
+_SPACES_RE = re.compile("|".join(_SPACES))
+
+
+_HTML_RE = re.compile(r"</?(?:strong|b|em|i|p|br|span|div|u|code)\s*/?>", re.IGNORECASE)
+
+
+def clean(text: str) -> str:
+    """Markdown emphasis and headings and stray HTML tags removed, dashes, quotes and odd spaces made plain."""
+    return _MD_RE.sub("", _HTML_RE.sub("", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text)))
+
+
+_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)|\n\s*")
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences and lines of ``text``, stripped, empty ones dropped (decimals and initials kept whole)."""
+    parts, start = [], 0
+    for m in _SENTENCE_RE.finditer(text):
+        parts.append(text[start:m.end()].strip())
+        start = m.end()
+    parts.append(text[start:].strip())
+    return [p for p in parts if p.strip(" .!?")]
+
+
+STOPWORDS = frozenset("""
+a an the of in on at to for from by with about as into onto over under than then and or but nor so
+is are was were be been being am do does did done has have had having will would shall should can could
+may might must it its it's this that these those there here their they them he she his her him hers
+i me my we us our you your yours who whom whose which what when where why how whats
+not no yes very also just only too quite really actually answer final correct right
+think believe guess say said probably likely definitely certainly surely sure pretty fairly
+one called named known considered located found situated made
+""".split())
+
+_SUFFIXES = ("ational", "ization", "fulness", "ousness", "iveness", "ities", "ation", "ness", "ment", "ings",
+             "ing", "ies", "ied", "ous", "ive", "ful", "ity", "ion", "est", "ed", "es", "er", "ly", "al", "s", "e", "y")
+
+
+@lru_cache(maxsize=16384)
+def stem(word: str) -> str:
+    """A crude stem for matching words across forms ("carnivore", "carnivorous" -> "carnivor").
+
+    >>> stem("Carnivorous"), stem("carnivore"), stem("rivers")
+    ('carnivor', 'carnivor', 'river')
+    """
+    w = word.lower().strip("'")
+    if w.endswith("'s"):
+        w = w[:-2]
+    for suffix in _SUFFIXES:
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[: -len(suffix)]
+            break
+    return w[:8]
+
+
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*")
+
+
+def words(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
+
+
+def content_stems(text: str) -> set[str]:
+    """The stems of the words of ``text`` that carry content (not function words)."""
+    return {stem(w) for w in words(text) if w.lower() not in STOPWORDS}
+
+
+@lru_cache(maxsize=4096)
+def _question_stems(question: str) -> frozenset[str]:
+    """Keyed by the question: an evaluation reads many outputs (models, perturbations) per question."""
+    return frozenset(content_stems(question))
+
+
+class _lazy:
+    """A property computed once per object (like functools.cached_property, without its lock)."""
+
+    def __init__(self, fn: Callable[[Any], Any]) -> None:
+        self.fn, self.name = fn, fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, obj: Any, cls: Any = None) -> Any:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
+# ---------------------------------------------------------------------------------------- the context
+@dataclass
+class Context:
+    """One output being read, with the question and options it answers and derived views, computed once."""
+
+    raw: str
+    kind: str
+    question: str | None = None
+    choices: Sequence[str] | None = None
+    #: rule families switched off (for ablations); "continuation" and "percent" switch off the
+    #: cut of a base model's next few-shot question and the percent/probability reading
+    disabled: frozenset[str] = frozenset()
+
+    @_lazy
+    def text(self) -> str:
+        cleaned = clean(self.raw)
+        return (cleaned if "continuation" in self.disabled else own_answer(cleaned)).strip()
+
+    @_lazy
+    def prose(self) -> str:
+        """The text without Markdown table rows (tables are data; the verdict is in the prose)."""
+        if "|" not in self.text:
+            return self.text
+        return re.sub(r"^\s*\|.*$\n?", "", self.text, flags=re.MULTILINE).strip() or self.text
+
+    @_lazy
+    def sentences(self) -> list[str]:
+        return sentences(self.text)
+
+    @_lazy
+    def question_stems(self) -> frozenset[str]:
+        return _question_stems(self.question) if self.question else frozenset()
+
+    @_lazy
+    def json_answer(self) -> Any:
+        return json_answer(self.text)
+
+    @_lazy
+    def boxed(self) -> str | None:
+        found = boxed(self.text)
+        return None if found is None else re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", found).strip()
+
+    @_lazy
+    def strong_marks(self) -> list[re.Match[str]]:
+        return list(STRONG_MARK_RE.finditer(self.text))
+
+    @_lazy
+    def correction(self) -> str | None:
+        """The text after the last self-correction that comes after every answer marker, or None."""
+        low = self.text.lower()
+        if not any(cue in low for cue in _CORRECTION_CUES):
+            return None  # a cheap test first: most outputs never correct themselves
+        last = last_match(CORRECTION_RE, self.text)
+        if last is None or not re.search(r"\w", self.text[:last.start()]):
+            return None  # nothing came before it to correct
+        marks = self.strong_marks
+        if marks and marks[-1].start() > last.end():
+            return None
+        return self.text[last.end():].strip() or None
+
+    @_lazy
+    def hedged(self) -> bool:
+        return bool(HEDGE_RE.search(self.text))
+
+    @_lazy
+    def refusal(self) -> bool:
+        return bool(REFUSAL_RE.search(self.text))
+
+
+def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str] = frozenset(),
+                contest: bool = False) -> Extraction:
+    """Read ``ctx`` with the first rule that has an opinion; with ``contest``, also note whether the
+    next rule with an opinion reads something else."""
+    found: Extraction | None = None
+    for rule in rules:
+        if rule.family in disabled or rule.name in disabled:
+            continue
+        value = rule.read(ctx)
+        if value is None:
+            continue
+        if found is None:
+            if value == ABSTAIN:
+                return Extraction(None, ctx.kind, "unextracted")
+            found = Extraction(value, ctx.kind, rule.name)
+            if not contest:
+                return found
+        else:
+            if value != ABSTAIN and value != found.value:
+                return Extraction(found.value, ctx.kind, found.rule, contested=True, alternative=value)
+            return found
+    return found or Extraction(None, ctx.kind, "unextracted")
+
+
+# ---------------------------------------------------------------------------------------- shared rules
+_BOXED_RE = re.compile(r"\\(?:boxed|fbox)\s*\{")
+_JSON_RE = re.compile(r"\{[^{}]*\}")
+_JSON_KEYS = ("answer", "final_answer", "finalanswer", "choice", "option", "label", "prediction", "result", "value")
+
+
+def boxed(text: str) -> str | None:
+    """The content of the last ``\\boxed{...}``, braces balanced."""
+    found = None
+    for m in _BOXED_RE.finditer(text):
+        depth, i = 1, m.end()
+        while i < len(text) and depth:
+            depth += {"{": 1, "}": -1}.get(text[i], 0)
+            i += 1
+        if depth == 0:
+            found = text[m.end():i - 1]
+    return found
+
+
+def json_answer(text: str) -> Any:
+    """The answer field of the last JSON object in the output, or None."""
+    if "{" not in text:
+        return None
+    for raw in reversed(_JSON_RE.findall(text)):
+        try:
+            obj = json.loads(raw)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            lowered = {str(k).lower(): v for k, v in obj.items()}
+            for key in _JSON_KEYS:
+                if key in lowered and lowered[key] not in (None, ""):
+                    return lowered[key]
+    return None
+
+
+_NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no )(?<!your )(?<!the question )"
+STRONG_MARK_RE = re.compile(
+    r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
+    r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?)\s*(?:[:=\-]|\bis\b)?\s*",
+    re.IGNORECASE,
+)
+WEAK_MARK_RE = re.compile(
+    r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
+    r"|which\s+gives|that\s+gives|this\s+gives|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
+    r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=\-]|\bis\b)?\s*",
+    re.IGNORECASE,
+)
+HEDGE_RE = re.compile(
+    r"\b(?:cannot\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)"
+    r"|can'?t\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)|(?:don'?t|do\s+not)\s+(?:remember|recall)"
+    r"|unable\s+to|insufficient\s+information|not\s+enough\s+(?:information|data|context|detail)"
+    r"|(?:not|n't)\s+(?:\w+\s+){0,2}enough\s+(?:information|info|data|context|detail)|impossible\s+to\s+(?:say|tell|know|determine)"
+    r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|i\s+(?:don'?t|do\s+not)\s+know|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
+    r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
+    r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
+    r"|no\s+(?:single|definitive|clear)\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
+    re.IGNORECASE,
+)
+REFUSAL_RE = re.compile(
+    r"\b(?:i\s+(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
+    r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|evaluate|determine|perform|know|see|identify|recognize|access|view|open)"
+    r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
+    r"|i\s+(?:don'?t|do\s+not)\s+have\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)"
+    r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"
+    r"|please\s+(?:clarify|specify|provide)|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell)"
+    r"|you\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:shared|provided|attached|given|included|posted|sent|uploaded)"
+    r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",
+    re.IGNORECASE,
+)
+CORRECTION_RE = re.compile(
+    r"(?:\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"
+    r"|let\s+me\s+(?:correct|fix|redo|recompute|recalculate|recount|reconsider|re-?check|double[-\s]check)(?:\s+(?:that|this))?"
+    r"|(?:sorry|no),\s+(?:that'?s|that\s+is|it'?s)\s+(?:wrong|incorrect|not\s+right)|that'?s\s+(?:wrong|incorrect|not\s+right)"
+    r"|i\s+(?:mis(?:read|counted|calculated|spoke|remembered))|i\s+was\s+(?:wrong|confusing|thinking\s+of|mixing)"
+    r"|sorry|on\s+reflection|(?:hmm+|oh|ah|\.\.\.|…|-)\s*,?\s*(?:no|well)\b|i\s+should\s+(?:check|double[-\s]check|verify)|hmm+"
+    r"|actually(?:,|\s+no\b|(?=\s+(?:it|the|that|this|its|it's)\b)))\b)[\s,.:;!-]*",
+    re.IGNORECASE,
+)
+
+
+_TRAILING_FUNCTION_WORDS = frozenset("the a an and or of to in on at for with by from is are was were be that which than as its their his her".split())
+
+
+def unfinished(text: str) -> bool:
+    """Whether the output stops mid-sentence (cut off while still reasoning): it ends on a function
+    word, or it rambles for several sentences and ends without punctuation.
+
+    >>> unfinished("The first train has gone 60 miles and the"), unfinished("The answer is 42")
+    (True, False)
+    """
+    if not text or not text[-1].isalpha():
+        return False
+    last = text.rsplit(None, 1)[-1].lower()
+    if last in _TRAILING_FUNCTION_WORDS and len(text.split()) >= 6:
+        return True
+    return len(text.split()) >= 20 and len(sentences(text)) >= 2
+
+
+#: Substrings that every match of CORRECTION_RE contains (a fast pre-test, not the rule itself).
+_CORRECTION_CUES = ("wait", "oops", "correct", "scratch", "second thought", "mean", "mistake", "error", "let me", "wrong",
+                    "not right", "mis", "i was", "sorry", "reflection", "hmm", "oh", "ah", "...", "…", "-", "should",
+                    "actually")
+
+
+def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The last match of ``pattern`` in ``text``, or None."""
+    found = None
+    for found in pattern.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    return found
+
+
+def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Match[str]] | None = None) -> str | None:
+    """The text after the last match of ``pattern`` up to the end of that line (or the next line when empty)."""
+    found = matches if matches is not None else list(pattern.finditer(text))
+    if not found:
+        return None
+    tail = text[found[-1].end():]
+    line = tail.split("\n", 1)[0].strip()
+    if not line and "\n" in tail:  # "Answer:\n42"
+        line = tail.strip().split("\n", 1)[0].strip()
+    return line
+
+
+# a base model that goes on to write the next question of its few-shot prompt
+_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise)\s*\d*\s*[:.)]", re.IGNORECASE)
+
+
+_END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
+_NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
+                               r"|should|has|have)\b[^\n]*\?", re.IGNORECASE)
+_ECHO_RE = re.compile(r"^\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
+                      r"|should|has|have)\b[^\n?]{3,200}\?\s*", re.IGNORECASE)
+# the prompt's instruction, echoed after the question: "Answer yes or no.", "Answer briefly."
+_INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only|with\s+\w+"
+                             r"(?:\s+\w+)?|in\s+(?:one|a)\s+\w+))+\s*[.:]?", re.IGNORECASE)
+_ANSWERED_RE = re.compile(r"\b(?:yes|no|true|false)\b|\d", re.IGNORECASE)
+
+
+def own_answer(text: str) -> str:
+    """``text`` as the model's own answer: up to an end-of-text token or to where a base model starts
+    writing the next question of its prompt, without a question it opens with (an echo of the prompt).
+
+    >>> own_answer(" 19\\nQ: What is 12 + 15?\\nA: 27"), own_answer("Is 17 prime? Yes.")
+    (' 19', 'Yes.')
+    """
+    end = _END_TOKEN_RE.search(text)
+    if end:
+        text = text[:end.start()]
+    echo = _ECHO_RE.match(text)
+    if echo and text[echo.end():].strip():
+        text = _INSTRUCTION_RE.sub("", text[echo.end():], count=1)
+    m = _CONTINUATION_RE.search(text)
+    if m and text[:m.start()].strip():
+        text = text[:m.start()]
+    for m in _NEXT_QUESTION_RE.finditer(text):
+        rest_of_line = text[m.end():].split("\n", 1)[0]
+        if text[:m.start()].strip() and not _ANSWERED_RE.search(rest_of_line):
+            return text[:m.start()]  # a new question, unanswered on its line: the model writes the next prompt
+    return text
+
+
+def first_part(text: str) -> tuple[str, str]:
+    """The first line or sentence of ``text`` and what follows it (the explanation, when the answer came first)."""
+    line, _, rest = text.partition("\n")
+    parts = sentences(line)
+    if len(parts) > 1:
+        head = parts[0]
+        return head, text[len(head):].strip()
+    return line.strip(), rest.strip()

@@ -1,0 +1,423 @@
+"""Multiple-choice answers: a letter, an option number or ordinal, or the option's text or a paraphrase
+of it, read as the option's letter."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import lru_cache
+
+from gengap._errors import DataError
+from gengap.extract._base import (
+    ABSTAIN,
+    STOPWORDS,
+    Context,
+    Rule,
+    clean,
+    first_part,
+    stem,
+    words,
+)
+from gengap.extract._numbers import numbers_in
+
+
+def choice_letters(n: int) -> str:
+    """The option letters of an ``n``-option question: ``choice_letters(4) == "ABCD"``.
+
+    >>> choice_letters(4)
+    'ABCD'
+    """
+    if not 2 <= n <= 26:
+        raise DataError(f"A multiple-choice question needs 2 to 26 options; got {n}.")
+    return "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[:n]
+
+
+def normalize_text(text: str) -> str:
+    """Lower case, no punctuation, articles or extra spaces: how short answers are compared.
+
+    >>> normalize_text("  The Eiffel-Tower! ")
+    'eiffel tower'
+    """
+    text = clean(str(text)).lower()
+    text = re.sub(r"[^\w\s]", " ", text)
+    text = re.sub(r"\b(?:a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+@lru_cache(maxsize=64)
+def _patterns(letters: str) -> tuple[re.Pattern[str], ...]:
+    cls = f"[{letters}{letters.lower()}]"
+    up = f"[{letters}]"
+    marked = re.compile(
+        rf"^(?:\W{{0,3}})(?:the\s+)?(?:option|choice|letter)?\s*[\(\[]?({cls})(?:[\)\]]|\b)(?!['’]\w)(?!\s+(?:\w+\s+)?(?:is|are|was|were|has)\b)",
+        re.IGNORECASE,
+    )
+    bare = re.compile(rf"^\W{{0,3}}(?:option\s+|choice\s+)?[\(\[]?({up})(?:[\)\]]|\.(?!\w)|:|\s*$|\s*\n|\s+[-:]|,|\s+\(|\s*→)",
+                      re.IGNORECASE)
+    paren = re.compile(rf"(?:\(|\[)({up})(?:\)|\])|(?:option|choice)\s+({up})\b")
+    is_correct = re.compile(
+        rf"(?:^|[\s(:])\(?({up})\)?\s+(?:is\s+(?:the\s+)?(?:correct|right|answer|true|best|one)|wins|stands|it\s+is|fits\s+best|is\s+it)\b"
+        rf"|\b(?i:so|therefore|thus|hence|it's|it\s+is|i'd\s+say|i'll\s+say|i\s+say|go\s+with|answer\s+to|pick|choose)\s*,?\s*\(?({up})\)?(?![\w'’])"
+        rf"|\b(?i:i\s+think|i\s+believe|probably)\s+(?i:it's\s+|it\s+is\s+)?\(?({up})\)?(?![\w'’])")
+    trailing = re.compile(rf"(?:^|[\s:>→])[\(\[]?({up})[\)\]]?[.!]?\s*$")
+    return marked, bare, paren, is_correct, trailing
+
+
+_CHOICE_MARK_RE = re.compile(
+    r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|stays|remains|to))?"
+    r"|(?:correct|right|best)\s+(?:answer|option|choice|one)(?:\s+(?:is|would\s+be|should\s+be))?"
+    r"|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)|my\s+(?:choice|pick)\s+is"
+    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)"
+    r"\s*(?:[:=\-]|\bis\b)?\s*(?:(?:option|choice|letter)\s*)?",
+    re.IGNORECASE,
+)
+_NOT_RE = re.compile(r"\bnot\s+$", re.IGNORECASE)
+_TABLE_LINE_RE = re.compile(r"^\s*\|.*$\n?", re.MULTILINE)
+# a concession opening a sentence names what the answer is not ("Although Mercury is closer, Venus ...")
+_CONCESSION_RE = re.compile(r"(?:^|(?<=[.!?]\s))(?:although|though|while|whereas|even\s+though|despite|unlike)\b[^,.]{1,80},\s*",
+                            re.IGNORECASE)
+
+_ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7, "eighth": 8,
+             "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+             **{str(i): i for i in range(1, 10)}, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
+             "i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8}
+_NTH = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|1st|2nd|3rd|4th|5th|6th)"
+_ORDINAL_RE = re.compile(
+    rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
+    r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
+    r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)",
+    re.IGNORECASE,
+)
+
+
+def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
+    word = (m.group(1) or m.group(2)).lower()
+    index = n if word in ("last", "final") else _ORDINALS.get(word)
+    if index is None or not 1 <= index <= n:
+        return None
+    return choice_letters(n)[index - 1]
+
+
+_LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]]\s+\S.*$\n?", re.MULTILINE)
+
+
+def _unlisted(ctx: Context) -> str:
+    """The output without a listing of options ("A. Paris / B. Lyon / ..." on lines of their own):
+    a model that writes the options out has not chosen one yet."""
+    memo = ctx.__dict__.get("_unlisted")
+    if memo is None:
+        lines = _LISTING_LINE_RE.findall(ctx.text)
+        memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if len(lines) >= 2 else ctx.text
+        ctx.__dict__["_unlisted"] = memo
+    return memo
+
+
+def _letters(ctx: Context) -> str:
+    return choice_letters(len(ctx.choices)) if ctx.choices else "ABCDE"
+
+
+# ---------------------------------------------------------------------------------------- option texts
+def _stem_match(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if long.startswith(short) and (len(short) >= 5 or (len(short) >= 3 and len(long) - len(short) <= 2)):
+        return True
+    return len(short) >= 6 and short[:6] == long[:6] and not short.isdigit()
+
+
+def _option_stems(ctx: Context) -> tuple[frozenset[str], ...]:
+    """Per option, the stems that tell it apart: not shared with another option nor with the question."""
+    return _distinct_stems(tuple(ctx.choices or ()), ctx.question_stems)
+
+
+@lru_cache(maxsize=4096)
+def _distinct_stems(choices: tuple[str, ...], question_stems: frozenset[str]) -> tuple[frozenset[str], ...]:
+    per = [{stem(w) for w in words(c) if w.lower() not in STOPWORDS} for c in choices]
+    counts: dict[str, int] = {}
+    for s in per:
+        for w in s:
+            counts[w] = counts.get(w, 0) + 1
+    return tuple(frozenset({w for w in s if counts[w] == 1 and w not in question_stems} or s) for s in per)
+
+
+_NEGATED_MENTION_RE = re.compile(r"\b(?:not|isn't|aren't|never|nor|unlike|rather\s+than|instead\s+of|except)\s+(?:\w+\s+){0,2}$",
+                                 re.IGNORECASE)
+_WRONG_AFTER_RE = re.compile(r"^\W*(?:\w+\s+){0,2}(?:is|are|was|were)\s+(?:wrong|incorrect|not|false|out|ruled\s+out|the\s+reverse)\b",
+                             re.IGNORECASE)
+
+
+def _mentions(ctx: Context, text: str) -> dict[str, int]:
+    """Option letter -> position of its first mention in ``text`` (by text, paraphrase or value),
+    leaving out negated mentions ("not Paris", "Paris is wrong")."""
+    if not ctx.choices:
+        return {}
+    letters = choice_letters(len(ctx.choices))
+    found: dict[str, int] = {}
+    tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
+    stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
+    values = _option_values(ctx)
+    numeric = all(v is not None for v in values)
+    for letter, option_stems in zip(letters, _option_stems(ctx)):
+        if numeric:
+            break  # options that are numbers are named by value (below), not by their digits
+        for pos, s, _ in stems:
+            if any(_stem_match(s, o) for o in option_stems):
+                before = text[max(0, pos - 30):pos]
+                after = text[pos:pos + 60]
+                clause = re.split(r"[,;:.!?]\s|\s-\s|\n", text[max(0, pos - 80):pos])[-1]
+                if (_NEGATED_MENTION_RE.search(before) or _WRONG_AFTER_RE.match(after)
+                        or re.match(r"\s*(?:not|rather\s+than|instead\s+of|unlike|except|but\s+not)\b", clause, re.IGNORECASE)):
+                    continue
+                found.setdefault(letter, pos)
+                break
+    # an option that is a number, named by an equal value ("3/2" for "1.5", "3.14159" for "3.14")
+    if any(v is not None for v in values):
+        for n in numbers_in(text):
+            for letter, (v, places) in zip(letters, values_with_places(ctx)):
+                digits = re.search(r"\.(\d+)", text[n.start:n.end])
+                finer = places >= 1 and digits is not None and len(digits.group(1)) > places  # "3.14159" names "3.14"
+                for value in ([n.value, n.value / 100] if n.pct else [n.value]):
+                    if v is not None and (value == v or (finer and round(float(value), places) == float(v))):
+                        found.setdefault(letter, n.start)
+    return found
+
+
+def _option_values(ctx: Context) -> list[Fraction | None]:
+    return [v for v, _ in _values_and_places(tuple(ctx.choices or ()))]
+
+
+def values_with_places(ctx: Context) -> tuple[tuple[Fraction | None, int], ...]:
+    return _values_and_places(tuple(ctx.choices or ()))
+
+
+@lru_cache(maxsize=4096)
+def _values_and_places(choices: tuple[str, ...]) -> tuple[tuple[Fraction | None, int], ...]:
+    """Per option, its value when the option is a number (None otherwise) and its decimal places."""
+    out = []
+    for c in choices:
+        nums = numbers_in(c)
+        plain = re.sub(r"[\d.,/%$\s-]", "", c)
+        m = re.search(r"\.(\d+)", c)
+        out.append((nums[0].value if len(nums) == 1 and len(plain) <= 3 else None, len(m.group(1)) if m else 0))
+    return tuple(out)
+
+
+def _one_option(ctx: Context, text: str) -> str | None:
+    """The option ``text`` names, when it names exactly one (else the first named, if it is named before all others
+    by a clear margin: the rest are discussed)."""
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), text)
+    found = _mentions(ctx, re.sub(r"\([^()]*\)", " ", text)) or _mentions(ctx, text)
+    if len(found) == 1:
+        return next(iter(found))
+    return None
+
+
+def _exact_option(ctx: Context, text: str) -> str | None:
+    if not ctx.choices:
+        return None
+    norm = normalize_text(text)
+    for letter, c in zip(choice_letters(len(ctx.choices)), ctx.choices):
+        if norm and norm == normalize_text(c):
+            return letter
+    return None
+
+
+# ---------------------------------------------------------------------------------------- the rules
+def _from_value(ctx: Context, value: object) -> str | None:
+    marked, bare, *_ = _patterns(_letters(ctx))
+    s = clean(str(value)).strip()
+    m = bare.match(s) or marked.match(s)
+    if m:
+        return m.group(1).upper()
+    return _exact_option(ctx, s) or _one_option(ctx, s)
+
+
+def _json(ctx: Context) -> str | None:
+    return None if ctx.json_answer is None else _from_value(ctx, ctx.json_answer)
+
+
+def _boxed(ctx: Context) -> str | None:
+    return None if ctx.boxed is None else _from_value(ctx, ctx.boxed)
+
+
+def _marked_in(ctx: Context, text: str) -> str | None:
+    marked, *_ = _patterns(_letters(ctx))
+    for m in reversed(list(_CHOICE_MARK_RE.finditer(text))):
+        tail = text[m.end():m.end() + 200]
+        if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
+            continue
+        hit = marked.match(tail)
+        if hit and (hit.group(1).isupper() or re.match(r"^\W{0,3}(?:option|choice|letter)?\s*[\(\[]", tail, re.IGNORECASE)
+                    or re.match(rf"^{hit.group(1)}(?:\W|$)", tail)):
+            letter = hit.group(1).upper()
+            if hit.group(1) != "a" or re.match(r"^\W{0,3}[\(\[]?a(?:[\)\]]|\.|\s*$)", tail):
+                return letter
+        line = tail.split("\n", 1)[0]
+        ordinal = None if "ordinal" in ctx.disabled else _ORDINAL_RE.search(text[m.start():m.end() + 40])
+        if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
+            return _ordinal_letter(ordinal, len(ctx.choices))
+        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)", line, re.IGNORECASE)
+        if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
+            k = _ORDINALS.get(index.group(1).lower()) or (int(index.group(1)) if index.group(1).isdigit() else 0)
+            if 1 <= k <= len(ctx.choices):
+                return choice_letters(len(ctx.choices))[k - 1]
+        option = _exact_option(ctx, line) or _one_option(ctx, line.split(". ", 1)[0])
+        if option:
+            return option
+    return None
+
+
+def _strict_read(ctx: Context, text: str) -> str | None:
+    """A letter stated outright in ``text``: marked, at the start, declared correct, or last."""
+    _, bare, _, is_correct, trailing = _patterns(_letters(ctx))
+    found = _marked_in(ctx, text)
+    if found:
+        return found
+    hit = bare.match(text)
+    if hit:
+        return hit.group(1).upper()
+    hit = is_correct.search(text)
+    if hit:
+        return next(g for g in hit.groups() if g).upper()
+    hit = trailing.search(text)
+    return hit.group(1) if hit else None
+
+
+def _correction(ctx: Context) -> str | None:
+    region = ctx.correction
+    return None if region is None else _strict_read(ctx, region)
+
+
+def _marked(ctx: Context) -> str | None:
+    return _marked_in(ctx, ctx.text)
+
+
+def _answer_first(ctx: Context) -> str | None:
+    """A letter, option number or option text opening the output, the explanation after it."""
+    _, bare, *_ = _patterns(_letters(ctx))
+    text = _unlisted(ctx)
+    hit = bare.match(text)
+    if hit:
+        return hit.group(1).upper()
+    head, _ = first_part(text)
+    if ctx.choices and "ordinal" not in ctx.disabled:
+        ordinal = _ORDINAL_RE.search(head)
+        if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
+            return _ordinal_letter(ordinal, len(ctx.choices))
+    exact = _exact_option(ctx, head)
+    if exact:
+        return exact
+    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?:option|choice)\s+([{_letters(ctx)}])\b", head)
+    if paren:
+        return (paren.group(1) or paren.group(2)).upper()
+    return _one_option(ctx, head)
+
+
+def _by_value(ctx: Context) -> str | None:
+    """Options that are all numbers: the output read as a number (its conclusion, its answer stated
+    first, ...), then matched to the option of that value."""
+    values = values_with_places(ctx)
+    if not values or any(v is None for v, _ in values):
+        return None
+    from gengap.extract import _numbers
+
+    number = _numbers.read(ctx.raw, ctx.question, ctx.disabled)
+    if number is None:
+        return None
+    got = Fraction(number)
+    letters = choice_letters(len(values))
+    exact = [letter for letter, (v, _) in zip(letters, values) if v == got]
+    if exact:
+        return exact[0]
+    close = [letter for letter, (v, places) in zip(letters, values)
+             if v is not None and places >= 1 and len(number.split(".")[-1]) > places and round(float(got), places) == float(v)]
+    return close[0] if len(close) == 1 else None
+
+
+def _refusal(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.refusal else None
+
+
+def _hedge(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.hedged else None
+
+
+def _declared(ctx: Context) -> str | None:
+    found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
+    return next(g for g in found[-1].groups() if g) if found else None
+
+
+def _ordinal(ctx: Context) -> str | None:
+    if not ctx.choices:
+        return None
+    for m in _ORDINAL_RE.finditer(ctx.text):
+        letter = _ordinal_letter(m, len(ctx.choices))
+        if letter and not _NEGATED_MENTION_RE.search(ctx.text[max(0, m.start() - 20):m.start()]):
+            return letter
+    return None
+
+
+def _trailing(ctx: Context) -> str | None:
+    _, bare, _, _, trailing = _patterns(_letters(ctx))
+    text = _unlisted(ctx)
+    hit = trailing.search(text)
+    if hit and not re.search(r"\b(?:a|an|the|of|and|or|to|in|vitamin|plan|type|grade|group)\s*\(?[A-Z]\)?[.!]?\s*$",
+                             text[max(0, hit.start() - 8):], re.IGNORECASE):
+        return hit.group(1)
+    last_line = text.rsplit("\n", 1)[-1].strip()
+    hit = bare.match(last_line)
+    return hit.group(1).upper() if hit else None
+
+
+def _option_text(ctx: Context) -> str | None:
+    """The option the output names: the only one, or the first of several when the others come in
+    a later sentence (discussed, not chosen)."""
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", _unlisted(ctx)).strip())
+    plain = re.sub(r"\([^()]*\)", " ", text)
+    found = _mentions(ctx, plain) or _mentions(ctx, text)
+    if not found:
+        return None
+    if len(found) == 1:
+        return next(iter(found))
+    ordered = sorted(found.items(), key=lambda kv: kv[1])
+    head, _ = first_part(plain)
+    if ordered[0][1] < len(head) <= ordered[1][1]:
+        return ordered[0][0]  # named first; the others are discussed afterwards
+    if len(plain[:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
+        return ordered[0][0]  # the subject of the opening sentence
+    return None
+
+
+def _last_letter(ctx: Context) -> str | None:
+    paren = _patterns(_letters(ctx))[2]
+    found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
+    return found[-1].upper() if found else None
+
+
+RULES = (
+    Rule("json", "format", _json),
+    Rule("boxed", "format", _boxed),
+    Rule("correction", "self_correction", _correction),
+    Rule("marked", "marker", _marked),
+    Rule("refusal", "abstain", _refusal),
+    Rule("hedge", "abstain", _hedge),
+    Rule("answer_first", "answer_first", _answer_first),
+    Rule("letter_is_correct", "marker", _declared),
+    Rule("by_value", "option_text", _by_value),
+    Rule("trailing_letter", "last", _trailing),
+    Rule("ordinal", "ordinal", _ordinal),
+    Rule("option_text", "option_text", _option_text),
+    Rule("last_letter", "last", _last_letter),
+)
+
+
+def options_named(output: str, choices: Sequence[str], question: str | None = None) -> list[str]:
+    """The letters of the options ``output`` names by text, paraphrase or value, in order of mention.
+
+    >>> options_named("It's a carnivore.", ["Herbivorous", "Carnivorous"])
+    ['B']
+    """
+    ctx = Context(output, "choice", question, choices)
+    return [letter for letter, _ in sorted(_mentions(ctx, ctx.text).items(), key=lambda kv: kv[1])]

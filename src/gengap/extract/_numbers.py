@@ -1,0 +1,431 @@
+"""Numeric answers: how numbers are written (digits, separators, fractions, LaTeX, scientific
+notation, number words, percentages) and the cascade that finds which number is the answer."""
+
+from __future__ import annotations
+
+import math
+import re
+from fractions import Fraction
+from functools import lru_cache
+from typing import NamedTuple
+
+from gengap.extract._base import (
+    ABSTAIN,
+    STRONG_MARK_RE,
+    WEAK_MARK_RE,
+    Context,
+    Rule,
+    after_last,
+    first_part,
+    sentences,
+)
+
+
+class Num(NamedTuple):
+    """A number found in a text: where it starts and ends, its exact value, and whether it had a ``%``."""
+
+    start: int
+    end: int
+    value: Fraction
+    pct: bool
+
+
+_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+    "seventeen eighteen nineteen".split())}
+_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "dozen": 12}
+_ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
+                      "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10}
+_FRACTION_WORDS_RE = re.compile(
+    rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
+_WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES, "a", "and"], key=len, reverse=True))
+_WORDS_RE = re.compile(rf"\b(?:minus\s+|negative\s+)?(?:{_WORD})(?:[\s-]+(?:{_WORD}))*\b", re.IGNORECASE)
+
+_NUM = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u2009]\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+"
+_NUMBER_RE = re.compile(
+    r"(?:(?P<sign>[-+])\s?)?(?P<cur>[$€£¥]|USD\s?|EUR\s?|Rs\.?\s?)?(?P<sign2>-)?"
+    rf"(?:(?P<whole>\d+)\s+(?P<mn>\d+)/(?P<md>\d+)|(?P<fn>{_NUM})\s*/\s*(?P<fd>{_NUM})"
+    rf"|(?P<num>{_NUM})(?:\s*(?:[eE](?P<exp>[-+]?\d+)|\s?(?:x|×|\*|\\times|\\cdot)\s?10\s?\^\s?\{{?(?P<exp2>[-+]?\d+)\}}?))?)"
+    r"(?P<pct>\s?%)?"
+)
+_LATEX_FRAC_RE = re.compile(r"(-)?\\[dt]?frac\s*\{\s*([^{}]+?)\s*\}\s*\{\s*([^{}]+?)\s*\}")
+
+
+def format_number(value: Fraction | float) -> str:
+    """The canonical string of a number: an integer without ``.0``, else the shortest decimal.
+
+    >>> format_number(Fraction(3, 4)), format_number(1234.0), format_number(Fraction(1, 3))
+    ('0.75', '1234', '0.333333333333')
+    """
+    if isinstance(value, Fraction) and value.denominator == 1 and abs(value) < 10**15:
+        return str(value.numerator)
+    f = float(value)
+    if math.isfinite(f) and f == int(f) and abs(f) < 1e15:
+        return str(int(f))
+    text = f"{f:.12g}"
+    if "e" in text:
+        return text
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _to_fraction(raw: str) -> Fraction:
+    return Fraction(raw.replace(",", "").replace(" ", "").replace("\u2009", ""))
+
+
+def _words_value(phrase: str) -> int | None:
+    tokens = [t for t in re.split(r"[\s-]+", phrase.lower()) if t and t != "and"]
+    sign = 1
+    if tokens and tokens[0] in ("minus", "negative"):
+        sign, tokens = -1, tokens[1:]
+    if not tokens or all(t == "a" for t in tokens):
+        return None
+    total, current, seen = 0, 0, False
+    for t in tokens:
+        if t == "a":
+            current = max(current, 1)
+        elif t in _SMALL:
+            current += _SMALL[t]
+            seen = True
+        elif t in _TENS:
+            current += _TENS[t]
+            seen = True
+        elif t in ("hundred", "dozen"):
+            current = max(current, 1) * _SCALES[t]
+            seen = True
+        elif t in _SCALES:
+            total += max(current, 1) * _SCALES[t]
+            current, seen = 0, True
+    return sign * (total + current) if seen else None
+
+
+def numbers_in(text: str) -> list[Num]:
+    """Every number in ``text`` with its place (digits, LaTeX fractions and number words), in order."""
+    found: list[Num] = []
+    covered: list[tuple[int, int]] = []
+    for m in _LATEX_FRAC_RE.finditer(text):
+        try:
+            value = _to_fraction(m.group(2)) / _to_fraction(m.group(3))
+        except (ValueError, ZeroDivisionError):
+            continue
+        found.append(Num(m.start(), m.end(), -value if m.group(1) else value, False))
+        covered.append(m.span())
+    for m in _FRACTION_WORDS_RE.finditer(text):
+        numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
+        found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
+        covered.append(m.span())
+    for m in _NUMBER_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in covered):
+            continue
+        # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
+        before = text[m.start() - 1] if m.start() else " "
+        if (before.isalpha() and not m.group("cur")) or before == "^":
+            continue
+        g = m.groupdict()
+        try:
+            if g["whole"] is not None:
+                value = int(g["whole"]) + Fraction(int(g["mn"]), int(g["md"]))
+            elif g["fn"] is not None:
+                value = _to_fraction(g["fn"]) / _to_fraction(g["fd"])
+            else:
+                value = _to_fraction(g["num"])
+                exp = g["exp"] or g["exp2"]
+                if exp is not None:
+                    value *= Fraction(10) ** int(exp)
+        except (ValueError, ZeroDivisionError):
+            continue
+        if g["sign"] == "-" or g["sign2"] == "-":
+            # a hyphen between two words or numbers is a range or a dash, not a minus sign
+            start = m.start()
+            prev = text[:start].rstrip()
+            if not (g["sign"] == "-" and prev and (prev[-1].isdigit() or prev[-1] in ")")):
+                value = -value
+        found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
+    for m in _WORDS_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
+            continue  # "two-digit", "three-year-old": a word, not a number
+        count = _words_value(m.group(0))
+        if count is not None:
+            found.append(Num(m.start(), m.end(), Fraction(count), False))
+    found.sort(key=lambda n: n.start)
+    return found
+
+
+
+def parse_number(text: str) -> Fraction | None:
+    """The value of the first number in ``text``, exactly (a Fraction), or None.
+
+    >>> parse_number("$1,234.50"), parse_number("\\\\frac{3}{4}"), parse_number("twenty-five")
+    (Fraction(2469, 2), Fraction(3, 4), Fraction(25, 1))
+    """
+    from gengap.extract._base import clean
+
+    nums = numbers_in(clean(text))
+    return nums[0].value if nums else None
+
+
+# ---------------------------------------------------------------------------------------- reading helpers
+_PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share)\b", re.IGNORECASE)
+_PERCENT_RE = re.compile(r"%|\bper\s*cent|\bpercentage", re.IGNORECASE)
+_NEGATED_RE = re.compile(r"\b(?:not|isn't|wasn't|rather\s+than|instead\s+of)\s*\$?$", re.IGNORECASE)
+
+
+_PLACES_RE = re.compile(r"\b(?:to|with|rounded\s+to|round\s+to)\s+(?:the\s+nearest\s+)?(\d|one|two|three|four)\s+(?:decimal\s+)?(?:places?|decimals?|d\.p\.)"
+                        r"|nearest\s+(whole\s+number|integer|tenth|hundredth|thousandth)", re.IGNORECASE)
+_PLACES = {"one": 1, "two": 2, "three": 3, "four": 4, "whole number": 0, "integer": 0, "tenth": 1, "hundredth": 2,
+           "thousandth": 3}
+
+
+def _wants_probability(ctx: Context) -> bool:
+    return "percent" not in ctx.disabled and bool(ctx.question and _PROBABILITY_RE.search(ctx.question) and not _PERCENT_RE.search(ctx.question))
+
+
+def _answer(n: Num, ctx: Context) -> str:
+    """The canonical string of ``n``: a percentage read as a decimal when the question asks for a
+    probability, rounded to the decimal places the question asks for."""
+    value = n.value
+    if n.pct and _wants_probability(ctx):
+        value = value / 100
+    if ctx.question and "percent" not in ctx.disabled:
+        m = _PLACES_RE.search(ctx.question)
+        if m:
+            word = (m.group(1) or m.group(2)).lower()
+            places = int(word) if word.isdigit() else _PLACES[word]
+            return format_number(round(Fraction(value), places))
+    return format_number(value)
+
+
+def _nums(ctx: Context, text: str) -> list[Num]:
+    """The numbers of ``text`` that are not negated ("4, not 6": the 6 is no answer); remembered per
+    output, since several rules look at the same sentence."""
+    memo = ctx.__dict__.setdefault("_nums", {})
+    if text not in memo:
+        plain = text.replace("\\$", "$")
+        memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
+    return memo[text]
+
+
+def _question_values(ctx: Context) -> frozenset[Fraction]:
+    return _values_in_question(ctx.question) if ctx.question else frozenset()
+
+
+@lru_cache(maxsize=4096)
+def _values_in_question(question: str) -> frozenset[Fraction]:
+    return frozenset(n.value for n in numbers_in(question))
+
+
+# ---------------------------------------------------------------------------------------- the rules
+def _json(ctx: Context) -> str | None:
+    if ctx.json_answer is None:
+        return None
+    nums = numbers_in(str(ctx.json_answer))
+    return _answer(nums[0], ctx) if nums else None
+
+
+def _boxed(ctx: Context) -> str | None:
+    if ctx.boxed is None:
+        return None
+    nums = numbers_in(ctx.boxed.replace("\\$", "$").replace("\\%", "%").replace("{,}", ","))
+    return _answer(nums[0], ctx) if nums else None
+
+
+def _result(ctx: Context, segment: str) -> Num | None:
+    """The number a stretch of text arrives at: the one after its last "=", else its first."""
+    for sep in ("=", " is "):
+        if sep in segment:
+            nums = _nums(ctx, segment.rsplit(sep, 1)[1])
+            if nums:
+                return nums[0]
+    nums = _nums(ctx, segment)
+    return nums[0] if nums else None
+
+
+def _read_region(ctx: Context, region: str) -> str | None:
+    """The answer in a stretch of text: its last marked number, else its last concluding one, else its last."""
+    tail = after_last(STRONG_MARK_RE, region)
+    for part in (tail, after_last(WEAK_MARK_RE, region)):
+        if part is not None:
+            found = _result(ctx, sentences(part)[0] if sentences(part) else part)
+            if found:
+                return _answer(found, ctx)
+    last = sentences(region)
+    found = _result(ctx, last[-1]) if last else None
+    if found and "=" in last[-1]:
+        return _answer(found, ctx)
+    nums = _nums(ctx, region)
+    return _answer(nums[-1], ctx) if nums else None
+
+
+def _correction(ctx: Context) -> str | None:
+    region = ctx.correction
+    return None if region is None else _read_region(ctx, region)
+
+
+def _marked(ctx: Context) -> str | None:
+    tail = after_last(STRONG_MARK_RE, ctx.text, matches=ctx.strong_marks)
+    if tail is None:
+        return None
+    nums = _nums(ctx, tail)
+    return _answer(nums[0], ctx) if nums else None
+
+
+_TOTAL_ROW_RE = re.compile(r"^\W*(?:grand\s+)?(?:total|sum|answer|result|overall|altogether|in\s+total)\b.*$",
+                           re.IGNORECASE | re.MULTILINE)
+
+
+def _table(ctx: Context) -> str | None:
+    """A Markdown table's total row (or a total line under it); notes after the table do not count."""
+    if "|" not in ctx.text or not re.search(r"^\s*\|?\s*:?-{3,}", ctx.text, re.MULTILINE):
+        return None
+    lines = ctx.text.split("\n")
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if cells and _TOTAL_ROW_RE.match(cells[0]):
+            rest = " ".join(cells[1:]) if len(cells) > 1 else cells[0]
+            nums = _nums(ctx, rest)
+            if nums:
+                return _answer(nums[-1], ctx)
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines if ln.strip().startswith("|")]
+    rows = [r for r in rows if not re.match(r"^:?-{3,}", r[0] if r else "")]
+    if len(rows) >= 2:
+        column = next((i for i, c in enumerate(rows[0]) if _TOTAL_ROW_RE.match(c)), None)
+        if column is not None and column < len(rows[-1]):
+            nums = _nums(ctx, rows[-1][column])
+            if nums:
+                return _answer(nums[-1], ctx)
+    return None
+
+
+def _refusal(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.refusal else None
+
+
+_WORKING_RE = re.compile(r"^\s*(?:first|let|let's|to\s|we\s|step|start|begin|given|since|if\s|suppose|note|check)", re.IGNORECASE)
+_EXPRESSION_RE = re.compile(r"\d\s*[a-z]?\s*[-+×x*/÷^]\s*\d|\d\s*%?\s+of\s+\d", re.IGNORECASE)
+_ASSIGNMENT_RE = re.compile(r"^\s*[a-z]\s*=\s*[-+$]?\s*[\d.,]+\s*[a-z%°]{0,6}\s*[.!]?\s*$", re.IGNORECASE)
+_LABEL_RE = re.compile(r"^\s*[A-Za-z][\w ]{0,20}:\s*\S")
+_BARE_RE = re.compile(r"^\W*[-+$€£]?\s*[\d.,/]+\s*%?\s*(?:[A-Za-z°²³/]+\s*){0,2}\W*$")
+_SUBORDINATE_RE = re.compile(r"^\s*(?:after|since|because|as|if|when|once|while|given|with|without|before|although|though|by|despite|unlike|like|according\s+to|at|in|on|for|from|of|over|under|until|to)\b[^,]{0,80},\s*",
+                             re.IGNORECASE)
+_APPOSITIVE_RE = re.compile(r",\s[^,]{1,40},\s")
+
+
+def _preferred(ctx: Context, nums: list[Num]) -> list[Num]:
+    """Of several numbers, those in the form the question asks for (a percentage, a probability)."""
+    if _wants_probability(ctx) and any(n.pct or 0 < n.value < 1 for n in nums):
+        return [n for n in nums if n.pct or 0 < n.value < 1]
+    if ctx.question and "percent" not in ctx.disabled and _PERCENT_RE.search(ctx.question) and any(n.pct for n in nums):
+        return [n for n in nums if n.pct]
+    return nums
+
+
+def _answer_first(ctx: Context) -> str | None:
+    """The number of the first line or sentence when it states the answer and the rest explains it."""
+    head, rest = first_part(ctx.text)
+    if not head or _WORKING_RE.match(head):
+        return None
+    plain = re.sub(r"\([^()]*\)", " ", head)
+    plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
+    lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
+    if after and "=" not in head and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead):
+        return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
+    bare = bool(_BARE_RE.match(plain))
+    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
+        return None  # working, not an answer
+    bare = bare or (len(plain.split()) <= 3 and ":" not in plain)
+    if not bare:
+        if WEAK_MARK_RE.search(plain) or (rest and WEAK_MARK_RE.search(rest)):
+            return None  # a conclusion reads the answer
+        if _LABEL_RE.match(plain) and ":" in plain and len(ctx.sentences) > 1 and not ctx.question:
+            return None
+    main = _SUBORDINATE_RE.sub("", plain, count=1)
+    nums = _nums(ctx, _APPOSITIVE_RE.sub(" ", main)) or _nums(ctx, main) or _nums(ctx, plain)
+    if not nums:
+        return None
+    nums = _preferred(ctx, nums)
+    given = _question_values(ctx)
+    fresh = [n for n in nums if n.value not in given]
+    if fresh:
+        if _LABEL_RE.match(plain) and len(fresh) > 1:
+            return None
+        return _answer(fresh[0], ctx)
+    if len(nums) == 1 and bare:
+        return _answer(nums[0], ctx)  # a bare number, even one the question mentions
+    return None
+
+
+def _hedge(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.hedged else None
+
+
+def _unfinished(ctx: Context) -> str | None:
+    """Reasoning cut off before it reached a number: several sentences, the last one stopping
+    mid-clause (no closing punctuation, not a number with its unit)."""
+    text = ctx.prose
+    if not text or not text[-1].isalpha() or len(sentences(text)) < 2:
+        return None
+    last = sentences(text)[-1]
+    if WEAK_MARK_RE.search(last) or re.search(r"\d[\d,.]*\s*%?\s*[A-Za-z°/²³]{0,12}$", last):
+        return None
+    return ABSTAIN
+
+
+def _concluding(ctx: Context) -> str | None:
+    """The number after the concluding word ("so", "therefore", "in total") of the last sentence that
+    has one, the result of an equation when the sentence holds one."""
+    for sentence in reversed(sentences(ctx.prose)):
+        for mark in WEAK_MARK_RE.finditer(sentence):
+            num = _result(ctx, sentence[mark.end():])
+            if num:
+                return _answer(num, ctx)
+    return None
+
+
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you)",
+                            re.IGNORECASE)
+
+
+def _last_number(ctx: Context) -> str | None:
+    """The last number, when it sits in the last sentence; an output whose last sentence has no number
+    trails off or rambles, and is not read."""
+    parts = [s for s in ctx.sentences if not _PLEASANTRY_RE.match(s)]
+    if not parts:
+        return None
+    last = parts[-1]
+    wanted = _preferred(ctx, _nums(ctx, last))
+    if wanted and len(wanted) < len(_nums(ctx, last)):
+        return _answer(wanted[-1], ctx)
+    if "=" in last:
+        found = _result(ctx, last)
+        if found:
+            return _answer(found, ctx)
+    nums = _nums(ctx, last)
+    if not nums:
+        return ABSTAIN
+    if nums[-1].value in _question_values(ctx) and len(ctx.sentences) == 1 and len(last.split()) > 3:
+        return ABSTAIN  # a remark about the question's own numbers
+    return _answer(nums[-1], ctx)
+
+
+RULES = (
+    Rule("json", "format", _json),
+    Rule("boxed", "format", _boxed),
+    Rule("correction", "self_correction", _correction),
+    Rule("marked", "marker", _marked),
+    Rule("table", "table", _table),
+    Rule("refusal", "abstain", _refusal),
+    Rule("hedge", "abstain", _hedge),
+    Rule("unfinished", "abstain", _unfinished),
+    Rule("answer_first", "answer_first", _answer_first),
+    Rule("concluding", "marker", _concluding),
+    Rule("last_number", "last", _last_number),
+)
+
+
+def read(output: str, question: str | None = None, disabled: frozenset[str] = frozenset()) -> str | None:
+    """The numeric answer of ``output`` as a canonical string, or None (the number cascade alone)."""
+    from gengap.extract._base import run_cascade
+
+    ctx = Context(output, "number", question=question, disabled=disabled)
+    return run_cascade(RULES, ctx, disabled=disabled).value

@@ -1,0 +1,372 @@
+"""Short free-text answers (a name, a word, a short phrase): the span a person would read as the answer.
+
+Inside a sentence the answer is what the question does not already say: in "The longest river in
+Europe is the Volga." for "What is the longest river in Europe?", the side of "is" that shares words
+with the question is the question restated, the other side is the answer.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from gengap.extract._base import (
+    ABSTAIN,
+    STOPWORDS,
+    Context,
+    Rule,
+    content_stems,
+    first_part,
+    sentences,
+    stem,
+    unfinished,
+)
+
+_TEXT_MARK_RE = re.compile(
+    r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be))?|####)"
+    r"\s*(?:[:=\-]|\bis\b)?\s*",
+    re.IGNORECASE,
+)
+_BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
+_QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
+_LEAD_RE = re.compile(
+    r"^(?:(?:it(?:'s|\s+is|\s+was)|that(?:'s|\s+is|\s+was|\s+would\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
+    r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
+    r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
+    r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
+    r"|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
+    re.IGNORECASE,
+)
+_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|,\s+(?=[a-z0-9])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
+                            re.IGNORECASE)
+_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
+                        re.IGNORECASE)
+_PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|invented|discovered|founded|led|sung|won|held|given|drawn)\s+by\s",
+                            re.IGNORECASE)
+_CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|kind|sort|form|variety|breed|member|name|term|word|genus)\s+(?:of|for)\s+",
+                            re.IGNORECASE)
+_NAME_RE = re.compile(r"\s[A-Z][a-z]+")
+_WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
+_PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
+_FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
+_META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
+                      re.IGNORECASE)
+_TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
+_SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
+                             r"|(?:in|on|at|for|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
+                             re.IGNORECASE)
+_LIGHT_VERBS = frozenset("""
+speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
+win wins won lead leads led hold holds held build builds built run runs ran sing sings sang
+belong belongs belonged mean means meant stand stands stood sit sits sat lie lies lay flow flows flowed
+credited attributed regarded recognized recognised considered known called named thought believed said
+get gets got gotten rid produce produces produced make makes made use uses used take takes took taken give gives gave given
+pay pays paid keep keeps kept put puts bring brings brought go goes went gone come comes came see sees saw seen say says
+find finds found call calls called consider considered people person thing things someone something usually often generally
+commonly typically mostly mainly largely widely also simply just about around roughly approximately
+""".split())
+_QUOTES = " \t\"'“”‘’«»‹›.,:;!?*`"
+
+
+_HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|professor)\s+(?=[A-Z])", re.IGNORECASE)
+
+
+def _strip(span: str) -> str:
+    span = _HONORIFIC_RE.sub("", span.strip().strip(_QUOTES).strip())
+    span = re.sub(r"^(?:the|a|an)\s+(?=\S)", "", span, flags=re.IGNORECASE) if len(span.split()) > 1 else span
+    return span.strip(_QUOTES).strip()
+
+
+def _acronyms(question: str) -> set[str]:
+    """Initials of runs of capitalized question words ("United Kingdom" -> "uk")."""
+    caps = re.findall(r"(?:[A-Z][a-z]+\s+){1,4}[A-Z][a-z]+", question)
+    return {"".join(w[0] for w in run.split()).lower() for run in caps}
+
+
+_DEMONYM = re.compile(r"(?:ese|ians?|ans?|ish|ic|i|s|es|ern|ers?)$")
+
+
+def _is_question_word(word: str, ctx: Context) -> bool:
+    """A word the question already says, in any form ("Japanese" for "Japan", "UK" for "United Kingdom")."""
+    if not ctx.question:
+        return False
+    w = word.strip(_QUOTES)
+    if stem(w) in ctx.question_stems:
+        return True
+    low = w.lower()
+    for q in _question_words(ctx.question):
+        if len(q) >= 4 and low.startswith(q) and _DEMONYM.fullmatch(low[len(q):]):
+            return True
+    if w.isupper() and len(w) >= 2:
+        return w.lower() in _acronyms(ctx.question)
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _question_words(question: str) -> tuple[str, ...]:
+    return tuple({w.lower() for w in re.findall(r"[A-Za-z]+", question) if w.lower() not in STOPWORDS})
+
+
+def _trim_question_words(span: str, ctx: Context) -> str:
+    """Words of the question at either edge of a span are the question restated, not the answer."""
+    tokens = span.split()
+
+    def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
+        return len(" ".join(rest).strip(_QUOTES)) > 2
+
+    while len(tokens) > 1 and tokens[0].lower() in STOPWORDS and keeps(tokens[1:]):
+        tokens.pop(0)
+    while len(tokens) > 1 and tokens[-1].lower() in STOPWORDS and keeps(tokens[:-1]):
+        tokens.pop()
+    if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
+        return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
+    while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]):
+        tokens.pop(0)
+    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]):
+        tokens.pop()
+    return " ".join(tokens)
+
+
+def _clause(text: str, *, lead: bool = True) -> str:
+    text = _LEAD_RE.sub("", text.strip()) if lead else text.strip()
+    return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
+
+
+def _foreign(span: str, ctx: Context) -> bool:
+    """A span with no Latin letter or digit, for a question written in them (stray tokens of a small model)."""
+    return ctx.question is not None and ctx.question.isascii() and not re.search(r"[A-Za-z0-9]", span)
+
+
+def _has_content(text: str, ctx: Context) -> bool:
+    return any(not _is_question_word(w, ctx) and w.lower().strip(_QUOTES) not in STOPWORDS
+               and w.lower().strip(_QUOTES) not in _LIGHT_VERBS for w in text.split())
+
+
+def _span(sentence: str, ctx: Context) -> str | None:
+    """The part of ``sentence`` that answers the question."""
+    s = _SUBORDINATE_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
+    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems:
+        s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital."
+    s = _clause(s, lead=False)
+    if not s:
+        return None
+    sides = _COPULA_RE.split(f" {s} ", maxsplit=1)
+    if len(sides) == 2:
+        left, right = sides[0].strip(), sides[1].strip()
+        q_left = sum(_is_question_word(w, ctx) for w in left.split())
+        q_right = sum(_is_question_word(w, ctx) for w in right.split())
+        passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
+        named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
+        s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
+                                         and len(right.split()) > len(left.split())))) else right
+        s = _LEAD_RE.sub("", s.strip())
+        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s)
+        if by:
+            s = s[by.end():]
+    else:
+        s = _LEAD_RE.sub("", s.strip())
+    s = _CLASSIFIER_RE.sub("", s.strip())
+    candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
+    if candidate.strip() and _has_content(candidate, ctx):
+        s = candidate
+    s = _trim_question_words(_strip(s), ctx) if ctx.question else _strip(s)
+    tokens = s.split()
+    while len(tokens) > 1 and tokens[0].lower() in _LIGHT_VERBS:
+        tokens.pop(0)
+    s = " ".join(tokens)
+    if ctx.question and len(tokens) > 3:
+        runs: list[list[str]] = [[]]
+        for t in tokens:
+            if _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
+                runs.append([])
+            else:
+                runs[-1].append(t)
+        runs = [r for r in runs if r]
+        if runs:
+            s = " ".join(runs[0])
+    s = _strip(s)
+    if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
+        return None  # "I'm not sure", "an interesting question": about the answer, not the answer
+    return s
+
+
+def _short(text: str) -> bool:
+    return bool(text) and len(text.split()) <= 5 and not _COPULA_RE.search(f" {text} ")
+
+
+# ---------------------------------------------------------------------------------------- the rules
+def _json(ctx: Context) -> str | None:
+    answer = ctx.json_answer
+    if answer is None or isinstance(answer, (dict, list)):
+        return None
+    return str(answer).strip() or None
+
+
+def _boxed(ctx: Context) -> str | None:
+    return ctx.boxed or None
+
+
+def _refusal(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.refusal else None
+
+
+def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
+    """The answer in the text after a self-correction: the clause that speaks of the question and
+    states something, not the one that explains the retracted answer."""
+    region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    marked = _marked_in(ctx, region)
+    if marked:
+        return marked
+    parts = [p for s in sentences(region) for p in re.split(r"\s+-\s+|;|:\s", s) if p.strip()]
+    if not parts:
+        return None
+    old = normalize(retracted)
+
+    def score(part: str) -> int:
+        about = bool(ctx.question and content_stems(part) & ctx.question_stems)
+        states = bool(_COPULA_RE.search(f" {part} ") or re.search(r"\b(?:called|named|'s)\b", part))
+        repeats = bool(old) and f" {old} " in f" {normalize(part)} "
+        return about + states - 2 * repeats
+
+    best = max(parts, key=score)  # the first of the best
+    return _span(best, ctx)
+
+
+def normalize(text: str) -> str:
+    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+
+
+def _correction(ctx: Context) -> str | None:
+    if ctx.correction is None:
+        return None
+    before = ctx.text[: len(ctx.text) - len(ctx.correction)]
+    retracted = _clause(sentences(before)[0]) if sentences(before) else ""
+    return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
+
+
+def _marked_in(ctx: Context, text: str) -> str | None:
+    marks = list(_TEXT_MARK_RE.finditer(text))
+    if not marks:
+        return None
+    tail = text[marks[-1].end():].strip()
+    head = sentences(tail)[0] if sentences(tail) else tail
+    clause = _clause(head)
+    if _short(clause):
+        span = _strip(clause)
+        return (_trim_question_words(span, ctx) if ctx.question else span) or None
+    return _span(head, ctx)
+
+
+def _marked(ctx: Context) -> str | None:
+    return _marked_in(ctx, ctx.text)
+
+
+def _bold(ctx: Context) -> str | None:
+    found = [b for b in _BOLD_RE.findall(ctx.raw) if not (ctx.question and content_stems(b) <= ctx.question_stems)]
+    if not found:
+        return None
+    span = _strip(_clause(found[-1]))
+    return span if _short(span) else None
+
+
+def _table(ctx: Context) -> str | None:
+    """The cell beside the row label the question names, in a Markdown table."""
+    if not ctx.question or not re.search(r"^\s*\|?\s*:?-{3,}", ctx.text, re.MULTILINE):
+        return None
+    lines = ctx.text.split("\n")
+    for i, line in enumerate(lines):
+        if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-{3,}", line):
+            continue
+        if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1]):
+            continue  # the header row
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if any(content_stems(c) & ctx.question_stems for c in cells):
+            rest = [c for c in cells if c and not content_stems(c) & ctx.question_stems]
+            if len(rest) == 1:
+                return _strip(rest[0])
+    return None
+
+
+def _without_tables(text: str) -> str:
+    return re.sub(r"^\s*\|.*$\n?", "", text, flags=re.MULTILINE).strip()
+
+
+def _answer_first(ctx: Context) -> str | None:
+    """A short answer opening the output (its first line or sentence), an explanation after it."""
+    text = _without_tables(ctx.text)
+    head, _ = first_part(text)
+    label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
+    if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
+        head = label.group(2)  # "The coldest continent: Antarctica"
+    clause = _clause(head)
+    if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
+        return None
+    if _PRONOUN_RE.search(clause) or re.match(r"^\W*(?:when|if|as|after|since|because|while|might|may|could|maybe)\b", clause, re.IGNORECASE):
+        return None  # a sentence about the answer, not the answer
+    place = re.sub(r"\s(?:in|at|on|from|near)\s+(?:the\s+)?[A-Z]\w+(?:\s+[A-Z]\w+)*$", "", clause)
+    if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
+        clause = place
+    if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`":
+            return _span(clause, ctx)
+        span = _trim_question_words(_strip(clause), ctx) if ctx.question else _strip(clause)
+        if _foreign(span, ctx):
+            return None
+        quoted = _QUOTED_RE.search(span)
+        return _strip(quoted.group(1) or quoted.group(2)) if quoted and len(span) > len(quoted.group(0)) + 2 else span or None
+    return None
+
+
+def _hedge(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.hedged else None
+
+
+def _unfinished(ctx: Context) -> str | None:
+    """An output that stops mid-sentence after rambling is not read."""
+    return ABSTAIN if unfinished(ctx.text) else None
+
+
+def _quoted(ctx: Context) -> str | None:
+    head, _ = first_part(_without_tables(ctx.text))
+    found = [a or b for a, b in _QUOTED_RE.findall(head)]
+    found = [f for f in found if not (ctx.question and f.lower() in ctx.question.lower())]
+    return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
+
+
+_CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b,?\s*", re.IGNORECASE)
+
+
+def _concluding(ctx: Context) -> str | None:
+    """The last sentence that opens with "so", "therefore" or "thus", read for its span."""
+    last = [p for p in sentences(_without_tables(ctx.text)) if _CONCLUDING_RE.match(p)]
+    return _span(_CONCLUDING_RE.sub("", last[-1]), ctx) if last else None
+
+
+def _in_sentence(ctx: Context) -> str | None:
+    text = _without_tables(ctx.text)
+    parts = sentences(text)
+    if not parts:
+        return None
+    if ctx.question:
+        about = [p for p in parts[:3] if content_stems(p) & ctx.question_stems]
+        if about:
+            return _span(about[0], ctx)
+    return _span(parts[0], ctx) if len(parts) == 1 else None
+
+
+RULES = (
+    Rule("json", "format", _json),
+    Rule("boxed", "format", _boxed),
+    Rule("refusal", "abstain", _refusal),
+    Rule("correction", "self_correction", _correction),
+    Rule("marked", "marker", _marked),
+    Rule("bold", "format", _bold),
+    Rule("table", "table", _table),
+    Rule("hedge", "abstain", _hedge),
+    Rule("answer_first", "answer_first", _answer_first),
+    Rule("unfinished", "abstain", _unfinished),
+    Rule("concluding", "marker", _concluding),
+    Rule("in_sentence", "answer_inside_sentence", _in_sentence),
+    Rule("quoted", "quotes", _quoted),
+)

@@ -1,0 +1,202 @@
+"""Yes/no answers: the words yes/no and true/false, verdicts that use neither ("Certainly", "That's a
+myth", "Not at all"), idioms with "no" in a yes answer ("no doubt", "there is no denying it"), a short
+reply that echoes the question ("It does not."), and a restatement that negates the question."""
+
+from __future__ import annotations
+
+import re
+
+from gengap.extract._base import (
+    ABSTAIN,
+    HEDGE_RE,
+    STRONG_MARK_RE,
+    Context,
+    Rule,
+    after_last,
+    first_part,
+    last_match,
+)
+
+_YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
+_NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}
+_YN_WORD = r"(yes|no|true|false|correct|incorrect|nope|yep|yeah|yup)"
+# "no" that opens a yes: "no doubt", "no wonder it does", "there is no denying it", "none greater"
+_NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|argu\w*"
+             r"|disput\w*|mistak\w*|kidding|exaggerat\w*|lie|brainer|two\s+ways|debat\w*|getting\s+(?:around|away\s+from)|escaping|secret)\b"
+             r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
+             r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
+_NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
+_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret)\b)"
+_LEAD = r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short|simply\s+put|answer)\W{1,3})*"
+_NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
+_FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
+_LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
+
+_NO_VERDICT = (
+    r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly)\s+not\b|not\s+at\s+all|not\s+really"
+    r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
+    r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
+    r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
+    r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
+    r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
+    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
+)
+_YES_VERDICT = (
+    r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
+    r"|naturally|agreed|totally|clearly|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
+    r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
+    r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
+    r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
+    r"|easily|comfortably)\b"
+    r"|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)"
+    r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
+)
+_VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
+_DEBUNK_RE = re.compile(r"\b(?:myth|misconception|debunked|disproven|discredited|urban\s+legend|old\s+wives'\s+tale|not\s+true|untrue|false)\b",
+                        re.IGNORECASE)
+_CLAIM_RE = re.compile(rf"\b(?:statement|claim|it|this|that|answer|which)\s+(?:is|stays|remains)\s+(?:therefore\s+|thus\s+|also\s+)?{_YN_WORD}\b",
+                       re.IGNORECASE)
+_TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+)?(?P<w>right|correct|true|wrong|false|incorrect)\b"
+                              r"|\b(?:that(?:'s|\s+is))\s+(?P<w2>right|correct|true|wrong|false|incorrect)\s*[.!]?\s*$", re.IGNORECASE)
+_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
+_NEGATION_RE = re.compile(r"\b(?:not|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
+                          r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
+                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
+                          re.IGNORECASE)
+
+
+def _word(word: str) -> str | None:
+    w = word.lower()
+    return "yes" if w in _YES else "no" if w in _NO else None
+
+
+def _json(ctx: Context) -> str | None:
+    answer = ctx.json_answer
+    if answer is None:
+        return None
+    if isinstance(answer, bool):
+        return "yes" if answer else "no"
+    m = re.match(rf"\W*{_YN_WORD}\b", str(answer), re.IGNORECASE)
+    return _word(m.group(1)) if m else None
+
+
+def _boxed(ctx: Context) -> str | None:
+    if ctx.boxed is None:
+        return None
+    m = re.search(_YN_WORD, ctx.boxed, re.IGNORECASE)
+    return _word(m.group(1)) if m else None
+
+
+def _marked_in(text: str) -> str | None:
+    tail = after_last(STRONG_MARK_RE, text)
+    if tail is not None and re.match(r"\W*(?:yes\s+or\s+no|no\s+or\s+yes|true\s+or\s+false)\b", tail, re.IGNORECASE):
+        tail = None  # "Answer yes or no.": an instruction echoed, not an answer
+    if tail is not None:
+        m = re.match(rf"\W*(?:it\s+is\s+|it's\s+|stays\s+|remains\s+)?{_YN_WORD}\b", tail, re.IGNORECASE)
+        if m:
+            return _word(m.group(1))
+    m = last_match(_CLAIM_RE, text)
+    return _word(m.group(1)) if m else None
+
+
+def _read_region(text: str) -> str | None:
+    found = _marked_in(text)
+    if found:
+        return found
+    m = last_match(_CONCLUDE_RE, text)
+    if m:
+        return "no" if m.group(2) else _word(m.group(1))
+    m = _FIRST_RE.match(text)
+    if m:
+        return _word(m.group(1))
+    found_last = _LAST_RE.findall(text)
+    return _word(found_last[-1]) if found_last else None
+
+
+def _correction(ctx: Context) -> str | None:
+    return None if ctx.correction is None else _read_region(ctx.correction)
+
+
+def _marked(ctx: Context) -> str | None:
+    return _marked_in(ctx.text)
+
+
+def _no_idiom(ctx: Context) -> str | None:
+    return "yes" if _NO_IDIOM_RE.match(ctx.prose) else None
+
+
+def _first_word(ctx: Context) -> str | None:
+    m = _FIRST_RE.match(ctx.prose)
+    return _word(m.group(1)) if m else None
+
+
+def _verdict(ctx: Context) -> str | None:
+    """A verdict opening the output without the words yes or no."""
+    head, _ = first_part(ctx.prose)
+    if head.rstrip().endswith("?"):
+        return None  # a question asked back is no verdict
+    if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
+        return ABSTAIN  # "Cannot be determined.", "Hard to say."
+    m = _VERDICT_RE.match(head)
+    if m:
+        return "no" if m.group("no") else "yes"
+    if _DEBUNK_RE.search(head):
+        return "no"
+    return None
+
+
+def _refusal(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.refusal else None
+
+
+def _concluding(ctx: Context) -> str | None:
+    m = last_match(_CONCLUDE_RE, ctx.prose)
+    if m:
+        return "no" if m.group(2) else _word(m.group(1))
+    m = last_match(_TAIL_VERDICT_RE, ctx.text)
+    if m:
+        return _word(m.group("w") or m.group("w2"))
+    return None
+
+
+def _hedge(ctx: Context) -> str | None:
+    return ABSTAIN if ctx.hedged else None
+
+
+def _last_word(ctx: Context) -> str | None:
+    found = _LAST_RE.findall(ctx.prose)
+    return _word(found[-1]) if found else None
+
+
+def _restatement(ctx: Context) -> str | None:
+    """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
+    if not ctx.question:
+        return None
+    head, _ = first_part(ctx.prose)
+    if head.rstrip().endswith("?"):
+        return None
+    from gengap.extract._base import content_stems
+
+    main = re.split(r",?\s+(?:though|although|but|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
+    shared = content_stems(main) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
+    if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
+        return None  # it speaks of something else: not read
+    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main))
+    return "no" if negated else "yes"
+
+
+RULES = (
+    Rule("json", "format", _json),
+    Rule("boxed", "format", _boxed),
+    Rule("correction", "self_correction", _correction),
+    Rule("marked", "marker", _marked),
+    Rule("no_idiom", "idiom", _no_idiom),
+    Rule("first_word", "answer_first", _first_word),
+    Rule("refusal", "abstain", _refusal),
+    Rule("verdict", "verdict", _verdict),
+    Rule("concluding", "marker", _concluding),
+    Rule("hedge", "abstain", _hedge),
+    Rule("last_word", "last", _last_word),
+    Rule("restatement", "answer_inside_sentence", _restatement),
+)
