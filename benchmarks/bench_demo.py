@@ -38,7 +38,7 @@ def run(quick: bool, seed: int) -> dict:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
     from gengap.runner import STORE_NAME
     from gengap.store import Store
-    from gengap.summary import summarize
+    from gengap.analysis.gaps import summarize
 
     with Store(out / STORE_NAME, read_only=True) as store:
         run_id = store.latest_run()

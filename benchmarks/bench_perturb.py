@@ -21,7 +21,7 @@ from gengap import Dataset
 from gengap.perturb import (
     NumberSubstitution, make_perturbation, multiple_choice_dataset, prompt_templates, with_combinations,
 )
-from gengap.templates import Template
+from gengap.perturb.problem_template import Template
 
 WORDS = ("the model reads a short passage about rivers and cities then answers one question about "
          "where the bridge was built and why the town grew quickly after the railway arrived in spring").split()

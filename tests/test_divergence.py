@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gengap._errors import ConfigError
-from gengap.divergence import (
+from gengap.structure.divergence import (
     IncrementalDivergence, atom_divergence, chernoff_coefficient, compound_divergence, divergence,
 )
 

@@ -11,7 +11,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gengap  # noqa: E402
-import gengap.measures  # noqa: E402
+import gengap.analysis.measures  # noqa: E402
 from gengap import ConfigError  # noqa: E402
 from gengap.monitor import (  # noqa: E402
     ContinualEval, Distance, GradientCoherence, LayerRotation, Margin, MeasureContext, Monitor, Norms, PathNorm,
@@ -218,7 +218,7 @@ def test_rank_correlation_plain_and_granulated():
     runs = pd.DataFrame({"wd": [g[0] for g in grid], "frac": [g[1] for g in grid], "gap": gap,
                          "good": [2 * v + 1 for v in gap], "bad": [-v for v in gap],
                          "wd_only": [-g[0] for g in grid]})
-    table = gengap.measures.rank_correlation(runs, hyperparameters=["wd", "frac"]).set_index("measure")
+    table = gengap.analysis.measures.rank_correlation(runs, hyperparameters=["wd", "frac"]).set_index("measure")
     assert table.loc["good", "kendall_tau"] == pytest.approx(1.0)
     assert table.loc["bad", "kendall_tau"] == pytest.approx(-1.0)
     assert table.loc["good", "granulated_tau"] == pytest.approx(1.0)

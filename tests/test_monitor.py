@@ -197,7 +197,7 @@ def test_not_a_module_is_refused():
 
 
 def test_import_gengap_does_not_import_torch():
-    code = "import sys, gengap, gengap.measures, gengap.monitor; print('torch' in sys.modules)"
+    code = "import sys, gengap, gengap.analysis.measures, gengap.monitor; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -15,7 +15,7 @@ from gengap.perturb import (
     multiple_choice_dataset, perturbation, prompt_templates, stress_summary, template_spread, with_combinations,
     worst_case,
 )
-from gengap.templates import Template, verify_labels
+from gengap.perturb.problem_template import Template, verify_labels
 
 WORD = Template("Ann has {a:3..40} marbles. She wins {b:2..30} more and loses {c:1..9}. How many marbles does she have?",
                 answer="a + b - c", constraints=["a + b > c"], name="marbles")

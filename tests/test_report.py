@@ -29,7 +29,7 @@ from gengap.report import (
     write_report,
 )
 from gengap.store import Store
-from gengap.summary import SUMMARY_COLUMNS, summarize
+from gengap.analysis.gaps import SUMMARY_COLUMNS, summarize
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -7,7 +7,7 @@ import pytest
 
 import gengap
 from gengap import ConfigError, DataError
-from gengap.shift import SHIFT_COLUMNS, classifier_test, detect_shift, mmd_test
+from gengap.analysis.shift_tests import SHIFT_COLUMNS, classifier_test, detect_shift, mmd_test
 
 
 def _text(rng, n, shifted):

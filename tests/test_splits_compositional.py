@@ -11,12 +11,12 @@ import pytest
 import gengap
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.divergence import atom_divergence, compound_divergence
+from gengap.structure.divergence import atom_divergence, compound_divergence
 from gengap.splits import (
     HeldOutCombinations, MaxCompoundDivergence, PartCountSplit, TargetMaxCompoundDivergence,
     UnobservedStructureSplit, accuracy_by_unobserved, make_splitter, unobserved_local_structures,
 )
-from gengap.structure import count_structure
+from gengap.structure.atoms import count_structure
 
 VERBS = ["walk", "run", "jump", "look"]
 MODS = ["left", "right", "twice", "thrice", "around left", "opposite right"]

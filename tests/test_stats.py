@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gengap import ConfigError, DataError
-from gengap import stats
-from gengap.stats import bootstrap_ci, bootstrap_means, gap, paired_difference
+from gengap.analysis import intervals
+from gengap.analysis.intervals import bootstrap_ci, bootstrap_means, gap, paired_difference
 
 
 def test_mean_and_n_are_exact():
@@ -42,7 +42,7 @@ def test_count_path_and_index_path_agree(monkeypatch):
     """Resampling 0/1 scores through value counts must have the same distribution as index resampling."""
     x = (np.random.default_rng(5).random(2_000) < 0.3).astype(float)
     fast = bootstrap_means(x, 20_000, np.random.default_rng(0))
-    monkeypatch.setattr(stats, "_MAX_DISTINCT_FOR_COUNTS", 0)
+    monkeypatch.setattr(intervals, "_MAX_DISTINCT_FOR_COUNTS", 0)
     slow = bootstrap_means(x, 20_000, np.random.default_rng(0))
     assert fast.mean() == pytest.approx(slow.mean(), abs=1e-3)
     assert fast.std() == pytest.approx(slow.std(), rel=0.05)

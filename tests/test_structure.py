@@ -9,7 +9,7 @@ import pytest
 import gengap
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.structure import (
+from gengap.structure.atoms import (
     atom_set, count_structure, length, make_extractor, ngrams, parse_tree, split_structure, tree_atoms,
     tree_compounds, words,
 )

@@ -9,7 +9,7 @@ import pytest
 
 from gengap import Dataset
 from gengap._errors import DataError
-from gengap.templates import Template, TemplateError, format_value, verify_labels
+from gengap.perturb.problem_template import Template, TemplateError, format_value, verify_labels
 
 SHOP = Template("A pen costs ${p:0.5..3/0.25} and a book costs ${b:4..20}. Sam buys {n:2..6} pens and one book. "
                 "How much does he pay?", answer="n * p + b", name="shop")

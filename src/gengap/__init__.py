@@ -52,41 +52,41 @@ from gengap.splits import (
     load_split,
     make_splitter,
 )
-from gengap.stats import Interval, bootstrap_ci, gap, paired_difference
+from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.store import Store
 
 #: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
 _LAZY = {
-    "atom_divergence": "gengap.divergence", "compound_divergence": "gengap.divergence",
-    "group_by": "gengap.groups", "group_metrics": "gengap.groups",
-    "IRTFit": "gengap.irt", "fit_irt": "gengap.irt", "irt_from_store": "gengap.irt",
+    "atom_divergence": "gengap.structure.divergence", "compound_divergence": "gengap.structure.divergence",
+    "group_by": "gengap.analysis.group_scores", "group_metrics": "gengap.analysis.group_scores",
+    "IRTFit": "gengap.analysis.irt", "fit_irt": "gengap.analysis.irt", "irt_from_store": "gengap.analysis.irt",
     "Monitor": "gengap.monitor",
     "Seq2SeqLearner": "gengap.learners",
     "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
     "perturbation": "gengap.perturb", "stress_summary": "gengap.perturb",
-    "RankAgreement": "gengap.ranking", "expected_max_score": "gengap.ranking", "rank_agreement": "gengap.ranking",
+    "RankAgreement": "gengap.analysis.ranking", "expected_max_score": "gengap.analysis.ranking", "rank_agreement": "gengap.analysis.ranking",
     "write_report": "gengap.report",
-    "SeedSpread": "gengap.seeds",
-    "ShiftTest": "gengap.shift", "classifier_test": "gengap.shift", "detect_shift": "gengap.shift", "mmd_test": "gengap.shift",
-    "Template": "gengap.templates",
-    "TransferMatrix": "gengap.transfer", "transfer_matrix": "gengap.transfer",
+    "SeedSpread": "gengap.analysis.seed_spread",
+    "ShiftTest": "gengap.analysis.shift_tests", "classifier_test": "gengap.analysis.shift_tests", "detect_shift": "gengap.analysis.shift_tests", "mmd_test": "gengap.analysis.shift_tests",
+    "Template": "gengap.perturb.problem_template",
+    "TransferMatrix": "gengap.analysis.transfer", "transfer_matrix": "gengap.analysis.transfer",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from gengap import measures
-    from gengap.divergence import atom_divergence, compound_divergence
-    from gengap.groups import group_by, group_metrics
-    from gengap.irt import IRTFit, fit_irt, irt_from_store
+    from gengap.analysis import measures
+    from gengap.structure.divergence import atom_divergence, compound_divergence
+    from gengap.analysis.group_scores import group_by, group_metrics
+    from gengap.analysis.irt import IRTFit, fit_irt, irt_from_store
     from gengap.learners import Seq2SeqLearner
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
-    from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
+    from gengap.analysis.ranking import RankAgreement, expected_max_score, rank_agreement
     from gengap.report import write_report
-    from gengap import seeds
-    from gengap.seeds import SeedSpread
-    from gengap.shift import ShiftTest, classifier_test, detect_shift, mmd_test
-    from gengap.templates import Template
-    from gengap.transfer import TransferMatrix, transfer_matrix
+    from gengap.analysis.seed_spread import seeds
+    from gengap.analysis.seed_spread import SeedSpread
+    from gengap.analysis.shift_tests import ShiftTest, classifier_test, detect_shift, mmd_test
+    from gengap.perturb.problem_template import Template
+    from gengap.analysis.transfer import TransferMatrix, transfer_matrix
 
 
 def __getattr__(name: str) -> Any:
@@ -94,8 +94,10 @@ def __getattr__(name: str) -> Any:
 
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name in ("seeds", "measures"):  # modules; gengap.seeds is callable: gengap.seeds(train_fn, n=...)
-        value = importlib.import_module(f"gengap.{name}")
+    elif name == "seeds":  # the function: gengap.seeds(train_fn, n=...)
+        value = importlib.import_module("gengap.analysis.seed_spread").seeds
+    elif name == "measures":  # the module: gengap.measures.rank_correlation(runs)
+        value = importlib.import_module("gengap.analysis.measures")
     else:
         raise AttributeError(f"module 'gengap' has no attribute '{name}'")
     globals()[name] = value

@@ -36,7 +36,7 @@ from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
-from gengap.summary import summarize
+from gengap.analysis.gaps import summarize
 
 __all__ = ["evaluate", "Evaluation", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 

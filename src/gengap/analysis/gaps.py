@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap.stats import Interval, bootstrap_ci, gap, paired_difference
+from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 
 __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 

@@ -38,7 +38,7 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap._random import check_random_state
-from gengap.stats import Interval, _interval, bootstrap_means
+from gengap.analysis.intervals import Interval, _interval, bootstrap_means
 
 __all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS"]
 
@@ -201,7 +201,7 @@ def group_metrics(
     groups : array-like of shape (n_examples,) of group labels, or a :class:`Groups` (then groups
         with no example here are reported as empty).
     min_size : groups with fewer scored examples are left out of the worst-group figures.
-    confidence, n_resamples, seed : as in :func:`gengap.stats.bootstrap_ci`.
+    confidence, n_resamples, seed : as in :func:`gengap.analysis.intervals.bootstrap_ci`.
 
     Notes
     -----

@@ -8,7 +8,7 @@ paired differences) are resampled through the counts of each value — a multino
 resample instead of n index draws — so a million 0/1 scores take milliseconds.
 
 >>> import numpy as np
->>> from gengap.stats import bootstrap_ci
+>>> from gengap.analysis.intervals import bootstrap_ci
 >>> ci = bootstrap_ci(np.array([1, 1, 1, 0] * 250), seed=0)
 >>> round(ci.estimate, 3), ci.low < 0.75 < ci.high, ci.n
 (0.75, True, 1000)

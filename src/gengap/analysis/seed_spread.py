@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -141,12 +139,3 @@ def seeds(
         raise DataError(f"Not every seed returned every split: seeds per split {counts.to_dict()}.")
     return SeedSpread(scores=frame, in_distribution=in_distribution)
 
-
-class _CallableModule(types.ModuleType):
-    """``gengap.seeds(train_fn, n=...)`` calls :func:`seeds` whichever way the module was imported."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SeedSpread:
-        return seeds(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

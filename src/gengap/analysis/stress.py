@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import DataError
-from gengap.stats import paired_difference
+from gengap.analysis.intervals import paired_difference
 
 __all__ = ["stress_summary", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
 
@@ -134,7 +134,7 @@ def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "fami
     >>> worst_case(rows, by="all", n_resamples=100)[["clean", "worst_case"]].values.tolist()
     [[1.0, 0.0]]
     """
-    from gengap.stats import bootstrap_ci
+    from gengap.analysis.intervals import bootstrap_ci
 
     fam = _families(perturbations)
     merged = _paired(rows, metric)

@@ -10,7 +10,7 @@ same ids, which is what ``gengap.evaluate(..., perturbations=[...])`` takes.
 
 Families: ``format`` (whitespace, casing, trailing_punctuation, separator, quoting, field_labels,
 fewshot_delimiter), ``noise`` (typos, char_swap, char_delete), ``distractor``, ``numbers``
-(:class:`NumberSubstitution` with a :class:`gengap.templates.Template`), ``choice``
+(:class:`NumberSubstitution` with a :class:`gengap.perturb.problem_template.Template`), ``choice``
 (shuffle_choices, option length, mc_to_open, mc_to_true_false, contamination_probe), ``template``
 (:func:`prompt_templates`), ``custom`` (:func:`perturbation`), ``combined`` (:class:`Compose`).
 """
@@ -31,7 +31,7 @@ from gengap.perturb._text import (
     BUILTIN_PROMPTS, Casing, CharDelete, CharSwap, Distractor, FewShotDelimiter, FieldLabels, PromptTemplate, Quoting,
     Separator, TrailingPunctuation, Typos, Whitespace, prompt_templates,
 )
-from gengap.perturb.summary import family_split_table, stress_summary, template_spread, worst_case
+from gengap.analysis.stress import family_split_table, stress_summary, template_spread, worst_case
 
 __all__ = [
     "Perturbation", "FunctionPerturbation", "Compose", "perturbation", "as_perturbation", "map_text",

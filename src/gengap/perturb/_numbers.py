@@ -8,7 +8,7 @@ import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.perturb._base import Example, Perturbation
-from gengap.templates import Template, format_value
+from gengap.perturb.problem_template import Template, format_value
 
 __all__ = ["NumberSubstitution"]
 
@@ -33,7 +33,7 @@ class NumberSubstitution(Perturbation):
     def __init__(self, templates: Sequence[Template] | Template) -> None:
         items = [templates] if isinstance(templates, Template) else list(templates)
         if not items or not all(isinstance(t, Template) for t in items):
-            raise ConfigError("Perturbation 'numbers' needs one or more gengap.templates.Template objects "
+            raise ConfigError("Perturbation 'numbers' needs one or more gengap.perturb.problem_template.Template objects "
                               "(the problems' templates), e.g. NumberSubstitution([template]).")
         self.templates = {t.name: t for t in items}
 

@@ -86,7 +86,7 @@ class ReportContext:
     run : the run's record: ``name``, ``created_at``, ``status``, ``config`` (dict), ``gengap_version``.
     rows : per-example rows (``Store.rows``): model, split, perturbation, example_id, input, target,
         output, metadata, metric, score.
-    summary : :func:`gengap.summary.summarize` of the rows: score and interval per model x split x
+    summary : :func:`gengap.analysis.gaps.summarize` of the rows: score and interval per model x split x
         metric, gap to the reference split.
     split_info : split name -> diagnostics and taxonomy card, in the run's order.
     reference : the split gaps are measured from (None when the run has none).

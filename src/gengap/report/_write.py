@@ -19,7 +19,7 @@ from gengap.report._format import count, md_escape
 from gengap.report._results import dumps, results_document
 from gengap.report._sections import ReportContext, Section, build_sections
 from gengap.store import Store
-from gengap.summary import find_reference, summarize
+from gengap.analysis.gaps import find_reference, summarize
 
 __all__ = ["write_report", "load_context", "check_formats", "FORMATS", "FILE_NAMES"]
 

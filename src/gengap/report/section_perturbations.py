@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from markupsafe import Markup
 
-from gengap.perturb.summary import family_split_table, stress_summary, template_spread
+from gengap.analysis.stress import family_split_table, stress_summary, template_spread
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape

@@ -25,7 +25,7 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
 from gengap.dataset import Dataset
-from gengap.structure import AtomFn, words
+from gengap.structure.atoms import AtomFn, words
 
 __all__ = ["Splitter", "Split", "TaxonomyCard", "as_dataset", "check_random_state", "resolve_test_size"]
 
@@ -248,7 +248,7 @@ class Splitter:
         if "n_unseen_test_atoms" in details:  # the splitter measured its own atoms and compounds
             measured: dict[str, Any] = {}
         else:  # unseen atoms, D_A and D_C (words, word 2- and 3-grams) from sparse counts
-            from gengap.structure import split_structure
+            from gengap.structure.atoms import split_structure
 
             measured = split_structure(dataset, train, test, atoms=self.atoms)
         name = details.pop("name", self.method)

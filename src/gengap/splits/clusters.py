@@ -27,7 +27,7 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import _text
+from gengap.structure.atoms import _text
 
 __all__ = ["ClusterSplit", "Clustering", "embed", "cluster"]
 

@@ -36,9 +36,9 @@ import scipy.sparse as sp
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.divergence import ATOM_ALPHA, COMPOUND_ALPHA
+from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import StructureCounts, count_structure, make_extractor, split_structure
+from gengap.structure.atoms import StructureCounts, count_structure, make_extractor, split_structure
 
 __all__ = ["MaxCompoundDivergence", "TargetMaxCompoundDivergence", "compound_weights", "structure_counts"]
 
@@ -636,7 +636,7 @@ class MaxCompoundDivergence(Splitter):
     atoms="words"      "jump twice after walk" -> jump, twice, after, walk
     compounds=         "ngrams:2,3" -> "jump twice", "twice after", ..., "twice after walk"
     D_A, D_C           1 - C_0.5 and 1 - C_0.1 of train vs test frequencies
-                       (:mod:`gengap.divergence`)
+                       (:mod:`gengap.structure.divergence`)
     =================  =============================================================
 
     Parameters

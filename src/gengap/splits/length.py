@@ -10,7 +10,7 @@ import numpy as np
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import length
+from gengap.structure.atoms import length
 
 __all__ = ["LengthSplit"]
 

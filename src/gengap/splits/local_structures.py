@@ -26,8 +26,8 @@ from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
-from gengap.stats import bootstrap_ci
-from gengap.structure import count_structure, make_extractor
+from gengap.analysis.intervals import bootstrap_ci
+from gengap.structure.atoms import count_structure, make_extractor
 
 __all__ = ["unobserved_local_structures", "accuracy_by_unobserved", "UnobservedStructureSplit"]
 

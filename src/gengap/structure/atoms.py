@@ -371,7 +371,7 @@ def split_structure(dataset: Any, train: np.ndarray, test: np.ndarray, *,
     >>> d["n_unseen_test_atoms"], d["atom_divergence"], d["compound_divergence"]
     (0, 0.0, 1.0)
     """
-    from gengap.divergence import atom_divergence, compound_divergence
+    from gengap.structure.divergence import atom_divergence, compound_divergence
 
     a = atom_counts or count_structure(dataset, atoms, role="atoms")
     c = compound_counts or count_structure(dataset, compounds, role="compounds")

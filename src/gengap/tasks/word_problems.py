@@ -156,7 +156,7 @@ def word_problems(*, n: int = 10_000, templates: str = ",".join(TEMPLATES), scal
     """Problems drawn evenly from ``templates``; targets are the solver's answers. Metadata:
     ``template``, ``person``, ``other``, ``item``, ``n_operations``, ``max_number`` and ``values``
     (the numbers, as JSON). :func:`as_template` turns a row back into a
-    :class:`gengap.templates.Template`, whose own solver checks the label or draws new numbers."""
+    :class:`gengap.perturb.problem_template.Template`, whose own solver checks the label or draws new numbers."""
     rng = np.random.default_rng(seed)
     chosen = [x.strip() for x in templates.split(",") if x.strip()]
     which = rng.integers(0, len(chosen), size=n)
@@ -196,7 +196,7 @@ def word_problems(*, n: int = 10_000, templates: str = ",".join(TEMPLATES), scal
 
 
 def as_template(name: str, *, person: str = "Mia", other: str = "Noah", item: str = "apples", scale: int = 1) -> Any:
-    """Problem ``name`` with its words fixed, as a :class:`gengap.templates.Template`.
+    """Problem ``name`` with its words fixed, as a :class:`gengap.perturb.problem_template.Template`.
 
     That template reads the numbers back from any rendered text and recomputes the answer with
     its own solver (an independent check of this module's labels), and draws new numbers within
@@ -208,7 +208,7 @@ def as_template(name: str, *, person: str = "Mia", other: str = "Noah", item: st
     >>> t.check(row["input"], row["target"])
     True
     """
-    from gengap.templates import Template as SlotTemplate
+    from gengap.perturb.problem_template import Template as SlotTemplate
 
     if name not in TEMPLATES:
         raise ConfigError(f"No word-problem template '{name}'; templates are {', '.join(TEMPLATES)}.")

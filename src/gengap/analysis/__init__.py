@@ -1,0 +1,1 @@
+"""The analysis stage: statistics computed from the per-example rows (intervals, gaps, groups, shift, transfer, seeds, IRT)."""
