@@ -34,7 +34,7 @@ from gengap._errors import ConfigError
 
 __all__ = [
     "ATOM_ALPHA", "COMPOUND_ALPHA", "chernoff_coefficient", "divergence", "atom_divergence",
-    "compound_divergence", "IncrementalDivergence",
+    "compound_divergence", "divergence_from_sum", "IncrementalDivergence",
 ]
 
 #: The alpha of atom divergence (Keysers et al. 2020).
@@ -55,9 +55,31 @@ def _check_alpha(alpha: float) -> None:
         raise ConfigError(f"alpha={alpha!r} must lie strictly between 0 and 1.")
 
 
-def _chernoff_sum(p: np.ndarray, q: np.ndarray, alpha: float) -> float:
-    both = (p > 0) & (q > 0)
-    return float(np.sum(p[both] ** alpha * q[both] ** (1 - alpha)))
+def _terms(train: np.ndarray, test: np.ndarray, alpha: float) -> np.ndarray:
+    """train_k^alpha * test_k^(1-alpha), type by type (negative round-off counts as 0)."""
+    return np.power(np.maximum(train, 0.0), alpha) * np.power(np.maximum(test, 0.0), 1.0 - alpha)
+
+
+def _chernoff_sum(train: np.ndarray, test: np.ndarray, alpha: float) -> float:
+    """S = sum_k train_k^alpha * test_k^(1-alpha) over the types present on both sides."""
+    both = (train > 0) & (test > 0)
+    return float(np.sum(_terms(train[both], test[both], alpha)))
+
+
+def divergence_from_sum(s: Any, train_total: Any, test_total: Any, alpha: float) -> Any:
+    """1 - S / (T^alpha * E^(1-alpha)) from the unnormalized sum S and the totals, vectorized.
+
+    Empty parts follow the module's conventions (both empty: 0; one empty: 1).
+
+    >>> float(divergence_from_sum(1.0, 1.0, 1.0, 0.5)), float(divergence_from_sum(0.0, 0.0, 3.0, 0.1))
+    (0.0, 1.0)
+    """
+    t = np.asarray(train_total, dtype=np.float64)
+    e = np.asarray(test_total, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.asarray(s, dtype=np.float64) / (np.power(t, alpha) * np.power(e, 1.0 - alpha))
+    c = np.where((t <= 0) | (e <= 0), np.where(t == e, 1.0, 0.0), np.minimum(c, 1.0))
+    return 1.0 - c
 
 
 def chernoff_coefficient(p: Any, q: Any, *, alpha: float) -> float:
@@ -96,11 +118,12 @@ def compound_divergence(train_counts: Any, test_counts: Any) -> float:
 
 
 class IncrementalDivergence:
-    """A divergence kept up to date while examples move between train and test.
+    """A divergence kept up to date while examples move between train and test (the MCD search's state).
 
-    Holds the train and test count vectors and the unnormalized sum
-    ``S = sum_k train_k^alpha * test_k^(1-alpha)``; then ``C = S / (T^alpha * E^(1-alpha))``
-    with T and E the totals. Moving examples updates only the types they contain.
+    Holds the train and test count vectors of one kind of structure; ``value`` is
+    ``1 - S / (T^alpha * E^(1-alpha))`` with ``S = sum_k train_k^alpha * test_k^(1-alpha)`` and T, E
+    the totals. :meth:`move` updates the vectors from the moved examples' rows only, and
+    :meth:`single_moves` scores every one-example move at once from the sparse counts.
 
     Parameters
     ----------
@@ -111,51 +134,62 @@ class IncrementalDivergence:
     >>> import scipy.sparse as sp, numpy as np
     >>> counts = sp.csr_matrix(np.array([[1, 0], [0, 1], [1, 1]]))
     >>> d = IncrementalDivergence(counts, np.array([False, True, False]), alpha=0.1)
-    >>> d.move([2], to_test=True)
+    >>> d.move(to_test=[2])
     >>> round(d.value, 6) == round(compound_divergence([1, 0], [1, 2]), 6)
     True
     """
 
-    def __init__(self, counts: sp.spmatrix, in_test: np.ndarray, *, alpha: float) -> None:
+    def __init__(self, counts: Any, in_test: np.ndarray | None = None, *, alpha: float) -> None:
         _check_alpha(alpha)
         self.counts = sp.csr_matrix(counts, dtype=np.float64)
         self.alpha = alpha
-        self.in_test = np.asarray(in_test, dtype=bool).copy()
-        self.test = np.asarray(self.counts[self.in_test].sum(axis=0)).ravel()
-        self.train = np.asarray(self.counts.sum(axis=0)).ravel() - self.test
-        self.train[self.train < 0] = 0.0
-        self._sum = float(np.sum(self._terms(self.train, self.test)))
+        self.reset(np.zeros(self.counts.shape[0], dtype=bool) if in_test is None else in_test)
 
-    def _terms(self, train: np.ndarray, test: np.ndarray) -> np.ndarray:
-        return np.power(np.maximum(train, 0), self.alpha) * np.power(np.maximum(test, 0), 1 - self.alpha)
+    def reset(self, in_test: np.ndarray) -> None:
+        """Recount both parts from a test mask."""
+        self.test = np.asarray(self.counts[np.asarray(in_test, dtype=bool)].sum(axis=0)).ravel()
+        self.train = np.asarray(self.counts.sum(axis=0)).ravel() - self.test
+        self.train[self.train < 1e-9] = 0.0
+
+    @property
+    def value(self) -> float:
+        """The current divergence 1 - C_alpha(train || test)."""
+        s = _chernoff_sum(self.train, self.test, self.alpha)
+        return float(divergence_from_sum(s, self.train.sum(), self.test.sum(), self.alpha))
 
     @property
     def coefficient(self) -> float:
         """The current Chernoff coefficient C_alpha(train || test)."""
-        t, e = self.train.sum(), self.test.sum()
-        if t <= 0 or e <= 0:
-            return 1.0 if t == e else 0.0
-        return float(min(1.0, self._sum / (t ** self.alpha * e ** (1 - self.alpha))))
+        return 1.0 - self.value
 
-    @property
-    def value(self) -> float:
-        """The current divergence 1 - C."""
-        return max(0.0, 1.0 - self.coefficient)
-
-    def move(self, examples: Any, *, to_test: bool) -> None:
-        """Move ``examples`` (positions) to the test part (``to_test=True``) or to train."""
-        rows = np.unique(np.asarray(examples, dtype=np.int64))
-        rows = rows[self.in_test[rows] != to_test]
-        if rows.size == 0:
-            return
-        delta = self.counts[rows].sum(axis=0).A1
-        cols = np.flatnonzero(delta)
-        before = self._terms(self.train[cols], self.test[cols])
-        sign = 1.0 if to_test else -1.0
-        self.test[cols] += sign * delta[cols]
-        self.train[cols] -= sign * delta[cols]
+    def move(self, to_test: Any = (), to_train: Any = ()) -> None:
+        """Move the examples at positions ``to_test`` to the test part and those at ``to_train`` to train."""
+        to_test, to_train = np.asarray(to_test, dtype=np.int64), np.asarray(to_train, dtype=np.int64)
+        delta = np.zeros_like(self.train)
+        if len(to_test):
+            delta += np.asarray(self.counts[to_test].sum(axis=0)).ravel()
+        if len(to_train):
+            delta -= np.asarray(self.counts[to_train].sum(axis=0)).ravel()
+        self.test += delta
+        self.train -= delta
         # exact zeros after subtraction, never tiny negatives
-        self.test[cols] = np.where(np.abs(self.test[cols]) < 1e-9, 0.0, self.test[cols])
-        self.train[cols] = np.where(np.abs(self.train[cols]) < 1e-9, 0.0, self.train[cols])
-        self._sum += float(np.sum(self._terms(self.train[cols], self.test[cols]) - before))
-        self.in_test[rows] = to_test
+        self.test[np.abs(self.test) < 1e-9] = 0.0
+        self.train[np.abs(self.train) < 1e-9] = 0.0
+
+    def single_moves(self, rows: np.ndarray, sign: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float]:
+        """For each row, the change of S and the row's total if it alone changed side (sign +1: to test, -1: to train).
+
+        Also returns the row index of every stored count, and the current S and totals, so the caller
+        can turn changes of S into changes of the divergence with :func:`divergence_from_sum`.
+        """
+        sub = self.counts[rows]
+        rowid = np.repeat(np.arange(len(rows)), np.diff(sub.indptr))
+        c = sub.data
+        k = sub.indices
+        sg = sign[rowid]
+        tr0, te0 = self.train[k], self.test[k]
+        d = _terms(tr0 - sg * c, te0 + sg * c, self.alpha) - _terms(tr0, te0, self.alpha)
+        ds = np.bincount(rowid, weights=d, minlength=len(rows))
+        r = np.bincount(rowid, weights=c, minlength=len(rows))
+        s_now = _chernoff_sum(self.train, self.test, self.alpha)
+        return ds, r, rowid, s_now, float(self.train.sum()), float(self.test.sum())
