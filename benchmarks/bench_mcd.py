@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from gengap.dataset import Dataset
 from gengap.structure.divergence import compound_divergence
 from gengap.splits import MaxCompoundDivergence, RandomSplit
-from gengap.structure.atoms import count_structure, split_structure
+from gengap.structure.counts import count_structure, split_structure
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -16,7 +16,7 @@ from gengap.splits import (
     HeldOutCombinations, MaxCompoundDivergence, PartCountSplit, TargetMaxCompoundDivergence,
     UnobservedStructureSplit, accuracy_by_unobserved, make_splitter, unobserved_local_structures,
 )
-from gengap.structure.atoms import count_structure
+from gengap.structure.counts import count_structure
 
 VERBS = ["walk", "run", "jump", "look"]
 MODS = ["left", "right", "twice", "thrice", "around left", "opposite right"]

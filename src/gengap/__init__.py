@@ -63,12 +63,12 @@ _LAZY = {
     "Monitor": "gengap.monitor",
     "Seq2SeqLearner": "gengap.learners",
     "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
-    "perturbation": "gengap.perturb", "stress_summary": "gengap.perturb",
+    "perturbation": "gengap.perturb", "perturbation_effects": "gengap.perturb",
     "RankAgreement": "gengap.analysis.ranking", "expected_max_score": "gengap.analysis.ranking", "rank_agreement": "gengap.analysis.ranking",
     "write_report": "gengap.report",
     "SeedSpread": "gengap.analysis.seed_spread",
     "ShiftTest": "gengap.analysis.shift_tests", "classifier_test": "gengap.analysis.shift_tests", "detect_shift": "gengap.analysis.shift_tests", "mmd_test": "gengap.analysis.shift_tests",
-    "Template": "gengap.perturb.problem_template",
+    "ProblemTemplate": "gengap.perturb.problem_template",
     "TransferMatrix": "gengap.analysis.transfer", "transfer_matrix": "gengap.analysis.transfer",
 }
 
@@ -79,19 +79,32 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from gengap.analysis.irt import IRTFit, fit_irt, irt_from_store
     from gengap.learners import Seq2SeqLearner
     from gengap.monitor import Monitor
-    from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
+    from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, perturbation_effects
     from gengap.analysis.ranking import RankAgreement, expected_max_score, rank_agreement
     from gengap.report import write_report
     from gengap.analysis.seed_spread import seeds
     from gengap.analysis.seed_spread import SeedSpread
     from gengap.analysis.shift_tests import ShiftTest, classifier_test, detect_shift, mmd_test
-    from gengap.perturb.problem_template import Template
+    from gengap.perturb.problem_template import ProblemTemplate
     from gengap.analysis.transfer import TransferMatrix, transfer_matrix
+
+
+#: Old names kept for one release: each use warns (DeprecationWarning) with the new one.
+_DEPRECATED = {
+    "stress_summary": ("gengap.analysis.stress", "perturbation_effects"),
+    "Template": ("gengap.perturb.problem_template", "ProblemTemplate"),
+}
 
 
 def __getattr__(name: str) -> Any:
     import importlib
 
+    if name in _DEPRECATED:
+        from gengap._deprecation import warn_renamed
+
+        module, new = _DEPRECATED[name]
+        warn_renamed(f"gengap.{name}", f"gengap.{new}")
+        return getattr(importlib.import_module(module), new)
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
     elif name == "seeds":  # the function: gengap.seeds(train_fn, n=...)
@@ -147,7 +160,7 @@ __all__ = [
     "StoreError",
     "TargetMaxCompoundDivergence",
     "TaxonomyCard",
-    "Template",
+    "ProblemTemplate",
     "TimeSplit",
     "TorchModel",
     "TransferMatrix",
@@ -180,7 +193,7 @@ __all__ = [
     "perturbation",
     "rank_agreement",
     "seeds",
-    "stress_summary",
+    "perturbation_effects",
     "transfer_matrix",
     "write_report",
 ]

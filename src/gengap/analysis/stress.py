@@ -19,7 +19,7 @@ Example
 >>> rows = pd.DataFrame({"model": "m", "split": "random", "metric": "exact_match",
 ...     "perturbation": ["none"] * 4 + ["typos"] * 4, "example_id": list("abcd") * 2,
 ...     "output": list("xxyy") + list("xzyq"), "score": [1, 1, 1, 0, 1, 0, 1, 0]})
->>> s = stress_summary(rows, n_resamples=200)
+>>> s = perturbation_effects(rows, n_resamples=200)
 >>> s.loc[0, "perturbation"], [float(s.loc[0, c]) for c in ["clean", "perturbed", "difference", "flip_rate"]]
 ('typos', [0.75, 0.5, -0.25, 0.5])
 """
@@ -35,7 +35,7 @@ import pandas as pd
 from gengap._errors import DataError
 from gengap.analysis.intervals import paired_difference
 
-__all__ = ["stress_summary", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
+__all__ = ["perturbation_effects", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
 
 CLEAN = "none"
 _KEYS = ["model", "split", "metric"]
@@ -93,7 +93,7 @@ def _same_output(a: pd.Series, b: pd.Series) -> np.ndarray:
     return (norm(a) == norm(b)).to_numpy()
 
 
-def stress_summary(rows: pd.DataFrame, *, metric: str | None = None,
+def perturbation_effects(rows: pd.DataFrame, *, metric: str | None = None,
                    perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
                    n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
     """One row per (model, split, metric, perturbation), most harmful first (``rank`` 1).
@@ -120,6 +120,14 @@ def stress_summary(rows: pd.DataFrame, *, metric: str | None = None,
     out = out.sort_values(["difference", "perturbation"], kind="stable").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out
+
+
+def stress_summary(rows: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
+    """Deprecated name of :func:`perturbation_effects` (one "summary" in gengap: score and gap per split)."""
+    from gengap._deprecation import warn_renamed
+
+    warn_renamed("stress_summary", "perturbation_effects")
+    return perturbation_effects(rows, **kwargs)
 
 
 def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "family",

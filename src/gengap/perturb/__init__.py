@@ -31,7 +31,7 @@ from gengap.perturb._text import (
     BUILTIN_PROMPTS, Casing, CharDelete, CharSwap, Distractor, FewShotDelimiter, FieldLabels, PromptTemplate, Quoting,
     Separator, TrailingPunctuation, Typos, Whitespace, prompt_templates,
 )
-from gengap.analysis.stress import family_split_table, stress_summary, template_spread, worst_case
+from gengap.analysis.stress import family_split_table, perturbation_effects, stress_summary, template_spread, worst_case  # noqa: F401  (stress_summary: deprecated)
 
 __all__ = [
     "Perturbation", "FunctionPerturbation", "Compose", "perturbation", "as_perturbation", "map_text",
@@ -41,5 +41,5 @@ __all__ = [
     "Typos", "CharSwap", "CharDelete", "Distractor", "PromptTemplate", "prompt_templates", "BUILTIN_PROMPTS",
     "ShuffleChoices", "OptionLength", "ToOpenAnswer", "ToTrueFalse", "ContaminationProbe",
     "multiple_choice_dataset", "format_choices", "check_choices", "NumberSubstitution",
-    "stress_summary", "worst_case", "family_split_table", "template_spread",
+    "perturbation_effects", "worst_case", "family_split_table", "template_spread",
 ]

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from markupsafe import Markup
 
-from gengap.analysis.stress import family_split_table, stress_summary, template_spread
+from gengap.analysis.stress import family_split_table, perturbation_effects, template_spread
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
@@ -42,7 +42,7 @@ def perturbations(ctx: ReportContext) -> Section | None:
     if "perturbation" not in rows.columns or not (rows["perturbation"] != "none").any() or ctx.primary_metric is None:
         return None
     metric = ctx.primary_metric
-    s = stress_summary(rows, metric=metric, confidence=ctx.confidence, n_resamples=min(ctx.n_resamples, 4000))
+    s = perturbation_effects(rows, metric=metric, confidence=ctx.confidence, n_resamples=min(ctx.n_resamples, 4000))
     fmt = ctx.score_format(metric)
     models = s["model"].nunique() > 1
     shown = s.head(MAX_ROWS)

@@ -248,7 +248,7 @@ class Splitter:
         if "n_unseen_test_atoms" in details:  # the splitter measured its own atoms and compounds
             measured: dict[str, Any] = {}
         else:  # unseen atoms, D_A and D_C (words, word 2- and 3-grams) from sparse counts
-            from gengap.structure.atoms import split_structure
+            from gengap.structure.counts import split_structure
 
             measured = split_structure(dataset, train, test, atoms=self.atoms)
         name = details.pop("name", self.method)

@@ -39,7 +39,8 @@ from gengap.dataset import Dataset
 from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
 from gengap.structure.divergence import divergence_from_sum as _div_from
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure.atoms import StructureCounts, count_structure, make_extractor, split_structure
+from gengap.structure.atoms import make_extractor
+from gengap.structure.counts import StructureCounts, count_structure, split_structure
 
 __all__ = ["MaxCompoundDivergence", "TargetMaxCompoundDivergence", "compound_weights", "structure_counts"]
 

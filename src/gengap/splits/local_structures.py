@@ -27,7 +27,8 @@ from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
 from gengap.analysis.intervals import bootstrap_ci
-from gengap.structure.atoms import count_structure, make_extractor
+from gengap.structure.atoms import make_extractor
+from gengap.structure.counts import count_structure
 
 __all__ = ["unobserved_local_structures", "accuracy_by_unobserved", "UnobservedStructureSplit"]
 
