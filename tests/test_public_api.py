@@ -11,7 +11,7 @@ import gengap
 def test_all_names_exist_and_are_sorted():
     missing = [name for name in gengap.__all__ if not hasattr(gengap, name)]
     assert not missing
-    assert list(gengap.__all__) == sorted(gengap.__all__, key=str.lower) or list(gengap.__all__) == sorted(gengap.__all__)
+    assert list(gengap.__all__) == sorted(gengap.__all__)
 
 
 def test_public_callables_have_docstrings():

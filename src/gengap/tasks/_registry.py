@@ -27,10 +27,9 @@ import numpy as np
 
 from gengap._errors import ConfigError, did_you_mean
 from gengap.dataset import Dataset
-from gengap.splits.preset import PresetSplit  # noqa: F401  (re-exported)
 from gengap.splits._base import Splitter
 
-__all__ = ["Param", "Task", "PresetSplit", "register_task", "task", "tasks", "get_task", "generate", "natural_splits"]
+__all__ = ["Param", "Task", "register_task", "task", "tasks", "get_task", "generate", "natural_splits"]
 
 SplitSpec = str | Callable[[dict[str, Any]], str]
 
@@ -232,7 +231,6 @@ def natural_splits(name: str, **params: Any) -> dict[str, Splitter]:
     return get_task(name).natural_splits(**params)
 
 
-# ---------------------------------------------------------------------------- a splitter for preset parts
 # ---------------------------------------------------------------------------- SCAN (module owned elsewhere; imported lazily)
 def _scan(seed: int) -> Dataset:
     from gengap.tasks.scan import scan_dataset
