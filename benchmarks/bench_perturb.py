@@ -19,7 +19,11 @@ import pandas as pd
 
 from gengap import Dataset
 from gengap.perturb import (
-    NumberSubstitution, make_perturbation, multiple_choice_dataset, prompt_templates, with_combinations,
+    NumberSubstitution,
+    make_perturbation,
+    multiple_choice_dataset,
+    prompt_templates,
+    with_combinations,
 )
 from gengap.perturb.problem_template import ProblemTemplate
 

@@ -93,7 +93,7 @@ def test_eval_command_and_the_equivalent_run_file_end_to_end(tmp_path):
     assert done.returncode == 0, done.stderr
     from_eval = json.loads((tmp_path / "report" / "results.json").read_text())["summary"]
     from_run = json.loads((tmp_path / "report-run" / "results.json").read_text())["summary"]
-    key = lambda s: (s["split"], s["metric"])  # noqa: E731
+    key = lambda s: (s["split"], s["metric"])
     assert [(key(s), s["n"], s["score"]) for s in from_eval] == [(key(s), s["n"], s["score"]) for s in from_run]
     scores = {s["split"]: s["score"] for s in from_run}
     assert scores["length"] == 0.0 and scores["random"] > 0.3  # the model cuts long answers

@@ -10,7 +10,11 @@ from hypothesis import strategies as st
 
 from gengap._errors import ConfigError
 from gengap.structure.divergence import (
-    IncrementalDivergence, atom_divergence, chernoff_coefficient, compound_divergence, divergence,
+    IncrementalDivergence,
+    atom_divergence,
+    chernoff_coefficient,
+    compound_divergence,
+    divergence,
 )
 
 

@@ -109,9 +109,9 @@ def test_transfer_matrix_bad_input():
 def test_report_section_shows_held_out_groups_and_the_transfer_heatmap(tmp_path):
     import json
 
-    import gengap.report.section_groups  # noqa: F401 - registers the section
-    from gengap.report import write_report
+    import gengap.report.section_groups
     from gengap.analysis.transfer import TransferMatrix
+    from gengap.report import write_report
 
     ds = _sites(3, 40)
     ev = gengap.evaluate(LogisticRegression(), ds, ["random", gengap.splits.GroupSplit(group="site")], out=tmp_path,

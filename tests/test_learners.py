@@ -51,7 +51,7 @@ def test_transformer_learns_to_copy():
 def test_same_seed_same_predictions(arch):
     train, test = _strings(200, 4), _strings(50, 5)
     targets = [_reverse(s) for s in train]
-    fit = lambda seed: Seq2SeqLearner(arch, epochs=2, random_state=seed, **SMALL).fit(train, targets)  # noqa: E731
+    fit = lambda seed: Seq2SeqLearner(arch, epochs=2, random_state=seed, **SMALL).fit(train, targets)
     a, b, c = fit(7), fit(7), fit(8)
     assert a.losses_ == b.losses_
     assert a.predict(test) == b.predict(test)

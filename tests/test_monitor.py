@@ -13,7 +13,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from gengap import ConfigError, Store  # noqa: E402
-from gengap.monitor import Monitor, GrokkingDetector  # noqa: E402
+from gengap.monitor import GrokkingDetector, Monitor  # noqa: E402
 from gengap.monitor.grokking_demo import SETTINGS, train, write_outputs  # noqa: E402
 
 torch.set_num_threads(1)

@@ -10,9 +10,25 @@ import pytest
 from gengap import Dataset, evaluate
 from gengap._errors import ConfigError, DataError
 from gengap.perturb import (
-    Compose, ContaminationProbe, NumberSubstitution, OptionLength, Perturbation, ShuffleChoices, ToOpenAnswer,
-    ToTrueFalse, Typos, available_perturbations, family_split_table, make_perturbation, make_perturbations,
-    multiple_choice_dataset, perturbation, prompt_templates, perturbation_effects, template_spread, with_combinations,
+    Compose,
+    ContaminationProbe,
+    NumberSubstitution,
+    OptionLength,
+    Perturbation,
+    ShuffleChoices,
+    ToOpenAnswer,
+    ToTrueFalse,
+    Typos,
+    available_perturbations,
+    family_split_table,
+    make_perturbation,
+    make_perturbations,
+    multiple_choice_dataset,
+    perturbation,
+    perturbation_effects,
+    prompt_templates,
+    template_spread,
+    with_combinations,
     worst_case,
 )
 from gengap.perturb.problem_template import ProblemTemplate, verify_labels
@@ -79,7 +95,7 @@ def test_typo_rate_is_honoured():
 
 def test_shuffle_remaps_the_gold(mc_ds):
     out = ShuffleChoices().apply(mc_ds, seed=0)
-    for (q, choices, gold), opts, letter, text in zip(QUESTIONS, out.column("choices"), out.targets, out.inputs):
+    for (_question, choices, gold), opts, letter, text in zip(QUESTIONS, out.column("choices"), out.targets, out.inputs):
         assert sorted(opts) == sorted(choices) and opts != choices
         assert opts["ABCD".index(letter)] == gold
         assert f"{letter}. {gold}" in text

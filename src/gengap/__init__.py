@@ -18,6 +18,7 @@ Subpackages with more: ``gengap.splits`` (every splitter), ``gengap.perturb`` (s
 from typing import TYPE_CHECKING, Any
 
 from gengap._errors import ConfigError, DataError, EndpointError, GengapError, MissingDependency, ModelError, StoreError
+from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.dataset import Dataset
 from gengap.io import load
 from gengap.models import (
@@ -52,7 +53,6 @@ from gengap.splits import (
     load_split,
     make_splitter,
 )
-from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.store import Store
 
 #: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
@@ -74,19 +74,18 @@ _LAZY = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from gengap.analysis import measures
-    from gengap.structure.divergence import atom_divergence, compound_divergence
     from gengap.analysis.group_scores import group_by, group_metrics
     from gengap.analysis.irt import IRTFit, fit_irt, irt_from_store
+    from gengap.analysis.ranking import RankAgreement, expected_max_score, rank_agreement
+    from gengap.analysis.seed_spread import SeedSpread, seeds
+    from gengap.analysis.shift_tests import ShiftTest, classifier_test, detect_shift, mmd_test
+    from gengap.analysis.transfer import TransferMatrix, transfer_matrix
     from gengap.learners import Seq2SeqLearner
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, perturbation_effects
-    from gengap.analysis.ranking import RankAgreement, expected_max_score, rank_agreement
-    from gengap.report import write_report
-    from gengap.analysis.seed_spread import seeds
-    from gengap.analysis.seed_spread import SeedSpread
-    from gengap.analysis.shift_tests import ShiftTest, classifier_test, detect_shift, mmd_test
     from gengap.perturb.problem_template import ProblemTemplate
-    from gengap.analysis.transfer import TransferMatrix, transfer_matrix
+    from gengap.report import write_report
+    from gengap.structure.divergence import atom_divergence, compound_divergence
 
 
 #: Old names kept for one release: each use warns (DeprecationWarning) with the new one.

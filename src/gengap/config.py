@@ -29,10 +29,10 @@ Example run file::
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
+import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean

@@ -30,13 +30,13 @@ import pandas as pd
 
 from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._progress import progress
+from gengap.analysis.gaps import summarize
 from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
-from gengap.analysis.gaps import summarize
 
 __all__ = ["evaluate", "Evaluation", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 

@@ -36,9 +36,9 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
-from gengap.dataset import Dataset
 from gengap._random import check_random_state
 from gengap.analysis.intervals import Interval, _interval, bootstrap_means
+from gengap.dataset import Dataset
 
 __all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS"]
 

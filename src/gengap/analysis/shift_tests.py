@@ -226,5 +226,5 @@ def detect_shift(
         if what == "labels" and all(v is None for v in xa + xb):
             continue  # unlabeled data: nothing to test
         for result in (classifier_test(xa, xb, seed=seed), mmd_test(xa, xb, n_permutations=n_permutations, seed=seed)):
-            records.append({"on": what, **{k: v for k, v in result.to_dict().items()}, "shift": result.p_value < alpha})
+            records.append({"on": what, **result.to_dict(), "shift": result.p_value < alpha})
     return pd.DataFrame.from_records(records, columns=SHIFT_COLUMNS)

@@ -57,7 +57,7 @@ def perturbation_family(name: str, families: Mapping[str, str] | None = None) ->
 
     try:
         return make_perturbation(name).family
-    except Exception:  # noqa: BLE001 - a user's own perturbation the registry does not know
+    except Exception:
         return "custom"
 
 
@@ -89,7 +89,7 @@ def _paired(rows: pd.DataFrame, metric: str | None) -> pd.DataFrame:
 
 
 def _same_output(a: pd.Series, b: pd.Series) -> np.ndarray:
-    norm = lambda s: s.astype(str).str.strip().str.lower()  # noqa: E731
+    norm = lambda s: s.astype(str).str.strip().str.lower()
     return (norm(a) == norm(b)).to_numpy()
 
 

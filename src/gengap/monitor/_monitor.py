@@ -253,7 +253,7 @@ class Monitor:
                 continue
             if ctx is None:
                 ctx = MeasureContext(self.model, s, self.params, self.init, self.probe, self.loss_fn, self._history)
-            for name, scope, value in self._timed(m.name, lambda: m.compute(ctx)):
+            for name, scope, value in self._timed(m.name, lambda: m.compute(ctx)):  # noqa: B023  (called at once)
                 self._record(s, name, scope, value)
 
     def evaluate(self, *, all_measures: bool = False) -> dict[str, float]:
@@ -262,7 +262,7 @@ class Monitor:
         figures: dict[str, float] = {}
         for prefix, data in (("train", self.train_eval), ("heldout", self.heldout_eval)):
             if data is not None:
-                result = self._timed(f"{prefix}_eval", lambda: evaluate_model(self.model, data, loss_fn=self.loss_fn))
+                result = self._timed(f"{prefix}_eval", lambda: evaluate_model(self.model, data, loss_fn=self.loss_fn))  # noqa: B023
                 figures.update({f"{prefix}_{k}": v for k, v in result.items()})
         if "train_accuracy" in figures and "heldout_accuracy" in figures:
             figures["gap_accuracy"] = figures["train_accuracy"] - figures["heldout_accuracy"]

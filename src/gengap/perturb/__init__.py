@@ -15,23 +15,51 @@ fewshot_delimiter), ``noise`` (typos, char_swap, char_delete), ``distractor``, `
 (:func:`prompt_templates`), ``custom`` (:func:`perturbation`), ``combined`` (:class:`Compose`).
 """
 
+from gengap.analysis.stress import family_split_table, perturbation_effects, stress_summary, template_spread, worst_case  # noqa: F401  (stress_summary: deprecated)
 from gengap.perturb._base import (
-    Compose, FunctionPerturbation, Perturbation, all_together, as_perturbation, map_text, pairs, perturbation,
+    Compose,
+    FunctionPerturbation,
+    Perturbation,
+    all_together,
+    as_perturbation,
+    map_text,
+    pairs,
+    perturbation,
     with_combinations,
 )
 from gengap.perturb._choice import (
-    ContaminationProbe, OptionLength, ShuffleChoices, ToOpenAnswer, ToTrueFalse, check_choices, format_choices,
+    ContaminationProbe,
+    OptionLength,
+    ShuffleChoices,
+    ToOpenAnswer,
+    ToTrueFalse,
+    check_choices,
+    format_choices,
     multiple_choice_dataset,
 )
 from gengap.perturb._numbers import NumberSubstitution
 from gengap.perturb._registry import (
-    available_perturbations, make_perturbation, make_perturbations, register_perturbation,
+    available_perturbations,
+    make_perturbation,
+    make_perturbations,
+    register_perturbation,
 )
 from gengap.perturb._text import (
-    BUILTIN_PROMPTS, Casing, CharDelete, CharSwap, Distractor, FewShotDelimiter, FieldLabels, PromptTemplate, Quoting,
-    Separator, TrailingPunctuation, Typos, Whitespace, prompt_templates,
+    BUILTIN_PROMPTS,
+    Casing,
+    CharDelete,
+    CharSwap,
+    Distractor,
+    FewShotDelimiter,
+    FieldLabels,
+    PromptTemplate,
+    Quoting,
+    Separator,
+    TrailingPunctuation,
+    Typos,
+    Whitespace,
+    prompt_templates,
 )
-from gengap.analysis.stress import family_split_table, perturbation_effects, stress_summary, template_spread, worst_case  # noqa: F401  (stress_summary: deprecated)
 
 __all__ = [
     "Perturbation", "FunctionPerturbation", "Compose", "perturbation", "as_perturbation", "map_text",

@@ -9,13 +9,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gengap._specs import check_options, parse_spec, signature_options
 from gengap._errors import ConfigError, did_you_mean
+from gengap._specs import check_options, parse_spec, signature_options
 from gengap.perturb._base import Perturbation
 from gengap.perturb._choice import ContaminationProbe, OptionLength, ShuffleChoices, ToOpenAnswer, ToTrueFalse
 from gengap.perturb._text import (
-    Casing, CharDelete, CharSwap, Distractor, FewShotDelimiter, FieldLabels, PromptTemplate, Quoting, Separator,
-    TrailingPunctuation, Typos, Whitespace,
+    Casing,
+    CharDelete,
+    CharSwap,
+    Distractor,
+    FewShotDelimiter,
+    FieldLabels,
+    PromptTemplate,
+    Quoting,
+    Separator,
+    TrailingPunctuation,
+    Typos,
+    Whitespace,
 )
 
 __all__ = ["make_perturbation", "make_perturbations", "register_perturbation", "available_perturbations"]

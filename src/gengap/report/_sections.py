@@ -210,7 +210,7 @@ def build_sections(ctx: ReportContext) -> list[tuple[str, Section]]:
         entry = _REGISTRY[key]
         try:
             section = entry.fn(ctx)
-        except Exception as e:  # noqa: BLE001 - one broken section must not lose the rest of the report
+        except Exception as e:
             warnings.warn(f"Report section '{key}' failed: {type(e).__name__}: {e}", stacklevel=2)
             message = f"This section could not be drawn: {type(e).__name__}: {e}"
             section = Section(

@@ -20,12 +20,12 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from gengap.analysis.group_scores import expand_metadata, group_metrics
+from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
-from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix
 
 __all__ = ["groups_section"]
 

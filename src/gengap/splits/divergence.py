@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,11 +36,11 @@ import scipy.sparse as sp
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
-from gengap.structure.divergence import divergence_from_sum as _div_from
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
 from gengap.structure.atoms import make_extractor
 from gengap.structure.counts import StructureCounts, count_structure, split_structure
+from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
+from gengap.structure.divergence import divergence_from_sum as _div_from
 
 __all__ = ["MaxCompoundDivergence", "TargetMaxCompoundDivergence", "compound_weights", "structure_counts"]
 
@@ -250,7 +250,7 @@ class DivergenceSearch:
         single = self.score(_div_from(sc + odc, tc + orc, ec - orc, COMPOUND_ALPHA),
                             _div_from(sa + oda, ta + ora, ea - ora, ATOM_ALPHA)) - base
         order = np.argsort(-single, kind="stable")
-        cum = lambda x: np.concatenate([[0.0], np.cumsum(x[order])])  # noqa: E731
+        cum = lambda x: np.concatenate([[0.0], np.cumsum(x[order])])
         cdc, crc, cda, cra = cum(odc), cum(orc), cum(oda), cum(ora)
         s_idx = np.minimum(sizes.astype(np.int64), len(order))
         gain = self.score(

@@ -27,8 +27,8 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
-from gengap.dataset import Dataset
 from gengap.analysis.group_scores import Groups, _as_columns, group_by
+from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, as_dataset
 
 __all__ = ["GroupSplit"]

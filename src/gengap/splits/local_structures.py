@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
+from gengap.analysis.intervals import bootstrap_ci
 from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
-from gengap.analysis.intervals import bootstrap_ci
 from gengap.structure.atoms import make_extractor
 from gengap.structure.counts import count_structure
 

@@ -12,11 +12,24 @@
 """
 
 from gengap.structure.atoms import (
-    StructureExtractor, atom_set, length, make_extractor, ngrams, parse_tree, tree_atoms, tree_compounds, words,
+    StructureExtractor,
+    atom_set,
+    length,
+    make_extractor,
+    ngrams,
+    parse_tree,
+    tree_atoms,
+    tree_compounds,
+    words,
 )
 from gengap.structure.counts import StructureCounts, count_structure, split_structure
 from gengap.structure.divergence import (
-    ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, atom_divergence, chernoff_coefficient, compound_divergence,
+    ATOM_ALPHA,
+    COMPOUND_ALPHA,
+    IncrementalDivergence,
+    atom_divergence,
+    chernoff_coefficient,
+    compound_divergence,
     divergence,
 )
 

@@ -178,7 +178,8 @@ def tree_atoms(value: Any) -> list[str]:
 def tree_compounds(value: Any) -> list[str]:
     """Parent-child edges (``"S>V"``) and one-level subtrees (``"S(V M)"``) of a tree, as CFQ and TMCD use."""
     tree = _as_tree(value)
-    edges, subtrees = [], []
+    edges: list[str] = []
+    subtrees: list[str] = []
     for node in _walk(tree):
         children = node[1:]
         edges.extend(f"{node[0]}>{_label(c)}" for c in children)
