@@ -43,6 +43,7 @@ from fractions import Fraction
 from typing import Any
 
 from gengap._errors import ConfigError, DataError, did_you_mean
+from gengap._registry import Registry
 
 __all__ = [
     "KINDS",
@@ -603,10 +604,10 @@ def extract_text(output: str) -> Extraction:
 
 # ---------------------------------------------------------------------------------------- dispatch
 ExtractFn = Callable[..., "Extraction | str | None"]
-_REGISTRY: dict[str, ExtractFn] = {}
+_REGISTRY: Registry[ExtractFn] = Registry("answer kind")
 
 
-def register_extractor(kind: str) -> Callable[[ExtractFn], ExtractFn]:
+def register_extractor(kind: str, *, replace: bool = False) -> Callable[[ExtractFn], ExtractFn]:
     """Register a function ``(output, choices=None) -> str | None | Extraction`` for a new kind.
 
     >>> @register_extractor("date_iso")
@@ -620,8 +621,7 @@ def register_extractor(kind: str) -> Callable[[ExtractFn], ExtractFn]:
         raise ConfigError(f"An extractor kind must be a non-empty string; got {kind!r}.")
 
     def decorate(fn: ExtractFn) -> ExtractFn:
-        _REGISTRY[kind] = fn
-        return fn
+        return _REGISTRY.register(kind, fn, replace=replace)
 
     return decorate
 

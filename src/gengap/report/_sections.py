@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
+from gengap._registry import Registry
 from gengap.report._format import ScoreFormat, md_escape
 from gengap.report._headline import Headline, headline
 
@@ -150,14 +151,14 @@ class _Entry:
     fn: SectionFn
 
 
-_REGISTRY: dict[str, _Entry] = {}
+_REGISTRY: Registry[_Entry] = Registry("report section")
 
 
-def register_section(key: str, *, order: int) -> Callable[[SectionFn], SectionFn]:
+def register_section(key: str, *, order: int, replace: bool = False) -> Callable[[SectionFn], SectionFn]:
     """Register ``fn(ctx) -> Section | None`` as the report section ``key``, placed by ``order``.
 
     ``key`` names the section in ``results.json`` (``sections.<key>``) and is the anchor of its
-    heading in ``index.html``; registering a key again replaces the earlier function.
+    heading in ``index.html``; a key already taken is an error unless ``replace=True``.
 
     >>> @register_section("doc_example", order=95)
     ... def doc_example(ctx):
@@ -170,7 +171,10 @@ def register_section(key: str, *, order: int) -> Callable[[SectionFn], SectionFn
         raise ValueError(f"Section key {key!r} must start with a letter and hold only letters, digits, '_' and '-'.")
 
     def decorate(fn: SectionFn) -> SectionFn:
-        _REGISTRY[key] = _Entry(key, order, fn)
+        existing = _REGISTRY.get(key)
+        if existing is not None and existing.fn is fn:
+            return fn
+        _REGISTRY.register(key, _Entry(key, order, fn), replace=replace)
         return fn
 
     return decorate
@@ -178,7 +182,7 @@ def register_section(key: str, *, order: int) -> Callable[[SectionFn], SectionFn
 
 def unregister_section(key: str) -> None:
     """Remove a registered section (tests and notebooks that registered one of their own)."""
-    _REGISTRY.pop(key, None)
+    _REGISTRY.unregister(key)
 
 
 def load_section_modules() -> None:

@@ -27,7 +27,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import length
 
 __all__ = ["DifficultySplit", "difficulty_bins", "reference_loss"]
@@ -73,6 +73,7 @@ def reference_loss(estimator: Any, dataset: Dataset) -> np.ndarray:
     return -np.log(np.clip(p, 1e-12, 1.0))
 
 
+@register_splitter
 class DifficultySplit(Splitter):
     """Train on the easiest items, test on the hardest (or the reverse).
 

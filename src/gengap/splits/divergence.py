@@ -36,7 +36,7 @@ import scipy.sparse as sp
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import make_extractor
 from gengap.structure.counts import StructureCounts, count_structure, split_structure
 from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
@@ -563,6 +563,7 @@ def compound_weights(counts: StructureCounts) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- splitters
+@register_splitter
 class MaxCompoundDivergence(Splitter):
     """A split whose test compounds are as unlike the training compounds as possible, every atom familiar.
 
@@ -710,6 +711,7 @@ class MaxCompoundDivergence(Splitter):
         yield train, test, details
 
 
+@register_splitter
 class TargetMaxCompoundDivergence(MaxCompoundDivergence):
     """TMCD (Shaw et al. 2021): maximum compound divergence with every test atom seen at least k times in training.
 

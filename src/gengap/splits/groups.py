@@ -29,11 +29,12 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.group_scores import Groups, _as_columns, group_by
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, as_dataset
+from gengap.splits._base import Splitter, TaxonomyCard, as_dataset, register_splitter
 
 __all__ = ["GroupSplit"]
 
 
+@register_splitter
 class GroupSplit(Splitter):
     """Hold out whole groups (sites, domains, sources): leave-one-group-out or group k-fold.
 
