@@ -63,7 +63,7 @@ def main() -> None:
     for backend in ("serial", "process", "ray"):
         try:
             seconds, ev = timed(cpu_model, backend, backend, cache=True)
-        except gengap.MissingDependency as e:
+        except gengap.errors.MissingDependency as e:
             print(f"{backend:22} skipped: {e}")
             continue
         results[backend] = (seconds, ev)

@@ -21,7 +21,7 @@ import pytest
 
 import gengap
 import gengap.config
-from gengap import Store
+from gengap.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "own_data"
@@ -282,7 +282,7 @@ def test_python_api_gives_the_same_rows_as_the_cli(tmp_path, cli):
     code, _, err = cli(*_good_args(data, spec), "--split", "random", "--split", "length")
     assert code == 0, err
     ds = gengap.load(data, input="question", target="answer")
-    ev = gengap.evaluate(gengap.load_model(spec), ds, ["random", "length"], out=tmp_path / "py", progress=False)
+    ev = gengap.evaluate(gengap.models.load_model(spec), ds, ["random", "length"], out=tmp_path / "py", progress=False)
     with Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
         from_cli = store.rows(store.latest_run())
     cols = ["split", "example_id", "output", "score"]

@@ -34,7 +34,7 @@ def test_demo_end_to_end_through_the_cli(tmp_path):
     text = result.output
     for piece in ("score", "95% CI", "random", "length", "jump", "reference", "Wall time:", "Lake & Baroni", "--limit"):
         assert piece in text, piece
-    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(out / "gengap.duckdb", read_only=True) as store:
         run = store.latest_run()
         rows = store.rows(run)
     assert set(rows["split"]) == {"random", "length", "primitive:jump"}

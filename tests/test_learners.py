@@ -74,7 +74,7 @@ def test_clone_and_model_contract():
     assert copy is not learner and copy.get_params() == learner.get_params()
     assert repr(copy) == "Seq2SeqLearner(arch='transformer', hidden_size=32, epochs=3, random_state=5)"
     model = gengap.as_model(learner)
-    assert isinstance(model, gengap.EstimatorModel) and model.needs_fit
+    assert isinstance(model, gengap.models.EstimatorModel) and model.needs_fit
     fitted = model.fit(["a b", "b a"], ["b a", "a b"])
     assert not fitted.needs_fit and len(fitted.predict(["a b", "a a"])) == 2
     assert not hasattr(learner, "network_")  # the runner trains a clone, never the user's object
@@ -130,7 +130,7 @@ def test_torch_is_optional():
         "sys.modules['torch'] = None; "
         "from gengap.learners import Seq2SeqLearner\n"
         "try:\n    Seq2SeqLearner().fit(['a'], ['b'])\n"
-        "except gengap.MissingDependency as e:\n    print(e)\n"
+        "except gengap.errors.MissingDependency as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

@@ -12,9 +12,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gengap import ConfigError, Store  # noqa: E402
+from gengap import ConfigError  # noqa: E402
 from gengap.monitor import GrokkingDetector, Monitor  # noqa: E402
 from gengap.monitor.grokking_demo import SETTINGS, train, write_outputs  # noqa: E402
+from gengap.store import Store  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -9,111 +9,92 @@ them, score with honest statistics, and write a report.
 >>> ev.summary()["score"].tolist()
 [1.0, 1.0]
 
-Subpackages with more: ``gengap.splits`` (every splitter), ``gengap.perturb`` (stress tests),
-``gengap.extract`` (reading answers out of free text), ``gengap.tasks`` (built-in generators),
-``gengap.learners`` (small PyTorch models), ``gengap.monitor`` and ``gengap.measures``
-(training-time measures), ``gengap.models`` (adapters), ``gengap.report`` (report sections).
+The top level holds what a notebook needs (the list is :data:`__all__`, documented in
+docs/architecture.md). Everything else lives in its subpackage, each with its own ``__all__``:
+``gengap.splits`` (every splitter), ``gengap.perturb`` (stress tests), ``gengap.analysis``
+(intervals, groups, shift tests, transfer, ranking, seeds, IRT, stress effects), ``gengap.structure``
+(atoms, compounds, divergence), ``gengap.models`` (adapters), ``gengap.extract`` (reading answers),
+``gengap.tasks`` (built-in generators), ``gengap.learners`` (small PyTorch models), ``gengap.monitor``
+(training-time measures), ``gengap.report`` (report sections), ``gengap.store`` (the results store),
+``gengap.errors`` (every exception).
 """
 
 from typing import TYPE_CHECKING, Any
 
-from gengap._errors import ConfigError, DataError, EndpointError, GengapError, MissingDependency, ModelError, StoreError
+from gengap._errors import ConfigError, DataError, GengapError
 from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.dataset import Dataset
 from gengap.io import load
-from gengap.models import (
-    EstimatorModel,
-    FunctionModel,
-    Model,
-    OpenAIModel,
-    TorchModel,
-    TransformersModel,
-    as_model,
-    load_estimator_file,
-    load_model,
-)
+from gengap.models import Model, as_model
 from gengap.runner import Evaluation, evaluate
 from gengap.splits import (
-    ClusterSplit,
-    DifficultySplit,
     GroupSplit,
     HeldOutCombinations,
     HeldOutPrimitive,
     LengthSplit,
     MaxCompoundDivergence,
-    PartCountSplit,
-    PresetSplit,
     RandomSplit,
     Split,
     Splitter,
-    TargetMaxCompoundDivergence,
-    TaxonomyCard,
     TimeSplit,
-    UnobservedStructureSplit,
     load_split,
     make_splitter,
 )
-from gengap.store import Store
 
 #: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
 _LAZY = {
-    "atom_divergence": "gengap.structure.divergence", "compound_divergence": "gengap.structure.divergence",
-    "group_by": "gengap.analysis.group_scores", "group_metrics": "gengap.analysis.group_scores",
-    "IRTFit": "gengap.analysis.irt", "fit_irt": "gengap.analysis.irt", "irt_from_store": "gengap.analysis.irt",
     "Monitor": "gengap.monitor",
-    "Seq2SeqLearner": "gengap.learners",
-    "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
-    "perturbation": "gengap.perturb", "perturbation_effects": "gengap.perturb",
-    "RankAgreement": "gengap.analysis.ranking", "expected_max_score": "gengap.analysis.ranking", "rank_agreement": "gengap.analysis.ranking",
+    "Perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
+    "seeds": "gengap.analysis.seed_spread",
     "write_report": "gengap.report",
-    "SeedSpread": "gengap.analysis.seed_spread",
-    "ShiftTest": "gengap.analysis.shift_tests", "classifier_test": "gengap.analysis.shift_tests", "detect_shift": "gengap.analysis.shift_tests", "mmd_test": "gengap.analysis.shift_tests",
-    "ProblemTemplate": "gengap.perturb.problem_template",
-    "TransferMatrix": "gengap.analysis.transfer", "transfer_matrix": "gengap.analysis.transfer",
+}
+
+#: Names that were public here before the surface was trimmed: they still work for one release,
+#: with a DeprecationWarning naming their home.
+_MOVED = {
+    **dict.fromkeys(["ClusterSplit", "DifficultySplit", "PartCountSplit", "PresetSplit", "TargetMaxCompoundDivergence",
+                     "TaxonomyCard", "UnobservedStructureSplit"], "gengap.splits"),
+    **dict.fromkeys(["EndpointError", "MissingDependency", "ModelError", "StoreError"], "gengap.errors"),
+    **dict.fromkeys(["EstimatorModel", "FunctionModel", "OpenAIModel", "TorchModel", "TransformersModel",
+                     "load_estimator_file", "load_model"], "gengap.models"),
+    "Store": "gengap.store",
+    **dict.fromkeys(["IRTFit", "RankAgreement", "SeedSpread", "ShiftTest", "TransferMatrix", "classifier_test",
+                     "detect_shift", "expected_max_score", "fit_irt", "group_by", "group_metrics", "irt_from_store",
+                     "mmd_test", "rank_agreement", "transfer_matrix"], "gengap.analysis"),
+    **dict.fromkeys(["atom_divergence", "compound_divergence"], "gengap.structure"),
+    **dict.fromkeys(["ProblemTemplate", "make_perturbation", "perturbation", "perturbation_effects"], "gengap.perturb"),
+    "Seq2SeqLearner": "gengap.learners",
+}
+
+#: Old names of things that were renamed: (home, new name).
+_RENAMED = {
+    "stress_summary": ("gengap.perturb", "perturbation_effects"),
+    "Template": ("gengap.perturb", "ProblemTemplate"),
+    "measures": ("gengap.analysis", "measures"),
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from gengap.analysis import measures
-    from gengap.analysis.group_scores import group_by, group_metrics
-    from gengap.analysis.irt import IRTFit, fit_irt, irt_from_store
-    from gengap.analysis.ranking import RankAgreement, expected_max_score, rank_agreement
-    from gengap.analysis.seed_spread import SeedSpread, seeds
-    from gengap.analysis.shift_tests import ShiftTest, classifier_test, detect_shift, mmd_test
-    from gengap.analysis.transfer import TransferMatrix, transfer_matrix
-    from gengap.learners import Seq2SeqLearner
+    from gengap.analysis.seed_spread import seeds
     from gengap.monitor import Monitor
-    from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, perturbation_effects
-    from gengap.perturb.problem_template import ProblemTemplate
+    from gengap.perturb import Perturbation, make_perturbations
     from gengap.report import write_report
-    from gengap.structure.divergence import atom_divergence, compound_divergence
-
-
-#: Old names kept for one release: each use warns (DeprecationWarning) with the new one.
-_DEPRECATED = {
-    "stress_summary": ("gengap.analysis.stress", "perturbation_effects"),
-    "Template": ("gengap.perturb.problem_template", "ProblemTemplate"),
-}
 
 
 def __getattr__(name: str) -> Any:
     import importlib
 
-    if name in _DEPRECATED:
-        from gengap._deprecation import warn_renamed
-
-        module, new = _DEPRECATED[name]
-        warn_renamed(f"gengap.{name}", f"gengap.{new}")
-        return getattr(importlib.import_module(module), new)
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name == "seeds":  # the function: gengap.seeds(train_fn, n=...)
-        value = importlib.import_module("gengap.analysis.seed_spread").seeds
-    elif name == "measures":  # the module: gengap.measures.rank_correlation(runs)
-        value = importlib.import_module("gengap.analysis.measures")
-    else:
-        raise AttributeError(f"module 'gengap' has no attribute '{name}'")
-    globals()[name] = value
-    return value
+        globals()[name] = value
+        return value
+    if name in _MOVED or name in _RENAMED:
+        from gengap._deprecation import warn_renamed
+
+        home, new = _RENAMED.get(name) or (_MOVED[name], name)
+        warn_renamed(f"gengap.{name}", f"{home}.{new}")
+        module = importlib.import_module(home)
+        return getattr(module, new) if hasattr(module, new) else importlib.import_module(f"{home}.{new}")
+    raise AttributeError(f"module 'gengap' has no attribute '{name}'")
 
 
 def __dir__() -> list[str]:
@@ -123,76 +104,34 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
-    "ClusterSplit",
     "ConfigError",
     "DataError",
     "Dataset",
-    "DifficultySplit",
-    "EndpointError",
-    "EstimatorModel",
     "Evaluation",
-    "FunctionModel",
     "GengapError",
     "GroupSplit",
     "HeldOutCombinations",
     "HeldOutPrimitive",
-    "IRTFit",
     "Interval",
     "LengthSplit",
     "MaxCompoundDivergence",
-    "MissingDependency",
     "Model",
-    "ModelError",
     "Monitor",
-    "OpenAIModel",
-    "PartCountSplit",
     "Perturbation",
-    "PresetSplit",
-    "ProblemTemplate",
     "RandomSplit",
-    "RankAgreement",
-    "SeedSpread",
-    "Seq2SeqLearner",
-    "ShiftTest",
     "Split",
     "Splitter",
-    "Store",
-    "StoreError",
-    "TargetMaxCompoundDivergence",
-    "TaxonomyCard",
     "TimeSplit",
-    "TorchModel",
-    "TransferMatrix",
-    "TransformersModel",
-    "UnobservedStructureSplit",
     "__version__",
     "as_model",
-    "atom_divergence",
     "bootstrap_ci",
-    "classifier_test",
-    "compound_divergence",
-    "detect_shift",
     "evaluate",
-    "expected_max_score",
-    "fit_irt",
     "gap",
-    "group_by",
-    "group_metrics",
-    "irt_from_store",
     "load",
-    "load_estimator_file",
-    "load_model",
     "load_split",
-    "make_perturbation",
     "make_perturbations",
     "make_splitter",
-    "measures",
-    "mmd_test",
     "paired_difference",
-    "perturbation",
-    "perturbation_effects",
-    "rank_agreement",
     "seeds",
-    "transfer_matrix",
     "write_report",
 ]

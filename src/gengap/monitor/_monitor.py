@@ -60,7 +60,7 @@ class Monitor:
     Parameters
     ----------
     model : the ``torch.nn.Module`` being trained.
-    store : None (keep everything in memory), a path to a ``gengap.duckdb`` file, or an open :class:`gengap.Store`.
+    store : None (keep everything in memory), a path to a ``gengap.duckdb`` file, or an open :class:`gengap.store.Store`.
     run_name : the run's name in the store.
     train_eval, heldout_eval : evaluation data: ``(inputs, targets)``, an iterable of batches, or a callable
         ``f(model) -> {"loss": ..., "accuracy": ...}``; evaluated every ``every`` steps as ``train_*``,
@@ -138,7 +138,7 @@ class Monitor:
             elif isinstance(store, Store):
                 self.store = store
             else:
-                raise ConfigError(f"Monitor(store={store!r}): give a path to a .duckdb file or a gengap.Store.")
+                raise ConfigError(f"Monitor(store={store!r}): give a path to a .duckdb file or a gengap.store.Store.")
             settings = {"every": every, "expensive_every": self.expensive_every,
                         "measures": [repr(m) for m in self.measure_list], "model": type(model).__name__,
                         "n_parameters": int(sum(p.numel() for p in self.params.values())), **dict(config or {})}

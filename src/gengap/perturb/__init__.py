@@ -60,6 +60,7 @@ from gengap.perturb._text import (
     Whitespace,
     prompt_templates,
 )
+from gengap.perturb.problem_template import ProblemTemplate
 
 __all__ = [
     "Perturbation", "FunctionPerturbation", "Compose", "perturbation", "as_perturbation", "map_text",
@@ -68,6 +69,6 @@ __all__ = [
     "Whitespace", "Casing", "TrailingPunctuation", "Separator", "Quoting", "FieldLabels", "FewShotDelimiter",
     "Typos", "CharSwap", "CharDelete", "Distractor", "PromptTemplate", "prompt_templates", "BUILTIN_PROMPTS",
     "ShuffleChoices", "OptionLength", "ToOpenAnswer", "ToTrueFalse", "ContaminationProbe",
-    "multiple_choice_dataset", "format_choices", "check_choices", "NumberSubstitution",
+    "multiple_choice_dataset", "format_choices", "check_choices", "NumberSubstitution", "ProblemTemplate",
     "perturbation_effects", "worst_case", "family_split_table", "template_spread",
 ]
