@@ -125,7 +125,7 @@ def test_bad_data_and_misuse():
 
 def test_torch_is_optional():
     code = (
-        "import sys; import gengap, gengap.learners, gengap.demo, gengap.tasks.scan; "
+        "import sys; import gengap, gengap.errors, gengap.learners, gengap.demo, gengap.tasks.scan; "
         "assert 'torch' not in sys.modules, 'importing gengap imported torch'; "
         "sys.modules['torch'] = None; "
         "from gengap.learners import Seq2SeqLearner\n"
