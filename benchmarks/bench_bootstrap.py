@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from gengap.stats import bootstrap_ci, bootstrap_means
+from gengap.analysis.intervals import bootstrap_ci, bootstrap_means
 
 try:
     from benchmarks._lmeval import run_in_lmeval

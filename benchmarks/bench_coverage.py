@@ -31,9 +31,16 @@ import time
 import numpy as np
 import scipy.stats
 
-from gengap.stats import (
-    MIN_BOOTSTRAP_N, MIN_BOOTSTRAP_N_SKEWED, bootstrap_ci, mean_ci, newcombe_ci, paired_proportion_ci, paired_difference,
-    paired_test, proportion_ci,
+from gengap.analysis.intervals import (
+    MIN_BOOTSTRAP_N,
+    MIN_BOOTSTRAP_N_SKEWED,
+    bootstrap_ci,
+    mean_ci,
+    newcombe_ci,
+    paired_difference,
+    paired_proportion_ci,
+    paired_test,
+    proportion_ci,
 )
 
 NS = [5, 20, 100, 1_000, 10_000]
@@ -76,7 +83,8 @@ def one_rate(boot: int, rng: np.random.Generator) -> None:
             wl, wh = wilson(k, n)
             means = rng.binomial(n, np.broadcast_to(k[:, None] / n, (k.size, boot))) / n
             bl, bh = np.quantile(means, [0.025, 0.975], axis=1)
-            cover = lambda a, b: float(np.sum(w[(a <= p + 1e-12) & (p - 1e-12 <= b)]))  # noqa: E731
+            def cover(a: np.ndarray, b: np.ndarray, w: np.ndarray = w, p: float = p) -> float:
+                return float(np.sum(w[(a <= p + 1e-12) & (p - 1e-12 <= b)]))
             ours = cover(lo, hi)
             if p in (0.0, 1.0):
                 ours = ours if np.all(hi - lo > 0) else 0.0

@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-PUBLISHED = {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
+from gengap.demo import PUBLISHED
 
 
 def run(quick: bool, seed: int) -> dict:
@@ -36,9 +36,9 @@ def run(quick: bool, seed: int) -> dict:
     seconds, cpu = time.perf_counter() - started, _children_cpu() - cpu_before
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
+    from gengap.analysis.gaps import summarize
     from gengap.runner import STORE_NAME
     from gengap.store import Store
-    from gengap.summary import summarize
 
     with Store(out / STORE_NAME, read_only=True) as store:
         run_id = store.latest_run()

@@ -16,7 +16,7 @@ import tracemalloc
 import numpy as np
 from scipy.stats import spearmanr
 
-from gengap.irt import fit_irt
+from gengap.analysis.irt import fit_irt
 
 
 def simulate(n_models: int, n_items: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

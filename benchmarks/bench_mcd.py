@@ -29,9 +29,9 @@ import pandas as pd
 import scipy.sparse as sp
 
 from gengap.dataset import Dataset
-from gengap.divergence import compound_divergence
 from gengap.splits import MaxCompoundDivergence, RandomSplit
-from gengap.structure import count_structure, split_structure
+from gengap.structure.counts import count_structure, split_structure
+from gengap.structure.divergence import compound_divergence
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +59,7 @@ def read_commands(path: Path) -> Dataset:
 def official(ds: Dataset, scan_dir: Path, name: str) -> tuple[np.ndarray, np.ndarray]:
     def commands(part: str) -> set[str]:
         lines = (scan_dir / f"tasks_{part}_{name}.txt").read_text(encoding="utf-8").splitlines()
-        return {l.partition(" OUT: ")[0].removeprefix("IN: ").strip() for l in lines if l.strip()}
+        return {line.partition(" OUT: ")[0].removeprefix("IN: ").strip() for line in lines if line.strip()}
 
     inputs = pd.Series(ds.inputs)
     return np.flatnonzero(inputs.isin(commands("train"))), np.flatnonzero(inputs.isin(commands("test")))

@@ -19,9 +19,13 @@ import pandas as pd
 
 from gengap import Dataset
 from gengap.perturb import (
-    NumberSubstitution, make_perturbation, multiple_choice_dataset, prompt_templates, with_combinations,
+    NumberSubstitution,
+    make_perturbation,
+    multiple_choice_dataset,
+    prompt_templates,
+    with_combinations,
 )
-from gengap.templates import Template
+from gengap.perturb.problem_template import ProblemTemplate
 
 WORDS = ("the model reads a short passage about rivers and cities then answers one question about "
          "where the bridge was built and why the town grew quickly after the railway arrived in spring").split()
@@ -30,7 +34,7 @@ TEXT = ["whitespace", "casing", "trailing_punctuation", "separator", "quoting", 
         "typos", "char_swap", "char_delete", "distractor"]
 CHOICE = ["shuffle_choices", "lengthen_gold_option", "lengthen_wrong_option", "shorten_gold_option", "mc_to_open",
           "mc_to_true_false", "contamination_probe"]
-WORD_PROBLEM = Template("A farm has {a:10..500} sheep and buys {b:5..90} more each week for {w:2..12} weeks. "
+WORD_PROBLEM = ProblemTemplate("A farm has {a:10..500} sheep and buys {b:5..90} more each week for {w:2..12} weeks. "
                         "It sells {c:1..40} sheep at the end. How many sheep does it have?",
                         answer="a + b * w - c", constraints=["a + b * w > c"], name="sheep")
 

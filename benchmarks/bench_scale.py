@@ -65,7 +65,7 @@ def main() -> None:
     for backend in ("serial", "process", "ray"):
         try:
             seconds, ev = timed(versioned, backend, backend, cache=True)
-        except gengap.MissingDependency as e:
+        except gengap.errors.MissingDependency as e:
             print(f"{backend:22} skipped: {e}")
             continue
         results[backend] = (seconds, ev)

@@ -3,7 +3,7 @@
 Trains modular-addition runs over a grid of weight decay x train fraction (8 runs by default), each
 watched by a gengap Monitor writing to one store, then ranks every measure against the observed gap
 (train minus held-out accuracy at the end) with Kendall's tau and Jiang et al. (2020)'s granulated
-tau (``gengap.measures.rank_correlation``).
+tau (``gengap.analysis.measures.rank_correlation``).
 
 The default size is reduced to fit a shared CPU in ~10 minutes: p = 59 instead of 97 and a fixed
 budget of 1,200 full-batch steps per run (some runs have not grokked by then, which is what spreads
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import torch
 
-import gengap.measures
+import gengap.analysis.measures
 from gengap.monitor.grokking_demo import SETTINGS, train
 
 #: Figures that need the held-out set (or are the gap itself): not candidate measures.
@@ -57,10 +57,10 @@ def main() -> None:
         print(f"wd={wd:<4} frac={frac:<4} train {r['final_train_accuracy']:.3f} held-out {r['final_heldout_accuracy']:.3f} "
               f"memorized@{r['memorized_at_step']} grokked@{r['grokked_at_step']} ({r['wall_seconds']:.0f} s)", flush=True)
 
-    runs = gengap.measures.runs_table(store)
+    runs = gengap.analysis.measures.runs_table(store)
     measures = [c for c in runs.columns if c not in {"run_id", "gap", "weight_decay", "train_fraction", "learning_rate"}
                 and c not in NOT_MEASURES]
-    table = gengap.measures.rank_correlation(runs, measures=measures, hyperparameters=["weight_decay", "train_fraction"])
+    table = gengap.analysis.measures.rank_correlation(runs, measures=measures, hyperparameters=["weight_decay", "train_fraction"])
     table.to_csv(args.out / "rank_correlation.csv", index=False)
     runs.to_csv(args.out / "runs.csv", index=False)
     print(f"\n{len(runs)} runs (p = {args.p}, {steps} steps each) in {time.perf_counter() - started:.0f} s; "

@@ -21,7 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 from gengap import Dataset, evaluate
-from gengap.perturb import make_perturbations, perturbation, stress_summary, with_combinations, worst_case
+from gengap.perturb import make_perturbations, perturbation, perturbation_effects, with_combinations, worst_case
 
 POSITIVE = ["great", "excellent", "lovely", "reliable", "sturdy", "comfortable", "fast", "bright", "quiet", "perfect"]
 NEGATIVE = ["awful", "broken", "flimsy", "noisy", "slow", "dim", "useless", "cheap", "faulty", "disappointing"]
@@ -44,7 +44,7 @@ def reviews(n: int, seed: int) -> Dataset:
 
 
 def print_report(title: str, rows: pd.DataFrame, perturbations: list) -> None:
-    s = stress_summary(rows, perturbations=perturbations, n_resamples=2000)
+    s = perturbation_effects(rows, perturbations=perturbations, n_resamples=2000)
     print(f"\n== {title}")
     print(f"clean accuracy {s['clean'].iloc[0]:.3f} on {int(s['n'].iloc[0])} test examples; perturbations, most harmful first:")
     print(f"{'rank':>4}  {'perturbation':<34} {'family':<10} {'acc':>6}  {'diff [95% CI]':<26} {'PDR':>6} {'flip':>6}")

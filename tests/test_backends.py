@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import gengap
-from gengap import ModelError
 from gengap.backends import make_backend
+from gengap.errors import ModelError
 
 
 def _dataset(n: int = 300) -> gengap.Dataset:
@@ -62,7 +62,7 @@ def test_model_error_names_the_shard_and_keeps_finished_shards(tmp_path, backend
                          card=gengap.RandomSplit.card, dataset=ds)
     with pytest.raises(ModelError, match=r"item 7.*shard|all/none/0"):
         gengap.evaluate(_fails_on_item_7, ds, [split], out=tmp_path, backend=backend, workers=2, shard_size=5, batch_size=5)
-    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
         run = store.runs()
         assert run["status"].tolist() == ["failed"]
         stored = store.sql("SELECT example_id FROM predictions")["example_id"]

@@ -21,7 +21,7 @@ import pytest
 
 import gengap
 import gengap.config
-from gengap import Store
+from gengap.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "own_data"
@@ -93,7 +93,7 @@ def test_eval_command_and_the_equivalent_run_file_end_to_end(tmp_path):
     assert done.returncode == 0, done.stderr
     from_eval = json.loads((tmp_path / "report" / "results.json").read_text())["summary"]
     from_run = json.loads((tmp_path / "report-run" / "results.json").read_text())["summary"]
-    key = lambda s: (s["split"], s["metric"])  # noqa: E731
+    key = lambda s: (s["split"], s["metric"])
     assert [(key(s), s["n"], s["score"]) for s in from_eval] == [(key(s), s["n"], s["score"]) for s in from_run]
     scores = {s["split"]: s["score"] for s in from_run}
     assert scores["length"] == 0.0 and scores["random"] > 0.3  # the model cuts long answers
@@ -282,7 +282,7 @@ def test_python_api_gives_the_same_rows_as_the_cli(tmp_path, cli):
     code, _, err = cli(*_good_args(data, spec), "--split", "random", "--split", "length")
     assert code == 0, err
     ds = gengap.load(data, input="question", target="answer")
-    ev = gengap.evaluate(gengap.load_model(spec), ds, ["random", "length"], out=tmp_path / "py", progress=False)
+    ev = gengap.evaluate(gengap.models.load_model(spec), ds, ["random", "length"], out=tmp_path / "py", progress=False)
     with Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
         from_cli = store.rows(store.latest_run())
     cols = ["split", "example_id", "output", "score"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import json
 
 import pytest
@@ -11,7 +9,7 @@ from typer.testing import CliRunner
 
 import gengap
 from gengap.cli import app
-from gengap.demo import SCAN_BASELINE, SCAN_BASELINE_QUICK, _subsample, run_demo
+from gengap.demo import _subsample
 from gengap.tasks.scan import scan_dataset
 
 pytest.importorskip("torch")
@@ -25,15 +23,8 @@ def test_subsample_keeps_every_single_word_command():
     assert _subsample(scan_dataset(), 300, seed=0).ids == small.ids
 
 
-def test_quick_trains_less_than_default():
-    assert SCAN_BASELINE_QUICK["epochs"] < SCAN_BASELINE["epochs"]
-    assert SCAN_BASELINE_QUICK["hidden_size"] <= SCAN_BASELINE["hidden_size"]
-    assert SCAN_BASELINE_QUICK["arch"] == SCAN_BASELINE["arch"] == "gru"
-
-
 @pytest.mark.slow
 def test_demo_end_to_end_through_the_cli(tmp_path):
-    pytest.importorskip("gengap.report", reason="the report writer (gengap.report) is not in this tree yet")
     out = tmp_path / "report"
     result = runner.invoke(app, ["demo", "--out", str(out), "--limit", "500", "--epochs", "1", "--threads", "1",
                                  "--no-progress", "--seed", "3"])
@@ -43,7 +34,7 @@ def test_demo_end_to_end_through_the_cli(tmp_path):
     text = result.output
     for piece in ("score", "95% CI", "random", "length", "jump", "reference", "Wall time:", "Lake & Baroni", "--limit"):
         assert piece in text, piece
-    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(out / "gengap.duckdb", read_only=True) as store:
         run = store.latest_run()
         rows = store.rows(run)
     assert set(rows["split"]) == {"random", "length", "primitive:jump"}
@@ -60,9 +51,3 @@ def test_unknown_demo_name_is_a_clear_error(tmp_path):
     assert isinstance(result.exception, gengap.ConfigError)
     assert "There is no demo 'scna'. Did you mean 'scan'?" in str(result.exception)
 
-
-def test_grokking_demo_missing_says_so(tmp_path, monkeypatch):
-    """An installation without the monitor's demo module (None in sys.modules makes its import fail)."""
-    monkeypatch.setitem(sys.modules, "gengap.monitor.grokking_demo", None)
-    with pytest.raises(gengap.ConfigError, match="grokking demo is not available"):
-        run_demo("grokking", out=tmp_path)

@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 import gengap
 from gengap import ConfigError, DataError
-from gengap.irt import fit_irt, irt_from_store, response_matrix
+from gengap.analysis.irt import fit_irt, irt_from_store, response_matrix
 from gengap.splits import DifficultySplit
 
 

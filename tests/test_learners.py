@@ -51,7 +51,7 @@ def test_transformer_learns_to_copy():
 def test_same_seed_same_predictions(arch):
     train, test = _strings(200, 4), _strings(50, 5)
     targets = [_reverse(s) for s in train]
-    fit = lambda seed: Seq2SeqLearner(arch, epochs=2, random_state=seed, **SMALL).fit(train, targets)  # noqa: E731
+    fit = lambda seed: Seq2SeqLearner(arch, epochs=2, random_state=seed, **SMALL).fit(train, targets)
     a, b, c = fit(7), fit(7), fit(8)
     assert a.losses_ == b.losses_
     assert a.predict(test) == b.predict(test)
@@ -74,7 +74,7 @@ def test_clone_and_model_contract():
     assert copy is not learner and copy.get_params() == learner.get_params()
     assert repr(copy) == "Seq2SeqLearner(arch='transformer', hidden_size=32, epochs=3, random_state=5)"
     model = gengap.as_model(learner)
-    assert isinstance(model, gengap.EstimatorModel) and model.needs_fit
+    assert isinstance(model, gengap.models.EstimatorModel) and model.needs_fit
     fitted = model.fit(["a b", "b a"], ["b a", "a b"])
     assert not fitted.needs_fit and len(fitted.predict(["a b", "a a"])) == 2
     assert not hasattr(learner, "network_")  # the runner trains a clone, never the user's object
@@ -125,12 +125,12 @@ def test_bad_data_and_misuse():
 
 def test_torch_is_optional():
     code = (
-        "import sys; import gengap, gengap.learners, gengap.demo, gengap.tasks.scan; "
+        "import sys; import gengap, gengap.errors, gengap.learners, gengap.demo, gengap.tasks.scan; "
         "assert 'torch' not in sys.modules, 'importing gengap imported torch'; "
         "sys.modules['torch'] = None; "
         "from gengap.learners import Seq2SeqLearner\n"
         "try:\n    Seq2SeqLearner().fit(['a'], ['b'])\n"
-        "except gengap.MissingDependency as e:\n    print(e)\n"
+        "except gengap.errors.MissingDependency as e:\n    print(e)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr

@@ -11,12 +11,29 @@ import pytest
 torch = pytest.importorskip("torch")
 
 import gengap  # noqa: E402
-import gengap.measures  # noqa: E402
+import gengap.analysis.measures  # noqa: E402
 from gengap import ConfigError  # noqa: E402
 from gengap.monitor import (  # noqa: E402
-    ContinualEval, Distance, GradientCoherence, LayerRotation, Margin, MeasureContext, Monitor, Norms, PathNorm,
-    Sharpness, SpectralNorms, coherence, el2n_scores, grand_scores, margins, prune, prune_dataset, rank_correlation,
-    runs_table, worst_case_accuracy,
+    ContinualEval,
+    Distance,
+    GradientCoherence,
+    LayerRotation,
+    Margin,
+    MeasureContext,
+    Monitor,
+    Norms,
+    PathNorm,
+    Sharpness,
+    SpectralNorms,
+    coherence,
+    el2n_scores,
+    grand_scores,
+    margins,
+    prune,
+    prune_dataset,
+    rank_correlation,
+    runs_table,
+    worst_case_accuracy,
 )
 from gengap.monitor._params import watched_parameters  # noqa: E402
 from gengap.monitor._pergrad import per_example_gradients  # noqa: E402
@@ -195,7 +212,9 @@ def test_continual_evaluation_exposes_the_stability_gap():
         x, y = tasks[task]
         for _ in range(30):
             loss = torch.nn.functional.cross_entropy(net(x), y)
-            opt.zero_grad(); loss.backward(); opt.step()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
             mon.step(loss=loss)
     m = mon.measures
     acc_a = m[(m["name"] == "continual_accuracy") & (m["scope"] == "a")]
@@ -218,7 +237,7 @@ def test_rank_correlation_plain_and_granulated():
     runs = pd.DataFrame({"wd": [g[0] for g in grid], "frac": [g[1] for g in grid], "gap": gap,
                          "good": [2 * v + 1 for v in gap], "bad": [-v for v in gap],
                          "wd_only": [-g[0] for g in grid]})
-    table = gengap.measures.rank_correlation(runs, hyperparameters=["wd", "frac"]).set_index("measure")
+    table = gengap.analysis.measures.rank_correlation(runs, hyperparameters=["wd", "frac"]).set_index("measure")
     assert table.loc["good", "kendall_tau"] == pytest.approx(1.0)
     assert table.loc["bad", "kendall_tau"] == pytest.approx(-1.0)
     assert table.loc["good", "granulated_tau"] == pytest.approx(1.0)

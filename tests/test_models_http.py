@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 import gengap
-from gengap import EndpointError
+from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel, _retry_after
 
 
@@ -329,7 +329,7 @@ out = "report"
     assert key not in done.stdout + done.stderr
     out = tmp_path / "report"
     assert (out / "gengap.duckdb").exists() and _files_containing(out, key.encode()) == []
-    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(out / "gengap.duckdb", read_only=True) as store:
         config = store.sql("SELECT config FROM runs")["config"].iloc[0]
         assert KEY_ENV in config and key not in config
         everything = store.sql("SELECT * FROM runs").to_string() + store.rows(store.latest_run()).to_string()

@@ -82,7 +82,7 @@ def test_skops_file_through_gengap_eval(tmp_path, cli):
                                "--out", str(out), "--no-progress")
     assert code == 0, stderr
     assert "random" in stdout and "length" in stdout and (out / "index.html").exists()
-    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(out / "gengap.duckdb", read_only=True) as store:
         rows = store.rows(store.latest_run())
     assert set(rows["model"]) == {"model"} and len(rows) > 0
     assert rows["output"].tolist() == fitted.predict(rows["input"].tolist()).tolist()

@@ -6,7 +6,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from gengap import Store  # noqa: E402
+from gengap.store import Store  # noqa: E402
 
 torch.set_num_threads(1)
 

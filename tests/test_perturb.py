@@ -10,14 +10,30 @@ import pytest
 from gengap import Dataset, evaluate
 from gengap._errors import ConfigError, DataError
 from gengap.perturb import (
-    Compose, ContaminationProbe, NumberSubstitution, OptionLength, Perturbation, ShuffleChoices, ToOpenAnswer,
-    ToTrueFalse, Typos, available_perturbations, family_split_table, make_perturbation, make_perturbations,
-    multiple_choice_dataset, perturbation, prompt_templates, stress_summary, template_spread, with_combinations,
+    Compose,
+    ContaminationProbe,
+    NumberSubstitution,
+    OptionLength,
+    Perturbation,
+    ShuffleChoices,
+    ToOpenAnswer,
+    ToTrueFalse,
+    Typos,
+    available_perturbations,
+    family_split_table,
+    make_perturbation,
+    make_perturbations,
+    multiple_choice_dataset,
+    perturbation,
+    perturbation_effects,
+    prompt_templates,
+    template_spread,
+    with_combinations,
     worst_case,
 )
-from gengap.templates import Template, verify_labels
+from gengap.perturb.problem_template import ProblemTemplate, verify_labels
 
-WORD = Template("Ann has {a:3..40} marbles. She wins {b:2..30} more and loses {c:1..9}. How many marbles does she have?",
+WORD = ProblemTemplate("Ann has {a:3..40} marbles. She wins {b:2..30} more and loses {c:1..9}. How many marbles does she have?",
                 answer="a + b - c", constraints=["a + b > c"], name="marbles")
 
 TEXT_SPECS = ["whitespace", "casing", "trailing_punctuation", "separator", "quoting", "field_labels",
@@ -79,7 +95,7 @@ def test_typo_rate_is_honoured():
 
 def test_shuffle_remaps_the_gold(mc_ds):
     out = ShuffleChoices().apply(mc_ds, seed=0)
-    for (q, choices, gold), opts, letter, text in zip(QUESTIONS, out.column("choices"), out.targets, out.inputs):
+    for (_question, choices, gold), opts, letter, text in zip(QUESTIONS, out.column("choices"), out.targets, out.inputs):
         assert sorted(opts) == sorted(choices) and opts != choices
         assert opts["ABCD".index(letter)] == gold
         assert f"{letter}. {gold}" in text
@@ -172,7 +188,7 @@ def test_solver_checks_label_preservation_on_templated_problems():
 def test_numbers_needs_a_matching_template(text_ds):
     with pytest.raises(DataError, match="matches none of the templates"):
         NumberSubstitution(WORD).apply(text_ds, seed=0)
-    with pytest.raises(ConfigError, match="Template objects"):
+    with pytest.raises(ConfigError, match="ProblemTemplate objects"):
         NumberSubstitution([])
 
 
@@ -218,7 +234,7 @@ def test_eval_with_perturbations_and_stress_summary(mc_ds, tmp_path):
     perts = [make_perturbation(s) for s in ["shuffle_choices", "lengthen_gold_option", "lengthen_wrong_option"]]
     perts += prompt_templates(["{input}", "Q: {input}"])
     ev = evaluate(longest, big, ["random"], out=tmp_path, perturbations=perts, progress=False, test_fraction=0.5)
-    s = stress_summary(ev.rows(), perturbations=perts, n_resamples=500)
+    s = perturbation_effects(ev.rows(), perturbations=perts, n_resamples=500)
     by = s.set_index("perturbation")
     assert by.loc["lengthen_gold_option", "perturbed"] == 1.0
     assert by.loc["lengthen_wrong_option", "perturbed"] == 0.0
@@ -280,5 +296,5 @@ def test_cli_eval_perturb(tmp_path, monkeypatch):
     with Store(tmp_path / "r" / "gengap.duckdb", read_only=True) as store:
         rows = store.rows(store.latest_run())
     assert set(rows["perturbation"]) == {"none", "casing:mode=upper", "trailing_punctuation:mode=add"}
-    s = stress_summary(rows, n_resamples=200).set_index("perturbation")
+    s = perturbation_effects(rows, n_resamples=200).set_index("perturbation")
     assert s.loc["casing:mode=upper", "perturbed"] == 0.0 and s.loc["casing:mode=upper", "clean"] == 1.0

@@ -17,6 +17,7 @@ from markupsafe import Markup
 
 import gengap
 from gengap._errors import ConfigError, StoreError
+from gengap.analysis.gaps import SUMMARY_COLUMNS, summarize
 from gengap.report import (
     Section,
     html_fragment,
@@ -29,7 +30,6 @@ from gengap.report import (
     write_report,
 )
 from gengap.store import Store
-from gengap.summary import SUMMARY_COLUMNS, summarize
 
 jsonschema = pytest.importorskip("jsonschema")
 

@@ -16,7 +16,6 @@ import pytest
 import gengap
 from gengap.splits import LengthSplit
 
-
 WEIGHTS_MODEL = """
 import json, pathlib
 WEIGHTS = pathlib.Path(__file__).with_name("weights.json")
@@ -127,7 +126,7 @@ def test_rerun_of_a_finished_evaluation_calls_the_model_zero_times(tmp_path):
 def test_changing_one_split_recomputes_only_new_inputs(tmp_path):
     ds, model = _dataset(), gengap.as_model(Counting(), version="1")
     gengap.evaluate(model, ds, ["random", LengthSplit(by="input", max_train_length=1)], out=tmp_path)
-    seen = set(gengap.Store(tmp_path / "gengap.duckdb", read_only=True).sql("SELECT input FROM examples")["input"])
+    seen = set(gengap.store.Store(tmp_path / "gengap.duckdb", read_only=True).sql("SELECT input FROM examples")["input"])
     new_length = LengthSplit(by="target", max_train_length=1)
     second = gengap.evaluate(model, ds, ["random", new_length], out=tmp_path)
     fresh = {x for x in new_length.split_dataset(ds).test_part.inputs if x not in seen}
@@ -155,12 +154,12 @@ def test_resume_after_a_failure_finishes_the_same_run(tmp_path):
         return [x[::-1] for x in batch]
 
     split = gengap.RandomSplit(test_fraction=0.5, random_state=1)
-    with pytest.raises(gengap.ModelError):
+    with pytest.raises(gengap.errors.ModelError):
         gengap.evaluate(flaky, ds, [split], out=tmp_path, shard_size=10, batch_size=10, cache=False)
     state["fail"] = False
     done = gengap.evaluate(flaky, ds, [split], out=tmp_path, shard_size=10, batch_size=10, cache=False)
     assert done.model_calls < 100  # finished shards were not recomputed
-    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
         assert store.runs()["status"].tolist() == ["done"]
         counts = store.sql("SELECT example_id, count(*) AS n FROM predictions GROUP BY example_id")
     assert len(counts) == 100 and counts["n"].max() == 1
@@ -217,7 +216,7 @@ def test_kill_minus_nine_at_random_points_then_rerun(tmp_path):
     assert killed >= 1
     final = subprocess.run(cmd, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
     assert final.returncode == 0, final.stderr
-    with gengap.Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
+    with gengap.store.Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
         runs = store.runs()
         # The killed run was resumed each time, never restarted (a later run only if it had already finished).
         assert runs["status"].iloc[0] == "done" and runs["status"].eq("done").all()

@@ -9,7 +9,9 @@ import pandas as pd
 import pytest
 
 import gengap
-from gengap import ConfigError, ModelError, Store
+from gengap import ConfigError
+from gengap.errors import ModelError
+from gengap.store import Store
 
 
 def _frame(n: int = 120) -> pd.DataFrame:
@@ -119,7 +121,7 @@ def test_a_model_that_raises_stops_the_run_naming_the_shard_and_keeps_finished_o
 def test_a_model_returning_the_wrong_number_of_outputs_is_named(tmp_path):
     ds = gengap.load(_frame(40), input="question", target="answer", id="uid")
     with pytest.raises(ModelError, match=r"returned 7 outputs for a batch of 8 inputs on drops_one/random/none/0, rows 0\.\.7"):
-        gengap.evaluate(gengap.FunctionModel(lambda xs: xs[:-1], name="drops_one"), ds, ["random"], out=tmp_path,
+        gengap.evaluate(gengap.models.FunctionModel(lambda xs: xs[:-1], name="drops_one"), ds, ["random"], out=tmp_path,
                         batch_size=8, progress=False)
     with Store(tmp_path / "gengap.duckdb", read_only=True) as store:
         assert store.runs()["status"].tolist() == ["failed"] and store.rows(store.runs()["run_id"].iloc[0]).empty

@@ -13,8 +13,8 @@ from sklearn.pipeline import make_pipeline
 
 import gengap
 from gengap import ConfigError, DataError
-from gengap.ranking import expected_max_score, rank_agreement
-from gengap.seeds import seeds
+from gengap.analysis.ranking import expected_max_score, rank_agreement
+from gengap.analysis.seed_spread import seeds
 
 
 def test_seeds_with_scores_shows_ood_spread():
@@ -23,7 +23,7 @@ def test_seeds_with_scores_shows_ood_spread():
         return {"iid": 0.84 + rng.normal(0, 0.003), "hans": rng.uniform(0.0, 0.66)}
 
     spread = seeds(train_fn, n=12)
-    table = spread.summary()
+    table = spread.per_split()
     assert spread.in_distribution == "iid" and list(table.index) == ["iid", "hans"]
     assert table.loc["hans", "range"] > 10 * table.loc["iid", "range"]
     assert table.loc["iid", "mean_low"] < table.loc["iid", "mean"] < table.loc["iid", "mean_high"]

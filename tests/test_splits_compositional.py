@@ -11,12 +11,18 @@ import pytest
 import gengap
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.divergence import atom_divergence, compound_divergence
 from gengap.splits import (
-    HeldOutCombinations, MaxCompoundDivergence, PartCountSplit, TargetMaxCompoundDivergence,
-    UnobservedStructureSplit, accuracy_by_unobserved, make_splitter, unobserved_local_structures,
+    HeldOutCombinations,
+    MaxCompoundDivergence,
+    PartCountSplit,
+    TargetMaxCompoundDivergence,
+    UnobservedStructureSplit,
+    accuracy_by_unobserved,
+    make_splitter,
+    unobserved_local_structures,
 )
-from gengap.structure import count_structure
+from gengap.structure.counts import count_structure
+from gengap.structure.divergence import atom_divergence, compound_divergence
 
 VERBS = ["walk", "run", "jump", "look"]
 MODS = ["left", "right", "twice", "thrice", "around left", "opposite right"]
@@ -250,7 +256,7 @@ def test_unobserved_structure_split_maximizes_flagged(toy):
 
 def test_report_plots_the_search_trajectory(toy, tmp_path):
     """An MCD split's trajectory becomes a chart and a one-line summary, not a dump of its steps."""
-    lookup = {x: "ok" for x in toy.inputs}
+    lookup = dict.fromkeys(toy.inputs, "ok")
     ev = gengap.evaluate(lambda xs: [lookup[x] if i % 4 else "no" for i, x in enumerate(xs)], toy,
                          splits=[gengap.RandomSplit(test_fraction=0.2, random_state=0),
                                  MaxCompoundDivergence(random_state=0, **FAST)],

@@ -9,10 +9,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gengap import ConfigError, DataError
-from gengap import stats
-from gengap.stats import (
-    adjust_pvalues, bootstrap_ci, bootstrap_means, gap, mean_ci, paired_difference, paired_proportion_ci, paired_test,
-    proportion_ci, two_sample_test,
+from gengap.analysis import intervals
+from gengap.analysis import intervals as stats
+from gengap.analysis.intervals import (
+    adjust_pvalues,
+    bootstrap_ci,
+    bootstrap_means,
+    gap,
+    mean_ci,
+    paired_difference,
+    paired_proportion_ci,
+    paired_test,
+    proportion_ci,
+    two_sample_test,
 )
 
 
@@ -45,7 +54,7 @@ def test_count_path_and_index_path_agree(monkeypatch):
     """Resampling 0/1 scores through value counts must have the same distribution as index resampling."""
     x = (np.random.default_rng(5).random(2_000) < 0.3).astype(float)
     fast = bootstrap_means(x, 20_000, np.random.default_rng(0))
-    monkeypatch.setattr(stats, "_MAX_DISTINCT_FOR_COUNTS", 0)
+    monkeypatch.setattr(intervals, "_MAX_DISTINCT_FOR_COUNTS", 0)
     slow = bootstrap_means(x, 20_000, np.random.default_rng(0))
     assert fast.mean() == pytest.approx(slow.mean(), abs=1e-3)
     assert fast.std() == pytest.approx(slow.std(), rel=0.05)
@@ -141,7 +150,8 @@ def test_zero_of_many_is_not_exactly_zero():
 
 
 def test_proportion_ci_vectorized_matches_scalar():
-    k = np.array([0, 3, 10]); n = np.array([10, 10, 10])
+    k = np.array([0, 3, 10])
+    n = np.array([10, 10, 10])
     lo, hi = proportion_ci(k, n, confidence=0.9)
     for i in range(3):
         ref = scipy.stats.binomtest(int(k[i]), 10).proportion_ci(method="exact", confidence_level=0.9)

@@ -13,7 +13,8 @@ import pandas as pd
 import pytest
 
 import gengap
-from gengap import Store, StoreError
+from gengap.errors import StoreError
+from gengap.store import Store
 
 
 def _evaluated(tmp_path):
@@ -86,7 +87,7 @@ def test_second_writer_gets_a_clear_message(tmp_path):
     path = tmp_path / "gengap.duckdb"
     Store(path).close()
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"import time, gengap; s = gengap.Store({str(path)!r}); print('open', flush=True); time.sleep(30)"],
+        [sys.executable, "-c", f"import time, gengap; s = gengap.store.Store({str(path)!r}); print('open', flush=True); time.sleep(30)"],
         stdout=subprocess.PIPE, text=True,
     )
     try:

@@ -9,10 +9,8 @@ import pytest
 import gengap
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.structure import (
-    atom_set, count_structure, length, make_extractor, ngrams, parse_tree, split_structure, tree_atoms,
-    tree_compounds, words,
-)
+from gengap.structure.atoms import atom_set, length, make_extractor, ngrams, parse_tree, tree_atoms, tree_compounds, words
+from gengap.structure.counts import count_structure, split_structure
 
 
 def _ds(inputs, **meta):

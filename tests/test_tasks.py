@@ -13,7 +13,8 @@ import gengap
 from gengap._errors import ConfigError
 from gengap.cli import app
 from gengap.io import read_jsonl
-from gengap.tasks import PresetSplit, generate, get_task, natural_splits, tasks
+from gengap.splits import PresetSplit
+from gengap.tasks import generate, get_task, natural_splits, tasks
 from gengap.tasks.algorithmic import is_balanced
 from gengap.tasks.grids import GEOMETRIC, INVERSE, RECOLOURINGS, transform_grid
 from gengap.tasks.word_problems import TEMPLATES, solve

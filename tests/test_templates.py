@@ -9,9 +9,9 @@ import pytest
 
 from gengap import Dataset
 from gengap._errors import DataError
-from gengap.templates import Template, TemplateError, format_value, verify_labels
+from gengap.perturb.problem_template import ProblemTemplate, TemplateError, format_value, verify_labels
 
-SHOP = Template("A pen costs ${p:0.5..3/0.25} and a book costs ${b:4..20}. Sam buys {n:2..6} pens and one book. "
+SHOP = ProblemTemplate("A pen costs ${p:0.5..3/0.25} and a book costs ${b:4..20}. Sam buys {n:2..6} pens and one book. "
                 "How much does he pay?", answer="n * p + b", name="shop")
 
 
@@ -24,7 +24,7 @@ def test_every_generated_label_is_recomputed():
 
 
 def test_seeded_and_constraints_hold():
-    t = Template("{a:1..30} minus {b:1..30} is?", answer="a - b", constraints=["a > b", "(a - b) % 2 == 0"], name="sub")
+    t = ProblemTemplate("{a:1..30} minus {b:1..30} is?", answer="a - b", constraints=["a > b", "(a - b) % 2 == 0"], name="sub")
     f1, f2 = t.generate(50, seed=7), t.generate(50, seed=7)
     assert f1.equals(f2) and not f1.equals(t.generate(50, seed=8))
     for values in f1["values"]:
@@ -33,7 +33,7 @@ def test_seeded_and_constraints_hold():
 
 
 def test_reused_slot_and_value_sets():
-    t = Template("{k:2|3|5} times {k} is?", answer="k * k", name="square")
+    t = ProblemTemplate("{k:2|3|5} times {k} is?", answer="k * k", name="square")
     ex = t.sample(np.random.default_rng(0))
     k = ex["values"]["k"]
     assert ex["input"] == f"{k} times {k} is?" and ex["target"] == str(k * k)
@@ -46,7 +46,7 @@ def test_read_tolerates_spacing_and_case():
 
 
 def test_exact_fractions():
-    t = Template("Split {a:1..9} pies among {b:2..9} friends.", answer="a / b", name="pies")
+    t = ProblemTemplate("Split {a:1..9} pies among {b:2..9} friends.", answer="a / b", name="pies")
     assert t.solve({"a": 1, "b": 3}) == Fraction(1, 3)
     assert format_value(Fraction(1, 3)) == "1/3" and format_value(Fraction(7, 4)) == "1.75"
     assert t.check("Split 1 pies among 3 friends.", "1/3")
@@ -66,15 +66,15 @@ def test_exact_fractions():
 ])
 def test_parse_errors_name_template_and_position(text, answer, message):
     with pytest.raises(TemplateError, match=message) as info:
-        Template(text, answer=answer, name="demo")
+        ProblemTemplate(text, answer=answer, name="demo")
     assert "Template 'demo'" in str(info.value)
 
 
 def test_impossible_constraints_and_division_by_zero():
-    t = Template("{a:1..3}?", answer="a", constraints=["a > 10"], name="never", max_tries=50)
+    t = ProblemTemplate("{a:1..3}?", answer="a", constraints=["a > 10"], name="never", max_tries=50)
     with pytest.raises(DataError, match="no draw of 50 satisfied"):
         t.sample(np.random.default_rng(0))
-    d = Template("{a:0..0} / {b:0..0}", answer="a / b", name="div0")
+    d = ProblemTemplate("{a:0..0} / {b:0..0}", answer="a / b", name="div0")
     with pytest.raises(DataError, match="divides by zero"):
         d.solve({"a": 0, "b": 0})
 

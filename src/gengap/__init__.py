@@ -9,84 +9,76 @@ them, score with honest statistics, and write a report.
 >>> ev.summary()["score"].tolist()
 [1.0, 1.0]
 
-Subpackages with more: ``gengap.splits`` (every splitter), ``gengap.perturb`` (stress tests),
-``gengap.extract`` (reading answers out of free text), ``gengap.tasks`` (built-in generators),
-``gengap.learners`` (small PyTorch models), ``gengap.monitor`` and ``gengap.measures``
-(training-time measures), ``gengap.models`` (adapters), ``gengap.report`` (report sections).
+The top level holds what a notebook needs (the list is :data:`__all__`, documented in
+docs/architecture.md). Everything else lives in its subpackage, each with its own ``__all__``:
+``gengap.splits`` (every splitter), ``gengap.perturb`` (stress tests), ``gengap.analysis``
+(intervals, groups, shift tests, transfer, ranking, seeds, IRT, stress effects), ``gengap.structure``
+(atoms, compounds, divergence), ``gengap.models`` (adapters), ``gengap.extract`` (reading answers),
+``gengap.tasks`` (built-in generators), ``gengap.learners`` (small PyTorch models), ``gengap.monitor``
+(training-time measures), ``gengap.report`` (report sections), ``gengap.store`` (the results store),
+``gengap.errors`` (every exception).
 """
 
 from typing import TYPE_CHECKING, Any
 
-from gengap._errors import ConfigError, DataError, EndpointError, GengapError, MissingDependency, ModelError, StoreError
+from gengap import errors  # noqa: F401  (the module, so gengap.errors.StoreError works after import gengap)
+from gengap._errors import ConfigError, DataError, GengapError
+from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.dataset import Dataset
 from gengap.io import load
-from gengap.models import (
-    EstimatorModel,
-    FunctionModel,
-    Model,
-    OpenAIModel,
-    TorchModel,
-    TransformersModel,
-    as_model,
-    load_estimator_file,
-    load_model,
-)
+from gengap.models import Model, as_model
 from gengap.runner import Evaluation, evaluate
 from gengap.splits import (
-    ClusterSplit,
-    DifficultySplit,
     GroupSplit,
     HeldOutCombinations,
     HeldOutPrimitive,
     LengthSplit,
     MaxCompoundDivergence,
-    PartCountSplit,
-    PresetSplit,
     RandomSplit,
     Split,
     Splitter,
-    TargetMaxCompoundDivergence,
-    TaxonomyCard,
     TimeSplit,
-    UnobservedStructureSplit,
     load_split,
     make_splitter,
 )
-from gengap.stats import Interval, PairedTest, adjust_pvalues, bootstrap_ci, gap, mean_ci, paired_difference, paired_test
-from gengap.store import Store
 
 #: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
 _LAZY = {
-    "atom_divergence": "gengap.divergence", "compound_divergence": "gengap.divergence",
-    "group_by": "gengap.groups", "group_metrics": "gengap.groups",
-    "IRTFit": "gengap.irt", "fit_irt": "gengap.irt", "irt_from_store": "gengap.irt",
     "Monitor": "gengap.monitor",
-    "Seq2SeqLearner": "gengap.learners",
-    "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
-    "perturbation": "gengap.perturb", "stress_summary": "gengap.perturb",
-    "RankAgreement": "gengap.ranking", "expected_max_score": "gengap.ranking", "rank_agreement": "gengap.ranking",
+    "Perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
+    "seeds": "gengap.analysis.seed_spread",
     "write_report": "gengap.report",
-    "SeedSpread": "gengap.seeds",
-    "ShiftTest": "gengap.shift", "classifier_test": "gengap.shift", "detect_shift": "gengap.shift", "mmd_test": "gengap.shift",
-    "Template": "gengap.templates",
-    "TransferMatrix": "gengap.transfer", "transfer_matrix": "gengap.transfer",
+}
+
+#: Names that were public here before the surface was trimmed: they still work for one release,
+#: with a DeprecationWarning naming their home.
+_MOVED = {
+    **dict.fromkeys(["ClusterSplit", "DifficultySplit", "PartCountSplit", "PresetSplit", "TargetMaxCompoundDivergence",
+                     "TaxonomyCard", "UnobservedStructureSplit"], "gengap.splits"),
+    **dict.fromkeys(["EndpointError", "MissingDependency", "ModelError", "StoreError"], "gengap.errors"),
+    **dict.fromkeys(["EstimatorModel", "FunctionModel", "OpenAIModel", "TorchModel", "TransformersModel",
+                     "load_estimator_file", "load_model"], "gengap.models"),
+    "Store": "gengap.store",
+    **dict.fromkeys(["IRTFit", "RankAgreement", "SeedSpread", "ShiftTest", "TransferMatrix", "classifier_test",
+                     "detect_shift", "expected_max_score", "fit_irt", "group_by", "group_metrics", "irt_from_store",
+                     "mmd_test", "rank_agreement", "transfer_matrix"], "gengap.analysis"),
+    **dict.fromkeys(["atom_divergence", "compound_divergence"], "gengap.structure"),
+    **dict.fromkeys(["ProblemTemplate", "make_perturbation", "perturbation", "perturbation_effects"], "gengap.perturb"),
+    "Seq2SeqLearner": "gengap.learners",
+}
+
+#: Old names of things that were renamed: (home, new name).
+_RENAMED = {
+    "stress_summary": ("gengap.perturb", "perturbation_effects"),
+    "Template": ("gengap.perturb", "ProblemTemplate"),
+    "measures": ("gengap.analysis", "measures"),
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from gengap import measures
-    from gengap.divergence import atom_divergence, compound_divergence
-    from gengap.groups import group_by, group_metrics
-    from gengap.irt import IRTFit, fit_irt, irt_from_store
-    from gengap.learners import Seq2SeqLearner
+    from gengap.analysis.seed_spread import seeds
     from gengap.monitor import Monitor
-    from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
-    from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
+    from gengap.perturb import Perturbation, make_perturbations
     from gengap.report import write_report
-    from gengap import seeds
-    from gengap.seeds import SeedSpread
-    from gengap.shift import ShiftTest, classifier_test, detect_shift, mmd_test
-    from gengap.templates import Template
-    from gengap.transfer import TransferMatrix, transfer_matrix
 
 
 def __getattr__(name: str) -> Any:
@@ -94,12 +86,16 @@ def __getattr__(name: str) -> Any:
 
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
-    elif name in ("seeds", "measures"):  # modules; gengap.seeds is callable: gengap.seeds(train_fn, n=...)
-        value = importlib.import_module(f"gengap.{name}")
-    else:
-        raise AttributeError(f"module 'gengap' has no attribute '{name}'")
-    globals()[name] = value
-    return value
+        globals()[name] = value
+        return value
+    if name in _MOVED or name in _RENAMED:
+        from gengap._deprecation import warn_renamed
+
+        home, new = _RENAMED.get(name) or (_MOVED[name], name)
+        warn_renamed(f"gengap.{name}", f"{home}.{new}")
+        module = importlib.import_module(home)
+        return getattr(module, new) if hasattr(module, new) else importlib.import_module(f"{home}.{new}")
+    raise AttributeError(f"module 'gengap' has no attribute '{name}'")
 
 
 def __dir__() -> list[str]:
@@ -109,80 +105,35 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
-    "ClusterSplit",
     "ConfigError",
     "DataError",
     "Dataset",
-    "DifficultySplit",
-    "EndpointError",
-    "EstimatorModel",
     "Evaluation",
-    "FunctionModel",
     "GengapError",
     "GroupSplit",
     "HeldOutCombinations",
     "HeldOutPrimitive",
-    "IRTFit",
     "Interval",
     "LengthSplit",
     "MaxCompoundDivergence",
-    "MissingDependency",
     "Model",
-    "ModelError",
     "Monitor",
-    "OpenAIModel",
-    "PairedTest",
-    "PartCountSplit",
     "Perturbation",
-    "PresetSplit",
     "RandomSplit",
-    "RankAgreement",
-    "SeedSpread",
-    "Seq2SeqLearner",
-    "ShiftTest",
     "Split",
     "Splitter",
-    "Store",
-    "StoreError",
-    "TargetMaxCompoundDivergence",
-    "TaxonomyCard",
-    "Template",
     "TimeSplit",
-    "TorchModel",
-    "TransferMatrix",
-    "TransformersModel",
-    "UnobservedStructureSplit",
     "__version__",
     "adjust_pvalues",
     "as_model",
-    "atom_divergence",
     "bootstrap_ci",
-    "classifier_test",
-    "compound_divergence",
-    "detect_shift",
     "evaluate",
-    "expected_max_score",
-    "fit_irt",
     "gap",
-    "group_by",
-    "group_metrics",
-    "irt_from_store",
     "load",
-    "load_estimator_file",
-    "load_model",
     "load_split",
-    "make_perturbation",
     "make_perturbations",
     "make_splitter",
-    "mean_ci",
-    "measures",
-    "mmd_test",
     "paired_difference",
-    "paired_test",
-    "perturbation",
-    "rank_agreement",
     "seeds",
-    "stress_summary",
-    "transfer_matrix",
     "write_report",
 ]

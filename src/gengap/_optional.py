@@ -11,7 +11,7 @@ __all__ = ["require"]
 
 
 def require(module: str, *, extra: str, purpose: str) -> ModuleType:
-    """Import ``module`` or raise :class:`~gengap.MissingDependency` saying what needs it and how to install it.
+    """Import ``module`` or raise :class:`~gengap.errors.MissingDependency` saying what needs it and how to install it.
 
     >>> require("json", extra="core", purpose="Reading JSON").__name__
     'json'

@@ -12,7 +12,7 @@ __all__ = ["check_random_state"]
 def check_random_state(seed: int | np.random.Generator | None) -> np.random.Generator:
     """None, an int or a Generator in; a numpy Generator out.
 
-    >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
+    >>> bool(check_random_state(0).integers(10) == check_random_state(0).integers(10))
     True
     """
     if isinstance(seed, np.random.Generator):

@@ -116,16 +116,16 @@ class PoolBackend(Backend):
         pool: Executor
         if self.name == "thread":
             pool = ThreadPoolExecutor(self.workers)
-            submit = lambda key, inputs: pool.submit(predict_batched, model, inputs, batch_size=batch_size, where=key)  # noqa: E731
+            submit = lambda key, inputs: pool.submit(predict_batched, model, inputs, batch_size=batch_size, where=key)
         else:
-            import cloudpickle
-
             import multiprocessing
+
+            import cloudpickle
 
             # spawn, not fork: the driver holds a DuckDB connection and maybe torch threads.
             pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"),
                                        initializer=_init_worker, initargs=(cloudpickle.dumps(model),))
-            submit = lambda key, inputs: pool.submit(_predict_in_worker, key, inputs, batch_size)  # noqa: E731
+            submit = lambda key, inputs: pool.submit(_predict_in_worker, key, inputs, batch_size)
         try:
             for key, outputs in _as_completed(submit, tasks, limit=2 * self.workers):
                 if bar is not None:

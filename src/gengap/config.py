@@ -29,11 +29,11 @@ Example run file::
 from __future__ import annotations
 
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+import tomllib
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
 
@@ -84,11 +84,6 @@ class SplitConfig(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
     method: str | None = None
     path: str | None = None
-
-    @field_validator("path")
-    @classmethod
-    def _one_of(cls, v: str | None) -> str | None:
-        return v
 
     def options(self) -> dict[str, Any]:
         return dict(self.model_extra or {})

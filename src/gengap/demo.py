@@ -125,15 +125,7 @@ def run_demo(name: str = "scan", *, out: str | Path = "gengap-report", quick: bo
         raise ConfigError(f"There is no demo '{name}'.{did_you_mean(name, DEMOS)} Demos: {', '.join(DEMOS)}.")
     if name == "scan":
         return scan_demo(out, quick=quick, seed=seed, **options)
-    try:
-        module = importlib.import_module("gengap.monitor.grokking_demo")
-    except ModuleNotFoundError as e:
-        if e.name not in ("gengap.monitor", "gengap.monitor.grokking_demo"):
-            raise
-        raise ConfigError(
-            "The grokking demo is not available in this installation of gengap (gengap.monitor.grokking_demo is "
-            "missing). Run 'gengap demo scan' instead, or update gengap."
-        ) from None
+    module = importlib.import_module("gengap.monitor.grokking_demo")
     started = time.perf_counter()
     module.main(out=Path(out), quick=quick, seed=seed)
     return DemoResult(name="grokking", out=Path(out), seconds=time.perf_counter() - started)

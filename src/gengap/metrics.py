@@ -20,19 +20,19 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._registry import Registry
 
 __all__ = ["METRICS", "register_metric", "score", "exact_match", "normalized_match", "token_f1"]
 
 Scorer = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
-METRICS: dict[str, Scorer] = {}
+METRICS: Registry[Scorer] = Registry("metric")
 
 
-def register_metric(name: str) -> Callable[[Scorer], Scorer]:
-    """Decorator that makes a scorer available by name (``--metric NAME``)."""
+def register_metric(name: str, *, replace: bool = False) -> Callable[[Scorer], Scorer]:
+    """Decorator that makes a scorer available by name (``--metric NAME``); a taken name needs ``replace=True``."""
 
     def deco(fn: Scorer) -> Scorer:
-        METRICS[name] = fn
-        return fn
+        return METRICS.register(name, fn, replace=replace)
 
     return deco
 

@@ -30,13 +30,13 @@ import pandas as pd
 
 from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._progress import progress
+from gengap.analysis.gaps import summarize
 from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
-from gengap.summary import summarize
 
 __all__ = ["evaluate", "Evaluation", "cache_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 
@@ -87,7 +87,7 @@ class Evaluation:
 
     def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
         """Score per (model, split, metric) with its interval, and the gap to the i.i.d. split with its
-        interval and test (see :func:`gengap.summary.summarize`)."""
+        interval and test (see :func:`gengap.analysis.gaps.summarize`)."""
         return summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
                          n_resamples=n_resamples, seed=seed)
 

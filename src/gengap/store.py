@@ -91,7 +91,7 @@ class Store:
     """An open results store (a DuckDB file); use as a context manager.
 
     Opening a file that is not a gengap store, or one another process holds, raises
-    :class:`~gengap.StoreError` and leaves the file untouched.
+    :class:`~gengap.errors.StoreError` and leaves the file untouched.
     """
 
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:

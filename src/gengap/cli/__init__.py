@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 
 from gengap._errors import GengapError
-from gengap.cli._app import app
 
 # Command modules: importing one registers its commands.
-from gengap.cli import _demo, _eval, _extract, _report, _split, _tasks  # noqa: E402,F401
+from gengap.cli import _demo, _eval, _extract, _report, _split, _tasks  # noqa: F401
+from gengap.cli._app import app
 
 __all__ = ["app", "main"]
 

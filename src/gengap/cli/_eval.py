@@ -113,7 +113,6 @@ def resume_command(
 
 def _run_and_print(cfg, progress: bool) -> None:  # type: ignore[no-untyped-def]
     from gengap.config import execute
-
     from gengap.runner import cache_lines
 
     evaluation = execute(cfg, progress=None if progress else False)

@@ -55,6 +55,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from gengap._errors import ConfigError, DataError, did_you_mean
+from gengap._registry import Registry
 from gengap.extract import _choice, _numbers, _text, _yes_no
 from gengap.extract._base import Context, Extraction, Rule, run_cascade
 from gengap.extract._choice import choice_letters, normalize_text, options_named
@@ -168,10 +169,10 @@ def extract_text(output: str, question: str | None = None, *, disable: Collectio
 
 # ---------------------------------------------------------------------------------------- dispatch
 ExtractFn = Callable[..., "Extraction | str | None"]
-_REGISTRY: dict[str, tuple[ExtractFn, bool]] = {}
+_REGISTRY: Registry[tuple[ExtractFn, bool]] = Registry("answer kind")
 
 
-def register_extractor(kind: str) -> Callable[[ExtractFn], ExtractFn]:
+def register_extractor(kind: str, *, replace: bool = False) -> Callable[[ExtractFn], ExtractFn]:
     """Register a function ``(output, choices=None, question=None) -> str | None | Extraction`` for a new
     kind (``question`` is passed only to functions that take it).
 
@@ -192,7 +193,7 @@ def register_extractor(kind: str) -> Callable[[ExtractFn], ExtractFn]:
             takes_question = "question" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
         except (TypeError, ValueError):
             takes_question = False
-        _REGISTRY[kind] = (fn, takes_question)
+        _REGISTRY.register(kind, (fn, takes_question), replace=replace)
         return fn
 
     return decorate

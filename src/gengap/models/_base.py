@@ -189,7 +189,7 @@ class EstimatorModel(Model):
 
         try:
             state = joblib.hash(self.estimator)
-        except Exception:  # noqa: BLE001 - an object joblib cannot pickle: fall back to its parameters
+        except Exception:
             params = self.estimator.get_params() if hasattr(self.estimator, "get_params") else {}
             state = f"{sorted((k, repr(v)) for k, v in params.items())}:{id(self.estimator)}"
         return hashlib.sha256(f"est:{self.name}:{state}".encode()).hexdigest()[:16]

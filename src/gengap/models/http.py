@@ -6,7 +6,7 @@ over one shared connection pool, and the outputs come back in input order.
 
 Failures are retried with exponential backoff and jitter: connection errors, timeouts, HTTP 429
 and 5xx. A ``Retry-After`` header sets the wait. After the last attempt an
-:class:`~gengap.EndpointError` names the URL, the status and what to check. Other 4xx answers
+:class:`~gengap.errors.EndpointError` names the URL, the status and what to check. Other 4xx answers
 (a wrong model name, a missing key) are not retried: retrying cannot fix them.
 
 The API key is read from the environment variable named by ``api_key_env`` when a connection

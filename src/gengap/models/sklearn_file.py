@@ -116,7 +116,7 @@ def _load_pickle(path: Path, trust_pickle: bool) -> Any:
         import pickle
 
         with open(path, "rb") as f:
-            return pickle.load(f)  # noqa: S301 - the user opted in with trust_pickle
+            return pickle.load(f)
     except Exception as e:
         raise ConfigError(f"Loading '{path}' failed ({type(e).__name__}: {e}). Check that it is a pickle or joblib "
                           "file made with the installed scikit-learn version.") from None

@@ -27,8 +27,8 @@ import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from gengap._optional import require
 from gengap._errors import ConfigError, ModelError
+from gengap._optional import require
 from gengap.models._base import Model
 
 __all__ = ["TorchModel"]

@@ -26,8 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from gengap._optional import require
 from gengap._errors import ConfigError, ModelError
+from gengap._optional import require
 from gengap.models._base import Model
 
 __all__ = ["TransformersModel"]

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._registry import Registry
 
 __all__ = ["Measure", "MeasureContext", "MEASURES", "make_measure", "register_measure", "Record"]
 
@@ -84,13 +85,12 @@ class ProbeMeasure(Measure):
         return probe_sample(ctx.probe, self.sample)
 
 
-MEASURES: dict[str, type[Measure]] = {}
+MEASURES: Registry[type[Measure]] = Registry("measure")
 
 
 def register_measure(cls: type[Measure]) -> type[Measure]:
-    """Class decorator: make a measure available by its ``name`` in ``Monitor(measures=[...])``."""
-    MEASURES[cls.name] = cls
-    return cls
+    """Class decorator: make a measure available by its ``name`` in ``Monitor(measures=[...])`` (once per name)."""
+    return MEASURES.register(cls.name, cls)
 
 
 def make_measure(spec: str | Measure) -> Measure:

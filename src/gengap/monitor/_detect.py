@@ -88,7 +88,7 @@ class GrokkingDetector:
         events: list[Event] = []
         if self.first_step is None:
             self.first_step = step
-        ok = lambda v: v is not None and v == v  # noqa: E731  (not None, not NaN)
+        ok = lambda v: v is not None and v == v
         if ok(train_accuracy):
             self.n_train += 1
             self.last_train = train_accuracy

@@ -60,7 +60,7 @@ class Monitor:
     Parameters
     ----------
     model : the ``torch.nn.Module`` being trained.
-    store : None (keep everything in memory), a path to a ``gengap.duckdb`` file, or an open :class:`gengap.Store`.
+    store : None (keep everything in memory), a path to a ``gengap.duckdb`` file, or an open :class:`gengap.store.Store`.
     run_name : the run's name in the store.
     train_eval, heldout_eval : evaluation data: ``(inputs, targets)``, an iterable of batches, or a callable
         ``f(model) -> {"loss": ..., "accuracy": ...}``; evaluated every ``every`` steps as ``train_*``,
@@ -138,7 +138,7 @@ class Monitor:
             elif isinstance(store, Store):
                 self.store = store
             else:
-                raise ConfigError(f"Monitor(store={store!r}): give a path to a .duckdb file or a gengap.Store.")
+                raise ConfigError(f"Monitor(store={store!r}): give a path to a .duckdb file or a gengap.store.Store.")
             settings = {"every": every, "expensive_every": self.expensive_every,
                         "measures": [repr(m) for m in self.measure_list], "model": type(model).__name__,
                         "n_parameters": int(sum(p.numel() for p in self.params.values())), **dict(config or {})}
@@ -253,7 +253,7 @@ class Monitor:
                 continue
             if ctx is None:
                 ctx = MeasureContext(self.model, s, self.params, self.init, self.probe, self.loss_fn, self._history)
-            for name, scope, value in self._timed(m.name, lambda: m.compute(ctx)):
+            for name, scope, value in self._timed(m.name, lambda: m.compute(ctx)):  # noqa: B023  (called at once)
                 self._record(s, name, scope, value)
 
     def evaluate(self, *, all_measures: bool = False) -> dict[str, float]:
@@ -262,7 +262,7 @@ class Monitor:
         figures: dict[str, float] = {}
         for prefix, data in (("train", self.train_eval), ("heldout", self.heldout_eval)):
             if data is not None:
-                result = self._timed(f"{prefix}_eval", lambda: evaluate_model(self.model, data, loss_fn=self.loss_fn))
+                result = self._timed(f"{prefix}_eval", lambda: evaluate_model(self.model, data, loss_fn=self.loss_fn))  # noqa: B023
                 figures.update({f"{prefix}_{k}": v for k, v in result.items()})
         if "train_accuracy" in figures and "heldout_accuracy" in figures:
             figures["gap_accuracy"] = figures["train_accuracy"] - figures["heldout_accuracy"]

@@ -10,5 +10,5 @@ __all__ = ["require_torch"]
 
 
 def require_torch() -> Any:
-    """Return the ``torch`` module, or raise :class:`~gengap.MissingDependency` with the install command."""
+    """Return the ``torch`` module, or raise :class:`~gengap.errors.MissingDependency` with the install command."""
     return require("torch", extra="torch", purpose="Watching a training run (gengap.Monitor)")

@@ -10,28 +10,57 @@ same ids, which is what ``gengap.evaluate(..., perturbations=[...])`` takes.
 
 Families: ``format`` (whitespace, casing, trailing_punctuation, separator, quoting, field_labels,
 fewshot_delimiter), ``noise`` (typos, char_swap, char_delete), ``distractor``, ``numbers``
-(:class:`NumberSubstitution` with a :class:`gengap.templates.Template`), ``choice``
+(:class:`NumberSubstitution` with a :class:`gengap.perturb.problem_template.Template`), ``choice``
 (shuffle_choices, option length, mc_to_open, mc_to_true_false, contamination_probe), ``template``
 (:func:`prompt_templates`), ``custom`` (:func:`perturbation`), ``combined`` (:class:`Compose`).
 """
 
+from gengap.analysis.stress import family_split_table, perturbation_effects, stress_summary, template_spread, worst_case  # noqa: F401  (stress_summary: deprecated)
 from gengap.perturb._base import (
-    Compose, FunctionPerturbation, Perturbation, all_together, as_perturbation, map_text, pairs, perturbation,
+    Compose,
+    FunctionPerturbation,
+    Perturbation,
+    all_together,
+    as_perturbation,
+    map_text,
+    pairs,
+    perturbation,
     with_combinations,
 )
 from gengap.perturb._choice import (
-    ContaminationProbe, OptionLength, ShuffleChoices, ToOpenAnswer, ToTrueFalse, check_choices, format_choices,
+    ContaminationProbe,
+    OptionLength,
+    ShuffleChoices,
+    ToOpenAnswer,
+    ToTrueFalse,
+    check_choices,
+    format_choices,
     multiple_choice_dataset,
 )
 from gengap.perturb._numbers import NumberSubstitution
 from gengap.perturb._registry import (
-    available_perturbations, make_perturbation, make_perturbations, register_perturbation,
+    available_perturbations,
+    make_perturbation,
+    make_perturbations,
+    register_perturbation,
 )
 from gengap.perturb._text import (
-    BUILTIN_PROMPTS, Casing, CharDelete, CharSwap, Distractor, FewShotDelimiter, FieldLabels, PromptTemplate, Quoting,
-    Separator, TrailingPunctuation, Typos, Whitespace, prompt_templates,
+    BUILTIN_PROMPTS,
+    Casing,
+    CharDelete,
+    CharSwap,
+    Distractor,
+    FewShotDelimiter,
+    FieldLabels,
+    PromptTemplate,
+    Quoting,
+    Separator,
+    TrailingPunctuation,
+    Typos,
+    Whitespace,
+    prompt_templates,
 )
-from gengap.perturb.summary import family_split_table, stress_summary, template_spread, worst_case
+from gengap.perturb.problem_template import ProblemTemplate
 
 __all__ = [
     "Perturbation", "FunctionPerturbation", "Compose", "perturbation", "as_perturbation", "map_text",
@@ -40,6 +69,6 @@ __all__ = [
     "Whitespace", "Casing", "TrailingPunctuation", "Separator", "Quoting", "FieldLabels", "FewShotDelimiter",
     "Typos", "CharSwap", "CharDelete", "Distractor", "PromptTemplate", "prompt_templates", "BUILTIN_PROMPTS",
     "ShuffleChoices", "OptionLength", "ToOpenAnswer", "ToTrueFalse", "ContaminationProbe",
-    "multiple_choice_dataset", "format_choices", "check_choices", "NumberSubstitution",
-    "stress_summary", "worst_case", "family_split_table", "template_spread",
+    "multiple_choice_dataset", "format_choices", "check_choices", "NumberSubstitution", "ProblemTemplate",
+    "perturbation_effects", "worst_case", "family_split_table", "template_spread",
 ]

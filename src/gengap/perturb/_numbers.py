@@ -8,7 +8,7 @@ import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.perturb._base import Example, Perturbation
-from gengap.templates import Template, format_value
+from gengap.perturb.problem_template import ProblemTemplate, format_value
 
 __all__ = ["NumberSubstitution"]
 
@@ -20,7 +20,7 @@ class NumberSubstitution(Perturbation):
     template that reads its input. The label changes with the numbers (``preserves_label=False``);
     the solver guarantees it is right.
 
-    >>> t = Template("{a:1..50} + {b:1..50} = ?", answer="a + b", name="add")
+    >>> t = ProblemTemplate("{a:1..50} + {b:1..50} = ?", answer="a + b", name="add")
     >>> from gengap import Dataset
     >>> ds = Dataset.from_frame(t.generate(3, seed=0), id="id")
     >>> out = NumberSubstitution([t]).apply(ds, seed=1)
@@ -30,14 +30,14 @@ class NumberSubstitution(Perturbation):
 
     name, family, preserves_label = "numbers", "numbers", False
 
-    def __init__(self, templates: Sequence[Template] | Template) -> None:
-        items = [templates] if isinstance(templates, Template) else list(templates)
-        if not items or not all(isinstance(t, Template) for t in items):
-            raise ConfigError("Perturbation 'numbers' needs one or more gengap.templates.Template objects "
+    def __init__(self, templates: Sequence[ProblemTemplate] | ProblemTemplate) -> None:
+        items = [templates] if isinstance(templates, ProblemTemplate) else list(templates)
+        if not items or not all(isinstance(t, ProblemTemplate) for t in items):
+            raise ConfigError("Perturbation 'numbers' needs one or more gengap.perturb.problem_template.ProblemTemplate objects "
                               "(the problems' templates), e.g. NumberSubstitution([template]).")
         self.templates = {t.name: t for t in items}
 
-    def _template_for(self, example: Example) -> Template:
+    def _template_for(self, example: Example) -> ProblemTemplate:
         named = example.get("template")
         if isinstance(named, str) and named in self.templates:
             return self.templates[named]

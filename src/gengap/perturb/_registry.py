@@ -9,18 +9,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gengap._specs import check_options, parse_spec, signature_options
 from gengap._errors import ConfigError, did_you_mean
+from gengap._registry import Registry
+from gengap._specs import check_options, parse_spec, signature_options
 from gengap.perturb._base import Perturbation
 from gengap.perturb._choice import ContaminationProbe, OptionLength, ShuffleChoices, ToOpenAnswer, ToTrueFalse
 from gengap.perturb._text import (
-    Casing, CharDelete, CharSwap, Distractor, FewShotDelimiter, FieldLabels, PromptTemplate, Quoting, Separator,
-    TrailingPunctuation, Typos, Whitespace,
+    Casing,
+    CharDelete,
+    CharSwap,
+    Distractor,
+    FewShotDelimiter,
+    FieldLabels,
+    PromptTemplate,
+    Quoting,
+    Separator,
+    TrailingPunctuation,
+    Typos,
+    Whitespace,
 )
 
 __all__ = ["make_perturbation", "make_perturbations", "register_perturbation", "available_perturbations"]
 
-_FACTORIES: dict[str, Callable[..., Perturbation]] = {
+_BUILTIN: dict[str, Callable[..., Perturbation]] = {
     "whitespace": Whitespace,
     "casing": Casing,
     "trailing_punctuation": TrailingPunctuation,
@@ -44,6 +55,11 @@ _FACTORIES: dict[str, Callable[..., Perturbation]] = {
     "contamination_probe": ContaminationProbe,
 }
 
+#: Perturbation factories by name (a class or a function returning a Perturbation).
+_FACTORIES: Registry[Callable[..., Perturbation]] = Registry("perturbation")
+for _name, _factory in _BUILTIN.items():
+    _FACTORIES.register(_name, _factory)
+
 #: Family names that expand to several perturbations.
 FAMILIES = {
     "all_format": ["whitespace", "casing", "trailing_punctuation", "separator", "quoting", "field_labels"],
@@ -53,7 +69,7 @@ FAMILIES = {
 }
 
 
-def register_perturbation(name: str, factory: Callable[..., Perturbation] | None = None) -> Any:
+def register_perturbation(name: str, factory: Callable[..., Perturbation] | None = None, *, replace: bool = False) -> Any:
     """Make a perturbation class or factory available by name (usable as a decorator).
 
     >>> @register_perturbation("reverse_words")
@@ -67,7 +83,7 @@ def register_perturbation(name: str, factory: Callable[..., Perturbation] | None
     def add(f: Callable[..., Perturbation]) -> Callable[..., Perturbation]:
         if not name or ":" in name or "," in name:
             raise ConfigError(f"Perturbation name {name!r} must be non-empty, without ':' or ','.")
-        _FACTORIES[name] = f
+        _FACTORIES.register(name, f, replace=replace)
         return f
 
     return add(factory) if factory is not None else add

@@ -16,11 +16,11 @@ import plotly.graph_objects as go
 from markupsafe import Markup
 
 from gengap.report._blocks import render_template
-from gengap.runner import cache_lines
 from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
+from gengap.runner import cache_lines
 
 __all__ = ["select_failures", "N_FAILURES"]
 

@@ -151,7 +151,7 @@ def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, Scor
         metric = metrics[0] if metrics else None
         return headline(summary, metric, formats.get(metric) if metric else None, reference)
     tops = {m: _top(summary, m) for m in metrics}
-    with_gap = [m for m in metrics if tops[m] is not None and float(tops[m].gap) > 0]
+    with_gap = [m for m in metrics if (top := tops[m]) is not None and float(top.gap) > 0]
     lead_metric = metrics[0] if (metrics[0] in with_gap or not with_gap) else with_gap[0]
     main = headline(summary, lead_metric, formats.get(lead_metric), reference)
     if tops[lead_metric] is None:

@@ -125,7 +125,7 @@ def training(ctx: ReportContext) -> Section | None:
         charts.append(figure_html(_family_figure(family, frame, events, log_x), div_id=f"chart-training-{j + 1}",
                                   height=340))
     summary = _summary(measures) if len(measures) else pd.DataFrame()
-    fmt = lambda v: "–" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v:.4g}"  # noqa: E731
+    fmt = lambda v: "–" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v:.4g}"
     table = pd.DataFrame({
         "Measure": summary["name"], "Scope": summary["scope"], "Points": summary["n_points"],
         "Steps": [f"{a:,} – {b:,}" for a, b in zip(summary["first_step"], summary["last_step"])],
@@ -136,7 +136,7 @@ def training(ctx: ReportContext) -> Section | None:
         table = table.drop(columns="Scope")
     ev_table = pd.DataFrame({"Step": events["step"].astype(int), "Event": events["kind"],
                              "Message": [truncate(m, 300) for m in events["message"]]}) if len(events) else pd.DataFrame()
-    align = {c: "right" for c in ("Steps", "First", "Last", "Min", "Max")}
+    align = dict.fromkeys(("Steps", "First", "Last", "Min", "Max"), "right")
     extra = len(families) - MAX_CHARTS
     n_names = measures["name"].nunique() if len(measures) else 0
     n_steps = len(set(steps.tolist())) if len(measures) else 0

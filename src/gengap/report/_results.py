@@ -11,11 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
+from gengap.analysis.gaps import SUMMARY_COLUMNS
 from gengap.io import to_jsonable
 from gengap.report._core import failure_samples
 from gengap.report._headline import metric_gaps
 from gengap.report._sections import ReportContext, Section
-from gengap.summary import SUMMARY_COLUMNS
 
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 

@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 from markupsafe import Markup
 
+from gengap._registry import Registry
 from gengap.report._format import ScoreFormat, md_escape
 from gengap.report._headline import Headline, headlines
 
@@ -86,7 +87,7 @@ class ReportContext:
     run : the run's record: ``name``, ``created_at``, ``status``, ``config`` (dict), ``gengap_version``.
     rows : per-example rows (``Store.rows``): model, split, perturbation, example_id, input, target,
         output, metadata, metric, score.
-    summary : :func:`gengap.summary.summarize` of the rows: score and interval per model x split x
+    summary : :func:`gengap.analysis.gaps.summarize` of the rows: score and interval per model x split x
         metric, gap to the reference split.
     split_info : split name -> diagnostics and taxonomy card, in the run's order.
     reference : the split gaps are measured from (None when the run has none).
@@ -149,14 +150,14 @@ class _Entry:
     fn: SectionFn
 
 
-_REGISTRY: dict[str, _Entry] = {}
+_REGISTRY: Registry[_Entry] = Registry("report section")
 
 
-def register_section(key: str, *, order: int) -> Callable[[SectionFn], SectionFn]:
+def register_section(key: str, *, order: int, replace: bool = False) -> Callable[[SectionFn], SectionFn]:
     """Register ``fn(ctx) -> Section | None`` as the report section ``key``, placed by ``order``.
 
     ``key`` names the section in ``results.json`` (``sections.<key>``) and is the anchor of its
-    heading in ``index.html``; registering a key again replaces the earlier function.
+    heading in ``index.html``; a key already taken is an error unless ``replace=True``.
 
     >>> @register_section("doc_example", order=95)
     ... def doc_example(ctx):
@@ -169,7 +170,10 @@ def register_section(key: str, *, order: int) -> Callable[[SectionFn], SectionFn
         raise ValueError(f"Section key {key!r} must start with a letter and hold only letters, digits, '_' and '-'.")
 
     def decorate(fn: SectionFn) -> SectionFn:
-        _REGISTRY[key] = _Entry(key, order, fn)
+        existing = _REGISTRY.get(key)
+        if existing is not None and existing.fn is fn:
+            return fn
+        _REGISTRY.register(key, _Entry(key, order, fn), replace=replace)
         return fn
 
     return decorate
@@ -177,7 +181,7 @@ def register_section(key: str, *, order: int) -> Callable[[SectionFn], SectionFn
 
 def unregister_section(key: str) -> None:
     """Remove a registered section (tests and notebooks that registered one of their own)."""
-    _REGISTRY.pop(key, None)
+    _REGISTRY.unregister(key)
 
 
 def load_section_modules() -> None:
@@ -209,7 +213,7 @@ def build_sections(ctx: ReportContext) -> list[tuple[str, Section]]:
         entry = _REGISTRY[key]
         try:
             section = entry.fn(ctx)
-        except Exception as e:  # noqa: BLE001 - one broken section must not lose the rest of the report
+        except Exception as e:
             warnings.warn(f"Report section '{key}' failed: {type(e).__name__}: {e}", stacklevel=2)
             message = f"This section could not be drawn: {type(e).__name__}: {e}"
             section = Section(

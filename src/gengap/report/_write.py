@@ -14,12 +14,12 @@ import pandas as pd
 from markupsafe import Markup
 
 from gengap._errors import ConfigError, StoreError, did_you_mean
+from gengap.analysis.gaps import find_reference, summarize
 from gengap.report._blocks import TEMPLATES, render_template
 from gengap.report._format import count, md_escape
 from gengap.report._results import dumps, results_document
 from gengap.report._sections import ReportContext, Section, build_sections
 from gengap.store import Store
-from gengap.summary import find_reference, summarize
 
 __all__ = ["write_report", "load_context", "check_formats", "FORMATS", "FILE_NAMES"]
 

@@ -1,12 +1,12 @@
 """Report section "groups": held-out groups, the worst group, and the cross-group transfer matrix.
 
 It appears when the run holds group splits (``--method group``) or when a transfer matrix was saved
-beside the store (:meth:`gengap.transfer.TransferMatrix.save` writes ``transfer.json``). Figures:
+beside the store (:meth:`gengap.analysis.transfer.TransferMatrix.save` writes ``transfer.json``). Figures:
 
 - per held-out group (one split each): score with its interval and the gap to the i.i.d. split,
   the worst group marked;
 - on the i.i.d. test part, the score of every group of the same column(s), the worst group and
-  the best-minus-worst disparity, with intervals (:func:`gengap.groups.group_metrics`);
+  the best-minus-worst disparity, with intervals (:func:`gengap.analysis.group_scores.group_metrics`);
 - the transfer matrix as a heatmap (rows: trained on; columns: tested on).
 """
 
@@ -20,13 +20,13 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from gengap._errors import DataError
-from gengap.groups import MIN_GROUP_SIZE, expand_metadata, group_metrics
+from gengap.analysis.group_scores import MIN_GROUP_SIZE, expand_metadata, group_metrics
+from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
-from gengap.transfer import TRANSFER_FILE, TransferMatrix
 
 __all__ = ["groups_section"]
 

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 from markupsafe import Markup
 
-from gengap.perturb.summary import family_split_table, stress_summary, template_spread
+from gengap.analysis.stress import family_split_table, perturbation_effects, template_spread
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
@@ -46,7 +46,7 @@ def perturbations(ctx: ReportContext) -> Section | None:
     rows = ctx.rows
     if "perturbation" not in rows.columns or not (rows["perturbation"] != "none").any() or ctx.primary_metric is None:
         return None
-    s_all = stress_summary(rows, confidence=ctx.confidence, n_resamples=min(ctx.n_resamples, 4000))
+    s_all = perturbation_effects(rows, confidence=ctx.confidence, n_resamples=min(ctx.n_resamples, 4000))
     metrics = [m for m in ctx.metrics if m in set(s_all["metric"])] or list(dict.fromkeys(s_all["metric"]))
     primary = ctx.primary_metric if ctx.primary_metric in metrics else metrics[0]
     blocks_html, md, tables = [], [], {}

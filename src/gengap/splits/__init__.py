@@ -7,16 +7,16 @@ and a taxonomy card from ``split_dataset``.
 from gengap.splits._base import Split, Splitter, TaxonomyCard, as_dataset
 from gengap.splits._load import load_split
 from gengap.splits._registry import make_splitter, methods, parse_split_spec
+from gengap.splits.clusters import ClusterSplit
 from gengap.splits.combination import HeldOutCombinations, HeldOutPrimitive, PartCountSplit
+from gengap.splits.difficulty import DifficultySplit
+from gengap.splits.divergence import MaxCompoundDivergence, TargetMaxCompoundDivergence
+from gengap.splits.groups import GroupSplit
 from gengap.splits.length import LengthSplit
+from gengap.splits.local_structures import UnobservedStructureSplit, accuracy_by_unobserved, unobserved_local_structures
 from gengap.splits.preset import PresetSplit
 from gengap.splits.random import RandomSplit
-from gengap.splits.groups import GroupSplit
 from gengap.splits.time import TimeSplit
-from gengap.splits.divergence import MaxCompoundDivergence, TargetMaxCompoundDivergence
-from gengap.splits.local_structures import UnobservedStructureSplit, accuracy_by_unobserved, unobserved_local_structures
-from gengap.splits.clusters import ClusterSplit
-from gengap.splits.difficulty import DifficultySplit
 
 __all__ = [
     "PresetSplit",

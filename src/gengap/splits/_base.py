@@ -17,15 +17,16 @@ import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
+from gengap._registry import Registry
 from gengap.dataset import Dataset
-from gengap.structure import AtomFn, words
+from gengap.structure.atoms import AtomFn, words
 
 __all__ = ["Splitter", "Split", "TaxonomyCard", "as_dataset", "check_random_state", "resolve_test_size"]
 
@@ -178,12 +179,6 @@ class Splitter:
 
     method: ClassVar[str] = ""
     card: ClassVar[TaxonomyCard]
-    registry: ClassVar[dict[str, type[Splitter]]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls.method:
-            Splitter.registry[cls.method] = cls
 
     # -- hook ---------------------------------------------------------------
     def _iter_indices(
@@ -248,7 +243,7 @@ class Splitter:
         if "n_unseen_test_atoms" in details:  # the splitter measured its own atoms and compounds
             measured: dict[str, Any] = {}
         else:  # unseen atoms, D_A and D_C (words, word 2- and 3-grams) from sparse counts
-            from gengap.structure import split_structure
+            from gengap.structure.counts import split_structure
 
             measured = split_structure(dataset, train, test, atoms=self.atoms)
         name = details.pop("name", self.method)
@@ -284,3 +279,36 @@ class Splitter:
             if value != default:
                 shown.append(f"{key}={value!r}")
         return f"{type(self).__name__}({', '.join(shown)})"
+
+
+#: Split methods by name (``"random"``, ``"mcd"``, ...), as the CLI and run files write them.
+#: A bare value after the colon sets the method's main option (``"primitive:jump"``).
+SPLIT_METHODS: Registry[type[Splitter]] = Registry("split method", main_options={
+    "primitive": "primitive", "length": "by", "combination": "combinations", "parts": "max_train_parts",
+    "mcd": "target_divergence"})
+
+S = TypeVar("S", bound=type[Splitter])
+
+
+def register_splitter(cls: S | None = None, *, replace: bool = False) -> Any:
+    """Class decorator: make a splitter available under its ``method`` name; a taken name is an error
+    unless ``replace=True`` (a subclass never takes its parent's name by accident).
+
+    >>> @register_splitter
+    ... class EveryOther(Splitter):
+    ...     method, card = "every_other", SPLIT_METHODS["random"].card
+    ...     def _iter_indices(self, dataset, rng):
+    ...         idx = np.arange(len(dataset))
+    ...         yield idx[idx % 2 == 0], idx[idx % 2 == 1], {}
+    >>> "every_other" in SPLIT_METHODS
+    True
+    >>> SPLIT_METHODS.unregister("every_other")
+    """
+
+    def add(c: S) -> S:
+        if not c.method:
+            raise ConfigError(f"{c.__name__} needs a class attribute 'method' (its name in specs) to be registered.")
+        SPLIT_METHODS.register(c.method, c, replace=replace)
+        return c
+
+    return add if cls is None else add(cls)

@@ -11,18 +11,17 @@ from typing import Any
 
 from gengap._errors import ConfigError, did_you_mean
 from gengap._specs import check_options, parse_spec, signature_options
-from gengap.splits._base import Splitter
+from gengap.splits._base import SPLIT_METHODS, Splitter
 
 __all__ = ["make_splitter", "parse_split_spec", "methods"]
 
 #: The option a bare value sets, per method ("primitive:jump").
-MAIN_OPTION = {"primitive": "primitive", "length": "by", "combination": "combinations", "parts": "max_train_parts",
-               "mcd": "target_divergence"}
+MAIN_OPTION = SPLIT_METHODS.main_options
 
 
 def methods() -> dict[str, type[Splitter]]:
     """Every registered splitter class by method name."""
-    return dict(sorted(Splitter.registry.items()))
+    return dict(sorted(SPLIT_METHODS.items()))
 
 
 def parse_split_spec(spec: str) -> tuple[str, dict[str, Any]]:

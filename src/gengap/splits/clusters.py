@@ -26,8 +26,8 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import _text
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.structure.atoms import _text
 
 __all__ = ["ClusterSplit", "Clustering", "embed", "cluster"]
 
@@ -187,6 +187,7 @@ def cluster(
     return Clustering(labels=labels, clusters=pd.DataFrame.from_records(rows))
 
 
+@register_splitter
 class ClusterSplit(Splitter):
     """Hold out whole clusters of similar inputs: pseudo-domains when no domain label exists.
 

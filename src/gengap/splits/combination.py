@@ -9,12 +9,13 @@ import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import make_extractor
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.structure.atoms import make_extractor
 
 __all__ = ["HeldOutPrimitive", "HeldOutCombinations", "PartCountSplit"]
 
 
+@register_splitter
 class HeldOutPrimitive(Splitter):
     """A primitive is seen only on its own in training and tested in every composition (SCAN add-primitive).
 
@@ -70,6 +71,7 @@ def _parts(dataset: Dataset, columns: tuple[str, ...], atoms: Any) -> list[list[
     return list(make_extractor(spec, role="atoms").per_example(dataset))
 
 
+@register_splitter
 class HeldOutCombinations(Splitter):
     """Hold out combinations of parts while every single part stays in training.
 
@@ -213,6 +215,7 @@ class HeldOutCombinations(Splitter):
         return held
 
 
+@register_splitter
 class PartCountSplit(Splitter):
     """Train on examples of k parts or fewer, test on examples with more (Skill-Mix).
 

@@ -27,8 +27,8 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import length
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.structure.atoms import length
 
 __all__ = ["DifficultySplit", "difficulty_bins", "reference_loss"]
 
@@ -73,6 +73,7 @@ def reference_loss(estimator: Any, dataset: Dataset) -> np.ndarray:
     return -np.log(np.clip(p, 1e-12, 1.0))
 
 
+@register_splitter
 class DifficultySplit(Splitter):
     """Train on the easiest items, test on the hardest (or the reverse).
 
@@ -135,7 +136,7 @@ class DifficultySplit(Splitter):
             column = dataset.inputs if spec == "input_length" else dataset.targets
             raw: Any = [length(v) for v in column]
         elif isinstance(spec, str) and spec == "irt":
-            from gengap.irt import irt_from_store
+            from gengap.analysis.irt import irt_from_store
 
             fit = irt_from_store(self.store, metric=self.metric, model=self.irt_model)
             raw = fit.difficulty.reindex(dataset.ids).to_numpy()

@@ -28,7 +28,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,9 +36,11 @@ import scipy.sparse as sp
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.divergence import ATOM_ALPHA, COMPOUND_ALPHA
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import StructureCounts, count_structure, make_extractor, split_structure
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.structure.atoms import make_extractor
+from gengap.structure.counts import StructureCounts, count_structure, split_structure
+from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
+from gengap.structure.divergence import divergence_from_sum as _div_from
 
 __all__ = ["MaxCompoundDivergence", "TargetMaxCompoundDivergence", "compound_weights", "structure_counts"]
 
@@ -47,68 +49,6 @@ PENALTY = 10.0
 # equally good states (mirror images in a symmetric grammar, say) is found first depends on the seed,
 # so seeds spread over them instead of rounding error picking the same one every time.
 TIE = 1e-9
-
-
-def _terms(tr: np.ndarray, te: np.ndarray, alpha: float) -> np.ndarray:
-    return np.power(np.maximum(tr, 0.0), alpha) * np.power(np.maximum(te, 0.0), 1.0 - alpha)
-
-
-def _chernoff_sum(tr: np.ndarray, te: np.ndarray, alpha: float) -> float:
-    both = (tr > 0) & (te > 0)
-    return float(np.sum(_terms(tr[both], te[both], alpha)))
-
-
-def _div_from(s: Any, t: Any, e: Any, alpha: float) -> Any:
-    """1 - S / (T^a E^(1-a)), vectorized, with the empty-part conventions."""
-    t = np.asarray(t, dtype=np.float64)
-    e = np.asarray(e, dtype=np.float64)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        c = np.asarray(s, dtype=np.float64) / (np.power(t, alpha) * np.power(e, 1.0 - alpha))
-    c = np.where((t <= 0) | (e <= 0), np.where(t == e, 1.0, 0.0), np.minimum(c, 1.0))
-    return 1.0 - c
-
-
-@dataclass
-class _Side:
-    """Train/test totals of one kind of structure (atoms or compounds)."""
-
-    counts: sp.csr_matrix
-    alpha: float
-    tr: np.ndarray = field(init=False)
-    te: np.ndarray = field(init=False)
-
-    def reset(self, in_test: np.ndarray) -> None:
-        self.te = np.asarray(self.counts[in_test].sum(axis=0)).ravel()
-        self.tr = np.asarray(self.counts.sum(axis=0)).ravel() - self.te
-        self.tr[self.tr < 1e-9] = 0.0
-
-    def divergence(self) -> float:
-        return float(_div_from(_chernoff_sum(self.tr, self.te, self.alpha), self.tr.sum(), self.te.sum(), self.alpha))
-
-    def shift(self, to_test: np.ndarray, to_train: np.ndarray) -> None:
-        delta = np.zeros_like(self.tr)
-        if len(to_test):
-            delta += np.asarray(self.counts[to_test].sum(axis=0)).ravel()
-        if len(to_train):
-            delta -= np.asarray(self.counts[to_train].sum(axis=0)).ravel()
-        self.te += delta
-        self.tr -= delta
-        self.te[np.abs(self.te) < 1e-9] = 0.0
-        self.tr[np.abs(self.tr) < 1e-9] = 0.0
-
-    def single_moves(self, rows: np.ndarray, sign: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, float, float, float]:
-        """For each row, dS and the row total if it alone changed side (sign +1: to test, -1: to train)."""
-        sub = self.counts[rows]
-        rowid = np.repeat(np.arange(len(rows)), np.diff(sub.indptr))
-        c = sub.data
-        k = sub.indices
-        sg = sign[rowid]
-        tr0, te0 = self.tr[k], self.te[k]
-        d = _terms(tr0 - sg * c, te0 + sg * c, self.alpha) - _terms(tr0, te0, self.alpha)
-        ds = np.bincount(rowid, weights=d, minlength=len(rows))
-        r = np.bincount(rowid, weights=c, minlength=len(rows))
-        s_now = _chernoff_sum(self.tr, self.te, self.alpha)
-        return ds, r, rowid, s_now, float(self.tr.sum()), float(self.te.sum())
 
 
 @dataclass
@@ -134,8 +74,8 @@ class DivergenceSearch:
         self.n_rebuilds = n_rebuilds
         self.held: list[int] = []
         self.dilution = 0.0
-        self.A = _Side(sp.csr_matrix(atoms, dtype=np.float64), ATOM_ALPHA)
-        self.C = _Side(sp.csr_matrix(compounds, dtype=np.float64), COMPOUND_ALPHA)
+        self.A = IncrementalDivergence(atoms, alpha=ATOM_ALPHA)
+        self.C = IncrementalDivergence(compounds, alpha=COMPOUND_ALPHA)
         self.n = atoms.shape[0]
         self.n_test = n_test
         self.max_da = max_atom_divergence
@@ -175,7 +115,7 @@ class DivergenceSearch:
     def violated_atoms(self, in_test: np.ndarray | None = None) -> np.ndarray:
         if in_test is not None:
             self.A.reset(in_test)
-        return np.flatnonzero((self.A.te > 0) & (self.A.tr < self.kmin))
+        return np.flatnonzero((self.A.test > 0) & (self.A.train < self.kmin))
 
     # -------------------------------------------------------------- objective
     def score(self, dc: Any, da: Any) -> Any:
@@ -229,7 +169,7 @@ class DivergenceSearch:
     def _evaluate(self, in_test: np.ndarray) -> tuple[float, float]:
         self.A.reset(in_test)
         self.C.reset(in_test)
-        return self.C.divergence(), self.A.divergence()
+        return self.C.value, self.A.value
 
     # -------------------------------------------------------------- phase 2
     def _iterate(self, in_test: np.ndarray, m: int) -> tuple[bool, int]:
@@ -247,7 +187,7 @@ class DivergenceSearch:
         dsa, ra, rowid_a, sa, ta, ea = self.A.single_moves(rows, sign)
         # train-to-test moves that would leave an atom under k in training are not allowed
         sub = self.A.counts[rows]
-        low = (self.A.tr[sub.indices] - sign[rowid_a] * sub.data) < self.kmin
+        low = (self.A.train[sub.indices] - sign[rowid_a] * sub.data) < self.kmin
         ok = ~(np.bincount(rowid_a, weights=low & (sign[rowid_a] > 0), minlength=len(rows)) > 0)
         dc0, da0 = float(_div_from(sc, tc, ec, COMPOUND_ALPHA)), float(_div_from(sa, ta, ea, ATOM_ALPHA))
         base = self.score(dc0, da0)
@@ -274,16 +214,16 @@ class DivergenceSearch:
         while m >= 1:
             take = good[:m]
             out_rows, in_rows = rows[i[take]], rows[j[take]]
-            self.C.shift(in_rows, out_rows)
-            self.A.shift(in_rows, out_rows)
-            dc1, da1 = self.C.divergence(), self.A.divergence()
-            broken = np.any((self.A.te > 0) & (self.A.tr < self.kmin))
+            self.C.move(in_rows, out_rows)
+            self.A.move(in_rows, out_rows)
+            dc1, da1 = self.C.value, self.A.value
+            broken = np.any((self.A.test > 0) & (self.A.train < self.kmin))
             if not broken and self.score(dc1, da1) > base + 1e-12:
                 in_test[out_rows] = False
                 in_test[in_rows] = True
                 return True, m
-            self.C.shift(out_rows, in_rows)
-            self.A.shift(out_rows, in_rows)
+            self.C.move(out_rows, in_rows)
+            self.A.move(out_rows, in_rows)
             m //= 2
         return False, 1
 
@@ -310,7 +250,7 @@ class DivergenceSearch:
         single = self.score(_div_from(sc + odc, tc + orc, ec - orc, COMPOUND_ALPHA),
                             _div_from(sa + oda, ta + ora, ea - ora, ATOM_ALPHA)) - base
         order = np.argsort(-single, kind="stable")
-        cum = lambda x: np.concatenate([[0.0], np.cumsum(x[order])])  # noqa: E731
+        cum = lambda x: np.concatenate([[0.0], np.cumsum(x[order])])
         cdc, crc, cda, cra = cum(odc), cum(orc), cum(oda), cum(ora)
         s_idx = np.minimum(sizes.astype(np.int64), len(order))
         gain = self.score(
@@ -323,15 +263,15 @@ class DivergenceSearch:
                 break
             add = binary[b].indices
             drop = test_rows[order[: len(add)]]
-            self.C.shift(add, drop)
-            self.A.shift(add, drop)
-            broken = np.any((self.A.te > 0) & (self.A.tr < self.kmin))
-            if not broken and self.score(self.C.divergence(), self.A.divergence()) > base + 1e-12:
+            self.C.move(add, drop)
+            self.A.move(add, drop)
+            broken = np.any((self.A.test > 0) & (self.A.train < self.kmin))
+            if not broken and self.score(self.C.value, self.A.value) > base + 1e-12:
                 in_test[drop] = False
                 in_test[add] = True
                 return True
-            self.C.shift(drop, add)
-            self.A.shift(drop, add)
+            self.C.move(drop, add)
+            self.A.move(drop, add)
         return False
 
     def _greedy(self, n_candidates: int = 2000, top: int = 3, start: np.ndarray | None = None,
@@ -360,8 +300,8 @@ class DivergenceSearch:
             ka = (binary @ self.A.counts).tocsr()
             dsa, ra = self._add_effect(self.A, ka)
             blocked = self._blocked(ka)
-            sc, tc, ec = _chernoff_sum(self.C.tr, self.C.te, COMPOUND_ALPHA), self.C.tr.sum(), self.C.te.sum()
-            sa, ta, ea = _chernoff_sum(self.A.tr, self.A.te, ATOM_ALPHA), self.A.tr.sum(), self.A.te.sum()
+            sc, tc, ec = _chernoff_sum(self.C.train, self.C.test, COMPOUND_ALPHA), self.C.train.sum(), self.C.test.sum()
+            sa, ta, ea = _chernoff_sum(self.A.train, self.A.test, ATOM_ALPHA), self.A.train.sum(), self.A.test.sum()
             dc = _div_from(sc + dsc, tc - rc, ec + rc, COMPOUND_ALPHA)
             da = _div_from(sa + dsa, ta - ra, ea + ra, ATOM_ALPHA)
             fill = (n_in + sizes) / self.n_test
@@ -383,8 +323,8 @@ class DivergenceSearch:
                 chosen = ranked[:1]
             self.held.extend(cand[chosen].tolist())
             add = np.unique(binary[chosen].indices)
-            self.C.shift(add, add[:0])
-            self.A.shift(add, add[:0])
+            self.C.move(add, add[:0])
+            self.A.move(add, add[:0])
             in_test[add] = True
         room = self.n_test - int(in_test.sum())
         if room > 0:
@@ -395,7 +335,7 @@ class DivergenceSearch:
             dsc, rc, _, sc, tc, ec = self.C.single_moves(rows, sign)
             dsa, ra, rid, sa, ta, ea = self.A.single_moves(rows, sign)
             sub = self.A.counts[rows]
-            low = np.bincount(rid, weights=(self.A.tr[sub.indices] - sub.data) < self.kmin, minlength=len(rows)) > 0
+            low = np.bincount(rid, weights=(self.A.train[sub.indices] - sub.data) < self.kmin, minlength=len(rows)) > 0
             value = self.score(_div_from(sc + dsc, tc - rc, ec + rc, COMPOUND_ALPHA),
                                _div_from(sa + dsa, ta - ra, ea + ra, ATOM_ALPHA))
             value = np.where(low, -np.inf, value)
@@ -419,13 +359,13 @@ class DivergenceSearch:
     def _blocked(self, ka: sp.csr_matrix) -> np.ndarray:
         """For each row of ``ka`` (atoms a group of examples would take to test): would an atom fall under k in training?"""
         rid = np.repeat(np.arange(ka.shape[0]), np.diff(ka.indptr))
-        low = (self.A.tr[ka.indices] - ka.data) < self.kmin
+        low = (self.A.train[ka.indices] - ka.data) < self.kmin
         return np.bincount(rid, weights=low, minlength=ka.shape[0]) > 0
 
     @staticmethod
-    def _add_effect(side: _Side, k: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
+    def _add_effect(side: IncrementalDivergence, k: sp.csr_matrix) -> tuple[np.ndarray, np.ndarray]:
         rid = np.repeat(np.arange(k.shape[0]), np.diff(k.indptr))
-        tr0, te0 = side.tr[k.indices], side.te[k.indices]
+        tr0, te0 = side.train[k.indices], side.test[k.indices]
         d = _terms(tr0 - k.data, te0 + k.data, side.alpha) - _terms(tr0, te0, side.alpha)
         return (np.bincount(rid, weights=d, minlength=k.shape[0]),
                 np.bincount(rid, weights=k.data, minlength=k.shape[0]))
@@ -490,7 +430,7 @@ class DivergenceSearch:
                 continue
             stalls = 0
             m = min(2 * m, max(1, self.n_test // 4))
-            dc, da = self.C.divergence(), self.A.divergence()
+            dc, da = self.C.value, self.A.value
             trajectory.append({"phase": "swap", "iteration": it, "compound_divergence": round(dc, 6),
                                "atom_divergence": round(da, 6)})
             if self.feasible(da) and (best_feasible is None or self.score(dc, 0.0) > self.score(best_feasible[1], 0.0)):
@@ -516,7 +456,7 @@ class DivergenceSearch:
                     improved, m = self._iterate(in_test, m)
                     if not improved:
                         break
-                    dc, da = self.C.divergence(), self.A.divergence()
+                    dc, da = self.C.value, self.A.value
                     trajectory.append({"phase": "into_bound", "iteration": it, "compound_divergence": round(dc, 6),
                                        "atom_divergence": round(da, 6)})
                     if self.feasible(da):
@@ -623,6 +563,7 @@ def compound_weights(counts: StructureCounts) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------- splitters
+@register_splitter
 class MaxCompoundDivergence(Splitter):
     """A split whose test compounds are as unlike the training compounds as possible, every atom familiar.
 
@@ -636,7 +577,7 @@ class MaxCompoundDivergence(Splitter):
     atoms="words"      "jump twice after walk" -> jump, twice, after, walk
     compounds=         "ngrams:2,3" -> "jump twice", "twice after", ..., "twice after walk"
     D_A, D_C           1 - C_0.5 and 1 - C_0.1 of train vs test frequencies
-                       (:mod:`gengap.divergence`)
+                       (:mod:`gengap.structure.divergence`)
     =================  =============================================================
 
     Parameters
@@ -770,6 +711,7 @@ class MaxCompoundDivergence(Splitter):
         yield train, test, details
 
 
+@register_splitter
 class TargetMaxCompoundDivergence(MaxCompoundDivergence):
     """TMCD (Shaw et al. 2021): maximum compound divergence with every test atom seen at least k times in training.
 

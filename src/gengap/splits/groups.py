@@ -1,7 +1,7 @@
 """Held-out groups: leave one group out, a named group out, or group k-fold.
 
 Groups are the combinations of values of one or more metadata columns (see
-:func:`gengap.groups.group_by`). With ``group=["site", "year"]``:
+:func:`gengap.analysis.group_scores.group_by`). With ``group=["site", "year"]``:
 
 ====  ======  ======  ===========  ===============================
 row   site    year    group        fold of LeaveOneGroupOut
@@ -27,13 +27,14 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
+from gengap.analysis.group_scores import Groups, _as_columns, group_by
 from gengap.dataset import Dataset
-from gengap.groups import Groups, _as_columns, group_by
-from gengap.splits._base import Splitter, TaxonomyCard, as_dataset
+from gengap.splits._base import Splitter, TaxonomyCard, as_dataset, register_splitter
 
 __all__ = ["GroupSplit"]
 
 
+@register_splitter
 class GroupSplit(Splitter):
     """Hold out whole groups (sites, domains, sources): leave-one-group-out or group k-fold.
 

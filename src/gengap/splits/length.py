@@ -9,12 +9,13 @@ import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
-from gengap.structure import length
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.structure.atoms import length
 
 __all__ = ["LengthSplit"]
 
 
+@register_splitter
 class LengthSplit(Splitter):
     """Train on examples up to a length, test on the longer ones (SCAN's length split).
 

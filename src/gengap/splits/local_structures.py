@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
+from gengap.analysis.intervals import mean_ci
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
-from gengap.stats import mean_ci
-from gengap.structure import count_structure, make_extractor
+from gengap.structure.atoms import make_extractor
+from gengap.structure.counts import count_structure
 
 __all__ = ["unobserved_local_structures", "accuracy_by_unobserved", "UnobservedStructureSplit"]
 
@@ -70,6 +71,7 @@ def accuracy_by_unobserved(scores: Sequence[float] | np.ndarray, flagged: Sequen
     return pd.DataFrame(rows, columns=["group", "n", "score", "low", "high"])
 
 
+@register_splitter
 class UnobservedStructureSplit(Splitter):
     """A split whose test examples each hold a local structure never seen in training (Bogin et al. 2022).
 

@@ -9,11 +9,12 @@ import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter
 
 __all__ = ["PresetSplit"]
 
 
+@register_splitter
 class PresetSplit(Splitter):
     """Train and test parts named by the values of a metadata column; rows with other values are unused.
 

@@ -8,11 +8,12 @@ from typing import Any
 import numpy as np
 
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
 
 __all__ = ["RandomSplit"]
 
 
+@register_splitter
 class RandomSplit(Splitter):
     """A uniformly random split: the i.i.d. reference every other split's gap is measured from.
 

@@ -22,7 +22,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, resolve_test_size
+from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
 
 __all__ = ["TimeSplit", "parse_times"]
 
@@ -84,6 +84,7 @@ def _iso(value: Any) -> Any:
     return value.isoformat() if hasattr(value, "isoformat") else float(value)
 
 
+@register_splitter
 class TimeSplit(Splitter):
     """Train on examples before a cutoff, test on those from the cutoff on; or rolling windows.
 

@@ -9,7 +9,7 @@
 ['iid', 'length']
 """
 
-from gengap.tasks._registry import Param, PresetSplit, Task, generate, get_task, natural_splits, register_task, task, tasks
 from gengap.tasks import algorithmic, chomsky, facts, grids, modular, word_problems, xor  # noqa: F401  (registers the tasks)
+from gengap.tasks._registry import Param, Task, generate, get_task, natural_splits, register_task, task, tasks
 
-__all__ = ["Param", "PresetSplit", "Task", "generate", "get_task", "natural_splits", "register_task", "task", "tasks"]
+__all__ = ["Param", "Task", "generate", "get_task", "natural_splits", "register_task", "task", "tasks"]

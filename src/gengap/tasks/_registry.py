@@ -26,11 +26,11 @@ from typing import Any
 import numpy as np
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._registry import Registry
 from gengap.dataset import Dataset
-from gengap.splits.preset import PresetSplit  # noqa: F401  (re-exported)
 from gengap.splits._base import Splitter
 
-__all__ = ["Param", "Task", "PresetSplit", "register_task", "task", "tasks", "get_task", "generate", "natural_splits"]
+__all__ = ["Param", "Task", "register_task", "task", "tasks", "get_task", "generate", "natural_splits"]
 
 SplitSpec = str | Callable[[dict[str, Any]], str]
 
@@ -161,15 +161,12 @@ class Task:
         return {name: make_splitter(spec) for name, spec in self.split_specs(**params).items()}
 
 
-_TASKS: dict[str, Task] = {}
+_TASKS: Registry[Task] = Registry("task")
 
 
-def register_task(t: Task) -> Task:
-    """Add a task to the registry (a name can be registered once)."""
-    if t.name in _TASKS and _TASKS[t.name] is not t:
-        raise ConfigError(f"A task named '{t.name}' is already registered.")
-    _TASKS[t.name] = t
-    return t
+def register_task(t: Task, *, replace: bool = False) -> Task:
+    """Add a task to the registry (a name can be registered once unless ``replace=True``)."""
+    return _TASKS.register(t.name, t, replace=replace)
 
 
 def task(name: str, description: str, params: Sequence[Param], *, splits: Mapping[str, SplitSpec] | None = None,
@@ -232,7 +229,6 @@ def natural_splits(name: str, **params: Any) -> dict[str, Splitter]:
     return get_task(name).natural_splits(**params)
 
 
-# ---------------------------------------------------------------------------- a splitter for preset parts
 # ---------------------------------------------------------------------------- SCAN (module owned elsewhere; imported lazily)
 def _scan(seed: int) -> Dataset:
     from gengap.tasks.scan import scan_dataset

@@ -32,14 +32,14 @@ from gengap.tasks._registry import Param, task
 from gengap.tasks._text import Text
 from gengap.tasks.algorithmic import make_dataset
 
-__all__ = ["Template", "TEMPLATES", "solve", "render", "word_problems", "as_template"]
+__all__ = ["WordProblem", "TEMPLATES", "solve", "render", "word_problems", "as_template"]
 
 NAMES = ("Mia", "Noah", "Ava", "Liam", "Zoe", "Omar", "Lena", "Ravi", "Sara", "Yuki")
 ITEMS = ("apples", "stickers", "marbles", "books", "cookies", "pencils", "coins", "stamps")
 
 
 @dataclass(frozen=True)
-class Template:
+class WordProblem:
     """A word problem with number slots and its answer as an expression of them.
 
     ``ranges`` gives each number's inclusive range as multiples of the task's ``scale``; numbers
@@ -60,19 +60,19 @@ class Template:
         return sum(isinstance(node, ast.BinOp) for node in ast.walk(ast.parse(self.answer, mode="eval")))
 
 
-TEMPLATES: dict[str, Template] = {
-    "gift": Template("{name} has {a} {item}. {other} gives {name} {b} more. How many {item} does {name} have now?",
+TEMPLATES: dict[str, WordProblem] = {
+    "gift": WordProblem("{name} has {a} {item}. {other} gives {name} {b} more. How many {item} does {name} have now?",
                      "a + b", {"a": (1, 100), "b": (1, 100)}),
-    "give_away": Template("{name} had {a} {item} and gave {b} of them to {other}. How many {item} does {name} have left?",
+    "give_away": WordProblem("{name} had {a} {item} and gave {b} of them to {other}. How many {item} does {name} have left?",
                           "a - b", {"a": (2, 100), "b": (1, 99)}, require="a >= b"),
-    "boxes": Template("{name} buys {a} boxes with {b} {item} in each box. How many {item} does {name} buy?",
+    "boxes": WordProblem("{name} buys {a} boxes with {b} {item} in each box. How many {item} does {name} buy?",
                       "a * b", {"a": (2, 20), "b": (2, 20)}),
-    "sharing": Template("{name} shares {t} {item} equally among {b} friends. How many {item} does each friend get?",
+    "sharing": WordProblem("{name} shares {t} {item} equally among {b} friends. How many {item} does each friend get?",
                         "t // b", {"a": (1, 20), "b": (2, 12)}, derived={"t": "a * b"},
                         sample_constraints=("t % b == 0",)),
-    "shopping": Template("{name} has {a} {item} and buys {b} packs of {c} {item}. How many {item} does {name} have now?",
+    "shopping": WordProblem("{name} has {a} {item} and buys {b} packs of {c} {item}. How many {item} does {name} have now?",
                          "a + b * c", {"a": (1, 100), "b": (2, 10), "c": (2, 10)}),
-    "wages": Template("{name} earns {a} dollars an hour, works {b} hours and then spends {c} dollars. "
+    "wages": WordProblem("{name} earns {a} dollars an hour, works {b} hours and then spends {c} dollars. "
                       "How many dollars does {name} have left?", "a * b - c",
                       {"a": (5, 30), "b": (2, 10), "c": (1, 100)}, require="a * b >= c"),
 }
@@ -112,7 +112,7 @@ def solve(expression: str, values: dict[str, Any]) -> Any:
     return ev(tree)
 
 
-def render(template: Template, values: dict[str, Any]) -> str:
+def render(template: WordProblem, values: dict[str, Any]) -> str:
     """The problem text with the slots filled."""
     return template.text.format(**values)
 
@@ -123,7 +123,7 @@ def _words(words: Sequence[str]) -> Text:
                 np.array([len(w) for w in words], dtype=np.int64))
 
 
-def _draw(t: Template, rng: np.random.Generator, n: int, scale: int) -> dict[str, np.ndarray]:
+def _draw(t: WordProblem, rng: np.random.Generator, n: int, scale: int) -> dict[str, np.ndarray]:
     values = {k: rng.integers(lo * scale, hi * scale + 1, size=n) for k, (lo, hi) in t.ranges.items()}
     if t.require:
         for _ in range(100):
@@ -156,7 +156,7 @@ def word_problems(*, n: int = 10_000, templates: str = ",".join(TEMPLATES), scal
     """Problems drawn evenly from ``templates``; targets are the solver's answers. Metadata:
     ``template``, ``person``, ``other``, ``item``, ``n_operations``, ``max_number`` and ``values``
     (the numbers, as JSON). :func:`as_template` turns a row back into a
-    :class:`gengap.templates.Template`, whose own solver checks the label or draws new numbers."""
+    :class:`gengap.perturb.problem_template.ProblemTemplate`, whose own solver checks the label or draws new numbers."""
     rng = np.random.default_rng(seed)
     chosen = [x.strip() for x in templates.split(",") if x.strip()]
     which = rng.integers(0, len(chosen), size=n)
@@ -196,7 +196,7 @@ def word_problems(*, n: int = 10_000, templates: str = ",".join(TEMPLATES), scal
 
 
 def as_template(name: str, *, person: str = "Mia", other: str = "Noah", item: str = "apples", scale: int = 1) -> Any:
-    """Problem ``name`` with its words fixed, as a :class:`gengap.templates.Template`.
+    """Problem ``name`` with its words fixed, as a :class:`gengap.perturb.problem_template.ProblemTemplate`.
 
     That template reads the numbers back from any rendered text and recomputes the answer with
     its own solver (an independent check of this module's labels), and draws new numbers within
@@ -208,7 +208,7 @@ def as_template(name: str, *, person: str = "Mia", other: str = "Noah", item: st
     >>> t.check(row["input"], row["target"])
     True
     """
-    from gengap.templates import Template as SlotTemplate
+    from gengap.perturb.problem_template import ProblemTemplate as SlotTemplate
 
     if name not in TEMPLATES:
         raise ConfigError(f"No word-problem template '{name}'; templates are {', '.join(TEMPLATES)}.")

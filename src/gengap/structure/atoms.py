@@ -17,9 +17,8 @@ Extractors are named by a spec string, as the CLI and run files write them:
 a callable                 ``f(input) -> list[str]``, called on each input
 =========================  ===============================================================
 
-Counts are kept sparse (:class:`StructureCounts`: a CSR matrix of example x type), so a million
-examples with a hundred thousand compound types fit in memory. A type that occurs twice in an
-example counts twice.
+:mod:`gengap.structure.counts` counts them per example; :mod:`gengap.structure.divergence`
+compares the counts of two parts.
 
 >>> words("jump twice after walk")
 ['jump', 'twice', 'after', 'walk']
@@ -40,13 +39,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
-import scipy.sparse as sp
 
 from gengap._errors import ConfigError, DataError, did_you_mean
 
 __all__ = [
     "words", "length", "atom_set", "AtomFn", "ngrams", "parse_tree", "tree_atoms", "tree_compounds",
-    "Extractor", "make_extractor", "StructureCounts", "count_structure", "split_structure",
+    "StructureExtractor", "make_extractor",
 ]
 
 AtomFn = Callable[[Any], list[str]]
@@ -180,7 +178,8 @@ def tree_atoms(value: Any) -> list[str]:
 def tree_compounds(value: Any) -> list[str]:
     """Parent-child edges (``"S>V"``) and one-level subtrees (``"S(V M)"``) of a tree, as CFQ and TMCD use."""
     tree = _as_tree(value)
-    edges, subtrees = [], []
+    edges: list[str] = []
+    subtrees: list[str] = []
     for node in _walk(tree):
         children = node[1:]
         edges.extend(f"{node[0]}>{_label(c)}" for c in children)
@@ -191,7 +190,7 @@ def tree_compounds(value: Any) -> list[str]:
 
 # ---------------------------------------------------------------------------- extractors
 @dataclass(frozen=True)
-class Extractor:
+class StructureExtractor:
     """Turns each example of a dataset into a list of atom or compound strings.
 
     ``columns`` is set for attribute extractors, which read metadata columns instead of the input.
@@ -246,24 +245,24 @@ class Extractor:
             yield ["&".join(combo) for k in sizes for combo in itertools.combinations(r, k)]
 
 
-def make_extractor(spec: str | Callable[[Any], list[str]] | Extractor, *, role: Role = "atoms") -> Extractor:
-    """An :class:`Extractor` from a spec string (see the module docs) or a callable.
+def make_extractor(spec: str | Callable[[Any], list[str]] | StructureExtractor, *, role: Role = "atoms") -> StructureExtractor:
+    """An :class:`StructureExtractor` from a spec string (see the module docs) or a callable.
 
     >>> make_extractor("ngrams:2", role="compounds").fn("a b c")
     ['a b', 'b c']
     >>> make_extractor("attributes:modality,anatomy", role="compounds").columns
     ('modality', 'anatomy')
     """
-    if isinstance(spec, Extractor):
+    if isinstance(spec, StructureExtractor):
         return spec
     if callable(spec):
-        return Extractor(spec=getattr(spec, "__name__", repr(spec)), fn=spec, role=role)
+        return StructureExtractor(spec=getattr(spec, "__name__", repr(spec)), fn=spec, role=role)
     if not isinstance(spec, str):
         raise ConfigError(f"{role}={spec!r} must be a spec string such as 'words' or 'ngrams:2,3', or a callable.")
     name, _, arg = spec.partition(":")
     name = name.strip()
     if name == "words":
-        return Extractor(spec=spec, fn=words, role=role)
+        return StructureExtractor(spec=spec, fn=words, role=role)
     if name == "ngrams":
         try:
             sizes = tuple(int(a) for a in arg.split(",") if a.strip()) or (2, 3)
@@ -275,117 +274,15 @@ def make_extractor(spec: str | Callable[[Any], list[str]] | Extractor, *, role: 
         def fn(value: Any, _sizes: tuple[int, ...] = sizes) -> list[str]:
             return ngrams(value, _sizes)
 
-        return Extractor(spec=spec, fn=fn, role=role)
+        return StructureExtractor(spec=spec, fn=fn, role=role)
     if name == "tree":
-        return Extractor(spec=spec, fn=tree_atoms if role == "atoms" else tree_compounds, role=role)
+        return StructureExtractor(spec=spec, fn=tree_atoms if role == "atoms" else tree_compounds, role=role)
     if name == "attributes":
         columns = tuple(c.strip() for c in arg.split(",") if c.strip())
         if not columns:
             raise ConfigError(f"{role}={spec!r} needs metadata columns, e.g. 'attributes:modality,anatomy'.")
         if role == "compounds" and len(columns) < 2:
             raise ConfigError(f"compounds={spec!r}: combinations need at least two columns.")
-        return Extractor(spec=spec, columns=columns, role=role)
+        return StructureExtractor(spec=spec, columns=columns, role=role)
     choices = ["words", "ngrams", "tree", "attributes"]
     raise ConfigError(f"Unknown {role} extractor {spec!r}.{did_you_mean(name, choices)} Choose one of {choices} or pass a callable.")
-
-
-# ---------------------------------------------------------------------------- counts
-@dataclass(frozen=True)
-class StructureCounts:
-    """Occurrence counts of atom or compound types per example.
-
-    Attributes
-    ----------
-    matrix : scipy.sparse CSR matrix of shape (n_examples, n_types), float64 counts.
-    types : array of the type strings, in column order.
-    spec : the extractor's spec.
-    """
-
-    matrix: sp.csr_matrix
-    types: np.ndarray
-    spec: str
-
-    @property
-    def n_types(self) -> int:
-        return len(self.types)
-
-    def totals(self, rows: np.ndarray | None = None) -> np.ndarray:
-        """Count of each type over ``rows`` (all examples when None), a dense vector."""
-        m = self.matrix if rows is None else self.matrix[rows]
-        return np.asarray(m.sum(axis=0)).ravel()
-
-    def weighted(self, weights: np.ndarray) -> StructureCounts:
-        """The same counts with each type's column multiplied by ``weights``."""
-        return StructureCounts(sp.csr_matrix(self.matrix @ sp.diags(weights)), self.types, self.spec + "+weights")
-
-
-def count_structure(dataset: Any, extractor: str | Callable[[Any], list[str]] | Extractor, *,
-                    role: Role = "atoms") -> StructureCounts:
-    """Extract every example and count types into a sparse example x type matrix.
-
-    >>> import gengap
-    >>> ds = gengap.load([{"input": "a b a", "target": "-"}, {"input": "b c", "target": "-"}])
-    >>> c = count_structure(ds, "words")
-    >>> c.types.tolist(), c.matrix.toarray().tolist()
-    (['a', 'b', 'c'], [[2.0, 1.0, 0.0], [0.0, 1.0, 1.0]])
-    """
-    ex = make_extractor(extractor, role=role)
-    vocab: dict[str, int] = {}
-    chunks: list[np.ndarray] = []
-    indptr = np.zeros(len(dataset) + 1, dtype=np.int64)
-    buf: list[int] = []
-    setdefault = vocab.setdefault
-    n_done = 0
-    for i, items in enumerate(ex.per_example(dataset)):
-        for t in items:
-            buf.append(setdefault(t, len(vocab)))
-        indptr[i + 1] = n_done + len(buf)
-        if len(buf) >= 1 << 20:  # move ids into compact arrays as we go
-            chunks.append(np.asarray(buf, dtype=np.int32))
-            n_done += len(buf)
-            buf = []
-    chunks.append(np.asarray(buf, dtype=np.int32))
-    indices = np.concatenate(chunks) if chunks else np.zeros(0, dtype=np.int32)
-    data = np.ones(len(indices), dtype=np.float64)
-    matrix = sp.csr_matrix((data, indices, indptr), shape=(len(dataset), len(vocab)))
-    matrix.sum_duplicates()
-    types = np.empty(len(vocab), dtype=object)
-    for t, j in vocab.items():
-        types[j] = t
-    return StructureCounts(matrix, types, ex.spec)
-
-
-def split_structure(dataset: Any, train: np.ndarray, test: np.ndarray, *,
-                    atoms: Any = "words", compounds: Any = "ngrams:2,3",
-                    atom_counts: StructureCounts | None = None,
-                    compound_counts: StructureCounts | None = None) -> dict[str, Any]:
-    """The structural diagnostics every split reports.
-
-    Keys: ``unseen_test_atoms`` (first 100, sorted), ``n_unseen_test_atoms``, ``atom_divergence``,
-    ``compound_divergence``, ``unseen_test_compound_share`` (share of test compound occurrences whose
-    type never occurs in training), ``atoms``, ``compounds`` (the extractor specs).
-
-    >>> import gengap, numpy as np
-    >>> ds = gengap.load([{"input": s, "target": "-"} for s in ["a b", "b a", "a b"]])
-    >>> d = split_structure(ds, np.array([0, 2]), np.array([1]), compounds="ngrams:2")
-    >>> d["n_unseen_test_atoms"], d["atom_divergence"], d["compound_divergence"]
-    (0, 0.0, 1.0)
-    """
-    from gengap.divergence import atom_divergence, compound_divergence
-
-    a = atom_counts or count_structure(dataset, atoms, role="atoms")
-    c = compound_counts or count_structure(dataset, compounds, role="compounds")
-    a_train, a_test = a.totals(train), a.totals(test)
-    c_train, c_test = c.totals(train), c.totals(test)
-    unseen = sorted(a.types[(a_test > 0) & (a_train == 0)].tolist())
-    test_mass = c_test.sum()
-    unseen_share = float(c_test[c_train == 0].sum() / test_mass) if test_mass > 0 else 0.0
-    return {
-        "unseen_test_atoms": unseen[:100],
-        "n_unseen_test_atoms": len(unseen),
-        "atom_divergence": round(atom_divergence(a_train, a_test), 6),
-        "compound_divergence": round(compound_divergence(c_train, c_test), 6),
-        "unseen_test_compound_share": round(unseen_share, 6),
-        "atoms": a.spec,
-        "compounds": c.spec,
-    }

@@ -30,7 +30,7 @@ paired differences) are resampled through the counts of each value — a multino
 resample instead of n index draws — so a million 0/1 scores take milliseconds.
 
 >>> import numpy as np
->>> from gengap.stats import bootstrap_ci
+>>> from gengap.analysis.intervals import bootstrap_ci
 >>> ci = bootstrap_ci(np.array([1, 1, 1, 0] * 250), seed=0)
 >>> round(ci.estimate, 3), ci.low < 0.75 < ci.high, ci.n
 (0.75, True, 1000)
@@ -421,8 +421,8 @@ def gap(
     estimate = float(a_arr.mean() - b_arr.mean())
     n = int(min(a_arr.size, b_arr.size))
     if is_binary(a_arr, b_arr):
-        low, high = newcombe_ci(a_arr.sum(), a_arr.size, b_arr.sum(), b_arr.size, confidence=confidence)
-        return Interval(estimate, float(low), float(high), n, confidence, "newcombe")
+        nc_low, nc_high = newcombe_ci(a_arr.sum(), a_arr.size, b_arr.sum(), b_arr.size, confidence=confidence)
+        return Interval(estimate, float(nc_low), float(nc_high), n, confidence, "newcombe")
     rng = check_random_state(seed)
     boot = bootstrap_means(a_arr, n_resamples, rng) - bootstrap_means(b_arr, n_resamples, rng)
     low, high, used = _interval(estimate, boot, confidence, "percentile", None)

@@ -27,7 +27,7 @@ Example
 >>> rows = pd.DataFrame({"model": "m", "split": "random", "metric": "exact_match",
 ...     "perturbation": ["none"] * 4 + ["typos"] * 4, "example_id": list("abcd") * 2,
 ...     "output": list("xxyy") + list("xzyq"), "score": [1, 1, 1, 0, 1, 0, 1, 0]})
->>> s = stress_summary(rows, n_resamples=200)
+>>> s = perturbation_effects(rows, n_resamples=200)
 >>> s.loc[0, "perturbation"], [float(s.loc[0, c]) for c in ["clean", "perturbed", "difference", "flip_rate"]]
 ('typos', [0.75, 0.5, -0.25, 0.25])
 >>> s.loc[0, "flip_basis"], s.loc[0, "interval"], float(s.loc[0, "p_value"])
@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import DataError
-from gengap.stats import adjust_pvalues, mean_ci, paired_test
+from gengap.analysis.intervals import adjust_pvalues, mean_ci, paired_test
 
-__all__ = ["stress_summary", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
+__all__ = ["perturbation_effects", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
 
 CLEAN = "none"
 _KEYS = ["model", "split", "metric"]
@@ -67,7 +67,7 @@ def perturbation_family(name: str, families: Mapping[str, str] | None = None) ->
 
     try:
         return make_perturbation(name).family
-    except Exception:  # noqa: BLE001 - a user's own perturbation the registry does not know
+    except Exception:
         return "custom"
 
 
@@ -100,7 +100,7 @@ def _paired(rows: pd.DataFrame, metric: str | None) -> pd.DataFrame:
 
 
 def _same_output(a: pd.Series, b: pd.Series) -> np.ndarray:
-    norm = lambda s: s.astype(str).str.strip().str.lower()  # noqa: E731
+    norm = lambda s: s.astype(str).str.strip().str.lower()
     return (norm(a) == norm(b)).to_numpy()
 
 
@@ -115,7 +115,7 @@ def _flips(g: pd.DataFrame) -> tuple[float, str]:
     return float(np.mean(g["score"].to_numpy(float) != g["score_clean"].to_numpy(float))), "score"
 
 
-def stress_summary(rows: pd.DataFrame, *, metric: str | None = None,
+def perturbation_effects(rows: pd.DataFrame, *, metric: str | None = None,
                    perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
                    n_resamples: int = 10_000, seed: int = 0, adjust: str = "holm") -> pd.DataFrame:
     """One row per (model, split, metric, perturbation), most harmful first (``rank`` 1).
@@ -151,6 +151,14 @@ def stress_summary(rows: pd.DataFrame, *, metric: str | None = None,
     out = out.sort_values(["difference", "perturbation"], kind="stable").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out
+
+
+def stress_summary(rows: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
+    """Deprecated name of :func:`perturbation_effects` (one "summary" in gengap: score and gap per split)."""
+    from gengap._deprecation import warn_renamed
+
+    warn_renamed("stress_summary", "perturbation_effects")
+    return perturbation_effects(rows, **kwargs)
 
 
 def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "family",

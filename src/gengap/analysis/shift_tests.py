@@ -109,32 +109,39 @@ def classifier_test(
     a: Sequence[Any],
     b: Sequence[Any],
     *,
-    test_size: float = 0.5,
+    test_fraction: float = 0.5,
     confidence: float = 0.95,
     seed: int | None = 0,
+    test_size: float | None = None,
 ) -> ShiftTest:
     """Classifier two-sample test: held-out AUC of a logistic regression telling ``a`` from ``b``.
 
     Parameters
     ----------
     a, b : the two samples: texts, records of numbers (dicts), numbers or numeric vectors.
-    test_size : share of each sample held out to score the classifier (stratified, seeded).
+    test_fraction : share of each sample held out to score the classifier (stratified, seeded).
     confidence : coverage of DeLong's interval of the AUC.
     seed : seed of the held-out draw.
+    test_size : deprecated name of ``test_fraction`` (gengap says ``test_fraction`` everywhere).
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
     if not 0 < confidence < 1:
         raise ConfigError(f"confidence={confidence!r} must be in (0, 1).")
-    if not 0 < test_size < 1:
-        raise ConfigError(f"test_size={test_size!r} must be a fraction in (0, 1).")
+    if test_size is not None:
+        from gengap._deprecation import warn_renamed
+
+        warn_renamed("classifier_test(test_size=...)", "classifier_test(test_fraction=...)")
+        test_fraction = test_size
+    if not 0 < test_fraction < 1:
+        raise ConfigError(f"test_fraction={test_fraction!r} must be a fraction in (0, 1).")
     a, b = _check_samples(a, b, minimum=4)
     x = _features(a + b, dense=False, seed=seed)
     y = np.r_[np.zeros(len(a)), np.ones(len(b))]
     if _all_rows_equal(x):  # every example looks the same: nothing to tell apart
         return ShiftTest("classifier", "auc", 0.5, 0.5, 0.5, 1.0, len(a), len(b))
-    train, test = train_test_split(np.arange(y.size), test_size=test_size, stratify=y, random_state=seed)
+    train, test = train_test_split(np.arange(y.size), test_size=test_fraction, stratify=y, random_state=seed)
     scores = LogisticRegression(max_iter=1000).fit(x[train], y[train]).decision_function(x[test])
     pos, neg = scores[y[test] == 1], scores[y[test] == 0]
     auc, se = _delong(pos, neg)
@@ -226,5 +233,5 @@ def detect_shift(
         if what == "labels" and all(v is None for v in xa + xb):
             continue  # unlabeled data: nothing to test
         for result in (classifier_test(xa, xb, seed=seed), mmd_test(xa, xb, n_permutations=n_permutations, seed=seed)):
-            records.append({"on": what, **{k: v for k, v in result.to_dict().items()}, "shift": result.p_value < alpha})
+            records.append({"on": what, **result.to_dict(), "shift": result.p_value < alpha})
     return pd.DataFrame.from_records(records, columns=SHIFT_COLUMNS)

@@ -1,9 +1,9 @@
 """Templated problems: text with numeric slots, constraints, and a solver that recomputes the answer.
 
-A :class:`Template` is the source of every variant of a problem: new numbers are drawn for its
+A :class:`ProblemTemplate` is the source of every variant of a problem: new numbers are drawn for its
 slots (within their ranges, until the constraints hold), the text is rendered, and the answer is
 recomputed exactly (with fractions) by the solver expression. The same template reads a rendered
-text back (:meth:`Template.read`), so a checker can recompute the answer of any variant and catch a
+text back (:meth:`ProblemTemplate.read`), so a checker can recompute the answer of any variant and catch a
 label that no longer matches its text.
 
 Slots are written inline as ``{name:low..high}`` (integers), ``{name:low..high/step}`` (a grid of
@@ -13,7 +13,7 @@ decimals) or ``{name:a|b|c}`` (a set of values); a later ``{name}`` reuses the v
 
 Example
 -------
->>> t = Template("Tom has {a:2..20} apples and gives away {b:1..9}. How many are left?",
+>>> t = ProblemTemplate("Tom has {a:2..20} apples and gives away {b:1..9}. How many are left?",
 ...              answer="a - b", constraints=["a > b"], name="apples")
 >>> t.render({"a": 12, "b": 5}), t.solve({"a": 12, "b": 5})
 ('Tom has 12 apples and gives away 5. How many are left?', Fraction(7, 1))
@@ -36,7 +36,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError, did_you_mean
 
-__all__ = ["Slot", "Template", "TemplateError", "verify_labels"]
+__all__ = ["Slot", "ProblemTemplate", "TemplateError", "verify_labels"]
 
 Number = int | Fraction
 
@@ -163,7 +163,7 @@ class _Expr:
 
 
 # ------------------------------------------------------------------------ template
-class Template:
+class ProblemTemplate:
     """A problem text with numeric slots, constraints and a solver expression.
 
     Parameters
@@ -175,7 +175,7 @@ class Template:
     name : used in messages, in example ids and in the metadata of generated problems.
     max_tries : draws attempted before a sample is declared impossible.
 
-    >>> t = Template("{n:2..9} boxes of {k:3|6} eggs: how many eggs?", answer="n * k", name="eggs")
+    >>> t = ProblemTemplate("{n:2..9} boxes of {k:3|6} eggs: how many eggs?", answer="n * k", name="eggs")
     >>> ex = t.sample(np.random.default_rng(0)); ex["target"] == format_value(t.solve(ex["values"]))
     True
     """
@@ -199,7 +199,7 @@ class Template:
         self._pools: dict[str, list[Number]] | None = None
 
     def __repr__(self) -> str:
-        return f"Template(name={self.name!r}, slots={list(self.slots)}, answer={self.answer.source!r})"
+        return f"ProblemTemplate(name={self.name!r}, slots={list(self.slots)}, answer={self.answer.source!r})"
 
     def _parse_text(self) -> None:
         pos = 0
@@ -300,7 +300,7 @@ class Template:
     def generate(self, n: int, *, seed: int = 0) -> pd.DataFrame:
         """``n`` problems as a frame (``id``, ``input``, ``target``, ``template``, ``values``).
 
-        >>> Template("{a:1..5} + {b:1..5} = ?", answer="a + b", name="add").generate(2, seed=1)["id"].tolist()
+        >>> ProblemTemplate("{a:1..5} + {b:1..5} = ?", answer="a + b", name="add").generate(2, seed=1)["id"].tolist()
         ['add-0', 'add-1']
         """
         if n < 1:
@@ -322,7 +322,7 @@ class Template:
     def check(self, text: str, target: Any) -> bool:
         """Whether ``target`` is the solver's answer for the numbers in ``text``.
 
-        >>> t = Template("double {a:1..9}?", answer="2 * a", name="dbl")
+        >>> t = ProblemTemplate("double {a:1..9}?", answer="2 * a", name="dbl")
         >>> t.check("double 4?", "8"), t.check("double 5?", "8")
         (True, False)
         """
@@ -367,17 +367,26 @@ def _parse_spec(name: str, spec: str, template: str, pos: int) -> Slot:
     raise TemplateError(f"{where}: cannot read {spec!r}; write {{{name}:1..10}}, {{{name}:0.5..5/0.5}} or {{{name}:2|3|5}}.")
 
 
-def verify_labels(dataset: Any, template: Template, *, column: str = "input") -> list[str]:
+def verify_labels(dataset: Any, template: ProblemTemplate, *, column: str = "input") -> list[str]:
     """Ids of examples whose target is not the solver's answer for the numbers in their text.
 
     Use it on a perturbed dataset to prove a perturbation kept (or recomputed) every label.
 
     >>> import pandas as pd
     >>> from gengap import Dataset
-    >>> t = Template("{a:1..9} + {b:1..9}?", answer="a + b", name="add")
+    >>> t = ProblemTemplate("{a:1..9} + {b:1..9}?", answer="a + b", name="add")
     >>> ds = Dataset.from_frame(pd.DataFrame({"input": ["2 + 3?", "4 + 4?"], "target": ["5", "9"]}))
     >>> verify_labels(ds, t)
     ['1']
     """
     texts = dataset.inputs if column == "input" else dataset.column(column).tolist()
     return [i for i, text, target in zip(dataset.ids, texts, dataset.targets) if not template.check(str(text), target)]
+
+
+def __getattr__(name: str) -> object:
+    if name == "Template":  # the name before ProblemTemplate; kept for one release
+        from gengap._deprecation import warn_renamed
+
+        warn_renamed("gengap.perturb.problem_template.Template", "ProblemTemplate")
+        return ProblemTemplate
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

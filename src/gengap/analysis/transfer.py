@@ -29,13 +29,13 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError, GengapError, ModelError
+from gengap._random import check_random_state
+from gengap.analysis.group_scores import group_by
+from gengap.analysis.intervals import mean_ci
 from gengap.dataset import Dataset
-from gengap.groups import group_by
 from gengap.metrics import get_metric, score
 from gengap.models import as_model
 from gengap.runner import predict_batched
-from gengap._random import check_random_state
-from gengap.stats import mean_ci
 
 __all__ = ["TransferMatrix", "transfer_matrix", "TRANSFER_FILE"]
 

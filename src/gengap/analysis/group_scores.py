@@ -37,9 +37,9 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
-from gengap.dataset import Dataset
 from gengap._random import check_random_state
-from gengap.stats import Interval, _interval, bootstrap_means, bootstrap_warning, mean_ci
+from gengap.analysis.intervals import Interval, _interval, bootstrap_means, bootstrap_warning, mean_ci
+from gengap.dataset import Dataset
 
 __all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS", "MIN_GROUP_SIZE"]
 
@@ -217,11 +217,11 @@ def group_metrics(
     min_size : groups with fewer scored examples are flagged ``small`` ("too few to tell") and
         left out of the worst-group figures (default :data:`MIN_GROUP_SIZE`).
     include_small : count small groups for the worst group and the disparity all the same.
-    confidence, n_resamples, seed : as in :func:`gengap.stats.mean_ci`.
+    confidence, n_resamples, seed : as in :func:`gengap.analysis.intervals.mean_ci`.
 
     Notes
     -----
-    Each group's interval is :func:`gengap.stats.mean_ci` of its own scores (Clopper-Pearson for
+    Each group's interval is :func:`gengap.analysis.intervals.mean_ci` of its own scores (Clopper-Pearson for
     0/1 scores), and ``worst`` is the worst group's own figure. The observed worst group is the
     noisiest choice among many, so with many small groups its score is biased low: ``worst_min``
     gives the interval of the minimum from a stratified bootstrap (examples drawn within every

@@ -9,7 +9,7 @@ visible for any training function.
 ...     rng = np.random.default_rng(seed)
 ...     return {"iid": 0.84 + rng.normal(0, 0.002), "ood": rng.uniform(0, 0.6)}
 >>> spread = seeds(train_fn, n=10)
->>> bool(spread.summary().loc["ood", "range"] > spread.summary().loc["iid", "range"])
+>>> bool(spread.per_split().loc["ood", "range"] > spread.per_split().loc["iid", "range"])
 True
 """
 
@@ -17,8 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -44,7 +42,7 @@ class SeedSpread:
     scores: pd.DataFrame
     in_distribution: str
 
-    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+    def per_split(self, confidence: float = 0.95) -> pd.DataFrame:
         """Per split: seeds, mean, sd, min, max, range, and a t-interval of the mean over seeds."""
         out = []
         for split, g in self.scores.groupby("split", sort=False):
@@ -56,9 +54,16 @@ class SeedSpread:
                         "in_distribution": split == self.in_distribution})
         return pd.DataFrame.from_records(out).set_index("split")
 
+    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
+        """Deprecated name of :meth:`per_split`."""
+        from gengap._deprecation import warn_renamed
+
+        warn_renamed("SeedSpread.summary()", "SeedSpread.per_split()")
+        return self.per_split(confidence)
+
     def spread_ratio(self) -> pd.Series:
         """Each split's seed standard deviation divided by the in-distribution one (inf if that is 0)."""
-        sd = self.summary()["sd"]
+        sd = self.per_split()["sd"]
         base = sd[self.in_distribution]
         return (sd / base if base > 0 else sd.where(sd == 0, np.inf).fillna(1.0)).rename("spread_ratio")
 
@@ -141,12 +146,3 @@ def seeds(
         raise DataError(f"Not every seed returned every split: seeds per split {counts.to_dict()}.")
     return SeedSpread(scores=frame, in_distribution=in_distribution)
 
-
-class _CallableModule(types.ModuleType):
-    """``gengap.seeds(train_fn, n=...)`` calls :func:`seeds` whichever way the module was imported."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> SeedSpread:
-        return seeds(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

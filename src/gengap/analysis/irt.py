@@ -311,7 +311,7 @@ def irt_from_store(
 
     Parameters
     ----------
-    store : a path to ``gengap.duckdb``, a :class:`gengap.Store`, or an :class:`gengap.Evaluation`.
+    store : a path to ``gengap.duckdb``, a :class:`gengap.store.Store`, or an :class:`gengap.Evaluation`.
     run_id : the run (default: the latest finished run).
     metric, split, threshold : which rows, and when a score counts as correct.
     model, options : passed to :func:`fit_irt`.

@@ -5,7 +5,7 @@ is ``reference score - split score``: how many points the model loses off the i.
 When the two parts hold the same examples the gap is a paired difference; otherwise the two
 samples are compared as independent samples.
 
-Intervals and tests come from :mod:`gengap.stats` and are named in the table: ``score_method``
+Intervals and tests come from :mod:`gengap.analysis.intervals` and are named in the table: ``score_method``
 ("clopper-pearson" for 0/1 scores, "percentile" bootstrap otherwise), ``gap_method`` and
 ``gap_test`` (exact McNemar or sign-flip for paired gaps, Fisher's exact or Welch for independent
 ones). ``gap_p_adjusted`` adjusts every gap of a model (all splits x metrics) at once, with Holm's
@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap.stats import MIN_BOOTSTRAP_N, PairedTest, adjust_pvalues, mean_ci, paired_test, two_sample_test
+from gengap.analysis.intervals import MIN_BOOTSTRAP_N, PairedTest, adjust_pvalues, mean_ci, paired_test, two_sample_test
 
 __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 
@@ -66,7 +66,7 @@ def summarize(
     order = {name: i for i, name in enumerate(split_info)}
     records = []
     for (model, metric), group in clean.groupby(["model", "metric"], sort=True):
-        by_split = {s: g for s, g in group.groupby("split", sort=False)}
+        by_split = {s: g for s, g in group.groupby("split", sort=False)}  # noqa: C416  (dict(groupby) would call its .keys)
         ref_rows = by_split.get(ref) if ref else None
         for split in sorted(by_split, key=lambda s: order.get(s, len(order))):
             g = by_split[split]

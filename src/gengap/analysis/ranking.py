@@ -107,7 +107,7 @@ def rank_agreement(
             tau.loc[a, b] = tau.loc[b, a] = t
             pval.loc[a, b] = pval.loc[b, a] = p
     rng = check_random_state(seed)
-    boot_means = None
+    boot_means: dict[str, np.ndarray] | None = None
     if per_split is not None:
         boot_means = {}
         for split, matrix in per_split.items():

@@ -1,0 +1,58 @@
+"""The analysis stage: statistics computed from the per-example rows (intervals, gaps, groups, shift, transfer, seeds, IRT).
+
+============================  =====================================================================
+module                        what it answers
+============================  =====================================================================
+``analysis.intervals``        intervals (exact for 0/1, bootstrap otherwise), paired tests, adjusted p-values
+``analysis.gaps``             score per split with its interval and the gap to the i.i.d. split
+``analysis.group_scores``     groups from metadata; per-group scores, worst group, disparity
+``analysis.shift_tests``      is there a shift at all? classifier and MMD two-sample tests
+``analysis.transfer``         train on each group, test on every group
+``analysis.ranking``          do splits agree on which model is best? what does a tuning budget buy?
+``analysis.seed_spread``      the spread of in- and out-of-distribution scores over training seeds
+``analysis.irt``              item difficulty and model ability (1PL / 2PL)
+``analysis.stress``           how much each perturbation moves the score (paired with the clean run)
+``analysis.measures``         how well training-time measures rank runs by their gap
+============================  =====================================================================
+
+Names load on first use, so importing one module does not import the others (scikit-learn, say).
+
+>>> from gengap.analysis import bootstrap_ci
+>>> bootstrap_ci([1, 0, 1, 1], seed=0).n
+4
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOME = {
+    "Interval": "intervals", "bootstrap_ci": "intervals", "bootstrap_means": "intervals", "gap": "intervals",
+    "paired_difference": "intervals", "mean_ci": "intervals", "proportion_ci": "intervals",
+    "paired_proportion_ci": "intervals", "newcombe_ci": "intervals", "PairedTest": "intervals",
+    "paired_test": "intervals", "two_sample_test": "intervals", "adjust_pvalues": "intervals",
+    "SUMMARY_COLUMNS": "gaps", "summarize": "gaps", "find_reference": "gaps",
+    "Groups": "group_scores", "group_by": "group_scores", "group_metrics": "group_scores", "expand_metadata": "group_scores",
+    "ShiftTest": "shift_tests", "classifier_test": "shift_tests", "detect_shift": "shift_tests", "mmd_test": "shift_tests",
+    "TransferMatrix": "transfer", "transfer_matrix": "transfer",
+    "RankAgreement": "ranking", "rank_agreement": "ranking", "expected_max_score": "ranking",
+    "SeedSpread": "seed_spread", "seeds": "seed_spread",
+    "IRTFit": "irt", "fit_irt": "irt", "irt_from_store": "irt",
+    "perturbation_effects": "stress", "worst_case": "stress", "family_split_table": "stress", "template_spread": "stress",
+    "rank_correlation": "measures", "runs_table": "measures",
+}
+
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module 'gengap.analysis' has no attribute '{name}'")
+    value = getattr(importlib.import_module(f"gengap.analysis.{_HOME[name]}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
