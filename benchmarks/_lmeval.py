@@ -21,7 +21,7 @@ def lmeval_python() -> Path:
         print(f"creating {VENV} with lm_eval (one-off, a few minutes)...", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "lm_eval"], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "lm_eval==0.4.13"], check=True)
     return python
 
 

@@ -12,7 +12,7 @@ from gengap._errors import GengapError
 from gengap.cli._app import app
 
 # Command modules: importing one registers its commands.
-from gengap.cli import _demo, _eval, _extract, _report, _split, _tasks  # noqa: E402,F401
+from gengap.cli import _demo, _eval, _extract, _import, _report, _split, _tasks  # noqa: E402,F401
 
 __all__ = ["app", "main"]
 

@@ -1,0 +1,77 @@
+"""``gengap import``: per-example logs you already have (lm-evaluation-harness, any table) into a results store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from gengap.cli._app import app
+from gengap.cli._common import print_summary, stdout
+
+import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, JSONL/CSV/Parquet) "
+                              "into a results store, then write the usual report. No model is called.",
+                         no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+
+def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+    from gengap.report._write import FILE_NAMES, check_formats, write_report
+    from gengap.runner import Evaluation
+
+    for note in result.notes:
+        stdout.print(f"note: {note}", markup=False, soft_wrap=True)
+    if result.already_imported:
+        stdout.print(f"Already imported as run {result.run_id} in {result.store_path}; nothing was written again.",
+                     markup=False, soft_wrap=True)
+    else:
+        stdout.print(f"Imported {result.n_rows:,} rows as run {result.run_id} into {result.store_path}.",
+                     markup=False, soft_wrap=True)
+    evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
+    print_summary(evaluation.summary())
+    chosen = check_formats(formats or list(FILE_NAMES))
+    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen)
+    stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
+
+
+@import_app.command("lm-eval")
+def lm_eval_command(
+    path: Annotated[Path, typer.Argument(help="The --output_path folder of lm_eval runs made with --log_samples (searched recursively).")],
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    format: Annotated[Optional[list[str]], typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+) -> None:
+    """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
+
+    Example: gengap import lm-eval lm-eval-out/ --out report/
+    """
+    from gengap.imports import import_lm_eval
+
+    _finish(import_lm_eval(path, out), format)
+
+
+@import_app.command("table")
+def table_command(
+    files: Annotated[list[Path], typer.Argument(help="JSONL, JSON, CSV, TSV or Parquet files of per-example predictions (one per model, or with a model column).")],
+    id: Annotated[str, typer.Option("--id", help="Column with the example id (the same example has the same id for every model).")] = ...,
+    output: Annotated[str, typer.Option(help="Column with the model's output.")] = ...,
+    score: Annotated[list[str], typer.Option("--score", help="Column with a per-example score (repeat; numbers or true/false).")] = ...,
+    input: Annotated[Optional[str], typer.Option(help="Column with the model's input.")] = None,
+    target: Annotated[Optional[str], typer.Option(help="Column with the reference answer.")] = None,
+    model: Annotated[Optional[str], typer.Option(help="Column with the model name (else each file is one model, named after the file).")] = None,
+    task: Annotated[Optional[str], typer.Option(help="Column with the task or split name (else one split per import).")] = None,
+    extracted: Annotated[Optional[str], typer.Option(help="Column with the answer already read from the output.")] = None,
+    metadata: Annotated[Optional[list[str]], typer.Option(help="Metadata column to keep (repeat; default: every other column).")] = None,
+    split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    format: Annotated[Optional[list[str]], typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+) -> None:
+    """Import per-example predictions from any table, naming its columns.
+
+    Example: gengap import table preds_a.jsonl preds_b.jsonl --id qid --input question --target answer --output response --score correct --out report/
+    """
+    from gengap.imports import import_table
+
+    result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
+                          task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
+    _finish(result, format)
