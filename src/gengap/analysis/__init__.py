@@ -1,0 +1,1 @@
+"""Analyses of stored per-example rows that call no model."""
