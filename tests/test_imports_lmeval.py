@@ -121,6 +121,13 @@ def test_cli_imports_and_writes_the_report(tmp_path, cli):
     assert got[("qtr7s3m5", "gengap_mc", "acc,none")] == pytest.approx(
         json.loads(next((RUNS / "qtr7s3m5").glob("results_*.json")).read_text())["results"]["gengap_mc"]["acc,none"])
     assert (tmp_path / "rep" / "index.html").exists()
+    side_by_side = results["sections"]["lm_eval"]
+    assert len(side_by_side) == 9
+    for r in side_by_side:  # lm_eval's printed value is gengap's mean; the bootstrap interval holds it
+        assert r["gengap"] == pytest.approx(r["lm_eval"], abs=1e-12) and r["low"] <= r["gengap"] <= r["high"]
+        assert 0 <= r["low"] and r["high"] <= 1
+    assert "lm_eval&#39;s figures and gengap&#39;s" in (tmp_path / "rep" / "index.html").read_text() or \
+        "lm_eval's figures and gengap's" in (tmp_path / "rep" / "index.html").read_text()
     code, out, _ = cli("import", "lm-eval", str(RUNS), "--out", str(tmp_path / "rep"))
     assert code == 0 and "Already imported as run r0001" in out
 

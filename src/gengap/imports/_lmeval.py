@@ -40,7 +40,7 @@ import numpy as np
 import pyarrow as pa
 
 from gengap._errors import DataError
-from gengap.imports._parts import ImportedPart, ImportResult, ModelRows, file_digest, write_import
+from gengap.imports._parts import ImportedPart, ImportResult, ModelRows, file_digest, find_import, write_import
 
 __all__ = ["import_lm_eval", "read_lm_eval", "LmEvalRun", "REQUIRED_FIELDS"]
 
@@ -285,7 +285,7 @@ def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun) -> tu
         scores[f"{metric},{filt}"] = frame["value"].to_numpy(dtype=np.float64)
     reported = {k: v for k, v in ((results.get("results") or {}).get(task) or {}).items() if "," in k}
     info = {"method": "lm-eval task", "task": task, "output_type": output_type, "n_test": n,
-            "filters": filters, "extracted_filter": primary, "reported": reported,
+            "filters": filters, "extracted_filter": primary, "reported": {model: reported},
             "n_shot": (results.get("n-shot") or {}).get(task), "version": (results.get("versions") or {}).get(task),
             "task_config": task_config}
     part = ImportedPart(split=task, method="lm-eval task", info=info, example_ids=main.column("example_id"),
@@ -302,6 +302,7 @@ def _merge(parts: dict[str, ImportedPart], part: ImportedPart, path: Path) -> No
     if have is None:
         parts[part.split] = part
         return
+    have.info.setdefault("reported", {}).update(part.info.get("reported", {}))
     if have.example_ids.equals(part.example_ids) and have.inputs.equals(part.inputs):
         have.models.update(part.models)
         return
@@ -331,16 +332,24 @@ def _merge(parts: dict[str, ImportedPart], part: ImportedPart, path: Path) -> No
     have.models.update(part.models)
 
 
-def read_lm_eval(path: str | Path) -> tuple[list[ImportedPart], dict[str, Any], list[str]]:
-    """Read every run under ``path``: the parts (one per task, every model's rows), the source description, notes."""
+def _source(root: Path, runs: list[LmEvalRun]) -> dict[str, Any]:
+    """What identifies an import: the folder's name, every file's digest, the models and their settings."""
+    base = root if root.is_dir() else root.parent
+    files = {}
+    for run in runs:
+        for p in [run.results_path, *run.samples.values()]:
+            files[str(p.relative_to(base))] = file_digest(p)
+    return {"kind": "lm-eval", "folder": base.resolve().name, "files": dict(sorted(files.items())),
+            "models": {run.model: run.model_settings() for run in runs}}
+
+
+def _read_parts(runs: list[LmEvalRun]) -> tuple[list[ImportedPart], list[str]]:
     import duckdb
 
-    root = Path(path)
-    runs = find_runs(root)
-    _name_models(runs)
     parts: dict[str, ImportedPart] = {}
     notes: list[str] = []
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     try:
         for run in sorted(runs, key=lambda r: (r.time, str(r.results_path))):
             for task in sorted(run.samples):
@@ -349,25 +358,34 @@ def read_lm_eval(path: str | Path) -> tuple[list[ImportedPart], dict[str, Any], 
                 notes += [f"{run.model}: {t}" for t in task_notes]
     finally:
         con.close()
-    base = root if root.is_dir() else root.parent
-    files = {}
-    for run in runs:
-        for p in [run.results_path, *run.samples.values()]:
-            files[str(p.relative_to(base))] = file_digest(p)
-    source = {
-        "kind": "lm-eval", "folder": base.resolve().name, "files": dict(sorted(files.items())),
-        "models": {run.model: run.model_settings() for run in runs},
-    }
-    return [parts[t] for t in sorted(parts)], source, notes
+    return [parts[t] for t in sorted(parts)], notes
+
+
+def read_lm_eval(path: str | Path) -> tuple[list[ImportedPart], dict[str, Any], list[str]]:
+    """Read every run under ``path``: the parts (one per task, every model's rows), the source description, notes."""
+    root = Path(path)
+    runs = find_runs(root)
+    _name_models(runs)
+    parts, notes = _read_parts(runs)
+    return parts, _source(root, runs), notes
 
 
 def import_lm_eval(path: str | Path, out: str | Path, *, name: str = "lm-eval import") -> ImportResult:
     """Read an lm_eval ``--log_samples`` output folder into a results store in ``out`` (idempotent).
 
     Returns where the rows went; ``already_imported`` is True when the same files were imported
-    into that store before (nothing is written again).
+    into that store before (then nothing is parsed or written again).
     """
-    parts, source, notes = read_lm_eval(path)
+    from gengap.runner import STORE_NAME
+
+    root = Path(path)
+    runs = find_runs(root)
+    _name_models(runs)
+    source = _source(root, runs)
+    done = find_import(out, name, source)
+    if done is not None:
+        return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
+    parts, notes = _read_parts(runs)
     metrics = sorted({m for p in parts for rows in p.models.values() for m in rows.scores})
     config = {
         "import": source,

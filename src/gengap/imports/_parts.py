@@ -24,7 +24,7 @@ import pyarrow as pa
 from gengap._errors import DataError
 from gengap.store import Store
 
-__all__ = ["ImportedPart", "ModelRows", "ImportResult", "write_import", "file_digest"]
+__all__ = ["ImportedPart", "ModelRows", "ImportResult", "write_import", "file_digest", "find_import"]
 
 
 @dataclass
@@ -90,9 +90,9 @@ class ImportResult:
 
 
 def file_digest(path: Path) -> str:
-    """BLAKE2b digest (hex, 16 bytes) of a file's content: the identity of an imported file."""
+    """SHA-1 digest (hex) of a file's content: the identity of an imported file (not a security check)."""
     with open(path, "rb") as f:
-        return hashlib.file_digest(f, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
+        return hashlib.file_digest(f, "sha1").hexdigest()
 
 
 def _finished_run(store: Store, name: str, config: Mapping[str, Any]) -> str | None:
@@ -100,6 +100,25 @@ def _finished_run(store: Store, name: str, config: Mapping[str, Any]) -> str | N
     found = store.sql("SELECT run_id FROM runs WHERE name = ? AND config = ? AND status = 'done' "
                       "ORDER BY created_at DESC, run_id DESC LIMIT 1", [name, text])
     return None if found.empty else str(found["run_id"].iloc[0])
+
+
+def find_import(out: str | Path, name: str, source: Mapping[str, Any]) -> str | None:
+    """The finished run of ``out``'s store that imported exactly ``source`` (the same files), or None.
+
+    Checked before the files are parsed, so importing the same files again costs only their digests.
+    """
+    from gengap.runner import STORE_NAME
+
+    store_path = Path(out) / STORE_NAME
+    if not store_path.is_file():
+        return None
+    with Store(store_path, read_only=True) as store:
+        found = store.sql("SELECT run_id, config FROM runs WHERE name = ? AND status = 'done' "
+                          "ORDER BY created_at DESC, run_id DESC", [name])
+    for row in found.itertuples():
+        if json.loads(row.config).get("import") == json.loads(json.dumps(source, default=str)):
+            return str(row.run_id)
+    return None
 
 
 def write_import(out: str | Path, name: str, config: Mapping[str, Any], parts: Sequence[ImportedPart],

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from gengap._errors import ConfigError, DataError, did_you_mean
-from gengap.imports._parts import ImportedPart, ImportResult, ModelRows, file_digest, write_import
+from gengap.imports._parts import ImportedPart, ImportResult, ModelRows, file_digest, find_import, write_import
 
 __all__ = ["read_table", "import_table"]
 
@@ -88,6 +88,7 @@ def read_table(
              "extracted": extracted}
     taken = {c for c in roles.values() if c is not None} | set(scores)
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     selects = []
     try:
         for k, p in enumerate(paths):
@@ -124,10 +125,14 @@ def read_table(
         parts, notes = _parts(con, scores, extracted is not None)
     finally:
         con.close()
-    source = {"kind": "table", "files": {str(p): file_digest(p) for p in paths},
-              "columns": {**roles, "scores": list(scores), "metadata": None if metadata is None else list(metadata),
-                          "split_name": split_name}}
-    return parts, source, notes
+    return parts, _source(paths, roles, scores, metadata, split_name), notes
+
+
+def _source(paths: Sequence[Path], roles: dict[str, str | None], scores: Sequence[str], metadata: Sequence[str] | None,
+            split_name: str) -> dict[str, Any]:
+    return {"kind": "table", "files": {str(p): file_digest(p) for p in paths},
+            "columns": {**roles, "scores": list(scores), "metadata": None if metadata is None else list(metadata),
+                        "split_name": split_name}}
 
 
 def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[str, str | None]) -> None:
@@ -204,6 +209,14 @@ def import_table(
     name: str = "table import",
 ) -> ImportResult:
     """Read per-example prediction files (see :func:`read_table`) into a results store in ``out`` (idempotent)."""
+    from gengap.runner import STORE_NAME
+
+    if all(Path(f).is_file() for f in files) and files:
+        roles = {"id": id, "output": output, "input": input, "target": target, "model": model, "task": task,
+                 "extracted": extracted}
+        done = find_import(out, name, _source([Path(f) for f in files], roles, scores, metadata, split_name))
+        if done is not None:
+            return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
     parts, source, notes = read_table(files, id=id, output=output, scores=scores, input=input, target=target,
                                       model=model, task=task, extracted=extracted, metadata=metadata,
                                       split_name=split_name)
