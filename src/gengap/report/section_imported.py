@@ -40,7 +40,7 @@ def reported_table(ctx: ReportContext) -> pd.DataFrame | None:
                                                        "low", "high"]) if records else None
 
 
-@register_section("lm_eval", order=15)
+@register_section("lm_eval", order=40)
 def lm_eval_figures(ctx: ReportContext) -> Section | None:
     """lm_eval's printed figures next to gengap's, for an lm-eval import."""
     table = reported_table(ctx)
