@@ -229,3 +229,18 @@ def test_the_harness_still_writes_the_committed_format(tmp_path):
                {k: old_line[k] for k in ("doc", "target", "arguments", "resps", "filtered_resps")}
     parts, _, _ = read_lm_eval(tmp_path / "runs")
     assert {p.split for p in parts} == {"gengap_arith", "gengap_mc"}
+
+
+def test_cli_analyses_are_printed_and_written(tmp_path, cli):
+    code, out, err = cli("import", "lm-eval", str(RUNS), "--out", str(tmp_path / "rep"), "--format", "json",
+                         "--metric", "acc,none", "--group", "topic", "--subset", "group:group=topic,holdout=large")
+    assert code == 0, err
+    groups = __import__("pandas").read_csv(tmp_path / "rep" / "analysis" / "groups_topic.csv")
+    assert set(groups["group"]) == {"small", "large"} and groups.groupby("model")["worst"].sum().tolist() == [1, 1, 1]
+    subset = __import__("pandas").read_csv(tmp_path / "rep" / "analysis" / "subset_group_group_topic_holdout_large.csv")
+    assert (subset["n_subset"] + subset["n_rest"] == 30).all()
+    code, out, err = cli("import", "lm-eval", str(RUNS), "--out", str(tmp_path / "rep"), "--format", "json",
+                         "--metric", "exact_match,strict-match", "--reextract", "number")
+    assert code == 0 and "Already imported" in out
+    reread = __import__("pandas").read_csv(tmp_path / "rep" / "analysis" / "reextract.csv")
+    assert len(reread) == 3 and (reread["agreement"] == 1.0).all()

@@ -16,6 +16,41 @@ import_app = typer.Typer(help="Read per-example logs of runs you already have (l
 app.add_typer(import_app, name="import")
 
 
+def _print_table(title: str, frame, path: Path) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False)
+    table = Table(title=f"{title}  ({path})", title_justify="left")
+    for col in frame.columns:
+        table.add_column(str(col), overflow="fold")
+    for rec in frame.itertuples(index=False):
+        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in rec))
+    stdout.print(table, markup=False)
+
+
+def _analyses(result, *, metric: str | None, group: list[str] | None, reextract: str | None,  # type: ignore[no-untyped-def]
+              subset: list[str] | None) -> None:
+    """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
+    if not (group or reextract or subset):
+        return
+    from gengap.analysis.imported import group_scores, load_rows, reextract as read_again, subset_scores
+
+    rows = load_rows(result.store_path, result.run_id, metric=metric)
+    folder = result.out / "analysis"
+    for field in group or []:
+        table = group_scores(rows, field, n_resamples=2000)
+        _print_table(f"Groups by {field}", table.drop(columns=["worst_low", "worst_high"]), folder / f"groups_{field}.csv")
+    if reextract:
+        generated = rows[rows["extracted"].notna() | rows["unextracted"].fillna(False).astype(bool)]
+        _, summary = read_again(generated, reextract)
+        _print_table(f"gengap's extractor ({reextract}) beside the log's answers", summary, folder / "reextract.csv")
+    for spec in subset or []:
+        table = subset_scores(rows, spec, n_resamples=2000)
+        safe = "".join(c if c.isalnum() else "_" for c in spec)
+        _print_table(f"Subset a '{spec}' split would test", table, folder / f"subset_{safe}.csv")
+
+
 def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.runner import Evaluation
@@ -40,14 +75,20 @@ def lm_eval_command(
     path: Annotated[Path, typer.Argument(help="The --output_path folder of lm_eval runs made with --log_samples (searched recursively).")],
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
     format: Annotated[Optional[list[str]], typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    metric: Annotated[Optional[str], typer.Option(help="Analyses: the metric to use (e.g. acc,none), when a task has several.")] = None,
+    group: Annotated[Optional[list[str]], typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
+    reextract: Annotated[Optional[str], typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
+    subset: Annotated[Optional[list[str]], typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
-    Example: gengap import lm-eval lm-eval-out/ --out report/
+    Example: gengap import lm-eval lm-eval-out/ --out report/ --group subject --reextract number
     """
     from gengap.imports import import_lm_eval
 
-    _finish(import_lm_eval(path, out), format)
+    result = import_lm_eval(path, out)
+    _finish(result, format)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 
 @import_app.command("table")
