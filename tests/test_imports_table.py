@@ -71,7 +71,7 @@ def test_models_that_saw_different_examples(tmp_path):
 
 def test_reimport_is_idempotent(tmp_path):
     _frame("a", 0).to_json(tmp_path / "a.jsonl", orient="records", lines=True)
-    args = dict(id="qid", output="answer", scores=["correct"], out=tmp_path / "out")
+    args = {"id": "qid", "output": "answer", "scores": ["correct"], "out": tmp_path / "out"}
     first = import_table([tmp_path / "a.jsonl"], **args)
     again = import_table([tmp_path / "a.jsonl"], **args)
     assert again.already_imported and again.run_id == first.run_id
@@ -103,7 +103,7 @@ def test_duplicate_ids_name_the_rows(tmp_path):
 
 def test_cli_table_import(tmp_path, cli):
     _frame("a", 0).to_json(tmp_path / "a.jsonl", orient="records", lines=True)
-    code, out, err = cli("import", "table", str(tmp_path / "a.jsonl"), "--id", "qid", "--output", "answer",
+    code, _, err = cli("import", "table", str(tmp_path / "a.jsonl"), "--id", "qid", "--output", "answer",
                          "--score", "correct", "--target", "gold", "--out", str(tmp_path / "rep"), "--format", "json")
     assert code == 0, err
     summary = json.loads((tmp_path / "rep" / "results.json").read_text())["summary"]

@@ -37,8 +37,18 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError, did_you_mean
 
-__all__ = ["load_rows", "with_metadata", "model_differences", "task_gaps", "group_scores", "reextract",
-           "subset_scores", "rank_agreement_across", "DIFFERENCE_COLUMNS", "SUBSET_COLUMNS"]
+__all__ = [
+    "DIFFERENCE_COLUMNS",
+    "SUBSET_COLUMNS",
+    "group_scores",
+    "load_rows",
+    "model_differences",
+    "rank_agreement_across",
+    "reextract",
+    "subset_scores",
+    "task_gaps",
+    "with_metadata",
+]
 
 #: Columns of :func:`model_differences`.
 DIFFERENCE_COLUMNS = ["split", "metric", "model_a", "model_b", "n", "difference", "low", "high", "score_a", "score_b"]
@@ -154,7 +164,7 @@ def group_scores(rows: pd.DataFrame, field: str | Sequence[str], *, metric: str 
         labels = g[fields].astype(str).agg("/".join, axis=1)
         rep = group_metrics(g["score"].to_numpy(), labels.to_numpy(), min_size=min_size, confidence=confidence,
                             n_resamples=n_resamples, seed=seed)
-        table = rep.table.assign(model=model, split=split, metric=met, worst=lambda t: t["group"] == rep.worst_group,
+        table = rep.table.assign(model=model, split=split, metric=met, worst=rep.table["group"] == rep.worst_group,
                                  worst_low=rep.worst.low, worst_high=rep.worst.high)
         frames.append(table)
     return pd.concat(frames, ignore_index=True)[["model", "split", "metric", "group", "n", "score", "score_low",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -34,7 +34,8 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
     """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
     if not (group or reextract or subset):
         return
-    from gengap.analysis.imported import group_scores, load_rows, reextract as read_again, subset_scores
+    from gengap.analysis.imported import group_scores, load_rows, subset_scores
+    from gengap.analysis.imported import reextract as read_again
 
     rows = load_rows(result.store_path, result.run_id, metric=metric)
     folder = result.out / "analysis"
@@ -74,11 +75,11 @@ def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyp
 def lm_eval_command(
     path: Annotated[Path, typer.Argument(help="The --output_path folder of lm_eval runs made with --log_samples (searched recursively).")],
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
-    format: Annotated[Optional[list[str]], typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
-    metric: Annotated[Optional[str], typer.Option(help="Analyses: the metric to use (e.g. acc,none), when a task has several.")] = None,
-    group: Annotated[Optional[list[str]], typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
-    reextract: Annotated[Optional[str], typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
-    subset: Annotated[Optional[list[str]], typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    metric: Annotated[str | None, typer.Option(help="Analyses: the metric to use (e.g. acc,none), when a task has several.")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
+    reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
+    subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -97,15 +98,15 @@ def table_command(
     id: Annotated[str, typer.Option("--id", help="Column with the example id (the same example has the same id for every model).")] = ...,
     output: Annotated[str, typer.Option(help="Column with the model's output.")] = ...,
     score: Annotated[list[str], typer.Option("--score", help="Column with a per-example score (repeat; numbers or true/false).")] = ...,
-    input: Annotated[Optional[str], typer.Option(help="Column with the model's input.")] = None,
-    target: Annotated[Optional[str], typer.Option(help="Column with the reference answer.")] = None,
-    model: Annotated[Optional[str], typer.Option(help="Column with the model name (else each file is one model, named after the file).")] = None,
-    task: Annotated[Optional[str], typer.Option(help="Column with the task or split name (else one split per import).")] = None,
-    extracted: Annotated[Optional[str], typer.Option(help="Column with the answer already read from the output.")] = None,
-    metadata: Annotated[Optional[list[str]], typer.Option(help="Metadata column to keep (repeat; default: every other column).")] = None,
+    input: Annotated[str | None, typer.Option(help="Column with the model's input.")] = None,
+    target: Annotated[str | None, typer.Option(help="Column with the reference answer.")] = None,
+    model: Annotated[str | None, typer.Option(help="Column with the model name (else each file is one model, named after the file).")] = None,
+    task: Annotated[str | None, typer.Option(help="Column with the task or split name (else one split per import).")] = None,
+    extracted: Annotated[str | None, typer.Option(help="Column with the answer already read from the output.")] = None,
+    metadata: Annotated[list[str] | None, typer.Option(help="Metadata column to keep (repeat; default: every other column).")] = None,
     split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
-    format: Annotated[Optional[list[str]], typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 

@@ -40,9 +40,16 @@ import numpy as np
 import pyarrow as pa
 
 from gengap._errors import DataError
-from gengap.imports._parts import ImportedPart, ImportResult, ModelRows, file_digest, find_import, write_import
+from gengap.imports._parts import (
+    ImportedPart,
+    ImportResult,
+    ModelRows,
+    file_digest,
+    find_import,
+    write_import,
+)
 
-__all__ = ["import_lm_eval", "read_lm_eval", "LmEvalRun", "REQUIRED_FIELDS"]
+__all__ = ["REQUIRED_FIELDS", "LmEvalRun", "import_lm_eval", "read_lm_eval"]
 
 #: Fields every line of an lm_eval 0.4 samples file has; without them the file is not one we can read.
 REQUIRED_FIELDS = ("doc_id", "doc", "target", "arguments", "resps", "filtered_resps")
@@ -89,9 +96,9 @@ def find_runs(path: Path) -> list[LmEvalRun]:
     samples_files = sorted(p for p in (path.parent if path.is_file() else path).rglob("samples_*.jsonl")
                            if _SAMPLES.match(p.name))
     if not samples_files:
-        found = sorted(p.name for p in path.rglob("*") if p.is_file())[:8] if path.is_dir() else [path.name]
+        present = sorted(p.name for p in path.rglob("*") if p.is_file())[:8] if path.is_dir() else [path.name]
         raise DataError(
-            f"'{path}' holds no lm_eval samples files (samples_<task>_<time>.jsonl; found: {found or 'no files'}). "
+            f"'{path}' holds no lm_eval samples files (samples_<task>_<time>.jsonl; found: {present or 'no files'}). "
             "Run lm_eval with --log_samples --output_path DIR and give DIR.")
     runs: dict[tuple[Path, str], LmEvalRun] = {}
     for rp in results_files:

@@ -24,7 +24,7 @@ import pyarrow as pa
 from gengap._errors import DataError
 from gengap.store import Store
 
-__all__ = ["ImportedPart", "ModelRows", "ImportResult", "write_import", "file_digest", "find_import"]
+__all__ = ["ImportResult", "ImportedPart", "ModelRows", "file_digest", "find_import", "write_import"]
 
 
 @dataclass

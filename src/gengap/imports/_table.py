@@ -26,9 +26,16 @@ from typing import Any
 import numpy as np
 
 from gengap._errors import ConfigError, DataError, did_you_mean
-from gengap.imports._parts import ImportedPart, ImportResult, ModelRows, file_digest, find_import, write_import
+from gengap.imports._parts import (
+    ImportedPart,
+    ImportResult,
+    ModelRows,
+    file_digest,
+    find_import,
+    write_import,
+)
 
-__all__ = ["read_table", "import_table"]
+__all__ = ["import_table", "read_table"]
 
 _READERS = {
     "jsonl": "read_json(?, format='newline_delimited')", "ndjson": "read_json(?, format='newline_delimited')",

@@ -33,7 +33,7 @@ def lm_eval_command(out: Path, seed: int, *, tasks: str = "gengap_arith,gengap_m
 
 def run(out: Path, seed: int, **kwargs: str | None) -> None:
     """Run lm_eval once (from the tasks folder, so the YAML files' relative data paths resolve)."""
-    proc = subprocess.run(lm_eval_command(out, seed, **kwargs), cwd=TASKS, capture_output=True, text=True)  # type: ignore[arg-type]
+    proc = subprocess.run(lm_eval_command(out, seed, **kwargs), cwd=TASKS, capture_output=True, text=True, check=False)  # type: ignore[arg-type]
     if proc.returncode != 0:
         raise RuntimeError(f"lm_eval failed (exit {proc.returncode}):\n{proc.stderr[-3000:]}")
     sys.stdout.write(proc.stdout)
