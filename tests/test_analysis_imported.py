@@ -158,3 +158,17 @@ def test_rank_agreement_across_tasks_and_subsets(tmp_path):
     assert vs.loc["t2", "tau"] == pytest.approx(expected)
     assert vs.loc["t2", "tau_low"] <= vs.loc["t2", "tau"] <= vs.loc["t2", "tau_high"]
     assert set(vs.index) == {"t2", "t1-hard"}
+
+
+@pytest.mark.parametrize(("spec", "metric", "n_docs", "n_subset"), [
+    ("time:time=digits,cutoff=3", "exact_match,strict-match", 40, 13),  # "later" documents: the 3-digit ones
+    ("difficulty:difficulty=digits", "exact_match,strict-match", 40, 13),
+    ("combination", "acc,none", 30, None),  # held-out combinations of the questions' words
+    ("random", "acc,none", 30, 6),
+])
+def test_other_row_selecting_splits(rows, spec, metric, n_docs, n_subset):
+    table = subset_scores(rows, spec, metric=metric, n_resamples=500)
+    assert len(table) == 3 and table["n_subset"].nunique() == 1
+    assert (table["n_subset"] + table["n_rest"] <= n_docs).all()
+    if n_subset is not None:
+        assert table["n_subset"].iloc[0] == n_subset
