@@ -108,3 +108,19 @@ def test_cli_table_import(tmp_path, cli):
     assert code == 0, err
     summary = json.loads((tmp_path / "rep" / "results.json").read_text())["summary"]
     assert summary[0]["score"] == pytest.approx(20 / 30) and summary[0]["n"] == 30
+
+
+def test_cli_table_analyses(tmp_path, cli):
+    frame = _frame("a", 0)
+    frame["log_answer"] = frame["answer"].where(frame["correct"], None)
+    frame["answer"] = "The answer is " + frame["answer"]
+    frame.to_json(tmp_path / "a.jsonl", orient="records", lines=True)
+    code, _, err = cli("import", "table", str(tmp_path / "a.jsonl"), "--id", "qid", "--output", "answer",
+                       "--extracted", "log_answer", "--score", "correct", "--target", "gold",
+                       "--out", str(tmp_path / "rep"), "--format", "md", "--group", "source", "--reextract", "number")
+    assert code == 0, err
+    groups = pd.read_csv(tmp_path / "rep" / "analysis" / "groups_source.csv")
+    assert dict(zip(groups["group"], groups["n"])) == {"web": 10, "book": 20}
+    reread = pd.read_csv(tmp_path / "rep" / "analysis" / "reextract.csv").iloc[0]
+    # gengap reads "0" from the wrong answers, where the log had no answer: they disagree on those 10
+    assert reread["agreement"] == pytest.approx(20 / 30) and reread["gengap_score"] == pytest.approx(20 / 30)

@@ -43,8 +43,13 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
         table = group_scores(rows, field, n_resamples=2000)
         _print_table(f"Groups by {field}", table.drop(columns=["worst_low", "worst_high"]), folder / f"groups_{field}.csv")
     if reextract:
-        generated = rows[rows["extracted"].notna() | rows["unextracted"].fillna(False).astype(bool)]
-        _, summary = read_again(generated, reextract)
+        from gengap.imports._lmeval import LOGLIKELIHOOD_TYPES
+        from gengap.store import Store
+
+        with Store(result.store_path, read_only=True) as store:
+            info = store.split_info(result.run_id)
+        scored = [t for t, i in info.items() if i.get("output_type") in LOGLIKELIHOOD_TYPES]  # no text to read
+        _, summary = read_again(rows[~rows["split"].isin(scored)], reextract)
         _print_table(f"gengap's extractor ({reextract}) beside the log's answers", summary, folder / "reextract.csv")
     for spec in subset or []:
         table = subset_scores(rows, spec, n_resamples=2000)
@@ -107,6 +112,10 @@ def table_command(
     split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    metric: Annotated[str | None, typer.Option(help="Analyses: the score column to use, when there are several.")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
+    reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
+    subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -117,3 +126,4 @@ def table_command(
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
     _finish(result, format)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
