@@ -244,3 +244,22 @@ def test_cli_analyses_are_printed_and_written(tmp_path, cli):
     assert code == 0 and "Already imported" in out
     reread = __import__("pandas").read_csv(tmp_path / "rep" / "analysis" / "reextract.csv")
     assert len(reread) == 3 and (reread["agreement"] == 1.0).all()
+
+
+def test_the_answer_filter_chooses_which_answers_are_stored(tmp_path):
+    logs = _copy_runs(tmp_path)
+    samples = next(logs.rglob("samples_gengap_arith_*.jsonl"))
+    records = [json.loads(line) for line in samples.read_text().splitlines()]
+    for r in records:  # give the two filters different answers, as a real model's output would
+        r["filtered_resps"] = ["7"] if r["filter"] == "flexible-extract" else ["[invalid]"]
+    samples.write_text("".join(json.dumps(r) + "\n" for r in records))
+    model = samples.parent.name
+    first = import_lm_eval(logs, tmp_path / "a")
+    chosen = import_lm_eval(logs, tmp_path / "b", answer_filter="flexible-extract")
+    with Store(first.store_path, read_only=True) as store:
+        a = store.rows(first.run_id, metric="exact_match,strict-match")
+    with Store(chosen.store_path, read_only=True) as store:
+        b = store.rows(chosen.run_id, metric="exact_match,strict-match")
+        assert store.split_info(chosen.run_id)["gengap_arith"]["extracted_filter"] == "flexible-extract"
+    assert a[(a["model"] == model) & (a["split"] == "gengap_arith")]["extracted"].isna().all()
+    assert (b[(b["model"] == model) & (b["split"] == "gengap_arith")]["extracted"] == "7").all()

@@ -81,6 +81,7 @@ def lm_eval_command(
     path: Annotated[Path, typer.Argument(help="The --output_path folder of lm_eval runs made with --log_samples (searched recursively).")],
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    answer_filter: Annotated[str | None, typer.Option(help="The lm_eval filter whose answers are stored as the extracted answer (default: each task's first), e.g. flexible-extract.")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the metric to use (e.g. acc,none), when a task has several.")] = None,
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
@@ -92,7 +93,7 @@ def lm_eval_command(
     """
     from gengap.imports import import_lm_eval
 
-    result = import_lm_eval(path, out)
+    result = import_lm_eval(path, out, answer_filter=answer_filter)
     _finish(result, format)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 

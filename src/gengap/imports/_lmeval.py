@@ -212,8 +212,12 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun) -> tuple[ImportedPart, list[str]]:
-    """One samples file -> one part with one model's rows; also notes on what was left out."""
+def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun, *,
+              answer_filter: str | None = None) -> tuple[ImportedPart, list[str]]:
+    """One samples file -> one part with one model's rows; also notes on what was left out.
+
+    The ``extracted`` answer is that of ``answer_filter`` when the task has it, else its first filter.
+    """
     import duckdb
 
     results = run.results
@@ -236,7 +240,7 @@ def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun) -> tu
         raise _bad_line(path)
     con.execute("UPDATE samples SET filter = 'none' WHERE filter IS NULL")
     filters = [r[0] for r in con.execute("SELECT filter FROM samples GROUP BY filter ORDER BY min(rowid)").fetchall()]
-    primary = filters[0]
+    primary = answer_filter if answer_filter in filters else filters[0]
     dupes = con.execute("SELECT filter, doc_id, count(*) FROM samples GROUP BY ALL HAVING count(*) > 1 LIMIT 3").fetchall()
     if dupes:
         raise DataError(f"{path}: document(s) {[d[1] for d in dupes]} appear more than once under filter {dupes[0][0]!r}; "
@@ -350,7 +354,7 @@ def _source(root: Path, runs: list[LmEvalRun]) -> dict[str, Any]:
             "models": {run.model: run.model_settings() for run in runs}}
 
 
-def _read_parts(runs: list[LmEvalRun]) -> tuple[list[ImportedPart], list[str]]:
+def _read_parts(runs: list[LmEvalRun], answer_filter: str | None = None) -> tuple[list[ImportedPart], list[str]]:
     import duckdb
 
     parts: dict[str, ImportedPart] = {}
@@ -360,7 +364,8 @@ def _read_parts(runs: list[LmEvalRun]) -> tuple[list[ImportedPart], list[str]]:
     try:
         for run in sorted(runs, key=lambda r: (r.time, str(r.results_path))):
             for task in sorted(run.samples):
-                part, task_notes = read_task(con, run.samples[task], task, run.model, run)
+                part, task_notes = read_task(con, run.samples[task], task, run.model, run,
+                                             answer_filter=answer_filter)
                 _merge(parts, part, run.samples[task])
                 notes += [f"{run.model}: {t}" for t in task_notes]
     finally:
@@ -377,8 +382,13 @@ def read_lm_eval(path: str | Path) -> tuple[list[ImportedPart], dict[str, Any], 
     return parts, _source(root, runs), notes
 
 
-def import_lm_eval(path: str | Path, out: str | Path, *, name: str = "lm-eval import") -> ImportResult:
+def import_lm_eval(path: str | Path, out: str | Path, *, answer_filter: str | None = None,
+                   name: str = "lm-eval import") -> ImportResult:
     """Read an lm_eval ``--log_samples`` output folder into a results store in ``out`` (idempotent).
+
+    ``answer_filter`` names the filter whose answers are stored as the extracted answer (e.g.
+    ``flexible-extract``) in tasks that have it; by default each task's first filter. Every
+    filter's metric is stored either way.
 
     Returns where the rows went; ``already_imported`` is True when the same files were imported
     into that store before (then nothing is parsed or written again).
@@ -388,11 +398,11 @@ def import_lm_eval(path: str | Path, out: str | Path, *, name: str = "lm-eval im
     root = Path(path)
     runs = find_runs(root)
     _name_models(runs)
-    source = _source(root, runs)
+    source = {**_source(root, runs), "answer_filter": answer_filter}
     done = find_import(out, name, source)
     if done is not None:
         return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
-    parts, notes = _read_parts(runs)
+    parts, notes = _read_parts(runs, answer_filter)
     metrics = sorted({m for p in parts for rows in p.models.values() for m in rows.scores})
     config = {
         "import": source,
