@@ -124,3 +124,34 @@ def test_cli_table_analyses(tmp_path, cli):
     reread = pd.read_csv(tmp_path / "rep" / "analysis" / "reextract.csv").iloc[0]
     # gengap reads "0" from the wrong answers, where the log had no answer: they disagree on those 10
     assert reread["agreement"] == pytest.approx(20 / 30) and reread["gengap_score"] == pytest.approx(20 / 30)
+
+
+def test_an_import_stopped_half_way_finishes_where_it_stopped(tmp_path):
+    import numpy as np
+    import pyarrow as pa
+
+    from gengap.imports import ImportedPart, ModelRows, write_import
+
+    def parts(bad: bool) -> list[ImportedPart]:
+        ids = pa.array(["x", "y", "z"])
+        made = []
+        for split in ("t1", "t2"):
+            scores = np.array(["1", "0", "oops"], dtype=object) if bad and split == "t2" else np.array([1.0, 0.0, 1.0])
+            made.append(ImportedPart(split=split, method="imported", info={"method": "imported"}, example_ids=ids,
+                                     inputs=pa.array(["a", "b", "c"]), targets=pa.array(["a", "b", "c"]),
+                                     metadata=pa.nulls(3, pa.string()),
+                                     models={"m": ModelRows(outputs=pa.array(["a", "x", "c"]), scores={"ok": scores})}))
+        return made
+
+    config = {"import": {"kind": "test"}}
+    with pytest.raises(ValueError):
+        write_import(tmp_path, "imp", config, parts(bad=True))  # the second task's scores cannot be stored
+    with Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+        assert store.runs()["status"].tolist() == ["failed"]
+        assert store.sql("SELECT split, count(*) AS n FROM scores GROUP BY split")["split"].tolist() == ["t1"]
+    result = write_import(tmp_path, "imp", config, parts(bad=False))
+    assert result.run_id == "r0001" and not result.already_imported
+    with Store(result.store_path, read_only=True) as store:
+        assert store.runs()["status"].tolist() == ["done"]
+        counts = store.sql("SELECT split, count(*) AS n FROM scores GROUP BY split ORDER BY split")
+        assert counts["n"].tolist() == [3, 3]  # every row exactly once
