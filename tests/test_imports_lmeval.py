@@ -263,3 +263,16 @@ def test_the_answer_filter_chooses_which_answers_are_stored(tmp_path):
         assert store.split_info(chosen.run_id)["gengap_arith"]["extracted_filter"] == "flexible-extract"
     assert a[(a["model"] == model) & (a["split"] == "gengap_arith")]["extracted"].isna().all()
     assert (b[(b["model"] == model) & (b["split"] == "gengap_arith")]["extracted"] == "7").all()
+
+
+def test_runs_over_different_documents_of_a_task(tmp_path):
+    logs = _copy_runs(tmp_path)
+    first = logs / "3ykv54sv"  # the earliest run, read first: it saw only documents 5..29 (as with --limit)
+    samples = next(first.glob("samples_gengap_mc_*.jsonl"))
+    samples.write_text("".join(samples.read_text().splitlines(keepends=True)[5:]))
+    result = import_lm_eval(logs, tmp_path / "out")
+    with Store(result.store_path, read_only=True) as store:
+        rows = store.rows(result.run_id, metric="acc,none")
+        n_examples = store.sql("SELECT count(*) AS n FROM examples WHERE split = 'gengap_mc'")["n"].iloc[0]
+    assert rows.groupby("model").size().to_dict() == {"3ykv54sv": 25, "qtr7s3m5": 30, "v6y749yf": 30}
+    assert n_examples == 30 and rows["input"].notna().all()

@@ -299,10 +299,11 @@ def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun, *,
             "filters": filters, "extracted_filter": primary, "reported": {model: reported},
             "n_shot": (results.get("n-shot") or {}).get(task), "version": (results.get("versions") or {}).get(task),
             "task_config": task_config}
-    part = ImportedPart(split=task, method="lm-eval task", info=info, example_ids=main.column("example_id"),
-                        inputs=main.column("input"), targets=main.column("target"), metadata=main.column("metadata"),
-                        models={model: ModelRows(outputs=main.column("output"), scores=scores,
-                                                 extracted=None if output_type == "loglikelihood" else main.column("extracted"))})
+    col = {name: main.column(name).combine_chunks() for name in main.column_names}
+    part = ImportedPart(split=task, method="lm-eval task", info=info, example_ids=col["example_id"],
+                        inputs=col["input"], targets=col["target"], metadata=col["metadata"],
+                        models={model: ModelRows(outputs=col["output"], scores=scores,
+                                                 extracted=None if output_type == "loglikelihood" else col["extracted"])})
     return part, notes
 
 
