@@ -276,3 +276,29 @@ def test_runs_over_different_documents_of_a_task(tmp_path):
         n_examples = store.sql("SELECT count(*) AS n FROM examples WHERE split = 'gengap_mc'")["n"].iloc[0]
     assert rows.groupby("model").size().to_dict() == {"3ykv54sv": 25, "qtr7s3m5": 30, "v6y749yf": 30}
     assert n_examples == 30 and rows["input"].notna().all()
+
+
+# ---------------------------------------------------------------------------------------------- a real model
+
+LLAMA_RUNS = DATA / "runs_llamacpp"
+
+
+def test_a_real_model_served_by_llama_cpp(tmp_path):
+    """gemma-3-270m behind llama.cpp's OpenAI-compatible server, run by lm_eval's local-completions model."""
+    from gengap.analysis.imported import reextract
+    from gengap.extract import Extractor
+
+    result = import_lm_eval(LLAMA_RUNS, tmp_path)
+    with Store(result.store_path, read_only=True) as store:
+        rows = store.rows(result.run_id)
+    doc = json.loads(next(LLAMA_RUNS.rglob("results_*.json")).read_text())
+    for key in ("exact_match,strict-match", "exact_match,flexible-extract"):
+        mine = rows[rows["metric"] == key]
+        assert len(mine) == 40 and mine["score"].mean() == pytest.approx(doc["results"]["gengap_arith"][key], abs=1e-12)
+    assert rows["output"].nunique() > 5  # the model's own text, not a constant
+    per_row, summary = reextract(rows, "number", metric="exact_match,strict-match")
+    lines = [json.loads(x) for x in next(LLAMA_RUNS.rglob("samples_*.jsonl")).read_text().splitlines()]
+    strict = [r for r in lines if r["filter"] == "strict-match"]
+    theirs = [None if r["filtered_resps"][0] == "[invalid]" else r["filtered_resps"][0] for r in strict]
+    ours = Extractor("number")([r["resps"][0][0] for r in strict])
+    assert summary["agreement"].iloc[0] == pytest.approx(np.mean([a == b for a, b in zip(ours, theirs)]))
