@@ -109,7 +109,7 @@ def agreement(logs: Path) -> None:
         result = import_lm_eval(logs, out)
         rows = load_rows(result.store_path, result.run_id)
         print(f"\n== gengap's figures next to lm_eval's, from the rows of {logs}")
-        print(f"{'model':<10}{'task':<14}{'metric':<30}{'n':>4}{'lm_eval':>9}{'stderr':>8}{'normal 95%':>18}"
+        print(f"{'model':<14}{'task':<14}{'metric':<30}{'n':>4}{'lm_eval':>9}{'stderr':>8}{'normal 95%':>18}"
               f"{'gengap':>8}{'bootstrap 95%':>18}")
         worst = 0.0
         for path in sorted(logs.rglob("results_*.json")):
@@ -124,7 +124,7 @@ def agreement(logs: Path) -> None:
                     ci = bootstrap_ci(mine["score"].to_numpy(), seed=0)
                     worst = max(worst, abs(ci.estimate - value))
                     normal = f"[{value - 1.96 * stderr:.3f}, {value + 1.96 * stderr:.3f}]" if isinstance(stderr, float) else "-"
-                    print(f"{doc['model_name']:<10}{task:<14}{key:<30}{ci.n:>4}{value:>9.4f}"
+                    print(f"{doc['model_name']:<14}{task:<14}{key:<30}{ci.n:>4}{value:>9.4f}"
                           f"{stderr if isinstance(stderr, str) else f'{stderr:.4f}':>8}{normal:>18}{ci.estimate:>8.4f}"
                           f"{f'[{ci.low:.3f}, {ci.high:.3f}]':>18}")
         print(f"largest |gengap mean - lm_eval value|: {worst:.2e}")
