@@ -124,7 +124,6 @@ __all__ = [
     "Splitter",
     "TimeSplit",
     "__version__",
-    "adjust_pvalues",
     "as_model",
     "bootstrap_ci",
     "evaluate",
