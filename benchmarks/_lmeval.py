@@ -2,7 +2,8 @@
 
 The environment lives in benchmarks/.lmeval-venv (git-ignored), or where the environment variable
 GENGAP_LMEVAL_VENV points, and is created on first use: python -m venv, then torch==2.13.0 (the
-local CPU build), then lm_eval.
+local CPU build), then lm_eval[api]==0.4.13 (pinned; the api extra runs its local-completions model
+against an OpenAI-compatible server).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def lmeval_python() -> Path:
         print(f"creating {VENV} with lm_eval (one-off, a few minutes)...", file=sys.stderr)
         subprocess.run([sys.executable, "-m", "venv", str(VENV)], check=True)
         subprocess.run([str(python), "-m", "pip", "install", "-q", "torch==2.13.0"], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "lm_eval"], check=True)
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "lm_eval[api]==0.4.13"], check=True)
     return python
 
 

@@ -70,8 +70,10 @@ CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, me
 """
 
 
-def _text_column(values: Sequence[Any]) -> pa.Array:
+def _text_column(values: Sequence[Any] | pa.Array | pa.ChunkedArray) -> pa.Array:
     """Strings as they are; dicts and lists as JSON; None stays null; anything else via str()."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.cast(pa.string())
     try:
         return pa.array(values, type=pa.string())
     except (pa.ArrowTypeError, pa.ArrowInvalid):
@@ -85,6 +87,14 @@ def _text_column(values: Sequence[Any]) -> pa.Array:
         else:
             out.append(str(v))
     return pa.array(out, type=pa.string())
+
+
+def _is_null(values: Sequence[Any] | pa.Array | pa.ChunkedArray) -> pa.Array:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        import pyarrow.compute as pc
+
+        return pc.is_null(values)
+    return pa.array([v is None for v in values], type=pa.bool_())
 
 
 class Store:
@@ -223,21 +233,41 @@ class Store:
             frame[meta_cols].to_json(orient="records", lines=True, date_format="iso").splitlines()
             if meta_cols else [None] * len(frame)
         )
+        self.add_examples(run_id, split.name, split.method, info, example_ids=frame["id"].tolist(),
+                          inputs=frame["input"].tolist(), targets=frame["target"].tolist(), metadata=metadata)
+
+    def add_examples(
+        self,
+        run_id: str,
+        split: str,
+        method: str,
+        info: Mapping[str, Any],
+        *,
+        example_ids: Sequence[Any] | pa.Array,
+        inputs: Sequence[Any] | pa.Array,
+        targets: Sequence[Any] | pa.Array,
+        metadata: Sequence[str | None] | pa.Array,
+    ) -> None:
+        """Record a split (its ``method`` and ``info``) and its examples, replacing what the run had under that name.
+
+        ``metadata`` holds one JSON object text (or None) per example. Python sequences or Arrow arrays.
+        """
+        n = len(example_ids)
         table = pa.table({
-            "run_id": pa.array([run_id] * len(frame), type=pa.string()),
-            "split": pa.array([split.name] * len(frame), type=pa.string()),
-            "example_id": _text_column(frame["id"].tolist()),
-            "input": _text_column(frame["input"].tolist()),
-            "target": _text_column(frame["target"].tolist()),
-            "metadata": pa.array(metadata, type=pa.string()),
+            "run_id": pa.array([run_id] * n, type=pa.string()) if n else pa.array([], type=pa.string()),
+            "split": pa.array([split] * n, type=pa.string()) if n else pa.array([], type=pa.string()),
+            "example_id": _text_column(example_ids),
+            "input": _text_column(inputs),
+            "target": _text_column(targets),
+            "metadata": _text_column(metadata),
         })
         with self._lock:
             self._con.execute("BEGIN")
             try:
-                self._con.execute("DELETE FROM splits WHERE run_id = ? AND split = ?", [run_id, split.name])
-                self._con.execute("DELETE FROM examples WHERE run_id = ? AND split = ?", [run_id, split.name])
+                self._con.execute("DELETE FROM splits WHERE run_id = ? AND split = ?", [run_id, split])
+                self._con.execute("DELETE FROM examples WHERE run_id = ? AND split = ?", [run_id, split])
                 self._con.execute("INSERT INTO splits VALUES (?, ?, ?, ?)",
-                                  [run_id, split.name, split.method, json.dumps(info, sort_keys=True)])
+                                  [run_id, split, method, json.dumps(info, sort_keys=True, default=str)])
                 self._con.register("_gengap_examples", table)
                 self._con.execute("INSERT INTO examples SELECT * FROM _gengap_examples")
                 self._con.unregister("_gengap_examples")
@@ -275,11 +305,12 @@ class Store:
             raise StoreError(f"Shard {shard or split!r}: {n} ids, {len(outputs)} outputs and score lengths {[len(v) for v in scores.values()]} differ.")
         nulls = pa.nulls(n, type=pa.string())
         preds = pa.table({
-            "example_id": _text_column(list(example_ids)), "output": _text_column(outputs),
+            "example_id": _text_column(example_ids if isinstance(example_ids, (pa.Array, pa.ChunkedArray)) else list(example_ids)),
+            "output": _text_column(outputs),
             "variant_input": _text_column(variant_inputs) if variant_inputs is not None else nulls,
             "variant_target": _text_column(variant_targets) if variant_targets is not None else nulls,
             "extracted": _text_column(extracted) if extracted is not None else nulls,
-            "unextracted": pa.array([v is None for v in extracted]) if extracted is not None else pa.nulls(n, pa.bool_()),
+            "unextracted": _is_null(extracted) if extracted is not None else pa.nulls(n, pa.bool_()),
         })
         keys = [run_id, model, split, perturbation]
         with self._lock:

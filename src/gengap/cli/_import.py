@@ -1,0 +1,130 @@
+"""``gengap import``: per-example logs you already have (lm-evaluation-harness, any table) into a results store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from gengap.cli._app import app
+from gengap.cli._common import print_summary, stdout
+
+import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, JSONL/CSV/Parquet) "
+                              "into a results store, then write the usual report. No model is called.",
+                         no_args_is_help=True)
+app.add_typer(import_app, name="import")
+
+
+def _print_table(title: str, frame, path: Path) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    frame.to_csv(path, index=False)
+    table = Table(title=f"{title}  ({path})", title_justify="left")
+    for col in frame.columns:
+        table.add_column(str(col), overflow="fold")
+    for rec in frame.itertuples(index=False):
+        table.add_row(*(f"{v:.3f}" if isinstance(v, float) else str(v) for v in rec))
+    stdout.print(table, markup=False)
+
+
+def _analyses(result, *, metric: str | None, group: list[str] | None, reextract: str | None,  # type: ignore[no-untyped-def]
+              subset: list[str] | None) -> None:
+    """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
+    if not (group or reextract or subset):
+        return
+    from gengap.analysis.imported import group_scores, load_rows, subset_scores
+    from gengap.analysis.imported import reextract as read_again
+
+    rows = load_rows(result.store_path, result.run_id, metric=metric)
+    folder = result.out / "analysis"
+    for field in group or []:
+        table = group_scores(rows, field, n_resamples=2000)
+        _print_table(f"Groups by {field}", table.drop(columns=["worst_low", "worst_high"]), folder / f"groups_{field}.csv")
+    if reextract:
+        from gengap.imports._lmeval import LOGLIKELIHOOD_TYPES
+        from gengap.store import Store
+
+        with Store(result.store_path, read_only=True) as store:
+            info = store.split_info(result.run_id)
+        scored = [t for t, i in info.items() if i.get("output_type") in LOGLIKELIHOOD_TYPES]  # no text to read
+        _, summary = read_again(rows[~rows["split"].isin(scored)], reextract)
+        _print_table(f"gengap's extractor ({reextract}) beside the log's answers", summary, folder / "reextract.csv")
+    for spec in subset or []:
+        table = subset_scores(rows, spec, n_resamples=2000)
+        safe = "".join(c if c.isalnum() else "_" for c in spec)
+        _print_table(f"Subset a '{spec}' split would test", table, folder / f"subset_{safe}.csv")
+
+
+def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+    from gengap.report._write import FILE_NAMES, check_formats, write_report
+    from gengap.runner import Evaluation
+
+    for note in result.notes:
+        stdout.print(f"note: {note}", markup=False, soft_wrap=True)
+    if result.already_imported:
+        stdout.print(f"Already imported as run {result.run_id} in {result.store_path}; nothing was written again.",
+                     markup=False, soft_wrap=True)
+    else:
+        stdout.print(f"Imported {result.n_rows:,} rows as run {result.run_id} into {result.store_path}.",
+                     markup=False, soft_wrap=True)
+    evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
+    print_summary(evaluation.summary())
+    chosen = check_formats(formats or list(FILE_NAMES))
+    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen)
+    stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
+
+
+@import_app.command("lm-eval")
+def lm_eval_command(
+    path: Annotated[Path, typer.Argument(help="The --output_path folder of lm_eval runs made with --log_samples (searched recursively).")],
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    answer_filter: Annotated[str | None, typer.Option(help="The lm_eval filter whose answers are stored as the extracted answer (default: each task's first), e.g. flexible-extract.")] = None,
+    metric: Annotated[str | None, typer.Option(help="Analyses: the metric to use (e.g. acc,none), when a task has several.")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
+    reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
+    subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+) -> None:
+    """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
+
+    Example: gengap import lm-eval lm-eval-out/ --out report/ --group subject --reextract number
+    """
+    from gengap.imports import import_lm_eval
+
+    result = import_lm_eval(path, out, answer_filter=answer_filter)
+    _finish(result, format)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+
+
+@import_app.command("table")
+def table_command(
+    files: Annotated[list[Path], typer.Argument(help="JSONL, JSON, CSV, TSV or Parquet files of per-example predictions (one per model, or with a model column).")],
+    id: Annotated[str, typer.Option("--id", help="Column with the example id (the same example has the same id for every model).")],
+    output: Annotated[str, typer.Option(help="Column with the model's output.")],
+    score: Annotated[list[str], typer.Option("--score", help="Column with a per-example score (repeat; numbers or true/false).")],
+    input: Annotated[str | None, typer.Option(help="Column with the model's input.")] = None,
+    target: Annotated[str | None, typer.Option(help="Column with the reference answer.")] = None,
+    model: Annotated[str | None, typer.Option(help="Column with the model name (else each file is one model, named after the file).")] = None,
+    task: Annotated[str | None, typer.Option(help="Column with the task or split name (else one split per import).")] = None,
+    extracted: Annotated[str | None, typer.Option(help="Column with the answer already read from the output.")] = None,
+    metadata: Annotated[list[str] | None, typer.Option(help="Metadata column to keep (repeat; default: every other column).")] = None,
+    split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    metric: Annotated[str | None, typer.Option(help="Analyses: the score column to use, when there are several.")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
+    reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
+    subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
+) -> None:
+    """Import per-example predictions from any table, naming its columns.
+
+    Example: gengap import table preds_a.jsonl preds_b.jsonl --id qid --input question --target answer --output response --score correct --out report/
+    """
+    from gengap.imports import import_table
+
+    result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
+                          task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
+    _finish(result, format)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
