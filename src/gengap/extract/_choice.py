@@ -86,13 +86,17 @@ _NTH = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|1st|2n
 _ORDINAL_RE = re.compile(
     rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
     r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
-    r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)",
+    r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)"
+    rf"|\bthe\s+{_NTH}(?=\s*[:\u2014]|\s+(?:is|was|one|fits|matches|applies)\b)",  # "only the third is a reptile"
     re.IGNORECASE,
 )
+# an output that opens with an option's number or ordinal alone: " 2", "Number 2 is correct.", "Second."
+_OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9])\)?(?:[.:)]?\s*$|[.:)]?\s+(?:is|was)\b|[,;\u2014-])"
+                               rf"|^\W*(?:the\s+)?{_NTH}\W*$|^\W*(?:the\s+)?{_NTH}\s*[,;:\u2014-]", re.IGNORECASE)
 
 
 def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
-    word = (m.group(1) or m.group(2)).lower()
+    word = next(g for g in m.groups() if g).lower()
     index = n if word in ("last", "final") else _ORDINALS.get(word)
     if index is None or not 1 <= index <= n:
         return None
@@ -306,6 +310,11 @@ def _answer_first(ctx: Context) -> str | None:
         ordinal = _ORDINAL_RE.search(head)
         if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
+        index = _OPENING_INDEX_RE.match(head)
+        values = _option_values(ctx)
+        if index and _ordinal_letter(index, len(ctx.choices)) and (
+                not any(v is not None for v in values) or (index.group(1) and Fraction(index.group(1)) not in values)):
+            return _ordinal_letter(index, len(ctx.choices))  # "2" names option 2 unless an option is the value 2
     exact = _exact_option(ctx, head)
     if exact:
         return exact

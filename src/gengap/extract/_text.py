@@ -270,19 +270,24 @@ def _bold(ctx: Context) -> str | None:
     return span if _short(span) else None
 
 
+_ASKS_NUMBER_RE = re.compile(r"\W*(?:when|how\s+(?:many|much|long|far|old)|what\s+(?:year|date|time|number))\b", re.IGNORECASE)
+
+
 def _table(ctx: Context) -> str | None:
     """The cell beside the row label the question names, in a Markdown table."""
-    if not ctx.question or not re.search(r"^\s*\|?\s*:?-{3,}", ctx.text, re.MULTILINE):
+    if not ctx.question or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
         return None
     lines = ctx.text.split("\n")
     for i, line in enumerate(lines):
-        if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-{3,}", line):
+        if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-+:?\s*\|", line):
             continue
-        if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1]):
+        if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-+:?\s*\|", lines[i + 1]):
             continue  # the header row
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if any(content_stems(c) & ctx.question_stems for c in cells):
             rest = [c for c in cells if c and not content_stems(c) & ctx.question_stems]
+            if len(rest) > 1 and not _ASKS_NUMBER_RE.match(ctx.question):
+                rest = [c for c in rest if not re.search(r"\d", c)]  # a year or count beside a name
             if len(rest) == 1:
                 return _strip(rest[0])
     return None
