@@ -161,7 +161,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
         s = _LEAD_RE.sub("", s.strip())
-        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s)
+        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s) or (
+            ctx.question and _WHO_RE.match(ctx.question) and re.search(r"\sby\s+(?=[A-Z])", s))  # "... in 1928 by Fleming"
         if by:
             s = s[by.end():]
     else:
@@ -172,7 +173,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         s = candidate
     s = _trim_question_words(_strip(s), ctx) if ctx.question else _strip(s)
     tokens = s.split()
-    while len(tokens) > 1 and tokens[0].lower() in _LIGHT_VERBS:
+    while len(tokens) > 1 and (tokens[0].lower() in _LIGHT_VERBS or (tokens[0].islower() and tokens[0].endswith("ly"))):
         tokens.pop(0)
     s = " ".join(tokens)
     if ctx.question and len(tokens) > 3:
@@ -293,8 +294,16 @@ def _table(ctx: Context) -> str | None:
     return None
 
 
+# a pleasantry or interjection opening a reply is not its answer: "Sure! ...", "Well, ...", "Great question."
+_OPENER_RE = re.compile(r"^\s*(?:(?:sure|certainly|of\s+course|absolutely|ok(?:ay)?|well|alright|all\s+right|hi|hello|hey|oh|ah|hmm+"
+                        r"|(?:a\s+)?(?:great|good|nice|interesting|fun)\s+question|happy\s+to\s+help|no\s+problem|let'?s\s+see)\s*[!,.:\u2014-]+\s*)+",
+                        re.IGNORECASE)
+
+
 def _without_tables(text: str) -> str:
-    return re.sub(r"^\s*\|.*$\n?", "", text, flags=re.MULTILINE).strip()
+    text = re.sub(r"^\s*\|.*$\n?", "", text, flags=re.MULTILINE).strip()
+    opener = _OPENER_RE.match(text)
+    return text[opener.end():] if opener and text[opener.end():].strip() else text
 
 
 def _answer_first(ctx: Context) -> str | None:
