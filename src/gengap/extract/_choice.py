@@ -87,7 +87,8 @@ _ORDINAL_RE = re.compile(
     rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
     r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
     r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)"
-    rf"|\bthe\s+{_NTH}(?=\s*[:\u2014]|\s+(?:is|was|one|fits|matches|applies)\b)",  # "only the third is a reptile"
+    rf"|\bthe\s+{_NTH}(?=\s*[:\u2014]|\s+(?:is|was|one|fits|matches|applies)\b)"  # "only the third is a reptile"
+    r"|\b(?:go(?:ing)?\s+with|pick|choose|select)\s+(?:number|no\.|#)\s*\(?(\d)\)?(?!\w)(?![.,]\d)",  # "I'll go with number 3"
     re.IGNORECASE,
 )
 # an output that opens with an option's number or ordinal alone: " 2", "Number 2 is correct.", "Second."

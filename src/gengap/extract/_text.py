@@ -142,6 +142,17 @@ def _has_content(text: str, ctx: Context) -> bool:
                and w.lower().strip(_QUOTES) not in _LIGHT_VERBS for w in text.split())
 
 
+_VERBS = frozenset(w for w in _LIGHT_VERBS if w not in {"people", "person", "thing", "things", "someone", "something", "usually", "often",
+                                                         "generally", "commonly", "typically", "mostly", "mainly", "largely", "widely",
+                                                         "also", "simply", "just", "about", "around", "roughly", "approximately", "rid"})
+_MAIN_VERB_RE = re.compile(r"(?<!\S)(?:" + "|".join(sorted(_VERBS, key=len, reverse=True)) + r")(?:\s+(?:into|as|in|on|up|out))?\s+(?=\S)",
+                           re.IGNORECASE)
+_GENERIC_SUBJECT_RE = re.compile(r"\b(?:people|folks|locals|residents|speakers|most|many|everyone|we|they|you)\b", re.IGNORECASE)
+_PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|widely|mainly|mostly)\s+)?(?:famous|famed|renowned|known|noted|native|endemic|indigenous"
+                                r"|located|situated|found|home|responsible|used|made|composed)\s+(?:for|to|in|of|from|on|as|at)\s+"
+                                r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     s = _SUBORDINATE_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
@@ -167,6 +178,13 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
+        verb = _MAIN_VERB_RE.search(s)
+        if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
+                                          or _GENERIC_SUBJECT_RE.search(s[:verb.start()])):
+            s = s[verb.end():]  # "Most people in Quebec speak French ...": the object answers
+    predicate = _PREDICATE_PREP_RE.match(s.strip())
+    if predicate and s.strip()[predicate.end():].strip():
+        s = s.strip()[predicate.end():]  # "native to Australia", "famous for playing the electric guitar"
     s = _CLASSIFIER_RE.sub("", s.strip())
     candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
     if candidate.strip() and _has_content(candidate, ctx):
