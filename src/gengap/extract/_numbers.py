@@ -281,6 +281,12 @@ def _table(ctx: Context) -> str | None:
     if "|" not in ctx.text or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
         return None
     lines = ctx.text.split("\n")
+    for line in lines:  # "Change from $20: $11.25" under the table: a line labelled with what the question asks
+        label = re.match(r"^\s*([^|:\n]{1,40}):\s*(\S.*)$", line)
+        if label and not _NOTE_RE.match(line) and ctx.question_stems & content_stems(label.group(1)):
+            nums = _nums(ctx, label.group(2))
+            if len(nums) == 1:
+                return _answer(nums[0], ctx)
     for line in lines:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells and _TOTAL_ROW_RE.match(cells[0]):
@@ -296,6 +302,11 @@ def _table(ctx: Context) -> str | None:
             nums = _nums(ctx, rows[-1][column])
             if nums:
                 return _answer(nums[-1], ctx)
+    named = [r for r in rows[1:] if len(r) > 1 and ctx.question_stems & content_stems(r[0])]
+    if len(named) == 1:  # "| Red | 14 |" for "How many red cars are there?"
+        nums = _nums(ctx, " ".join(named[0][1:]))
+        if len(nums) == 1:
+            return _answer(nums[0], ctx)
     # no total row: the prose's emphasis or conclusion states the answer; notes ("Note:", "*...*",
     # "> ...", "(...)") do not; else a table that comes first ends on its result (its last row)
     statement = "\n".join(ln for ln in ctx.raw.split("\n") if not _NOTE_RE.match(ln) and not ln.strip().startswith("|"))
@@ -322,7 +333,8 @@ def _table(ctx: Context) -> str | None:
     return None
 
 
-_NOTE_RE = re.compile(r"^\s*(?:>|\(|\*[^*]|_|\d+[.)]\s|notes?\b|n\.?b\.?\b|p\.?s\.?\b)", re.IGNORECASE)
+_NOTE_RE = re.compile(r"^\s*(?:>|\(|\*[^*]|_|\d+[.)]\s|(?:notes?|tips?|hint|reminder|remember|caveat|disclaimer|sources?|assum\w*"
+                      r"|n\.?b\.?|p\.?s\.?)\b)", re.IGNORECASE)
 _BOLD_RE = re.compile(r"\*\*([^*\n]+)\*\*")
 
 

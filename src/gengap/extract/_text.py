@@ -46,6 +46,8 @@ _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|i
 _CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|kind|sort|form|variety|breed|member|name|term|word|genus)\s+(?:of|for)\s+",
                             re.IGNORECASE)
 _NAME_RE = re.compile(r"\s[A-Z][a-z]+")
+_ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer|novelist|poet|painter|artist|scientist|composer|physicist"
+                      r"|chemist|biologist|inventor|engineer|explorer|president|king|queen|emperor|director|philosopher|mathematician)\s+(?=[A-Z])")
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
@@ -53,7 +55,7 @@ _META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|c
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -186,6 +188,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if predicate and s.strip()[predicate.end():].strip():
         s = s.strip()[predicate.end():]  # "native to Australia", "famous for playing the electric guitar"
     s = _CLASSIFIER_RE.sub("", s.strip())
+    s = _ROLE_RE.sub("", s)  # "British author J.K. Rowling": the name answers
     candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
     if candidate.strip() and _has_content(candidate, ctx):
         s = candidate
@@ -331,7 +334,7 @@ def _answer_first(ctx: Context) -> str | None:
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         head = label.group(2)  # "The coldest continent: Antarctica"
-    clause = _clause(head)
+    clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
     if _PRONOUN_RE.search(clause) or re.match(r"^\W*(?:when|if|as|after|since|because|while|might|may|could|maybe)\b", clause, re.IGNORECASE):

@@ -118,7 +118,7 @@ def _correction(ctx: Context) -> str | None:
     if ctx.correction is None:
         return None
     found = _read_region(ctx.correction)
-    if found is None and re.search(r"\bno\W*$", ctx.text[: len(ctx.text) - len(ctx.correction)], re.IGNORECASE):
+    if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
         return "no"  # "Yes... hmm, no. Penguins cannot fly."
     return found
 
