@@ -92,7 +92,7 @@ _ORDINAL_RE = re.compile(
     re.IGNORECASE,
 )
 # an output that opens with an option's number or ordinal alone: " 2", "Number 2 is correct.", "Second."
-_OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9])\)?(?:[.:)]?\s*$|[.:)]?\s+(?:is|was)\b|[,;\u2014-])"
+_OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9]|(?<=number\s)(?:one|two|three|four|five|six|seven|eight))\)?(?:[.:)]?\s*$|[.:)]?\s+(?:is|was)\b|[,;\u2014-])"
                                rf"|^\W*(?:the\s+)?{_NTH}\W*$|^\W*(?:the\s+)?{_NTH}\s*[,;:\u2014-]", re.IGNORECASE)
 
 
@@ -303,6 +303,8 @@ def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
     text = _unlisted(ctx)
+    if "|" in text:
+        text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
@@ -314,11 +316,15 @@ def _answer_first(ctx: Context) -> str | None:
         index = _OPENING_INDEX_RE.match(head)
         values = _option_values(ctx)
         if index and _ordinal_letter(index, len(ctx.choices)) and (
-                not any(v is not None for v in values) or (index.group(1) and Fraction(index.group(1)) not in values)):
+                not any(v is not None for v in values) or (index.group(1) and index.group(1).isdigit() and Fraction(index.group(1)) not in values)):
             return _ordinal_letter(index, len(ctx.choices))  # "2" names option 2 unless an option is the value 2
     exact = _exact_option(ctx, head)
     if exact:
         return exact
+    if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
+        subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
+        if subject:
+            return subject
     paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?:option|choice)\s+([{_letters(ctx)}])\b", head)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()

@@ -39,7 +39,7 @@ _LEAD_RE = re.compile(
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|,\s+(?=[a-z0-9])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
                             re.IGNORECASE)
-_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
+_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
 _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|invented|discovered|founded|led|sung|won|held|given|drawn)\s+by\s",
                             re.IGNORECASE)
@@ -150,7 +150,7 @@ _VERBS = frozenset(w for w in _LIGHT_VERBS if w not in {"people", "person", "thi
 _MAIN_VERB_RE = re.compile(r"(?<!\S)(?:" + "|".join(sorted(_VERBS, key=len, reverse=True)) + r")(?:\s+(?:into|as|in|on|up|out))?\s+(?=\S)",
                            re.IGNORECASE)
 _GENERIC_SUBJECT_RE = re.compile(r"\b(?:people|folks|locals|residents|speakers|most|many|everyone|we|they|you)\b", re.IGNORECASE)
-_PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|widely|mainly|mostly)\s+)?(?:famous|famed|renowned|known|noted|native|endemic|indigenous"
+_PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|\w+ly)\s+)?(?:famous|famed|renowned|known|noted|native|endemic|indigenous"
                                 r"|located|situated|found|home|responsible|used|made|composed)\s+(?:for|to|in|of|from|on|as|at)\s+"
                                 r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
 
