@@ -16,9 +16,9 @@ from gengap.extract._base import (
     Context,
     Rule,
     after_last,
-    first_part,
     clean,
     content_stems,
+    first_part,
     sentences,
 )
 
