@@ -10,12 +10,13 @@ kind        cascade
 ==========  ================================================================================
 number      JSON ``answer`` field, ``\\boxed{}``, a self-correction ("wait, that should be 47"),
             the last marked answer ("####", "the answer is", "Final answer:"), a table's total
-            row, a refusal (unextracted), the answer stated first with an explanation after
+            row, the row the question names or the line under it labelled with what it asks
+            (notes, tips and caveats under a table never count), a refusal (unextracted), the answer stated first with an explanation after
             (the first number the question does not already give), a hedge (unextracted), the
             last concluding number ("so", "in total"), the last number when it ends the output.
             A percentage is read as a decimal when the question asks for a probability.
 choice      JSON, ``\\boxed{}``, a self-correction, a marked letter or option, a letter, option
-            number or option text opening the output, a refusal or hedge (unextracted), "B is
+            number or option text opening the output (" 2", "Number two.", "Second."), a refusal or hedge (unextracted), "B is
             correct", an ordinal ("the third option", "option (iii)"), a trailing letter, the
             one option named by text, paraphrase ("a carnivore" for "Carnivorous") or value
             ("3.14159" for "3.14"), the last parenthesized letter.

@@ -316,8 +316,10 @@ CORRECTION_RE = re.compile(
     r"|let\s+me\s+(?:correct|fix|redo|recompute|recalculate|recount|reconsider|re-?check|double[-\s]check)(?:\s+(?:that|this))?"
     r"|(?:sorry|no),\s+(?:that'?s|that\s+is|it'?s)\s+(?:wrong|incorrect|not\s+right)|that'?s\s+(?:wrong|incorrect|not\s+right)"
     r"|i\s+(?:mis(?:read|counted|calculated|spoke|remembered))|i\s+was\s+(?:wrong|confusing|thinking\s+of|mixing)"
-    r"|sorry|on\s+reflection|(?:hmm+|oh|ah|\.\.\.|…|-)\s*,?\s*(?:no|well)\b|i\s+should\s+(?:check|double[-\s]check|verify)|hmm+"
-    r"|actually(?:,|\s+no\b|(?=\s+(?:it|the|that|this|its|it's)\b)))\b)[\s,.:;!-]*",
+    r"|sorry|on\s+reflection|(?:hmm+|oh|ah|\.\.\.|…|[-—–])\s*,?\s*(?:no|well)\b|i\s+should\s+(?:check|double[-\s]check|verify)|hmm+"
+    r"|(?:hold|hang)\s+on|never\s*mind|edit\s*:|my\s+(?:bad|mistake|apologies)|(?:should|must|need\s+to|let\s+me)\s+correct\s+myself"
+    r"|i'?m\s+(?:mixing|confusing)(?:\s+(?:them|things|it)\s+up)?|let\s+me\s+re[a-z]{3,}|let\s+me\s+\w+\s+(?:it\s+|that\s+|this\s+)?again|(?:looking|counting|checking)\s+again"
+    r"|actually(?:,|(?=\s+no\b)|(?=\s+(?:it|the|that|this|its|it's)\b))))(?!\w)[\s,.:;!—–-]*",
     re.IGNORECASE,
 )
 
@@ -342,8 +344,8 @@ def unfinished(text: str) -> bool:
 
 #: Substrings that every match of CORRECTION_RE contains (a fast pre-test, not the rule itself).
 _CORRECTION_CUES = ("wait", "oops", "correct", "scratch", "second thought", "mean", "mistake", "error", "let me", "wrong",
-                    "not right", "mis", "i was", "sorry", "reflection", "hmm", "oh", "ah", "...", "…", "-", "should",
-                    "actually")
+                    "not right", "mis", "i was", "sorry", "reflection", "hmm", "oh", "ah", "...", "…", "-", "—", "–", "should",
+                    "actually", "again", "hold on", "hang on", "never", "edit", "my bad", "apologies", "i'm", "im ")
 
 
 def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

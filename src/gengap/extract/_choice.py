@@ -86,13 +86,18 @@ _NTH = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|1st|2n
 _ORDINAL_RE = re.compile(
     rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
     r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
-    r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)",
+    r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)"
+    rf"|\bthe\s+{_NTH}(?=\s*[:\u2014]|\s+(?:is|was|one|fits|matches|applies)\b)"  # "only the third is a reptile"
+    r"|\b(?:go(?:ing)?\s+with|pick|choose|select)\s+(?:number|no\.|#)\s*\(?(\d)\)?(?!\w)(?![.,]\d)",  # "I'll go with number 3"
     re.IGNORECASE,
 )
+# an output that opens with an option's number or ordinal alone: " 2", "Number 2 is correct.", "Second."
+_OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9]|(?<=number\s)(?:one|two|three|four|five|six|seven|eight))\)?(?:[.:)]?\s*$|[.:)]?\s+(?:is|was)\b|[,;\u2014-])"
+                               rf"|^\W*(?:the\s+)?{_NTH}\W*$|^\W*(?:the\s+)?{_NTH}\s*[,;:\u2014-]", re.IGNORECASE)
 
 
 def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
-    word = (m.group(1) or m.group(2)).lower()
+    word = next(g for g in m.groups() if g).lower()
     index = n if word in ("last", "final") else _ORDINALS.get(word)
     if index is None or not 1 <= index <= n:
         return None
@@ -298,6 +303,8 @@ def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
     text = _unlisted(ctx)
+    if "|" in text:
+        text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
@@ -306,9 +313,18 @@ def _answer_first(ctx: Context) -> str | None:
         ordinal = _ORDINAL_RE.search(head)
         if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
+        index = _OPENING_INDEX_RE.match(head)
+        values = _option_values(ctx)
+        if index and _ordinal_letter(index, len(ctx.choices)) and (
+                not any(v is not None for v in values) or (index.group(1) and index.group(1).isdigit() and Fraction(index.group(1)) not in values)):
+            return _ordinal_letter(index, len(ctx.choices))  # "2" names option 2 unless an option is the value 2
     exact = _exact_option(ctx, head)
     if exact:
         return exact
+    if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
+        subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
+        if subject:
+            return subject
     paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?:option|choice)\s+([{_letters(ctx)}])\b", head)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()

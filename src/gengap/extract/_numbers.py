@@ -16,6 +16,8 @@ from gengap.extract._base import (
     Context,
     Rule,
     after_last,
+    clean,
+    content_stems,
     first_part,
     sentences,
 )
@@ -269,15 +271,22 @@ def _marked(ctx: Context) -> str | None:
     return _answer(nums[0], ctx) if nums else None
 
 
-_TOTAL_ROW_RE = re.compile(r"^\W*(?:grand\s+)?(?:total|sum|answer|result|overall|altogether|in\s+total)\b.*$",
+_TOTAL_ROW_RE = re.compile(r"^\W*(?:grand\s+)?(?:total|sum|answer|result|overall|altogether|in\s+total|average|mean|median"
+                           r"|net|final|remaining|left|balance|difference|profit)\b.*$",
                            re.IGNORECASE | re.MULTILINE)
 
 
 def _table(ctx: Context) -> str | None:
     """A Markdown table's total row (or a total line under it); notes after the table do not count."""
-    if "|" not in ctx.text or not re.search(r"^\s*\|?\s*:?-{3,}", ctx.text, re.MULTILINE):
+    if "|" not in ctx.text or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
         return None
     lines = ctx.text.split("\n")
+    for line in lines:  # "Change from $20: $11.25" under the table: a line labelled with what the question asks
+        label = re.match(r"^\s*([^|:\n]{1,40}):\s*(\S.*)$", line)
+        if label and not _NOTE_RE.match(line) and ctx.question_stems & content_stems(label.group(1)):
+            nums = _nums(ctx, label.group(2))
+            if len(nums) == 1:
+                return _answer(nums[0], ctx)
     for line in lines:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells and _TOTAL_ROW_RE.match(cells[0]):
@@ -286,14 +295,47 @@ def _table(ctx: Context) -> str | None:
             if nums:
                 return _answer(nums[-1], ctx)
     rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines if ln.strip().startswith("|")]
-    rows = [r for r in rows if not re.match(r"^:?-{3,}", r[0] if r else "")]
+    rows = [r for r in rows if not re.match(r"^:?-+:?$", r[0] if r else "")]
     if len(rows) >= 2:
         column = next((i for i, c in enumerate(rows[0]) if _TOTAL_ROW_RE.match(c)), None)
         if column is not None and column < len(rows[-1]):
             nums = _nums(ctx, rows[-1][column])
             if nums:
                 return _answer(nums[-1], ctx)
+    named = [r for r in rows[1:] if len(r) > 1 and ctx.question_stems & content_stems(r[0])]
+    if len(named) == 1:  # "| Red | 14 |" for "How many red cars are there?"
+        nums = _nums(ctx, " ".join(named[0][1:]))
+        if len(nums) == 1:
+            return _answer(nums[0], ctx)
+    # no total row: the prose's emphasis or conclusion states the answer; notes ("Note:", "*...*",
+    # "> ...", "(...)") do not; else a table that comes first ends on its result (its last row)
+    statement = "\n".join(ln for ln in ctx.raw.split("\n") if not _NOTE_RE.match(ln) and not ln.strip().startswith("|"))
+    for span in reversed(_BOLD_RE.findall(statement)):
+        nums = _nums(ctx, span)
+        if nums:
+            return _answer(nums[-1], ctx)
+    statement = clean(statement)
+    for sentence in reversed(sentences(statement)):
+        for mark in WEAK_MARK_RE.finditer(sentence):
+            num = _result(ctx, sentence[mark.end():])
+            if num:
+                return _answer(num, ctx)
+    given = _question_values(ctx)
+    for sentence in sentences(statement):  # "There are 35 cars in total." speaks of what the question asks
+        fresh = [n for n in _nums(ctx, sentence) if n.value not in given]
+        if len(fresh) == 1 and ctx.question_stems & content_stems(sentence):
+            return _answer(fresh[0], ctx)
+    first = ctx.text.find("|")
+    if rows and len(rows) >= 2 and not _nums(ctx, ctx.text[:first]):
+        nums = _nums(ctx, " ".join(rows[-1][1:]))
+        if nums:
+            return _answer(nums[-1], ctx)
     return None
+
+
+_NOTE_RE = re.compile(r"^\s*(?:>|\(|\*[^*]|_|\d+[.)]\s|(?:notes?|tips?|hint|reminder|remember|caveat|disclaimer|sources?|assum\w*"
+                      r"|n\.?b\.?|p\.?s\.?)\b)", re.IGNORECASE)
+_BOLD_RE = re.compile(r"\*\*([^*\n]+)\*\*")
 
 
 def _refusal(ctx: Context) -> str | None:

@@ -39,13 +39,15 @@ _LEAD_RE = re.compile(
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|,\s+(?=[a-z0-9])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
                             re.IGNORECASE)
-_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
+_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
 _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|invented|discovered|founded|led|sung|won|held|given|drawn)\s+by\s",
                             re.IGNORECASE)
 _CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|kind|sort|form|variety|breed|member|name|term|word|genus)\s+(?:of|for)\s+",
                             re.IGNORECASE)
 _NAME_RE = re.compile(r"\s[A-Z][a-z]+")
+_ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer|novelist|poet|painter|artist|scientist|composer|physicist"
+                      r"|chemist|biologist|inventor|engineer|explorer|president|king|queen|emperor|director|philosopher|mathematician)\s+(?=[A-Z])")
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
@@ -53,7 +55,7 @@ _META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|c
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -142,6 +144,17 @@ def _has_content(text: str, ctx: Context) -> bool:
                and w.lower().strip(_QUOTES) not in _LIGHT_VERBS for w in text.split())
 
 
+_VERBS = frozenset(w for w in _LIGHT_VERBS if w not in {"people", "person", "thing", "things", "someone", "something", "usually", "often",
+                                                         "generally", "commonly", "typically", "mostly", "mainly", "largely", "widely",
+                                                         "also", "simply", "just", "about", "around", "roughly", "approximately", "rid"})
+_MAIN_VERB_RE = re.compile(r"(?<!\S)(?:" + "|".join(sorted(_VERBS, key=len, reverse=True)) + r")(?:\s+(?:into|as|in|on|up|out))?\s+(?=\S)",
+                           re.IGNORECASE)
+_GENERIC_SUBJECT_RE = re.compile(r"\b(?:people|folks|locals|residents|speakers|most|many|everyone|we|they|you)\b", re.IGNORECASE)
+_PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|\w+ly)\s+)?(?:famous|famed|renowned|known|noted|native|endemic|indigenous"
+                                r"|located|situated|found|home|responsible|used|made|composed)\s+(?:for|to|in|of|from|on|as|at)\s+"
+                                r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     s = _SUBORDINATE_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
@@ -161,18 +174,27 @@ def _span(sentence: str, ctx: Context) -> str | None:
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
         s = _LEAD_RE.sub("", s.strip())
-        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s)
+        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s) or (
+            ctx.question and _WHO_RE.match(ctx.question) and re.search(r"\sby\s+(?=[A-Z])", s))  # "... in 1928 by Fleming"
         if by:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
+        verb = _MAIN_VERB_RE.search(s)
+        if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
+                                          or _GENERIC_SUBJECT_RE.search(s[:verb.start()])):
+            s = s[verb.end():]  # "Most people in Quebec speak French ...": the object answers
+    predicate = _PREDICATE_PREP_RE.match(s.strip())
+    if predicate and s.strip()[predicate.end():].strip():
+        s = s.strip()[predicate.end():]  # "native to Australia", "famous for playing the electric guitar"
     s = _CLASSIFIER_RE.sub("", s.strip())
+    s = _ROLE_RE.sub("", s)  # "British author J.K. Rowling": the name answers
     candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
     if candidate.strip() and _has_content(candidate, ctx):
         s = candidate
     s = _trim_question_words(_strip(s), ctx) if ctx.question else _strip(s)
     tokens = s.split()
-    while len(tokens) > 1 and tokens[0].lower() in _LIGHT_VERBS:
+    while len(tokens) > 1 and (tokens[0].lower() in _LIGHT_VERBS or (tokens[0].islower() and tokens[0].endswith("ly"))):
         tokens.pop(0)
     s = " ".join(tokens)
     if ctx.question and len(tokens) > 3:
@@ -270,26 +292,39 @@ def _bold(ctx: Context) -> str | None:
     return span if _short(span) else None
 
 
+_ASKS_NUMBER_RE = re.compile(r"\W*(?:when|how\s+(?:many|much|long|far|old)|what\s+(?:year|date|time|number))\b", re.IGNORECASE)
+
+
 def _table(ctx: Context) -> str | None:
     """The cell beside the row label the question names, in a Markdown table."""
-    if not ctx.question or not re.search(r"^\s*\|?\s*:?-{3,}", ctx.text, re.MULTILINE):
+    if not ctx.question or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
         return None
     lines = ctx.text.split("\n")
     for i, line in enumerate(lines):
-        if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-{3,}", line):
+        if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-+:?\s*\|", line):
             continue
-        if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-{3,}", lines[i + 1]):
+        if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-+:?\s*\|", lines[i + 1]):
             continue  # the header row
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if any(content_stems(c) & ctx.question_stems for c in cells):
             rest = [c for c in cells if c and not content_stems(c) & ctx.question_stems]
+            if len(rest) > 1 and not _ASKS_NUMBER_RE.match(ctx.question):
+                rest = [c for c in rest if not re.search(r"\d", c)]  # a year or count beside a name
             if len(rest) == 1:
                 return _strip(rest[0])
     return None
 
 
+# a pleasantry or interjection opening a reply is not its answer: "Sure! ...", "Well, ...", "Great question."
+_OPENER_RE = re.compile(r"^\s*(?:(?:sure|certainly|of\s+course|absolutely|ok(?:ay)?|well|alright|all\s+right|hi|hello|hey|oh|ah|hmm+"
+                        r"|(?:a\s+)?(?:great|good|nice|interesting|fun)\s+question|happy\s+to\s+help|no\s+problem|let'?s\s+see)\s*[!,.:\u2014-]+\s*)+",
+                        re.IGNORECASE)
+
+
 def _without_tables(text: str) -> str:
-    return re.sub(r"^\s*\|.*$\n?", "", text, flags=re.MULTILINE).strip()
+    text = re.sub(r"^\s*\|.*$\n?", "", text, flags=re.MULTILINE).strip()
+    opener = _OPENER_RE.match(text)
+    return text[opener.end():] if opener and text[opener.end():].strip() else text
 
 
 def _answer_first(ctx: Context) -> str | None:
@@ -299,7 +334,7 @@ def _answer_first(ctx: Context) -> str | None:
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         head = label.group(2)  # "The coldest continent: Antarctica"
-    clause = _clause(head)
+    clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
     if _PRONOUN_RE.search(clause) or re.match(r"^\W*(?:when|if|as|after|since|because|while|might|may|could|maybe)\b", clause, re.IGNORECASE):

@@ -115,7 +115,12 @@ def _read_region(text: str) -> str | None:
 
 
 def _correction(ctx: Context) -> str | None:
-    return None if ctx.correction is None else _read_region(ctx.correction)
+    if ctx.correction is None:
+        return None
+    found = _read_region(ctx.correction)
+    if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
+        return "no"  # "Yes... hmm, no. Penguins cannot fly."
+    return found
 
 
 def _marked(ctx: Context) -> str | None:
