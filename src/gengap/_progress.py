@@ -15,7 +15,7 @@ from rich.text import Text
 
 __all__ = ["progress_enabled", "progress", "console"]
 
-console = Console(stderr=True)
+console = Console(stderr=True, markup=False)
 
 
 def progress_enabled(flag: bool | None = None) -> bool:
@@ -58,7 +58,9 @@ def progress(description: str, total: float | None, *, enabled: bool | None = No
     if not progress_enabled(enabled):
         yield _NullBar()
         return
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-               RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[info]}"))
+    # Descriptions and infos come from data (model and split names): plain text, never markup.
+    columns = (TextColumn("{task.description}", style="bold", markup=False), BarColumn(), MofNCompleteColumn(),
+               TaskProgressColumn(), RateColumn(), TimeElapsedColumn(), TextColumn("eta", markup=False),
+               TimeRemainingColumn(), TextColumn("{task.fields[info]}", markup=False))
     with Progress(*columns, console=console, transient=False) as p:
         yield _Bar(p, p.add_task(description, total=total, info=""))

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._outputs import check_out_folder
 
 __all__ = ["DEMOS", "DemoResult", "SCAN_BASELINE", "SCAN_BASELINE_QUICK", "run_demo", "scan_demo"]
 
@@ -123,6 +124,7 @@ def run_demo(name: str = "scan", *, out: str | Path = "gengap-report", quick: bo
     """
     if name not in DEMOS:
         raise ConfigError(f"There is no demo '{name}'.{did_you_mean(name, DEMOS)} Demos: {', '.join(DEMOS)}.")
+    check_out_folder(out)
     if name == "scan":
         return scan_demo(out, quick=quick, seed=seed, **options)
     try:

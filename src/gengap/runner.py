@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, GengapError, ModelError
+from gengap._outputs import check_out_folder
 from gengap._progress import progress
 from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
@@ -78,9 +79,14 @@ class Evaluation:
             return store.split_info(self.run_id)
 
     def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-        """Score per (model, split, metric) with a bootstrap interval, and the gap to the i.i.d. split."""
-        return summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
-                         n_resamples=n_resamples, seed=seed)
+        """Score per (model, split, metric) with a bootstrap interval, and the gap to the reference split.
+
+        A DataFrame; in a notebook (or ``rich.print``) it shows as the table ``gengap eval`` prints.
+        """
+        from gengap._summary_table import Summary
+
+        return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
+                                 n_resamples=n_resamples, seed=seed))
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json")) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder."""
@@ -202,6 +208,8 @@ def evaluate(
         get_metric(m)
     if (shard_size is not None and shard_size < 1) or batch_size < 1:
         raise ConfigError(f"shard_size={shard_size} and batch_size={batch_size} must be at least 1.")
+    if out is not None:
+        check_out_folder(out, option="out")
     models = _normalize_models(model)
     resolved = _resolve_splits(dataset, splits, seed=seed, test_fraction=test_fraction)
     runner = make_backend(backend, workers=workers, address=ray_address)

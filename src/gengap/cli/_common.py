@@ -7,48 +7,22 @@ from typing import Any
 
 import pandas as pd
 from rich.console import Console
-from rich.table import Table
 
 from gengap._errors import ConfigError
 from gengap._specs import parse_value
+from gengap._summary_table import summary_table
 
-__all__ = ["print_summary", "parse_options", "stdout"]
+__all__ = ["print_summary", "parse_options", "stderr", "stdout"]
 
-stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
-
-
-def _pct(x: Any) -> str:
-    return "-" if x is None or pd.isna(x) else f"{100 * x:.1f}"
+#: Every message is plain text: a column, path or exception text like ``[label]`` or ``[/x]`` prints as it is.
+stdout = Console(highlight=False, markup=False, width=None if sys.stdout.isatty() else 110)
+#: The same for stderr (errors, interruptions).
+stderr = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
 
 
 def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Console | None = None) -> None:
-    """Per split: score with its 95% interval, and the gap to the i.i.d. split with its interval.
-
-    The model column appears only with several models and the metric column only with several
-    metrics, so the table fits an 80-column terminal.
-    """
-    many_models = summary["model"].nunique() > 1
-    many_metrics = summary["metric"].nunique() > 1
-    metric = "" if many_metrics or summary.empty else f" ({summary['metric'].iloc[0]})"
-    has_extraction = "unextracted" in summary and summary["unextracted"].notna().any()
-    table = Table(title=f"{title}{metric}", title_justify="left")
-    columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
-        ["score %", "95% CI", "gap to i.i.d.", "95% CI "] + (["unextracted"] if has_extraction else [])
-    for col in columns:
-        table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
-                         overflow="fold" if col == "split" else "ellipsis")
-    for r in summary.itertuples():
-        is_ref = r.split == r.reference
-        missing_gap = r.gap is None or pd.isna(r.gap)
-        cells = {
-            "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
-            "score %": _pct(r.score), "95% CI": f"[{_pct(r.score_low)}, {_pct(r.score_high)}]",
-            "gap to i.i.d.": "reference" if is_ref else ("-" if missing_gap else f"{_pct(r.gap)} pts"),
-            "95% CI ": "" if is_ref or missing_gap else f"[{_pct(r.gap_low)}, {_pct(r.gap_high)}]",
-            "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
-        }
-        table.add_row(*(cells[c] for c in columns))
-    (console or stdout).print(table)
+    """Per split: score with its 95% interval, and the gap to the reference split with its interval."""
+    (console or stdout).print(summary_table(summary, title=title))
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:

@@ -48,7 +48,11 @@ def report_command(
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.store import Store
 
+    from gengap._outputs import check_out_folder
+
     formats = check_formats(format or list(FILE_NAMES))
+    if out is not None:
+        check_out_folder(out)
     store_path = resolve_store(path)
     if run is None:
         with Store(store_path, read_only=True) as store:

@@ -48,7 +48,8 @@ def _metric_title(metric: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------- overview
-def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str | None, split_order: list[str]) -> go.Figure:
+def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str | None, split_order: list[str],
+                   iid: bool = True) -> go.Figure:
     scale = 100.0 if fmt.percent else 1.0
     models = list(dict.fromkeys(rows["model"]))
     ns = rows.groupby("split", sort=False)["n"].nunique()
@@ -58,7 +59,7 @@ def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference:
         sub = rows[rows["split"] == split]
         if sub.empty:
             continue
-        name = label(split, _TICK) + (" (i.i.d.)" if split == reference else "")
+        name = label(split, _TICK) + ((" (i.i.d.)" if iid else " (reference)") if split == reference else "")
         ticks[split] = f"{name}<br>n = {count(sub['n'].iloc[0])}" if one_n else name
     fig = go.Figure()
     for i, model in enumerate(models):
@@ -92,7 +93,8 @@ def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference:
     return fig
 
 
-def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str, split_order: list[str]) -> go.Figure:
+def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str, split_order: list[str],
+                iid: bool = True) -> go.Figure:
     scale = 100.0 if fmt.percent else 1.0
     d = ".1f" if fmt.percent else ".3f"
     models = list(dict.fromkeys(rows["model"]))
@@ -126,9 +128,10 @@ def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: st
     right_pad = 0.12
     fig.add_vline(x=0, line=dict(color=REFERENCE_COLOR, width=1.5, dash="dash"))
     fig.update_layout(
-        title=f"Gap to the i.i.d. split '{label(reference)}'{' (points)' if fmt.percent else ''}",
+        title=f"Gap to the {'i.i.d.' if iid else 'reference'} split '{label(reference)}'{' (points)' if fmt.percent else ''}",
         showlegend=len(models) > 1, scattermode="group",
-        xaxis=dict(title="i.i.d. minus split (> 0: worse than i.i.d.)", zeroline=False,
+        xaxis=dict(title=f"{'i.i.d.' if iid else 'reference'} minus split (> 0: worse than {'i.i.d.' if iid else 'the reference'})",
+                   zeroline=False,
                    range=[min(lows) - 0.12 * span, max(highs) + right_pad * span]),
         yaxis=dict(autorange="reversed", type="category"),
     )
@@ -142,7 +145,7 @@ def fmt_share(value: float) -> str:
 
 def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.DataFrame:
     table: dict[str, list[Any]] = {"Model": [], "Split": [], "Method": [], "n": [], "Score": [], "95% CI": [],
-                                   "Gap to i.i.d.": [], "Gap 95% CI": [], "Gap from": []}
+                                   "Gap to reference": [], "Gap 95% CI": [], "Gap from": []}
     for r in rows.itertuples():
         table["Model"].append(r.model)
         table["Split"].append(r.split)
@@ -157,7 +160,7 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         else:
             gap, gap_ci = fmt.gap(r.gap), fmt.interval(r.gap_low, r.gap_high)
             how = "paired examples" if r.gap_paired else "independent samples"
-        table["Gap to i.i.d."].append(gap)
+        table["Gap to reference"].append(gap)
         table["Gap 95% CI"].append(gap_ci)
         table["Gap from"].append(how)
         table.setdefault("Unextracted", []).append("" if is_missing(getattr(r, "unextracted", None)) else fmt_share(r.unextracted))
@@ -166,12 +169,12 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         frame = frame.drop(columns="Unextracted")
     if n_models == 1:
         frame = frame.drop(columns="Model")
-    if not (frame["Gap to i.i.d."] != "–").any():
-        frame = frame.drop(columns=["Gap to i.i.d.", "Gap 95% CI", "Gap from"])
+    if not (frame["Gap to reference"] != "–").any():
+        frame = frame.drop(columns=["Gap to reference", "Gap 95% CI", "Gap from"])
     return frame
 
 
-_ALIGN = {"Score": "right", "95% CI": "right", "Gap to i.i.d.": "right", "Gap 95% CI": "right"}
+_ALIGN = {"Score": "right", "95% CI": "right", "Gap to reference": "right", "Gap 95% CI": "right"}
 
 
 @register_section("overview", order=10)
@@ -190,12 +193,12 @@ def overview(ctx: ReportContext) -> Section | None:
         if rows.empty:
             continue
         fmt = ctx.score_format(metric)
-        charts = [figure_html(_scores_figure(rows, fmt, metric, ctx.reference, split_order),
+        charts = [figure_html(_scores_figure(rows, fmt, metric, ctx.reference, split_order, ctx.reference_is_iid),
                               div_id=f"chart-scores-{_slug(metric)}", height=400)]
         has_gaps = ctx.reference is not None and rows["gap"].notna().any() and (rows["split"] != ctx.reference).any()
         if has_gaps:
             n_other = rows.loc[rows["split"] != ctx.reference, "split"].nunique()
-            charts.append(figure_html(_gap_figure(rows, fmt, metric, ctx.reference, split_order),
+            charts.append(figure_html(_gap_figure(rows, fmt, metric, ctx.reference, split_order, ctx.reference_is_iid),
                                       div_id=f"chart-gaps-{_slug(metric)}", height=170 + 64 * n_other))
         table = _summary_table(rows, fmt, len(models))
         blocks.append(dict(metric=metric, charts=charts, table=table_html(table, align=_ALIGN),
@@ -205,7 +208,8 @@ def overview(ctx: ReportContext) -> Section | None:
         md.append(table_markdown(table, align=_ALIGN))
     note = (
         f"Scores are means over the test examples; intervals are {int(100 * ctx.confidence)}% percentile bootstrap "
-        f"intervals ({ctx.n_resamples:,} resamples, seed 0). The gap is the i.i.d. score minus the split's score, "
+        f"intervals ({ctx.n_resamples:,} resamples, seed 0). The gap is the score on {ctx.reference_words} minus "
+        "the split's score, "
         "so a positive gap is a loss. It is a paired difference when both splits hold the same examples, otherwise "
         "the two test sets are resampled independently. n is the number of test examples behind each figure."
     ) if len(ctx.summary) else ""
@@ -312,6 +316,7 @@ def _card(name: str, info: dict[str, Any], ctx: ReportContext) -> dict[str, Any]
     axes = [(title, _axis_value(tax.get(key))) for key, title in _AXES]
     method = str(info.get("method", ""))
     return dict(name=name, method=method if method != name else "", reference=name == ctx.reference,
+                reference_badge="i.i.d. reference" if ctx.reference_is_iid else "reference",
                 description=tax.get("description", ""), axes=axes, diagnostics=diag, chart=chart)
 
 
@@ -324,7 +329,8 @@ def splits(ctx: ReportContext) -> Section | None:
     md = ["Each card places a split on the GenBench taxonomy of generalisation (Hupkes et al. 2023) and lists "
           "what a reader needs to trust it."]
     for c in cards:
-        about = ([f"method {md_escape(c['method'])}"] if c["method"] else []) + (["the i.i.d. reference"] if c["reference"] else [])
+        about = ([f"method {md_escape(c['method'])}"] if c["method"] else []) + \
+            ([f"the {c['reference_badge']}"] if c["reference"] else [])
         md.append(f"#### {md_escape(c['name'])}" + (f" ({', '.join(about)})" if about else ""))
         if c["description"]:
             md.append(md_escape(c["description"]))

@@ -125,7 +125,18 @@ class ReportContext:
     def headline(self) -> Headline:
         """The biggest gap of the primary metric, in words (the report's first sentence)."""
         metric = self.primary_metric
-        return headline(self.summary, metric, self.score_format(metric) if metric else None, self.reference)
+        return headline(self.summary, metric, self.score_format(metric) if metric else None, self.reference,
+                        iid=self.reference_is_iid)
+
+    @property
+    def reference_is_iid(self) -> bool:
+        """Whether the reference split is an i.i.d. (random) one, or another split the user named."""
+        return self.reference is not None and self.split_info.get(self.reference, {}).get("method") == "random"
+
+    @property
+    def reference_words(self) -> str:
+        """How the report names the reference split: "the i.i.d. split 'random'", "the reference split 'mcd'"."""
+        return f"the {'i.i.d.' if self.reference_is_iid else 'reference'} split '{self.reference}'"
 
     @property
     def primary_metric(self) -> str | None:
