@@ -30,8 +30,17 @@ def main() -> None:
         stderr.print(Text.assemble(("error:", "bold red"), " ", str(e)))
         sys.exit(1)
     except KeyboardInterrupt:
-        from gengap.cli._common import stderr
-        from gengap.cli._interrupt import interrupted_message
+        _interrupted()
+    except SystemExit as e:
+        if e.code == 130:  # typer turns Ctrl-C into exit code 130 before it reaches us
+            _interrupted()
+        raise
 
-        stderr.print(interrupted_message(sys.argv[1:]))
-        sys.exit(130)
+
+def _interrupted() -> None:
+    """After Ctrl-C: say what was kept and the command that carries on; exit 130 as shells expect."""
+    from gengap.cli._common import stderr
+    from gengap.cli._interrupt import interrupted_message
+
+    stderr.print(interrupted_message(sys.argv[1:]))
+    sys.exit(130)
