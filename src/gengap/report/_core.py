@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from markupsafe import Markup
 
 from gengap.report._blocks import render_template
+from gengap.report._diff import first_difference, highlight
 from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
@@ -270,7 +271,8 @@ def _trajectory(name: str, steps: list[dict[str, Any]]) -> tuple[str, Markup]:
                                      line=dict(color=COLORS[i]), customdata=phase, yaxis="y" if i == 0 else "y2",
                                      hovertemplate=f"step %{{x}} (%{{customdata}})<br>{title}: %{{y:.4f}}<extra></extra>"))
     fig.update_layout(title=f"{label(name, _TICK)}: divergence over the search", xaxis_title="search step (hold-outs, rebuilds, swap rounds)",
-                      yaxis=dict(title="D_C"), yaxis2=dict(title="D_A", overlaying="y", side="right", showgrid=False))
+                      yaxis=dict(title="D_C", tickformat=".3~g"),
+                      yaxis2=dict(title="D_A", overlaying="y", side="right", showgrid=False, tickformat=".3~g"))
     first, last = frame.iloc[0], frame.iloc[-1]
     summary = (f"{len(frame):,} steps: D_C {first.get('compound_divergence', float('nan')):.4g} → "
                f"{last.get('compound_divergence', float('nan')):.4g}, D_A {first.get('atom_divergence', float('nan')):.4g} → "
@@ -399,14 +401,19 @@ def failures(ctx: ReportContext) -> Section | None:
         title = g["split"] if n_models == 1 else f"{g['split']} · {g['model']}"
         counts = (f"{g['n_failures']:,} of {g['n_examples']:,} test examples failed"
                   + (f"; showing {len(g['examples'])}" if g["n_failures"] > len(g["examples"]) else ""))
-        cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": []}
-        md_cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": []}
+        cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": [], "first difference": []}
+        md_cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": [], "first difference": []}
         if not binary:
             cols["score"], md_cols["score"] = [], []
         for ex in g["examples"]:
             for key in ("input", "target", "output"):
                 cols[key].append(truncate(ex[key], TEXT_LIMIT_HTML))
                 md_cols[key].append(truncate(ex[key], TEXT_LIMIT_MD))
+            offset, where = first_difference(ex["output"], ex["target"])
+            shown = cols["output"][-1]
+            cols["output"][-1] = highlight(shown, offset if offset is not None and offset <= min(len(shown), TEXT_LIMIT_HTML) else None)
+            cols["first difference"].append(where)
+            md_cols["first difference"].append(where)
             cols["id"].append(ex["example_id"])
             md_cols["id"].append(ex["example_id"])
             if not binary:
