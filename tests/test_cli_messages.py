@@ -316,3 +316,24 @@ def test_ctrl_c_message_of_commands_that_keep_nothing():
     assert interrupted_message(["split", "d.jsonl"]) == "Interrupted. Nothing was written: run the same command again."
     assert interrupted_message(["demo", "--out", "/nonexistent/x"]) == (
         "Interrupted before any result was stored. Run the same command again to start over.")
+
+
+# ------------------------------------------------------------------------- progress bars
+def test_progress_line_fits_80_columns_and_names_the_split_and_how_many():
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from gengap import _progress
+
+    console = Console(file=io.StringIO(), width=80, record=True, color_system=None)
+    bars = Progress(*_progress._columns(), console=console, auto_refresh=False)
+    with _progress.stage("primitive:jump (3/3)"):
+        task = bars.add_task(_progress._described("training gru"), total=20910, info="ep 3/8 loss 0.123")
+    bars.advance(task, 1234)
+    console.print(bars.make_tasks_table(bars.tasks))
+    lines = console.export_text().splitlines()
+    assert len(lines) == 1 and len(lines[0]) <= 80, lines
+    assert lines[0].startswith("primitive:jump (3/3) · training gru") and "1234/20910" in lines[0], lines
+    assert "ep 3/8" in lines[0] and _progress._described("x") == "x"

@@ -30,7 +30,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._outputs import check_out_folder
-from gengap._progress import progress
+from gengap._progress import progress, stage
 from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
@@ -234,7 +234,7 @@ def evaluate(
             store.finish_run(run_id, "running")
         done = store.finished_shards(run_id)
         try:
-            for split in resolved:
+            for k, split in enumerate(resolved, start=1):
                 store.add_split(run_id, split)
                 test = split.test_part
                 variants = [("none", test)] + [(p.name, p.apply(test, seed)) for p in perturbations]
@@ -243,12 +243,13 @@ def evaluate(
                     todo = [(p, v) for p, v in variants if not _all_done(done, m.name, split.name, p, len(v), size)]
                     if not todo:
                         continue
-                    fitted = _fit(m, split) if m.needs_fit else m
-                    for perturbation, variant in todo:
-                        calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
-                                             batch_size=batch_size, shard_size=size, show=progress,
-                                             perturbation=perturbation, backend=runner, done=done, cache=cache,
-                                             extractor=extractor)
+                    with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
+                        fitted = _fit(m, split) if m.needs_fit else m
+                        for perturbation, variant in todo:
+                            calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
+                                                 batch_size=batch_size, shard_size=size, show=progress,
+                                                 perturbation=perturbation, backend=runner, done=done, cache=cache,
+                                                 extractor=extractor)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
@@ -303,9 +304,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     fingerprint = model.fingerprint() if use_cache else ""
     shards = [(s, min(n, s + shard_size)) for s in range(0, n, shard_size)]
     pending = [(s, e) for s, e in shards if _shard_key(model.name, split, perturbation, s) not in done]
-    label = split if not variant else f"{split} / {perturbation}"
     calls = 0
-    with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
+    with progress(f"scoring {model.name}" + (f" / {perturbation}" if variant else ""), total=n, enabled=show) as bar:
         bar.advance(n - sum(e - s for s, e in pending))
         known: dict[str, dict[int, Any]] = {}
         hashes: dict[str, np.ndarray] = {}
