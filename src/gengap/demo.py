@@ -49,6 +49,7 @@ class DemoResult:
     seconds: float
     evaluation: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, Any] = field(default_factory=dict)
 
 
 def _subsample(dataset: Any, limit: int, seed: int) -> Any:
@@ -138,5 +139,6 @@ def run_demo(name: str = "scan", *, out: str | Path = "gengap-report", quick: bo
             "missing). Run 'gengap demo scan' instead, or update gengap."
         ) from None
     started = time.perf_counter()
-    module.main(out=Path(out), quick=quick, seed=seed)
-    return DemoResult(name="grokking", out=Path(out), seconds=time.perf_counter() - started)
+    figures = module.main(out=Path(out), quick=quick, seed=seed)
+    return DemoResult(name="grokking", out=Path(out), seconds=time.perf_counter() - started,
+                      settings={"quick": quick}, figures=figures if isinstance(figures, dict) else {})

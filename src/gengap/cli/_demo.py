@@ -47,4 +47,24 @@ def print_demo_result(result: Any, *, limit: int | None = None) -> None:
         stdout.print(f"Published for comparison (Lake & Baroni 2018): {published}.")
         if limit is not None:
             stdout.print(f"Only about {limit} of the 20,910 commands were used (--limit): these figures are a smoke test.")
+    if result.name == "grokking" and result.figures:
+        stdout.print(grokking_summary(result.figures, quick=bool(result.settings.get("quick"))), soft_wrap=True)
     stdout.print(f"Wall time: {result.seconds:.1f} s. Report: {result.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")
+
+
+def grokking_summary(figures: dict[str, Any], *, quick: bool) -> str:
+    """The grokking demo's outcome in a sentence or two (the report's headline says the same).
+
+    >>> print(grokking_summary({"memorized_at_step": 75, "grokked_at_step": None, "steps": 600,
+    ...                         "final_heldout_accuracy": 0.01}, quick=True))
+    Memorized at step 75; held-out accuracy 1.0% at step 600. --quick stops before grokking: run 'gengap demo grokking' to see held-out accuracy jump.
+    """
+    held = figures.get("final_heldout_accuracy")
+    at = f"held-out accuracy {100 * held:.1f}% at step {figures.get('steps', 0):,}" if held is not None else ""
+    if figures.get("grokked_at_step") is not None:
+        return f"Grokked at step {figures['grokked_at_step']:,} (memorized at step {figures.get('memorized_at_step')}); {at}."
+    text = (f"Memorized at step {figures['memorized_at_step']:,}; " if figures.get("memorized_at_step") is not None
+            else "No memorization flagged; ") + f"{at}."
+    if quick:
+        text += " --quick stops before grokking: run 'gengap demo grokking' to see held-out accuracy jump."
+    return text

@@ -83,7 +83,7 @@ def _length_split(ctx: ReportContext) -> tuple[str, dict[str, Any]] | None:
     return None
 
 
-@register_section("length_curve", order=15)
+@register_section("length_curve", order=41)
 def length_curve(ctx: ReportContext) -> Section | None:
     """Score by length, one line per split, for runs with a length split over input or target words."""
     found = _length_split(ctx)

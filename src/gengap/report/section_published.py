@@ -22,7 +22,7 @@ CITATION = ("Lake & Baroni (2018), Generalization without systematicity: on the 
             "sequence-to-sequence recurrent networks, ICML")
 
 
-@register_section("published", order=12)
+@register_section("published", order=40)
 def published(ctx: ReportContext) -> Section | None:
     """This run's scores beside the published ones, for the SCAN demo."""
     demo = ctx.run.get("config", {}).get("demo")
