@@ -15,7 +15,7 @@ from gengap._summary_table import summary_table
 __all__ = ["print_summary", "parse_options", "stderr", "stdout"]
 
 #: Every message is plain text: a column, path or exception text like ``[label]`` or ``[/x]`` prints as it is.
-stdout = Console(highlight=False, markup=False, width=None if sys.stdout.isatty() else 110)
+stdout = Console(highlight=False, markup=False, soft_wrap=True, width=None if sys.stdout.isatty() else 110)
 #: The same for stderr (errors, interruptions).
 stderr = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
 

@@ -419,7 +419,7 @@ def failures(ctx: ReportContext) -> Section | None:
             if not binary:
                 cols["score"].append(round(ex["score"], 3))
                 md_cols["score"].append(round(ex["score"], 3))
-        table = table_html(pd.DataFrame(cols), css_class="texts") if g["examples"] else None
+        table = table_html(pd.DataFrame(cols, dtype=object), css_class="texts") if g["examples"] else None
         blocks.append(dict(title=title, counts=counts, table=table))
         md.append(f"#### {md_escape(title)}\n\n{md_escape(counts)}.")
         if g["examples"]:
