@@ -337,3 +337,31 @@ def test_progress_line_fits_80_columns_and_names_the_split_and_how_many():
     assert len(lines) == 1 and len(lines[0]) <= 80, lines
     assert lines[0].startswith("primitive:jump (3/3) · training gru") and "1234/20910" in lines[0], lines
     assert "ep 3/8" in lines[0] and _progress._described("x") == "x"
+
+
+# ------------------------------------------------------------------------- notebooks
+def test_summary_in_a_notebook_shows_the_table_the_cli_prints(tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from gengap.cli._common import print_summary
+
+    recs = [{"input": " ".join(["a"] * (1 + i % 6)), "target": " ".join(["a"] * (1 + i % 6))} for i in range(120)]
+    ev = gengap.evaluate(lambda xs: [x if len(x.split()) < 5 else "" for x in xs], gengap.load(recs),
+                         ["random", "length"], out=tmp_path, progress=False)
+    summary = ev.summary()
+    assert list(summary["split"]) == ["random", "length"] and type(summary.head(1)).__name__ == "DataFrame"
+
+    def text(renderable_or_summary, via_cli: bool) -> str:
+        console = Console(file=io.StringIO(), width=100, record=True, color_system=None)
+        if via_cli:
+            print_summary(summary, console=console)
+        else:
+            console.print(renderable_or_summary)
+        return console.export_text()
+
+    assert text(summary, via_cli=False) == text(summary, via_cli=True)  # rich.print(summary) in a notebook
+    html = summary._repr_html_()
+    assert html.count("random") >= 1 and "gap to random" in html and "score %" in html and "<pre" in html
+    assert "rows x" not in html  # not the truncated DataFrame repr
