@@ -223,6 +223,8 @@ def test_saved_split_folders_of_one_dataset_evaluate_together(tmp_path, cli):
         run = store.latest_run()
         info = store.split_info(run)
     assert list(info) == ["length", "random"]
+    # both record the data they were cut from: one fingerprint, shown the same on both cards
+    assert info["length"]["dataset"] == info["random"]["dataset"] and info["random"]["dataset"]["n"] == 200
     results = json.loads((tmp_path / "rep" / "results.json").read_text())
     assert results["reference"] == "random"
     gaps = {r["split"]: r["gap"] for r in results["summary"]}
