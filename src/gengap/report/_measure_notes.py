@@ -27,8 +27,8 @@ NOTES: dict[str, tuple[str, str]] = {
                  "stays low while train reaches 100% is memorization, a late jump in held-out is grokking. Higher is better."),
     "loss": ("Fit and generalization", "Cross-entropy on the train and held-out sets. Lower is better; a held-out loss "
              "rising while train loss falls is overfitting."),
-    "batch_loss": ("Fit and generalization", "Training loss of each optimizer step's batch, noisier than the train loss "
-                   "above. Lower is better; spikes are unstable steps."),
+    "batch_loss": ("Fit and generalization", "Training loss of each optimizer step's batch, noisier than the train loss on the "
+                   "Loss chart. Lower is better; spikes are unstable steps."),
     "gap_accuracy": ("Fit and generalization", "Train accuracy minus held-out accuracy: the generalization gap. Closer to 0 "
                      "is better."),
     "gap_loss": ("Fit and generalization", "Held-out loss minus train loss: the generalization gap in loss. Closer to 0 is "
