@@ -214,11 +214,10 @@ def _identity(cfg: RunConfig) -> dict[str, Any]:
 
 def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation."""
+    from gengap._outputs import check_out_folder
     from gengap.io import load
     from gengap.runner import evaluate
     from gengap.splits import make_splitter
-
-    from gengap._outputs import check_out_folder
 
     check_out_folder(cfg.eval.out)  # before any data is read or model built
     splits: list[Any] = []
