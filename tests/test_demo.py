@@ -43,6 +43,21 @@ def test_demo_end_to_end_through_the_cli(tmp_path):
     assert counts["random"] == 100
     results = json.loads((out / "results.json").read_text())
     assert "summary" in results
+    # the report carries the published figures and the score-by-length chart, in HTML and Markdown
+    md, html = (out / "report.md").read_text(), (out / "index.html").read_text()
+    assert "## Published figures" in md and "| length | " in md and "| 13.8% |" in md and "Lake &amp; Baroni (2018)" in html
+    assert "## Score by target length" in md and 'id="chart-length-curve"' in html
+    assert results["sections"]["published"]["published"] == {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
+
+    # an interrupted demo resumes as a demo (not "started from Python"): stored splits are kept
+    with gengap.Store(out / "gengap.duckdb") as store:
+        store.finish_run(run, "failed")
+    resumed = runner.invoke(app, ["resume", str(out), "--no-progress"])
+    assert resumed.exit_code == 0, resumed.output
+    assert resumed.output.startswith(f"Resuming the SCAN demo in {out}: the splits already scored are kept.")
+    assert "started from Python" not in resumed.output and "Lake & Baroni" in resumed.output
+    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+        assert store.runs()["status"].tolist() == ["done"] and len(store.rows(run)) == len(rows)
 
 
 def test_unknown_demo_name_is_a_clear_error(tmp_path):

@@ -13,6 +13,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pytest
+from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 import gengap
@@ -129,7 +130,10 @@ def test_results_json_validates_against_its_schema(run):
     assert [s["name"] for s in results["splits"]] == ["random", "length", "primitive:jump"]
     assert results["splits"][1]["taxonomy"]["generalisation_type"] == "structural"
     assert results["splits"][1]["diagnostics"]["n_test"] > 0
-    assert set(results["sections"]) == {"training"}
+    assert set(results["sections"]) == {"training", "length_curve"}  # a length split gets its score-by-length chart
+    curve = results["sections"]["length_curve"]
+    assert curve["split"] == "length" and curve["by"] == "target" and curve["max_train_length"] is not None
+    assert sum(p["n"] for p in curve["points"] if p["split"] == "length") == results["splits"][1]["diagnostics"]["n_test"]
     bad = dict(results, summary=[{**results["summary"][0], "n": "forty"}])
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(bad, schema, cls=jsonschema.Draft202012Validator)
@@ -154,7 +158,7 @@ def test_markdown_has_the_summary_table_with_every_split(run):
     ev, out = run
     _, md, _ = _read(out)
     s = _store_summary(ev)
-    assert "| Split | Method | n | Score | 95% CI | CI method | Gap to i.i.d. | Gap 95% CI | Gap from | p adj. |" in md
+    assert "| Split | Method | n | Score | 95% CI | CI method | Gap to reference | Gap 95% CI | Gap from | p adj. |" in md
     for r in s.itertuples():
         n = f"{r.n:,}" + (" (too few to tell)" if "too few" in r.warning else "")
         cells = (f"| {r.split} | {r.method} | {n} | {100 * r.score:.1f}% | [{100 * r.score_low:.1f}, {100 * r.score_high:.1f}] "
@@ -236,9 +240,13 @@ def test_texts_from_data_and_models_are_escaped_everywhere(tmp_path):
     assert "window.__pwned" in html  # the payload is there, as text
     assert "<script>window.__pwned" not in html and "<img src=x" not in html
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html
-    assert "<script>window" not in md and "<img" not in md
-    assert "&lt;script&gt;window.\\_\\_pwned=1&lt;/script&gt;" in md
+    # Markdown's own escapes (a backslash), not HTML's: the text reads as typed in report.md itself ...
+    assert "\\<script>window.\\_\\_pwned=1\\</script>\\<img src=x" in md and "&lt;" not in md
     assert "[z\\](javascript:alert(1))" in md  # no live Markdown link
+    # ... and a CommonMark renderer (markdown-it, as GitHub's) makes no tag and no link of it
+    rendered = MarkdownIt("commonmark").enable("table").render(md)
+    assert "<script" not in rendered and "<img" not in rendered and 'href="javascript' not in rendered
+    assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in rendered
     # the raw payload is kept as data in results.json
     assert any(PAYLOAD in ex["output"] for g in results["failures"] for ex in g["examples"])
 
@@ -264,7 +272,7 @@ def test_without_a_random_split_the_headline_says_no_gap_is_measured(tmp_path):
     html, md, results = _read(tmp_path)
     assert results["reference"] is None
     assert results["headline"].startswith("This run has no i.i.d. (random) split, so no gap is measured.")
-    assert "Gap to i.i.d." not in md and 'id="chart-gaps-exact-match"' not in html
+    assert "Gap to reference" not in md and 'id="chart-gaps-exact-match"' not in html
     assert results["summary"][0]["gap"] is None
 
 

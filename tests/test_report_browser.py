@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import gengap
+from gengap.perturb import make_perturbation
 from gengap.report import write_report
 from gengap.store import Store
 
@@ -78,7 +79,9 @@ def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payloa
             page.on("request", lambda r: requests.append(r.url))
             page.goto(report.as_uri(), wait_until="load")
             n_charts = page.locator("div.plotly-graph-div").count()
-            assert n_charts == 3  # scores per split, gaps, and the training losses (train_ and heldout_ share a chart)
+            # scores per split, gaps, score by length (the run has a length split), and the training losses
+            # (train_ and heldout_ share a chart)
+            assert n_charts == 4
             page.wait_for_function(
                 "n => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= n", arg=n_charts,
                 timeout=30_000)
@@ -103,3 +106,65 @@ def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payloa
     # payloads are shown to the reader as the literal text they are
     assert SCRIPT in failures_text and IMG in failures_text
     assert any(t.startswith("primitive:<img/src=x/") for t in tick_texts), tick_texts  # literal, cut to fit
+
+
+# ------------------------------------------------------------------------- what a reader sees
+def _lowered(inputs):
+    """Right on inputs of up to three words (case-insensitive, so 'casing' changes nothing), wrong after."""
+    out = []
+    for x in inputs:
+        words = x.lower().split()
+        out.append(" ".join(w.upper() for w in words if w not in ("twice", "thrice"))[: 6 * 3 + 2]
+                   if len(words) <= 3 else "WRONG " + " ".join(w.upper() for w in words))
+    return out
+
+
+@pytest.fixture(scope="module")
+def reader_report(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("reader")
+    recs = [{"id": f"r{i}", "input": " ".join(["walk"] * (1 + i % 6)), "target": " ".join(["WALK"] * (1 + i % 6))}
+            for i in range(240)]
+    ev = gengap.evaluate(_lowered, gengap.load(recs), ["random", "length"], out=out, progress=False,
+                         perturbations=[make_perturbation("casing:mode=upper")])
+    write_report(ev.store_path, ev.run_id, out)
+    return out / "index.html"
+
+
+def test_charts_titles_colour_bar_and_failures_read_cleanly(reader_report, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    problems: list[str] = []
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            page.goto(reader_report.as_uri(), wait_until="load")
+            page.wait_for_function("() => document.querySelector('#chart-perturbations g.colorbar') !== null",
+                                   timeout=30_000)
+            captions = page.locator("figure.chart > figcaption").all_inner_texts()
+            plot_titles = page.locator("div.plotly-graph-div g.infolayer g.g-gtitle text").count()
+            colorbar = page.locator("#chart-perturbations g.colorbar text").evaluate_all("els => els.map(e => e.textContent)")
+            marks = page.locator("#failures mark.diff").all_inner_texts()
+            length_chart = page.locator("#chart-length-curve g.trace").count()
+            overflow = page.locator("dl.kv dd").first.evaluate("e => getComputedStyle(e).overflowWrap")
+            # hovering a chart shows plotly's toolbar; it must not cover the title, which sits above the plot
+            page.hover("#chart-scores-exact-match")
+            page.wait_for_timeout(200)
+            bar_box = page.locator("#chart-scores-exact-match .modebar").bounding_box()
+            title_box = page.locator("figure.chart:has(#chart-scores-exact-match) > figcaption").bounding_box()
+            page.screenshot(path=str(tmp_path / "reader.png"), full_page=True)
+        finally:
+            browser.close()
+    assert problems == []
+    assert "Exact match per split, with 95% confidence intervals" in captions
+    assert "Gap to the i.i.d. split 'random' (points)" in captions
+    assert plot_titles == 0  # titles are HTML captions, not drawn inside the plots
+    assert bar_box is None or title_box["y"] + title_box["height"] <= bar_box["y"] + 1
+    # the colour bar of an all-zero effect reads in points ('-1.0 … +1.0'), never in nano-units
+    ticks = [t for t in colorbar if t.strip() and not t.startswith("perturbed")]
+    assert ticks and all(t.replace("−", "-").replace("+", "").replace(".", "").lstrip("-").isdigit() for t in ticks), ticks
+    assert any("points" in t for t in colorbar)
+    assert marks and all(m.startswith("WRONG") for m in marks)  # the highlight starts at the first differing word
+    assert length_chart == 2  # one line per split
+    assert overflow == "break-word"

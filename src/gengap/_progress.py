@@ -6,25 +6,17 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskProgressColumn,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+from rich.table import Column
 from rich.text import Text
 
-__all__ = ["progress_enabled", "progress", "console"]
+__all__ = ["progress_enabled", "progress", "stage", "console"]
 
-console = Console(stderr=True)
+console = Console(stderr=True, markup=False)
 
 
 def progress_enabled(flag: bool | None = None) -> bool:
@@ -61,13 +53,46 @@ class _Bar:
         self._p.update(self._t, **kwargs)
 
 
+#: What the work in progress belongs to ("length (2/3)"): set by the runner, shown before every bar's description.
+_stage: ContextVar[str] = ContextVar("gengap_progress_stage", default="")
+
+
+@contextmanager
+def stage(text: str) -> Iterator[None]:
+    """``with stage("length (2/3)"):`` every bar opened inside says which split it works on and how many there are."""
+    token = _stage.set(text)
+    try:
+        yield
+    finally:
+        _stage.reset(token)
+
+
+def _columns() -> tuple[ProgressColumn, ...]:
+    """One line that fits 80 columns: every cell is cut with an ellipsis rather than wrapped."""
+    def fit(max_width: int | None = None) -> Column:
+        return Column(no_wrap=True, overflow="ellipsis", max_width=max_width)
+
+    # Descriptions and infos come from data (model and split names): plain text, never markup.
+    return (TextColumn("{task.description}", style="bold", markup=False, table_column=fit(40)),
+            BarColumn(bar_width=12), MofNCompleteColumn(table_column=fit()), RateColumn(table_column=fit()),
+            TextColumn("eta", markup=False, table_column=fit()), TimeRemainingColumn(table_column=fit()),
+            TextColumn("{task.fields[info]}", markup=False, table_column=fit(22)))
+
+
 @contextmanager
 def progress(description: str, total: float | None, *, enabled: bool | None = None) -> Iterator[_Bar | _NullBar]:
-    """``with progress("training", total=steps) as bar: bar.advance()`` — a bar with rate and ETA."""
+    """``with progress("training", total=steps) as bar: bar.advance()`` — a bar with rate and ETA.
+
+    Inside :func:`stage`, the description starts with the stage: ``length (2/3) · training seq2seq``.
+    """
     if not progress_enabled(enabled):
         yield _NullBar()
         return
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TaskProgressColumn(),
-               RateColumn(), TimeElapsedColumn(), TextColumn("eta"), TimeRemainingColumn(), TextColumn("{task.fields[info]}"))
-    with Progress(*columns, console=console, transient=False) as p:
-        yield _Bar(p, p.add_task(description, total=total, info=""))
+    with Progress(*_columns(), console=console, transient=False) as p:
+        yield _Bar(p, p.add_task(_described(description), total=total, info=""))
+
+
+def _described(description: str) -> str:
+    """The description with the current stage in front: ``length (2/3) · scoring m``."""
+    where = _stage.get()
+    return f"{where} · {description}" if where else description

@@ -216,20 +216,16 @@ def _identity(cfg: RunConfig) -> dict[str, Any]:
 
 def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation."""
+    from gengap._outputs import check_out_folder
     from gengap.io import load
     from gengap.runner import evaluate
-    from gengap.splits import load_split, make_splitter
+    from gengap.splits import make_splitter
 
+    check_out_folder(cfg.eval.out)  # before any data is read or model built
     splits: list[Any] = []
     dataset = None
     if any(s.path for s in cfg.split):
-        if len(cfg.split) != 1:
-            raise ConfigError("A split folder (path) brings its own data; give it alone, not with other splits.")
-        if cfg.data is not None:
-            raise ConfigError(f"A split folder ({cfg.split[0].path}) brings its own data; leave out the data "
-                              f"({cfg.data.path}), or split that data with a split method instead.")
-        split = load_split(cfg.split[0].path)
-        dataset, splits = split.dataset, [split]
+        dataset, splits = _split_folders(cfg)
     else:
         assert cfg.data is not None  # checked in parse_config
         dataset = load(cfg.data.path, input=cfg.data.input, target=cfg.data.target, id=cfg.data.id,
@@ -245,6 +241,51 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg))
     evaluation.report()
     return evaluation
+
+
+def _split_folders(cfg: RunConfig) -> tuple[Any, list[Any]]:
+    """The splits of several folders written by ``gengap split`` from the same data, evaluated together.
+
+    Every folder records the fingerprint of the dataset it was cut from; folders cut from different
+    data cannot be compared (their gap would mix a change of data with a change of split).
+    """
+    from gengap.splits import load_split
+
+    methods = [s.method for s in cfg.split if s.path is None]
+    folders = [s.path for s in cfg.split if s.path is not None]
+    if methods:
+        raise ConfigError(f"Split folders ({', '.join(folders)}) cannot be mixed with split methods ({', '.join(map(str, methods))}): "
+                          "a folder brings its own data. Write the other splits to folders too (gengap split DATA "
+                          "--method METHOD --out FOLDER) and pass every folder with --split.")
+    if cfg.data is not None:
+        raise ConfigError(f"A split folder ({folders[0]}) brings its own data; leave out the data "
+                          f"({cfg.data.path}), or split that data with a split method instead.")
+    splits = [load_split(f) for f in folders]
+    prints = [_folder_fingerprint(f) for f in folders]
+    for folder, fp in zip(folders[1:], prints[1:]):
+        if fp != prints[0]:
+            raise ConfigError(f"The split folders '{folders[0]}' and '{folder}' were made from different data (dataset "
+                              f"fingerprints {prints[0]} and {fp}), so their scores cannot be compared. Split the same "
+                              "data file with each method (gengap split DATA --method ... --out ...).")
+    names = [s.name for s in splits]
+    for name in dict.fromkeys(names):
+        if names.count(name) > 1:
+            same = [f for f, n in zip(folders, names) if n == name]
+            raise ConfigError(f"The split folders {', '.join(same)} hold splits with the same name '{name}'; pass each "
+                              "split once.")
+    return splits[0].dataset, splits
+
+
+def _folder_fingerprint(folder: str) -> str | None:
+    """The dataset fingerprint recorded in a split folder's split.json (None in folders that lack one)."""
+    import json
+
+    try:
+        info = json.loads((Path(folder) / "split.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    dataset = info.get("dataset") if isinstance(info, dict) else None
+    return dataset.get("fingerprint") if isinstance(dataset, dict) else None
 
 
 def _perturbations(cfg: RunConfig) -> list[Any]:

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._outputs import check_out_folder
 
 __all__ = ["DEMOS", "DemoResult", "SCAN_BASELINE", "SCAN_BASELINE_QUICK", "run_demo", "scan_demo"]
 
@@ -34,7 +35,8 @@ SCAN_BASELINE: dict[str, Any] = {
 #: A smaller network trained for fewer epochs, for ``--quick``.
 SCAN_BASELINE_QUICK: dict[str, Any] = {**SCAN_BASELINE, "embedding_size": 32, "hidden_size": 64, "epochs": 4}
 
-#: Exact-match accuracy Lake & Baroni (2018) report for their models, for comparison in the printout.
+#: Exact-match accuracy Lake & Baroni (2018) report for their models, for comparison in the printout
+#: and the report's "Published figures" section.
 PUBLISHED = {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
 
 
@@ -47,6 +49,7 @@ class DemoResult:
     seconds: float
     evaluation: Any = None
     settings: dict[str, Any] = field(default_factory=dict)
+    figures: dict[str, Any] = field(default_factory=dict)
 
 
 def _subsample(dataset: Any, limit: int, seed: int) -> Any:
@@ -123,9 +126,11 @@ def run_demo(name: str = "scan", *, out: str | Path = "gengap-report", quick: bo
     """
     if name not in DEMOS:
         raise ConfigError(f"There is no demo '{name}'.{did_you_mean(name, DEMOS)} Demos: {', '.join(DEMOS)}.")
+    check_out_folder(out)
     if name == "scan":
         return scan_demo(out, quick=quick, seed=seed, **options)
     module = importlib.import_module("gengap.monitor.grokking_demo")
     started = time.perf_counter()
-    module.main(out=Path(out), quick=quick, seed=seed)
-    return DemoResult(name="grokking", out=Path(out), seconds=time.perf_counter() - started)
+    figures = module.main(out=Path(out), quick=quick, seed=seed)
+    return DemoResult(name="grokking", out=Path(out), seconds=time.perf_counter() - started,
+                      settings={"quick": quick}, figures=figures if isinstance(figures, dict) else {})

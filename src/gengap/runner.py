@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, GengapError, ModelError
-from gengap._progress import progress
+from gengap._outputs import check_out_folder
+from gengap._progress import progress, stage
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
@@ -86,10 +87,15 @@ class Evaluation:
             return store.split_info(self.run_id)
 
     def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-        """Score per (model, split, metric) with its interval, and the gap to the i.i.d. split with its
-        interval and test (see :func:`gengap.analysis.gaps.summarize`)."""
-        return summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
-                         n_resamples=n_resamples, seed=seed)
+        """Score per (model, split, metric) with its interval, and the gap to the reference split with its
+        interval and test (see :func:`gengap.analysis.gaps.summarize`).
+
+        A DataFrame; in a notebook (or ``rich.print``) it shows as the table ``gengap eval`` prints.
+        """
+        from gengap._summary_table import Summary
+
+        return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
+                                 n_resamples=n_resamples, seed=seed))
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json")) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder."""
@@ -234,6 +240,8 @@ def evaluate(
         get_metric(m)
     if (shard_size is not None and shard_size < 1) or batch_size < 1:
         raise ConfigError(f"shard_size={shard_size} and batch_size={batch_size} must be at least 1.")
+    if out is not None:
+        check_out_folder(out, option="out")
     models = _normalize_models(model)
     resolved = _resolve_splits(dataset, splits, seed=seed, test_fraction=test_fraction)
     runner = make_backend(backend, workers=workers, address=ray_address)
@@ -258,7 +266,7 @@ def evaluate(
             store.finish_run(run_id, "running")
         done = store.finished_shards(run_id)
         try:
-            for split in resolved:
+            for k, split in enumerate(resolved, start=1):
                 store.add_split(run_id, split)
                 test = split.test_part
                 variants = [("none", test)] + [(p.name, p.apply(test, seed)) for p in perturbations]
@@ -267,12 +275,13 @@ def evaluate(
                     todo = [(p, v) for p, v in variants if not _all_done(done, m.name, split.name, p, len(v), size)]
                     if not todo:
                         continue
-                    fitted = _fit(m, split) if m.needs_fit else m
-                    for perturbation, variant in todo:
-                        calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
-                                             batch_size=batch_size, shard_size=size, show=progress,
-                                             perturbation=perturbation, backend=runner, done=done, cache=cache,
-                                             extractor=extractor)
+                    with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
+                        fitted = _fit(m, split) if m.needs_fit else m
+                        for perturbation, variant in todo:
+                            calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
+                                                 batch_size=batch_size, shard_size=size, show=progress,
+                                                 perturbation=perturbation, backend=runner, done=done, cache=cache,
+                                                 extractor=extractor)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
@@ -331,9 +340,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     fingerprint = model.fingerprint() if use_cache else ""
     shards = [(s, min(n, s + shard_size)) for s in range(0, n, shard_size)]
     pending = [(s, e) for s, e in shards if _shard_key(model.name, split, perturbation, s) not in done]
-    label = split if not variant else f"{split} / {perturbation}"
     calls = 0
-    with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
+    with progress(f"scoring {model.name}" + (f" / {perturbation}" if variant else ""), total=n, enabled=show) as bar:
         bar.advance(n - sum(e - s for s, e in pending))
         known: dict[str, dict[int, Any]] = {}
         hashes: dict[str, np.ndarray] = {}

@@ -22,10 +22,25 @@ def main() -> None:
     try:
         app()
     except GengapError as e:
-        from rich.console import Console
+        from rich.text import Text
 
-        Console(stderr=True, highlight=False, soft_wrap=True).print(f"[bold red]error:[/] {e}", markup=True)
+        from gengap.cli._common import stderr
+
+        # The message is plain text: paths, columns and exception texts may hold '[ray]' or '[/x]'.
+        stderr.print(Text.assemble(("error:", "bold red"), " ", str(e)))
         sys.exit(1)
     except KeyboardInterrupt:
-        print("interrupted; finished shards are kept in the store", file=sys.stderr)
-        sys.exit(130)
+        _interrupted()
+    except SystemExit as e:
+        if e.code == 130:  # typer turns Ctrl-C into exit code 130 before it reaches us
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    """After Ctrl-C: say what was kept and the command that carries on; exit 130 as shells expect."""
+    from gengap.cli._common import stderr
+    from gengap.cli._interrupt import interrupted_message
+
+    stderr.print(interrupted_message(sys.argv[1:]))
+    sys.exit(130)

@@ -7,92 +7,28 @@ from typing import Any
 
 import pandas as pd
 from rich.console import Console
-from rich.table import Table
 
 from gengap._errors import ConfigError
 from gengap._specs import parse_value
+from gengap._summary_table import summary_table
 
-__all__ = ["print_summary", "parse_options", "stdout"]
+__all__ = ["print_summary", "parse_options", "stderr", "stdout"]
 
-stdout = Console(highlight=False, width=None if sys.stdout.isatty() else 110)
+#: Every message is plain text: a column, path or exception text like ``[label]`` or ``[/x]`` prints as it is.
+stdout = Console(highlight=False, markup=False, soft_wrap=True, width=None if sys.stdout.isatty() else 110)
+#: The same for stderr (errors, interruptions).
+stderr = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
 
 
-def _pct(x: Any) -> str:
-    return "-" if x is None or pd.isna(x) else f"{100 * x:.1f}"
-
-
-def _ci(low: Any, high: Any) -> str:
-    """``[0.0, 0.05]``: a bound near 0% or 100% keeps the decimals that tell it apart from them."""
-    from gengap.report._format import bound
-
-    if low is None or high is None or pd.isna(low) or pd.isna(high):
-        return "-"
-    return f"[{bound(low)}, {bound(high)}]"
 
 
 def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Console | None = None) -> None:
-    """Per split: score with its 95% interval, and the gap to the i.i.d. split with its interval.
-
-    The model column appears only with several models and the metric column only with several
-    metrics, so the table fits an 80-column terminal.
-    """
-    many_models = summary["model"].nunique() > 1
-    many_metrics = summary["metric"].nunique() > 1
-    metric = "" if many_metrics or summary.empty else f" ({summary['metric'].iloc[0]})"
-    has_extraction = "unextracted" in summary and summary["unextracted"].notna().any()
-    table = Table(title=f"{title}{metric}", title_justify="left")
-    has_p = "gap_p_adjusted" in summary and summary["gap_p_adjusted"].notna().any()
-    columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
-        ["score %", "95% CI", "gap to i.i.d.", "95% CI "] + (["p adj."] if has_p else []) + \
-        (["unextracted"] if has_extraction else [])
-    for col in columns:
-        table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
-                         overflow="fold" if col == "split" else "ellipsis")
-    for r in summary.itertuples():
-        is_ref = r.split == r.reference
-        missing_gap = r.gap is None or pd.isna(r.gap)
-        cells = {
-            "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
-            "score %": _pct(r.score), "95% CI": _ci(r.score_low, r.score_high),
-            "gap to i.i.d.": "reference" if is_ref else ("-" if missing_gap else f"{_pct(r.gap)} pts"),
-            "95% CI ": "" if is_ref or missing_gap else _ci(r.gap_low, r.gap_high),
-            "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
-            "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
-        }
-        if getattr(r, "warning", ""):
-            cells["n"] += "*"
-        table.add_row(*(cells[c] for c in columns))
-    table.caption = summary_methods(summary)
-    table.caption_justify = "left"
-    (console or stdout).print(table)
+    """Per split: score with its 95% interval, and the gap to the reference split with its interval."""
+    (console or stdout).print(summary_table(summary, title=title))
 
 
-def _p(x: Any) -> str:
-    if x is None or pd.isna(x):
-        return ""
-    return "<0.001" if x < 0.001 else f"{x:.3f}"
 
 
-def summary_methods(summary: pd.DataFrame) -> str:
-    """One plain sentence naming the intervals, tests and adjustment behind a summary table.
-
-    >>> summary_methods(pd.DataFrame({"score_method": ["clopper-pearson"], "gap_method": ["mover-paired"],
-    ...     "gap_test": ["mcnemar-exact"], "adjustment": ["holm"], "warning": [""]}))
-    'Score CI: clopper-pearson. Gap CI: mover-paired. Test: mcnemar-exact; p adj.: holm over all gaps of a model.'
-    """
-    if summary.empty or "score_method" not in summary:
-        return ""
-    def names(col: str) -> str:
-        return ", ".join(dict.fromkeys(str(v) for v in summary[col].dropna() if v)) if col in summary else ""
-
-    parts = [f"Score CI: {names('score_method')}."]
-    if names("gap_method"):
-        parts.append(f"Gap CI: {names('gap_method')}.")
-    if names("gap_test"):
-        parts.append(f"Test: {names('gap_test')}; p adj.: {names('adjustment')} over all gaps of a model.")
-    if "warning" in summary and (summary["warning"].fillna("") != "").any():
-        parts.append("* too few examples to tell (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
-    return " ".join(parts)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:

@@ -104,11 +104,34 @@ def resume_command(
                 raise ConfigError(f"Every run in '{store_path}' has finished; nothing to resume.")
             run = str(unfinished["run_id"].iloc[-1])
         config = store.run_config(run)
+    if isinstance(config.get("demo"), dict):
+        _resume_demo(config, store_path.parent, progress)
+        return
     if "model" not in config or "eval" not in config:
         raise ConfigError(f"Run '{run}' was started from Python, not from gengap eval/run; call gengap.evaluate again with the same arguments and out folder to resume it.")
     cfg = parse_config({k: config[k] for k in ("data", "model", "split", "eval") if k in config and config[k] is not None},
                        source=f"run {run} in '{store_path}'")
     _run_and_print(cfg, progress)
+
+
+def _resume_demo(config: dict, out: Path, progress: bool) -> None:  # type: ignore[type-arg]
+    """Finish an interrupted ``gengap demo``: the same demo, settings and folder; stored shards are kept."""
+    from gengap._errors import ConfigError
+    from gengap.cli._demo import print_demo_result
+    from gengap.demo import SCAN_BASELINE, SCAN_BASELINE_QUICK, run_demo
+
+    demo = config["demo"]
+    if demo.get("name") != "scan":
+        raise ConfigError(f"The '{demo.get('name')}' demo keeps no resumable shards; run it again: "
+                          f"gengap demo {demo.get('name')} --out {out}")
+    quick = bool(demo.get("quick"))
+    default = SCAN_BASELINE_QUICK if quick else SCAN_BASELINE
+    epochs = (demo.get("learner") or {}).get("epochs")
+    stdout.print(f"Resuming the SCAN demo in {out}: the splits already scored are kept.")
+    result = run_demo("scan", out=out, quick=quick, seed=int(config.get("seed", 0)),
+                      epochs=None if epochs == default["epochs"] else epochs, limit=demo.get("limit"),
+                      progress=None if progress else False)
+    print_demo_result(result, limit=demo.get("limit"))
 
 
 def _run_and_print(cfg, progress: bool) -> None:  # type: ignore[no-untyped-def]

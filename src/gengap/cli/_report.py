@@ -45,10 +45,13 @@ def report_command(
     Every figure is recomputed from the run's per-example rows, so a report can be rendered again
     at any time, e.g. with another reference split. Example: gengap report gengap-report/ --run r0002
     """
+    from gengap._outputs import check_out_folder
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.store import Store
 
     formats = check_formats(format or list(FILE_NAMES))
+    if out is not None:
+        check_out_folder(out)
     store_path = resolve_store(path)
     if run is None:
         with Store(store_path, read_only=True) as store:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
+from rich.text import Text
 
 from gengap.cli._app import app
 from gengap.cli._common import parse_options, stdout
@@ -38,9 +40,11 @@ def split_command(
 
     Example: gengap split data.jsonl --method length --test-fraction 0.2 --out splits/length
     """
+    from gengap._outputs import check_out_folder
     from gengap.io import load
     from gengap.splits import make_splitter
 
+    check_out_folder(out)  # before the data is read and the split computed
     options = parse_options(option)
     named = {"by": by, "primitive": primitive, "atoms": atoms, "compounds": compounds, "group": group,
              "holdout": holdout, "time": time, "cutoff": cutoff, "n_clusters": n_clusters, "difficulty": difficulty}
@@ -57,14 +61,96 @@ def split_command(
     stdout.print(f"Wrote {out / 'train.jsonl'}, {out / 'test.jsonl'}, {out / 'split.json'}")
 
 
-@app.command("methods")
-def methods_command() -> None:
-    """List the split methods and their options."""
+def option_docs(cls: type) -> list[tuple[str, str, str, str]]:
+    """``(name, default, allowed values, meaning)`` of each option of a splitter class.
+
+    The meaning comes from the class docstring's Parameters section, the default and the allowed
+    values from the signature (a ``Literal`` lists its values, otherwise the type is named).
+    """
+    import inspect
+    import typing
+
+    meanings: dict[str, str] = {}
+    for klass in reversed(cls.__mro__[:-1]):  # a subclass documents what it changes; the rest comes from its bases
+        meanings.update(_parameter_docs(klass.__doc__ or ""))
+    init = vars(cls).get("__init__") or next((vars(k)["__init__"] for k in cls.__mro__ if "__init__" in vars(k)), None)
+    hints = typing.get_type_hints(init) if init is not None and init is not object.__init__ else {}
+    out = []
+    for name, p in (inspect.signature(init).parameters.items() if init is not None else ()):
+        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        default = "required" if p.default is p.empty else repr(p.default)
+        out.append((name, default, _allowed(hints.get(name)), meanings.get(name, "")))
+    return out
+
+
+def _parameter_docs(doc: str) -> dict[str, str]:
+    """``name -> meaning`` from a numpydoc Parameters section (``a, b : text`` gives both names the text)."""
     import inspect
 
+    lines = inspect.cleandoc(doc).splitlines()
+    out: dict[str, str] = {}
+    try:
+        start = next(i for i, line in enumerate(lines) if line.strip() == "Parameters") + 2
+    except StopIteration:
+        return out
+    names: list[str] = []
+    for line in lines[start:]:
+        if not line.strip() or line.startswith((">>>", "Returns", "Examples", "Notes", "Attributes")):
+            if line.strip() and not line.startswith(" "):
+                break
+            names = [] if not line.strip() else names
+            continue
+        if not line.startswith(" ") and " : " in line:
+            head, _, text = line.partition(" : ")
+            names = [n.strip() for n in head.split(",")]
+            for n in names:
+                out[n] = text.strip()
+        elif line.startswith(" ") and names:
+            for n in names:
+                out[n] += " " + line.strip()
+    return {k: re.sub(r":\w+:`([^`]*)`", r"\1", v).replace("``", "") for k, v in out.items()}
+
+
+def _allowed(hint: Any) -> str:
+    """'one of: a, b' for a Literal, else the type in words ('int', 'float or int', 'list of str', ...)."""
+    import collections.abc
+    import typing
+
+    if hint is None or hint is typing.Any:
+        return "any"
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Literal:
+        return "one of: " + ", ".join(repr(v) for v in args)
+    if origin is collections.abc.Callable:
+        return "a function"
+    if origin in (list, tuple, collections.abc.Sequence) and args:
+        return f"list of {_allowed(args[0])}"
+    if args:
+        words = [w for a in args if a is not type(None) for w in _allowed(a).split(" or ")]
+        words = list(dict.fromkeys(words)) + (["None"] if type(None) in args else [])
+        return "any" if "any" in words else " or ".join(words)
+    return getattr(hint, "__name__", str(hint))
+
+
+@app.command("methods")
+def methods_command(
+    name: Annotated[Optional[str], typer.Argument(help="Show only this method.")] = None,
+) -> None:
+    """List the split methods and what each option means, with its default and allowed values."""
+    from gengap._errors import ConfigError, did_you_mean
     from gengap.splits import methods
 
-    for name, cls in methods().items():
-        params = [p for p in inspect.signature(cls.__init__).parameters if p != "self"]
+    found = methods()
+    if name is not None and name not in found:
+        raise ConfigError(f"There is no split method '{name}'.{did_you_mean(name, found)} "
+                          f"Methods: {', '.join(found)}.")
+    for method, cls in found.items():
+        if name is not None and method != name:
+            continue
         doc = (cls.__doc__ or "").strip().splitlines()[0]
-        stdout.print(f"[bold]{name}[/]  {doc}\n    options: {', '.join(params)}")
+        stdout.print(Text.assemble((method, "bold"), f"  {doc}"), soft_wrap=True)
+        for option, default, allowed, meaning in option_docs(cls):
+            stdout.print(f"    {option} = {default}  ({allowed})" + (f"  {meaning}" if meaning else ""), soft_wrap=True)
+        stdout.print(f"    e.g. gengap eval --split {method} ...  or  gengap split DATA --method {method} -o OPTION=VALUE",
+                     soft_wrap=True)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
+from rich.text import Text
 
 from gengap.cli._app import app
 from gengap.cli._common import parse_options, stdout
@@ -25,7 +26,7 @@ def list_command(
 
     chosen = [get_task(name)] if name else list(tasks().values())
     for t in chosen:
-        stdout.print(f"[bold]{t.name}[/]  {t.description}", soft_wrap=True)
+        stdout.print(Text.assemble((t.name, "bold"), f"  {t.description}"), soft_wrap=True)
         for p in t.params:
             stdout.print(f"    -p {p.name}={p.default}  {p.doc}; {p.valid_range()}", markup=False, soft_wrap=True)
         for split, spec in t.split_specs().items():

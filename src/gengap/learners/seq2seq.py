@@ -272,7 +272,7 @@ class Seq2SeqLearner(_Params):
             loss_fn = torch.nn.CrossEntropyLoss(ignore_index=_PAD)
             net.train()
             step, losses, stopped = 0, [], False
-            with progress_bar(f"training seq2seq ({self.arch})", total=total, enabled=self.progress) as bar:
+            with progress_bar(f"training {self.arch}", total=total, enabled=self.progress) as bar:
                 for _epoch in range(self.epochs):
                     epoch_loss, epoch_batches = 0.0, 0
                     for batch in self._batches(src_lens, tgt_lens, rng):
@@ -292,7 +292,7 @@ class Seq2SeqLearner(_Params):
                         epoch_batches += 1
                         bar.advance(1)
                         if step % 20 == 0:
-                            bar.update(info=f"epoch {_epoch + 1}/{self.epochs} loss {epoch_loss / epoch_batches:.4f}")
+                            bar.update(info=f"ep {_epoch + 1}/{self.epochs} loss {epoch_loss / epoch_batches:.3f}")
                         if step >= total or (self.max_time is not None and time.perf_counter() - started > self.max_time):
                             stopped = True
                             break

@@ -77,7 +77,7 @@ def load_estimator_file(path: str | os.PathLike[str], *, trust_pickle: bool = Fa
     try:
         import skops.io as sio
     except ImportError:
-        raise MissingDependency("skops", "sklearn", f"Loading the scikit-learn model '{path}'") from None
+        raise MissingDependency("skops", "skops", f"Loading the scikit-learn model '{path}'") from None
     try:
         found = sio.get_untrusted_types(file=path)
     except Exception as e:  # a zip that is not a skops file, a truncated file, ...

@@ -68,8 +68,12 @@ def make_model(p: int, embedding_size: int, hidden_size: int) -> Any:
 
 
 def train(out: Path, *, settings: dict[str, Any], seed: int, run_name: str = "grokking",
-          measures: list[Any] | None = None, console: Any = sys.stderr) -> dict[str, Any]:
-    """Train one run with a Monitor writing to ``out/gengap.duckdb``; return its figures."""
+          measures: list[Any] | None = None, console: Any = sys.stderr, demo: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Train one run with a Monitor writing to ``out/gengap.duckdb``; return its figures.
+
+    ``demo`` (``{"name": "grokking", "quick": True}``) is stored with the run, so the report can say
+    that a quick run stops before grokking.
+    """
     torch = require_torch()
     from gengap.monitor import GradientCoherence, Monitor, Sharpness
     from gengap.monitor._data_diet import DataDiet
@@ -87,7 +91,8 @@ def train(out: Path, *, settings: dict[str, Any], seed: int, run_name: str = "gr
                   heldout_eval=(x_te, y_te), every=s["every"], expensive_every=s["expensive_every"],
                   measures=measures, chance=1.0 / s["p"], console=console,
                   config={"hyperparameters": hyper, "seed": seed, "settings": {k: list(v) if isinstance(v, tuple) else v
-                                                                             for k, v in s.items()}})
+                                                                             for k, v in s.items()},
+                          **({"demo": demo} if demo else {})})
     started = time.perf_counter()
     stop_at = None
     step = 0
@@ -133,7 +138,8 @@ def main(out: Path, quick: bool = False, seed: int = 0) -> dict[str, Any]:
     torch.set_num_threads(1)
     try:
         settings = QUICK_SETTINGS if quick else SETTINGS
-        result = train(out, settings=settings, seed=seed)
+        result = train(out, settings=settings, seed=seed,
+                       demo={"name": "grokking", "quick": quick, "full_max_steps": SETTINGS["max_steps"]})
     finally:
         torch.set_num_threads(threads)
     return write_outputs(out, {"demo": "grokking", "quick": quick, "p": settings["p"], **result})

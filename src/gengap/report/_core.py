@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from markupsafe import Markup
 
 from gengap.report._blocks import render_template
+from gengap.report._diff import first_difference, highlight
 from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
@@ -49,7 +50,8 @@ def _metric_title(metric: str) -> str:
 
 
 # --------------------------------------------------------------------------------------------- overview
-def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str | None, split_order: list[str]) -> go.Figure:
+def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str | None, split_order: list[str],
+                   iid: bool = True) -> go.Figure:
     scale = 100.0 if fmt.percent else 1.0
     models = list(dict.fromkeys(rows["model"]))
     ns = rows.groupby("split", sort=False)["n"].nunique()
@@ -59,7 +61,7 @@ def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference:
         sub = rows[rows["split"] == split]
         if sub.empty:
             continue
-        name = label(split, _TICK) + (" (i.i.d.)" if split == reference else "")
+        name = label(split, _TICK) + ((" (i.i.d.)" if iid else " (reference)") if split == reference else "")
         ticks[split] = f"{name}<br>n = {count(sub['n'].iloc[0])}" if one_n else name
     fig = go.Figure()
     for i, model in enumerate(models):
@@ -93,7 +95,8 @@ def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference:
     return fig
 
 
-def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str, split_order: list[str]) -> go.Figure:
+def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str, split_order: list[str],
+                iid: bool = True) -> go.Figure:
     scale = 100.0 if fmt.percent else 1.0
     d = ".1f" if fmt.percent else ".3f"
     models = list(dict.fromkeys(rows["model"]))
@@ -127,9 +130,10 @@ def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: st
     right_pad = 0.12
     fig.add_vline(x=0, line=dict(color=REFERENCE_COLOR, width=1.5, dash="dash"))
     fig.update_layout(
-        title=f"Gap to the i.i.d. split '{label(reference)}'{' (points)' if fmt.percent else ''}",
+        title=f"Gap to the {'i.i.d.' if iid else 'reference'} split '{label(reference)}'{' (points)' if fmt.percent else ''}",
         showlegend=len(models) > 1, scattermode="group",
-        xaxis=dict(title="i.i.d. minus split (> 0: worse than i.i.d.)", zeroline=False,
+        xaxis=dict(title=f"{'i.i.d.' if iid else 'reference'} minus split (> 0: worse than {'i.i.d.' if iid else 'the reference'})",
+                   zeroline=False,
                    range=[min(lows) - 0.12 * span, max(highs) + right_pad * span]),
         yaxis=dict(autorange="reversed", type="category"),
     )
@@ -143,7 +147,7 @@ def fmt_share(value: float) -> str:
 
 def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.DataFrame:
     table: dict[str, list[Any]] = {"Model": [], "Split": [], "Method": [], "n": [], "Score": [], "95% CI": [],
-                                   "CI method": [], "Gap to i.i.d.": [], "Gap 95% CI": [], "Gap from": [], "p adj.": []}
+                                   "CI method": [], "Gap to reference": [], "Gap 95% CI": [], "Gap from": [], "p adj.": []}
     for r in rows.itertuples():
         table["Model"].append(r.model)
         table["Split"].append(r.split)
@@ -165,7 +169,7 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
                 how += f" ({r.gap_method}; {r.gap_test})"
             p = getattr(r, "gap_p_adjusted", None)
             p_adj = "" if is_missing(p) else ("<0.001" if float(p) < 0.001 else f"{float(p):.3f}")
-        table["Gap to i.i.d."].append(gap)
+        table["Gap to reference"].append(gap)
         table["Gap 95% CI"].append(gap_ci)
         table["Gap from"].append(how)
         table["p adj."].append(p_adj)
@@ -175,12 +179,12 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         frame = frame.drop(columns="Unextracted")
     if n_models == 1:
         frame = frame.drop(columns="Model")
-    if not (frame["Gap to i.i.d."] != "–").any():
-        frame = frame.drop(columns=["Gap to i.i.d.", "Gap 95% CI", "Gap from", "p adj."])
+    if not (frame["Gap to reference"] != "–").any():
+        frame = frame.drop(columns=["Gap to reference", "Gap 95% CI", "Gap from", "p adj."])
     return frame
 
 
-_ALIGN = {"Score": "right", "95% CI": "right", "Gap to i.i.d.": "right", "Gap 95% CI": "right"}
+_ALIGN = {"Score": "right", "95% CI": "right", "Gap to reference": "right", "Gap 95% CI": "right"}
 
 
 @register_section("overview", order=10)
@@ -199,12 +203,12 @@ def overview(ctx: ReportContext) -> Section | None:
         if rows.empty:
             continue
         fmt = ctx.score_format(metric)
-        charts = [figure_html(_scores_figure(rows, fmt, metric, ctx.reference, split_order),
+        charts = [figure_html(_scores_figure(rows, fmt, metric, ctx.reference, split_order, ctx.reference_is_iid),
                               div_id=f"chart-scores-{_slug(metric)}", height=400)]
         has_gaps = ctx.reference is not None and rows["gap"].notna().any() and (rows["split"] != ctx.reference).any()
         if has_gaps:
             n_other = rows.loc[rows["split"] != ctx.reference, "split"].nunique()
-            charts.append(figure_html(_gap_figure(rows, fmt, metric, ctx.reference, split_order),
+            charts.append(figure_html(_gap_figure(rows, fmt, metric, ctx.reference, split_order, ctx.reference_is_iid),
                                       div_id=f"chart-gaps-{_slug(metric)}", height=170 + 64 * n_other))
         table = _summary_table(rows, fmt, len(models))
         blocks.append(dict(metric=metric, charts=charts, table=table_html(table, align=_ALIGN),
@@ -215,7 +219,8 @@ def overview(ctx: ReportContext) -> Section | None:
     note = (
         f"Scores are means over the test examples, with {int(100 * ctx.confidence)}% intervals: Clopper-Pearson "
         "(exact) for 0/1 scores, which never claims certainty at 0% or 100%, and the percentile bootstrap "
-        f"({ctx.n_resamples:,} resamples, seed 0) for other scores. The gap is the i.i.d. score minus the split's score, "
+        f"({ctx.n_resamples:,} resamples, seed 0) for other scores. The gap is the score on {ctx.reference_words} minus "
+        "the split's score, "
         "so a positive gap is a loss. When both splits hold the same examples it is a paired difference (0/1 scores: "
         "an exact-based MOVER interval and the exact McNemar test; other scores: a bootstrap of the differences and a "
         "sign-flip permutation test); otherwise the two test sets are independent samples (Newcombe's interval and "
@@ -281,7 +286,8 @@ def _trajectory(name: str, steps: list[dict[str, Any]]) -> tuple[str, Markup]:
                                      line=dict(color=COLORS[i]), customdata=phase, yaxis="y" if i == 0 else "y2",
                                      hovertemplate=f"step %{{x}} (%{{customdata}})<br>{title}: %{{y:.4f}}<extra></extra>"))
     fig.update_layout(title=f"{label(name, _TICK)}: divergence over the search", xaxis_title="search step (hold-outs, rebuilds, swap rounds)",
-                      yaxis=dict(title="D_C"), yaxis2=dict(title="D_A", overlaying="y", side="right", showgrid=False))
+                      yaxis=dict(title="D_C", tickformat=".3~g"),
+                      yaxis2=dict(title="D_A", overlaying="y", side="right", showgrid=False, tickformat=".3~g"))
     first, last = frame.iloc[0], frame.iloc[-1]
     summary = (f"{len(frame):,} steps: D_C {first.get('compound_divergence', float('nan')):.4g} → "
                f"{last.get('compound_divergence', float('nan')):.4g}, D_A {first.get('atom_divergence', float('nan')):.4g} → "
@@ -327,6 +333,7 @@ def _card(name: str, info: dict[str, Any], ctx: ReportContext) -> dict[str, Any]
     axes = [(title, _axis_value(tax.get(key))) for key, title in _AXES]
     method = str(info.get("method", ""))
     return dict(name=name, method=method if method != name else "", reference=name == ctx.reference,
+                reference_badge="i.i.d. reference" if ctx.reference_is_iid else "reference",
                 description=tax.get("description", ""), axes=axes, diagnostics=diag, chart=chart)
 
 
@@ -339,7 +346,8 @@ def splits(ctx: ReportContext) -> Section | None:
     md = ["Each card places a split on the GenBench taxonomy of generalisation (Hupkes et al. 2023) and lists "
           "what a reader needs to trust it."]
     for c in cards:
-        about = ([f"method {md_escape(c['method'])}"] if c["method"] else []) + (["the i.i.d. reference"] if c["reference"] else [])
+        about = ([f"method {md_escape(c['method'])}"] if c["method"] else []) + \
+            ([f"the {c['reference_badge']}"] if c["reference"] else [])
         md.append(f"#### {md_escape(c['name'])}" + (f" ({', '.join(about)})" if about else ""))
         if c["description"]:
             md.append(md_escape(c["description"]))
@@ -408,20 +416,25 @@ def failures(ctx: ReportContext) -> Section | None:
         title = g["split"] if n_models == 1 else f"{g['split']} · {g['model']}"
         counts = (f"{g['n_failures']:,} of {g['n_examples']:,} test examples failed"
                   + (f"; showing {len(g['examples'])}" if g["n_failures"] > len(g["examples"]) else ""))
-        cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": []}
-        md_cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": []}
+        cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": [], "first difference": []}
+        md_cols: dict[str, list[Any]] = {"id": [], "input": [], "target": [], "output": [], "first difference": []}
         if not binary:
             cols["score"], md_cols["score"] = [], []
         for ex in g["examples"]:
             for key in ("input", "target", "output"):
                 cols[key].append(truncate(ex[key], TEXT_LIMIT_HTML))
                 md_cols[key].append(truncate(ex[key], TEXT_LIMIT_MD))
+            offset, where = first_difference(ex["output"], ex["target"])
+            shown = cols["output"][-1]
+            cols["output"][-1] = highlight(shown, offset if offset is not None and offset <= min(len(shown), TEXT_LIMIT_HTML) else None)
+            cols["first difference"].append(where)
+            md_cols["first difference"].append(where)
             cols["id"].append(ex["example_id"])
             md_cols["id"].append(ex["example_id"])
             if not binary:
                 cols["score"].append(round(ex["score"], 3))
                 md_cols["score"].append(round(ex["score"], 3))
-        table = table_html(pd.DataFrame(cols), css_class="texts") if g["examples"] else None
+        table = table_html(pd.DataFrame(cols, dtype=object), css_class="texts") if g["examples"] else None
         blocks.append(dict(title=title, counts=counts, table=table))
         md.append(f"#### {md_escape(title)}\n\n{md_escape(counts)}.")
         if g["examples"]:

@@ -16,6 +16,7 @@ True
 
 from __future__ import annotations
 
+import html as html_lib
 import re
 from typing import Any
 
@@ -77,6 +78,24 @@ def figure_html(fig: go.Figure, *, div_id: str, height: int = 380) -> Markup:
         raise ValueError(f"div_id={div_id!r} must start with a letter and hold only letters, digits, '-' and '_'.")
     fig = go.Figure(fig)
     fig.update_layout(template=gengap_template())
+    # The title goes above the chart as HTML, so plotly's toolbar (shown on hover, top right) never covers it.
+    title = _plain_title(fig.layout.title.text)
+    if title:
+        fig.update_layout(title=None, margin=dict(t=36))
+        height = max(height - 28, 120)
     html = pio.to_html(fig, include_plotlyjs=False, full_html=False, div_id=div_id, config=_CONFIG,
                        default_height=f"{height}px", default_width="100%", validate=True)
-    return Markup('<figure class="chart">{}</figure>').format(Markup(html.strip()))
+    caption = Markup('<figcaption>{}</figcaption>').format(title) if title else Markup("")
+    return Markup('<figure class="chart">{}{}</figure>').format(caption, Markup(html.strip()))
+
+
+def _plain_title(text: str | None) -> str:
+    """A chart title as plain text: plotly's tags (``<br>``, ``<b>``) dropped, entities made from :func:`label` undone.
+
+    >>> _plain_title("Gap to &lt;b&gt;x&lt;/b&gt;<br>(points)")
+    'Gap to <b>x</b> (points)'
+    """
+    if not text:
+        return ""
+    text = re.sub(r"<br\s*/?>", " ", text, flags=re.IGNORECASE)
+    return html_lib.unescape(re.sub(r"<[^>]*>", "", text)).strip()

@@ -8,8 +8,8 @@ and their gaps as percentage points; any other metric reads as plain numbers.
 ('81.2%', '[75.0, 87.5]', '12.5 pts')
 >>> ScoreFormat(percent=False).score(3.14159)
 '3.142'
->>> md_escape("a | b <i>*x*</i>")
-'a \\\\| b &lt;i&gt;\\\\*x\\\\*&lt;/i&gt;'
+>>> print(md_escape("a | b <i>*x*</i> Pipeline(A>B) &amp;"))
+a \\| b \\<i>\\*x\\*\\</i> Pipeline(A>B) \\&amp;
 """
 
 from __future__ import annotations
@@ -23,8 +23,11 @@ __all__ = ["ScoreFormat", "bound", "count", "is_missing", "md_escape", "truncate
 
 #: What Markdown could read as formatting, escaped with a backslash: backslashes, backticks, emphasis
 #: stars and tildes, pipes (table cells), underscores at a word boundary (GitHub ignores them inside
-#: words), a ']' that would close a link ("](", "][", "]:"), and a '#' that starts the text.
-_MD_SPECIAL = re.compile(r"([\\`*~|])|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))|(\](?=[(\[:]))|(^#)")
+#: words), a ']' that would close a link ("](", "][", "]:"), a '#' or '>' that starts the text, a '<'
+#: that could open an HTML tag or autolink, and an '&' that could start an entity. Everything else
+#: stays as typed, so ``a > b`` and ``Pipeline(A>B)`` read as they are.
+_MD_SPECIAL = re.compile(r"([\\`*~|])|((?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))|(\](?=[(\[:]))|(^[#>])"
+                         r"|(<(?=[A-Za-z/!?]))|(&(?=#?[A-Za-z0-9]+;))")
 
 
 def is_missing(value: Any) -> bool:
@@ -117,10 +120,10 @@ def truncate(text: Any, limit: int = 300) -> str:
 def md_escape(text: Any) -> str:
     """Text that reads literally inside Markdown (and a Markdown table cell on GitHub).
 
-    HTML is neutralized (``<`` becomes ``&lt;``), formatting characters and pipes are
-    backslash-escaped, and line breaks become ``<br>`` so a cell stays on one line.
+    Markdown's own escaping, not HTML's: a character Markdown could read as formatting, an HTML tag
+    or an entity gets a backslash (``<b>`` becomes ``\\<b>``), the rest stays as typed, and line
+    breaks become ``<br>`` so a table cell stays on one line.
     """
     s = "" if text is None else str(text)
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     s = _MD_SPECIAL.sub(lambda m: "\\" + m.group(0), s)
     return s.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")

@@ -40,8 +40,12 @@ def _who(model: str, n_models: int) -> str:
     return "the model" if n_models == 1 else f"model '{model}'"
 
 
-def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None, reference: str | None) -> Headline:
+def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None, reference: str | None,
+             *, iid: bool = True) -> Headline:
     """The biggest gap of ``metric`` across models and splits, in words.
+
+    ``iid`` says whether the reference is an i.i.d. (random) split; any other reference the user
+    named is called "the reference split".
 
     >>> s = pd.DataFrame({"model": "m", "split": ["random", "length"], "metric": "acc", "n": [40, 44],
     ...     "score": [0.9, 0.2], "score_low": [0.8, 0.1], "score_high": [1.0, 0.3], "reference": "random",
@@ -55,6 +59,8 @@ def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None,
     n_models = rows["model"].nunique()
     unit = "points" if fmt.percent else ""
     metric_words = str(metric).replace("_", " ")
+
+    ref_words = f"the {'i.i.d.' if iid else 'reference'} split '{reference}'"
 
     def num(x: float) -> str:
         return fmt.gap(x).replace(" pts", "")
@@ -73,7 +79,7 @@ def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None,
                 "Add a random split (--split random) or name a reference split to measure gaps from.",
             )
         return Headline(
-            f"Only the i.i.d. split '{reference}' was scored: {_who(low.model, n_models)} reaches "
+            f"Only {ref_words} was scored: {_who(low.model, n_models)} reaches "
             f"{fmt.score(low.score)} {metric_words} ({ci}).",
             "", "Add splits that shift the distribution (length, held-out combinations, ...) to measure gaps.",
         )
@@ -90,17 +96,17 @@ def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None,
     )
     if float(top.gap) <= 0:
         if float(top.gap) == 0:
-            lead = f"No split scores below the i.i.d. split '{reference}': the closest, '{top.split}', scores the same."
+            lead = f"No split scores below {ref_words}: the closest, '{top.split}', scores the same."
         else:
-            lead = (f"No split scores below the i.i.d. split '{reference}'. The closest is '{top.split}', "
+            lead = (f"No split scores below {ref_words}. The closest is '{top.split}', "
                     f"{num(abs(float(top.gap)))}{(' ' + unit) if unit else ''} above it.")
         return Headline(lead, detail)
     lead = (f"The biggest gap is on the split '{top.split}': {num(top.gap)}{(' ' + unit) if unit else ''} "
-            f"below the i.i.d. split '{reference}'.")
+            f"below {ref_words}.")
     caveat = ""
     if not is_missing(top.gap_low) and float(top.gap_low) <= 0:
         caveat = ("The interval includes zero: with this many test examples the run cannot tell this split "
-                  "apart from the i.i.d. one.")
+                  f"apart from {ref_words}.")
     return Headline(lead, detail, caveat)
 
 
@@ -133,7 +139,8 @@ def metric_gaps(summary: pd.DataFrame, metrics: list[str]) -> list[dict[str, obj
     return out
 
 
-def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, ScoreFormat], reference: str | None) -> Headline:
+def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, ScoreFormat], reference: str | None,
+              *, iid: bool = True) -> Headline:
     """The headline over every metric: led by the first metric with a gap, each other metric's
     largest gap named with its interval.
 
@@ -149,11 +156,11 @@ def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, Scor
     """
     if len(metrics) <= 1:
         metric = metrics[0] if metrics else None
-        return headline(summary, metric, formats.get(metric) if metric else None, reference)
+        return headline(summary, metric, formats.get(metric) if metric else None, reference, iid=iid)
     tops = {m: _top(summary, m) for m in metrics}
     with_gap = [m for m in metrics if (top := tops[m]) is not None and float(top.gap) > 0]
     lead_metric = metrics[0] if (metrics[0] in with_gap or not with_gap) else with_gap[0]
-    main = headline(summary, lead_metric, formats.get(lead_metric), reference)
+    main = headline(summary, lead_metric, formats.get(lead_metric), reference, iid=iid)
     if tops[lead_metric] is None:
         return main
     words = str(lead_metric).replace("_", " ")
@@ -177,6 +184,7 @@ def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, Scor
         if float(top.gap) > 0:
             notes.append(f"On {name}: the biggest gap is {num(top.gap)}{unit} on '{top.split}' ({ci}).")
         else:
-            notes.append(f"On {name}: no split scores below the i.i.d. split (largest gap {num(top.gap)}{unit} "
+            notes.append(f"On {name}: no split scores below the {'i.i.d.' if iid else 'reference'} split "
+                         f"(largest gap {num(top.gap)}{unit} "
                          f"on '{top.split}', {ci}).")
     return Headline(lead, " ".join(p for p in (main.detail, *notes) if p), main.caveat)

@@ -20,6 +20,8 @@ from markupsafe import Markup
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import COLORS, figure_html, label
 from gengap.report._format import md_escape, truncate
+from gengap.report._headline import Headline
+from gengap.report._measure_notes import GROUPS, group_of, note
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
 
@@ -106,6 +108,37 @@ def _summary(measures: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
+def _last(measures: pd.DataFrame, name: str) -> float | None:
+    rows = measures[(measures["name"] == name) & (measures["scope"].fillna("") == "")].sort_values("step")
+    return float(rows["value"].iloc[-1]) if len(rows) else None
+
+
+def training_headline(ctx: ReportContext) -> Headline | None:
+    """What the monitor saw, in words: grokked, or memorized without grokking (and why, for a short run)."""
+    events, measures = ctx.events, ctx.measures
+    kinds = {str(e.kind): int(e.step) for e in events.itertuples()} if len(events) else {}
+    last_step = int(measures["step"].max()) if len(measures) else None
+    held = _last(measures, "heldout_accuracy")
+    held_text = "" if held is None else f"{100 * held:.1f}%"
+    demo = ctx.run.get("config", {}).get("demo")
+    quick = isinstance(demo, dict) and demo.get("name") == "grokking" and bool(demo.get("quick"))
+    if "grokked" in kinds:
+        after = f" {kinds['grokked'] - kinds['memorized']:,} steps after it memorized its training set (step {kinds['memorized']:,})" \
+            if "memorized" in kinds else ""
+        return Headline(f"Grokked at step {kinds['grokked']:,}: held-out accuracy jumped{after}.",
+                        f"Held-out accuracy at the last step ({last_step:,}): {held_text}." if held_text else "")
+    if "memorized" in kinds:
+        lead = (f"Memorized at step {kinds['memorized']:,}: the network fits its training set while held-out accuracy "
+                f"stays near chance" + (f" ({held_text} at step {last_step:,})" if held_text else "") + ".")
+        if quick:
+            full = demo.get("full_max_steps")
+            return Headline(lead, f"This is the --quick run: it stops at step {last_step:,}, before grokking.",
+                            "Run 'gengap demo grokking' without --quick to see held-out accuracy jump"
+                            + (f" (it trains for up to {full:,} steps)." if isinstance(full, int) else "."))
+        return Headline(lead, f"The run ended at step {last_step:,} without grokking." if last_step else "")
+    return None
+
+
 @register_section("training", order=70)
 def training(ctx: ReportContext) -> Section | None:
     """Curves of the run's training-time measures, with the monitor's events marked."""
@@ -119,11 +152,15 @@ def training(ctx: ReportContext) -> Section | None:
     positive = steps[steps > 0]
     log_x = bool(positive.size) and positive.max() / max(1, positive.min()) >= 1000
 
-    charts = []
-    for j, (family, names) in enumerate(sorted(families.items())[:MAX_CHARTS]):
+    # charts grouped (fit, weights, landscape, examples, other), each with a sentence on what it measures
+    drawn = sorted(families.items())[:MAX_CHARTS]
+    groups: dict[str, list[dict[str, Any]]] = {g: [] for g in GROUPS}
+    for j, (family, names) in enumerate(drawn):
         frame = measures[measures["name"].isin(names)]
-        charts.append(figure_html(_family_figure(family, frame, events, log_x), div_id=f"chart-training-{j + 1}",
-                                  height=340))
+        chart = figure_html(_family_figure(family, frame, events, log_x), div_id=f"chart-training-{j + 1}", height=340)
+        groups[group_of(family)].append({"family": family, "chart": chart, "note": note(family)})
+    groups = {g: items for g, items in groups.items() if items}
+    head = training_headline(ctx)
     summary = _summary(measures) if len(measures) else pd.DataFrame()
     fmt = lambda v: "–" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v:.4g}"
     table = pd.DataFrame({
@@ -146,18 +183,29 @@ def training(ctx: ReportContext) -> Section | None:
              + (f" Lines are thinned to {MAX_POINTS:,} points; the table keeps the exact figures." if thinned else "")
              + (f" {extra} more measure families are in the table only." if extra > 0 else ""))
     html = html_fragment(
-        '<p class="lede">{{ intro }}</p><div class="charts">{% for c in charts %}{{ c }}{% endfor %}</div>'
+        '{% if head %}<p class="headline"><strong>{{ head.lead }}</strong>{% if head.detail %} {{ head.detail }}{% endif %}'
+        '{% if head.caveat %} <em class="caveat">{{ head.caveat }}</em>{% endif %}</p>{% endif %}'
+        '<p class="lede">{{ intro }}</p>'
+        '{% for group, items in groups.items() %}<h3>{{ group }}</h3><p class="lede">{{ ledes[group] }}</p>'
+        '<div class="charts">{% for c in items %}<div class="measure">{{ c.chart }}'
+        '{% if c.note %}<p class="chart-note">{{ c.note }}</p>{% endif %}</div>{% endfor %}</div>{% endfor %}'
         '{% if events %}<h3>Events</h3>{{ events }}{% endif %}{% if table %}<h3>Measures</h3>{{ table }}{% endif %}',
-        intro=intro, charts=charts,
+        head=head, intro=intro, groups=groups, ledes=GROUPS,
         events=table_html(ev_table, css_class="compact") if len(ev_table) else None,
         table=table_html(table, align=align) if len(table) else None,
     )
-    md = [md_escape(intro)]
+    md = ([f"**{md_escape(head.lead)}** {md_escape(head.detail)}".strip()
+           + (f" *{md_escape(head.caveat)}*" if head.caveat else "")] if head else []) + [md_escape(intro)]
+    for group, items in groups.items():
+        md.append(f"#### {md_escape(group)}\n\n{md_escape(GROUPS[group])}\n\n"
+                  + "\n".join(f"- **{md_escape(c['family'].replace('_', ' '))}**" + (f": {md_escape(c['note'])}" if c["note"] else "")
+                              for c in items))
     if len(ev_table):
         md += ["#### Events", table_markdown(ev_table)]
     if len(table):
         md += ["#### Measures", table_markdown(table, align=align)]
     data: dict[str, Any] = {
+        "headline": head.text if head else None,
         "measures": summary.to_dict("records") if len(summary) else [],
         "events": [{"step": int(e.step), "kind": str(e.kind), "message": str(e.message)} for e in events.itertuples()],
     }

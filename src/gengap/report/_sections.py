@@ -48,6 +48,8 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_perturbations",
     "gengap.report.section_groups",
     "gengap.report.section_imported",
+    "gengap.report.section_length",
+    "gengap.report.section_published",
 ]
 
 
@@ -126,7 +128,18 @@ class ReportContext:
     @cached_property
     def headline(self) -> Headline:
         """The biggest gap per metric, in words (the report's first sentence)."""
-        return headlines(self.summary, self.metrics, {m: self.score_format(m) for m in self.metrics}, self.reference)
+        return headlines(self.summary, self.metrics, {m: self.score_format(m) for m in self.metrics}, self.reference,
+                         iid=self.reference_is_iid)
+
+    @property
+    def reference_is_iid(self) -> bool:
+        """Whether the reference split is an i.i.d. (random) one, or another split the user named."""
+        return self.reference is not None and self.split_info.get(self.reference, {}).get("method") == "random"
+
+    @property
+    def reference_words(self) -> str:
+        """How the report names the reference split: "the i.i.d. split 'random'", "the reference split 'mcd'"."""
+        return f"the {'i.i.d.' if self.reference_is_iid else 'reference'} split '{self.reference}'"
 
     @property
     def primary_metric(self) -> str | None:

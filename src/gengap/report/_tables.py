@@ -10,7 +10,7 @@ escaped, so data and model outputs can go straight into a table.
 | split | n |
 | :-- | --: |
 | random | 40 |
-| &lt;b&gt;length&lt;/b&gt; | 1,234 |
+| \\<b>length\\</b> | 1,234 |
 >>> "&lt;b&gt;" in table_html(frame)
 True
 """

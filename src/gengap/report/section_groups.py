@@ -51,7 +51,7 @@ def _held_out_table(ctx: ReportContext, metric: str, percent: bool) -> tuple[pd.
             held = ", ".join(map(str, ctx.split_info[r["split"]].get("test_groups", []))) or r["split"]
             rows.append({"Model": model, "Held-out group": held, "n": int(r["n"]),
                          "Score [95% CI]": _interval(r["score"], r["score_low"], r["score_high"], percent),
-                         "Gap to i.i.d.": "–" if pd.isna(r["gap"]) else _interval(r["gap"], r["gap_low"], r["gap_high"], percent),
+                         "Gap to reference": "–" if pd.isna(r["gap"]) else _interval(r["gap"], r["gap_low"], r["gap_high"], percent),
                          "Worst": "◀ worst" if idx == worst and len(g) > 1 else ""})
             data.append({"model": model, "split": r["split"], "held_out": held, "n": int(r["n"]), "score": r["score"],
                          "score_low": r["score_low"], "score_high": r["score_high"], "gap": r["gap"],
@@ -137,8 +137,8 @@ def groups_section(ctx: ReportContext) -> Section | None:
         within, within_data = _within_reference(ctx, metric, percent)
         data["within_reference"] = within_data
         if within:
-            html_parts.append(html_fragment("<h3>Groups on the i.i.d. test part ({{ ref }})</h3>", ref=ctx.reference))
-            md_parts += [f"### Groups on the i.i.d. test part ({md_escape(ctx.reference)})", ""]
+            html_parts.append(html_fragment("<h3>Groups on the test part of {{ ref }}</h3>", ref=ctx.reference_words))
+            md_parts += [f"### Groups on the test part of {md_escape(ctx.reference_words)}", ""]
             for sentence, table in within:
                 html_parts += [html_fragment("<p>{{ s }}</p>", s=sentence), table_html(table)]
                 md_parts += [md_escape(sentence), "", table_markdown(table), ""]

@@ -3,6 +3,7 @@ rate, and a heatmap of the mean effect per perturbation family and split."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -12,7 +13,7 @@ from markupsafe import Markup
 from gengap.analysis.stress import family_split_table, perturbation_effects, template_spread
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
-from gengap.report._format import md_escape
+from gengap.report._format import ScoreFormat, md_escape
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
 
@@ -21,15 +22,33 @@ __all__ = ["perturbations"]
 MAX_ROWS = 60
 
 
-def _heatmap(table: Any) -> go.Figure:
-    z = table.to_numpy(dtype=float)
-    limit = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 1.0
+def _effect_text(fmt: ScoreFormat) -> Callable[[float], str]:
+    """Effects in the unit of the gaps: signed points for percent metrics ('-12.5'), else 3 decimals."""
+    if fmt.percent:
+        return lambda v: "–" if np.isnan(v) else f"{100 * v:+.1f}"
+    return lambda v: "–" if np.isnan(v) else f"{v:+.3f}"
+
+
+def _heatmap(table: Any, fmt: ScoreFormat) -> go.Figure:
+    """Mean effect per family x split, in points (percent metrics) on a symmetric red-blue scale.
+
+    The scale spans at least 1 point (0.01 for other metrics), so a table of zeros gets a readable
+    colour bar ('-1, 0, 1') instead of nano-units.
+    """
+    scale = 100.0 if fmt.percent else 1.0
+    z = table.to_numpy(dtype=float) * scale
+    floor = 1.0 if fmt.percent else 0.01
+    limit = max(float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else floor, floor)
+    digits = 1 if fmt.percent else 3
+    unit = "points" if fmt.percent else ""
     fig = go.Figure(go.Heatmap(
         z=z, x=[label(c, 30) for c in table.columns], y=[label(i, 30) for i in table.index],
-        zmin=-max(limit, 1e-9), zmax=max(limit, 1e-9), colorscale="RdBu", zmid=0,
-        text=[[("" if np.isnan(v) else f"{v:+.3f}") for v in row] for row in z], texttemplate="%{text}",
-        hovertemplate="family %{y}<br>split %{x}<br>mean difference %{z:+.3f}<extra></extra>",
-        colorbar={"title": "perturbed − clean"},
+        zmin=-limit, zmax=limit, colorscale="RdBu", zmid=0,
+        text=[[("" if np.isnan(v) else f"{v:+.{digits}f}") for v in row] for row in z],
+        texttemplate="%{text}",
+        hovertemplate=f"family %{{y}}<br>split %{{x}}<br>mean effect %{{z:+.{digits}f}} {unit}<extra></extra>",
+        colorbar={"title": f"perturbed − clean{' (points)' if fmt.percent else ''}",
+                  "tickformat": "+.1f" if fmt.percent else "+.2~f"},
     ))
     fig.update_layout(xaxis_title="split", yaxis_title="perturbation family")
     return fig
@@ -37,6 +56,11 @@ def _heatmap(table: Any) -> go.Figure:
 
 def _p(v: float) -> str:
     return "–" if np.isnan(v) else ("<0.001" if v < 0.001 else f"{v:.3f}")
+
+
+def _plural(n: int, word: str) -> str:
+    """'1 perturbation', '3 perturbations'."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 @register_section("perturbations", order=45)
@@ -55,9 +79,12 @@ def perturbations(ctx: ReportContext) -> Section | None:
         s = s_all[s_all["metric"] == metric].reset_index(drop=True)
         s["rank"] = np.arange(1, len(s) + 1)
         fmt = ctx.score_format(metric)
+        eff = _effect_text(fmt)
+        unit = " pts" if fmt.percent else ""
+        points = " points" if fmt.percent else ""
         shown = s.head(MAX_ROWS)
         table = shown.assign(
-            Effect=[f"{d:+.3f} [{lo:+.3f}, {hi:+.3f}]" for d, lo, hi in zip(shown["difference"], shown["low"], shown["high"])],
+            Effect=[f"{eff(d)}{unit} [{eff(lo)}, {eff(hi)}]" for d, lo, hi in zip(shown["difference"], shown["low"], shown["high"])],
             Clean=shown["clean"].map(fmt.score), Perturbed=shown["perturbed"].map(fmt.score),
             PDR=shown["drop_rate"].map(lambda v: "–" if np.isnan(v) else f"{v:.1%}"),
             Flips=shown["flip_rate"].map(lambda v: "–" if np.isnan(v) else f"{v:.1%}"),
@@ -70,22 +97,25 @@ def perturbations(ctx: ReportContext) -> Section | None:
         basis = "extracted answers" if (s["flip_basis"] == "extracted").all() else "the metric's score"
         methods = ", ".join(dict.fromkeys(s["interval"]))
         tests = ", ".join(dict.fromkeys(s["test"]))
-        intro = (f"{metric}: {s['perturbation'].nunique()} perturbations of the test inputs, each paired with the same "
-                 f"clean examples. Most harmful: {worst['perturbation']} on {worst['split']}, {worst['difference']:+.3f} "
-                 f"({int(ctx.confidence * 100)}% CI [{worst['low']:+.3f}, {worst['high']:+.3f}]), answers changed on "
-                 f"{worst['flip_rate']:.1%} of examples. {n_sig} of {len(s)} effects are significantly negative after "
-                 f"adjusting for {len(s)} comparisons ({'Holm' if s['adjustment'].iloc[0] == 'holm' else 'Benjamini-Hochberg'}). "
-                 f"Effect: perturbed − clean with a paired interval ({methods}); p adj.: {tests} test, adjusted; "
-                 f"PDR: performance drop rate; Flips: share of examples whose answer changed, on {basis}.")
+        intro = (f"{metric}: {_plural(s['perturbation'].nunique(), 'perturbation')} of the test inputs, each paired with "
+                 f"the same clean examples. Most harmful: {worst['perturbation']} on {worst['split']}, "
+                 f"{eff(worst['difference'])}{points} ({int(ctx.confidence * 100)}% CI [{eff(worst['low'])}, "
+                 f"{eff(worst['high'])}]), answers changed on {worst['flip_rate']:.1%} of examples. {n_sig} of "
+                 f"{_plural(len(s), 'effect')} {'is' if n_sig == 1 else 'are'} significantly negative after adjusting for "
+                 f"{_plural(len(s), 'comparison')} ({'Holm' if s['adjustment'].iloc[0] == 'holm' else 'Benjamini-Hochberg'}). "
+                 f"Effect: perturbed − clean{' in percentage points (like the gaps)' if fmt.percent else ''}, with a paired "
+                 f"interval ({methods}); p adj.: {tests} test, adjusted; PDR: performance drop rate; Flips: share of "
+                 f"examples whose answer changed, on {basis}.")
         blocks_html.append(html_fragment('{% if h %}<h3>{{ h }}</h3>{% endif %}<p class="lede">{{ intro }}</p>',
                                          h=metric if len(metrics) > 1 else "", intro=intro))
         if metric == primary:
             heat = family_split_table(s)
-            blocks_html.append(figure_html(_heatmap(heat), div_id="chart-perturbations", height=max(260, 60 * len(heat) + 120)))
+            blocks_html.append(figure_html(_heatmap(heat, fmt), div_id="chart-perturbations",
+                                           height=max(260, 60 * len(heat) + 120)))
             spread = template_spread(s)
             spread_text = "" if spread.empty else " ".join(
                 f"Prompt templates on {r.split}: best {r.best} ({fmt.score(r.best_score)}), worst {r.worst} "
-                f"({fmt.score(r.worst_score)}), spread {r.spread:.3f}." for r in spread.itertuples())
+                f"({fmt.score(r.worst_score)}), spread {eff(r.spread).lstrip('+')}{points}." for r in spread.itertuples())
             if spread_text:
                 blocks_html.append(html_fragment("<p>{{ t }}</p>", t=spread_text))
         blocks_html.append(table_html(table, css_class="compact"))
@@ -97,7 +127,8 @@ def perturbations(ctx: ReportContext) -> Section | None:
         md.append(md_escape(intro))
         if metric == primary:
             md += ([md_escape(spread_text)] if spread_text else [])
-            md += ["#### Mean effect by family and split", table_markdown(heat.map(lambda v: f"{v:+.3f}").reset_index())]
+            md += [f"#### Mean effect by family and split{' (points)' if fmt.percent else ''}",
+                   table_markdown(heat.map(eff).reset_index())]
         md += ["#### Effects", table_markdown(table)]
         tables[metric] = s
     html = Markup("".join(str(b) for b in blocks_html))

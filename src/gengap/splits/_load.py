@@ -37,7 +37,9 @@ def load_split(folder: str | Path) -> Split:
     test = read_jsonl(folder / "test.jsonl")
     frame = pd.DataFrame.from_records(train + test)
     dataset = Dataset.from_frame(frame, id="id", name=(info.get("dataset") or {}).get("name") or folder.name, source=str(folder))
-    known = {"name", "method", "seed", "params", "dataset", "taxonomy"}
+    # "dataset" stays in the diagnostics: the split records the data it was cut from (its fingerprint), not
+    # the reloaded copy whose rows are in train-then-test order, so folders of one dataset show one fingerprint.
+    known = {"name", "method", "seed", "params", "taxonomy"}
     try:
         card = TaxonomyCard(**info["taxonomy"])
     except (KeyError, TypeError) as e:

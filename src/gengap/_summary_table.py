@@ -1,0 +1,131 @@
+"""The summary table as people read it: the CLI prints it, and notebooks show the same table.
+
+:func:`summary_table` turns :meth:`gengap.Evaluation.summary` into a rich table (score with its
+95% interval, gap to the reference split with its interval). :class:`Summary` is that DataFrame
+with a notebook face: ``_repr_html_`` and ``__rich__`` show the table instead of a truncated frame.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["Summary", "gap_header", "summary_methods", "summary_table"]
+
+
+def _pct(x: Any) -> str:
+    return "-" if x is None or pd.isna(x) else f"{100 * x:.1f}"
+
+
+def _ci(low: Any, high: Any) -> str:
+    """``[0.0, 0.05]``: a bound near 0% or 100% keeps the decimals that tell it apart from them."""
+    from gengap.report._format import bound
+
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "-"
+    return f"[{bound(low)}, {bound(high)}]"
+
+
+def _p(x: Any) -> str:
+    if x is None or pd.isna(x):
+        return ""
+    return "<0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def summary_methods(summary: pd.DataFrame) -> str:
+    """One plain sentence naming the intervals, tests and adjustment behind a summary table.
+
+    >>> summary_methods(pd.DataFrame({"score_method": ["clopper-pearson"], "gap_method": ["mover-paired"],
+    ...     "gap_test": ["mcnemar-exact"], "adjustment": ["holm"], "warning": [""]}))
+    'Score CI: clopper-pearson. Gap CI: mover-paired. Test: mcnemar-exact; p adj.: holm over all gaps of a model.'
+    """
+    if summary.empty or "score_method" not in summary:
+        return ""
+
+    def names(col: str) -> str:
+        return ", ".join(dict.fromkeys(str(v) for v in summary[col].dropna() if v)) if col in summary else ""
+
+    parts = [f"Score CI: {names('score_method')}."]
+    if names("gap_method"):
+        parts.append(f"Gap CI: {names('gap_method')}.")
+    if names("gap_test"):
+        parts.append(f"Test: {names('gap_test')}; p adj.: {names('adjustment')} over all gaps of a model.")
+    if "warning" in summary and (summary["warning"].fillna("") != "").any():
+        parts.append("* too few examples to tell (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
+    return " ".join(parts)
+
+
+def gap_header(summary: pd.DataFrame) -> str:
+    """The gap column's heading, naming the reference split: 'gap to random', 'gap to mcd:seed=0'.
+
+    >>> gap_header(pd.DataFrame({"reference": ["random", "random"]}))
+    'gap to random'
+    """
+    refs = summary["reference"].dropna().unique() if "reference" in summary else []
+    return f"gap to {refs[0]}" if len(refs) == 1 else "gap to reference"
+
+
+def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
+    """Per split: score with its 95% interval, and the gap to the reference split with its interval.
+
+    The model column appears only with several models and the metric column only with several
+    metrics, so the table fits an 80-column terminal. Every cell is plain text (never rich markup).
+    """
+    many_models = summary["model"].nunique() > 1
+    many_metrics = summary["metric"].nunique() > 1
+    metric = "" if many_metrics or summary.empty else f" ({summary['metric'].iloc[0]})"
+    has_extraction = "unextracted" in summary and summary["unextracted"].notna().any()
+    gap_col = gap_header(summary)
+    table = Table(title=f"{title}{metric}", title_justify="left")
+    has_p = "gap_p_adjusted" in summary and summary["gap_p_adjusted"].notna().any()
+    columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
+        ["score %", "95% CI", gap_col, "95% CI "] + (["p adj."] if has_p else []) + \
+        (["unextracted"] if has_extraction else [])
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
+                         overflow="fold" if col == "split" else "ellipsis")
+    for r in summary.itertuples():
+        is_ref = r.split == r.reference
+        missing_gap = r.gap is None or pd.isna(r.gap)
+        cells = {
+            "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
+            "score %": _pct(r.score), "95% CI": _ci(r.score_low, r.score_high),
+            gap_col: "reference" if is_ref else ("-" if missing_gap else f"{_pct(r.gap)} pts"),
+            "95% CI ": "" if is_ref or missing_gap else _ci(r.gap_low, r.gap_high),
+            "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
+            "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
+        }
+        if getattr(r, "warning", ""):
+            cells["n"] += "*"
+        table.add_row(*(cells[c] for c in columns))
+    table.caption = summary_methods(summary)
+    table.caption_justify = "left"
+    return table
+
+
+class Summary(pd.DataFrame):
+    """The summary DataFrame (:data:`gengap.analysis.gaps.SUMMARY_COLUMNS`) that a notebook shows as the CLI's table.
+
+    Everything a DataFrame does works as usual and returns plain DataFrames; only the display
+    differs: ``display(summary)`` and ``rich.print(summary)`` show the table ``gengap eval`` prints.
+    """
+
+    _metadata = ["title"]
+    title: str = "Summary"
+
+    @property
+    def _constructor(self) -> type[pd.DataFrame]:
+        return pd.DataFrame
+
+    def __rich__(self) -> Table:
+        return summary_table(pd.DataFrame(self), title=self.title)
+
+    def _repr_html_(self) -> str:
+        console = Console(file=io.StringIO(), record=True, width=110, markup=False, highlight=False)
+        console.print(self.__rich__())
+        return console.export_html(inline_styles=True, code_format=(
+            '<pre style="font-family: ui-monospace, Menlo, Consolas, monospace; line-height: 1.25">{code}</pre>'))
