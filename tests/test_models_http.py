@@ -38,7 +38,14 @@ class FakeOpenAI:
         self.fail_status = 500
         self.retry_after: str | None = None
         self.echo_auth_in_errors = False
-        self.models = ["tiny-echo"]
+        self.models = ["tiny-echo", "m"]
+        self.context_chars = 10**9  # prompts longer than this get llama.cpp's context-window error
+        self.prompt_logprobs = True  # answer echo + logprobs with per-token log-probabilities
+
+    def posts(self) -> list[dict]:
+        """The model requests (POSTs), leaving out what the client asked about the server (GETs)."""
+        with self.lock:
+            return [r for r in self.requests if r["body"] is not None]
 
     def answer(self, handler: BaseHTTPRequestHandler) -> None:
         length = int(handler.headers.get("Content-Length") or 0)
@@ -66,11 +73,25 @@ class FakeOpenAI:
                 return self._send(handler, 200, {"object": "chat.completion", "model": body.get("model"),
                                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
                                                               "finish_reason": "stop"}]})
+            if len(body["prompt"]) > self.context_chars:
+                return self._send(handler, 400, {"error": {"message": f"Requested tokens ({len(body['prompt'])}) exceed "
+                                                           f"context window of {self.context_chars}"}})
+            choice = {"index": 0, "text": body["prompt"].upper(), "finish_reason": "stop"}
+            if body.get("echo") and body.get("logprobs"):
+                choice = {"index": 0, "text": body["prompt"] + "!", "logprobs": self._logprobs(body["prompt"] + "!")}
+            usage = {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": len(choice["text"].split())}
             return self._send(handler, 200, {"object": "text_completion", "model": body.get("model"),
-                                             "choices": [{"index": 0, "text": body["prompt"].upper(), "finish_reason": "stop"}]})
+                                             "choices": [choice], "usage": usage})
         finally:
             with self.lock:
                 self.in_flight -= 1
+
+    def _logprobs(self, text: str) -> dict:
+        """One token per character; a character's log-probability is -1, or -0.1 for a vowel
+        (so the option with more vowels per character wins on the mean, the shorter one on the sum)."""
+        values = [None] + [(-0.1 if c in "aeiou" else -1.0) if self.prompt_logprobs else None for c in text[1:]]
+        return {"tokens": list(text), "text_offset": list(range(len(text))), "token_logprobs": values,
+                "top_logprobs": None}
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict, retry_after: str | None = None) -> None:
@@ -125,10 +146,10 @@ def test_chat_answers_in_input_order_with_settings_sent(server):
     model = OpenAIModel(url, model_name="tiny-echo", max_tokens=16, temperature=0.5, system_prompt="Be brief.")
     inputs = [f"question {i}" for i in range(40)]
     assert model.predict(inputs) == [x.upper() for x in inputs]
-    body = fake.requests[0]["body"]
+    body = fake.posts()[0]["body"]
     assert body["model"] == "tiny-echo" and body["max_tokens"] == 16 and body["temperature"] == 0.5
     assert body["messages"][0] == {"role": "system", "content": "Be brief."}
-    assert {r["path"] for r in fake.requests} == {"/v1/chat/completions"}
+    assert {r["path"] for r in fake.posts()} == {"/v1/chat/completions"}
     assert "Authorization" not in fake.requests[0]["headers"]
 
 
@@ -169,10 +190,10 @@ def test_evaluate_with_an_endpoint_scores_every_row(server, tmp_path):
     summary = ev.summary()
     assert summary["score"].tolist() == [1.0, 1.0]
     assert ev.rows()["output"].tolist() == ev.rows()["target"].tolist()
-    seen = len(fake.requests)
+    seen = len(fake.posts())
     again = gengap.evaluate(OpenAIModel(url, model_name="tiny-echo", concurrency=16), ds, ["random", "length:by=input"],
                             out=tmp_path, progress=False)
-    assert again.model_calls == 0 and len(fake.requests) == seen  # cached by fingerprint: the server is not asked again
+    assert again.model_calls == 0 and len(fake.posts()) == seen  # cached by fingerprint: the server is not asked again
 
 
 # ---------------------------------------------------------------------------- retries
@@ -181,8 +202,8 @@ def test_429_with_retry_after_is_honoured_then_succeeds(server):
     fake.fail_first, fake.fail_status, fake.retry_after = 1, 429, "1"
     model = OpenAIModel(url, model_name="m", concurrency=1, backoff=0.01, max_retries=3)
     assert model.predict(["slow down"]) == ["SLOW DOWN"]
-    first, second = fake.requests[0]["time"], fake.requests[1]["time"]
-    assert len(fake.requests) == 2 and second - first >= 0.9  # waited the server's Retry-After, not the 10 ms backoff
+    first, second = fake.posts()[0]["time"], fake.posts()[1]["time"]
+    assert len(fake.posts()) == 2 and second - first >= 0.9  # waited the server's Retry-After, not the 10 ms backoff
 
 
 def test_retry_after_header_forms():
@@ -196,7 +217,7 @@ def test_500s_then_success(server):
     fake.fail_first = 2
     model = OpenAIModel(url, model_name="m", concurrency=1, backoff=0.01, max_retries=3)
     assert model.predict(["ok"]) == ["OK"]
-    assert len(fake.requests) == 3
+    assert len(fake.posts()) == 3
 
 
 def test_always_500_raises_endpoint_error_naming_url_and_status_in_bounded_time(server):
@@ -209,7 +230,7 @@ def test_always_500_raises_endpoint_error_naming_url_and_status_in_bounded_time(
     assert time.monotonic() - start < 5
     msg = str(err.value)
     assert f"{url}/chat/completions" in msg and "HTTP 500" in msg and "3 attempt(s)" in msg and "logs" in msg
-    assert len(fake.requests) <= 6 * 3
+    assert len(fake.posts()) <= 6 * 3
 
 
 def test_connection_refused_raises_endpoint_error_after_retries():
@@ -230,7 +251,7 @@ def test_timeout_raises_endpoint_error(server):
     with pytest.raises(EndpointError, match=r"no answer within 0\.2 s \(timeout\)"):
         model.predict(["too slow"])
     assert time.monotonic() - start < 1.5
-    assert len(fake.requests) == 2
+    assert len(fake.posts()) == 2
 
 
 def test_client_errors_are_not_retried_and_hint_at_the_fix(server):
@@ -239,7 +260,7 @@ def test_client_errors_are_not_retried_and_hint_at_the_fix(server):
     model = OpenAIModel(base_without_v1, model_name="m", max_retries=4, backoff=0.01)
     with pytest.raises(EndpointError, match="HTTP 404") as err:
         model.predict(["x"])
-    assert "/v1" in str(err.value) and len(fake.requests) == 1
+    assert "/v1" in str(err.value) and len(fake.posts()) == 1
 
 
 def test_bad_parameters_are_config_errors(monkeypatch):
@@ -283,7 +304,7 @@ def test_api_key_is_sent_but_never_in_repr_fingerprint_errors_or_logs(server, mo
     caplog.set_level(logging.DEBUG)
     model = OpenAIModel(url, model_name="tiny-echo", api_key_env=KEY_ENV, backoff=0.01, max_retries=1)
     assert model.predict(["a"]) == ["A"]
-    assert fake.requests[0]["headers"]["Authorization"] == f"Bearer {key}"
+    assert fake.posts()[0]["headers"]["Authorization"] == f"Bearer {key}"
     assert key not in repr(model) and key not in model.fingerprint() and key not in repr(vars(model))
     payload = pickle.dumps(model)  # what the process and Ray backends send to workers
     assert key.encode() not in payload
@@ -345,3 +366,110 @@ out = "report"
     assert "could not connect" in failed.stderr and down in failed.stderr and "Traceback" not in failed.stderr
     assert key not in failed.stdout + failed.stderr
     assert _files_containing(tmp_path / "down", key.encode()) == []
+
+
+# ---------------------------------------------------------------------------- generation settings, cost, what is served
+def test_generation_settings_and_extra_fields_are_sent(server):
+    fake, url = server
+    model = OpenAIModel(url, model_name="m", api="completions", max_tokens=8, temperature=0.7, top_p=0.9, seed=3,
+                        stop=["\n\n", "Question:"], extra={"repeat_penalty": 1.1})
+    model.predict(["a"])
+    body = fake.posts()[0]["body"]
+    assert body == {"model": "m", "max_tokens": 8, "temperature": 0.7, "top_p": 0.9, "seed": 3,
+                    "stop": ["\n\n", "Question:"], "repeat_penalty": 1.1, "prompt": "a"}
+    assert OpenAIModel(url, model_name="m", stop=["x"]).fingerprint() != OpenAIModel(url, model_name="m").fingerprint()
+    assert OpenAIModel(url, model_name="m", seed=1).fingerprint() != OpenAIModel(url, model_name="m").fingerprint()
+    with pytest.raises(gengap.ConfigError, match="set by gengap"):
+        OpenAIModel(url, extra={"prompt": "x"})
+    with pytest.raises(gengap.ConfigError, match="top_p"):
+        OpenAIModel(url, top_p=0)
+
+
+def test_parse_stop_reads_backslash_n_as_newline():
+    from gengap.models.http import parse_stop
+
+    assert parse_stop(["\\n\\n", "A:"]) == ["\n\n", "A:"] and parse_stop(None) is None
+
+
+def test_no_max_tokens_and_no_stop_warns_once(server):
+    _, url = server
+    model = OpenAIModel(url, model_name="m", api="completions")
+    with pytest.warns(UserWarning, match="no max_tokens and no stop"):
+        model.predict(["a"])
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(["b"])  # once per model
+        OpenAIModel(url, model_name="m", api="completions", stop=["\n"]).predict(["c"])
+
+
+def test_each_output_carries_tokens_and_latency(server):
+    fake, url = server
+    fake.delay = 0.05
+    out = OpenAIModel(url, model_name="m", api="completions", max_tokens=4).predict(["two words", "three more words"])
+    assert out == ["TWO WORDS", "THREE MORE WORDS"]
+    assert [o.details["prompt_tokens"] for o in out] == [2, 3] and [o.details["completion_tokens"] for o in out] == [2, 3]
+    assert all(0.05 <= o.details["latency_s"] < 5 for o in out)
+    import pickle
+
+    again = pickle.loads(pickle.dumps(out[0]))  # outputs travel back from process and Ray workers
+    assert again == "TWO WORDS" and again.details == out[0].details
+
+
+def test_a_model_name_the_server_does_not_serve_lists_the_names(server):
+    _, url = server
+    with pytest.raises(EndpointError, match=r"does not serve a model named 'gemma'; it serves: tiny-echo, m"):
+        OpenAIModel(url, model_name="gemma").predict(["x"])
+
+
+def test_a_prompt_longer_than_the_context_window_names_the_row_and_the_fix(server, tmp_path):
+    fake, url = server
+    fake.context_chars = 30
+    model = OpenAIModel(url, model_name="m", api="completions", max_tokens=4)
+    with pytest.raises(EndpointError, match="context window") as err:
+        model.predict(["short", "x" * 40])
+    assert err.value.row == 1 and "fewer few-shot examples" in str(err.value) and len(fake.posts()) <= 2
+    # through evaluate: the right row of the right shard, and the earlier shards stay stored
+    ds = gengap.load([{"input": "q" * (10 if i != 13 else 50), "target": "Q" * 10} for i in range(20)])
+    with pytest.raises(EndpointError, match=r"example id '13'") as err:
+        gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False, shard_size=5)
+    assert "rows 13..13" in str(err.value)  # the row of the test part, not of the shard
+    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+        assert store.sql("SELECT count(*) AS n FROM predictions")["n"].iloc[0] >= 10
+
+
+def test_multiple_choice_by_log_likelihood(server):
+    fake, url = server
+    model = OpenAIModel(url, model_name="m", api="completions")
+    out = model.predict([{"prompt": "Pick:", "choices": [" xyz", " aeiou", " b"]}])[0]
+    assert out == " aeiou"  # the highest summed log-probability
+    assert out.details["n_tokens"] == [4, 6, 2]
+    assert out.details["loglik"] == pytest.approx([-4.0, -1.5, -2.0])
+    assert out.details["loglik_norm"] == pytest.approx([-1.0, -0.25, -1.0])
+    bodies = [r["body"] for r in fake.posts()]
+    assert all(b["echo"] is True and b["logprobs"] == 1 and b["max_tokens"] == 1 for b in bodies)
+    assert sorted(b["prompt"] for b in bodies) == ["Pick: aeiou", "Pick: b", "Pick: xyz"]
+
+
+def test_log_likelihood_without_prompt_logprobs_is_a_clear_error(server):
+    fake, url = server
+    fake.prompt_logprobs = False
+    with pytest.raises(EndpointError, match="no log-probabilities for the prompt's tokens.*--logits_all"):
+        OpenAIModel(url, model_name="m", api="completions").predict([{"prompt": "P", "choices": ["a", "b"]}])
+    with pytest.raises(EndpointError, match="needs the completions API"):
+        OpenAIModel(url, model_name="m").predict([{"prompt": "P", "choices": ["a", "b"]}])
+
+
+def test_chat_on_a_completions_only_server_says_to_switch(server):
+    fake, url = server
+    original = fake.answer
+
+    def no_chat(handler):
+        if handler.path == "/v1/chat/completions":
+            return fake._send(handler, 404, {"error": {"message": "Not Found"}})
+        return original(handler)
+
+    fake.answer = no_chat
+    with pytest.raises(EndpointError, match="api='completions'"):
+        OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"])

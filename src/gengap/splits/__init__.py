@@ -11,6 +11,7 @@ from gengap.splits.combination import HeldOutCombinations, HeldOutPrimitive, Par
 from gengap.splits.length import LengthSplit
 from gengap.splits.preset import PresetSplit
 from gengap.splits.random import RandomSplit
+from gengap.splits.all_rows import AllRows
 from gengap.splits.groups import GroupSplit
 from gengap.splits.time import TimeSplit
 from gengap.splits.divergence import MaxCompoundDivergence, TargetMaxCompoundDivergence
@@ -19,6 +20,7 @@ from gengap.splits.clusters import ClusterSplit
 from gengap.splits.difficulty import DifficultySplit
 
 __all__ = [
+    "AllRows",
     "PresetSplit",
     "HeldOutCombinations",
     "PartCountSplit",
