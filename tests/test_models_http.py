@@ -245,7 +245,7 @@ def test_connection_refused_raises_endpoint_error_after_retries():
 
 def test_timeout_raises_endpoint_error(server):
     fake, url = server
-    fake.delay = 1.5
+    fake.delay = lambda body: 1.5 if body else 0  # model requests hang; the model listing answers
     model = OpenAIModel(url, model_name="m", timeout=0.2, backoff=0.01, max_retries=1)
     start = time.monotonic()
     with pytest.raises(EndpointError, match=r"no answer within 0\.2 s \(timeout\)"):
@@ -473,3 +473,96 @@ def test_chat_on_a_completions_only_server_says_to_switch(server):
     fake.answer = no_chat
     with pytest.raises(EndpointError, match="api='completions'"):
         OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"])
+
+
+# ---------------------------------------------------------------------------- prompts, shards and cost through the runner
+def _arith(n: int) -> list[dict]:
+    return [{"q": f"{i} + {i % 7}", "a": str(i + i % 7), "digits": len(str(i))} for i in range(n)]
+
+
+def test_cli_prompt_and_generation_settings_reach_the_server_and_the_store(server, cli, tmp_path):
+    fake, url = server
+    (tmp_path / "data.jsonl").write_text("".join(json.dumps(r) + "\n" for r in _arith(30)), encoding="utf-8")
+    code, out, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url,
+                         "--model-name", "m", "--api", "completions", "--prompt", "Question: {input}\\nAnswer:",
+                         "--shots", "2", "--max-tokens", "6", "--temperature", "0.5", "--top-p", "0.9", "--seed", "4",
+                         "--request-field", "repeat_penalty=1.1", "--split", "random", "--out", "rep", "--no-progress")
+    assert code == 0, err
+    body = fake.posts()[0]["body"]
+    assert body["stop"] == ["\n\n", "Question:"]  # the prompt's stops: a blank line and the next example's prefix
+    assert (body["max_tokens"], body["temperature"], body["top_p"], body["seed"], body["repeat_penalty"]) == (6, 0.5, 0.9, 4, 1.1)
+    assert body["prompt"].count("Question: ") == 3 and body["prompt"].endswith("\nAnswer:")
+    with gengap.Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
+        preds = store.predictions(store.latest_run())
+    assert sorted(preds["prompt"]) == sorted(r["body"]["prompt"] for r in fake.posts())
+    assert preds["prompt_tokens"].notna().all() and (preds["latency_s"] > 0).all()
+
+    code, _, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url, "--model-name", "m",
+                       "--api", "completions", "--prompt", "{input}", "--stop", "\\n", "--stop", "END", "--max-tokens", "3",
+                       "--split", "random", "--out", "rep2", "--no-progress")
+    assert code == 0, err and fake.posts()[-1]["body"]["stop"] == ["\n", "END"]
+    assert fake.posts()[-1]["body"]["stop"] == ["\n", "END"] and "seed" not in fake.posts()[-1]["body"]
+    code, _, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url, "--model-name", "m",
+                       "--api", "completions", "--prompt", "Q: {question}", "--out", "rep3", "--no-progress")
+    assert code == 1 and "names the column '{question}'" in err and "Columns: input, target, digits" in err
+    code, _, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url, "--model-name", "m",
+                       "--prompt", "{input}", "--shots", "40", "--out", "rep4", "--no-progress")
+    assert code == 1 and "k=40 few-shot examples, but the train part of split 'random' has only 24 rows" in err
+
+
+def test_shards_follow_the_model_speed_and_a_dead_server_loses_at_most_one(server, tmp_path, monkeypatch):
+    import gengap.runner
+
+    fake, url = server
+    monkeypatch.setattr(gengap.runner, "SHARD_SECONDS", 0.5)  # seconds of model time per shard (10 in real runs)
+    fake.delay = 0.1  # four requests in flight: about 40 rows a second, so about 20 rows a shard
+    posts_before_death = 70
+    original = fake.answer
+
+    def dies(handler):  # after posts_before_death answers, every request fails: the server is gone
+        if handler.command == "POST" and len(fake.posts()) >= posts_before_death:
+            handler.close_connection = True
+            return fake._send(handler, 503, {"error": {"message": "server stopped"}})
+        return original(handler)
+
+    fake.answer = dies
+    ds = gengap.load([{"input": f"x{i}", "target": f"X{i}"} for i in range(200)])
+    model = OpenAIModel(url, model_name="m", api="completions", concurrency=4, max_tokens=2, max_retries=0)
+    with pytest.raises(EndpointError, match="HTTP 503") as err:
+        gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False)
+    assert "example id" in str(err.value)
+    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+        sizes = store.sql("SELECT n_rows FROM shards ORDER BY finished_at")["n_rows"].tolist()
+        stored = int(store.sql("SELECT count(*) AS n FROM predictions")["n"].iloc[0])
+    # 2 x concurrency rows first; then about 0.5 s of measured model time each: never more than the 20 rows the
+    # server could answer at best in 0.5 s (4 in flight, 0.1 s each), never fewer than the concurrency
+    assert sizes[0] == 8 and all(4 <= s <= 20 for s in sizes[1:]), sizes
+    answered = posts_before_death
+    assert stored == sum(sizes) and answered - stored <= max(sizes), (answered, stored, sizes)
+    # resuming asks only for what is missing
+    fake.answer = original
+    seen = len(fake.posts())
+    again = gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False)
+    assert again.model_calls == 200 - stored and len(fake.posts()) - seen == 200 - stored
+    assert len(again.rows()) == 200 and again.rows()["score"].mean() == 1.0
+
+
+def test_multiple_choice_by_log_likelihood_through_evaluate(server, tmp_path):
+    _, url = server
+    items = [{"input": f"item {i}", "choices": ["xyz", "aeiou", "bb"], "target": "aeiou" if i % 2 else "A"} for i in range(8)]
+    ds = gengap.load(items)
+    model = OpenAIModel(url, model_name="m", api="completions")
+    ev = gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False, prompt="{input}\nAnswer:", choices_by="loglik")
+    rows = ev.rows().sort_values("example_id", key=lambda s: s.astype(int))
+    # summed: " aeiou" (-1.5) beats " bb" (-3) and " xyz" (-4); written as the target is (text or letter)
+    assert rows["output"].tolist() == ["B", "aeiou"] * 4 and rows["score"].tolist() == [0.0, 1.0] * 4
+    with gengap.Store(ev.store_path, read_only=True) as store:
+        details = [json.loads(d) for d in store.predictions(ev.run_id)["details"]]
+    assert all(d["loglik"] == pytest.approx([-4.0, -1.5, -3.0]) and d["n_tokens"] == [4, 6, 3] for d in details)
+    norm = gengap.evaluate(model, ds, ["all"], out=tmp_path / "norm", progress=False, prompt="{input}\nAnswer:",
+                           choices_by="loglik_norm")
+    assert set(norm.rows()["output"]) == {"aeiou", "B"}
+    with pytest.raises(gengap.ConfigError, match="'choices' column"):
+        gengap.evaluate(model, gengap.load([{"input": "a", "target": "b"}]), ["all"], choices_by="loglik", progress=False)
+    with pytest.raises(gengap.ConfigError, match="api='completions'"):
+        gengap.evaluate(OpenAIModel(url, model_name="m"), ds, ["all"], choices_by="loglik", progress=False)

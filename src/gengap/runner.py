@@ -448,11 +448,13 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
                     while s < b:
                         task = plan(s, min(b, s + step))
                         started = time.perf_counter()
-                        for key, new_outputs in backend.run(model, [task], batch_size=batch_size, bar=bar):
+                        answered = list(backend.run(model, [task], batch_size=batch_size, bar=bar))
+                        seconds = time.perf_counter() - started  # model time only, not scoring and storing
+                        for key, new_outputs in answered:
                             calls += len(new_outputs)
                             finish(key, new_outputs)
                         if task[1]:  # measured: rows per second of model time
-                            rate = len(task[1]) / max(time.perf_counter() - started, 1e-3)
+                            rate = len(task[1]) / max(seconds, 1e-3)
                             step = int(min(size, max(getattr(model, "concurrency", 1), rate * SHARD_SECONDS)))
                         s = bounds[task[0]][1]
         except ModelError as e:

@@ -321,7 +321,6 @@ class OpenAIModel(Model):
     async def _predict_all(self, inputs: list[Any]) -> list[Completion]:
         client = self._open()
         await self._served_model()
-        self._warn_settings(inputs)
         gate = asyncio.Semaphore(self.concurrency)
         failed = asyncio.Event()  # set on the first failure so other requests stop retrying
 
@@ -340,7 +339,9 @@ class OpenAIModel(Model):
 
         tasks = [asyncio.ensure_future(one(i, x)) for i, x in enumerate(inputs)]
         try:
-            return list(await asyncio.gather(*tasks))
+            outputs = list(await asyncio.gather(*tasks))
+            self._warn_settings(inputs)  # once answers came back: a server that is down gets its own message alone
+            return outputs
         except BaseException:
             for task in tasks:
                 task.cancel()
