@@ -2,8 +2,10 @@
 
 Each input becomes one request to ``{base_url}/chat/completions`` (``api="chat"``) or
 ``{base_url}/completions`` (``api="completions"``). Requests run on one asyncio event loop (an
-``httpx.AsyncClient`` on a background thread, shared by every caller of the model), ``concurrency``
-in flight at once, and the outputs come back in input order. Each output is a :class:`Completion`:
+``aiohttp`` session on a background thread, shared by every caller of the model), ``concurrency``
+in flight at once, and the outputs come back in input order. (aiohttp, not httpx's AsyncClient:
+httpx's connection pool scans every connection for every request, which held it to a few percent
+of the concurrency-bound ideal at 128 requests in flight; see benchmarks/bench_http.py.) Each output is a :class:`Completion`:
 the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
 
 An input ``{"prompt": text, "choices": [continuation, ...]}`` (``api="completions"``) asks for
@@ -254,7 +256,7 @@ class OpenAIModel(Model):
         if loop is None:
             return
         if client is not None:
-            asyncio.run_coroutine_threadsafe(client.aclose(), loop).result(timeout=10)
+            asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=10)
         loop.call_soon_threadsafe(loop.stop)
         if thread is not None:
             thread.join(timeout=10)
@@ -288,8 +290,8 @@ class OpenAIModel(Model):
             raise
 
     def _open(self) -> Any:
-        """The shared AsyncClient (called on the loop thread)."""
-        import httpx
+        """The shared aiohttp session (called on the loop thread)."""
+        import aiohttp
 
         if self._client is None:
             headers = {"Content-Type": "application/json"}
@@ -299,8 +301,9 @@ class OpenAIModel(Model):
                     raise ConfigError(f"The environment variable '{self.api_key_env}' (api_key_env) is not set "
                                       "in this process; export the API key there.")
                 headers["Authorization"] = f"Bearer {key}"
-            limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
-            self._client = httpx.AsyncClient(headers=headers, timeout=httpx.Timeout(self.timeout), limits=limits)
+            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency)
+            self._client = aiohttp.ClientSession(headers=headers, connector=connector,
+                                                 timeout=aiohttp.ClientTimeout(total=self.timeout))
         return self._client
 
     # ------------------------------------------------------------------ predicting
@@ -468,8 +471,8 @@ class OpenAIModel(Model):
             listed = _model_ids(await self._request(client, "GET", url, asyncio.Event()))
         else:  # a check only: one try, and a server without the listing is fine
             try:
-                response = await client.get(url)
-                listed = _model_ids(response.json()) if response.status_code == 200 else None
+                async with client.get(url) as response:
+                    listed = _model_ids(await response.json(content_type=None)) if response.status == 200 else None
             except Exception:
                 listed = None
         if self.model_name is None:
@@ -489,8 +492,8 @@ class OpenAIModel(Model):
         """llama.cpp's server reports its chat template at ``/props``; warn when it has none."""
         root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
         try:
-            response = await client.get(root + "/props")
-            props = response.json() if response.status_code == 200 else None
+            async with client.get(root + "/props") as response:
+                props = await response.json(content_type=None) if response.status == 200 else None
         except Exception:
             return
         if isinstance(props, dict) and "chat_template" in props and not props.get("chat_template"):
@@ -501,29 +504,29 @@ class OpenAIModel(Model):
     # ------------------------------------------------------------------ requests
     async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, **kwargs: Any) -> Any:
         """Send with retries; return the parsed JSON body or raise EndpointError."""
-        import httpx
+        import aiohttp
 
         attempts = self.max_retries + 1
         problem = ""
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                response = await client.request(method, url, **kwargs)
-            except httpx.TimeoutException:
+                async with client.request(method, url, **kwargs) as response:
+                    status, text, retry_after = response.status, await response.text(), response.headers.get("retry-after")
+            except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
-            except httpx.TransportError as e:
+            except aiohttp.ClientError as e:
                 problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
                            f"the base URL {self.base_url} (host, port, /v1) is right")
             else:
-                status = response.status_code
                 if status < 400:
                     try:
-                        return response.json()
+                        return json.loads(text)
                     except ValueError:
                         raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
-                                            f"({self._excerpt(response.text)}). Check the base URL.") from None
-                detail = self._excerpt(response.text)
+                                            f"({self._excerpt(text)}). Check the base URL.") from None
+                detail = self._excerpt(text)
                 if status != 429 and status < 500:
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(status, detail)}")
                 problem = (f"HTTP {status} ({detail}). "
@@ -531,7 +534,7 @@ class OpenAIModel(Model):
                               "The server failed: check its logs"))
                 if status >= 500 and _is_context_overflow(detail):
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(400, detail)}")
-                wait = _retry_after(response.headers.get("retry-after"))
+                wait = _retry_after(retry_after)
             if attempt + 1 == attempts or failed.is_set():
                 break
             if wait is None:
