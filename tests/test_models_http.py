@@ -496,6 +496,12 @@ def test_cli_prompt_and_generation_settings_reach_the_server_and_the_store(serve
         preds = store.predictions(store.latest_run())
     assert sorted(preds["prompt"]) == sorted(r["body"]["prompt"] for r in fake.posts())
     assert preds["prompt_tokens"].notna().all() and (preds["latency_s"] > 0).all()
+    report = (tmp_path / "rep" / "report.md").read_text(encoding="utf-8")
+    assert "Language model: prompts and cost" in report and "k = 2 shots drawn" in report and "random 24 rows" in report
+    results = json.loads((tmp_path / "rep" / "results.json").read_text(encoding="utf-8"))
+    totals = results["sections"]["language_model"]["totals"][0]
+    assert totals["Requests"] == 6 and totals["Prompt tokens"] == int(preds["prompt_tokens"].sum())
+    assert len(results["sections"]["language_model"]["slowest"]) == 5
 
     code, _, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url, "--model-name", "m",
                        "--api", "completions", "--prompt", "{input}", "--stop", "\\n", "--stop", "END", "--max-tokens", "3",

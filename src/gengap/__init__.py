@@ -64,6 +64,7 @@ _LAZY = {
     "Seq2SeqLearner": "gengap.learners",
     "Perturbation": "gengap.perturb", "make_perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
     "perturbation": "gengap.perturb", "stress_summary": "gengap.perturb",
+    "Prompt": "gengap.prompts",
     "RankAgreement": "gengap.ranking", "expected_max_score": "gengap.ranking", "rank_agreement": "gengap.ranking",
     "write_report": "gengap.report",
     "SeedSpread": "gengap.seeds",
@@ -80,6 +81,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from gengap.learners import Seq2SeqLearner
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbation, make_perturbations, perturbation, stress_summary
+    from gengap.prompts import Prompt
     from gengap.ranking import RankAgreement, expected_max_score, rank_agreement
     from gengap.report import write_report
     from gengap import seeds
@@ -134,6 +136,7 @@ __all__ = [
     "PartCountSplit",
     "Perturbation",
     "PresetSplit",
+    "Prompt",
     "RandomSplit",
     "RankAgreement",
     "SeedSpread",

@@ -46,6 +46,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report._monitor",
     "gengap.report.section_perturbations",
     "gengap.report.section_groups",
+    "gengap.report.section_cost",
 ]
 
 
