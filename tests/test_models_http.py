@@ -572,3 +572,20 @@ def test_multiple_choice_by_log_likelihood_through_evaluate(server, tmp_path):
         gengap.evaluate(model, gengap.load([{"input": "a", "target": "b"}]), ["all"], choices_by="loglik", progress=False)
     with pytest.raises(gengap.ConfigError, match="api='completions'"):
         gengap.evaluate(OpenAIModel(url, model_name="m"), ds, ["all"], choices_by="loglik", progress=False)
+
+
+def test_outputs_that_continue_the_few_shot_text_warn(server, tmp_path):
+    fake, url = server
+    original = fake.answer
+
+    def rambles(handler):  # a base model on a chat endpoint: the answer, then the next example
+        if handler.path == "/v1/chat/completions":
+            return fake._send(handler, 200, {"choices": [{"message": {"role": "assistant",
+                                                                      "content": " 4\n\nQuestion: 2 + 9\nAnswer: 11"}}]})
+        return original(handler)
+
+    fake.answer = rambles
+    ds = gengap.load(_arith(20), input="q", target="a")
+    with pytest.warns(UserWarning, match=r"100% of the outputs look like continued few-shot text.*--api completions"):
+        gengap.evaluate(OpenAIModel(url, model_name="m", max_tokens=8), ds, ["random"], out=tmp_path, progress=False,
+                        prompt={"template": "Question: {input}\nAnswer:", "k": 2})

@@ -262,11 +262,14 @@ def evaluate(
                     fitted = _fit(m, split) if m.needs_fit else m
                     for perturbation, variant, obj in todo:
                         inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, seed, choices_by)
+                        before = calls
                         calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
                                              batch_size=batch_size, shard_size=shard_size, show=progress,
                                              perturbation=perturbation, backend=runner, done=done, cache=cache,
                                              extractor=extractor, model_inputs=inputs, prompts=shown,
                                              choices_by=choices_by)
+                        if prompt_spec is not None and calls > before and perturbation == "none":
+                            _warn_if_continued(store, run_id, fitted, split.name, prompt_spec)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
@@ -317,6 +320,36 @@ def _model_inputs(prompt: Prompt | None, model: Model, variant: Dataset, split: 
     inputs = [{"prompt": text, "choices": [spec.continuation(str(o)) for o in opts], "by": by}
               for text, opts in zip(rendered, options)]
     return inputs, rendered
+
+
+#: Share of outputs that may run on into a next example before the runner warns.
+CONTINUED_SHARE = 0.2
+
+
+def continued_share(outputs: Sequence[str], prompt: Prompt) -> float:
+    r"""Share of outputs that run on into another example (a blank line or the template's prefix
+    after some text): what a base model writes on a chat endpoint, or without stop sequences.
+
+    >>> continued_share([" 12", " 12\n\nQuestion: 4 + 5"], Prompt("Question: {input}\nAnswer:"))
+    0.5
+    """
+    marks = [m for m in prompt.default_stops() if m.strip()] + ["\n\n"]
+    hits = sum(any(m in str(o).strip() for m in marks) for o in outputs)
+    return hits / len(outputs) if len(outputs) else 0.0
+
+
+def _warn_if_continued(store: Store, run_id: str, model: Model, split: str, prompt: Prompt) -> None:
+    outputs = store.sql("SELECT output FROM predictions WHERE run_id = ? AND model = ? AND split = ? AND "
+                        "perturbation = 'none'", [run_id, model.name, split])["output"].tolist()
+    share = continued_share(outputs, prompt)
+    if share > CONTINUED_SHARE:
+        import warnings
+
+        api = getattr(model, "api", None)
+        fix = ("a base model on the chat API writes on with a template it was not trained for: use api='completions' "
+               "(--api completions)" if api == "chat" else "set stop sequences (--stop) or a smaller max_tokens")
+        warnings.warn(f"Model '{model.name}' on split '{split}': {share:.0%} of the outputs look like continued few-shot "
+                      f"text (another example after the answer); {fix}.", stacklevel=3)
 
 
 def _chosen_option(output: Any, model_input: dict[str, Any], options: Sequence[Any], target: Any) -> str:
