@@ -275,6 +275,9 @@ def evaluate(
             raise
         finally:
             runner.close()
+            for m in models:  # connections and event loops of HTTP models
+                if hasattr(m, "close"):
+                    m.close()
         store.finish_run(run_id, "done")
     return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=reference, model_calls=calls)
 

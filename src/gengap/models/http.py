@@ -41,6 +41,7 @@ import random
 import threading
 import time
 import warnings
+import weakref
 from collections.abc import Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
@@ -200,6 +201,8 @@ class OpenAIModel(Model):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
+        self._held: dict[str, Any] = {}  # what the finalizer closes (not self: it must not keep the model alive)
+        self._finalizer: weakref.finalize | None = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ identity
@@ -241,7 +244,7 @@ class OpenAIModel(Model):
     def __getstate__(self) -> dict[str, Any]:
         # Workers (process pool, Ray) open their own connections; loops, locks and sockets do not travel.
         state = self.__dict__.copy()
-        state.update(_client=None, _loop=None, _thread=None, _lock=None)
+        state.update(_client=None, _loop=None, _thread=None, _lock=None, _held={}, _finalizer=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -251,24 +254,10 @@ class OpenAIModel(Model):
     def close(self) -> None:
         """Close the connections and stop the event loop thread (both reopen on the next call)."""
         with self._lock:
-            loop, thread, client = self._loop, self._thread, self._client
+            finalizer, self._finalizer = self._finalizer, None
             self._loop, self._thread, self._client = None, None, None
-        if loop is None:
-            return
-        if client is not None:
-            asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=10)
-        loop.call_soon_threadsafe(loop.stop)
-        if thread is not None:
-            thread.join(timeout=10)
-        loop.close()
-
-    def __del__(self) -> None:
-        try:
-            loop = self.__dict__.get("_loop")
-            if loop is not None and loop.is_running():
-                loop.call_soon_threadsafe(loop.stop)
-        except Exception:
-            pass
+        if finalizer is not None:
+            finalizer()
 
     # ------------------------------------------------------------------ the event loop
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
@@ -277,7 +266,9 @@ class OpenAIModel(Model):
                 loop = asyncio.new_event_loop()
                 thread = threading.Thread(target=loop.run_forever, name="gengap-http", daemon=True)
                 thread.start()
-                self._loop, self._thread = loop, thread
+                self._loop, self._thread, self._held = loop, thread, {}
+                # closes the session and stops the loop when the model is closed, collected, or at exit
+                self._finalizer = weakref.finalize(self, _shut_down, loop, thread, self._held)
             return self._loop
 
     def _run(self, coro: Any) -> Any:
@@ -304,6 +295,7 @@ class OpenAIModel(Model):
             connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency)
             self._client = aiohttp.ClientSession(headers=headers, connector=connector,
                                                  timeout=aiohttp.ClientTimeout(total=self.timeout))
+            self._held["client"] = self._client
         return self._client
 
     # ------------------------------------------------------------------ predicting
@@ -566,6 +558,21 @@ class OpenAIModel(Model):
         if key:
             text = text.replace(key, "***")
         return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: dict[str, Any]) -> None:
+    """Close a model's session and stop its event loop thread."""
+    client = held.pop("client", None)
+    if loop.is_running():
+        if client is not None:
+            try:
+                asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=10)
+            except Exception:
+                pass
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+    if not loop.is_running():
+        loop.close()
 
 
 def _model_ids(data: Any) -> list[str] | None:
