@@ -459,6 +459,20 @@ def test_log_likelihood_without_prompt_logprobs_is_a_clear_error(server):
         OpenAIModel(url, model_name="m", api="completions").predict([{"prompt": "P", "choices": ["a", "b"]}])
     with pytest.raises(EndpointError, match="needs the completions API"):
         OpenAIModel(url, model_name="m").predict([{"prompt": "P", "choices": ["a", "b"]}])
+    # llama-cpp-python without --logits_all answers HTTP 500: translated at once, not retried
+    original = fake.answer
+
+    def refuses(handler):
+        if handler.command == "POST":
+            fake.posts_refused = getattr(fake, "posts_refused", 0) + 1
+            return fake._send(handler, 500, {"error": {"message": "logprobs is not supported for models created with "
+                                                                  "logits_all=False"}})
+        return original(handler)
+
+    fake.answer = refuses
+    with pytest.raises(EndpointError, match="--logits_all true"):
+        OpenAIModel(url, model_name="m", api="completions", backoff=1).predict([{"prompt": "P", "choices": ["a"]}])
+    assert fake.posts_refused == 1
 
 
 def test_chat_on_a_completions_only_server_says_to_switch(server):

@@ -524,7 +524,7 @@ class OpenAIModel(Model):
                 problem = (f"HTTP {status} ({detail}). "
                            + ("The server is rate-limiting: lower the concurrency" if status == 429 else
                               "The server failed: check its logs"))
-                if status >= 500 and _is_context_overflow(detail):
+                if status >= 500 and (_is_context_overflow(detail) or _no_prompt_logprobs(detail)):
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(400, detail)}")
                 wait = _retry_after(retry_after)
             if attempt + 1 == attempts or failed.is_set():
@@ -539,6 +539,10 @@ class OpenAIModel(Model):
         raise EndpointError(f"{url} failed after {attempt + 1} attempt(s): {problem}.")
 
     def _hint(self, status: int, detail: str = "") -> str:
+        if _no_prompt_logprobs(detail):
+            return ("The server returns no log-probabilities for the prompt's tokens, so it cannot score choices by "
+                    "log-likelihood. llama.cpp (llama-cpp-python): start the server with --logits_all true; otherwise "
+                    "score by generation (choices_by='generate') with --extract choice.")
         if _is_context_overflow(detail):
             return ("The prompt is longer than the model's context window: use fewer few-shot examples (k), a "
                     "shorter instruction or template, or start the server with a larger context (llama.cpp: --n_ctx).")
@@ -580,6 +584,11 @@ def _model_ids(data: Any) -> list[str] | None:
         return [str(m["id"]) for m in data["data"]]
     except (KeyError, TypeError):
         return None
+
+
+def _no_prompt_logprobs(detail: str) -> bool:
+    text = detail.lower()
+    return "logits_all" in text or ("logprobs" in text and "not supported" in text)
 
 
 def _is_context_overflow(detail: str) -> bool:
