@@ -48,7 +48,7 @@ def _rows_with_outputs(ev: gengap.Evaluation):
 
 
 def test_few_shot_arithmetic_is_read_as_a_person_reads_it(llama_server, example, tmp_path):
-    ev = example.arithmetic(llama_server.base_url, tmp_path, limit=24, progress=False)
+    ev = example.arithmetic(llama_server.base_url, tmp_path, limit=18, progress=False)
     rows = _rows_with_outputs(ev)
     assert set(rows["perturbation"]) == {"none", "whitespace", "trailing_punctuation"}
     assert set(rows["split"]) == {"random", "length"}
@@ -59,7 +59,10 @@ def test_few_shot_arithmetic_is_read_as_a_person_reads_it(llama_server, example,
         person = _read_number(row.output)
         assert (None if pd_isna(row.extracted) else row.extracted) == person, (row.output, row.extracted)
         assert row.score == float(person == row.target)
-        assert row.prompt_tokens > 20 and 1 <= row.completion_tokens <= 8 and row.latency_s > 0
+        if pd_isna(row.latency_s):  # taken from the cache: the same prompt was asked on another row (cost nothing)
+            assert (rows["prompt"] == row.prompt).sum() > 1
+        else:
+            assert row.prompt_tokens > 20 and 1 <= row.completion_tokens <= 8 and row.latency_s > 0
     for (split, perturbation), group in rows.groupby(["split", "perturbation"]):
         share = sum(_read_number(o) == t for o, t in zip(group["output"], group["target"])) / len(group)
         assert share == pytest.approx(group["score"].mean()), (split, perturbation)
@@ -73,7 +76,9 @@ def test_few_shot_arithmetic_is_read_as_a_person_reads_it(llama_server, example,
 
 
 def pd_isna(value) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
+    import pandas as pd
+
+    return value is None or bool(pd.isna(value))
 
 
 def _read_option(output: str, options: list[str]) -> str | None:
@@ -89,10 +94,11 @@ def _read_option(output: str, options: list[str]) -> str | None:
 
 
 def test_multiple_choice_by_log_likelihood_and_by_generation(llama_server, llama_loglik_server, example, tmp_path):
-    by_loglik = example.choices(llama_loglik_server.base_url, tmp_path / "loglik", progress=False)
+    # zero-shot on 4 items: llama-cpp-python sorts the whole vocabulary for every prompt token it scores
+    by_loglik = example.choices(llama_loglik_server.base_url, tmp_path / "loglik", shots=0, limit=4, progress=False)
     rows = _rows_with_outputs(by_loglik)
     items = {r["id"]: r for r in map(json.loads, (EXAMPLE.parent / "choices.jsonl").read_text().splitlines())}
-    assert len(rows) == 8
+    assert len(rows) == 4
     for row in rows.itertuples():
         details = json.loads(row.details)
         options = items[row.example_id]["choices"]
@@ -100,7 +106,8 @@ def test_multiple_choice_by_log_likelihood_and_by_generation(llama_server, llama
         assert all(v < 0 for v in details["loglik"]) and all(n >= 1 for n in details["n_tokens"])
         best = options[max(range(len(options)), key=lambda i: details["loglik"][i])]
         assert row.output == best and row.score == float(best == row.target)
-    by_generation = example.choices(llama_server.base_url, tmp_path / "generate", by="generate", progress=False)
+    by_generation = example.choices(llama_server.base_url, tmp_path / "generate", by="generate", shots=0, limit=4,
+                                    progress=False)
     generated = _rows_with_outputs(by_generation)
     assert sorted(generated["example_id"]) == sorted(rows["example_id"])  # the same items both ways
     for row in generated.itertuples():

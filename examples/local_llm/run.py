@@ -58,14 +58,22 @@ def arithmetic(base_url: str, out: Path, *, model_name: str = "gemma", limit: in
                            test_fraction=0.25, perturbations=make_perturbations(PERTURBATIONS), progress=progress)
 
 
-def choices(base_url: str, out: Path, *, by: str = "loglik", model_name: str = "gemma",
-            progress: bool | None = None) -> gengap.Evaluation:
+def choices(base_url: str, out: Path, *, by: str = "loglik", model_name: str = "gemma", shots: int = 2,
+            limit: int | None = None, progress: bool | None = None) -> gengap.Evaluation:
     """Multiple choice on the same test items, by log-likelihood (``loglik``, ``loglik_norm``) or
-    by generation (``generate``, the answer read as one of the options)."""
+    by generation (``generate``, the answer read as one of the options).
+
+    With ``shots=0`` every item is tested (the ``all`` split); otherwise half are, and the other
+    half is the few-shot pool. llama-cpp-python's log-probabilities cost a sort of the whole
+    vocabulary (262,144 tokens for Gemma 3) per prompt token, so keep log-likelihood prompts short.
+    """
     data = gengap.load(HERE / "choices.jsonl", input="question", target="answer", name="choices")
-    model = OpenAIModel(base_url, model_name=model_name, api="completions", max_tokens=6, concurrency=1)
-    return gengap.evaluate(model, data, ["random"], prompt=CHOICE_PROMPT, choices_by=by, test_fraction=0.5,
-                           extract=None if by != "generate" else "choice", out=out, progress=progress)
+    if limit is not None:
+        data = data.take(range(limit))
+    prompt = gengap.Prompt(CHOICE_PROMPT.template, k=shots, seed=CHOICE_PROMPT.seed)
+    model = OpenAIModel(base_url, model_name=model_name, api="completions", max_tokens=6, concurrency=1, timeout=600)
+    return gengap.evaluate(model, data, ["random" if shots else "all"], prompt=prompt, choices_by=by,
+                           test_fraction=0.5, extract=None if by != "generate" else "choice", out=out, progress=progress)
 
 
 def main() -> None:
