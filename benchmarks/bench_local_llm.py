@@ -92,10 +92,11 @@ def extraction(server: LlamaServer, example, n: int, out: Path) -> None:
           f"score {rows['score'].mean():.1%} over all splits and perturbations")
 
 
-def choices(server: LlamaServer, loglik: LlamaServer, example, out: Path) -> None:
-    by_loglik = example.choices(loglik.base_url, out / "loglik", progress=False).rows()
-    by_norm = example.choices(loglik.base_url, out / "loglik_norm", by="loglik_norm", progress=False).rows()
-    generated = example.choices(server.base_url, out / "generate", by="generate", progress=False).rows()
+def choices(server: LlamaServer, loglik: LlamaServer, example, out: Path, items: int) -> None:
+    kw = {"shots": 0, "limit": items, "progress": False}  # zero-shot: llama-cpp-python sorts the vocabulary per prompt token
+    by_loglik = example.choices(loglik.base_url, out / "loglik", **kw).rows()
+    by_norm = example.choices(loglik.base_url, out / "loglik_norm", by="loglik_norm", **kw).rows()
+    generated = example.choices(server.base_url, out / "generate", by="generate", **kw).rows()
     print(f"\n3. multiple choice, the same {len(by_loglik)} items")
     print(f"   by log-likelihood (summed)    {by_loglik['score'].mean():6.1%}")
     print(f"   by log-likelihood (per token) {by_norm['score'].mean():6.1%}")
@@ -134,19 +135,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--kill-after", type=float, default=30.0, help="seconds before the server is killed (part 4)")
+    parser.add_argument("--mc-items", type=int, default=16, help="multiple-choice items (part 3)")
+    parser.add_argument("--parts", default="1,2,3,4", help="which parts to run, e.g. 1,4")
     args = parser.parse_args()
+    parts = {int(p) for p in args.parts.split(",")}
     n = 24 if args.quick else 48
     example = _example()
     print(f"Gemma 3 270M (Q4_K_M) on llama-cpp-python, 1 thread; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
     with tempfile.TemporaryDirectory() as tmp, LlamaServer() as server:
         out = Path(tmp)
-        throughput(server, example, n)
-        extraction(server, example, n, out)
-        with LlamaServer(n_ctx=512, logits_all=True) as loglik:
-            choices(server, loglik, example, out)
+        if 1 in parts:
+            throughput(server, example, n)
+        if 2 in parts:
+            extraction(server, example, n, out)
+        if 3 in parts:
+            with LlamaServer(n_ctx=512, logits_all=True) as loglik:
+                choices(server, loglik, example, out, args.mc_items)
         server.stop()
-        lost_work(example, n, out, args.kill_after)
+        if 4 in parts:
+            lost_work(example, n, out, args.kill_after)
 
 
 if __name__ == "__main__":

@@ -94,24 +94,31 @@ def _read_option(output: str, options: list[str]) -> str | None:
 
 
 def test_multiple_choice_by_log_likelihood_and_by_generation(llama_server, llama_loglik_server, example, tmp_path):
-    # zero-shot on 4 items: llama-cpp-python sorts the whole vocabulary for every prompt token it scores
-    by_loglik = example.choices(llama_loglik_server.base_url, tmp_path / "loglik", shots=0, limit=4, progress=False)
+    # two short items: llama-cpp-python sorts the whole vocabulary (262,144 tokens) for every prompt token it
+    # scores, so log-likelihood prompts stay short here (the example and bench_local_llm run the full set)
+    items = [{"id": "bees", "input": "What do bees make?", "choices": ["honey", "milk"], "target": "honey"},
+             {"id": "barks", "input": "Which animal barks?", "choices": ["fish", "dog"], "target": "dog"}]
+    model = OpenAIModel(llama_loglik_server.base_url, model_name="gemma", api="completions", concurrency=1, timeout=600)
+    by_loglik = gengap.evaluate(model, gengap.load(items), ["all"], prompt="Question: {input}\nAnswer:",
+                                choices_by="loglik", out=tmp_path / "loglik", progress=False)
     rows = _rows_with_outputs(by_loglik)
-    items = {r["id"]: r for r in map(json.loads, (EXAMPLE.parent / "choices.jsonl").read_text().splitlines())}
-    assert len(rows) == 4
+    assert len(rows) == 2
     for row in rows.itertuples():
         details = json.loads(row.details)
-        options = items[row.example_id]["choices"]
-        assert len(details["loglik"]) == len(options) == len(details["n_tokens"])
-        assert all(v < 0 for v in details["loglik"]) and all(n >= 1 for n in details["n_tokens"])
-        best = options[max(range(len(options)), key=lambda i: details["loglik"][i])]
+        options = next(i["choices"] for i in items if i["id"] == row.example_id)
+        assert row.prompt == "Question: " + next(i["input"] for i in items if i["id"] == row.example_id) + "\nAnswer:"
+        assert len(details["loglik"]) == 2 and all(v < 0 for v in details["loglik"]) and min(details["n_tokens"]) >= 1
+        best = options[max(range(2), key=lambda i: details["loglik"][i])]
         assert row.output == best and row.score == float(best == row.target)
+    assert by_loglik.summary()["score"].iloc[0] == pytest.approx(rows["score"].mean())
+    # the example's multiple choice by generation, answers read as options, on its first 4 items
     by_generation = example.choices(llama_server.base_url, tmp_path / "generate", by="generate", shots=0, limit=4,
                                     progress=False)
     generated = _rows_with_outputs(by_generation)
-    assert sorted(generated["example_id"]) == sorted(rows["example_id"])  # the same items both ways
+    listed = {r["id"]: r for r in map(json.loads, (EXAMPLE.parent / "choices.jsonl").read_text().splitlines())}
+    assert len(generated) == 4
     for row in generated.itertuples():
-        person = _read_option(row.output, items[row.example_id]["choices"])
+        person = _read_option(row.output, listed[row.example_id]["choices"])
         assert (None if pd_isna(row.extracted) else row.extracted) == person, (row.output, row.extracted)
         assert row.score == float(person == row.target)
 

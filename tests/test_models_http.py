@@ -603,3 +603,9 @@ def test_outputs_that_continue_the_few_shot_text_warn(server, tmp_path):
     with pytest.warns(UserWarning, match=r"100% of the outputs look like continued few-shot text.*--api completions"):
         gengap.evaluate(OpenAIModel(url, model_name="m", max_tokens=8), ds, ["random"], out=tmp_path, progress=False,
                         prompt={"template": "Question: {input}\nAnswer:", "k": 2})
+
+
+def test_loglikelihoods_of_continuations(server):
+    _, url = server
+    model = OpenAIModel(url, model_name="m", api="completions")
+    assert model.loglikelihoods("Pick:", [" b", " ae"]) == [(pytest.approx(-2.0), 2), (pytest.approx(-1.2), 3)]

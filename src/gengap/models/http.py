@@ -311,7 +311,10 @@ class OpenAIModel(Model):
 
     def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[tuple[float, int]]:
         """``(summed log-probability, token count)`` of each continuation after ``prompt``."""
-        return self._run(self._logliks(self._open(), prompt, continuations, asyncio.Event()))
+        async def scored() -> list[tuple[float, int]]:
+            return await self._logliks(self._open(), prompt, continuations, asyncio.Event())
+
+        return self._run(scored())
 
     async def _predict_all(self, inputs: list[Any]) -> list[Completion]:
         client = self._open()
