@@ -93,7 +93,7 @@ def _read_option(output: str, options: list[str]) -> str | None:
     return min(hits)[1] if hits else None
 
 
-def test_multiple_choice_by_log_likelihood_and_by_generation(llama_server, llama_loglik_server, example, tmp_path):
+def test_multiple_choice_by_log_likelihood(llama_loglik_server, tmp_path):
     # two short items: llama-cpp-python sorts the whole vocabulary (262,144 tokens) for every prompt token it
     # scores, so log-likelihood prompts stay short here (the example and bench_local_llm run the full set)
     items = [{"id": "bees", "input": "What do bees make?", "choices": ["honey", "milk"], "target": "honey"},
@@ -111,6 +111,9 @@ def test_multiple_choice_by_log_likelihood_and_by_generation(llama_server, llama
         best = options[max(range(2), key=lambda i: details["loglik"][i])]
         assert row.output == best and row.score == float(best == row.target)
     assert by_loglik.summary()["score"].iloc[0] == pytest.approx(rows["score"].mean())
+
+
+def test_multiple_choice_by_generation_is_read_as_a_person_reads_it(llama_server, example, tmp_path):
     # the example's multiple choice by generation, answers read as options, on its first 4 items
     by_generation = example.choices(llama_server.base_url, tmp_path / "generate", by="generate", shots=0, limit=4,
                                     progress=False)
@@ -118,9 +121,12 @@ def test_multiple_choice_by_log_likelihood_and_by_generation(llama_server, llama
     listed = {r["id"]: r for r in map(json.loads, (EXAMPLE.parent / "choices.jsonl").read_text().splitlines())}
     assert len(generated) == 4
     for row in generated.itertuples():
-        person = _read_option(row.output, listed[row.example_id]["choices"])
-        assert (None if pd_isna(row.extracted) else row.extracted) == person, (row.output, row.extracted)
+        options = listed[row.example_id]["choices"]
+        person = _read_option(row.output, options)
+        readings = {None} if person is None else {person, "ABCD"[options.index(person)]}  # the option or its letter
+        assert (None if pd_isna(row.extracted) else row.extracted) in readings, (row.output, row.extracted)
         assert row.score == float(person == row.target)
+    assert by_generation.summary()["score"].iloc[0] == pytest.approx(generated["score"].mean())
 
 
 def test_bad_input_against_the_real_server(llama_server, tmp_path):
