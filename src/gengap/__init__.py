@@ -47,6 +47,7 @@ _LAZY = {
     "Monitor": "gengap.monitor",
     "Perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
     "seeds": "gengap.analysis.seed_spread",
+    "Prompt": "gengap.prompts",
     "write_report": "gengap.report",
 }
 
@@ -78,6 +79,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from gengap.analysis.seed_spread import seeds
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbations
+    from gengap.prompts import Prompt
     from gengap.report import write_report
 
 
@@ -119,6 +121,7 @@ __all__ = [
     "Model",
     "Monitor",
     "Perturbation",
+    "Prompt",
     "RandomSplit",
     "Split",
     "Splitter",

@@ -34,32 +34,45 @@ Task = tuple[str, list[Any]]
 def predict_batched(model: Model, inputs: Sequence[Any], *, batch_size: int, where: str, bar: Any = None) -> list[Any]:
     """Run ``model.predict`` over ``inputs`` in batches, checking every batch's length."""
     outputs: list[Any] = []
+    base = _first_row(where)
     for start in range(0, len(inputs), batch_size):
         batch = list(inputs[start:start + batch_size])
+        first, last = base + start, base + start + len(batch) - 1
         try:
             got = model.predict(batch)
         except ModelError as e:  # an adapter's own error (an endpoint that is down): add where it happened
             if where in str(e):
                 raise
-            raise type(e)(f"{e} (on {where}, rows {start}..{start + len(batch) - 1}; "
-                          "earlier shards are kept in the store)") from e
+            row = getattr(e, "row", None)  # the adapter knows which input failed
+            if row is not None:
+                first = last = first + row
+            error = type(e)(f"{e} (on {where}, rows {first}..{last} of the test part; "
+                            "earlier shards are kept in the store)")
+            error.row = first if row is not None else None  # type: ignore[attr-defined]
+            raise error from e
         except GengapError:
             raise
         except Exception as e:
             raise ModelError(
-                f"Model '{model.name}' raised {type(e).__name__}: {e} — on {where}, rows {start}..{start + len(batch) - 1}. "
-                "Results of earlier shards are kept in the store."
+                f"Model '{model.name}' raised {type(e).__name__}: {e} — on {where}, rows {first}..{last} of the test "
+                "part. Results of earlier shards are kept in the store."
             ) from e
         got = list(got.tolist() if hasattr(got, "tolist") else got)
         if len(got) != len(batch):
             raise ModelError(
                 f"Model '{model.name}' returned {len(got)} outputs for a batch of {len(batch)} inputs on {where}, "
-                f"rows {start}..{start + len(batch) - 1}. A model must return one output per input."
+                f"rows {first}..{last} of the test part. A model must return one output per input."
             )
         outputs.extend(got)
         if bar is not None:
             bar.advance(len(batch))
     return outputs
+
+
+def _first_row(where: str) -> int:
+    """The test-part row a shard starts at: shard keys end in ``/<first row>`` (see the runner)."""
+    last = where.rsplit("/", 1)[-1]
+    return int(last) if last.isdigit() else 0
 
 
 class Backend:

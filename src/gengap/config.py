@@ -37,7 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
 
-__all__ = ["RunConfig", "DataConfig", "ModelConfig", "SplitConfig", "EvalConfig", "load_run_file", "execute"]
+__all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "load_run_file",
+           "execute"]
 
 
 class _Strict(BaseModel):
@@ -73,9 +74,25 @@ class ModelConfig(_Strict):
     max_retries: int = Field(5, ge=0, le=50)
     max_tokens: int | None = Field(None, ge=1)
     temperature: float = Field(0.0, ge=0)
+    top_p: float | None = Field(None, gt=0, le=1)
+    seed: int | None = None
+    stop: list[str] | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
     system_prompt: str | None = None
     trust_pickle: bool = False
     trusted: list[str] = Field(default_factory=list)
+
+
+class PromptConfig(_Strict):
+    """How examples become prompts for a language model (see :class:`gengap.Prompt`)."""
+
+    template: str = "{input}"
+    k: int = Field(0, ge=0)
+    instruction: str = ""
+    target_template: str = " {target}"
+    separator: str = "\n\n"
+    seed: int = 0
+    perturb: str = "question"
 
 
 class SplitConfig(BaseModel):
@@ -106,6 +123,7 @@ class EvalConfig(_Strict):
     cache: bool = True
     extract: Literal["number", "choice", "yes_no", "text"] | None = None
     perturb: list[str] = []
+    choices_by: Literal["generate", "loglik", "loglik_norm"] = "generate"
 
 
 class RunConfig(_Strict):
@@ -113,6 +131,7 @@ class RunConfig(_Strict):
 
     data: DataConfig | None = None
     model: ModelConfig
+    prompt: PromptConfig | None = None
     split: list[SplitConfig] = Field(default_factory=lambda: [SplitConfig(method="random")])
     eval: EvalConfig = EvalConfig()
 
@@ -195,7 +214,8 @@ def build_model(cfg: ModelConfig) -> Any:
     if cfg.spec.startswith(("http://", "https://")):
         options = {"model_name": cfg.model_name, "api": cfg.api, "api_key_env": cfg.api_key_env,
                    "concurrency": cfg.concurrency, "timeout": cfg.timeout, "max_retries": cfg.max_retries,
-                   "max_tokens": cfg.max_tokens, "temperature": cfg.temperature, "system_prompt": cfg.system_prompt}
+                   "max_tokens": cfg.max_tokens, "temperature": cfg.temperature, "system_prompt": cfg.system_prompt,
+                   "top_p": cfg.top_p, "seed": cfg.seed, "stop": cfg.stop, "extra": cfg.extra}
     elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
         options = {"trust_pickle": cfg.trust_pickle, "trusted": cfg.trusted}
     if cfg.version is not None and not options and not cfg.spec.startswith(("http://", "https://")):
@@ -238,7 +258,8 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           batch_size=cfg.eval.batch_size, seed=cfg.eval.seed, test_fraction=cfg.eval.test_fraction,
                           reference=cfg.eval.reference, config=_identity(cfg), progress=progress,
                           backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
-                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg))
+                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg),
+                          prompt=cfg.prompt.model_dump() if cfg.prompt else None, choices_by=cfg.eval.choices_by)
     evaluation.report()
     return evaluation
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,7 @@ from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
+from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
 
@@ -197,6 +199,8 @@ def evaluate(
     resume: bool = True,
     extract: str | Any = None,
     progress: bool | None = None,
+    prompt: Any = None,
+    choices_by: str = "generate",
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -226,6 +230,14 @@ def evaluate(
         ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
         the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
         as *unextracted*, scores 0, and is counted separately in the summary and the report.
+    prompt : build each model input with a :class:`gengap.Prompt` (or a dict of its fields, or a
+        template string): instruction, template, k shots drawn from each split's train part. The
+        stored rows keep the rendered prompt. With an HTTP completions model that has no stop set,
+        the prompt's stops are used (the next example's prefix, a blank line).
+    choices_by : for multiple-choice data (a ``choices`` column): ``"generate"`` (the model writes
+        an answer), ``"loglik"`` (the option with the highest summed log-probability after the
+        prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
+        model with the completions API that returns prompt log-probabilities.
 
     Returns
     -------
@@ -242,7 +254,13 @@ def evaluate(
         raise ConfigError(f"shard_size={shard_size} and batch_size={batch_size} must be at least 1.")
     if out is not None:
         check_out_folder(out, option="out")
-    models = _normalize_models(model)
+    prompt_spec = as_prompt(prompt)
+    if choices_by not in CHOICES_BY:
+        raise ConfigError(f"choices_by={choices_by!r} must be one of {', '.join(CHOICES_BY)}.")
+    if choices_by != "generate" and "choices" not in dataset.metadata_columns:
+        raise ConfigError(f"choices_by={choices_by!r} scores the options of a 'choices' column, which the data does "
+                          f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
+    models = [_for_prompt(m, prompt_spec, choices_by) for m in _normalize_models(model)]
     resolved = _resolve_splits(dataset, splits, seed=seed, test_fraction=test_fraction)
     runner = make_backend(backend, workers=workers, address=ray_address)
     extractor = _as_extractor(extract)
@@ -257,6 +275,9 @@ def evaluate(
         "extract": None if extractor is None else repr(extractor),
         "seed": seed, **(dict(config) if config else {}),
     }
+    if prompt_spec is not None or choices_by != "generate":  # absent otherwise: earlier runs still resume
+        run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
+        run_config["choices_by"] = choices_by
     calls = 0
     with Store(store_path) as store:
         run_id = store.find_resumable(name, run_config) if resume else None
@@ -264,31 +285,125 @@ def evaluate(
             run_id = store.start_run(name, run_config)
         else:
             store.finish_run(run_id, "running")
-        done = store.finished_shards(run_id)
+        done = store.finished_shard_rows(run_id)
         try:
             for k, split in enumerate(resolved, start=1):
                 store.add_split(run_id, split)
                 test = split.test_part
-                variants = [("none", test)] + [(p.name, p.apply(test, seed)) for p in perturbations]
+                if prompt_spec is not None:
+                    prompt_spec.check(test, split.train_part, where=f" of split '{split.name}'")
+                touches_question = prompt_spec is None or "question" in prompt_spec.targets()
+                variants = [("none", test, None)] + [(p.name, p.apply(test, seed) if touches_question else test, p)
+                                                     for p in perturbations]
                 for m in models:
-                    size = shard_size or auto_shard_size(len(test))
-                    todo = [(p, v) for p, v in variants if not _all_done(done, m.name, split.name, p, len(v), size)]
+                    todo = [(p, v, obj) for p, v, obj in variants if _pending(done, m.name, split.name, p, len(v))]
                     if not todo:
                         continue
                     with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
                         fitted = _fit(m, split) if m.needs_fit else m
-                        for perturbation, variant in todo:
+                        for perturbation, variant, obj in todo:
+                            inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, seed, choices_by)
+                            before = calls
                             calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
-                                                 batch_size=batch_size, shard_size=size, show=progress,
+                                                 batch_size=batch_size, shard_size=shard_size, show=progress,
                                                  perturbation=perturbation, backend=runner, done=done, cache=cache,
-                                                 extractor=extractor)
+                                                 extractor=extractor, model_inputs=inputs, prompts=shown,
+                                                 choices_by=choices_by)
+                            if prompt_spec is not None and calls > before and perturbation == "none":
+                                _warn_if_continued(store, run_id, fitted, split.name, prompt_spec)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
         finally:
             runner.close()
+            for m in models:  # connections and event loops of HTTP models
+                if hasattr(m, "close"):
+                    m.close()
         store.finish_run(run_id, "done")
     return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=reference, model_calls=calls)
+
+
+#: How multiple-choice answers are chosen.
+CHOICES_BY = ("generate", "loglik", "loglik_norm")
+#: Seconds of model time per shard for models that size their shards by speed (HTTP endpoints).
+SHARD_SECONDS = 10.0
+
+
+def _for_prompt(model: Model, prompt: Prompt | None, choices_by: str) -> Model:
+    """An HTTP completions model without stops gets the prompt's (next example, blank line)."""
+    if choices_by != "generate" and not hasattr(model, "loglikelihoods"):
+        raise ConfigError(f"choices_by={choices_by!r} needs a model that returns log-likelihoods (an OpenAI-compatible "
+                          f"completions endpoint); '{model.name}' does not. Use choices_by='generate' with extract='choice'.")
+    if choices_by != "generate" and getattr(model, "api", None) != "completions":
+        raise ConfigError(f"choices_by={choices_by!r} needs api='completions' (--api completions): chat endpoints "
+                          "return no log-probabilities for the prompt.")
+    if prompt is not None and getattr(model, "api", None) == "completions" and getattr(model, "stop", "") is None:
+        return model.with_settings(stop=prompt.default_stops())  # type: ignore[attr-defined]
+    return model
+
+
+def _model_inputs(prompt: Prompt | None, model: Model, variant: Dataset, split: Split, perturbation: Any, seed: int,
+                  choices_by: str) -> tuple[list[Any], list[Any] | None]:
+    """What the model is sent for each row, and the prompt to store (None without a prompt spec)."""
+    if prompt is None and choices_by == "generate":
+        return variant.inputs, None
+    spec = prompt or Prompt()
+    pool = split.train_part
+    shots_from, instruction = pool, spec.instruction
+    if perturbation is not None and "shots" in spec.targets() and len(pool):
+        shots_from = perturbation.apply(pool, seed)
+    if perturbation is not None and "instruction" in spec.targets() and spec.instruction:
+        one = Dataset.from_records([{"input": spec.instruction, "target": ""}])
+        instruction = str(perturbation.apply(one, seed).inputs[0])
+    chat = getattr(model, "api", None) == "chat"
+    rendered = spec.render(variant, pool, chat=chat, shots_from=shots_from, instruction=instruction)
+    if choices_by == "generate":
+        return rendered, rendered
+    by = "sum" if choices_by == "loglik" else "mean"
+    options = variant.column("choices").tolist()
+    inputs = [{"prompt": text, "choices": [spec.continuation(str(o)) for o in opts], "by": by}
+              for text, opts in zip(rendered, options)]
+    return inputs, rendered
+
+
+#: Share of outputs that may run on into a next example before the runner warns.
+CONTINUED_SHARE = 0.2
+
+
+def continued_share(outputs: Sequence[str], prompt: Prompt) -> float:
+    r"""Share of outputs that run on into another example (a blank line or the template's prefix
+    after some text): what a base model writes on a chat endpoint, or without stop sequences.
+
+    >>> continued_share([" 12", " 12\n\nQuestion: 4 + 5"], Prompt("Question: {input}\nAnswer:"))
+    0.5
+    """
+    marks = [m for m in prompt.default_stops() if m.strip()] + ["\n\n"]
+    hits = sum(any(m in str(o).strip() for m in marks) for o in outputs)
+    return hits / len(outputs) if len(outputs) else 0.0
+
+
+def _warn_if_continued(store: Store, run_id: str, model: Model, split: str, prompt: Prompt) -> None:
+    outputs = store.sql("SELECT output FROM predictions WHERE run_id = ? AND model = ? AND split = ? AND "
+                        "perturbation = 'none'", [run_id, model.name, split])["output"].tolist()
+    share = continued_share(outputs, prompt)
+    if share > CONTINUED_SHARE:
+        import warnings
+
+        api = getattr(model, "api", None)
+        fix = ("a base model on the chat API writes on with a template it was not trained for: use api='completions' "
+               "(--api completions)" if api == "chat" else "set stop sequences (--stop) or a smaller max_tokens")
+        warnings.warn(f"Model '{model.name}' on split '{split}': {share:.0%} of the outputs look like continued few-shot "
+                      f"text (another example after the answer); {fix}.", stacklevel=3)
+
+
+def _chosen_option(output: Any, model_input: dict[str, Any], options: Sequence[Any], target: Any) -> str:
+    """The option a log-likelihood model chose, written as the target is (option text, or its letter)."""
+    index = model_input["choices"].index(str(output)) if str(output) in model_input["choices"] else 0
+    option = str(options[index])
+    texts = [str(o) for o in options]
+    if str(target) in texts or not (isinstance(target, str) and len(target.strip()) == 1 and target.strip().isalpha()):
+        return option
+    return chr(ord("A") + index)
 
 
 def _as_extractor(extract: Any) -> Any:
@@ -315,8 +430,20 @@ def _shard_key(model: str, split: str, perturbation: str, start: int) -> str:
     return f"{model}/{split}/{perturbation}/{start}"
 
 
-def _all_done(done: set[str], model: str, split: str, perturbation: str, n: int, shard_size: int) -> bool:
-    return all(_shard_key(model, split, perturbation, s) in done for s in range(0, n, shard_size))
+def _gaps(done: Mapping[str, int], model: str, split: str, perturbation: str, n: int) -> list[tuple[int, int]]:
+    """Row ranges ``[start, end)`` of a test part that no finished shard holds yet (shards may differ in size)."""
+    covered = np.zeros(n, dtype=bool)
+    prefix = _shard_key(model, split, perturbation, 0)[:-1]
+    for key, rows in done.items():
+        if key.startswith(prefix) and key[len(prefix):].isdigit():
+            start = int(key[len(prefix):])
+            covered[start:start + rows] = True
+    edges = np.flatnonzero(np.diff(np.concatenate([[True], covered, [True]]).astype(np.int8)))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def _pending(done: Mapping[str, int], model: str, split: str, perturbation: str, n: int) -> bool:
+    return bool(_gaps(done, model, split, perturbation, n))
 
 
 def _fit(model: Model, split: Split) -> Model:
@@ -330,50 +457,92 @@ def _fit(model: Model, split: Split) -> Model:
 
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],
-                batch_size: int, shard_size: int, show: bool | None, perturbation: str, backend: Backend,
-                done: set[str], cache: bool, extractor: Any = None) -> int:
-    """Predict, score and store every unfinished shard of one (model, split, perturbation); returns model calls."""
-    ids, inputs, targets = test.ids, test.inputs, test.targets
+                batch_size: int, shard_size: int | None, show: bool | None, perturbation: str, backend: Backend,
+                done: dict[str, int], cache: bool, extractor: Any = None, model_inputs: Sequence[Any] | None = None,
+                prompts: Sequence[Any] | None = None, choices_by: str = "generate") -> int:
+    """Predict, score and store every unfinished shard of one (model, split, perturbation); returns model calls.
+
+    With ``shard_size`` None, a model that sizes its shards by speed (``adaptive_shards``) gets
+    shards of about :data:`SHARD_SECONDS` of its measured time, so a failure loses seconds of work;
+    other models get :func:`auto_shard_size` rows.
+    """
+    ids, targets = test.ids, test.targets
+    inputs = list(model_inputs) if model_inputs is not None else test.inputs
     n = len(ids)
     variant = perturbation != "none"
     use_cache = cache and model.cacheable
     fingerprint = model.fingerprint() if use_cache else ""
-    shards = [(s, min(n, s + shard_size)) for s in range(0, n, shard_size)]
-    pending = [(s, e) for s, e in shards if _shard_key(model.name, split, perturbation, s) not in done]
+    gaps = _gaps(done, model.name, split, perturbation, n)
+    adaptive = shard_size is None and getattr(model, "adaptive_shards", False)
+    size = shard_size or auto_shard_size(n)
+    options = test.column("choices").tolist() if choices_by != "generate" else None
+    label = split if not variant else f"{split} / {perturbation}"
     calls = 0
-    with progress(f"scoring {model.name}" + (f" / {perturbation}" if variant else ""), total=n, enabled=show) as bar:
-        bar.advance(n - sum(e - s for s, e in pending))
-        known: dict[str, dict[int, Any]] = {}
-        hashes: dict[str, np.ndarray] = {}
-        tasks = []
-        for s, e in pending:
-            key = _shard_key(model.name, split, perturbation, s)
-            hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
-            known[key] = store.cached_outputs(fingerprint, hashes[key]) if use_cache else {}
-            missing = [inputs[s + i] for i in range(e - s) if i not in known[key]]
-            tasks.append((key, missing))
-            bar.advance(len(known[key]))
-        bounds = {_shard_key(model.name, split, perturbation, s): (s, e) for s, e in pending}
-        for key, new_outputs in backend.run(model, tasks, batch_size=batch_size, bar=bar):
-            s, e = bounds[key]
-            calls += len(new_outputs)
-            fresh = iter(new_outputs)
-            outputs = [known[key][i] if i in known[key] else next(fresh) for i in range(e - s)]
-            fresh_idx = [i for i in range(e - s) if i not in known[key]]
-            answers = None
-            if extractor is not None:
-                answers, gold = _read_answers(extractor, outputs, targets[s:e], test, s, e)
-                scores = {m: score(m, answers, gold) * np.array([a is not None for a in answers]) for m in metrics}
+    known: dict[str, dict[int, Any]] = {}
+    hashes: dict[str, np.ndarray] = {}
+    bounds: dict[str, tuple[int, int]] = {}
+
+    def plan(s: int, e: int) -> tuple[str, list[Any]]:
+        key = _shard_key(model.name, split, perturbation, s)
+        hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
+        known[key] = store.cached_outputs(fingerprint, hashes[key]) if use_cache else {}
+        bounds[key] = (s, e)
+        bar.advance(len(known[key]))
+        return key, [inputs[s + i] for i in range(e - s) if i not in known[key]]
+
+    def finish(key: str, new_outputs: list[Any]) -> None:
+        s, e = bounds[key]
+        fresh = iter(new_outputs)
+        outputs = [known[key][i] if i in known[key] else next(fresh) for i in range(e - s)]
+        fresh_idx = [i for i in range(e - s) if i not in known[key]]
+        details = [getattr(o, "details", None) for o in outputs]
+        if options is not None:
+            outputs = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
+        answers = None
+        if extractor is not None:
+            answers, gold = _read_answers(extractor, outputs, targets[s:e], test, s, e)
+            scores = {m: score(m, answers, gold) * np.array([a is not None for a in answers]) for m in metrics}
+        else:
+            scores = {m: score(m, outputs, targets[s:e]) for m in metrics}
+        store.add_predictions(
+            run_id, model=model.name, split=split, example_ids=ids[s:e], outputs=outputs, scores=scores,
+            perturbation=perturbation, shard=key,
+            variant_inputs=test.inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
+            cache_rows=(fingerprint, hashes[key][fresh_idx], [str(o) for o in new_outputs]) if use_cache else None,
+            extracted=answers, prompts=list(prompts[s:e]) if prompts is not None else None,
+            details=details if any(d is not None for d in details) else None,
+            cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
+                       "" if use_cache else (model.cache_note or "not cached: cache=False")),
+        )
+        done[key] = e - s
+
+    with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
+        bar.advance(n - sum(e - s for s, e in gaps))
+        try:
+            if not adaptive:
+                tasks = [plan(s, min(e, s + size)) for a, b in gaps for s in range(a, b, size) for e in [b]]
+                for key, new_outputs in backend.run(model, tasks, batch_size=batch_size, bar=bar):
+                    calls += len(new_outputs)
+                    finish(key, new_outputs)
             else:
-                scores = {m: score(m, outputs, targets[s:e]) for m in metrics}
-            store.add_predictions(
-                run_id, model=model.name, split=split, example_ids=ids[s:e], outputs=outputs, scores=scores,
-                perturbation=perturbation, shard=key,
-                variant_inputs=inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
-                cache_rows=(fingerprint, hashes[key][fresh_idx], new_outputs) if use_cache else None,
-                extracted=answers,
-                cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
-                           "" if use_cache else (model.cache_note or "not cached: cache=False")),
-            )
-            done.add(key)
+                step = max(1, 2 * getattr(model, "concurrency", 1))
+                for a, b in gaps:
+                    s = a
+                    while s < b:
+                        task = plan(s, min(b, s + step))
+                        started = time.perf_counter()
+                        answered = list(backend.run(model, [task], batch_size=batch_size, bar=bar))
+                        seconds = time.perf_counter() - started  # model time only, not scoring and storing
+                        for key, new_outputs in answered:
+                            calls += len(new_outputs)
+                            finish(key, new_outputs)
+                        if task[1]:  # measured: rows per second of model time
+                            rate = len(task[1]) / max(seconds, 1e-3)
+                            step = int(min(size, max(getattr(model, "concurrency", 1), rate * SHARD_SECONDS)))
+                        s = bounds[task[0]][1]
+        except ModelError as e:
+            row = getattr(e, "row", None)
+            if isinstance(row, int) and 0 <= row < n and "example id" not in str(e):
+                raise type(e)(f"{e} That is example id '{ids[row]}'.") from e
+            raise
     return calls

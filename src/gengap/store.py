@@ -10,7 +10,9 @@ Tables (one row per ...):
 - ``examples``     evaluated example: ``run_id``, ``split``, ``example_id``, ``input``, ``target``, ``metadata`` (JSON)
 - ``predictions``  model output: ``run_id``, ``model``, ``split``, ``perturbation``, ``example_id``, ``output``,
   and for a perturbed variant its ``variant_input`` and ``variant_target`` (null for clean rows); with answer
-  extraction, the ``extracted`` answer and ``unextracted`` (true when no answer could be read; null without extraction)
+  extraction, the ``extracted`` answer and ``unextracted`` (true when no answer could be read; null without extraction);
+  the ``prompt`` a language model read when gengap built it (text, or chat messages as JSON), and ``details``
+  (JSON: ``prompt_tokens``, ``completion_tokens``, ``latency_s``, per-option ``loglik``; null for cached outputs)
 - ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
 - ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
@@ -67,6 +69,8 @@ CREATE TABLE IF NOT EXISTS cache_use (
     run_id VARCHAR, shard VARCHAR, model VARCHAR, fingerprint VARCHAR, n_cached BIGINT, n_computed BIGINT, note VARCHAR);
 CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, scope VARCHAR, value DOUBLE);
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS prompt VARCHAR;
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS details VARCHAR;
 """
 
 
@@ -292,6 +296,8 @@ class Store:
         cache_rows: tuple[str, np.ndarray, Sequence[Any]] | None = None,
         extracted: Sequence[str | None] | None = None,
         cache_use: tuple[str, int, int, str] | None = None,
+        prompts: Sequence[Any] | None = None,
+        details: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
 
@@ -311,6 +317,9 @@ class Store:
             "variant_target": _text_column(variant_targets) if variant_targets is not None else nulls,
             "extracted": _text_column(extracted) if extracted is not None else nulls,
             "unextracted": _is_null(extracted) if extracted is not None else pa.nulls(n, pa.bool_()),
+            "prompt": _text_column(prompts) if prompts is not None else nulls,
+            "details": _text_column([None if d is None else json.dumps(d, sort_keys=True) for d in details])
+            if details is not None else nulls,
         })
         keys = [run_id, model, split, perturbation]
         with self._lock:
@@ -318,8 +327,9 @@ class Store:
             try:
                 self._con.register("_gengap_preds", preds)
                 self._con.execute(
-                    "INSERT INTO predictions SELECT ?, ?, ?, ?, example_id, output, variant_input, variant_target, "
-                    "extracted, unextracted FROM _gengap_preds", keys)
+                    "INSERT INTO predictions (run_id, model, split, perturbation, example_id, output, variant_input, "
+                    "variant_target, extracted, unextracted, prompt, details) SELECT ?, ?, ?, ?, example_id, output, "
+                    "variant_input, variant_target, extracted, unextracted, prompt, details FROM _gengap_preds", keys)
                 for metric, values in scores.items():
                     table = pa.table({"example_id": preds.column("example_id"),
                                       "value": pa.array(np.asarray(values, dtype=np.float64))})
@@ -398,6 +408,25 @@ class Store:
 
     def finished_shards(self, run_id: str) -> set[str]:
         return set(self.sql("SELECT shard FROM shards WHERE run_id = ?", [run_id])["shard"])
+
+    def finished_shard_rows(self, run_id: str) -> dict[str, int]:
+        """Each finished shard of a run and how many rows it holds."""
+        frame = self.sql("SELECT shard, n_rows FROM shards WHERE run_id = ?", [run_id])
+        return {str(k): int(v) for k, v in zip(frame["shard"], frame["n_rows"])}
+
+    def predictions(self, run_id: str) -> pd.DataFrame:
+        """A run's predictions with the prompt each model read and what each answer cost: model, split,
+        perturbation, example_id, output, extracted, prompt, prompt_tokens, completion_tokens, latency_s
+        and details (JSON; null for outputs taken from the cache)."""
+        columns = set(self.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
+                      ["column_name"])
+        extra = "prompt, details" if "details" in columns else "NULL AS prompt, NULL AS details"
+        frame = self.sql(f"SELECT model, split, perturbation, example_id, output, extracted, {extra} FROM predictions "
+                         "WHERE run_id = ? ORDER BY model, split, perturbation, example_id", [run_id])
+        parsed = [json.loads(d) if isinstance(d, str) else {} for d in frame["details"]]
+        for key in ("prompt_tokens", "completion_tokens", "latency_s"):
+            frame[key] = pd.array([d.get(key) for d in parsed], dtype="Float64")
+        return frame
 
     def split_info(self, run_id: str) -> dict[str, dict[str, Any]]:
         """split name -> the split's diagnostics and taxonomy card, in the order they were added."""

@@ -36,6 +36,17 @@ def eval_command(
     max_retries: Annotated[int, typer.Option(help="HTTP endpoints: retries on connection errors, timeouts, 429 and 5xx.")] = 5,
     max_tokens: Annotated[Optional[int], typer.Option(help="HTTP endpoints: most tokens to generate per answer.")] = None,
     system_prompt: Annotated[Optional[str], typer.Option(help="HTTP endpoints (chat): a system message sent before each input.")] = None,
+    temperature: Annotated[float, typer.Option(help="HTTP endpoints: sampling temperature (0: greedy).")] = 0.0,
+    top_p: Annotated[Optional[float], typer.Option(help="HTTP endpoints: nucleus sampling share in (0, 1].")] = None,
+    stop: Annotated[Optional[list[str]], typer.Option("--stop", help="HTTP endpoints: a stop sequence (repeat; \\n is a newline). Default with --prompt on completions: a blank line and the template's prefix.")] = None,
+    no_stop: Annotated[bool, typer.Option("--no-stop", help="HTTP endpoints: send no stop sequence at all.")] = False,
+    request_field: Annotated[Optional[list[str]], typer.Option("--request-field", help="HTTP endpoints: an extra request field KEY=VALUE sent as it is (repeat; VALUE read as JSON when it parses).")] = None,
+    prompt: Annotated[Optional[str], typer.Option(help="Build prompts: a template for one example, e.g. 'Question: {input}\\nAnswer:' (\\n is a newline).")] = None,
+    shots: Annotated[int, typer.Option(help="With --prompt: few-shot examples drawn (seeded) from each split's train part.")] = 0,
+    instruction: Annotated[Optional[str], typer.Option(help="With --prompt: text before the examples (the system message for chat).")] = None,
+    target_template: Annotated[str, typer.Option(help="With --prompt: what follows a shot's template.")] = " {target}",
+    prompt_perturb: Annotated[str, typer.Option(help="With --prompt: what perturbations change: question, shots, instruction, or several joined with +.")] = "question",
+    choices_by: Annotated[str, typer.Option(help="Multiple choice (a 'choices' column): generate, loglik (summed log-probability of each option) or loglik_norm (per token).")] = "generate",
     trust_pickle: Annotated[bool, typer.Option(help="Allow loading .pkl/.joblib models (runs arbitrary code from the file).")] = False,
     trust_type: Annotated[Optional[list[str]], typer.Option(help=".skops files: a type outside scikit-learn/NumPy/SciPy to trust (repeat).")] = None,
     backend: Annotated[str, typer.Option(help="Where model calls run: serial, thread, process or ray.")] = "serial",
@@ -56,20 +67,51 @@ def eval_command(
     splits = []
     for s in split or ["random"]:
         splits.append({"path": s} if Path(s).is_dir() else {"method": s})
-    raw = {
+    from gengap.models.http import parse_stop
+
+    sampling = temperature > 0 or top_p is not None  # the seed matters (and is sent) only when sampling
+    raw: dict = {
         "model": {"spec": model, "version": model_version, "model_name": model_name, "api": api, "api_key_env": api_key_env,
                   "concurrency": concurrency, "timeout": timeout, "max_retries": max_retries, "max_tokens": max_tokens,
-                  "system_prompt": system_prompt, "trust_pickle": trust_pickle, "trusted": trust_type or []},
+                  "system_prompt": system_prompt, "trust_pickle": trust_pickle, "trusted": trust_type or [],
+                  "temperature": temperature, "top_p": top_p, "seed": seed if sampling else None,
+                  "stop": [] if no_stop else parse_stop(stop), "extra": _request_fields(request_field or [])},
         "split": splits,
         "eval": {"metrics": metric or ["exact_match"], "seed": seed, "test_fraction": test_fraction,
                  "batch_size": batch_size, "out": str(out), "reference": reference, "backend": backend,
                  "workers": workers, "ray_address": ray_address, "shard_size": shard_size, "cache": cache,
-                 "perturb": perturb or [], "extract": extract},
+                 "perturb": perturb or [], "extract": extract, "choices_by": choices_by},
     }
+    if prompt is not None:
+        raw["prompt"] = {"template": parse_stop([prompt])[0], "k": shots, "instruction": parse_stop([instruction or ""])[0],
+                         "target_template": parse_stop([target_template])[0], "seed": seed, "perturb": prompt_perturb}
+    elif shots or instruction:
+        from gengap._errors import ConfigError
+
+        raise ConfigError("--shots and --instruction build a prompt: give its template too, e.g. "
+                          "--prompt 'Question: {input}\\nAnswer:'.")
     if data is not None:
         raw["data"] = {"path": data, "input": input, "target": target, "id": id, "metadata": metadata, "format": format}
     cfg = parse_config(raw, source="gengap eval")
     _run_and_print(cfg, progress)
+
+
+def _request_fields(pairs: list[str]) -> dict:
+    """``KEY=VALUE`` options as a dict; VALUE is JSON when it parses (``1.1``, ``true``), else text."""
+    import json
+
+    from gengap._errors import ConfigError
+
+    fields = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--request-field {pair!r} must be KEY=VALUE, e.g. --request-field repeat_penalty=1.1.")
+        try:
+            fields[key.strip()] = json.loads(value)
+        except ValueError:
+            fields[key.strip()] = value
+    return fields
 
 
 @app.command("run")
@@ -109,7 +151,7 @@ def resume_command(
         return
     if "model" not in config or "eval" not in config:
         raise ConfigError(f"Run '{run}' was started from Python, not from gengap eval/run; call gengap.evaluate again with the same arguments and out folder to resume it.")
-    cfg = parse_config({k: config[k] for k in ("data", "model", "split", "eval") if k in config and config[k] is not None},
+    cfg = parse_config({k: config[k] for k in ("data", "model", "prompt", "split", "eval") if k in config and config[k] is not None},
                        source=f"run {run} in '{store_path}'")
     _run_and_print(cfg, progress)
 

@@ -1,13 +1,23 @@
 """An OpenAI-compatible HTTP endpoint as a model: what users run in front of vLLM, llama.cpp or Ollama.
 
 Each input becomes one request to ``{base_url}/chat/completions`` (``api="chat"``) or
-``{base_url}/completions`` (``api="completions"``); ``concurrency`` requests are kept in flight
-over one shared connection pool, and the outputs come back in input order.
+``{base_url}/completions`` (``api="completions"``). Requests run on one asyncio event loop (an
+``aiohttp`` session on a background thread, shared by every caller of the model), ``concurrency``
+in flight at once, and the outputs come back in input order. (aiohttp, not httpx's AsyncClient:
+httpx's connection pool scans every connection for every request, which held it to a few percent
+of the concurrency-bound ideal at 128 requests in flight; see benchmarks/bench_http.py.) Each output is a :class:`Completion`:
+the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
+
+An input ``{"prompt": text, "choices": [continuation, ...]}`` (``api="completions"``) asks for
+multiple choice by log-likelihood instead of generation: each continuation is scored by the
+summed log-probability of its tokens after the prompt (``echo`` and ``logprobs``, as
+lm-evaluation-harness does), and the output is the best continuation.
 
 Failures are retried with exponential backoff and jitter: connection errors, timeouts, HTTP 429
 and 5xx. A ``Retry-After`` header sets the wait. After the last attempt an
-:class:`~gengap.errors.EndpointError` names the URL, the status and what to check. Other 4xx answers
-(a wrong model name, a missing key) are not retried: retrying cannot fix them.
+:class:`~gengap.errors.EndpointError` names the URL, the status, the row and what to check. Other 4xx
+answers (a wrong model name, a missing key, a prompt longer than the context window) are not
+retried: retrying cannot fix them.
 
 The API key is read from the environment variable named by ``api_key_env`` when a connection
 is opened; it is never stored on the object, so it cannot reach ``repr``, the fingerprint, the
@@ -22,14 +32,17 @@ OpenAIModel(base_url='http://127.0.0.1:8000/v1', model_name='qwen2.5-0.5b', api=
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
+import math
 import os
 import random
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+import warnings
+import weakref
+from collections.abc import Mapping, Sequence
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal
 from urllib.parse import urlsplit
@@ -37,12 +50,46 @@ from urllib.parse import urlsplit
 from gengap._errors import ConfigError, EndpointError
 from gengap.models._base import Model
 
-__all__ = ["OpenAIModel"]
+__all__ = ["OpenAIModel", "Completion", "parse_stop"]
 
 API = Literal["chat", "completions"]
 _PATHS = {"chat": "/chat/completions", "completions": "/completions"}
 #: The longest wait a Retry-After header may impose, in seconds.
 MAX_RETRY_AFTER = 300.0
+#: Request fields gengap sets itself; ``extra`` may not override them.
+_OWN_FIELDS = ("model", "prompt", "messages")
+
+
+class Completion(str):
+    """A model's answer text with what it cost: ``details`` holds ``prompt_tokens``,
+    ``completion_tokens``, ``latency_s``, ``finish_reason`` and, for multiple choice by
+    log-likelihood, the per-option ``loglik``, ``n_tokens`` and ``loglik_norm``.
+
+    >>> c = Completion(" 12", {"completion_tokens": 2})
+    >>> c.strip(), c.details["completion_tokens"]
+    ('12', 2)
+    """
+
+    details: dict[str, Any]
+
+    def __new__(cls, text: str, details: Mapping[str, Any] | None = None) -> Completion:
+        obj = super().__new__(cls, text)
+        obj.details = dict(details or {})
+        return obj
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Completion, (str(self), self.details))
+
+
+def parse_stop(values: Sequence[str] | None) -> list[str] | None:
+    r"""Stop sequences as typed on a command line: ``\n`` and ``\t`` become a newline and a tab.
+
+    >>> parse_stop(["\\n\\n", "Question:"])
+    ['\n\n', 'Question:']
+    """
+    if values is None:
+        return None
+    return [v.replace("\\n", "\n").replace("\\t", "\t") for v in values]
 
 
 class OpenAIModel(Model):
@@ -53,21 +100,29 @@ class OpenAIModel(Model):
     base_url : the API root, e.g. ``http://localhost:8000/v1`` (vLLM), ``http://localhost:11434/v1``
         (Ollama), ``http://localhost:8080/v1`` (llama.cpp server).
     model_name : the served model's name, sent as ``model``; None asks ``{base_url}/models`` once
-        and uses the first model listed.
+        and uses the first model listed. A name the server does not list is an error that lists the
+        names it offers.
     api : ``"chat"`` (an input is the user message, or a list of ``{"role", "content"}`` messages)
         or ``"completions"`` (an input is the prompt).
     api_key_env : name of the environment variable that holds the API key (sent as a bearer token).
     concurrency : requests in flight at once.
     timeout : seconds to wait for each request (connect, write and read).
     max_retries : retries after the first attempt, for connection errors, timeouts, 429 and 5xx.
-    max_tokens, temperature, system_prompt : generation settings sent with every request
-        (``system_prompt`` only with ``api="chat"``).
+    max_tokens, temperature, top_p, seed : generation settings sent with every request (None: the
+        server's default).
+    stop : stop sequences; None lets a prompt built by gengap choose them (the next example's
+        prefix and a blank line for completions), ``[]`` sends none.
+    extra : further request fields sent as they are (``{"repeat_penalty": 1.1}``); they may not
+        replace ``model``, ``prompt`` or ``messages``.
+    system_prompt : a system message sent before each input (``api="chat"`` only).
     name : how the model appears in reports (default: ``model_name``).
     backoff, max_backoff : the first retry waits about ``backoff`` seconds, each next one twice as
         long, at most ``max_backoff`` (with random jitter), unless the server sends ``Retry-After``.
     """
 
     cacheable = True
+    #: The runner sizes shards by this model's measured speed (a shard every ~10 s of model time).
+    adaptive_shards = True
 
     def __init__(
         self,
@@ -80,7 +135,11 @@ class OpenAIModel(Model):
         timeout: float = 60.0,
         max_retries: int = 5,
         max_tokens: int | None = None,
-        temperature: float = 0.0,
+        temperature: float | None = 0.0,
+        top_p: float | None = None,
+        seed: int | None = None,
+        stop: Sequence[str] | None = None,
+        extra: Mapping[str, Any] | None = None,
         system_prompt: str | None = None,
         name: str | None = None,
         backoff: float = 0.5,
@@ -103,6 +162,15 @@ class OpenAIModel(Model):
             raise ConfigError(f"timeout={timeout!r} must be positive and backoff={backoff!r}, max_backoff={max_backoff!r} not negative.")
         if max_tokens is not None and max_tokens < 1:
             raise ConfigError(f"max_tokens={max_tokens!r} must be at least 1 (or None for the server's default).")
+        if temperature is not None and temperature < 0:
+            raise ConfigError(f"temperature={temperature!r} must be 0 or more (0: greedy).")
+        if top_p is not None and not 0 < top_p <= 1:
+            raise ConfigError(f"top_p={top_p!r} must be in (0, 1].")
+        if stop is not None and (isinstance(stop, str) or not all(isinstance(s, str) and s for s in stop)):
+            raise ConfigError(f"stop={stop!r} must be a list of non-empty strings (e.g. ['\\n\\n', 'Question:']).")
+        clash = sorted(set(extra or {}) & set(_OWN_FIELDS))
+        if clash:
+            raise ConfigError(f"extra request fields {clash} are set by gengap; use model_name and the prompt instead.")
         if api_key_env is not None and not os.environ.get(api_key_env):
             raise ConfigError(
                 f"The environment variable '{api_key_env}' (api_key_env) is not set or empty. Export the API key "
@@ -119,29 +187,64 @@ class OpenAIModel(Model):
         self.timeout = float(timeout)
         self.max_retries = max_retries
         self.max_tokens = max_tokens
-        self.temperature = float(temperature)
+        self.temperature = None if temperature is None else float(temperature)
+        self.top_p = top_p
+        self.seed = seed
+        self.stop = None if stop is None else list(stop)
+        self.extra = dict(extra or {})
         self.system_prompt = system_prompt
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
         self.name = name or model_name or f"openai@{parts.netloc}"
+        self._checked = False  # the served model was asked about (names, chat template)
+        self._warned = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
         self._client: Any = None
-        self._pool: ThreadPoolExecutor | None = None
+        self._held: dict[str, Any] = {}  # what the finalizer closes (not self: it must not keep the model alive)
+        self._finalizer: weakref.finalize | None = None
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ identity
     def __repr__(self) -> str:
         return f"OpenAIModel(base_url={self.base_url!r}, model_name={self.model_name!r}, api={self.api!r})"
 
+    def settings(self) -> dict[str, Any]:
+        """The generation settings sent with every request (what the outputs depend on)."""
+        return {"max_tokens": self.max_tokens, "temperature": self.temperature, "top_p": self.top_p,
+                "seed": self.seed, "stop": self.stop, "extra": self.extra, "system_prompt": self.system_prompt}
+
     def fingerprint(self) -> str:
         """Base URL, model name, api and generation settings (never the key, nor speed settings)."""
-        settings = {"base_url": self.base_url, "model": self._served_model(), "api": self.api,
+        settings = {"base_url": self.base_url, "model": self._model_for_fingerprint(), "api": self.api,
                     "max_tokens": self.max_tokens, "temperature": self.temperature, "system_prompt": self.system_prompt}
+        changed = {k: v for k, v in self.settings().items() if k not in settings and v not in (None, {}, [])}
+        if self.stop == []:
+            changed["stop"] = []
+        settings.update(changed)  # settings left at their defaults keep the fingerprints of earlier versions
         return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
+    def _model_for_fingerprint(self) -> str | None:
+        if self.model_name is None:
+            self._run(self._served_model())
+        return self.model_name
+
+    def with_settings(self, **changes: Any) -> OpenAIModel:
+        """A copy with some settings changed (``stop=[...]``, ``max_tokens=...``).
+
+        >>> OpenAIModel("http://h:1/v1", model_name="m").with_settings(stop=["\\n"]).stop
+        ['\\n']
+        """
+        kwargs = {"model_name": self.model_name, "api": self.api, "api_key_env": self.api_key_env,
+                  "concurrency": self.concurrency, "timeout": self.timeout, "max_retries": self.max_retries,
+                  "name": self.name, "backoff": self.backoff, "max_backoff": self.max_backoff, **self.settings()}
+        kwargs.update(changes)
+        return OpenAIModel(self.base_url, **kwargs)
+
     def __getstate__(self) -> dict[str, Any]:
-        # Workers (process pool, Ray) open their own connections; locks and sockets do not travel.
+        # Workers (process pool, Ray) open their own connections; loops, locks and sockets do not travel.
         state = self.__dict__.copy()
-        state.update(_client=None, _pool=None, _lock=None)
+        state.update(_client=None, _loop=None, _thread=None, _lock=None, _held={}, _finalizer=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -149,60 +252,120 @@ class OpenAIModel(Model):
         self._lock = threading.Lock()
 
     def close(self) -> None:
-        """Close the connection pool and worker threads (they are reopened on the next call)."""
+        """Close the connections and stop the event loop thread (both reopen on the next call)."""
         with self._lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True)
-            if self._client is not None:
-                self._client.close()
-            self._client, self._pool = None, None
+            finalizer, self._finalizer = self._finalizer, None
+            self._loop, self._thread, self._client = None, None, None
+        if finalizer is not None:
+            finalizer()
+
+    # ------------------------------------------------------------------ the event loop
+    def _ensure_loop(self) -> asyncio.AbstractEventLoop:
+        with self._lock:
+            if self._loop is None:
+                loop = asyncio.new_event_loop()
+                thread = threading.Thread(target=loop.run_forever, name="gengap-http", daemon=True)
+                thread.start()
+                self._loop, self._thread, self._held = loop, thread, {}
+                # closes the session and stops the loop when the model is closed, collected, or at exit
+                self._finalizer = weakref.finalize(self, _shut_down, loop, thread, self._held)
+            return self._loop
+
+    def _run(self, coro: Any) -> Any:
+        """Run a coroutine on the model's loop from any thread; cancel it if the caller is interrupted."""
+        future = asyncio.run_coroutine_threadsafe(coro, self._ensure_loop())
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    def _open(self) -> Any:
+        """The shared aiohttp session (called on the loop thread)."""
+        import aiohttp
+
+        if self._client is None:
+            headers = {"Content-Type": "application/json"}
+            if self.api_key_env:
+                key = os.environ.get(self.api_key_env)
+                if not key:
+                    raise ConfigError(f"The environment variable '{self.api_key_env}' (api_key_env) is not set "
+                                      "in this process; export the API key there.")
+                headers["Authorization"] = f"Bearer {key}"
+            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency)
+            self._client = aiohttp.ClientSession(headers=headers, connector=connector,
+                                                 timeout=aiohttp.ClientTimeout(total=self.timeout))
+            self._held["client"] = self._client
+        return self._client
 
     # ------------------------------------------------------------------ predicting
-    def predict(self, inputs: Sequence[Any]) -> list[str]:
-        """One request per input, ``concurrency`` at a time; outputs in input order."""
+    def predict(self, inputs: Sequence[Any]) -> list[Completion]:
+        """One request per input, ``concurrency`` at a time; outputs in input order.
+
+        An :class:`~gengap.EndpointError` raised for one input carries its position as ``row``.
+        """
         inputs = list(inputs)
         if not inputs:
             return []
-        model = self._served_model()
-        client, pool = self._open()
-        stop = threading.Event()  # set on the first failure so other requests stop retrying
-        futures: list[Future[str]] = [pool.submit(self._answer, client, model, x, stop) for x in inputs]
+        return self._run(self._predict_all(inputs))
+
+    def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[tuple[float, int]]:
+        """``(summed log-probability, token count)`` of each continuation after ``prompt``."""
+        async def scored() -> list[tuple[float, int]]:
+            return await self._logliks(self._open(), prompt, continuations, asyncio.Event())
+
+        return self._run(scored())
+
+    async def _predict_all(self, inputs: list[Any]) -> list[Completion]:
+        client = self._open()
+        await self._served_model()
+        gate = asyncio.Semaphore(self.concurrency)
+        failed = asyncio.Event()  # set on the first failure so other requests stop retrying
+
+        async def one(row: int, x: Any) -> Completion:
+            async with gate:
+                if failed.is_set():
+                    raise asyncio.CancelledError
+                try:
+                    if isinstance(x, dict) and "choices" in x:
+                        return await self._choose(client, x, failed)
+                    return await self._answer(client, x, failed)
+                except EndpointError as e:
+                    failed.set()
+                    e.row = row  # type: ignore[attr-defined]
+                    raise
+
+        tasks = [asyncio.ensure_future(one(i, x)) for i, x in enumerate(inputs)]
         try:
-            done, _ = wait(futures, return_when=FIRST_EXCEPTION)
-            failed = next((f for f in futures if f in done and f.exception() is not None), None)
-            if failed is not None:
-                raise failed.exception()  # type: ignore[misc]
+            outputs = list(await asyncio.gather(*tasks))
+            self._warn_settings(inputs)  # once answers came back: a server that is down gets its own message alone
+            return outputs
         except BaseException:
-            stop.set()
-            for future in futures:
-                future.cancel()
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
             raise
-        return [future.result() for future in futures]
 
-    def _open(self) -> tuple[Any, ThreadPoolExecutor]:
-        import httpx
+    def _warn_settings(self, inputs: list[Any]) -> None:
+        if self._warned or self.max_tokens is not None or self.stop:
+            return
+        if all(isinstance(x, dict) and "choices" in x for x in inputs):
+            return
+        self._warned = True
+        warnings.warn(f"Model '{self.name}': no max_tokens and no stop sequence, so each answer runs until the server's "
+                      "own limit; a base model keeps writing (more examples, more questions). Set --max-tokens, or "
+                      "--stop (e.g. --stop '\\n\\n'), or give a prompt (--prompt) that sets stops.", stacklevel=2)
 
-        with self._lock:
-            if self._client is None:
-                headers = {"Content-Type": "application/json"}
-                if self.api_key_env:
-                    key = os.environ.get(self.api_key_env)
-                    if not key:
-                        raise ConfigError(f"The environment variable '{self.api_key_env}' (api_key_env) is not set "
-                                          "in this process; export the API key there.")
-                    headers["Authorization"] = f"Bearer {key}"
-                limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
-                self._client = httpx.Client(headers=headers, timeout=httpx.Timeout(self.timeout), limits=limits)
-                self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="gengap-http")
-            assert self._pool is not None
-            return self._client, self._pool
-
-    def _payload(self, model: str | None, x: Any) -> dict[str, Any]:
-        body: dict[str, Any] = {"temperature": self.temperature}
-        if model:
-            body["model"] = model
-        if self.max_tokens is not None:
-            body["max_tokens"] = self.max_tokens
+    def _payload(self, x: Any) -> dict[str, Any]:
+        body: dict[str, Any] = {}
+        if self.model_name:
+            body["model"] = self.model_name
+        for key in ("max_tokens", "temperature", "top_p", "seed"):
+            if getattr(self, key) is not None:
+                body[key] = getattr(self, key)
+        if self.stop:
+            body["stop"] = self.stop
+        body.update(self.extra)
         if self.api == "chat":
             if isinstance(x, str):
                 messages = [{"role": "user", "content": x}]
@@ -219,13 +382,15 @@ class OpenAIModel(Model):
         else:
             if not isinstance(x, str):
                 raise EndpointError(f"OpenAIModel (api='completions') needs text prompts, got a {type(x).__name__}. "
-                                    "Map a text column to the input role (--input COLUMN).")
+                                    "Map a text column to the input role (--input COLUMN), or use api='chat' for messages.")
             body["prompt"] = x
         return body
 
-    def _answer(self, client: Any, model: str | None, x: Any, stop: threading.Event) -> str:
+    async def _answer(self, client: Any, x: Any, failed: asyncio.Event) -> Completion:
         url = self.base_url + _PATHS[self.api]
-        data = self._request(client, "POST", url, stop, json=self._payload(model, x))
+        start = time.perf_counter()
+        data = await self._request(client, "POST", url, failed, json=self._payload(x))
+        latency = time.perf_counter() - start
         try:
             choice = data["choices"][0]
             text = choice["message"]["content"] if self.api == "chat" else choice["text"]
@@ -236,68 +401,161 @@ class OpenAIModel(Model):
                 f"{'chat' if self.api == 'chat' else 'completions'} API, or switch api to "
                 f"'{'completions' if self.api == 'chat' else 'chat'}'."
             ) from None
-        return "" if text is None else str(text)
+        usage = data.get("usage") or {}
+        return Completion("" if text is None else str(text), {
+            "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
+            "latency_s": round(latency, 4), "finish_reason": choice.get("finish_reason")})
 
-    def _served_model(self) -> str | None:
-        """``model_name``, or the first model ``{base_url}/models`` lists (asked once)."""
-        if self.model_name is not None:
-            return self.model_name
-        client, _ = self._open()
-        url = self.base_url + "/models"
-        data = self._request(client, "GET", url, threading.Event())
+    # ------------------------------------------------------------------ multiple choice by log-likelihood
+    async def _choose(self, client: Any, x: dict[str, Any], failed: asyncio.Event) -> Completion:
+        prompt, options = x.get("prompt"), x.get("choices")
+        if self.api != "completions":
+            raise EndpointError("Multiple choice by log-likelihood needs the completions API (api='completions', "
+                                "--api completions): chat endpoints do not return prompt log-probabilities.")
+        if not isinstance(prompt, str) or not isinstance(options, list) or not options:
+            raise EndpointError(f"A log-likelihood input needs a text 'prompt' and a non-empty list of 'choices', got "
+                                f"{self._excerpt(json.dumps(x, default=str), 120)}.")
+        start = time.perf_counter()
+        scored = await self._logliks(client, prompt, [str(o) for o in options], failed)
+        latency = time.perf_counter() - start
+        logliks = [s for s, _ in scored]
+        counts = [n for _, n in scored]
+        best = max(range(len(options)), key=lambda i: logliks[i])
+        return Completion(str(options[best]), {
+            "loglik": [round(v, 6) for v in logliks], "n_tokens": counts,
+            "loglik_norm": [round(v / max(n, 1), 6) for v, n in scored],
+            "prompt_tokens": None, "completion_tokens": 0, "latency_s": round(latency, 4)})
+
+    async def _logliks(self, client: Any, prompt: str, continuations: Sequence[str],
+                       failed: asyncio.Event) -> list[tuple[float, int]]:
+        return list(await asyncio.gather(*(self._loglik(client, prompt, c, failed) for c in continuations)))
+
+    async def _loglik(self, client: Any, prompt: str, continuation: str, failed: asyncio.Event) -> tuple[float, int]:
+        url = self.base_url + _PATHS["completions"]
+        body: dict[str, Any] = {"prompt": prompt + continuation, "max_tokens": 1, "temperature": 0.0,
+                                "echo": True, "logprobs": 1}
+        if self.model_name:
+            body["model"] = self.model_name
+        data = await self._request(client, "POST", url, failed, json=body)
         try:
-            self.model_name = str(data["data"][0]["id"])
+            logprobs = data["choices"][0]["logprobs"]
+            offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
         except (KeyError, IndexError, TypeError):
-            raise EndpointError(f"{url} lists no models ({self._excerpt(json.dumps(data))}); pass model_name "
-                                "(--model-name) with the name the server serves.") from None
+            offsets, values = None, None
+        end = len(prompt) + len(continuation)
+        picked = [v for o, v in zip(offsets or [], values or []) if len(prompt) <= o < end]
+        if not offsets or not picked or any(v is None for v in picked):
+            raise EndpointError(
+                f"{url} returned no log-probabilities for the prompt's tokens (echo=true, logprobs=1), so it cannot "
+                "score choices by log-likelihood. llama.cpp (llama-cpp-python): start the server with --logits_all "
+                "true; vLLM: use a version that returns prompt logprobs with echo; otherwise score by generation "
+                "(choices_by='generate') with --extract choice."
+            )
+        return float(sum(picked)), len(picked)
+
+    # ------------------------------------------------------------------ what the server serves
+    async def _served_model(self) -> str | None:
+        """Ask ``{base_url}/models`` once: the first model when none is named, or an error listing the
+        names when the named one is not served. Warn when chat goes to a model with no chat template."""
+        if self._checked:
+            return self.model_name
+        client = self._open()
+        url = self.base_url + "/models"
+        listed: list[str] | None = None
+        if self.model_name is None:  # needed: ask with retries
+            listed = _model_ids(await self._request(client, "GET", url, asyncio.Event()))
+        else:  # a check only: one try, and a server without the listing is fine
+            try:
+                async with client.get(url) as response:
+                    listed = _model_ids(await response.json(content_type=None)) if response.status == 200 else None
+            except Exception:
+                listed = None
+        if self.model_name is None:
+            if not listed:
+                raise EndpointError(f"{url} lists no models; pass model_name (--model-name) with the name the "
+                                    "server serves.")
+            self.model_name = listed[0]
+        elif listed and self.model_name not in listed:
+            raise EndpointError(f"The server at {self.base_url} does not serve a model named '{self.model_name}'; it "
+                                f"serves: {', '.join(listed[:20])}. Pass one of them as model_name (--model-name).")
+        if self.api == "chat":
+            await self._check_chat_template(client)
+        self._checked = True
         return self.model_name
 
-    def _request(self, client: Any, method: str, url: str, stop: threading.Event, **kwargs: Any) -> Any:
+    async def _check_chat_template(self, client: Any) -> None:
+        """llama.cpp's server reports its chat template at ``/props``; warn when it has none."""
+        root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
+        try:
+            async with client.get(root + "/props") as response:
+                props = await response.json(content_type=None) if response.status == 200 else None
+        except Exception:
+            return
+        if isinstance(props, dict) and "chat_template" in props and not props.get("chat_template"):
+            warnings.warn(f"Model '{self.name}': the server at {root} reports no chat template for this model, so "
+                          "chat requests are formatted with a fallback template it was not trained on. For a base "
+                          "model use api='completions' (--api completions) with a few-shot prompt.", stacklevel=2)
+
+    # ------------------------------------------------------------------ requests
+    async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, **kwargs: Any) -> Any:
         """Send with retries; return the parsed JSON body or raise EndpointError."""
-        import httpx
+        import aiohttp
 
         attempts = self.max_retries + 1
         problem = ""
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                response = client.request(method, url, **kwargs)
-            except httpx.TimeoutException:
+                async with client.request(method, url, **kwargs) as response:
+                    status, text, retry_after = response.status, await response.text(), response.headers.get("retry-after")
+            except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
-            except httpx.TransportError as e:
+            except aiohttp.ClientError as e:
                 problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
                            f"the base URL {self.base_url} (host, port, /v1) is right")
             else:
-                status = response.status_code
                 if status < 400:
                     try:
-                        return response.json()
+                        return json.loads(text)
                     except ValueError:
                         raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
-                                            f"({self._excerpt(response.text)}). Check the base URL.") from None
-                detail = self._excerpt(response.text)
+                                            f"({self._excerpt(text)}). Check the base URL.") from None
+                detail = self._excerpt(text)
                 if status != 429 and status < 500:
-                    raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(status)}")
+                    raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(status, detail)}")
                 problem = (f"HTTP {status} ({detail}). "
                            + ("The server is rate-limiting: lower the concurrency" if status == 429 else
                               "The server failed: check its logs"))
-                wait = _retry_after(response.headers.get("retry-after"))
-            if attempt + 1 == attempts or stop.is_set():
+                if status >= 500 and (_is_context_overflow(detail) or _no_prompt_logprobs(detail)):
+                    raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(400, detail)}")
+                wait = _retry_after(retry_after)
+            if attempt + 1 == attempts or failed.is_set():
                 break
             if wait is None:
                 wait = min(self.max_backoff, self.backoff * 2 ** attempt) * random.uniform(0.5, 1.0)
-            if stop.wait(wait):
-                break
+            try:
+                await asyncio.wait_for(failed.wait(), wait)
+                break  # another request failed for good: stop retrying
+            except asyncio.TimeoutError:
+                pass
         raise EndpointError(f"{url} failed after {attempt + 1} attempt(s): {problem}.")
 
-    def _hint(self, status: int) -> str:
+    def _hint(self, status: int, detail: str = "") -> str:
+        if _no_prompt_logprobs(detail):
+            return ("The server returns no log-probabilities for the prompt's tokens, so it cannot score choices by "
+                    "log-likelihood. llama.cpp (llama-cpp-python): start the server with --logits_all true; otherwise "
+                    "score by generation (choices_by='generate') with --extract choice.")
+        if _is_context_overflow(detail):
+            return ("The prompt is longer than the model's context window: use fewer few-shot examples (k), a "
+                    "shorter instruction or template, or start the server with a larger context (llama.cpp: --n_ctx).")
         if status in (401, 403):
             where = f"the environment variable '{self.api_key_env}'" if self.api_key_env else "no key (api_key_env is unset)"
             return f"The server refused the credentials: check the API key in {where}."
         if status == 404:
-            return (f"Check the base URL (it usually ends in /v1) and that the server serves model "
-                    f"{self.model_name!r} and the {self.api} API.")
+            other = "completions" if self.api == "chat" else "chat"
+            return (f"Check the base URL (it usually ends in /v1), that the server serves model "
+                    f"{self.model_name!r}, and that it offers the {self.api} API (else use api='{other}', --api {other}).")
         return "Check the model name and the generation settings the server accepts."
 
     def _excerpt(self, text: str, limit: int = 300) -> str:
@@ -307,6 +565,39 @@ class OpenAIModel(Model):
         if key:
             text = text.replace(key, "***")
         return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: dict[str, Any]) -> None:
+    """Close a model's session and stop its event loop thread."""
+    client = held.pop("client", None)
+    if loop.is_running():
+        if client is not None:
+            try:
+                asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=10)
+            except Exception:
+                pass
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(timeout=10)
+    if not loop.is_running():
+        loop.close()
+
+
+def _model_ids(data: Any) -> list[str] | None:
+    try:
+        return [str(m["id"]) for m in data["data"]]
+    except (KeyError, TypeError):
+        return None
+
+
+def _no_prompt_logprobs(detail: str) -> bool:
+    text = detail.lower()
+    return "logits_all" in text or ("logprobs" in text and "not supported" in text)
+
+
+def _is_context_overflow(detail: str) -> bool:
+    text = detail.lower()
+    return "context" in text and any(w in text for w in ("exceed", "too long", "longer than", "maximum context",
+                                                          "context length", "context window"))
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -320,4 +611,6 @@ def _retry_after(value: str | None) -> float | None:
             seconds = parsedate_to_datetime(value).timestamp() - time.time()
         except (TypeError, ValueError):
             return None
+    if math.isnan(seconds):
+        return None
     return min(MAX_RETRY_AFTER, max(0.0, seconds))

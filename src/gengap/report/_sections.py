@@ -50,6 +50,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_imported",
     "gengap.report.section_length",
     "gengap.report.section_published",
+    "gengap.report.section_cost",
 ]
 
 

@@ -7,6 +7,7 @@ and a taxonomy card from ``split_dataset``.
 from gengap.splits._base import Split, Splitter, TaxonomyCard, as_dataset
 from gengap.splits._load import load_split
 from gengap.splits._registry import make_splitter, methods, parse_split_spec
+from gengap.splits.all_rows import AllRows
 from gengap.splits.clusters import ClusterSplit
 from gengap.splits.combination import HeldOutCombinations, HeldOutPrimitive, PartCountSplit
 from gengap.splits.difficulty import DifficultySplit
@@ -19,6 +20,7 @@ from gengap.splits.random import RandomSplit
 from gengap.splits.time import TimeSplit
 
 __all__ = [
+    "AllRows",
     "PresetSplit",
     "HeldOutCombinations",
     "PartCountSplit",

@@ -179,6 +179,8 @@ class Splitter:
 
     method: ClassVar[str] = ""
     card: ClassVar[TaxonomyCard]
+    #: True for a splitter whose train part may be empty (nothing is trained: every row is tested).
+    allows_empty_train: ClassVar[bool] = False
 
     # -- hook ---------------------------------------------------------------
     def _iter_indices(
@@ -233,14 +235,14 @@ class Splitter:
     def _make_split(self, dataset: Dataset, train: np.ndarray, test: np.ndarray, details: dict[str, Any]) -> Split:
         train = np.sort(np.asarray(train, dtype=np.int64))
         test = np.sort(np.asarray(test, dtype=np.int64))
-        if len(train) == 0 or len(test) == 0:
+        if (len(train) == 0 and not self.allows_empty_train) or len(test) == 0:
             raise DataError(
                 f"{self!r} left the {'train' if len(train) == 0 else 'test'} part of '{dataset.name}' empty "
                 f"({len(train)} train, {len(test)} test). Change the splitter's parameters."
             )
         if np.intersect1d(train, test).size:
             raise AssertionError(f"{self!r} put the same example in train and test")
-        if "n_unseen_test_atoms" in details:  # the splitter measured its own atoms and compounds
+        if "n_unseen_test_atoms" in details or len(train) == 0:  # measured by the splitter, or nothing to compare
             measured: dict[str, Any] = {}
         else:  # unseen atoms, D_A and D_C (words, word 2- and 3-grams) from sparse counts
             from gengap.structure.counts import split_structure

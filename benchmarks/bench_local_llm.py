@@ -1,0 +1,169 @@
+"""gengap against a real language model: Gemma 3 270M on the llama.cpp server (llama-cpp-python).
+
+Prints, side by side:
+
+1. requests/s and completion tokens/s of gengap's HTTP model vs a minimal direct asyncio client
+   (aiohttp) sending the same request bodies (the few-shot arithmetic prompts of
+   examples/local_llm, the same stops and max_tokens), one request in flight (the server runs one
+   at a time);
+2. the share of arithmetic rows whose extracted answer is what a person reads in the raw output
+   (the first number on the output's first line, the rule of tests/test_local_llm.py);
+3. multiple-choice accuracy by log-likelihood vs by generation (answer read as an option) on the
+   same items;
+4. lost work when the server is killed mid-run: requests the server answered (its access log)
+   minus rows stored, next to the largest shard.
+
+    python benchmarks/bench_local_llm.py            # the example's 48 arithmetic rows
+    python benchmarks/bench_local_llm.py --quick    # 24 rows
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import os
+import re
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import gengap
+from gengap.models.http import OpenAIModel
+from gengap.models.llama_server import LlamaServer
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "local_llm" / "run.py"
+
+
+def _example():
+    spec = importlib.util.spec_from_file_location("local_llm_example", EXAMPLE)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _read_number(output: str) -> str | None:
+    lines = [line for line in output.splitlines() if line.strip()]
+    found = re.search(r"-?\d[\d,]*", lines[0]) if lines else None
+    return found.group().replace(",", "") if found else None
+
+
+async def _direct(url: str, bodies: list[dict]) -> tuple[float, int]:
+    """Seconds and completion tokens for the same requests from a bare aiohttp client, one at a time."""
+    import aiohttp
+
+    tokens = 0
+    async with aiohttp.ClientSession() as session:
+        start = time.perf_counter()
+        for body in bodies:
+            async with session.post(url, json=body) as r:
+                tokens += (await r.json())["usage"]["completion_tokens"]
+        return time.perf_counter() - start, tokens
+
+
+def throughput(server: LlamaServer, example, n: int) -> None:
+    data = gengap.load(EXAMPLE.parent / "arithmetic.jsonl", input="question", target="answer").take(range(n))
+    split = gengap.splits.make_splitter("random", test_fraction=0.5, seed=0).split_dataset(data)
+    prompts = example.ARITHMETIC_PROMPT.render(split.test_part, split.train_part)
+    model = OpenAIModel(server.base_url, model_name="gemma", api="completions", max_tokens=8, concurrency=1,
+                        stop=example.ARITHMETIC_PROMPT.default_stops())
+    model.predict(prompts[:2])  # warm: the model is loaded and the prompt cache primed the same way for both
+    bodies = [model._payload(p) for p in prompts]
+    ours = our_tokens = theirs = their_tokens = 0.0
+    for order in ("direct first", "gengap first"):  # both orders: a busy machine drifts within a run
+        if order == "direct first":
+            seconds, tokens = asyncio.run(_direct(server.base_url + "/completions", bodies))
+            theirs, their_tokens = theirs + seconds, their_tokens + tokens
+        start = time.perf_counter()
+        outputs = model.predict(prompts)
+        ours += time.perf_counter() - start
+        our_tokens += sum(o.details["completion_tokens"] or 0 for o in outputs)
+        if order == "gengap first":
+            seconds, tokens = asyncio.run(_direct(server.base_url + "/completions", bodies))
+            theirs, their_tokens = theirs + seconds, their_tokens + tokens
+    prompts = prompts * 2
+    print(f"\n1. throughput, {len(prompts)} few-shot arithmetic prompts, one request in flight")
+    print(f"{'client':>8} {'seconds':>8} {'req/s':>7} {'tokens/s':>9}")
+    print(f"{'gengap':>8} {ours:8.2f} {len(prompts) / ours:7.2f} {our_tokens / ours:9.1f}")
+    print(f"{'direct':>8} {theirs:8.2f} {len(prompts) / theirs:7.2f} {their_tokens / theirs:9.1f}")
+    print(f"gengap / direct: {theirs / ours:.0%} of the direct client's requests/s")
+    model.close()
+
+
+def extraction(server: LlamaServer, example, n: int, out: Path) -> None:
+    ev = example.arithmetic(server.base_url, out / "arithmetic", limit=n, progress=False)
+    rows = ev.rows()
+    agree = sum((None if not isinstance(e, str) else e) == _read_number(o) for o, e in zip(rows["output"], rows["extracted"]))
+    print(f"\n2. extraction vs the hand rule: {agree}/{len(rows)} rows agree ({agree / len(rows):.0%}); "
+          f"score {rows['score'].mean():.1%} over all splits and perturbations")
+
+
+def choices(server: LlamaServer, loglik: LlamaServer, example, out: Path, items: int) -> None:
+    kw = {"shots": 0, "limit": items, "progress": False}  # zero-shot: llama-cpp-python sorts the vocabulary per prompt token
+    by_loglik = example.choices(loglik.base_url, out / "loglik", **kw).rows()
+    by_norm = example.choices(loglik.base_url, out / "loglik_norm", by="loglik_norm", **kw).rows()
+    generated = example.choices(server.base_url, out / "generate", by="generate", **kw).rows()
+    print(f"\n3. multiple choice, the same {len(by_loglik)} items")
+    print(f"   by log-likelihood (summed)    {by_loglik['score'].mean():6.1%}")
+    print(f"   by log-likelihood (per token) {by_norm['score'].mean():6.1%}")
+    print(f"   by generation, read as option {generated['score'].mean():6.1%} "
+          f"({int(generated['unextracted'].sum())} unreadable)")
+
+
+def lost_work(example, n: int, out: Path, kill_after: float) -> None:
+    log = out / "killed.log"
+    server = LlamaServer(log=log).start()
+    model = OpenAIModel(server.base_url, model_name="gemma", api="completions", max_tokens=8, concurrency=1,
+                        max_retries=1, backoff=0.1)
+    data = gengap.load(EXAMPLE.parent / "arithmetic.jsonl", input="question", target="answer").take(range(n))
+    timer = threading.Timer(kill_after, server.kill)
+    timer.start()
+    try:
+        gengap.evaluate(model, data, ["all"], prompt=gengap.Prompt("Question: {input}\nAnswer:"), out=out / "killed",
+                        progress=False)
+        print("\n4. the run finished before the kill; raise --kill-after or the rows")
+        return
+    except gengap.EndpointError:
+        pass
+    finally:
+        timer.cancel()
+        server.stop()
+    answered = sum(1 for line in log.read_text(errors="replace").splitlines()
+                   if "POST /v1/completions" in line and " 200" in line)
+    with gengap.Store(out / "killed" / "gengap.duckdb", read_only=True) as store:
+        shards = store.sql("SELECT n_rows FROM shards")["n_rows"].tolist()
+    stored = sum(shards)
+    print(f"\n4. server killed after {kill_after:g} s: {answered} requests answered, {stored} rows stored in "
+          f"{len(shards)} shards (largest {max(shards, default=0)}); lost {answered - stored} answered requests")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--kill-after", type=float, default=15.0, help="seconds before the server is killed (part 4)")
+    parser.add_argument("--mc-items", type=int, default=16, help="multiple-choice items (part 3)")
+    parser.add_argument("--parts", default="1,2,3,4", help="which parts to run, e.g. 1,4")
+    args = parser.parse_args()
+    parts = {int(p) for p in args.parts.split(",")}
+    n = 24 if args.quick else 48
+    example = _example()
+    print(f"Gemma 3 270M (Q4_K_M) on llama-cpp-python, 1 thread; load average {os.getloadavg()[0]:.1f} "
+          f"on {os.cpu_count()} cores")
+    with tempfile.TemporaryDirectory() as tmp, LlamaServer() as server:
+        out = Path(tmp)
+        if 1 in parts:
+            throughput(server, example, n)
+        if 2 in parts:
+            extraction(server, example, n, out)
+        if 3 in parts:
+            with LlamaServer(n_ctx=512, logits_all=True) as loglik:
+                choices(server, loglik, example, out, args.mc_items)
+        server.stop()
+        if 4 in parts:
+            lost_work(example, n, out, args.kill_after)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
