@@ -106,6 +106,7 @@ class EvalConfig(_Strict):
     cache: bool = True
     extract: Literal["number", "choice", "yes_no", "text"] | None = None
     perturb: list[str] = []
+    curves: list[str] = []
 
 
 class RunConfig(_Strict):
@@ -241,7 +242,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           reference=cfg.eval.reference, config=_identity(cfg), progress=progress,
                           backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
                           shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg))
-    evaluation.report()
+    evaluation.report(curves=cfg.eval.curves)
     return evaluation
 
 

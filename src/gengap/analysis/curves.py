@@ -51,8 +51,8 @@ from gengap._random import check_random_state
 from gengap.analysis._monotone import decreasing_isotonic, first_crossing
 from gengap.stats import bootstrap_means
 
-__all__ = ["Curve", "score_curve", "curve_from_rows", "axis_values", "wilson_interval", "holm", "bin_axis",
-           "CURVE_COLUMNS", "LENGTH_AXES"]
+__all__ = ["Curve", "score_curve", "curve_from_rows", "run_curves", "curve_plan", "default_axes", "length_axis",
+           "axis_values", "wilson_interval", "holm", "bin_axis", "CURVE_COLUMNS", "LENGTH_AXES"]
 
 #: Columns of :meth:`Curve.to_table`, in order (the ``bins`` records of results.json use the same names).
 CURVE_COLUMNS = ["value", "low_edge", "high_edge", "n", "score", "score_low", "score_high", "in_range",
@@ -481,3 +481,87 @@ def curve_from_rows(
                                train_range=train_range, confidence=confidence, n_resamples=n_resamples, seed=seed,
                                model=str(model), metric=str(metric)))
     return out
+
+
+# ------------------------------------------------------------------------------------------- from a run
+def length_axis(info: dict[str, Any]) -> str | None:
+    """The curve axis of a length split (``target_length``, ``input_length`` or its column), else None.
+
+    >>> length_axis({"method": "length", "params": {"by": "target"}}), length_axis({"method": "random"})
+    ('target_length', None)
+    """
+    if info.get("method") != "length":
+        return None
+    by = (info.get("params") or {}).get("by", "target")
+    return {"target": "target_length", "input": "input_length"}.get(str(by), str(by))
+
+
+def default_axes(split_info: dict[str, dict[str, Any]]) -> list[str]:
+    """Axes a report draws without being asked: one per length split (its length measure)."""
+    out: list[str] = []
+    for info in split_info.values():
+        axis = length_axis(info)
+        if axis is not None and axis not in out:
+            out.append(axis)
+    return out
+
+
+def curve_plan(split_info: dict[str, dict[str, Any]], axis: str, reference: str | None,
+               splits: Sequence[str] | None = None) -> tuple[list[str], tuple[float, float] | None]:
+    """Which splits' rows a curve pools, and the training range, for a run's splits.
+
+    With length splits on ``axis``: the reference (i.i.d.) split's rows inside the training range
+    (the length split's train part's range) and the length splits' rows. Otherwise: the reference split
+    (else every split) and no training range (the first bin is the reference), unless ``splits``
+    names them.
+    """
+    length_splits = [name for name, info in split_info.items() if length_axis(info) == axis]
+    train_range = None
+    if length_splits:
+        rng = split_info[length_splits[0]].get("train_length_range")
+        if rng:
+            train_range = (float(rng[0]), float(rng[1]))
+    if splits is not None:
+        unknown = [s for s in splits if s not in split_info]
+        if unknown:
+            raise ConfigError(f"Split(s) {unknown} are not in this run (its splits: {', '.join(split_info)}).")
+        return list(splits), train_range
+    if length_splits:
+        return ([reference] if reference in split_info else []) + length_splits, train_range
+    return ([reference] if reference in split_info else list(split_info)), None
+
+
+def run_curves(
+    rows: pd.DataFrame,
+    split_info: dict[str, dict[str, Any]],
+    axis: str,
+    *,
+    reference: str | None = None,
+    splits: Sequence[str] | None = None,
+    train_range: tuple[float, float] | None | str = "auto",
+    bins: int | Sequence[float] | str | None = "auto",
+    confidence: float = 0.95,
+    n_resamples: int = 10_000,
+    seed: int = 0,
+) -> list[Curve]:
+    """Curves of a run's rows along ``axis``, one per (model, metric), following :func:`curve_plan`.
+
+    ``train_range="auto"`` takes it from a length split on the axis; when no row lies in that
+    range (a run without an i.i.d. split), the first bin is the reference instead.
+    """
+    chosen, planned = curve_plan(split_info, axis, reference, splits)
+    rng_ = planned if train_range == "auto" else train_range
+    part = rows[rows["split"].isin(chosen)]
+    if splits is None and planned is not None and reference in chosen and len(chosen) > 1:
+        # the i.i.d. split contributes only its in-range rows: beyond the range, the length splits speak
+        ref_rows = part["split"] == reference
+        v = pd.Series(axis_values(part, axis), index=part.index)
+        part = part[~ref_rows | ((v >= planned[0]) & (v <= planned[1]))]
+    if part.empty:
+        raise DataError(f"No rows in split(s) {chosen} to draw a curve over '{axis}'.")
+    if rng_ is not None:
+        values = axis_values(part[part["perturbation"] == "none"] if "perturbation" in part else part, axis)
+        if not np.any((values >= rng_[0]) & (values <= rng_[1])):
+            rng_ = None
+    return curve_from_rows(part, axis, train_range=rng_, bins=bins, confidence=confidence, n_resamples=n_resamples,
+                           seed=seed)

@@ -19,7 +19,7 @@ from gengap.summary import SUMMARY_COLUMNS
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.0"
+RESULTS_SCHEMA_VERSION = "1.1"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
@@ -64,7 +64,8 @@ def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *,
         "summary": summary,
         "splits": [_split_record(name, info) for name, info in ctx.split_info.items()],
         "failures": failure_samples(ctx),
-        "sections": {key: s.data for key, s in sections if s.data is not None},
+        "curves": next((s.data for key, s in sections if key == "curves" and isinstance(s.data, list)), []),
+        "sections": {key: s.data for key, s in sections if s.data is not None and key != "curves"},
     }
     return to_jsonable(doc)
 

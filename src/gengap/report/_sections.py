@@ -46,6 +46,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report._monitor",
     "gengap.report.section_perturbations",
     "gengap.report.section_groups",
+    "gengap.report.section_curves",
 ]
 
 
@@ -92,6 +93,7 @@ class ReportContext:
     reference : the split gaps are measured from (None when the run has none).
     measures : training-time measures (step, name, scope, value).
     events : what a monitor noticed (step, kind, message).
+    curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
     """
 
     store: Any
@@ -105,6 +107,7 @@ class ReportContext:
     events: pd.DataFrame
     confidence: float = 0.95
     n_resamples: int = 10_000
+    curve_axes: tuple[str, ...] = ()
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property
