@@ -47,6 +47,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_perturbations",
     "gengap.report.section_groups",
     "gengap.report.section_curves",
+    "gengap.report.section_valley",
 ]
 
 

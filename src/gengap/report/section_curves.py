@@ -122,7 +122,7 @@ def _bins_table(c: Curve, fmt: ScoreFormat, many_models: bool) -> pd.DataFrame:
     return out
 
 
-@register_section("curves", order=25)
+@register_section("curves", order=40)
 def curves_section(ctx: ReportContext) -> Section | None:
     """Score curves along each asked-for axis and each length split's length."""
     metric = ctx.primary_metric
