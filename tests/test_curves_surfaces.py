@@ -118,3 +118,20 @@ def test_cli_eval_curve_run_file_and_report_curve(tmp_path, cli):
                                        '[eval]\ncurve = ["n_digits"]\n', encoding="utf-8")
     code, out, err = cli("run", "bad.toml", "--no-progress")
     assert code != 0 and "curves" in (out + err)
+
+
+def test_irt_difficulty_axis_needs_several_models(tmp_path, addition_run):
+    with pytest.raises(DataError, match="at least two models"):
+        addition_run.curve("irt_difficulty")
+    base = _model(tmp_path)
+
+    def weaker(k):  # wrong on every input whose character sum falls in the k lowest of 7 classes
+        return lambda xs: [y if sum(map(ord, x)) % 7 >= k else "0" for x, y in zip(xs, base(xs))]
+
+    ds = generate("addition", seed=3, n=600, max_digits=6)
+    ev = gengap.evaluate({"m0": base, "m2": weaker(2), "m4": weaker(4), "m6": weaker(6)}, ds, ["random"],
+                         out=tmp_path / "irt", progress=False)
+    c = ev.curve("irt_difficulty", model="m2", n_resamples=1000)
+    t = c.to_table()
+    assert c.axis == "irt_difficulty" and len(t) >= 3 and t["n"].sum() == 120
+    assert t["score"].iloc[0] > t["score"].iloc[-1]  # harder items (by the fit over all four models) fail more

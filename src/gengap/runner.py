@@ -86,7 +86,8 @@ class Evaluation:
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
               bins: int | Sequence[float] | str | None = "auto", confidence: float = 0.95, n_resamples: int = 10_000,
               seed: int = 0) -> Any:
-        """The score along ``axis`` (a metadata column, ``input_length`` or ``target_length``) with its break point.
+        """The score along ``axis`` with its break point: a metadata column, ``input_length``, ``target_length``,
+        or ``irt_difficulty`` (1PL, fitted on every model of the run; needs two or more).
 
         Returns a :class:`gengap.analysis.curves.Curve` for one model and metric (default: the
         first of each). With a length split on the axis, the curve pools the i.i.d. split's rows
@@ -103,10 +104,10 @@ class Evaluation:
         for what, value in (("model", model), ("metric", metric)):
             if value not in set(rows[what]):
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
-        chosen = rows[(rows["model"] == model) & (rows["metric"] == metric)]
-        return run_curves(chosen, info, axis, reference=find_reference(info, self.reference), splits=splits,
-                          train_range=train_range, bins=bins, confidence=confidence, n_resamples=n_resamples,
-                          seed=seed)[0]
+        curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
+                            splits=splits, train_range=train_range, bins=bins, confidence=confidence,
+                            n_resamples=n_resamples, seed=seed)
+        return next(c for c in curves if c.model == model)
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
                curves: Sequence[str] = ()) -> Path:

@@ -52,13 +52,15 @@ from gengap.analysis._monotone import decreasing_isotonic, first_crossing
 from gengap.stats import bootstrap_means
 
 __all__ = ["Curve", "score_curve", "curve_from_rows", "run_curves", "curve_plan", "default_axes", "length_axis",
-           "axis_values", "wilson_interval", "holm", "bin_axis", "CURVE_COLUMNS", "LENGTH_AXES"]
+           "axis_values", "wilson_interval", "holm", "bin_axis", "CURVE_COLUMNS", "LENGTH_AXES", "IRT_AXIS"]
 
 #: Columns of :meth:`Curve.to_table`, in order (the ``bins`` records of results.json use the same names).
 CURVE_COLUMNS = ["value", "low_edge", "high_edge", "n", "score", "score_low", "score_high", "in_range",
                  "tested", "p_value", "p_holm", "below", "fit"]
 #: Derived axes: the number of whitespace tokens of the input or the target.
 LENGTH_AXES = {"input_length": "input", "target_length": "target"}
+#: Derived axis: each example's 1PL IRT difficulty, fitted on the correctness of every model in the rows.
+IRT_AXIS = "irt_difficulty"
 #: With at most this many distinct axis values (and no bins given), each value is its own bin.
 MAX_UNIQUE_BINS = 20
 #: Quantile bins when the axis has more distinct values than :data:`MAX_UNIQUE_BINS`.
@@ -420,6 +422,8 @@ def axis_values(rows: pd.DataFrame, axis: str) -> np.ndarray:
     >>> axis_values(rows, "d").tolist(), axis_values(rows, "input_length").tolist()
     ([3.0, 1.0], [2.0, 1.0])
     """
+    if axis == IRT_AXIS:
+        return _irt_difficulty(rows)
     if axis in LENGTH_AXES:
         from gengap.structure import length
 
@@ -433,15 +437,33 @@ def axis_values(rows: pd.DataFrame, axis: str) -> np.ndarray:
         if not any(axis in m for m in meta):
             from gengap._errors import did_you_mean
 
-            choices = known + list(LENGTH_AXES)
+            choices = known + list(LENGTH_AXES) + [IRT_AXIS]
             raise DataError(f"No column '{axis}' to draw a curve over. Metadata columns of these rows: "
-                            f"{', '.join(known) or 'none'}; derived axes: {', '.join(LENGTH_AXES)}.{did_you_mean(axis, choices)}")
+                            f"{', '.join(known) or 'none'}; derived axes: {', '.join(choices[len(known):])}."
+                            f"{did_you_mean(axis, choices)}")
         values = pd.Series([m.get(axis) for m in meta])
     try:
         return pd.to_numeric(values, errors="raise").to_numpy(dtype=np.float64)
     except (TypeError, ValueError):
         bad = next(str(x) for x in values if not _is_number(x))
         raise DataError(f"Column '{axis}' is not numeric (e.g. {bad!r}); a curve needs an ordinal number per example.") from None
+
+
+def _irt_difficulty(rows: pd.DataFrame) -> np.ndarray:
+    """Per row, the 1PL difficulty of its example, fitted on every model's 0/1 correctness in ``rows``.
+
+    The difficulty comes from the same rows the curve scores, so a curve along it falls by
+    construction for the models that were fitted; it is descriptive. Fit it on many models (or on
+    other models' rows) before reading a break point off it.
+    """
+    from gengap.irt import fit_irt, response_matrix
+
+    if "model" not in rows or rows["model"].nunique() < 2:
+        raise DataError(f"The axis '{IRT_AXIS}' needs the rows of at least two models (an IRT fit over one model "
+                        "cannot tell item difficulty from ability); evaluate several models in one run.")
+    metric = str(rows["metric"].iloc[0]) if "metric" in rows else None
+    fit = fit_irt(response_matrix(rows[rows["metric"] == metric] if metric else rows))
+    return rows["example_id"].map(fit.difficulty).to_numpy(dtype=np.float64)
 
 
 def _is_number(x: Any) -> bool:
