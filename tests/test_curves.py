@@ -109,7 +109,7 @@ def test_fisher_p_values_match_scipy() -> None:
     t = c.to_table()
     ref_x, ref_n = int(s[d <= 5].sum()), int((d <= 5).sum())
     for row in t[t["tested"]].itertuples():
-        x = int(round(row.score * row.n))
+        x = round(row.score * row.n)
         expected = fisher_exact([[x, row.n - x], [ref_x, ref_n - ref_x]], alternative="less").pvalue
         assert row.p_value == pytest.approx(expected, rel=1e-9)
 

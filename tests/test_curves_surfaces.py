@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -28,11 +29,16 @@ def predict(inputs):
 '''
 
 
+def _import(path):
+    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _model(tmp_path: Path):
     (tmp_path / "adder.py").write_text(MODEL_SOURCE, encoding="utf-8")
-    namespace: dict = {}
-    exec(MODEL_SOURCE, namespace)  # the same function the CLI imports from adder.py
-    return namespace["predict"]
+    return _import(tmp_path / "adder.py").predict  # the same function the CLI imports
 
 
 @pytest.fixture

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 
 import jsonschema
@@ -10,7 +11,11 @@ import pandas as pd
 import pytest
 
 from gengap._errors import ConfigError, DataError
-from gengap.analysis.valley import VALLEY_COLUMNS, generalization_valley, valleys_from_rows
+from gengap.analysis.valley import (
+    VALLEY_COLUMNS,
+    generalization_valley,
+    valleys_from_rows,
+)
 from gengap.report import results_schema
 from gengap.tasks.algorithmic import is_balanced
 from gengap.tasks.sweep import SWEEPS, run_sweep, sweep_dataset
@@ -121,11 +126,16 @@ def predict(inputs):
 '''
 
 
+def _import(path):
+    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def _predict(tmp_path):
     (tmp_path / "lettered.py").write_text(MODEL, encoding="utf-8")
-    ns: dict = {}
-    exec(MODEL, ns)
-    return ns["predict"]
+    return _import(tmp_path / "lettered.py").predict  # the same function the CLI imports
 
 
 def test_run_sweep_with_two_models_and_report(tmp_path):
@@ -165,7 +175,7 @@ def test_cli_tasks_sweep_with_a_model_spec(tmp_path, cli):
 
 @pytest.mark.slow
 def test_cli_tasks_sweep_trains_a_builtin_learner(tmp_path, cli):
-    code, out, err = cli("tasks", "sweep", "reverse_string", "--levels", "2-4", "--n-per-level", "10",
+    code, _, err = cli("tasks", "sweep", "reverse_string", "--levels", "2-4", "--n-per-level", "10",
                          "--train-per-level", "40", "--learner", "gru:hidden_size=16,embedding_size=8,epochs=1",
                          "--out", "sw", "--no-progress")
     assert code == 0, err
