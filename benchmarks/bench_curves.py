@@ -14,7 +14,8 @@ recomputed on each draw, and the share of draws whose interval holds the truth p
   gentle: 0.84; subtle: 0.87). The truth is level 6, the first level whose true score is lower.
 - halving point: where the true (non-increasing) curve, linear between levels, reaches half of
   the in-range score.
-- critical complexity: a valley whose true gap peaks at level 4 (gaps .05 .2 .35 .5 .3 .15).
+- critical complexity: a valley whose true gap peaks at level 4 (clear: gaps .05 .2 .35 .5 .3 .15;
+  close second: .05 .2 .42 .47 .3 .15).
 """
 
 from __future__ import annotations
@@ -85,11 +86,11 @@ def coverage_break(name: str, p: np.ndarray, n_bin: int, sims: int, n_resamples:
           f"[{sims} sims, {took:.0f} s]")
 
 
-def coverage_valley(n_cell: int, sims: int, n_resamples: int) -> None:
+def coverage_valley(name: str, gaps: np.ndarray, n_cell: int, sims: int, n_resamples: int) -> None:
     rng = np.random.default_rng(2)
     levels = np.arange(1, 7)
     p_id = np.array([0.98, 0.95, 0.9, 0.85, 0.5, 0.25])
-    p_ood = p_id - np.array([0.05, 0.2, 0.35, 0.5, 0.3, 0.15])
+    p_ood = p_id - gaps
     true = float(levels[np.argmax(p_id - p_ood)])
     level = np.repeat(levels, 2 * n_cell)
     part = np.tile(np.repeat(["id", "ood"], n_cell), levels.size)
@@ -100,7 +101,7 @@ def coverage_valley(n_cell: int, sims: int, n_resamples: int) -> None:
         v = generalization_valley(rng.random(level.size) < prob, level, part, n_resamples=n_resamples, seed=i)
         hit += v.critical_low <= true <= v.critical_high
         exact += v.critical == true
-    print(f"  valley, {n_cell} items per level and part     critical complexity ({true:g}) coverage {hit / sims:5.1%}, "
+    print(f"  {name + f', {n_cell} per level and part':<34} critical complexity ({true:g}) coverage {hit / sims:6.1%}, "
           f"point estimate right {exact / sims:5.1%}  [{sims} sims, {time.perf_counter() - t0:.0f} s]")
 
 
@@ -124,8 +125,11 @@ def main() -> None:
         coverage_break(f"sharp break, {n_bin} per level", sharp, n_bin, sims, sim_resamples)
         coverage_break(f"gentle break, {n_bin} per level", gentle, n_bin, sims, sim_resamples)
         coverage_break(f"subtle break, {n_bin} per level", subtle, n_bin, sims, sim_resamples)
+    clear = np.array([0.05, 0.2, 0.35, 0.5, 0.3, 0.15])
+    close = np.array([0.05, 0.2, 0.42, 0.47, 0.3, 0.15])
     for n_cell in (100, 400):
-        coverage_valley(n_cell, sims, sim_resamples)
+        coverage_valley("valley, clear peak", clear, n_cell, sims, sim_resamples)
+        coverage_valley("valley, close second", close, n_cell, sims, sim_resamples)
 
 
 if __name__ == "__main__":

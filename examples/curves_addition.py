@@ -11,7 +11,7 @@ part and an OOD part (digits written as letters a-j; the OOD encoding trained on
 lowest levels), two learner sizes, and the ID-OOD gap per level with the critical complexity.
 Whatever it shows is printed as it is.
 
-    python examples/curves_addition.py                  # ~5 min on 2 cores
+    python examples/curves_addition.py                  # see the README's figures for the time it takes
     python examples/curves_addition.py --quick          # smoke run (~1 min)
     python examples/curves_addition.py --skip-valley
 
@@ -75,7 +75,7 @@ def addition_curve(args: argparse.Namespace) -> None:
 
 def addition_valley(args: argparse.Namespace) -> None:
     models = {f"gru-{h}": Seq2SeqLearner("gru", embedding_size=32, hidden_size=h, epochs=args.epochs, batch_size=64,
-                                         learning_rate=3e-3, dropout=0.0, max_time=args.max_time / 2,
+                                         learning_rate=3e-3, dropout=0.0, max_time=None if args.max_time is None else args.max_time / 2,
                                          random_state=args.seed, progress=False)
               for h in (args.small, args.hidden)}
     t0 = time.perf_counter()
@@ -96,15 +96,16 @@ def addition_valley(args: argparse.Namespace) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("curves-addition"))
-    ap.add_argument("--n", type=int, default=12_000, help="additions of 1-5 digits generated for the curve")
+    ap.add_argument("--n", type=int, default=8_000, help="additions of 1-5 digits generated for the curve")
     ap.add_argument("--n-long", type=int, default=2_500, help="additions of 6-10 digits (test only)")
-    ap.add_argument("--hidden", type=int, default=128, help="hidden size (the larger model of the valley)")
+    ap.add_argument("--hidden", type=int, default=96, help="hidden size (the larger model of the valley)")
     ap.add_argument("--small", type=int, default=32, help="hidden size of the smaller model of the valley")
-    ap.add_argument("--epochs", type=int, default=30)
-    ap.add_argument("--max-time", type=float, default=100.0, help="seconds of training for the curve's model")
+    ap.add_argument("--epochs", type=int, default=12)
+    ap.add_argument("--max-time", type=float, default=None,
+                    help="stop training after this many seconds (default: no limit; the epochs decide)")
     ap.add_argument("--levels", type=int, default=6)
     ap.add_argument("--n-per-level", type=int, default=150)
-    ap.add_argument("--train-per-level", type=int, default=800)
+    ap.add_argument("--train-per-level", type=int, default=600)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-valley", action="store_true")
