@@ -183,3 +183,46 @@ def test_cli_tasks_sweep_trains_a_builtin_learner(tmp_path, cli):
     levels = doc["sections"]["valley"]["models"][0]["levels"]
     assert [lv["level"] for lv in levels] == [2, 3, 4] and doc["run"]["config"]["sweep"]["train_per_level"] == 40
     assert pd.DataFrame(levels)["n_id"].gt(0).all()
+
+
+@pytest.fixture
+def reversing_server():
+    """An OpenAI-compatible chat server on loopback that reverses strings over a/b (and echoes anything else)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
+            text = body["messages"][-1]["content"].strip()
+            answer = " ".join(reversed(text.split())) if set(text.split()) <= {"a", "b"} else text
+            data = json.dumps({"object": "chat.completion", "model": body.get("model"), "choices": [
+                {"index": 0, "message": {"role": "assistant", "content": answer}, "finish_reason": "stop"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def test_cli_tasks_sweep_queries_an_endpoint(tmp_path, cli, reversing_server):
+    code, out, err = cli("tasks", "sweep", "reverse_string", "--levels", "2-8:2", "--n-per-level", "20",
+                         "--model", reversing_server, "--model-name", "tiny", "--out", "sw", "--no-progress")
+    assert code == 0, err
+    model = json.loads((tmp_path / "sw" / "results.json").read_text())["sections"]["valley"]["models"][0]
+    levels = pd.DataFrame(model["levels"])
+    assert (levels["id_score"] == 1.0).all()  # it reverses a/b strings: right on every ID item
+    assert levels["ood_score"].iloc[-1] < 0.2  # x/y strings come back unreversed: right only on palindromes
+    assert model["critical"] >= 6
