@@ -13,7 +13,7 @@ Whatever it shows is printed as it is.
 
     python examples/curves_addition.py                  # see the README's figures for the time it takes
     python examples/curves_addition.py --quick          # smoke run (~1 min)
-    python examples/curves_addition.py --skip-valley
+    python examples/curves_addition.py --skip-valley    # or --skip-curve
 
 Writes ``curves-addition/curve/`` and ``curves-addition/valley/`` (each a gengap report folder).
 """
@@ -109,6 +109,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--skip-valley", action="store_true")
+    ap.add_argument("--skip-curve", action="store_true")
     ap.add_argument("--quick", action="store_true", help="smoke run: little data and training")
     args = ap.parse_args()
     if args.quick:
@@ -117,7 +118,8 @@ def main() -> None:
     import torch
 
     torch.set_num_threads(args.threads)
-    addition_curve(args)
+    if not args.skip_curve:
+        addition_curve(args)
     if not args.skip_valley:
         addition_valley(args)
 
