@@ -78,7 +78,7 @@ def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payloa
             page.on("request", lambda r: requests.append(r.url))
             page.goto(report.as_uri(), wait_until="load")
             n_charts = page.locator("div.plotly-graph-div").count()
-            assert n_charts == 3  # scores per split, gaps, and the training losses (train_ and heldout_ share a chart)
+            assert n_charts == 4  # scores per split, gaps, the length split's score curve, and the training losses (train_ and heldout_ share a chart)
             page.wait_for_function(
                 "n => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= n", arg=n_charts,
                 timeout=30_000)
