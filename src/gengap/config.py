@@ -24,6 +24,7 @@ Example run file::
     [eval]
     metrics = ["exact_match"]
     out = "report"
+    curves = ["target_length"]   # optional: score curves along these axes (gengap eval --curve)
 """
 
 from __future__ import annotations
