@@ -46,7 +46,7 @@ def test_demo_end_to_end_through_the_cli(tmp_path):
     # the report carries the published figures and the score-by-length chart, in HTML and Markdown
     md, html = (out / "report.md").read_text(), (out / "index.html").read_text()
     assert "## Published figures" in md and "| length | " in md and "| 13.8% |" in md and "Lake &amp; Baroni (2018)" in html
-    assert "## Score by target length" in md and 'id="chart-length-curve"' in html
+    assert "## Score curves" in md and 'id="chart-curve-0"' in html
     assert results["sections"]["published"]["published"] == {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
 
     # an interrupted demo resumes as a demo (not "started from Python"): stored splits are kept

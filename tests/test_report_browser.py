@@ -79,9 +79,7 @@ def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payloa
             page.on("request", lambda r: requests.append(r.url))
             page.goto(report.as_uri(), wait_until="load")
             n_charts = page.locator("div.plotly-graph-div").count()
-            # scores per split, gaps, score by length (the run has a length split), and the training losses
-            # (train_ and heldout_ share a chart)
-            assert n_charts == 4
+            assert n_charts == 4  # scores per split, gaps, the length split's score curve, and the training losses (train_ and heldout_ share a chart)
             page.wait_for_function(
                 "n => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= n", arg=n_charts,
                 timeout=30_000)
@@ -146,7 +144,7 @@ def test_charts_titles_colour_bar_and_failures_read_cleanly(reader_report, tmp_p
             plot_titles = page.locator("div.plotly-graph-div g.infolayer g.g-gtitle text").count()
             colorbar = page.locator("#chart-perturbations g.colorbar text").evaluate_all("els => els.map(e => e.textContent)")
             marks = page.locator("#failures mark.diff").all_inner_texts()
-            length_chart = page.locator("#chart-length-curve g.trace").count()
+            length_chart = page.locator("#chart-curve-0 g.trace").count()
             overflow = page.locator("dl.kv dd").first.evaluate("e => getComputedStyle(e).overflowWrap")
             # hovering a chart shows plotly's toolbar; it must not cover the title, which sits above the plot
             page.hover("#chart-scores-exact-match")

@@ -24,6 +24,7 @@ Example run file::
     [eval]
     metrics = ["exact_match"]
     out = "report"
+    curves = ["target_length"]   # optional: score curves along these axes (gengap eval --curve)
 """
 
 from __future__ import annotations
@@ -124,6 +125,7 @@ class EvalConfig(_Strict):
     extract: Literal["number", "choice", "yes_no", "text"] | None = None
     perturb: list[str] = []
     choices_by: Literal["generate", "loglik", "loglik_norm"] = "generate"
+    curves: list[str] = []
 
 
 class RunConfig(_Strict):
@@ -260,7 +262,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
                           shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg),
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None, choices_by=cfg.eval.choices_by)
-    evaluation.report()
+    evaluation.report(curves=cfg.eval.curves)
     return evaluation
 
 

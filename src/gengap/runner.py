@@ -99,12 +99,43 @@ class Evaluation:
         return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
                                  n_resamples=n_resamples, seed=seed))
 
-    def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json")) -> Path:
-        """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder."""
+    def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
+              splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
+              bins: int | Sequence[float] | str | None = "auto", confidence: float = 0.95, n_resamples: int = 10_000,
+              seed: int = 0) -> Any:
+        """The score along ``axis`` with its break point: a metadata column, ``input_length``, ``target_length``,
+        or ``irt_difficulty`` (1PL, fitted on every model of the run; needs two or more).
+
+        Returns a :class:`gengap.analysis.curves.Curve` for one model and metric (default: the
+        first of each). With a length split on the axis, the curve pools the i.i.d. split's rows
+        (in range) and the length split's (beyond it) and marks the training range; see
+        :func:`gengap.analysis.curves.run_curves`.
+        """
+        from gengap.analysis.curves import run_curves
+        from gengap.summary import find_reference
+
+        info = self.split_info()
+        rows = self.rows()
+        model = model if model is not None else str(rows["model"].iloc[0])
+        metric = metric if metric is not None else str(rows["metric"].iloc[0])
+        for what, value in (("model", model), ("metric", metric)):
+            if value not in set(rows[what]):
+                raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
+        curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
+                            splits=splits, train_range=train_range, bins=bins, confidence=confidence,
+                            n_resamples=n_resamples, seed=seed)
+        return next(c for c in curves if c.model == model)
+
+    def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
+               curves: Sequence[str] = ()) -> Path:
+        """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
+
+        ``curves`` names axes to draw score curves along (length splits get theirs anyway).
+        """
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference)
+                            reference=self.reference, curves=curves)
 
 
 def cache_lines(use: pd.DataFrame) -> list[str]:

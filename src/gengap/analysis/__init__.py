@@ -40,6 +40,8 @@ _HOME = {
     "SeedSpread": "seed_spread", "seeds": "seed_spread",
     "IRTFit": "irt", "fit_irt": "irt", "irt_from_store": "irt",
     "perturbation_effects": "stress", "worst_case": "stress", "family_split_table": "stress", "template_spread": "stress",
+    "Curve": "curves", "score_curve": "curves", "curve_from_rows": "curves",
+    "Valley": "valley", "generalization_valley": "valley", "valleys_from_rows": "valley",
     "rank_correlation": "measures", "runs_table": "measures",
 }
 

@@ -57,6 +57,7 @@ def eval_command(
     extract: Annotated[Optional[str], typer.Option(help="Read the answer out of free-text outputs before scoring: number, choice, yes_no or text. Unreadable outputs are counted apart.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
+    curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
 ) -> None:
     """Evaluate a model on splits of your data and write a report.
 
@@ -80,7 +81,7 @@ def eval_command(
         "eval": {"metrics": metric or ["exact_match"], "seed": seed, "test_fraction": test_fraction,
                  "batch_size": batch_size, "out": str(out), "reference": reference, "backend": backend,
                  "workers": workers, "ray_address": ray_address, "shard_size": shard_size, "cache": cache,
-                 "perturb": perturb or [], "extract": extract, "choices_by": choices_by},
+                 "perturb": perturb or [], "extract": extract, "choices_by": choices_by, "curves": curve or []},
     }
     if prompt is not None:
         raw["prompt"] = {"template": parse_stop([prompt])[0], "k": shots, "instruction": parse_stop([instruction or ""])[0],

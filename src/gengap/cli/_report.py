@@ -39,6 +39,7 @@ def report_command(
     out: Annotated[Optional[Path], typer.Option(help="Folder for index.html, report.md and results.json (default: beside the store).")] = None,
     reference: Annotated[Optional[str], typer.Option(help="Split that gaps are measured from (default: the random split).")] = None,
     format: Annotated[Optional[list[str]], typer.Option("--format", help="html, md or json (repeat; default: all three).")] = None,
+    curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
 ) -> None:
     """Write the report of a stored run again: index.html, report.md and results.json.
 
@@ -57,6 +58,6 @@ def report_command(
         with Store(store_path, read_only=True) as store:
             run = store.latest_run()
     folder = write_report(store_path, run, out if out is not None else store_path.parent, formats=formats,
-                          reference=reference)
+                          reference=reference, curves=curve or ())
     written = [FILE_NAMES[f] for f in formats]
     stdout.print(f"Report of run {run}: {folder / written[0]}" + (f"  (also {', '.join(written[1:])})" if written[1:] else ""))

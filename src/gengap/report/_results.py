@@ -67,7 +67,8 @@ def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *,
         "summary": summary,
         "splits": [_split_record(name, info) for name, info in ctx.split_info.items()],
         "failures": failure_samples(ctx),
-        "sections": {key: s.data for key, s in sections if s.data is not None},
+        "curves": next((s.data for key, s in sections if key == "curves" and isinstance(s.data, list)), []),
+        "sections": {key: s.data for key, s in sections if s.data is not None and key != "curves"},
     }
     return to_jsonable(doc)
 

@@ -48,9 +48,10 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_perturbations",
     "gengap.report.section_groups",
     "gengap.report.section_imported",
-    "gengap.report.section_length",
     "gengap.report.section_published",
     "gengap.report.section_cost",
+    "gengap.report.section_curves",
+    "gengap.report.section_valley",
 ]
 
 
@@ -97,6 +98,7 @@ class ReportContext:
     reference : the split gaps are measured from (None when the run has none).
     measures : training-time measures (step, name, scope, value).
     events : what a monitor noticed (step, kind, message).
+    curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
     """
 
     store: Any
@@ -110,6 +112,7 @@ class ReportContext:
     events: pd.DataFrame
     confidence: float = 0.95
     n_resamples: int = 10_000
+    curve_axes: tuple[str, ...] = ()
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property

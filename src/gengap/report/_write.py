@@ -72,7 +72,8 @@ def _run_record(store: Store, run_id: str) -> dict[str, Any]:
     }
 
 
-def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000) -> ReportContext:
+def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000,
+                 curves: Sequence[str] = ()) -> ReportContext:
     """Read one run from an open store and compute its summary: what every section works from."""
     run = _run_record(store, run_id)
     rows = store.rows(run_id)
@@ -86,7 +87,7 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
     summary = summarize(rows, split_info, reference=ref, n_resamples=n_resamples)
     return ReportContext(store=store, run_id=run_id, run=run, rows=rows, summary=summary, split_info=split_info,
                          reference=ref, measures=store.measures(run_id), events=store.events(run_id),
-                         n_resamples=n_resamples)
+                         n_resamples=n_resamples, curve_axes=tuple(curves))
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -129,6 +130,7 @@ def write_report(
     formats: Sequence[str] = FORMATS,
     reference: str | None = None,
     generated_at: datetime | None = None,
+    curves: Sequence[str] = (),
 ) -> Path:
     """Write the report of run ``run_id`` of a results store into the folder ``out``.
 
@@ -143,6 +145,8 @@ def write_report(
     formats : any of ``"html"``, ``"md"``, ``"json"``.
     reference : the split gaps are measured from (default: the run's random split).
     generated_at : the time stamped on the report (default: now, in UTC).
+    curves : axes to draw score curves along (metadata columns, ``input_length``, ``target_length``);
+        each length split gets its curve without being named.
 
     Returns
     -------
@@ -163,7 +167,7 @@ def write_report(
         raise ConfigError(f"The report folder '{out}' is a file; choose a folder for --out.")
     stamp = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     with Store(store_path, read_only=True) as store:
-        ctx = load_context(store, run_id, reference=reference)
+        ctx = load_context(store, run_id, reference=reference, curves=curves)
         sections = build_sections(ctx)
         out.mkdir(parents=True, exist_ok=True)
         title, meta, notice, provenance = _page_facts(ctx)
