@@ -61,7 +61,7 @@ def test_an_exception_text_with_ray_and_closing_tag_is_printed_whole(tmp_path, c
                          "--model", f"{mod}:predict", "--no-progress")
     assert code == 1
     assert err == ("error: Model 'predict' raised RuntimeError: needs pip install 'gengap[ray]' from a[/x]b — on "
-                   "predict/random/none/0, rows 0..5. Results of earlier shards are kept in the store.\n")
+                   "predict/random/none/0, rows 0..5 of the test part. Results of earlier shards are kept in the store.\n")
 
 
 def test_a_path_holding_a_closing_tag_does_not_crash_the_error_handler(tmp_path, cli):

@@ -33,7 +33,9 @@ def load_split(folder: str | Path) -> Split:
         info = json.loads((folder / "split.json").read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise DataError(f"'{folder / 'split.json'}' line {e.lineno}: invalid JSON ({e.msg}).") from None
-    train = read_jsonl(folder / "train.jsonl")
+    # a split that trains nothing (method "all") writes an empty train part
+    empty_train = info.get("n_train") == 0 and not (folder / "train.jsonl").read_text(encoding="utf-8").strip()
+    train = [] if empty_train else read_jsonl(folder / "train.jsonl")
     test = read_jsonl(folder / "test.jsonl")
     frame = pd.DataFrame.from_records(train + test)
     dataset = Dataset.from_frame(frame, id="id", name=(info.get("dataset") or {}).get("name") or folder.name, source=str(folder))
