@@ -112,7 +112,7 @@ class Evaluation:
         :func:`gengap.analysis.curves.run_curves`.
         """
         from gengap.analysis.curves import run_curves
-        from gengap.summary import find_reference
+        from gengap.analysis.gaps import find_reference
 
         info = self.split_info()
         rows = self.rows()
