@@ -154,3 +154,16 @@ def test_axis_values_and_curve_from_rows() -> None:
     bad = rows.assign(metadata=[json.dumps({"n_digits": "many"})] * 8)
     with pytest.raises(DataError, match="not numeric"):
         axis_values(bad, "n_digits")
+
+
+def test_no_quantile_bin_straddles_the_end_of_the_training_range() -> None:
+    # lengths 1..40 with the training range ending at 22: quantile bins must not mix 20-22 with 23+,
+    # and the break can only be found beyond the training range
+    rng = np.random.default_rng(0)
+    lengths = rng.integers(1, 41, 8_000)
+    scores = (rng.random(lengths.size) < np.where(lengths <= 22, 0.95, 0.2)).astype(float)
+    c = score_curve(scores, lengths, axis_name="length", train_range=(1, 22), n_resamples=500)
+    t = c.to_table()
+    assert (t.loc[t["tested"], "low_edge"] > 22).all()
+    assert t.loc[t["in_range"], "high_edge"].max() <= 23
+    assert c.break_value is not None and c.break_value > 22

@@ -168,7 +168,8 @@ def holm(p: np.ndarray) -> np.ndarray:
     return out.reshape(p.shape)
 
 
-def bin_axis(values: np.ndarray, bins: int | Sequence[float] | str | None = "auto") -> tuple[np.ndarray, np.ndarray]:
+def bin_axis(values: np.ndarray, bins: int | Sequence[float] | str | None = "auto", *,
+             boundary: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Assign each axis value to a bin; returns (bin index per value, edges of shape (n_bins, 2)).
 
     ``bins``: ``"auto"``/None (each distinct value when there are at most 20, else 10 quantile
@@ -198,6 +199,9 @@ def bin_axis(values: np.ndarray, bins: int | Sequence[float] | str | None = "aut
             return idx, np.stack([uniq, uniq], axis=1)
         k = quantiles or int(bins)
         cuts = np.unique(np.quantile(v, np.linspace(0, 1, k + 1)[1:-1], method="inverted_cdf"))
+        if boundary is not None and (v <= boundary).any() and (v > boundary).any():
+            # no quantile bin straddles the end of the training range: the first value beyond it starts a bin
+            cuts = np.unique(np.r_[cuts, v[v > boundary].min()])
         idx = np.searchsorted(cuts, v, side="right")
         used, idx = np.unique(idx, return_inverse=True)
         lows = np.r_[v.min(), cuts][used]
@@ -321,7 +325,7 @@ def score_curve(
         if lo_r > hi_r:
             raise ConfigError(f"train_range={tuple(train_range)!r}: the low end is above the high end.")
     rng = check_random_state(seed)
-    idx, edges = bin_axis(v, bins)
+    idx, edges = bin_axis(v, bins, boundary=None if train_range is None else hi_r)
     k = edges.shape[0]
     n = np.bincount(idx, minlength=k).astype(np.float64)
     sums = np.bincount(idx, weights=s, minlength=k)
@@ -334,13 +338,21 @@ def score_curve(
     if train_range is None:
         in_range = np.arange(k) == 0
     else:
-        in_range = (edges[:, 0] >= lo_r) & (edges[:, 1] <= hi_r)
+        # by the values a bin holds (a quantile bin's upper edge is the next bin's lower one)
+        vmin = np.full(k, np.inf)
+        vmax = np.full(k, -np.inf)
+        np.minimum.at(vmin, idx, v)
+        np.maximum.at(vmax, idx, v)
+        in_range = (vmin >= lo_r) & (vmax <= hi_r)
         if not in_range.any():
             raise DataError(f"No bin of '{name}' lies inside the training range [{lo_r:g}, {hi_r:g}] "
                             f"(the axis runs from {v.min():g} to {v.max():g}); a curve needs in-range rows "
                             "as its reference. Include rows from the training range (e.g. an i.i.d. test part).")
-    top = edges[in_range, 1].max()
-    tested = ~in_range & (edges[:, 0] >= top) & (x > top)
+    if train_range is None:
+        top = edges[in_range, 1].max()
+        tested = ~in_range & (edges[:, 0] >= top) & (x > top)
+    else:
+        tested = ~in_range & (vmin > vmax[in_range].max())
     ref_n = int(n[in_range].sum())
     ref_x = float(sums[in_range].sum())
     ref_mean = ref_x / ref_n

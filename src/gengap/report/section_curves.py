@@ -50,7 +50,7 @@ def curve_sentence(c: Curve, fmt: ScoreFormat) -> str:
     if c.break_value is None:
         brk = f"no bin is significantly below it (one-sided {c.test} tests, Holm, α = {c.alpha:g})"
     else:
-        brk = (f"it breaks at {c.axis} = {c.break_value:g} (the first bin significantly below; "
+        brk = (f"it breaks at {c.axis} = {c.break_value:.4g} (the first bin significantly below; "
                f"{int(100 * c.confidence)}% bootstrap interval {_value(c.break_low)} to {_value(c.break_high)})")
     if c.half_value is None:
         half = "the monotone fit stays above half of it in the tested range"
@@ -114,7 +114,7 @@ def _bins_table(c: Curve, fmt: ScoreFormat, many_models: bool) -> pd.DataFrame:
         "Score": [fmt.score(v) for v in t["score"]],
         f"{int(100 * c.confidence)}% CI": [fmt.interval(a, b) for a, b in zip(t["score_low"], t["score_high"])],
         "Range": ["training" if r else "" for r in t["in_range"]],
-        "p (Holm)": ["" if pd.isna(p) else f"{p:.2g}" for p in t["p_holm"]],
+        "p (Holm)": ["" if pd.isna(p) else ("<0.001" if p < 0.001 else f"{p:.3f}") for p in t["p_holm"]],
         "Below": ["◀ yes" if b else "" for b in t["below"]],
     })
     if many_models:
