@@ -23,7 +23,6 @@ import argparse
 import asyncio
 import importlib.util
 import os
-import re
 import sys
 import tempfile
 import threading
@@ -43,11 +42,6 @@ def _example():
     spec.loader.exec_module(module)
     return module
 
-
-def _read_number(output: str) -> str | None:
-    lines = [line for line in output.splitlines() if line.strip()]
-    found = re.search(r"-?\d[\d,]*", lines[0]) if lines else None
-    return found.group().replace(",", "") if found else None
 
 
 async def _direct(url: str, bodies: list[dict]) -> tuple[float, int]:
@@ -95,7 +89,7 @@ def throughput(server: LlamaServer, example, n: int) -> None:
 def extraction(server: LlamaServer, example, n: int, out: Path) -> None:
     ev = example.arithmetic(server.base_url, out / "arithmetic", limit=n, progress=False)
     rows = ev.rows()
-    agree = sum((None if not isinstance(e, str) else e) == _read_number(o) for o, e in zip(rows["output"], rows["extracted"]))
+    agree = sum((None if not isinstance(e, str) else e) == example.read_number_by_hand(o) for o, e in zip(rows["output"], rows["extracted"]))
     print(f"\n2. extraction vs the hand rule: {agree}/{len(rows)} rows agree ({agree / len(rows):.0%}); "
           f"score {rows['score'].mean():.1%} over all splits and perturbations")
 

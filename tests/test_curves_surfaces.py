@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pandas as pd
 import pytest
 
 import gengap
+from _files import import_file
 from gengap._errors import ConfigError, DataError
 from gengap.report import results_schema
 from gengap.tasks import generate
@@ -29,16 +29,10 @@ def predict(inputs):
 '''
 
 
-def _import(path):
-    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def _model(tmp_path: Path):
     (tmp_path / "adder.py").write_text(MODEL_SOURCE, encoding="utf-8")
-    return _import(tmp_path / "adder.py").predict  # the same function the CLI imports
+    return import_file(tmp_path / "adder.py").predict  # the same function the CLI imports
 
 
 @pytest.fixture

@@ -6,15 +6,14 @@ a rule written here, independently of gengap's extraction, the way a person woul
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
 import gengap
+from _files import import_file
 from gengap import EndpointError
 from gengap.models.http import OpenAIModel
 
@@ -25,18 +24,8 @@ EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "local_llm" / "run.
 
 @pytest.fixture(scope="module")
 def example():
-    spec = importlib.util.spec_from_file_location("local_llm_example", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["local_llm_example"] = module
-    spec.loader.exec_module(module)
-    return module
+    return import_file(EXAMPLE, "local_llm_example")
 
-
-def _read_number(output: str) -> str | None:
-    """What a person reads as the answer: the first whole number on the output's first non-empty line."""
-    lines = [line for line in output.splitlines() if line.strip()]
-    found = re.search(r"-?\d[\d,]*", lines[0]) if lines else None
-    return found.group().replace(",", "") if found else None
 
 
 def _rows_with_outputs(ev: gengap.Evaluation):
@@ -56,7 +45,7 @@ def test_few_shot_arithmetic_is_read_as_a_person_reads_it(llama_server, example,
         # the prompt: instruction, 3 solved examples, the question; the model stopped before the next example
         assert row.prompt.startswith("Add the two numbers.\n\n") and row.prompt.count("Question: ") == 4
         assert row.prompt.endswith("\nAnswer:") and "Question:" not in row.output and "\n\n" not in row.output
-        person = _read_number(row.output)
+        person = example.read_number_by_hand(row.output)
         assert (None if pd_isna(row.extracted) else row.extracted) == person, (row.output, row.extracted)
         assert row.score == float(person == row.target)
         if pd_isna(row.latency_s):  # taken from the cache: the same prompt was asked on another row (cost nothing)
@@ -64,12 +53,12 @@ def test_few_shot_arithmetic_is_read_as_a_person_reads_it(llama_server, example,
         else:
             assert row.prompt_tokens > 20 and 1 <= row.completion_tokens <= 8 and row.latency_s > 0
     for (split, perturbation), group in rows.groupby(["split", "perturbation"]):
-        share = sum(_read_number(o) == t for o, t in zip(group["output"], group["target"])) / len(group)
+        share = sum(example.read_number_by_hand(o) == t for o, t in zip(group["output"], group["target"])) / len(group)
         assert share == pytest.approx(group["score"].mean()), (split, perturbation)
     summary = ev.summary()
     for split in ("random", "length"):  # the summary's score is the share of correct clean rows
         clean = rows[(rows["split"] == split) & (rows["perturbation"] == "none")]
-        share = sum(_read_number(o) == t for o, t in zip(clean["output"], clean["target"])) / len(clean)
+        share = sum(example.read_number_by_hand(o) == t for o, t in zip(clean["output"], clean["target"])) / len(clean)
         assert summary.set_index("split").loc[split, "score"] == pytest.approx(share)
     report = ev.report(tmp_path / "report")
     assert (report / "index.html").exists() and (report / "report.md").exists()

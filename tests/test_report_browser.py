@@ -5,7 +5,10 @@ targets, model outputs, split names and monitor events never execute."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +24,22 @@ SCRIPT = "<script>window.__pwned=1</script>"
 IMG = '<img src=x onerror="window.__pwned=1">'
 #: A single word (no spaces) that is also an HTML injection: used as a split's held-out primitive.
 WORD = "<img/src=x/onerror=window.__pwned=1>"
+
+
+@contextmanager
+def _page(problems: list[str]) -> Iterator[Any]:
+    """A page of headless Chromium whose console errors, warnings and page errors go to ``problems``."""
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            yield page
+        finally:
+            browser.close()
+
 
 pytestmark = [
     pytest.mark.slow,
@@ -65,37 +84,29 @@ def report(tmp_path_factory) -> Path:
 
 
 def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payload(report, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
     problems: list[str] = []
     requests: list[str] = []
     dialogs: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.on("request", lambda r: requests.append(r.url))
-            page.goto(report.as_uri(), wait_until="load")
-            n_charts = page.locator("div.plotly-graph-div").count()
-            assert n_charts == 4  # scores per split, gaps, the length split's score curve, and the training losses (train_ and heldout_ share a chart)
-            page.wait_for_function(
-                "n => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= n", arg=n_charts,
-                timeout=30_000)
-            for div in page.locator("div.plotly-graph-div").all():
-                assert div.locator("svg.main-svg").count() >= 1, div.get_attribute("id")
-                assert div.locator("g.trace").count() >= 1, div.get_attribute("id")  # data was drawn, not just axes
-            page.mouse.wheel(0, 4000)
-            page.wait_for_timeout(300)
-            pwned = page.evaluate("() => window.__pwned")
-            headline = page.locator("p.headline").inner_text()
-            failures_text = page.locator("#failures").inner_text()
-            tick_texts = page.locator("#chart-scores-exact-match g.xtick text").evaluate_all(
-                "els => els.map(e => e.textContent)")
-            page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
-        finally:
-            browser.close()
+    with _page(problems) as page:
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(report.as_uri(), wait_until="load")
+        n_charts = page.locator("div.plotly-graph-div").count()
+        assert n_charts == 4  # scores per split, gaps, the length split's score curve, and the training losses (train_ and heldout_ share a chart)
+        page.wait_for_function(
+            "n => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= n", arg=n_charts,
+            timeout=30_000)
+        for div in page.locator("div.plotly-graph-div").all():
+            assert div.locator("svg.main-svg").count() >= 1, div.get_attribute("id")
+            assert div.locator("g.trace").count() >= 1, div.get_attribute("id")  # data was drawn, not just axes
+        page.mouse.wheel(0, 4000)
+        page.wait_for_timeout(300)
+        pwned = page.evaluate("() => window.__pwned")
+        headline = page.locator("p.headline").inner_text()
+        failures_text = page.locator("#failures").inner_text()
+        tick_texts = page.locator("#chart-scores-exact-match g.xtick text").evaluate_all(
+            "els => els.map(e => e.textContent)")
+        page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
     assert pwned is None, "a payload from the data ran in the report"
     assert dialogs == []
     assert problems == []
@@ -129,31 +140,23 @@ def reader_report(tmp_path_factory) -> Path:
 
 
 def test_charts_titles_colour_bar_and_failures_read_cleanly(reader_report, tmp_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
     problems: list[str] = []
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            page.goto(reader_report.as_uri(), wait_until="load")
-            page.wait_for_function("() => document.querySelector('#chart-perturbations g.colorbar') !== null",
-                                   timeout=30_000)
-            captions = page.locator("figure.chart > figcaption").all_inner_texts()
-            plot_titles = page.locator("div.plotly-graph-div g.infolayer g.g-gtitle text").count()
-            colorbar = page.locator("#chart-perturbations g.colorbar text").evaluate_all("els => els.map(e => e.textContent)")
-            marks = page.locator("#failures mark.diff").all_inner_texts()
-            length_chart = page.locator("#chart-curve-0 g.trace").count()
-            overflow = page.locator("dl.kv dd").first.evaluate("e => getComputedStyle(e).overflowWrap")
-            # hovering a chart shows plotly's toolbar; it must not cover the title, which sits above the plot
-            page.hover("#chart-scores-exact-match")
-            page.wait_for_timeout(200)
-            bar_box = page.locator("#chart-scores-exact-match .modebar").bounding_box()
-            title_box = page.locator("figure.chart:has(#chart-scores-exact-match) > figcaption").bounding_box()
-            page.screenshot(path=str(tmp_path / "reader.png"), full_page=True)
-        finally:
-            browser.close()
+    with _page(problems) as page:
+        page.goto(reader_report.as_uri(), wait_until="load")
+        page.wait_for_function("() => document.querySelector('#chart-perturbations g.colorbar') !== null",
+                               timeout=30_000)
+        captions = page.locator("figure.chart > figcaption").all_inner_texts()
+        plot_titles = page.locator("div.plotly-graph-div g.infolayer g.g-gtitle text").count()
+        colorbar = page.locator("#chart-perturbations g.colorbar text").evaluate_all("els => els.map(e => e.textContent)")
+        marks = page.locator("#failures mark.diff").all_inner_texts()
+        length_chart = page.locator("#chart-curve-0 g.trace").count()
+        overflow = page.locator("dl.kv dd").first.evaluate("e => getComputedStyle(e).overflowWrap")
+        # hovering a chart shows plotly's toolbar; it must not cover the title, which sits above the plot
+        page.hover("#chart-scores-exact-match")
+        page.wait_for_timeout(200)
+        bar_box = page.locator("#chart-scores-exact-match .modebar").bounding_box()
+        title_box = page.locator("figure.chart:has(#chart-scores-exact-match) > figcaption").bounding_box()
+        page.screenshot(path=str(tmp_path / "reader.png"), full_page=True)
     assert problems == []
     assert "Exact match per split, with 95% confidence intervals" in captions
     assert "Gap to the i.i.d. split 'random' (points)" in captions

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import jsonschema
@@ -10,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _files import import_file
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.valley import (
     VALLEY_COLUMNS,
@@ -126,16 +126,10 @@ def predict(inputs):
 '''
 
 
-def _import(path):
-    spec = importlib.util.spec_from_file_location(path.stem + "_under_test", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def _predict(tmp_path):
     (tmp_path / "lettered.py").write_text(MODEL, encoding="utf-8")
-    return _import(tmp_path / "lettered.py").predict  # the same function the CLI imports
+    return import_file(tmp_path / "lettered.py").predict  # the same function the CLI imports
 
 
 def test_run_sweep_with_two_models_and_report(tmp_path):

@@ -30,6 +30,7 @@ The same arithmetic run from the command line (with a server already on port 808
 from __future__ import annotations
 
 import argparse
+import re
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -45,6 +46,14 @@ ARITHMETIC_PROMPT = gengap.Prompt("Question: {input}\nAnswer:", k=3, instruction
 CHOICE_PROMPT = gengap.Prompt("Question: {input}\n{choices}\nAnswer:", k=2, seed=0)
 SPLITS = ["random", "length:by=digits,max_train_length=2"]
 PERTURBATIONS = ["whitespace", "trailing_punctuation"]
+
+
+def read_number_by_hand(output: str) -> str | None:
+    """What a person reads as the answer, written without gengap to check gengap's reading: the first
+    whole number on the output's first non-empty line."""
+    lines = [line for line in output.splitlines() if line.strip()]
+    found = re.search(r"-?\d[\d,]*", lines[0]) if lines else None
+    return found.group().replace(",", "") if found else None
 
 
 def arithmetic(base_url: str, out: Path, *, model_name: str = "gemma", limit: int | None = None,
