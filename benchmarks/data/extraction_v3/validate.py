@@ -29,6 +29,8 @@ PATTERNS = frozenset({
     "markdown_table_then_notes", "number_words", "percent_vs_decimal", "articles_quotes_around_answer",
     "final_answer_marker", "chain_of_thought_last", "base_model_continuation", "refusal_or_no_answer",
     "hedged_answer", "plain_short",
+    # added by base/ (base/README.md describes them)
+    "truncated_output", "prompt_echo", "number_format", "repeated_lines",
 })
 REQUIRED = ("id", "kind", "question", "choices", "output", "gold", "pattern", "difficulty", "source")
 
