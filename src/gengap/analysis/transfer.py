@@ -336,4 +336,4 @@ def transfer_matrix(
     from dataclasses import replace
 
     return replace(tm, fit_seconds=seconds["fit"], predict_seconds=seconds["predict"],
-                   total_seconds=time.perf_counter() - start)
+                   total_seconds=time.perf_counter() - start, run_id=tm.run_id if out is not None else None)
