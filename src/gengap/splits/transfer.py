@@ -123,7 +123,7 @@ class TransferSplit(Splitter):
         cols = "+".join(self._columns)
         shared = {"group_columns": list(self._columns), "groups": names, "group_sizes": groups.sizes.tolist()}
         # the structural diagnostics of every split from one count of the data
-        compounds = split_structure.__kwdefaults__["compounds"]
+        compounds = (split_structure.__kwdefaults__ or {})["compounds"]
         atom_counts = count_structure(dataset, self.atoms, role="atoms")
         compound_counts = count_structure(dataset, compounds, role="compounds")
         for i, train_group in enumerate(names):
