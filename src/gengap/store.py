@@ -433,12 +433,6 @@ class Store:
         frame = self.sql("SELECT split, info FROM splits WHERE run_id = ? ORDER BY rowid", [run_id])
         return {row.split: json.loads(row.info) for row in frame.itertuples()}
 
-    def example_positions(self, run_id: str) -> pd.DataFrame:
-        """split, example_id, position: each stored test example's place in its split's test part (the
-        data's order, as the split was stored; :meth:`rows` orders by example id instead)."""
-        return self.sql("SELECT split, example_id, (row_number() OVER (PARTITION BY split ORDER BY rowid) - 1)::BIGINT "
-                        "AS position FROM examples WHERE run_id = ?", [run_id])
-
     def rows(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
         """Per-example rows of a run: model, split, perturbation, example, input, target, output,
         extracted, unextracted, metadata, metric, score."""

@@ -132,6 +132,14 @@ def transfer_families(split_info: Mapping[str, Mapping[str, Any]]) -> dict[tuple
     return out
 
 
+def _require_families(split_info: Mapping[str, Mapping[str, Any]]) -> dict[tuple[str, ...], list[str]]:
+    families = transfer_families(split_info)
+    if not families:
+        raise ConfigError("This run has no transfer splits: evaluate with the split method 'transfer' "
+                          "(e.g. --split transfer:site, or gengap.splits.TransferSplit(group='site')).")
+    return families
+
+
 def _pick(what: str, value: str | None, available: Sequence[str], hint: str) -> str:
     if value is None:
         if len(available) == 1:
@@ -169,10 +177,7 @@ def transfer_matrix_from_rows(
         ``"split"``: the split's own seed, continuing the stream after its held-out draws, so the
         figures equal those :func:`transfer_matrix` always gave for that seed.
     """
-    families = transfer_families(split_info)
-    if not families:
-        raise ConfigError("This run has no transfer splits: evaluate with the split method 'transfer' "
-                          "(e.g. --split transfer:site, or gengap.splits.TransferSplit(group='site')).")
+    families = _require_families(split_info)
     keys = {"+".join(k): k for k in families}
     wanted = None if group is None else "+".join([group] if isinstance(group, str) else group)
     columns = keys[_pick("group column", wanted, list(keys), "name one with group=")]
@@ -246,9 +251,18 @@ def run_transfer(store: Any, run_id: str, **options: Any) -> TransferMatrix:
     :func:`transfer_matrix_from_rows`. Each split's rows are taken in the data's order."""
     from dataclasses import replace
 
-    rows = store.rows(run_id, metric=options.get("metric"))
-    rows = rows.merge(store.example_positions(run_id), on=["split", "example_id"], how="left")
-    tm = transfer_matrix_from_rows(rows, store.split_info(run_id), **options)
+    info = store.split_info(run_id)
+    names = [n for family in _require_families(info).values() for n in family]
+    rows = store.sql(  # only what the matrix reads: each row's score, group (metadata) and place in its split
+        f"""
+        WITH e AS (SELECT split, example_id, metadata,
+                          row_number() OVER (PARTITION BY split ORDER BY rowid) - 1 AS position
+                   FROM examples WHERE run_id = $1 AND list_contains($2, split))
+        SELECT s.model, s.split, s.perturbation, s.example_id, e.metadata, s.metric, s.value AS score, e.position
+        FROM scores s JOIN e USING (split, example_id)
+        WHERE s.run_id = $1 AND s.perturbation = 'none' {"AND s.metric = $3" if options.get("metric") else ""}
+        """, [run_id, names] + ([options["metric"]] if options.get("metric") else []))
+    tm = transfer_matrix_from_rows(rows, info, **options)
     return replace(tm, run_id=run_id)
 
 
