@@ -265,3 +265,13 @@ def test_reading_a_matrix_from_a_run_without_transfer_splits_or_with_several_mod
     with pytest.raises(ConfigError, match="model='nope' is not"):
         both.transfer(model="nope")
     assert both.transfer(model="lr2").model == "lr2"
+
+
+def test_a_dict_input_is_stored_as_the_same_json_in_every_split_that_tests_it(tmp_path):
+    ds = _sites(3, 20)
+    ev = gengap.evaluate(LogisticRegression(), ds, ["random", "transfer:site"], out=tmp_path, progress=False)
+    with Store(ev.store_path, read_only=True) as store:
+        stored = store.sql("SELECT split, example_id, input FROM examples")
+    truth = dict(zip(ds.ids, (json.dumps(x, ensure_ascii=False) for x in ds.inputs)))
+    assert len(stored) == 12 + 3 * 44 and stored["split"].nunique() == 4
+    assert (stored["input"] == stored["example_id"].map(truth)).all()

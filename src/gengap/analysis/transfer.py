@@ -185,8 +185,8 @@ def transfer_matrix_from_rows(
     clean = rows[rows["split"].isin(list(info))]
     if "perturbation" in clean.columns:
         clean = clean[clean["perturbation"] == "none"]
-    models = list(dict.fromkeys(clean["model"].astype(str)))
-    metrics = list(dict.fromkeys(clean["metric"].astype(str)))
+    models = [str(m) for m in pd.unique(clean["model"])]
+    metrics = [str(m) for m in pd.unique(clean["metric"])]
     if not models:
         raise ConfigError(f"The run's transfer splits over {'+'.join(columns)} have no scored rows yet (is the run finished?).")
     model = _pick("model", model, models, "name one with model=")
