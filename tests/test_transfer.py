@@ -156,6 +156,11 @@ def test_transfer_matrix_with_out_keeps_the_run_in_that_folder(tmp_path):
         runs = store.runs()
     assert runs["name"].tolist() == ["transfer"] and tm.run_id == runs["run_id"].iloc[0]
     assert not (tmp_path / TRANSFER_FILE).exists()  # no side file: the rows are the record
+    again = transfer_matrix(LogisticRegression(), ds, "site", out=tmp_path, name="transfer")
+    with Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+        use = store.cache_use(again.run_id)
+    assert again.run_id != tm.run_id and use["n_cached"].sum() == 3 * 66 and use["n_computed"].sum() == 0
+    assert again.scores.equals(tm.scores) and again.high.equals(tm.high)
 
 
 def test_report_of_a_two_run_folder_draws_each_runs_own_matrix_and_ignores_an_old_transfer_json(tmp_path):

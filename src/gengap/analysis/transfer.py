@@ -311,7 +311,7 @@ def transfer_matrix(
 
     Runs ``gengap.evaluate`` with the ``transfer`` split method into ``out`` (a temporary folder,
     removed afterwards, when None) and reads the matrix from the stored rows: with ``out``, the run
-    (named ``name``) resumes, reuses cached outputs and appears in that folder's report.
+    (named ``name``) resumes, caches and reuses outputs, and appears in that folder's report.
 
     Parameters
     ----------
@@ -343,7 +343,8 @@ def transfer_matrix(
     seconds = {"fit": 0.0, "predict": 0.0}
     with tempfile.TemporaryDirectory(prefix="gengap-transfer-") as scratch:
         ev = evaluate(_Timed(model, seconds), dataset, [splitter], metrics=[metric], out=out if out is not None else scratch,
-                      name=name, batch_size=batch_size, shard_size=shard_size or max(len(dataset), 1), progress=progress)
+                      name=name, batch_size=batch_size, shard_size=shard_size or max(len(dataset), 1), progress=progress,
+                      cache=out is not None)  # a temporary folder's cache is thrown away with it
         with Store(ev.store_path, read_only=True) as store:
             tm = run_transfer(store, ev.run_id, model=model.name, metric=metric, confidence=confidence,
                               n_resamples=n_resamples)
