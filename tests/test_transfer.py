@@ -199,7 +199,7 @@ def test_an_old_transfer_json_alone_gives_a_one_line_note(tmp_path):
     assert "transfer.json beside the results store was not read" in md
 
 
-def test_saved_matrix_round_trips():
+def test_a_matrix_made_in_a_temporary_folder_names_no_run():
     tm = transfer_matrix(LogisticRegression(), _sites(3, 20), "site", n_resamples=200)
     assert tm.run_id is None  # its temporary run is gone with its folder
 
