@@ -1,8 +1,11 @@
 """Cross-group transfer matrix over 20 groups with a scikit-learn model: wall time and overhead.
 
 Each of the 20 groups trains one logistic regression (on its in-group training part) that then
-predicts every other group; the figure that matters is the share of the wall time spent outside
-the model's fit and predict (grouping, batching, scoring, 400 bootstrap intervals).
+predicts every other group. The work runs through ``gengap.evaluate`` (the ``transfer`` split
+method) into a temporary results store, so every per-example row is stored (950,000 rows at the
+full size: each example is tested once per other group) with the cache, and the matrix is read
+back from those rows. The figure that matters is the share of the wall time spent outside the
+model's fit and predict (splitting, storing and caching rows, scoring, 400 intervals).
 
     python benchmarks/bench_transfer.py           # 20 groups x 2,500 examples (50,000)
     python benchmarks/bench_transfer.py --quick   # 20 groups x 250 examples

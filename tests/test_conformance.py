@@ -38,6 +38,7 @@ SPLIT_OPTIONS: dict[str, dict] = {
     "difficulty": {},
     "group": {"group": "site", "random_state": 0},
     "time": {"time": "day"},
+    "transfer": {"group": "site", "random_state": 0},
     "preset": {"column": "part"},
     "all": {},
 }

@@ -126,6 +126,22 @@ class Evaluation:
                             n_resamples=n_resamples, seed=seed)
         return next(c for c in curves if c.model == model)
 
+    def transfer(self, **options: Any) -> Any:
+        """The cross-group transfer matrix of this run's ``transfer`` splits, from its rows (a
+        :class:`gengap.analysis.transfer.TransferMatrix`; options: ``model``, ``metric``, ``group``,
+        ``confidence``, ``n_resamples``, ``seed``)."""
+        from gengap.analysis.transfer import run_transfer
+
+        with Store(self.store_path, read_only=True) as store:
+            return run_transfer(store, self.run_id, **options)
+
+    def seed_spread(self, **options: Any) -> Any:
+        """The spread over seeds of each split method run with several seeds, from this run's rows (a
+        :class:`gengap.analysis.seed_spread.SeedSpread`; options: ``model``, ``metric``, ``in_distribution``)."""
+        from gengap.analysis.seed_spread import seed_spread_from_rows
+
+        return seed_spread_from_rows(self.rows(), self.split_info(), **options)
+
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
                curves: Sequence[str] = ()) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.

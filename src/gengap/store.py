@@ -139,6 +139,7 @@ class Store:
         except duckdb.Error as e:
             raise StoreError(f"Cannot open the results store '{self.path}': {e}. The file was left untouched.") from None
         self._lock = threading.Lock()
+        self._texts: dict[int, tuple[Any, np.ndarray]] = {}  # per dataset, the stored text of its inputs
         if existed or read_only:
             self._check_schema()
         if not read_only:
@@ -237,8 +238,24 @@ class Store:
             frame[meta_cols].to_json(orient="records", lines=True, date_format="iso").splitlines()
             if meta_cols else [None] * len(frame)
         )
+        inputs = frame["input"].tolist()
+        if split.dataset is not None and inputs and not isinstance(inputs[0], str):
+            inputs = self._input_texts(split.dataset, split.test)
         self.add_examples(run_id, split.name, split.method, info, example_ids=frame["id"].tolist(),
-                          inputs=frame["input"].tolist(), targets=frame["target"].tolist(), metadata=metadata)
+                          inputs=inputs, targets=frame["target"].tolist(), metadata=metadata)
+
+    def _input_texts(self, dataset: Any, positions: np.ndarray) -> list[Any]:
+        """The stored text of non-text inputs (JSON), written once per example of a dataset however many
+        splits test it (the transfer split tests each example once per other group)."""
+        key = id(dataset)
+        if key not in self._texts or self._texts[key][0] is not dataset:
+            self._texts[key] = (dataset, np.full(len(dataset), None, dtype=object))
+        texts = self._texts[key][1]
+        todo = positions[pd.isna(texts[positions])]
+        if len(todo):
+            values = dataset.frame["input"].to_numpy()[todo]
+            texts[todo] = _text_column(list(values)).to_pylist()
+        return list(texts[positions])
 
     def add_examples(
         self,

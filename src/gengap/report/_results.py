@@ -20,7 +20,7 @@ from gengap.report._sections import ReportContext, Section
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.1"
+RESULTS_SCHEMA_VERSION = "1.2"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 

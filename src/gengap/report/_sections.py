@@ -47,6 +47,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report._monitor",
     "gengap.report.section_perturbations",
     "gengap.report.section_groups",
+    "gengap.report.section_seeds",
     "gengap.report.section_imported",
     "gengap.report.section_published",
     "gengap.report.section_cost",

@@ -1,13 +1,15 @@
 """Report section "groups": held-out groups, the worst group, and the cross-group transfer matrix.
 
-It appears when the run holds group splits (``--method group``) or when a transfer matrix was saved
-beside the store (:meth:`gengap.analysis.transfer.TransferMatrix.save` writes ``transfer.json``). Figures:
+It appears when the run holds group splits (``--split group``) or transfer splits (``--split
+transfer:site``). Every figure comes from the run's own rows; a ``transfer.json`` that an older
+gengap saved beside the store is not read (the section says so in one line). Figures:
 
 - per held-out group (one split each): score with its interval and the gap to the i.i.d. split,
   the worst group marked;
 - on the i.i.d. test part, the score of every group of the same column(s), the worst group and
   the best-minus-worst disparity, with intervals (:func:`gengap.analysis.group_scores.group_metrics`);
-- the transfer matrix as a heatmap (rows: trained on; columns: tested on).
+- per model, the transfer matrix as a heatmap (rows: trained on; columns: tested on), from the rows
+  of the run's ``transfer`` splits (:func:`gengap.analysis.transfer.run_transfer`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import plotly.graph_objects as go
 
 from gengap._errors import DataError
 from gengap.analysis.group_scores import MIN_GROUP_SIZE, expand_metadata, group_metrics
-from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix
+from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix, run_transfer, transfer_families
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
@@ -111,19 +113,39 @@ def _heatmap(tm: TransferMatrix, percent: bool) -> go.Figure:
         z=z, x=names, y=names, text=text, colorscale="RdYlBu", zmin=0 if percent else None, zmax=1 if percent else None,
         hovertemplate="trained on %{y}<br>tested on %{x}<br>%{text}<extra></extra>", colorbar=dict(title=label(tm.metric)),
     ))
-    fig.update_layout(title=label(f"Transfer matrix ({tm.metric}): trained on rows, tested on columns"),
+    fig.update_layout(title=label(f"Transfer matrix of {tm.model} ({tm.metric}): trained on rows, tested on columns"),
                       xaxis_title="tested on", yaxis_title="trained on", yaxis_autorange="reversed")
     return fig
 
 
+def _matrices(ctx: ReportContext, metric: str) -> list[tuple[list[str], TransferMatrix]]:
+    """One transfer matrix per model and group column(s) of the run's transfer splits, from its rows."""
+    out = []
+    for columns, names in transfer_families(ctx.split_info).items():
+        rows = ctx.clean_rows[ctx.clean_rows["split"].isin(names) & (ctx.clean_rows["metric"] == metric)]
+        for model in sorted(set(rows["model"].astype(str))):
+            out.append((list(columns), run_transfer(ctx.store, ctx.run_id, model=model, metric=metric, group=list(columns),
+                                                    n_resamples=ctx.n_resamples)))
+    return out
+
+
+def _old_file_note(ctx: ReportContext) -> str | None:
+    """One line when a transfer.json of an older gengap lies beside the store: it is not this run's."""
+    path = Path(ctx.store.path).parent / TRANSFER_FILE if getattr(ctx.store, "path", None) else None
+    if path is None or not path.exists():
+        return None
+    return (f"{path.name} beside the results store was not read: a transfer matrix is drawn from a run's own rows "
+            "(evaluate with the split method 'transfer', e.g. --split transfer:site).")
+
+
 @register_section("groups", order=45)
 def groups_section(ctx: ReportContext) -> Section | None:
-    """Held-out groups with the worst group, per-group scores on the i.i.d. part, and the transfer heatmap."""
+    """Held-out groups with the worst group, per-group scores on the i.i.d. part, and the transfer heatmaps."""
     metric = ctx.primary_metric
-    transfer_path = Path(ctx.store.path).parent / TRANSFER_FILE if getattr(ctx.store, "path", None) else None
-    tm = TransferMatrix.load(transfer_path) if transfer_path is not None and transfer_path.exists() else None
     has_groups = any(info.get("method") == "group" for info in ctx.split_info.values())
-    if metric is None or (not has_groups and tm is None):
+    matrices = _matrices(ctx, metric) if metric is not None else []
+    note = _old_file_note(ctx)
+    if metric is None or (not has_groups and not matrices and note is None):
         return None
     percent = ctx.score_format(metric).percent
     html_parts, md_parts, data = [], [], {"metric": metric}
@@ -142,14 +164,23 @@ def groups_section(ctx: ReportContext) -> Section | None:
             for sentence, table in within:
                 html_parts += [html_fragment("<p>{{ s }}</p>", s=sentence), table_html(table)]
                 md_parts += [md_escape(sentence), "", table_markdown(table), ""]
-    if tm is not None:
-        tm_percent = tm.metric == metric and percent
-        html_parts += [html_fragment("<h3>Cross-group transfer</h3><p>Diagonal: held-out examples of the training "
-                                     "group itself; elsewhere: every example of the tested group.</p>"),
-                       figure_html(_heatmap(tm, tm_percent), div_id="chart-groups-transfer", height=420)]
-        wide = tm.scores.map(lambda v: _pct(v, tm_percent)).reset_index().rename(columns={"train_group": "trained on"})
-        md_parts += ["### Cross-group transfer (rows: trained on)", "", table_markdown(wide), ""]
-        data["transfer"] = {"metric": tm.metric, "cells": tm.to_frame().to_dict(orient="records")}
+    if matrices:
+        html_parts.append(html_fragment("<h3>Cross-group transfer</h3><p>Diagonal: held-out examples of the training "
+                                        "group itself; elsewhere: every example of the tested group.</p>"))
+        data["transfer"] = []
+    for k, (columns, tm) in enumerate(matrices):
+        html_parts.append(figure_html(_heatmap(tm, percent), div_id="chart-groups-transfer" + (f"-{k + 1}" if k else ""),
+                                      height=420))
+        wide = tm.scores.map(lambda v: _pct(v, percent)).reset_index().rename(columns={"train_group": "trained on"})
+        md_parts += [f"### Cross-group transfer of {md_escape(tm.model or '')} by {md_escape('+'.join(columns))} "
+                     "(rows: trained on)", "",
+                     table_markdown(wide), ""]
+        data["transfer"].append({"model": tm.model, "metric": tm.metric, "group_columns": columns,
+                                 "cells": tm.to_frame().to_dict(orient="records")})
+    if note is not None:
+        html_parts.append(html_fragment("<p>{{ note }}</p>", note=note))
+        md_parts += [md_escape(note), ""]
+        data["ignored_file"] = TRANSFER_FILE
     if not html_parts:
         return None
     from markupsafe import Markup

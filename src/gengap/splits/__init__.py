@@ -18,6 +18,7 @@ from gengap.splits.local_structures import UnobservedStructureSplit, accuracy_by
 from gengap.splits.preset import PresetSplit
 from gengap.splits.random import RandomSplit
 from gengap.splits.time import TimeSplit
+from gengap.splits.transfer import TransferSplit
 
 __all__ = [
     "AllRows",
@@ -31,6 +32,7 @@ __all__ = [
     "TargetMaxCompoundDivergence",
     "GroupSplit",
     "TimeSplit",
+    "TransferSplit",
     "ClusterSplit",
     "DifficultySplit",
     "HeldOutPrimitive",
