@@ -209,3 +209,10 @@ def test_evaluate_names_a_bad_keyword_and_keeps_the_old_meaning_of_a_config_dict
     with Store(ev.store_path, read_only=True) as store:
         assert store.run_config(ev.run_id)["experiment"] == "a"
     assert ev.settings == Settings().replace(progress=False)
+
+
+def test_gengap_eval_names_the_option_with_a_bad_value(cli):
+    code, _, err = cli("eval", "--data", "d.jsonl", "--model", "m:f", "--batch-size", "0", "--backend", "gpu")
+    assert code == 1 and len(err.strip().splitlines()) == 1, err
+    assert "'--backend': Input should be 'serial', 'thread', 'process' or 'ray' (got 'gpu'" in err
+    assert "'--batch-size': Input should be greater than or equal to 1 (got 0; expected int)" in err

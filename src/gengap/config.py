@@ -95,7 +95,7 @@ class PromptConfig(_Strict):
     """How examples become prompts for a language model (see :class:`gengap.Prompt`)."""
 
     template: str = "{input}"
-    k: int = Field(0, ge=0)
+    k: int = Field(default=0, ge=0)
     instruction: str = ""
     target_template: str = " {target}"
     separator: str = "\n\n"
@@ -200,7 +200,7 @@ def _type_name(model: type[BaseModel], loc: list[str]) -> str:
     if field is None:
         return ""
     ann = field.annotation
-    return getattr(ann, "__name__", None) if isinstance(ann, type) else str(ann).replace("typing.", "")
+    return ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
 
 
 def _unknown_key(model: type[BaseModel], loc: list[str]) -> str:
@@ -236,10 +236,12 @@ def _format_error(err: ValidationError, source: str, model: type[BaseModel], mov
     return f"{source}: " + "; ".join(parts) + "."
 
 
-def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: bool = True) -> RunConfig:
+def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: bool = True,
+                 names: Mapping[str, str] | None = None) -> RunConfig:
     """Validate a dict (a parsed TOML file) into a RunConfig, with readable errors.
 
-    ``warn=False`` reads an older layout without the DeprecationWarning (a stored run's settings).
+    ``warn=False`` reads an older layout without the DeprecationWarning (a stored run's settings);
+    ``names`` shows keys under other names in error messages (``gengap eval``'s options).
 
     >>> parse_config({"data": {"path": "d"}, "model": {"spec": "m:f"}, "splitting": {"sed": 1}})
     Traceback (most recent call last):
@@ -250,7 +252,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: boo
     try:
         cfg = RunConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(_format_error(e, source, RunConfig, moved)) from None
+        raise ConfigError(_format_error(e, source, RunConfig, {**(names or {}), **moved})) from None
     if cfg.data is None and not any(s.path for s in cfg.split):
         raise ConfigError(f"{source}: missing the [data] table (path, input, target), needed unless a split folder is given.")
     for i, s in enumerate(cfg.split):

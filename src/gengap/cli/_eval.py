@@ -16,6 +16,7 @@ from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelCo
 #: The settings with their defaults: each option's default is read from here, never written again.
 _DATA, _MODEL, _PROMPT, _EVAL = DataConfig(path=""), ModelConfig(spec=""), PromptConfig(), EvalConfig()
 _EXECUTION, _SCORING, _SPLITTING = Execution(), Scoring(), Splitting()
+_INPUT: str = DataConfig.model_fields["input"].default  # the field also takes a list of columns; the option one
 
 
 def option(model: type[BaseModel], name: str, *flags: str, help: str | None = None) -> Any:
@@ -25,11 +26,11 @@ def option(model: type[BaseModel], name: str, *flags: str, help: str | None = No
 
 @app.command("eval")
 def eval_command(
+    model: Annotated[str, typer.Option(help="pkg.module:function (a batch callable or estimator), a .skops file, or an OpenAI-compatible base URL (http://host:port/v1).")],
     data: Annotated[Optional[str], typer.Option(help="Data file (JSONL, JSON, CSV, TSV, Parquet) or a Hugging Face dataset folder.")] = None,
-    model: Annotated[str, typer.Option(help="pkg.module:function (a batch callable or estimator), a .skops file, or an OpenAI-compatible base URL (http://host:port/v1).")] = ...,
     split: Annotated[Optional[list[str]], typer.Option("--split", help="Split method (random, length, primitive:jump, ...; repeat for several) or a folder written by 'gengap split'.")] = None,
-    input: Annotated[str, typer.Option(help="Column with the model's input.")] = _DATA.input,
-    target: Annotated[str, typer.Option(help="Column with the reference answer.")] = _DATA.target,
+    input: Annotated[str, typer.Option(help="Column with the model's input.")] = _INPUT,
+    target: Annotated[Optional[str], typer.Option(help="Column with the reference answer.")] = _DATA.target,
     id: Annotated[Optional[str], typer.Option(help="Column with unique example ids (default: row numbers).")] = _DATA.id,
     metadata: Annotated[Optional[list[str]], typer.Option(help="Metadata column to keep (repeat; default: all others).")] = _DATA.metadata,
     format: Annotated[Optional[str], typer.Option(help="Force the data format: jsonl, json, csv, tsv, parquet, hf.")] = _DATA.format,
@@ -108,15 +109,34 @@ def run_config(**options: Any) -> RunConfig:
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or []},
     }
     if o["prompt"] is not None:
-        raw["prompt"] = {"template": parse_stop([o["prompt"]])[0], "k": o["shots"],
-                         "instruction": parse_stop([o["instruction"] or ""])[0],
-                         "target_template": parse_stop([o["target_template"]])[0], "seed": o["seed"], "perturb": o["prompt_perturb"]}
+        unescape = lambda text: (parse_stop([text]) or [text])[0]  # \\n typed on a command line is a newline
+        raw["prompt"] = {"template": unescape(o["prompt"]), "k": o["shots"], "instruction": unescape(o["instruction"] or ""),
+                         "target_template": unescape(o["target_template"]), "seed": o["seed"], "perturb": o["prompt_perturb"]}
     elif o["shots"] or o["instruction"]:
         raise ConfigError("--shots and --instruction build a prompt: give its template too, e.g. "
                           "--prompt 'Question: {input}\\nAnswer:'.")
     if o["data"] is not None:
         raw["data"] = {key: o[key] for key in ("input", "target", "id", "metadata", "format")} | {"path": o["data"]}
-    return parse_config(raw, source="gengap eval")
+    return parse_config(raw, source="gengap eval", names=_option_names())
+
+
+#: Run-file keys set by an option of another name (the rest: the key with dashes).
+_OPTION_OF = {"spec": "model", "version": "model_version", "trusted": "trust_type", "extra": "request_field",
+              "metrics": "metric", "path": "data", "template": "prompt", "k": "shots", "curves": "curve",
+              "prompt.perturb": "prompt_perturb", "model.seed": "seed", "prompt.seed": "seed"}
+
+
+def _option_names() -> dict[str, str]:
+    """Each run-file key (``execution.batch_size``) -> the option of gengap eval that sets it (``--batch-size``),
+    so a bad value is reported under the name the user typed."""
+    tables: dict[str, type[BaseModel]] = {"data": DataConfig, "model": ModelConfig, "prompt": PromptConfig, "eval": EvalConfig,
+              "execution": Execution, "scoring": Scoring, "splitting": Splitting}
+    names: dict[str, str] = {}
+    for table, model in tables.items():
+        for key in model.model_fields:
+            flag = _OPTION_OF.get(f"{table}.{key}", _OPTION_OF.get(key, key))
+            names[f"{table}.{key}"] = "--" + flag.replace("_", "-")
+    return names
 
 
 def _request_fields(pairs: list[str]) -> dict[str, Any]:
