@@ -73,6 +73,15 @@ def test_every_setting_has_one_default_shared_by_cli_run_file_and_evaluate(group
         assert getattr(getattr(ev.settings, group), name) == default
 
 
+def test_gengap_split_and_the_random_splitter_use_the_same_splitting_defaults():
+    split_params = {p.name: p.default for p in typer.main.get_command(app).commands["split"].params}
+    constructor = inspect.signature(gengap.RandomSplit).parameters
+    seed_name = "seed" if "seed" in constructor else "random_state"
+    for name, field in Splitting.model_fields.items():
+        assert split_params[name] == field.default
+        assert constructor[seed_name if name == "seed" else name].default == field.default
+
+
 def test_evaluate_takes_every_setting_as_a_keyword_and_nothing_else_defaults_a_setting():
     params = inspect.signature(gengap.evaluate).parameters
     deferred = {n for n, p in params.items() if p.default is FROM_CONFIG}

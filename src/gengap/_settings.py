@@ -160,10 +160,6 @@ class Settings(_Strict):
             raise ConfigError(f"Unknown setting '{name}'.{did_you_mean(name, groups)} Settings: {', '.join(groups)}.")
         return groups[name]
 
-    def option(self, name: str) -> Any:
-        """The value of option ``name`` (``settings.option("seed")`` is ``settings.splitting.seed``)."""
-        return getattr(getattr(self, self.option_group(name)), name)
-
     def stored(self) -> dict[str, Any]:
         """The settings as stored with a run (JSON): every group, less :attr:`Execution.NOT_STORED`.
 

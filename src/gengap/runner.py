@@ -216,7 +216,7 @@ def evaluate(
     dataset: Dataset,
     splits: Sequence[SplitLike] = ("random",),
     *,
-    config: Settings | None = None,
+    config: Settings | Mapping[str, Any] | None = None,
     out: str | Path | None = None,
     name: str = DEFAULT_RUN_NAME,
     perturbations: Sequence[Any] = (),
@@ -304,6 +304,9 @@ def evaluate(
         a Python function or object only with a version or files (``as_model(fn, version="v2")``).
     resume : continue an unfinished run of the same name and configuration in ``out``.
     progress : show progress bars (None: when stderr is a terminal).
+
+    A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
+    ``evaluation.settings`` then keeps the named setting it stands in for.
 
     Returns
     -------
