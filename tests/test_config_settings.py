@@ -16,7 +16,7 @@ from gengap import ConfigError
 from gengap._settings import FROM_CONFIG, GROUPS
 from gengap.cli import _eval
 from gengap.cli._app import app
-from gengap.config import Execution, Generation, Settings, Splitting, load_run_file, parse_config
+from gengap.config import DataConfig, Execution, Generation, PromptConfig, Settings, Splitting, load_run_file, parse_config
 from gengap.models.http import OpenAIModel
 from gengap.store import Store
 
@@ -80,6 +80,15 @@ def test_gengap_split_and_the_random_splitter_use_the_same_splitting_defaults():
     for name, field in Splitting.model_fields.items():
         assert split_params[name] == field.default
         assert constructor[seed_name if name == "seed" else name].default == field.default
+
+
+@pytest.mark.parametrize("table, function", [(PromptConfig, gengap.Prompt), (DataConfig, gengap.load)])
+def test_the_run_files_prompt_and_data_tables_default_like_the_python_functions(table, function):
+    params = inspect.signature(function).parameters
+    shared = [name for name in table.model_fields if name in params]
+    assert len(shared) >= 4
+    for name in shared:
+        assert table.model_fields[name].get_default(call_default_factory=True) == params[name].default, name
 
 
 def test_evaluate_takes_every_setting_as_a_keyword_and_nothing_else_defaults_a_setting():
