@@ -234,3 +234,23 @@ def test_gengap_eval_names_the_option_with_a_bad_value(cli):
     assert code == 1 and len(err.strip().splitlines()) == 1, err
     assert "'--backend': Input should be 'serial', 'thread', 'process' or 'ray' (got 'gpu'" in err
     assert "'--batch-size': Input should be greater than or equal to 1 (got 0; expected int)" in err
+
+
+def test_gengap_resume_reads_a_run_stored_with_its_settings_in_eval(cli, tmp_path):
+    """A run an older gengap stored (settings inside its [eval] table) is read back with those settings."""
+    data = tmp_path / "data.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in _records()), encoding="utf-8")
+    (tmp_path / "oldrun_model.py").write_text(MODEL_CODE, encoding="utf-8")
+    out = tmp_path / "out"
+    old_layout = {"data": {"path": str(data)}, "model": {"spec": "oldrun_model:predict"}, "split": [{"method": "random"}],
+                  "eval": {"out": str(out), "seed": 3, "test_fraction": 0.5, "metrics": ["token_f1"], "batch_size": 5}}
+    out.mkdir()
+    with Store(out / "gengap.duckdb") as store:
+        store.start_run("eval", old_layout)  # left 'running': interrupted
+    code, _, err = cli("resume", str(out), "--no-progress")
+    assert code == 0 and "warning" not in err, err
+    with Store(out / "gengap.duckdb", read_only=True) as store:
+        finished = store.run_config(store.runs()["run_id"].iloc[-1])
+    assert finished["settings"]["splitting"] == {"seed": 3, "test_fraction": 0.5}
+    assert finished["settings"]["scoring"]["metrics"] == ["token_f1"] and finished["settings"]["execution"]["batch_size"] == 5
+    assert finished["splits"][0]["n_test"] == 20
