@@ -44,7 +44,7 @@ def test_a_good_run_file_resolves_paths_against_its_folder(tmp_path, monkeypatch
     sub.mkdir()
     cfg = load_run_file(_write(sub, GOOD))
     assert cfg.data.path == str(sub / "data.jsonl") and cfg.eval.out == str(sub / "report")
-    assert cfg.data.input == "question" and cfg.eval.seed == 3 and cfg.eval.metrics == ["exact_match", "token_f1"]
+    assert cfg.data.input == "question" and cfg.splitting.seed == 3 and cfg.scoring.metrics == ["exact_match", "token_f1"]
     assert [s.method for s in cfg.split] == ["random", "length"] and cfg.split[1].options() == {"by": "input"}
     assert cfg.model.spec == "mymodel:predict" and str(sub) in sys.path  # the model module may sit beside the file
 

@@ -4,6 +4,13 @@
 file always mean the same thing. Unknown keys are errors that name the key and suggest the
 nearest valid one; relative paths are read relative to the run file.
 
+The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
+where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
+cache, resume, progress), ``[scoring]`` (metrics, extract, choices_by, reference) and
+``[splitting]`` (seed, test_fraction); ``[model]`` holds the model and its :class:`Generation`
+settings. Run files that put the first three groups' keys in ``[eval]`` (before they had tables)
+still work, with a DeprecationWarning naming each key's new table.
+
 Example run file::
 
     [data]
@@ -21,15 +28,20 @@ Example run file::
     method = "length"
     by = "target"
 
-    [eval]
+    [scoring]
     metrics = ["exact_match"]
+
+    [eval]
     out = "report"
     curves = ["target_length"]   # optional: score curves along these axes (gengap eval --curve)
 """
 
 from __future__ import annotations
 
+import difflib
 import sys
+import warnings
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -37,9 +49,10 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
+from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
 
-__all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "load_run_file",
-           "execute"]
+__all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "Settings", "Execution",
+           "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "build_model", "execute"]
 
 
 class _Strict(BaseModel):
@@ -57,29 +70,23 @@ class DataConfig(_Strict):
     format: Literal["jsonl", "json", "csv", "tsv", "parquet", "hf"] | None = None
 
 
-class ModelConfig(_Strict):
-    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL.
+class ModelConfig(Generation):
+    """The model: an import spec (``pkg.mod:fn``), a ``.skops`` file, or an OpenAI-compatible base URL,
+    with the :class:`Generation` settings of an HTTP model.
 
     ``version`` caches the outputs of a Python function model under that version (change it whenever
     the model changes); without it gengap cannot see the function's state and does not cache it.
+
+    >>> ModelConfig(spec="http://localhost:8080/v1", max_tokens=32).api
+    'chat'
     """
 
+    model_config = ConfigDict(extra="forbid", frozen=True)
     spec: str
     name: str | None = None
     version: str | None = None
     model_name: str | None = None
-    api: Literal["chat", "completions"] = "chat"
     api_key_env: str | None = None
-    concurrency: int = Field(8, ge=1, le=1024)
-    timeout: float = Field(60.0, gt=0)
-    max_retries: int = Field(5, ge=0, le=50)
-    max_tokens: int | None = Field(None, ge=1)
-    temperature: float = Field(0.0, ge=0)
-    top_p: float | None = Field(None, gt=0, le=1)
-    seed: int | None = None
-    stop: list[str] | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)
-    system_prompt: str | None = None
     trust_pickle: bool = False
     trusted: list[str] = Field(default_factory=list)
 
@@ -88,7 +95,7 @@ class PromptConfig(_Strict):
     """How examples become prompts for a language model (see :class:`gengap.Prompt`)."""
 
     template: str = "{input}"
-    k: int = Field(0, ge=0)
+    k: int = Field(default=0, ge=0)
     instruction: str = ""
     target_template: str = " {target}"
     separator: str = "\n\n"
@@ -108,28 +115,26 @@ class SplitConfig(BaseModel):
 
 
 class EvalConfig(_Strict):
-    """How to score and where to write."""
+    """What else to score and where to write: the output folder, the run's name, perturbations, curves.
 
-    metrics: list[str] = ["exact_match"]
-    seed: int = 0
-    test_fraction: float = Field(0.2, gt=0, lt=1)
-    batch_size: int = Field(512, ge=1)
+    (Its settings once held here have their own tables: :data:`MOVED_FROM_EVAL`.)
+    """
+
     out: str = "gengap-report"
-    reference: str | None = None
-    name: str = "eval"
-    backend: Literal["serial", "thread", "process", "ray"] = "serial"
-    workers: int | None = Field(None, ge=1)
-    ray_address: str | None = None
-    shard_size: int | None = Field(None, ge=1)
-    cache: bool = True
-    extract: Literal["number", "choice", "yes_no", "text"] | None = None
+    name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
-    choices_by: Literal["generate", "loglik", "loglik_norm"] = "generate"
     curves: list[str] = []
 
 
-class RunConfig(_Strict):
-    """A whole evaluation: data, model, splits and evaluation settings."""
+class RunConfig(Settings):
+    """A whole evaluation: data, model, prompt, splits, the :class:`Settings` groups, and the output.
+
+    It is a :class:`Settings`, so ``gengap.evaluate(..., config=run_config)`` takes its settings.
+
+    >>> cfg = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "m:f"}, "execution": {"batch_size": 8}})
+    >>> cfg.execution.batch_size, cfg.splitting.seed, cfg.eval.out
+    (8, 0, 'gengap-report')
+    """
 
     data: DataConfig | None = None
     model: ModelConfig
@@ -137,35 +142,117 @@ class RunConfig(_Strict):
     split: list[SplitConfig] = Field(default_factory=lambda: [SplitConfig(method="random")])
     eval: EvalConfig = EvalConfig()
 
+    def settings(self) -> Settings:
+        """Only the :class:`Settings` groups (what :func:`gengap.evaluate` reads)."""
+        return Settings(**{group: getattr(self, group) for group in GROUPS})
 
-def _format_error(err: ValidationError, source: str, model: type[BaseModel]) -> str:
+
+#: Keys an older run file kept in ``[eval]``, and the table each lives in now.
+MOVED_FROM_EVAL: dict[str, str] = {
+    **dict.fromkeys(("seed", "test_fraction"), "splitting"),
+    **dict.fromkeys(("metrics", "extract", "choices_by", "reference"), "scoring"),
+    **dict.fromkeys(("batch_size", "shard_size", "backend", "workers", "ray_address", "cache"), "execution"),
+}
+#: Model settings that say how fast answers come, not what they are: not stored with a run.
+NOT_STORED_MODEL = ("concurrency", "timeout", "max_retries")
+
+
+def _move_old_keys(data: Mapping[str, Any], source: str, *, warn: bool = True) -> tuple[dict[str, Any], dict[str, str]]:
+    """An older run file's ``[eval]`` settings moved into their tables; also returns new key -> old key
+    (so error messages name the key where the user wrote it)."""
+    old = data.get("eval")
+    if not isinstance(old, Mapping) or not set(old) & set(MOVED_FROM_EVAL):
+        return dict(data), {}
+    out = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
+    moved: dict[str, str] = {}
+    for key in [k for k in old if k in MOVED_FROM_EVAL]:
+        group = MOVED_FROM_EVAL[key]
+        table = out.setdefault(group, {})
+        if not isinstance(table, dict):
+            continue  # a [group] that is not a table: validation says so
+        if key in table:
+            raise ConfigError(f"{source}: '{key}' is given twice, in [eval] and in [{group}]; keep the one in [{group}].")
+        table[key] = out["eval"].pop(key)
+        moved[f"{group}.{key}"] = f"eval.{key}"
+    if warn:
+        where = ", ".join(f"{key} to [{MOVED_FROM_EVAL[key]}]" for key in (m.split(".")[1] for m in moved))
+        warnings.warn(f"{source}: settings in [eval] are deprecated and will be removed in the next release; move "
+                      f"{where}.", DeprecationWarning, stacklevel=4)
+    return out, moved
+
+
+def _table_model(model: type[BaseModel], loc: list[str]) -> Any:
+    """The model class of the table at ``loc`` (``["model"]`` -> ModelConfig), or None."""
+    parent: Any = model
+    for name in loc:
+        field = parent.model_fields.get(name) if hasattr(parent, "model_fields") else None
+        if field is None:
+            return None
+        ann = field.annotation
+        parent = ann if hasattr(ann, "model_fields") else getattr(ann, "__args__", [ann])[0]
+    return parent
+
+
+def _type_name(model: type[BaseModel], loc: list[str]) -> str:
+    """The expected type of the field at ``loc`` as a reader writes it (``int``, ``float | None``)."""
+    table = _table_model(model, loc[:-1])
+    field = getattr(table, "model_fields", {}).get(loc[-1])
+    if field is None:
+        return ""
+    ann = field.annotation
+    return ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")
+
+
+def _unknown_key(model: type[BaseModel], loc: list[str]) -> str:
+    """Why a key is unknown: the nearest valid key of its table, or the table it belongs in."""
+    table = _table_model(model, loc[:-1])
+    valid = list(getattr(table, "model_fields", {}))
+    key = loc[-1]
+    candidates = valid + (list(MOVED_FROM_EVAL) if table is EvalConfig else [])
+    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    hint = did_you_mean(key, candidates)
+    if close and close[0] not in valid:
+        hint += f" (it belongs in [{MOVED_FROM_EVAL[close[0]]}] now)"
+    elif not close:
+        homes = [g for g, m in GROUPS.items() if key in m.model_fields and g != (loc[0] if len(loc) > 1 else None)]
+        hint = f" '{key}' belongs in [{homes[0]}]." if homes else ""
+    return f"unknown key '{'.'.join(loc)}'.{hint} Valid keys there: {', '.join(valid)}"
+
+
+def _format_error(err: ValidationError, source: str, model: type[BaseModel], moved: Mapping[str, str] | None = None) -> str:
+    """One message for every problem, each naming the key as the user wrote it (``moved``: new -> old)."""
     parts = []
     for e in err.errors():
         loc = [str(x) for x in e["loc"]]
         key = ".".join(loc)
+        shown = (moved or {}).get(key, key)
         if e["type"] == "extra_forbidden":
-            parent: Any = model
-            for name in loc[:-1]:
-                field = parent.model_fields.get(name) if hasattr(parent, "model_fields") else None
-                if field is None:
-                    break
-                ann = field.annotation
-                parent = getattr(ann, "__args__", [ann])[0] if not hasattr(ann, "model_fields") else ann
-            valid = list(getattr(parent, "model_fields", {}))
-            parts.append(f"unknown key '{key}'.{did_you_mean(loc[-1], valid)} Valid keys there: {', '.join(valid)}")
+            parts.append(_unknown_key(model, loc))
         elif e["type"] == "missing":
-            parts.append(f"missing required key '{key}'")
+            parts.append(f"missing required key '{shown}'")
         else:
-            parts.append(f"'{key}': {e['msg']} (got {e.get('input')!r})")
+            expected = _type_name(model, loc)
+            parts.append(f"'{shown}': {e['msg']} (got {e.get('input')!r}{'; expected ' + expected if expected else ''})")
     return f"{source}: " + "; ".join(parts) + "."
 
 
-def parse_config(data: dict[str, Any], *, source: str = "run file") -> RunConfig:
-    """Validate a dict (a parsed TOML file) into a RunConfig, with readable errors."""
+def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: bool = True,
+                 names: Mapping[str, str] | None = None) -> RunConfig:
+    """Validate a dict (a parsed TOML file) into a RunConfig, with readable errors.
+
+    ``warn=False`` reads an older layout without the DeprecationWarning (a stored run's settings);
+    ``names`` shows keys under other names in error messages (``gengap eval``'s options).
+
+    >>> parse_config({"data": {"path": "d"}, "model": {"spec": "m:f"}, "splitting": {"sed": 1}})
+    Traceback (most recent call last):
+      ...
+    gengap._errors.ConfigError: run file: unknown key 'splitting.sed'. Did you mean 'seed'? Valid keys there: seed, test_fraction.
+    """
+    data, moved = _move_old_keys(data, source, warn=warn)
     try:
         cfg = RunConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(_format_error(e, source, RunConfig)) from None
+        raise ConfigError(_format_error(e, source, RunConfig, {**(names or {}), **moved})) from None
     if cfg.data is None and not any(s.path for s in cfg.split):
         raise ConfigError(f"{source}: missing the [data] table (path, input, target), needed unless a split folder is given.")
     for i, s in enumerate(cfg.split):
@@ -209,15 +296,13 @@ def load_run_file(path: str | Path) -> RunConfig:
 
 
 def build_model(cfg: ModelConfig) -> Any:
-    """The Model a ModelConfig describes."""
+    """The Model a ModelConfig describes (an HTTP model gets every :class:`Generation` setting)."""
     from gengap.models import load_model
 
     options: dict[str, Any] = {}
     if cfg.spec.startswith(("http://", "https://")):
-        options = {"model_name": cfg.model_name, "api": cfg.api, "api_key_env": cfg.api_key_env,
-                   "concurrency": cfg.concurrency, "timeout": cfg.timeout, "max_retries": cfg.max_retries,
-                   "max_tokens": cfg.max_tokens, "temperature": cfg.temperature, "system_prompt": cfg.system_prompt,
-                   "top_p": cfg.top_p, "seed": cfg.seed, "stop": cfg.stop, "extra": cfg.extra}
+        options = {"model_name": cfg.model_name, "api_key_env": cfg.api_key_env,
+                   **{key: getattr(cfg, key) for key in Generation.model_fields}}
     elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
         options = {"trust_pickle": cfg.trust_pickle, "trusted": cfg.trusted}
     if cfg.version is not None and not options and not cfg.spec.startswith(("http://", "https://")):
@@ -226,18 +311,24 @@ def build_model(cfg: ModelConfig) -> Any:
 
 
 def _identity(cfg: RunConfig) -> dict[str, Any]:
-    """The run file as stored with the run: what the run computes, not where or how fast it runs,
-    so the same evaluation resumes whatever backend or worker count the second attempt uses."""
-    data = cfg.model_dump(mode="json")
-    for key in ("backend", "workers", "ray_address", "cache"):
-        data["eval"].pop(key, None)
-    for key in ("concurrency", "timeout", "max_retries"):
+    """The run file as stored with the run, besides the settings (:func:`gengap.evaluate` stores those):
+    what the run computes, not how fast it runs (:data:`NOT_STORED_MODEL`), so the same evaluation
+    resumes whatever request timeout the second attempt uses."""
+    data = cfg.model_dump(mode="json", include=set(RUN_FILE_TABLES))
+    for key in NOT_STORED_MODEL:
         data["model"].pop(key, None)
     return data
 
 
+#: The tables of a run file stored with a run besides its settings (``gengap resume`` reads them back).
+RUN_FILE_TABLES = ("data", "model", "prompt", "split", "eval")
+
+
 def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
-    """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation."""
+    """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation.
+
+    ``progress`` (when not None) overrides ``cfg.execution.progress``.
+    """
     from gengap._outputs import check_out_folder
     from gengap.io import load
     from gengap.runner import evaluate
@@ -253,15 +344,13 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
         dataset = load(cfg.data.path, input=cfg.data.input, target=cfg.data.target, id=cfg.data.id,
                        metadata=cfg.data.metadata, format=cfg.data.format)
         for s in cfg.split:
-            splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.eval.seed,
-                                        test_fraction=cfg.eval.test_fraction))
+            splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.splitting.seed,
+                                        test_fraction=cfg.splitting.test_fraction))
     model = build_model(cfg.model)  # after the data: a missing data file is reported first
-    evaluation = evaluate(model, dataset, splits, metrics=cfg.eval.metrics, out=cfg.eval.out, name=cfg.eval.name,
-                          batch_size=cfg.eval.batch_size, seed=cfg.eval.seed, test_fraction=cfg.eval.test_fraction,
-                          reference=cfg.eval.reference, config=_identity(cfg), progress=progress,
-                          backend=cfg.eval.backend, workers=cfg.eval.workers, ray_address=cfg.eval.ray_address,
-                          shard_size=cfg.eval.shard_size, cache=cfg.eval.cache, extract=cfg.eval.extract, perturbations=_perturbations(cfg),
-                          prompt=cfg.prompt.model_dump() if cfg.prompt else None, choices_by=cfg.eval.choices_by)
+    settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
+    evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
+                          run_info=_identity(cfg), perturbations=_perturbations(cfg),
+                          prompt=cfg.prompt.model_dump() if cfg.prompt else None)
     evaluation.report(curves=cfg.eval.curves)
     return evaluation
 

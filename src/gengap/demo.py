@@ -109,7 +109,7 @@ def scan_demo(
     try:
         evaluation = gengap.evaluate(
             {"seq2seq-gru": learner}, dataset, splits, out=out, name="demo-scan", seed=seed, progress=progress,
-            config={"demo": {"name": "scan", "quick": quick, "limit": limit, "learner": settings}},
+            run_info={"demo": {"name": "scan", "quick": quick, "limit": limit, "learner": settings}},
         )
     finally:
         torch.set_num_threads(before)

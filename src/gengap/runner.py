@@ -32,6 +32,7 @@ import pandas as pd
 from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
+from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Settings
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend, make_backend, predict_batched
 from gengap.dataset import Dataset
@@ -60,6 +61,7 @@ class Evaluation:
     run_id : the run's id in that store.
     out : the output folder (where ``report`` writes by default).
     model_calls : how many inputs were sent to a model in this call (0 when everything was cached or resumed).
+    settings : the :class:`gengap.config.Settings` the run used (None for an Evaluation built by hand).
 
     :meth:`cache_use` says, per model, how many outputs came from the cache and under which fingerprint.
     """
@@ -69,6 +71,7 @@ class Evaluation:
     out: Path
     reference: str | None = None
     model_calls: int = 0
+    settings: Settings | None = None
     _rows: pd.DataFrame | None = field(default=None, repr=False)
 
     def rows(self, metric: str | None = None) -> pd.DataFrame:
@@ -229,27 +232,41 @@ def evaluate(
     dataset: Dataset,
     splits: Sequence[SplitLike] = ("random",),
     *,
-    metrics: Sequence[str] = ("exact_match",),
+    config: Settings | Mapping[str, Any] | None = None,
     out: str | Path | None = None,
-    name: str = "eval",
-    batch_size: int = 512,
-    shard_size: int | None = None,
-    seed: int = 0,
-    test_fraction: float = 0.2,
-    reference: str | None = None,
-    config: Mapping[str, Any] | None = None,
+    name: str = DEFAULT_RUN_NAME,
     perturbations: Sequence[Any] = (),
-    backend: str | Backend = "serial",
-    workers: int | None = None,
-    ray_address: str | None = None,
-    cache: bool = True,
-    resume: bool = True,
-    extract: str | Any = None,
-    progress: bool | None = None,
     prompt: Any = None,
-    choices_by: str = "generate",
+    run_info: Mapping[str, Any] | None = None,
+    metrics: Sequence[str] | FromConfig = FROM_CONFIG,
+    extract: str | Any = FROM_CONFIG,
+    choices_by: str | FromConfig = FROM_CONFIG,
+    reference: str | None | FromConfig = FROM_CONFIG,
+    seed: int | FromConfig = FROM_CONFIG,
+    test_fraction: float | FromConfig = FROM_CONFIG,
+    backend: str | Backend | FromConfig = FROM_CONFIG,
+    workers: int | None | FromConfig = FROM_CONFIG,
+    ray_address: str | None | FromConfig = FROM_CONFIG,
+    batch_size: int | FromConfig = FROM_CONFIG,
+    shard_size: int | None | FromConfig = FROM_CONFIG,
+    cache: bool | FromConfig = FROM_CONFIG,
+    resume: bool | FromConfig = FROM_CONFIG,
+    progress: bool | None | FromConfig = FROM_CONFIG,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
+
+    The settings come from ``config`` (a :class:`gengap.config.Settings`; its defaults when None),
+    and any setting given as a keyword wins over it. Every default is written once, on the fields
+    of :mod:`gengap.config`'s settings groups (``Execution``, ``Scoring``, ``Splitting``);
+    ``evaluation.settings`` holds the settings a run used.
+
+    >>> import gengap
+    >>> from gengap.config import Execution, Settings
+    >>> ds = gengap.load([{"input": str(i), "target": str(i)} for i in range(20)])
+    >>> fast = Settings(execution=Execution(batch_size=8, progress=False))
+    >>> ev = evaluate(lambda xs: xs, ds, config=fast, seed=3)
+    >>> ev.settings.execution.batch_size, ev.settings.splitting.seed, ev.settings.scoring.metrics
+    (8, 3, ['exact_match'])
 
     Parameters
     ----------
@@ -258,14 +275,43 @@ def evaluate(
     dataset : the examples (see :func:`gengap.load`).
     splits : splitter objects, Split records, or method specs such as ``"random"``,
         ``"length"``, ``"primitive:jump"``.
-    metrics : names of per-example scorers (``exact_match``, ``normalized_match``, ``token_f1``).
+    config : the settings (:class:`gengap.config.Settings`, or a whole run file's ``RunConfig``).
+        A dict here is the older meaning of ``config``: use ``run_info`` (deprecated, still works).
     out : output folder for the store (``gengap.duckdb``) and the report; a temporary folder if None.
-    seed, test_fraction : defaults for splitters built from specs.
-    reference : the split gaps are measured from (default: the random split).
+    name : the run's name in the store (a run resumes only under the same name).
     perturbations : objects with a ``name`` and ``apply(dataset, seed) -> Dataset`` that return
         variants of a test part with the same example ids; each variant is scored and stored under
         the perturbation's name, paired with the clean rows.
-    backend, workers, ray_address : where model calls run (``serial``, ``thread``, ``process``, ``ray``).
+    prompt : build each model input with a :class:`gengap.Prompt` (or a dict of its fields, or a
+        template string): instruction, template, k shots drawn from each split's train part. The
+        stored rows keep the rendered prompt. With an HTTP completions model that has no stop set,
+        the prompt's stops are used (the next example's prefix, a blank line).
+    run_info : more facts to store with the run's configuration (JSON-serializable); an
+        unfinished run resumes only when they are the same.
+
+    Scoring (``config.scoring``)
+
+    metrics : names of per-example scorers (``exact_match``, ``normalized_match``, ``token_f1``).
+    extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
+        ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
+        the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
+        as *unextracted*, scores 0, and is counted separately in the summary and the report.
+    choices_by : for multiple-choice data (a ``choices`` column): ``"generate"`` (the model writes
+        an answer), ``"loglik"`` (the option with the highest summed log-probability after the
+        prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
+        model with the completions API that returns prompt log-probabilities.
+    reference : the split gaps are measured from (default: the random split).
+
+    Splitting (``config.splitting``)
+
+    seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
+        perturbations and few-shot draws.
+
+    Execution (``config.execution``)
+
+    backend, workers, ray_address : where model calls run (``serial``, ``thread``, ``process``,
+        ``ray``, or a :class:`gengap.backends.Backend`).
+    batch_size : inputs per model call.
     shard_size : rows per unit of work stored atomically (smaller: less lost to a kill); default
         :func:`auto_shard_size` of each test part. Keep it fixed when resuming a run.
     cache : reuse stored outputs of cacheable models for inputs they answered before. A model is
@@ -273,44 +319,51 @@ def evaluate(
         settings), fitted estimators (a hash of the fitted object), torch modules (their weights);
         a Python function or object only with a version or files (``as_model(fn, version="v2")``).
     resume : continue an unfinished run of the same name and configuration in ``out``.
-    extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
-        ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
-        the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
-        as *unextracted*, scores 0, and is counted separately in the summary and the report.
-    prompt : build each model input with a :class:`gengap.Prompt` (or a dict of its fields, or a
-        template string): instruction, template, k shots drawn from each split's train part. The
-        stored rows keep the rendered prompt. With an HTTP completions model that has no stop set,
-        the prompt's stops are used (the next example's prefix, a blank line).
-    choices_by : for multiple-choice data (a ``choices`` column): ``"generate"`` (the model writes
-        an answer), ``"loglik"`` (the option with the highest summed log-probability after the
-        prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
-        model with the completions API that returns prompt log-probabilities.
+    progress : show progress bars (None: when stderr is a terminal).
+
+    A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
+    ``evaluation.settings`` then keeps the named setting it stands in for.
 
     Returns
     -------
-    Evaluation, with ``summary()``, ``rows()`` and ``report()``.
+    Evaluation, with ``summary()``, ``rows()``, ``report()`` and the ``settings`` it ran with.
     """
     if not isinstance(dataset, Dataset):
         raise ConfigError(
             f"evaluate needs a gengap Dataset, got a {type(dataset).__name__}. Load it first, naming the columns: "
             "gengap.load(data, input='question', target='answer')."
         )
-    for m in metrics:
+    if isinstance(config, Mapping):  # the older meaning of config: facts stored with the run
+        from gengap._deprecation import warn_renamed
+
+        warn_renamed("evaluate(config=<dict>)", "evaluate(run_info=<dict>); config= takes gengap.config.Settings")
+        if run_info is not None:
+            raise ConfigError("Give the facts to store with the run once, as run_info= (config= takes gengap.config.Settings).")
+        config, run_info = None, config
+    if config is not None and not isinstance(config, Settings):
+        raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
+                          "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
+    given = {"metrics": metrics, "extract": extract, "choices_by": choices_by, "reference": reference, "seed": seed,
+             "test_fraction": test_fraction, "backend": backend, "workers": workers, "ray_address": ray_address,
+             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
+    objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
+               "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
+    base = Settings() if config is None else Settings(**{group: getattr(config, group) for group in GROUPS})
+    settings = base.replace(source="evaluate: ", **{k: v for k, v in given.items()
+                                                    if v is not FROM_CONFIG and objects.get(k) is None})
+    execution, scoring, splitting = settings.execution, settings.scoring, settings.splitting
+    for m in scoring.metrics:
         get_metric(m)
-    if (shard_size is not None and shard_size < 1) or batch_size < 1:
-        raise ConfigError(f"shard_size={shard_size} and batch_size={batch_size} must be at least 1.")
     if out is not None:
         check_out_folder(out, option="out")
     prompt_spec = as_prompt(prompt)
-    if choices_by not in CHOICES_BY:
-        raise ConfigError(f"choices_by={choices_by!r} must be one of {', '.join(CHOICES_BY)}.")
-    if choices_by != "generate" and "choices" not in dataset.metadata_columns:
-        raise ConfigError(f"choices_by={choices_by!r} scores the options of a 'choices' column, which the data does "
+    if scoring.choices_by != "generate" and "choices" not in dataset.metadata_columns:
+        raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
-    models = [_for_prompt(m, prompt_spec, choices_by) for m in _normalize_models(model)]
-    resolved = _resolve_splits(dataset, splits, seed=seed, test_fraction=test_fraction)
-    runner = make_backend(backend, workers=workers, address=ray_address)
-    extractor = _as_extractor(extract)
+    models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
+    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
+    runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
+    extractor = _as_extractor(objects["extract"] or scoring.extract)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_NAME
@@ -318,16 +371,16 @@ def evaluate(
         "dataset": {"name": dataset.name, "n": len(dataset), "fingerprint": dataset.fingerprint()},
         "models": [m.name for m in models],
         "splits": [{"name": s.name, "method": s.method, "params": s.params, "n_test": len(s.test)} for s in resolved],
-        "metrics": list(metrics), "perturbations": [getattr(p, "name", str(p)) for p in perturbations],
+        "metrics": list(scoring.metrics), "perturbations": [getattr(p, "name", str(p)) for p in perturbations],
         "extract": None if extractor is None else repr(extractor),
-        "seed": seed, **(dict(config) if config else {}),
+        "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
-    if prompt_spec is not None or choices_by != "generate":  # absent otherwise: earlier runs still resume
+    if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
-        run_config["choices_by"] = choices_by
+        run_config["choices_by"] = scoring.choices_by
     calls = 0
     with Store(store_path) as store:
-        run_id = store.find_resumable(name, run_config) if resume else None
+        run_id = store.find_resumable(name, run_config) if execution.resume else None
         if run_id is None:
             run_id = store.start_run(name, run_config)
         else:
@@ -340,7 +393,7 @@ def evaluate(
                 if prompt_spec is not None:
                     prompt_spec.check(test, split.train_part, where=f" of split '{split.name}'")
                 touches_question = prompt_spec is None or "question" in prompt_spec.targets()
-                variants = [("none", test, None)] + [(p.name, p.apply(test, seed) if touches_question else test, p)
+                variants = [("none", test, None)] + [(p.name, p.apply(test, splitting.seed) if touches_question else test, p)
                                                      for p in perturbations]
                 for m in models:
                     todo = [(p, v, obj) for p, v, obj in variants if _pending(done, m.name, split.name, p, len(v))]
@@ -349,13 +402,14 @@ def evaluate(
                     with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
                         fitted = _fit(m, split) if m.needs_fit else m
                         for perturbation, variant, obj in todo:
-                            inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, seed, choices_by)
+                            inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
+                                                          scoring.choices_by)
                             before = calls
-                            calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=metrics,
-                                                 batch_size=batch_size, shard_size=shard_size, show=progress,
-                                                 perturbation=perturbation, backend=runner, done=done, cache=cache,
-                                                 extractor=extractor, model_inputs=inputs, prompts=shown,
-                                                 choices_by=choices_by)
+                            calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=scoring.metrics,
+                                                 batch_size=execution.batch_size, shard_size=execution.shard_size,
+                                                 show=execution.progress, perturbation=perturbation, backend=runner,
+                                                 done=done, cache=execution.cache, extractor=extractor,
+                                                 model_inputs=inputs, prompts=shown, choices_by=scoring.choices_by)
                             if prompt_spec is not None and calls > before and perturbation == "none":
                                 _warn_if_continued(store, run_id, fitted, split.name, prompt_spec)
         except BaseException:
@@ -367,7 +421,8 @@ def evaluate(
                 if hasattr(m, "close"):
                     m.close()
         store.finish_run(run_id, "done")
-    return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=reference, model_calls=calls)
+    return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=scoring.reference, model_calls=calls,
+                      settings=settings)
 
 
 #: How multiple-choice answers are chosen.

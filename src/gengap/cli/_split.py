@@ -9,8 +9,12 @@ from typing import Annotated, Any, Optional
 import typer
 from rich.text import Text
 
+from gengap._settings import Splitting
 from gengap.cli._app import app
 from gengap.cli._common import parse_options, stdout
+
+#: The splitting defaults (seed, test share) gengap eval and the run file use too.
+_SPLITTING = Splitting()
 
 
 @app.command("split")
@@ -18,8 +22,8 @@ def split_command(
     data: Annotated[str, typer.Argument(help="Data file (JSONL, JSON, CSV, TSV, Parquet) or a Hugging Face dataset folder.")],
     method: Annotated[str, typer.Option(help="Split method; 'gengap methods' lists them with their options.")] = "random",
     out: Annotated[Path, typer.Option(help="Folder for train.jsonl, test.jsonl and split.json.")] = Path("split"),
-    test_fraction: Annotated[float, typer.Option(help="Share of examples in test (methods that take one).")] = 0.2,
-    seed: Annotated[int, typer.Option(help="Seed (methods that draw at random).")] = 0,
+    test_fraction: Annotated[float, typer.Option(help="Share of examples in test (methods that take one).")] = _SPLITTING.test_fraction,
+    seed: Annotated[int, typer.Option(help="Seed (methods that draw at random).")] = _SPLITTING.seed,
     input: Annotated[str, typer.Option(help="Column with the model's input.")] = "input",
     target: Annotated[str, typer.Option(help="Column with the reference answer.")] = "target",
     id: Annotated[Optional[str], typer.Option(help="Column with unique example ids.")] = None,

@@ -231,6 +231,6 @@ def run_sweep(
     config = {"sweep": {"task": task, "knob": spec.knob, "ood": spec.ood, "levels": sorted(set(ds.column("level"))),
                         "n_per_level": n_per_level, "train_per_level": train_per_level,
                         "ood_train_levels": ood_train_levels}}
-    ev = evaluate(dict(models), ds, [_split(ds, seed)], out=out, name=f"{task}-sweep", seed=seed, config=config,
+    ev = evaluate(dict(models), ds, [_split(ds, seed)], out=out, name=f"{task}-sweep", seed=seed, run_info=config,
                   progress=progress)
     return ev, valleys_from_rows(ev.rows(), n_resamples=n_resamples, seed=seed)
