@@ -51,8 +51,8 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     dataset = scan_dataset()
     splits = {
-        "random": RandomSplit(test_fraction=0.2, random_state=args.seed).split_dataset(dataset),
-        "mcd": MaxCompoundDivergence(test_fraction=0.2, random_state=args.seed).split_dataset(dataset),
+        "random": RandomSplit(test_fraction=0.2, seed=args.seed).split_dataset(dataset),
+        "mcd": MaxCompoundDivergence(test_fraction=0.2, seed=args.seed).split_dataset(dataset),
     }
     rows = []
     for name, split in splits.items():

@@ -49,7 +49,7 @@ PUBLISHED = {"random": DEMO_PUBLISHED["random"], "add-jump": DEMO_PUBLISHED["pri
 
 def gengap_splits(dataset: gengap.Dataset, seed: int) -> dict[str, gengap.Split]:
     return {
-        "random": gengap.RandomSplit(test_fraction=0.2, random_state=seed).split_dataset(dataset),
+        "random": gengap.RandomSplit(test_fraction=0.2, seed=seed).split_dataset(dataset),
         "add-jump": gengap.HeldOutPrimitive(primitive="jump").split_dataset(dataset),
         "length": gengap.LengthSplit(by="n_actions", max_train_length=22).split_dataset(dataset),
     }

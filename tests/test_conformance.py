@@ -26,17 +26,17 @@ FAST_MCD = {"n_trials": 4, "n_rebuilds": 1, "max_iterations": 5}
 
 #: Options that make each method applicable to the dataset below (the rest of each signature keeps its default).
 SPLIT_OPTIONS: dict[str, dict] = {
-    "random": {"random_state": 0},
+    "random": {"seed": 0},
     "length": {"by": "input"},
     "primitive": {"primitive": "jump"},
     "combination": {"combinations": "jump&twice;walk&left"},
     "parts": {"max_train_parts": 4},
-    "mcd": {"random_state": 0, **FAST_MCD},
-    "tmcd": {"random_state": 0, **FAST_MCD},
-    "local_structures": {"random_state": 0, "n_trials": 5},
-    "cluster": {"n_clusters": 3, "random_state": 0},
+    "mcd": {"seed": 0, **FAST_MCD},
+    "tmcd": {"seed": 0, **FAST_MCD},
+    "local_structures": {"seed": 0, "n_trials": 5},
+    "cluster": {"n_clusters": 3, "seed": 0},
     "difficulty": {},
-    "group": {"group": "site", "random_state": 0},
+    "group": {"group": "site", "seed": 0},
     "time": {"time": "day"},
     "preset": {"column": "part"},
     "all": {},
@@ -87,6 +87,54 @@ def test_split_method_contract(method, scan_sample, tmp_path):
     assert split.save(tmp_path / f"{method}-again").joinpath("split.json").read_bytes() == (folder / "split.json").read_bytes()
 
 
+SEEDED = sorted(m for m, cls in methods().items() if "seed" in cls().get_params())
+
+
+def test_seeded_methods_are_the_ones_that_draw_at_random():
+    assert SEEDED == ["cluster", "combination", "group", "local_structures", "mcd", "random", "tmcd"]
+
+
+@pytest.mark.parametrize("method", SEEDED)
+def test_seed_is_the_one_name_and_random_state_its_deprecated_alias(method, scan_sample):
+    from sklearn.base import clone
+
+    options = {k: v for k, v in SPLIT_OPTIONS[method].items() if k != "seed"}
+    splitter = make_splitter(method, options={**options, "seed": 3})
+    params = splitter.get_params()
+    assert params["seed"] == 3 and "random_state" not in params and "random_state" not in repr(splitter)
+    copy = clone(splitter)
+    assert copy.get_params() == params and copy is not splitter
+    assert clone(splitter).set_params(seed=4).seed == 4
+    first = splitter.split_dataset(scan_sample)
+    assert first.seed == 3 and first.params["seed"] == 3 and "random_state" not in first.params
+    cls = methods()[method]
+    with pytest.warns(DeprecationWarning, match=r"random_state=\.\.\.\) is deprecated .* use .*\(seed=\.\.\.\)"):
+        old = cls(**options, random_state=3)
+    assert old.seed == 3
+    with pytest.warns(DeprecationWarning, match="use seed"):
+        from_spec = make_splitter(f"{method}:random_state=3", options=options)
+    with pytest.warns(DeprecationWarning, match=r"\.random_state is deprecated"):
+        assert from_spec.random_state == 3
+    with pytest.warns(DeprecationWarning, match="use set_params"):
+        assert clone(splitter).set_params(random_state=5).seed == 5
+    again = old.split_dataset(scan_sample)
+    assert np.array_equal(again.test, first.test) and again.name == first.name
+    with pytest.raises(gengap.ConfigError, match="give only seed=3"):
+        cls(**options, seed=2, random_state=3)
+    with pytest.raises(gengap.ConfigError, match="not both"):
+        make_splitter(f"{method}:seed=2,random_state=3", options=options)
+
+
+def test_old_split_json_with_random_state_loads(scan_sample, tmp_path):
+    folder = make_splitter("random", seed=2).split_dataset(scan_sample).save(tmp_path / "old")
+    info = json.loads((folder / "split.json").read_text())
+    assert info["seed"] == 2 and info["params"]["seed"] == 2
+    info["params"] = {"test_fraction": 0.2, "random_state": 2}  # as written before splitters took seed=
+    (folder / "split.json").write_text(json.dumps(info))
+    back = load_split(folder)
+    assert back.seed == 2 and back.params == {"test_fraction": 0.2, "seed": 2}
+
+
 # ---------------------------------------------------------------- compositional guarantees (hypothesis)
 VOCAB = ["walk", "run", "jump", "look", "twice", "thrice", "left", "right", "and", "after", "around"]
 
@@ -106,7 +154,7 @@ def test_mcd_keeps_every_test_atom_in_training_and_the_atom_bound(cmds, seed, fr
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                split = cls(test_fraction=fraction, random_state=seed, **FAST_MCD).split_dataset(ds)
+                split = cls(test_fraction=fraction, seed=seed, **FAST_MCD).split_dataset(ds)
             except gengap.GengapError:
                 continue  # no valid split of this sample: refusing is allowed, a bad split is not
         train_atoms = {a for i in split.train for a in words(ds.inputs[i])}

@@ -38,7 +38,7 @@ def check_partition(split, n):
     assert set(split.card.to_dict()) >= {"motivation", "generalisation_type", "shift_type", "shift_source", "shift_locus"}
 
 
-@pytest.mark.parametrize("splitter", [RandomSplit(test_fraction=0.25, random_state=3), LengthSplit(test_fraction=0.3),
+@pytest.mark.parametrize("splitter", [RandomSplit(test_fraction=0.25, seed=3), LengthSplit(test_fraction=0.3),
                                       HeldOutPrimitive(primitive="jump")])
 def test_partition_properties(splitter):
     ds = _toy()
@@ -49,9 +49,9 @@ def test_partition_properties(splitter):
 
 def test_random_is_reproducible_and_seed_dependent():
     ds = _toy()
-    a = RandomSplit(random_state=1).split_dataset(ds).test
-    b = RandomSplit(random_state=1).split_dataset(ds).test
-    c = RandomSplit(random_state=2).split_dataset(ds).test
+    a = RandomSplit(seed=1).split_dataset(ds).test
+    b = RandomSplit(seed=1).split_dataset(ds).test
+    c = RandomSplit(seed=2).split_dataset(ds).test
     assert a.tolist() == b.tolist() and a.tolist() != c.tolist()
     assert len(a) == round(0.2 * len(ds))
 
@@ -98,7 +98,7 @@ def test_unseen_atoms_are_reported():
 def test_sklearn_cross_val_score_accepts_splitters():
     X = np.arange(40).reshape(-1, 1)
     y = np.array([0, 1] * 20)
-    scores = cross_val_score(DummyClassifier(), X, y, cv=RandomSplit(test_fraction=0.25, random_state=0))
+    scores = cross_val_score(DummyClassifier(), X, y, cv=RandomSplit(test_fraction=0.25, seed=0))
     assert scores.shape == (1,)
     assert list(RandomSplit().split(X, y))[0][1].size == 8
 
@@ -121,7 +121,7 @@ def test_save_and_load_round_trip(tmp_path):
 def test_spec_strings():
     assert parse_split_spec("length:by=input,test_fraction=0.3") == ("length", {"by": "input", "test_fraction": 0.3})
     assert parse_split_spec("primitive:jump") == ("primitive", {"primitive": "jump"})
-    assert make_splitter("random", seed=5).random_state == 5
+    assert make_splitter("random", seed=5).seed == 5
     assert make_splitter("length", options={"by": "input"}).by == "input"
 
 

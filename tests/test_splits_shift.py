@@ -151,7 +151,7 @@ def test_time_unparseable_values_name_rows():
 
 def test_clusters_hold_out_whole_topics_and_describe_them():
     ds = _tickets()
-    split = ClusterSplit(n_clusters=2, test_fraction=0.5, random_state=0).split_dataset(ds)
+    split = ClusterSplit(n_clusters=2, test_fraction=0.5, seed=0).split_dataset(ds)
     check_partition(split, len(ds))
     # the two topics share no word, so each cluster is one topic
     assert len(set(split.test_part.targets)) == 1 and set(split.test_part.targets).isdisjoint(split.train_part.targets)

@@ -54,10 +54,13 @@ def parse_spec(spec: str, *, what: str, main_option: str | None = None) -> tuple
 
 
 def signature_options(fn: Callable[..., Any]) -> list[str]:
-    """The keyword options a class or factory takes (its signature without self, *args, **kwargs)."""
+    """The keyword options a class or factory takes (its signature without self, *args, **kwargs and
+    deprecated aliases, whose default is ``UNSET``)."""
+    from gengap._deprecation import UNSET
+
     target = fn.__init__ if inspect.isclass(fn) else fn  # type: ignore[misc]
     return [p.name for p in inspect.signature(target).parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is not UNSET]
 
 
 def check_options(spec: str, name: str, options: Iterable[str], valid: list[str], *, what: str) -> None:

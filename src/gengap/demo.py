@@ -98,7 +98,7 @@ def scan_demo(
     if limit is not None:
         dataset = _subsample(dataset, int(limit), seed)
     splits = [
-        gengap.RandomSplit(test_fraction=0.2, random_state=seed),
+        gengap.RandomSplit(test_fraction=0.2, seed=seed),
         gengap.LengthSplit(by="target", test_fraction=0.2),
         gengap.HeldOutPrimitive(primitive="jump"),
     ]

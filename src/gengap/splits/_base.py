@@ -203,9 +203,24 @@ class Splitter:
         return 1
 
     # -- gengap ------------------------------------------------------------
+    #: Seed of the splitter's random draws (its ``seed=`` argument); None for splitters that draw nothing.
+    seed: int | None = None
+
+    def _take_seed(self, seed: int | None, random_state: Any) -> int | None:
+        """``seed``, or the deprecated ``random_state`` when that was given (with a DeprecationWarning)."""
+        from gengap._deprecation import renamed_argument
+
+        default = inspect.signature(type(self).__init__).parameters["seed"].default
+        return renamed_argument(type(self).__name__, "random_state", "seed", random_state, seed, default,
+                                stacklevel=5)
+
     @property
-    def seed(self) -> int | None:
-        return getattr(self, "random_state", None)
+    def random_state(self) -> int | None:
+        """Deprecated name of :attr:`seed`."""
+        from gengap._deprecation import warn_renamed
+
+        warn_renamed(f"{type(self).__name__}.random_state", f"{type(self).__name__}.seed")
+        return self.seed
 
     @property
     def atoms(self) -> AtomFn:
@@ -226,7 +241,7 @@ class Splitter:
 
         >>> import gengap
         >>> ds = gengap.load([{"input": f"w{i}", "target": "t"} for i in range(10)])
-        >>> s = gengap.RandomSplit(test_fraction=0.2, random_state=0).split_dataset(ds)
+        >>> s = gengap.RandomSplit(test_fraction=0.2, seed=0).split_dataset(ds)
         >>> s.diagnostics["n_train"], s.diagnostics["n_test"]
         (8, 2)
         """
@@ -260,23 +275,57 @@ class Splitter:
             **details,
         }
         return Split(name=name, method=self.method, train=train, test=test, seed=self.seed,
-                     params=self.get_params(), diagnostics=diagnostics, card=self.card, dataset=dataset)
+                     params=self._params_record(), diagnostics=diagnostics, card=self.card, dataset=dataset)
 
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's parameters and their current values (as scikit-learn's get_params)."""
-        sig = inspect.signature(type(self).__init__)
-        out = {}
-        for name, p in sig.parameters.items():
-            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                continue
-            value = getattr(self, name, p.default)
-            out[name] = value if isinstance(value, (int, float, str, bool, type(None), list, tuple, dict)) else repr(value)
-        return out
+    @classmethod
+    def _parameters(cls) -> list[inspect.Parameter]:
+        """The constructor's options; deprecated aliases (default ``UNSET``) are not options."""
+        from gengap._deprecation import UNSET
+
+        return [p for name, p in inspect.signature(cls.__init__).parameters.items()
+                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is not UNSET]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters and their current values (scikit-learn's ``get_params``;
+        splitters hold no nested estimators, so ``deep`` changes nothing).
+
+        >>> from gengap.splits import RandomSplit
+        >>> RandomSplit(seed=3).get_params()
+        {'test_fraction': 0.2, 'seed': 3}
+        """
+        return {p.name: getattr(self, p.name, p.default) for p in self._parameters()}
+
+    def set_params(self, **params: Any) -> Splitter:
+        """Set parameters by name (scikit-learn's ``set_params``); ``random_state`` is the deprecated name of ``seed``.
+
+        >>> from gengap.splits import RandomSplit
+        >>> RandomSplit().set_params(seed=7).seed
+        7
+        """
+        from gengap._deprecation import warn_renamed
+
+        valid = self.get_params()
+        for key, value in params.items():
+            if key == "random_state" and "seed" in valid:
+                warn_renamed(f"{type(self).__name__}.set_params(random_state=...)", "set_params(seed=...)")
+                key = "seed"
+            if key not in valid:
+                from gengap._errors import ConfigError, did_you_mean
+
+                raise ConfigError(f"{type(self).__name__} has no parameter '{key}'.{did_you_mean(key, valid)} "
+                                  f"Parameters: {', '.join(valid) or 'none'}.")
+            setattr(self, key, value)
+        return self
+
+    def _params_record(self) -> dict[str, Any]:
+        """``get_params`` as plain JSON values (a callable or array becomes its repr), for ``Split.params``."""
+        plain = (int, float, str, bool, type(None), list, tuple, dict)
+        return {k: v if isinstance(v, plain) else repr(v) for k, v in self.get_params().items()}
 
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)
         shown = []
-        for key, value in self.get_params().items():
+        for key, value in self._params_record().items():
             default = sig.parameters[key].default
             if value != default:
                 shown.append(f"{key}={value!r}")

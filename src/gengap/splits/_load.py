@@ -46,9 +46,12 @@ def load_split(folder: str | Path) -> Split:
         card = TaxonomyCard(**info["taxonomy"])
     except (KeyError, TypeError) as e:
         raise DataError(f"'{folder / 'split.json'}' has no valid 'taxonomy' record ({e}).") from None
+    params = dict(info.get("params", {}))
+    if "random_state" in params and "seed" not in params:  # written before splitters took seed=
+        params = {("seed" if k == "random_state" else k): v for k, v in params.items()}
     return Split(
         name=info.get("name", folder.name), method=info.get("method", "file"),
         train=np.arange(len(train)), test=np.arange(len(train), len(train) + len(test)),
-        seed=info.get("seed"), params=info.get("params", {}),
+        seed=info.get("seed"), params=params,
         diagnostics={k: v for k, v in info.items() if k not in known}, card=card, dataset=dataset,
     )

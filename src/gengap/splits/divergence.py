@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
@@ -593,7 +594,8 @@ class MaxCompoundDivergence(Splitter):
     n_trials, n_rebuilds, max_iterations : the search's effort (hold-outs drawn, rebuilds, swap rounds);
         None scales it with the data (40, 10, 100; 10, 2, 20 above two million counted occurrences or
         20,000 compound types).
-    random_state : seed.
+    seed : seed of the search; different seeds give different splits.
+    random_state : deprecated name of ``seed``.
 
     Diagnostics: ``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
     ``n_unseen_test_atoms`` (0), ``search`` (effort, seconds, whether the bound and target were met)
@@ -602,7 +604,7 @@ class MaxCompoundDivergence(Splitter):
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> ds = gengap.load([{"input": r, "target": "-"} for r in rows * 2])
-    >>> s = MaxCompoundDivergence(test_fraction=0.25, max_atom_divergence=None, random_state=0).split_dataset(ds)
+    >>> s = MaxCompoundDivergence(test_fraction=0.25, max_atom_divergence=None, seed=0).split_dataset(ds)
     >>> s.diagnostics["n_unseen_test_atoms"], s.diagnostics["compound_divergence"]
     (0, 1.0)
     """
@@ -616,7 +618,7 @@ class MaxCompoundDivergence(Splitter):
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", max_atom_divergence: float | None = 0.02,
                  min_train_atom_count: int = 1, target_divergence: float | None = None, weight_compounds: bool = False,
                  n_trials: int | None = None, n_rebuilds: int | None = None, max_iterations: int | None = None,
-                 random_state: int | None = 0) -> None:
+                 seed: int | None = 0, random_state: Any = UNSET) -> None:
         self.test_fraction = test_fraction
         self.atoms = atoms  # type: ignore[assignment]
         self.compounds = compounds
@@ -627,7 +629,7 @@ class MaxCompoundDivergence(Splitter):
         self.n_trials = n_trials
         self.n_rebuilds = n_rebuilds
         self.max_iterations = max_iterations
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         resolve_test_size(test_fraction, 10**9)
         make_extractor(atoms, role="atoms")
         make_extractor(compounds, role="compounds")
@@ -693,7 +695,7 @@ class MaxCompoundDivergence(Splitter):
                 f"{type(self).__name__}: target_divergence={self.target_divergence} was not reached; the closest split found "
                 f"has D_C={measured['compound_divergence']:.4f}.", UserWarning, stacklevel=3)
         details: dict[str, Any] = {
-            "name": f"{self.method}:seed={self.random_state}",
+            "name": f"{self.method}:seed={self.seed}",
             "held_out": (f"a test part of {len(test):,} examples chosen for {self._describe()} "
                          f"(D_C={measured['compound_divergence']:.3f}, D_A={measured['atom_divergence']:.3f})"),
             **measured,
@@ -736,8 +738,8 @@ class TargetMaxCompoundDivergence(MaxCompoundDivergence):
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", min_train_atom_count: int = 1,
                  max_atom_divergence: float | None = None, target_divergence: float | None = None,
                  weight_compounds: bool = False, n_trials: int | None = None, n_rebuilds: int | None = None,
-                 max_iterations: int | None = None, random_state: int | None = 0) -> None:
+                 max_iterations: int | None = None, seed: int | None = 0, random_state: Any = UNSET) -> None:
         super().__init__(test_fraction=test_fraction, atoms=atoms, compounds=compounds,
                          max_atom_divergence=max_atom_divergence, min_train_atom_count=min_train_atom_count,
                          target_divergence=target_divergence, weight_compounds=weight_compounds, n_trials=n_trials,
-                         n_rebuilds=n_rebuilds, max_iterations=max_iterations, random_state=random_state)
+                         n_rebuilds=n_rebuilds, max_iterations=max_iterations, seed=self._take_seed(seed, random_state))
