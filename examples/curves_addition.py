@@ -29,7 +29,7 @@ import pandas as pd
 
 import gengap
 from gengap.learners import Seq2SeqLearner
-from gengap.splits import Split
+from gengap.splits import Split, SplitDetails, SplitDiagnostics
 from gengap.tasks import generate
 from gengap.tasks.sweep import run_sweep
 
@@ -52,8 +52,9 @@ def addition_data(args: argparse.Namespace) -> tuple[gengap.Dataset, np.ndarray,
 def addition_curve(args: argparse.Namespace) -> None:
     ds, train, test = addition_data(args)
     split = Split("length", "length", train, test, args.seed, {"by": "n_digits", "max_train_length": 5},
-                  {"n_train": int(train.size), "n_test": int(test.size), "train_length_range": [1, 5],
-                   "held_out": "15% of the additions of 1-5 digits, and every addition of 6-10 digits"},
+                  SplitDiagnostics.of_parts(train.size, test.size, len(ds), SplitDetails(
+                      held_out="15% of the additions of 1-5 digits, and every addition of 6-10 digits",
+                      figures={"train_length_range": [1, 5]})),
                   gengap.LengthSplit.card, ds)
     learner = Seq2SeqLearner("gru", embedding_size=32, hidden_size=args.hidden, epochs=args.epochs, batch_size=64,
                              learning_rate=3e-3, dropout=0.0, max_time=args.max_time, random_state=args.seed,

@@ -68,7 +68,9 @@ def cap_train(split: gengap.Split, max_train: int | None, seed: int) -> gengap.S
     rng = np.random.default_rng(seed)
     rest = rng.choice(np.flatnonzero(~single), size=max_train - int(single.sum()), replace=False)
     train = np.sort(split.train[np.concatenate([np.flatnonzero(single), rest])])
-    return dataclasses.replace(split, train=train, diagnostics={**split.diagnostics, "n_train": len(train)})
+    dropped = len(split.train) - len(train)  # the capped-off training examples are now unused
+    diagnostics = dataclasses.replace(split.diagnostics, n_train=len(train), n_unused=split.diagnostics.n_unused + dropped)
+    return dataclasses.replace(split, train=train, diagnostics=diagnostics)
 
 
 def run(args: argparse.Namespace) -> pd.DataFrame:

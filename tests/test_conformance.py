@@ -160,7 +160,7 @@ def test_mcd_keeps_every_test_atom_in_training_and_the_atom_bound(cmds, seed, fr
         train_atoms = {a for i in split.train for a in words(ds.inputs[i])}
         assert {a for i in split.test for a in words(ds.inputs[i])} <= train_atoms
         bound = split.params.get("max_atom_divergence")
-        if bound is not None and split.diagnostics["atom_divergence"] > bound + 1e-9:  # allowed only with a warning
+        if bound is not None and split.diagnostics.structure.atom_divergence > bound + 1e-9:  # allowed only with a warning
             assert any("no split found with atom divergence" in str(w.message) for w in caught)
 
 

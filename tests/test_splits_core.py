@@ -33,8 +33,8 @@ def check_partition(split, n):
     assert np.all(np.diff(train) > 0) and np.all(np.diff(test) > 0)
     assert train.min() >= 0 and max(train.max(), test.max()) < n
     d = split.diagnostics
-    assert d["n_train"] == len(train) and d["n_test"] == len(test)
-    assert d["n_train"] + d["n_test"] + d["n_unused"] == n
+    assert d.n_train == len(train) and d.n_test == len(test)
+    assert d.n_train + d.n_test + d.n_unused == n
     assert set(split.card.to_dict()) >= {"motivation", "generalisation_type", "shift_type", "shift_source", "shift_locus"}
 
 
@@ -44,7 +44,7 @@ def test_partition_properties(splitter):
     ds = _toy()
     split = splitter.split_dataset(ds)
     check_partition(split, len(ds))
-    assert split.diagnostics["held_out"]
+    assert split.diagnostics.held_out
 
 
 def test_random_is_reproducible_and_seed_dependent():
@@ -65,7 +65,7 @@ def test_length_split_trains_short_tests_long():
     split = LengthSplit(test_fraction=0.3).split_dataset(ds)
     lengths = np.array([len(t.split()) for t in ds.targets])
     assert lengths[split.train].max() < lengths[split.test].min()
-    assert split.diagnostics["max_train_length"] == lengths[split.train].max()
+    assert split.diagnostics.figures["max_train_length"] == lengths[split.train].max()
     explicit = LengthSplit(max_train_length=2).split_dataset(ds)
     assert lengths[explicit.test].min() == 3
 
@@ -85,14 +85,14 @@ def test_held_out_primitive_sees_primitive_only_alone():
     test_inputs = [ds.inputs[i] for i in split.test]
     assert all(x == "jump" for x in train_inputs if "jump" in x.split())
     assert all("jump" in x.split() and x != "jump" for x in test_inputs)
-    assert split.diagnostics["n_unseen_test_atoms"] == 0
+    assert split.diagnostics.structure.n_unseen_test_atoms == 0
     assert split.name == "primitive:jump"
 
 
 def test_unseen_atoms_are_reported():
     split = LengthSplit(by="input", max_train_length=1).split_dataset(gengap.load(
         [{"input": w, "target": "t"} for w in ["a", "b", "a zz"]]))
-    assert split.diagnostics["unseen_test_atoms"] == ["zz"]
+    assert split.diagnostics.structure.unseen_test_atoms == ("zz",)
 
 
 def test_sklearn_cross_val_score_accepts_splitters():
@@ -112,7 +112,7 @@ def test_save_and_load_round_trip(tmp_path):
     again = load_split(tmp_path / "s")
     assert again.test_part.ids == split.test_part.ids
     assert again.train_part.targets == split.train_part.targets
-    assert again.diagnostics["n_test"] == split.diagnostics["n_test"]
+    assert again.diagnostics.n_test == split.diagnostics.n_test
     first = (tmp_path / "s" / "test.jsonl").read_bytes()
     LengthSplit(test_fraction=0.3).split_dataset(ds).save(tmp_path / "s2")
     assert (tmp_path / "s2" / "test.jsonl").read_bytes() == first

@@ -56,8 +56,9 @@ def split_command(
     split = splitter.split_dataset(dataset)
     split.save(out)
     d = split.diagnostics
-    stdout.print(f"{split.name}: {d['n_train']:,} train, {d['n_test']:,} test ({100 * d['test_fraction']:.1f}%), "
-                 f"{d['n_unseen_test_atoms']} unseen test atom(s). Held out: {d['held_out']}.")
+    unseen = "no train part to compare" if d.structure is None else f"{d.structure.n_unseen_test_atoms} unseen test atom(s)"
+    stdout.print(f"{split.name}: {d.n_train:,} train, {d.n_test:,} test ({100 * d.test_fraction:.1f}%), "
+                 f"{unseen}. Held out: {d.held_out}.", markup=False)
     stdout.print(f"Wrote {out / 'train.jsonl'}, {out / 'test.jsonl'}, {out / 'split.json'}")
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 from gengap._errors import DataError
 from gengap.dataset import Dataset
 from gengap.io import read_jsonl
-from gengap.splits._base import Split, TaxonomyCard
+from gengap.splits._base import Split, SplitDiagnostics, TaxonomyCard
 
 __all__ = ["load_split"]
 
@@ -22,7 +22,7 @@ def load_split(folder: str | Path) -> Split:
     >>> import gengap, tempfile
     >>> ds = gengap.load([{"input": str(i), "target": "t"} for i in range(10)])
     >>> d = gengap.RandomSplit().split_dataset(ds).save(tempfile.mkdtemp())
-    >>> gengap.load_split(d).diagnostics["n_test"]
+    >>> gengap.load_split(d).diagnostics.n_test
     2
     """
     folder = Path(folder)
@@ -53,5 +53,6 @@ def load_split(folder: str | Path) -> Split:
         name=info.get("name", folder.name), method=info.get("method", "file"),
         train=np.arange(len(train)), test=np.arange(len(train), len(train) + len(test)),
         seed=info.get("seed"), params=params,
-        diagnostics={k: v for k, v in info.items() if k not in known}, card=card, dataset=dataset,
+        diagnostics=SplitDiagnostics.from_dict({k: v for k, v in info.items() if k not in known}), card=card,
+        dataset=dataset,
     )

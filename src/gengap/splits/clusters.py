@@ -27,7 +27,7 @@ import pandas as pd
 from gengap._deprecation import UNSET, renamed_argument
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import _text
 
 __all__ = ["ClusterSplit", "Clustering", "embed", "cluster"]
@@ -214,7 +214,7 @@ class ClusterSplit(Splitter):
     >>> import gengap
     >>> texts = [f"cat {w}" for w in "abcdefgh"] + [f"stock {w}" for w in "abcdefgh"]
     >>> s = ClusterSplit(n_clusters=2, test_fraction=0.5).split_dataset(gengap.load([{"input": t, "target": "-"} for t in texts]))
-    >>> s.diagnostics["n_test"], len({t.split()[0] for t in s.test_part.inputs})
+    >>> s.diagnostics.n_test, len({t.split()[0] for t in s.test_part.inputs})
     (8, 1)
     """
 
@@ -259,7 +259,7 @@ class ClusterSplit(Splitter):
         except ValueError:
             raise ConfigError(f"holdout={self.holdout!r} must be cluster number(s) such as 0 or [0, 3].") from None
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         result = cluster(dataset, n_clusters=self.n_clusters, embedding=self.embedding,
                          n_components=self.n_components, seed=self.seed)
         sizes = result.clusters["size"].to_numpy()
@@ -272,10 +272,9 @@ class ClusterSplit(Splitter):
             held = sorted(order[:take].tolist())
         test_mask = np.isin(result.labels, held)
         table = result.clusters.assign(held_out=lambda f: f["cluster"].isin(held))
-        yield np.flatnonzero(~test_mask), np.flatnonzero(test_mask), {
-            "name": f"cluster:{'+'.join(map(str, held))}",
-            "held_out": f"cluster(s) {held} of {self.n_clusters} (" + "; ".join(
+        yield np.flatnonzero(~test_mask), np.flatnonzero(test_mask), SplitDetails(
+            name=f"cluster:{'+'.join(map(str, held))}",
+            held_out=f"cluster(s) {held} of {self.n_clusters} (" + "; ".join(
                 f"{k}: {', '.join(table.loc[k, 'top_terms'][:3]) or 'size ' + str(sizes[k])}" for k in held) + ")",
-            "test_clusters": held,
-            "clusters": table.to_dict(orient="records"),
-        }
+            figures={"test_clusters": held, "clusters": table.to_dict(orient="records")},
+        )

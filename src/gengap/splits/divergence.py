@@ -37,9 +37,9 @@ import scipy.sparse as sp
 from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, StructureFigures, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import make_extractor
-from gengap.structure.counts import StructureCounts, count_structure, split_structure
+from gengap.structure.counts import StructureCounts, count_structure
 from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
 from gengap.structure.divergence import divergence_from_sum as _div_from
 
@@ -597,15 +597,15 @@ class MaxCompoundDivergence(Splitter):
     seed : seed of the search; different seeds give different splits.
     random_state : deprecated name of ``seed``.
 
-    Diagnostics: ``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
-    ``n_unseen_test_atoms`` (0), ``search`` (effort, seconds, whether the bound and target were met)
-    and ``trajectory`` (the divergences after each improving step).
+    Diagnostics: ``structure`` (``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
+    ``n_unseen_test_atoms`` 0) and the figures ``search`` (effort, seconds, whether the bound and target
+    were met) and ``trajectory`` (the divergences after each improving step).
 
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> ds = gengap.load([{"input": r, "target": "-"} for r in rows * 2])
     >>> s = MaxCompoundDivergence(test_fraction=0.25, max_atom_divergence=None, seed=0).split_dataset(ds)
-    >>> s.diagnostics["n_unseen_test_atoms"], s.diagnostics["compound_divergence"]
+    >>> s.diagnostics.structure.n_unseen_test_atoms, s.diagnostics.structure.compound_divergence
     (0, 1.0)
     """
 
@@ -662,7 +662,7 @@ class MaxCompoundDivergence(Splitter):
     def _describe(self) -> str:
         return "maximum compound divergence" if self.target_divergence is None else f"compound divergence near {self.target_divergence}"
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         started = time.perf_counter()
         n = len(dataset)
         n_test = resolve_test_size(self.test_fraction, n)
@@ -681,24 +681,20 @@ class MaxCompoundDivergence(Splitter):
             raise
         test = np.flatnonzero(result.in_test)
         train = np.flatnonzero(~result.in_test)
-        measured = split_structure(dataset, train, test, atom_counts=a, compound_counts=measured_c)
+        measured = StructureFigures.measure(dataset, train, test, atom_counts=a, compound_counts=measured_c)
         reached_bound = result.feasible
         reached_target = (self.target_divergence is None
-                          or abs(measured["compound_divergence"] - self.target_divergence) <= 0.01)
+                          or abs(measured.compound_divergence - self.target_divergence) <= 0.01)
         if not reached_bound:
             warnings.warn(
                 f"{type(self).__name__}: no split found with atom divergence <= {self.max_atom_divergence}; returning the best "
-                f"found (D_A={measured['atom_divergence']:.4f}, D_C={measured['compound_divergence']:.4f}). Raise "
+                f"found (D_A={measured.atom_divergence:.4f}, D_C={measured.compound_divergence:.4f}). Raise "
                 "max_atom_divergence or n_trials.", UserWarning, stacklevel=3)
         if not reached_target:
             warnings.warn(
                 f"{type(self).__name__}: target_divergence={self.target_divergence} was not reached; the closest split found "
-                f"has D_C={measured['compound_divergence']:.4f}.", UserWarning, stacklevel=3)
-        details: dict[str, Any] = {
-            "name": f"{self.method}:seed={self.seed}",
-            "held_out": (f"a test part of {len(test):,} examples chosen for {self._describe()} "
-                         f"(D_C={measured['compound_divergence']:.3f}, D_A={measured['atom_divergence']:.3f})"),
-            **measured,
+                f"has D_C={measured.compound_divergence:.4f}.", UserWarning, stacklevel=3)
+        figures: dict[str, Any] = {
             "search": {
                 "seconds": round(time.perf_counter() - started, 3),
                 "n_trials": result.n_trials, "n_rebuilds": search.n_rebuilds, "n_swap_rounds": result.n_iterations,
@@ -708,9 +704,13 @@ class MaxCompoundDivergence(Splitter):
             "trajectory": result.trajectory,
         }
         if self.weight_compounds:
-            details["compound_divergence_unweighted"] = split_structure(
-                dataset, train, test, atom_counts=a, compound_counts=c)["compound_divergence"]
-        yield train, test, details
+            figures["compound_divergence_unweighted"] = StructureFigures.measure(
+                dataset, train, test, atom_counts=a, compound_counts=c).compound_divergence
+        yield train, test, SplitDetails(
+            name=f"{self.method}:seed={self.seed}",
+            held_out=(f"a test part of {len(test):,} examples chosen for {self._describe()} "
+                      f"(D_C={measured.compound_divergence:.3f}, D_A={measured.atom_divergence:.3f})"),
+            structure=measured, figures=figures)
 
 
 @register_splitter
@@ -725,7 +725,7 @@ class TargetMaxCompoundDivergence(MaxCompoundDivergence):
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> ds = gengap.load([{"input": r, "target": "-"} for r in rows * 3])
     >>> s = TargetMaxCompoundDivergence(test_fraction=0.25, min_train_atom_count=2).split_dataset(ds)
-    >>> s.diagnostics["n_unseen_test_atoms"], s.diagnostics["compound_divergence"] > 0.5
+    >>> s.diagnostics.structure.n_unseen_test_atoms, s.diagnostics.structure.compound_divergence > 0.5
     (0, True)
     """
 

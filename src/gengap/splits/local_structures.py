@@ -26,7 +26,7 @@ from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.intervals import mean_ci
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
 from gengap.structure.atoms import make_extractor
 from gengap.structure.counts import count_structure
@@ -92,7 +92,7 @@ class UnobservedStructureSplit(Splitter):
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> s = UnobservedStructureSplit(test_fraction=0.25).split_dataset(gengap.load([{"input": r, "target": "-"} for r in rows]))
-    >>> s.diagnostics["unobserved_share"], s.diagnostics["n_unseen_test_atoms"]
+    >>> s.diagnostics.figures["unobserved_share"], s.diagnostics.structure.n_unseen_test_atoms
     (1.0, 0)
     """
 
@@ -115,7 +115,7 @@ class UnobservedStructureSplit(Splitter):
 
     atoms = "words"  # type: ignore[assignment]
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         n = len(dataset)
         n_test = resolve_test_size(self.test_fraction, n)
         a, c = structure_counts(dataset, self.atoms, self.structures)
@@ -136,8 +136,7 @@ class UnobservedStructureSplit(Splitter):
         if best is None:
             raise DataError(f"No hold-out of local structures keeps every test atom of '{dataset.name}' in training; "
                             "lower test_fraction.")
-        yield np.flatnonzero(~best), np.flatnonzero(best), {
-            "held_out": f"{int(best.sum()):,} examples, {100 * best_share:.1f}% of them with a local structure unseen in training",
-            "unobserved_share": round(best_share, 6),
-            "structures": c.spec,
-        }
+        yield np.flatnonzero(~best), np.flatnonzero(best), SplitDetails(
+            held_out=f"{int(best.sum()):,} examples, {100 * best_share:.1f}% of them with a local structure unseen in training",
+            figures={"unobserved_share": round(best_share, 6), "structures": c.spec},
+        )

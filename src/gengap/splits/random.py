@@ -9,7 +9,7 @@ import numpy as np
 
 from gengap._deprecation import UNSET
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 
 __all__ = ["RandomSplit"]
 
@@ -41,8 +41,8 @@ class RandomSplit(Splitter):
         self.seed = self._take_seed(seed, random_state)
         resolve_test_size(test_fraction, 10**9)  # validate the type and range now
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         n = len(dataset)
         n_test = resolve_test_size(self.test_fraction, n)
         order = rng.permutation(n)
-        yield order[n_test:], order[:n_test], {"held_out": f"a uniformly random {n_test} of {n} examples"}
+        yield order[n_test:], order[:n_test], SplitDetails(held_out=f"a uniformly random {n_test} of {n} examples")

@@ -204,16 +204,16 @@ def _allocate(available: int, n_test: int, n_train: int, n_ood_train: int) -> np
 
 
 def _split(ds: Dataset, seed: int) -> Any:
-    from gengap.splits import Split, TaxonomyCard
+    from gengap.splits import Split, SplitDetails, SplitDiagnostics, TaxonomyCard
 
     role = ds.column("role").astype(str).to_numpy()
     card = TaxonomyCard(motivation="intrinsic", generalisation_type="robustness", shift_type="covariate",
                         shift_source="generated_shift",
                         description="Complexity sweep: ID and OOD (surface re-encoded) test parts at every level.")
     train, test = np.flatnonzero(role == "train"), np.flatnonzero(role == "test")
+    details = SplitDetails(held_out="the test rows of every level, ID and OOD")
     return Split("sweep", "preset", train, test, seed, {"column": "role"},
-                 {"n_train": len(train), "n_test": len(test), "held_out": "the test rows of every level, ID and OOD"},
-                 card, ds)
+                 SplitDiagnostics.of_parts(len(train), len(test), len(ds), details), card, ds)
 
 
 def run_sweep(
