@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 import gengap
 from gengap.metrics import METRICS, get_metric
 from gengap.perturb import available_perturbations, make_perturbations
-from gengap.splits import HeldOutPrimitive, LengthSplit, MaxCompoundDivergence, TargetMaxCompoundDivergence, load_split
+from gengap.splits import (
+    HeldOutPrimitive,
+    LengthSplit,
+    MaxCompoundDivergence,
+    SplitDiagnostics,
+    TargetMaxCompoundDivergence,
+    load_split,
+)
 from gengap.splits._registry import make_splitter, methods
 from gengap.structure.atoms import words
 
@@ -85,6 +92,9 @@ def test_split_method_contract(method, scan_sample, tmp_path):
     assert sorted(back.dataset.take(back.test).ids) == sorted(scan_sample.take(split.test).ids)
     assert json.loads((folder / "split.json").read_text())["n_test"] == len(split.test)
     assert split.save(tmp_path / f"{method}-again").joinpath("split.json").read_bytes() == (folder / "split.json").read_bytes()
+    # the diagnostics record round-trips, and a reloaded split writes back the very same split.json
+    assert SplitDiagnostics.from_dict(split.diagnostics.to_dict()) == split.diagnostics
+    assert back.save(tmp_path / f"{method}-reloaded").joinpath("split.json").read_bytes() == (folder / "split.json").read_bytes()
 
 
 SEEDED = sorted(m for m, cls in methods().items() if "seed" in cls().get_params())

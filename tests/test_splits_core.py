@@ -147,3 +147,90 @@ def test_data_problems_fail_at_split_time():
         HeldOutPrimitive(primitive="jump").split_dataset(ds)
     with pytest.raises(ConfigError, match="both parts"):
         RandomSplit(test_fraction=0.2).split_dataset(ds)
+
+
+# ---------------------------------------------------------------- the diagnostics record
+def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
+    from gengap.splits import SplitDiagnostics, StructureFigures
+
+    split = LengthSplit(test_fraction=0.3).split_dataset(_toy())
+    d = split.diagnostics
+    assert isinstance(d, SplitDiagnostics) and isinstance(d.structure, StructureFigures)
+    assert d.n_train + d.n_test + d.n_unused == 61 and d.held_out.startswith("examples whose target length is over")
+    assert d.figures["max_train_length"] == split.dataset.take(split.train).frame["target"].str.split().str.len().max()
+    with pytest.raises(TypeError):
+        d.figures["max_train_length"] = 3  # read-only, as the record is frozen
+    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.n_test \(or .to_dict\(\)"):
+        assert d["n_test"] == d.n_test
+    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.structure.compound_divergence"):
+        assert d["compound_divergence"] == d.structure.compound_divergence
+    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.figures\['max_train_length'\]"):
+        assert d["max_train_length"] == d.figures["max_train_length"]
+    with pytest.raises(KeyError):
+        d["no_such_figure"]
+    with pytest.warns(DeprecationWarning):
+        assert dict(d) == d.to_dict() and len(d) == len(d.to_dict())
+    assert SplitDiagnostics.from_dict(d.to_dict()) == d
+
+
+def test_figures_cannot_take_a_name_the_record_has():
+    from gengap.splits import SplitDetails, SplitDiagnostics
+
+    with pytest.raises(ValueError, match=r"figures \['held_out', 'n_test'\] have names the record already has"):
+        SplitDetails(figures={"n_test": 3, "held_out": "x", "threshold": 2})
+    with pytest.raises(ValueError, match=r"figures \['atom_divergence'\]"):
+        SplitDiagnostics(n_train=1, n_test=1, test_fraction=0.5, n_unused=0, figures={"atom_divergence": 0.1})
+
+
+def test_a_hook_that_yields_the_old_dict_still_works_with_a_warning():
+    from gengap.splits import SplitDetails, Splitter
+
+    class OddRows(Splitter):
+        method, card = "odd_rows", RandomSplit.card
+
+        def __init__(self, *, old: bool = False) -> None:
+            self.old = old
+
+        def _iter_indices(self, dataset, rng):
+            idx = np.arange(len(dataset))
+            if self.old:
+                yield idx[idx % 2 == 0], idx[idx % 2 == 1], {"name": "odd", "held_out": "odd rows", "step": 2}
+            else:
+                yield idx[idx % 2 == 0], idx[idx % 2 == 1], SplitDetails(name="odd", held_out="odd rows", figures={"step": 2})
+
+    ds = _toy()
+    new = OddRows().split_dataset(ds)
+    with pytest.warns(DeprecationWarning, match="OddRows._iter_indices yields a dict; yield a SplitDetails"):
+        old = OddRows(old=True).split_dataset(ds)
+    assert old.name == new.name == "odd" and old.diagnostics == new.diagnostics
+    assert new.diagnostics.figures == {"step": 2} and new.diagnostics.structure is not None
+
+
+def test_a_split_built_with_a_dict_of_diagnostics_still_works_with_a_warning():
+    from gengap.splits import Split, SplitDiagnostics
+
+    ds = _toy(10)
+    with pytest.warns(DeprecationWarning, match=r"Split\(diagnostics=<dict>\) is deprecated"):
+        split = Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, {"held_out": "rows 6-8", "k": 1},
+                      RandomSplit.card, ds)
+    assert split.diagnostics == SplitDiagnostics(n_train=6, n_test=3, test_fraction=round(3 / 11, 6), n_unused=2,
+                                                 held_out="rows 6-8", figures={"k": 1})
+    with pytest.raises(ConfigError, match="diagnostics must be a SplitDiagnostics, got list"):
+        Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, [], RandomSplit.card, ds)
+
+
+def test_a_split_json_written_before_the_record_loads_and_saves_back_the_same(tmp_path):
+    """A split folder written by gengap before splitters took seed= and diagnostics were a record."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "data" / "split_json_before_seed"
+    split = load_split(folder)
+    d = split.diagnostics
+    assert split.name == "mcd:seed=1" and split.seed == 1 and split.params["seed"] == 1 and "random_state" not in split.params
+    assert (d.n_train, d.n_test, d.structure.n_unseen_test_atoms, d.structure.compound_divergence) == (12, 4, 0, 1.0)
+    assert d.figures["search"]["met_atom_bound"] and d.figures["trajectory"]
+    split.save(tmp_path)
+    before, after = json.loads((folder / "split.json").read_text()), json.loads((tmp_path / "split.json").read_text())
+    assert after["params"] == {("seed" if k == "random_state" else k): v for k, v in before.pop("params").items()}
+    after.pop("params")
+    assert after == before
