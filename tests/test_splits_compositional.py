@@ -202,7 +202,11 @@ def test_held_out_attribute_combinations_sampled():
     ds = _ds([f"case {i}" for i in range(n)], **meta)
     split = HeldOutCombinations(columns="modality,anatomy", test_fraction=0.2, seed=0).split_dataset(ds)
     combos = split.diagnostics.figures["held_out_combinations"]
-    assert combos
+    assert combos and all(len(c) == 2 and c[0].startswith("anatomy=") and c[1].startswith("modality=") for c in combos)
+    for anatomy, modality in combos:  # every held-out pair is in test only
+        a, m = anatomy.split("=")[1], modality.split("=")[1]
+        pair = (split.dataset.column("anatomy") == a) & (split.dataset.column("modality") == m)
+        assert set(np.flatnonzero(pair.to_numpy())) <= set(split.test)
     test = split.test_part.frame
     train = split.train_part.frame
     for col in ("modality", "anatomy"):

@@ -11,7 +11,7 @@ from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
-from gengap.structure.atoms import make_extractor
+from gengap.structure.atoms import StructureExtractor, make_extractor
 
 __all__ = ["HeldOutPrimitive", "HeldOutCombinations", "PartCountSplit"]
 
@@ -68,8 +68,9 @@ class HeldOutPrimitive(Splitter):
 
 def _parts(dataset: Dataset, columns: tuple[str, ...], atoms: Any) -> list[list[str]]:
     """Each example's parts: ``column=value`` for attribute columns, else its atoms."""
-    spec = "attributes:" + ",".join(columns) if columns else atoms
-    return list(make_extractor(spec, role="atoms").per_example(dataset))
+    extractor = (StructureExtractor(spec="attributes:" + ",".join(columns), columns=columns, role="atoms") if columns
+                 else make_extractor(atoms, role="atoms"))
+    return list(extractor.per_example(dataset))
 
 
 @register_splitter
@@ -179,7 +180,7 @@ class HeldOutCombinations(Splitter):
         yield np.flatnonzero(~in_test), np.flatnonzero(in_test), SplitDetails(
             name="combination:" + ";".join("&".join(sorted(c)) for c in held[:5]) + ("..." if len(held) > 5 else ""),
             held_out=f"{len(held)} combination(s) of parts never seen together in training",
-            figures={"held_out_combinations": ["&".join(sorted(c)) for c in held]},
+            figures={"held_out_combinations": [sorted(c) for c in held]},  # each a list of its parts
         )
 
     def _draw(self, parts: list[frozenset[str]], part_count: dict[str, int], n_test: int,
