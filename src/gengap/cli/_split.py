@@ -117,23 +117,28 @@ def _parameter_docs(doc: str) -> dict[str, str]:
 
 def _allowed(hint: Any) -> str:
     """'one of: a, b' for a Literal, else the type in words ('int', 'float or int', 'list of str', ...)."""
+    return " or ".join(_type_words(hint))
+
+
+def _type_words(hint: Any) -> list[str]:
+    """The alternatives a type hint allows, each in words (``int | float | None`` -> int, float, None)."""
     import collections.abc
     import typing
 
     if hint is None or hint is typing.Any:
-        return "any"
+        return ["any"]
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Literal:
-        return "one of: " + ", ".join(repr(v) for v in args)
+        return ["one of: " + ", ".join(repr(v) for v in args)]
     if origin is collections.abc.Callable:
-        return "a function"
+        return ["a function"]
     if origin in (list, tuple, collections.abc.Sequence) and args:
-        return f"list of {_allowed(args[0])}"
+        return [f"list of {_allowed(args[0])}"]
     if args:
-        words = [w for a in args if a is not type(None) for w in _allowed(a).split(" or ")]
+        words = [w for a in args if a is not type(None) for w in _type_words(a)]
         words = list(dict.fromkeys(words)) + (["None"] if type(None) in args else [])
-        return "any" if "any" in words else " or ".join(words)
-    return getattr(hint, "__name__", str(hint))
+        return ["any"] if "any" in words else words
+    return [getattr(hint, "__name__", str(hint))]
 
 
 @app.command("methods")
