@@ -77,6 +77,8 @@ class StructureFigures:
                 for f in fields(self)}
 
 
+#: The keys ``split.json`` holds beside the diagnostics (``Split.to_dict``).
+SPLIT_KEYS = ("name", "method", "seed", "params", "dataset", "taxonomy")
 #: The record's own keys in ``split.json``, in the order they are written.
 COMMON_KEYS = ("n_train", "n_test", "test_fraction", "n_unused")
 STRUCTURE_KEYS = tuple(f.name for f in fields(StructureFigures))

@@ -12,6 +12,7 @@ from gengap._errors import DataError
 from gengap.dataset import Dataset
 from gengap.io import read_jsonl
 from gengap.splits._base import Split, SplitDiagnostics, TaxonomyCard
+from gengap.splits._diagnostics import SPLIT_KEYS
 
 __all__ = ["load_split"]
 
@@ -41,7 +42,7 @@ def load_split(folder: str | Path) -> Split:
     dataset = Dataset.from_frame(frame, id="id", name=(info.get("dataset") or {}).get("name") or folder.name, source=str(folder))
     # "dataset" stays in the diagnostics: the split records the data it was cut from (its fingerprint), not
     # the reloaded copy whose rows are in train-then-test order, so folders of one dataset show one fingerprint.
-    known = {"name", "method", "seed", "params", "taxonomy"}
+    known = set(SPLIT_KEYS) - {"dataset"}
     try:
         card = TaxonomyCard(**info["taxonomy"])
     except (KeyError, TypeError) as e:
