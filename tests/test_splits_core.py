@@ -168,6 +168,10 @@ def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
         assert d["max_train_length"] == d.figures["max_train_length"]
     with pytest.raises(KeyError):
         d["no_such_figure"]
+    with pytest.warns(DeprecationWarning, match="use split.diagnostics.held_out") as caught:
+        assert d.get("held_out") == d.held_out and d.get("no_such_figure", 3) == 3
+    assert caught[0].filename == __file__  # the warning points at the line that reads the dict
+    assert "max_train_length" in d and "no_such_figure" not in d
     with pytest.warns(DeprecationWarning):
         assert dict(d) == d.to_dict() and len(d) == len(d.to_dict())
     assert SplitDiagnostics.from_dict(d.to_dict()) == d

@@ -200,14 +200,26 @@ class SplitDiagnostics(Mapping[str, Any]):
             return f".structure.{key}"
         return f".figures[{key!r}]"
 
+    def _warn(self, key: str) -> None:
+        warnings.warn(f"split.diagnostics[{key!r}] is deprecated and will be removed in the next release; use "
+                      f"split.diagnostics{self._attribute(key)} (or .to_dict() for the flat dict).",
+                      DeprecationWarning, stacklevel=3)
+
     def __getitem__(self, key: str) -> Any:
         flat = self.to_dict()
         if key not in flat:
             raise KeyError(key)
-        warnings.warn(f"split.diagnostics[{key!r}] is deprecated and will be removed in the next release; use "
-                      f"split.diagnostics{self._attribute(key)} (or .to_dict() for the flat dict).",
-                      DeprecationWarning, stacklevel=2)
+        self._warn(key)
         return flat[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        flat = self.to_dict()
+        if key in flat:
+            self._warn(key)
+        return flat.get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.to_dict()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.to_dict())
