@@ -151,7 +151,7 @@ def test_data_problems_fail_at_split_time():
 
 # ---------------------------------------------------------------- the diagnostics record
 def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
-    from gengap.splits import SplitDiagnostics, StructureFigures
+    from gengap.splits import SplitDetails, SplitDiagnostics, StructureFigures
 
     split = LengthSplit(test_fraction=0.3).split_dataset(_toy())
     d = split.diagnostics
@@ -175,6 +175,13 @@ def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
     with pytest.warns(DeprecationWarning):
         assert dict(d) == d.to_dict() and len(d) == len(d.to_dict())
     assert SplitDiagnostics.from_dict(d.to_dict()) == d
+    import copy
+    import pickle
+
+    again = pickle.loads(pickle.dumps(split))  # process backends and notebooks copy splits
+    assert again.diagnostics == d and copy.deepcopy(d) == d and np.array_equal(again.test, split.test)
+    details = SplitDetails(name="x", held_out="y", structure=d.structure, figures={"k": [1]})
+    assert pickle.loads(pickle.dumps(details)) == details == copy.deepcopy(details)
 
 
 def test_figures_cannot_take_a_name_the_record_has():

@@ -113,6 +113,9 @@ class SplitDetails:
     def __post_init__(self) -> None:
         object.__setattr__(self, "figures", _check_figures(self.figures, "SplitDetails"))
 
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle and deepcopy: a read-only view has no state of its own
+        return (type(self), (self.name, self.held_out, self.structure, dict(self.figures)))
+
     @classmethod
     def _from_legacy(cls, details: Mapping[str, Any]) -> SplitDetails:
         """A hook's old ``details`` dict (``name`` and ``held_out`` keys, structure keys when measured)."""
@@ -151,6 +154,10 @@ class SplitDiagnostics(Mapping[str, Any]):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "figures", _check_figures(self.figures, "SplitDiagnostics"))
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickle and deepcopy: a read-only view has no state of its own
+        return (type(self), (self.n_train, self.n_test, self.test_fraction, self.n_unused, self.held_out,
+                             self.structure, dict(self.figures)))
 
     @classmethod
     def of_parts(cls, n_train: int, n_test: int, n: int, details: SplitDetails | None = None) -> SplitDiagnostics:
