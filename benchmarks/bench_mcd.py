@@ -76,7 +76,7 @@ def scan_section(scan_dir: Path, seeds: list[int], bounds: list[float | None]) -
     atoms, compounds = count_structure(ds, "words"), count_structure(ds, "ngrams:2,3", role="compounds")
     print(f"\nSCAN: {len(ds):,} commands, {atoms.n_types} atom types, {compounds.n_types} compound types")
     print(f"{'split':32s} {'n_test':>7s} {'D_C':>8s} {'D_A':>8s} {'unseen':>7s} {'novel%':>8s} {'seconds':>8s}")
-    rs = RandomSplit(test_fraction=0.2, random_state=0).split_dataset(ds)
+    rs = RandomSplit(test_fraction=0.2, seed=0).split_dataset(ds)
     row("random 80/20", split_structure(ds, rs.train, rs.test, atom_counts=atoms, compound_counts=compounds), None, len(rs.test))
     for name in ("addprim_jump", "template_around_right"):
         if (scan_dir / f"tasks_train_{name}.txt").exists():
@@ -84,8 +84,8 @@ def scan_section(scan_dir: Path, seeds: list[int], bounds: list[float | None]) -
             row(f"official {name}", split_structure(ds, tr, te, atom_counts=atoms, compound_counts=compounds), None, len(te))
     for seed in seeds:
         t, cpu = time.perf_counter(), cpu_seconds()
-        split = MaxCompoundDivergence(test_fraction=0.2, random_state=seed).split_dataset(ds)
-        row(f"gengap mcd seed={seed}", split.diagnostics, time.perf_counter() - t, len(split.test))
+        split = MaxCompoundDivergence(test_fraction=0.2, seed=seed).split_dataset(ds)
+        row(f"gengap mcd seed={seed}", split.diagnostics.structure.to_dict(), time.perf_counter() - t, len(split.test))
         print(f"{'':32s} (CPU {cpu_seconds() - cpu:.1f} s)")
     print("\nFrontier: the best D_C found for each bound on D_A (seed 0). 'this run' is the search with that bound;")
     print("'frontier' is the best of all runs whose D_A meets the bound (a split under a tighter bound meets a looser one).")
@@ -96,7 +96,7 @@ def scan_section(scan_dir: Path, seeds: list[int], bounds: list[float | None]) -
         t = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            d = MaxCompoundDivergence(test_fraction=0.2, max_atom_divergence=bound, random_state=0).split_dataset(ds).diagnostics
+            d = MaxCompoundDivergence(test_fraction=0.2, max_atom_divergence=bound, seed=0).split_dataset(ds).diagnostics.to_dict()
         found.append((d["atom_divergence"], d["compound_divergence"]))
         rows.append((bound, d, time.perf_counter() - t))
     for bound, d, seconds in rows:
@@ -203,7 +203,7 @@ def ceiling_section(scan_dir: Path, seeds: list[int], kicks: int) -> None:
     for seed in seeds:
         t = time.perf_counter()
         d = MaxCompoundDivergence(test_fraction=0.2, max_atom_divergence=None, n_trials=200, n_rebuilds=50,
-                                  max_iterations=500, random_state=seed).split_dataset(ds).diagnostics
+                                  max_iterations=500, seed=seed).split_dataset(ds).diagnostics.to_dict()
         print(f"  {f'gengap mcd, 5x effort, seed={seed}':44s} {d['compound_divergence']:8.4f} {d['atom_divergence']:8.4f} "
               f"{d['unseen_test_compound_share']:8.4f} {time.perf_counter() - t:8.1f}")
     for seed in seeds:
@@ -234,9 +234,9 @@ def scale_section(n: int) -> None:
     t, cpu = time.perf_counter(), cpu_seconds()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        split = MaxCompoundDivergence(test_fraction=0.2, compounds="ngrams:2", random_state=0).split_dataset(ds)
+        split = MaxCompoundDivergence(test_fraction=0.2, compounds="ngrams:2", seed=0).split_dataset(ds)
     seconds, cpu = time.perf_counter() - t, cpu_seconds() - cpu
-    d = split.diagnostics
+    d = split.diagnostics.to_dict()
     print(f"\nScale: {n:,} synthetic examples, {d['search']['n_compound_types']:,} compound types "
           f"({d['search']['n_atom_types']:,} atom types); data made in {made:.1f} s")
     print(f"  split in {seconds:.1f} s wall, {cpu:.1f} s CPU (search {d['search']['seconds']:.1f} s wall); peak RSS {peak_rss_mib():,.0f} MiB "

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 import gengap
-from gengap.splits import Split
+from gengap.splits import Split, SplitDiagnostics
 
 
 def cpu_model(batch: list[str]) -> list[str]:
@@ -46,7 +46,7 @@ def main() -> None:
     n = 100_000 if args.quick else 1_000_000
     ds = gengap.load([{"input": f"question number {i}", "target": f"answer {i % 7}"} for i in range(n)], name="synthetic")
     split = Split(name="all", method="file", train=np.array([0]), test=np.arange(1, n), seed=None, params={},
-                  diagnostics={}, card=gengap.RandomSplit.card, dataset=ds)
+                  diagnostics=SplitDiagnostics.of_parts(1, n - 1, n), card=gengap.RandomSplit.card, dataset=ds)
     root = Path(tempfile.mkdtemp())
     rows = n - 1
 

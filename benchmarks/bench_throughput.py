@@ -20,7 +20,7 @@ import gengap
 from gengap.metrics import score
 from gengap.models import as_model
 from gengap.runner import predict_batched
-from gengap.splits import Split
+from gengap.splits import Split, SplitDiagnostics
 from gengap.store import Store
 
 
@@ -33,7 +33,8 @@ def main() -> None:
     records = [{"input": f"question {i}", "target": f"answer {i % 7}"} for i in range(n)]
     dataset = gengap.load(records, name="synthetic")
     split = Split(name="all", method="file", train=np.array([0]), test=np.arange(1, n), seed=None, params={},
-                  diagnostics={"n_train": 1, "n_test": n - 1}, card=gengap.RandomSplit.card, dataset=dataset)
+                  diagnostics=SplitDiagnostics.of_parts(1, n - 1, n), card=gengap.RandomSplit.card,
+                  dataset=dataset)
     model = as_model(lambda xs: [f"answer {len(x) % 7}" for x in xs], name="trivial")
     test = split.test_part
     ids, inputs, targets = test.ids, test.inputs, test.targets

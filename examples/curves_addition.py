@@ -29,7 +29,7 @@ import pandas as pd
 
 import gengap
 from gengap.learners import Seq2SeqLearner
-from gengap.splits import Split
+from gengap.splits import Split, SplitDetails, SplitDiagnostics
 from gengap.tasks import generate
 from gengap.tasks.sweep import run_sweep
 
@@ -52,11 +52,12 @@ def addition_data(args: argparse.Namespace) -> tuple[gengap.Dataset, np.ndarray,
 def addition_curve(args: argparse.Namespace) -> None:
     ds, train, test = addition_data(args)
     split = Split("length", "length", train, test, args.seed, {"by": "n_digits", "max_train_length": 5},
-                  {"n_train": int(train.size), "n_test": int(test.size), "train_length_range": [1, 5],
-                   "held_out": "15% of the additions of 1-5 digits, and every addition of 6-10 digits"},
+                  SplitDiagnostics.of_parts(train.size, test.size, len(ds), SplitDetails(
+                      held_out="15% of the additions of 1-5 digits, and every addition of 6-10 digits",
+                      figures={"train_length_range": [1, 5]})),
                   gengap.LengthSplit.card, ds)
     learner = Seq2SeqLearner("gru", embedding_size=32, hidden_size=args.hidden, epochs=args.epochs, batch_size=64,
-                             learning_rate=3e-3, dropout=0.0, max_time=args.max_time, random_state=args.seed,
+                             learning_rate=3e-3, dropout=0.0, max_time=args.max_time, seed=args.seed,
                              progress=False)
     t0 = time.perf_counter()
     ev = gengap.evaluate({f"gru-{args.hidden}": learner}, ds, [split], out=args.out / "curve", name="addition-curve",
@@ -76,7 +77,7 @@ def addition_curve(args: argparse.Namespace) -> None:
 def addition_valley(args: argparse.Namespace) -> None:
     models = {f"gru-{h}": Seq2SeqLearner("gru", embedding_size=32, hidden_size=h, epochs=args.epochs, batch_size=64,
                                          learning_rate=3e-3, dropout=0.0, max_time=None if args.max_time is None else args.max_time / 2,
-                                         random_state=args.seed, progress=False)
+                                         seed=args.seed, progress=False)
               for h in (args.small, args.hidden)}
     t0 = time.perf_counter()
     ev, valleys = run_sweep(models, "addition", levels=list(range(1, args.levels + 1)), n_per_level=args.n_per_level,

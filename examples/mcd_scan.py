@@ -32,7 +32,9 @@ def cap_train(split: gengap.Split, max_train: int | None, seed: int) -> gengap.S
     if max_train is None or len(split.train) <= max_train:
         return split
     train = np.sort(np.random.default_rng(seed).choice(split.train, size=max_train, replace=False))
-    return dataclasses.replace(split, train=train, diagnostics={**split.diagnostics, "n_train": len(train)})
+    dropped = len(split.train) - len(train)  # the capped-off training examples are now unused
+    diagnostics = dataclasses.replace(split.diagnostics, n_train=len(train), n_unused=split.diagnostics.n_unused + dropped)
+    return dataclasses.replace(split, train=train, diagnostics=diagnostics)
 
 
 def main() -> None:
@@ -51,14 +53,14 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     dataset = scan_dataset()
     splits = {
-        "random": RandomSplit(test_fraction=0.2, random_state=args.seed).split_dataset(dataset),
-        "mcd": MaxCompoundDivergence(test_fraction=0.2, random_state=args.seed).split_dataset(dataset),
+        "random": RandomSplit(test_fraction=0.2, seed=args.seed).split_dataset(dataset),
+        "mcd": MaxCompoundDivergence(test_fraction=0.2, seed=args.seed).split_dataset(dataset),
     }
     rows = []
     for name, split in splits.items():
         split = dataclasses.replace(cap_train(split, args.max_train, args.seed), name=f"scan:{name}")
         learner = Seq2SeqLearner(embedding_size=48, hidden_size=96, epochs=args.epochs, batch_size=128,
-                                 learning_rate=5e-3, dropout=0.0, random_state=args.seed, progress=False)
+                                 learning_rate=5e-3, dropout=0.0, seed=args.seed, progress=False)
         t0 = time.perf_counter()
         ev = gengap.evaluate(learner, dataset, [split], out=args.out / name, name=f"mcd-scan-{name}", progress=False)
         s = ev.summary().iloc[0]
@@ -67,7 +69,7 @@ def main() -> None:
         flags = unobserved_local_structures(dataset, split.train, split.test)
         by_flag = accuracy_by_unobserved(scores.reindex(flags["id"]).to_numpy(), flags["flagged"].to_numpy())
         rows.append({"split": name, "n_train": len(split.train), "n_test": len(split.test),
-                     "D_A": d["atom_divergence"], "D_C": d["compound_divergence"], "accuracy": s["score"],
+                     "D_A": d.structure.atom_divergence, "D_C": d.structure.compound_divergence, "accuracy": s["score"],
                      "low": s["score_low"], "high": s["score_high"], "seconds": round(time.perf_counter() - t0, 1)})
         print(f"{name:>6}: D_C {d['compound_divergence']:.3f}  D_A {d['atom_divergence']:.3f}  "
               f"accuracy {100 * s['score']:.1f}% [{100 * s['score_low']:.1f}, {100 * s['score_high']:.1f}]  "

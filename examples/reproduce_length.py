@@ -26,7 +26,7 @@ import pandas as pd
 
 import gengap
 from gengap.learners import Seq2SeqLearner
-from gengap.splits import Split, TaxonomyCard
+from gengap.splits import Split, SplitDetails, SplitDiagnostics, TaxonomyCard
 from gengap.tasks import generate
 
 LENGTH_COLUMN = {"addition": "n_digits", "parity": "length"}
@@ -52,10 +52,10 @@ def length_splits(ds: gengap.Dataset, column: str, train_max: int, in_length_tes
     iid = TaxonomyCard(motivation="practical", generalisation_type="none", shift_type="none", shift_source="none",
                        description="Held-out examples of the training lengths.")
     return [
-        Split("in-length", "length", train, in_test, seed, {"train_max": train_max}, {
-            "n_train": len(train), "n_test": len(in_test), "held_out": f"a random share of lengths <= {train_max}"}, iid, ds),
-        Split("out-of-length", "length", train, out_test, seed, {"train_max": train_max}, {
-            "n_train": len(train), "n_test": len(out_test), "held_out": f"lengths > {train_max}"}, card, ds),
+        Split("in-length", "length", train, in_test, seed, {"train_max": train_max}, SplitDiagnostics.of_parts(
+            len(train), len(in_test), len(ds), SplitDetails(held_out=f"a random share of lengths <= {train_max}")), iid, ds),
+        Split("out-of-length", "length", train, out_test, seed, {"train_max": train_max}, SplitDiagnostics.of_parts(
+            len(train), len(out_test), len(ds), SplitDetails(held_out=f"lengths > {train_max}")), card, ds),
     ]
 
 
@@ -66,7 +66,7 @@ def run_seed(args: argparse.Namespace, seed: int) -> tuple[pd.DataFrame, pd.Data
     train = splits[0].train_part
     learner = Seq2SeqLearner(arch=args.arch, embedding_size=args.embedding, hidden_size=args.hidden, epochs=args.epochs,
                              batch_size=args.batch_size, learning_rate=args.learning_rate, dropout=0.0,
-                             random_state=seed, progress=False)
+                             seed=seed, progress=False)
     t0 = time.perf_counter()
     fitted = learner.fit(train.inputs, train.targets)
     fit_seconds = time.perf_counter() - t0

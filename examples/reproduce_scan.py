@@ -49,7 +49,7 @@ PUBLISHED = {"random": DEMO_PUBLISHED["random"], "add-jump": DEMO_PUBLISHED["pri
 
 def gengap_splits(dataset: gengap.Dataset, seed: int) -> dict[str, gengap.Split]:
     return {
-        "random": gengap.RandomSplit(test_fraction=0.2, random_state=seed).split_dataset(dataset),
+        "random": gengap.RandomSplit(test_fraction=0.2, seed=seed).split_dataset(dataset),
         "add-jump": gengap.HeldOutPrimitive(primitive="jump").split_dataset(dataset),
         "length": gengap.LengthSplit(by="n_actions", max_train_length=22).split_dataset(dataset),
     }
@@ -68,7 +68,9 @@ def cap_train(split: gengap.Split, max_train: int | None, seed: int) -> gengap.S
     rng = np.random.default_rng(seed)
     rest = rng.choice(np.flatnonzero(~single), size=max_train - int(single.sum()), replace=False)
     train = np.sort(split.train[np.concatenate([np.flatnonzero(single), rest])])
-    return dataclasses.replace(split, train=train, diagnostics={**split.diagnostics, "n_train": len(train)})
+    dropped = len(split.train) - len(train)  # the capped-off training examples are now unused
+    diagnostics = dataclasses.replace(split.diagnostics, n_train=len(train), n_unused=split.diagnostics.n_unused + dropped)
+    return dataclasses.replace(split, train=train, diagnostics=diagnostics)
 
 
 def run(args: argparse.Namespace) -> pd.DataFrame:
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> pd.DataFrame:
                 split = dataclasses.replace(cap_train(split, args.max_train, seed), name=f"{version}:{name}")
                 learner = Seq2SeqLearner(arch=args.arch, embedding_size=args.embedding, hidden_size=args.hidden,
                                          epochs=args.epochs, batch_size=args.batch_size, learning_rate=args.learning_rate,
-                                         dropout=0.0, random_state=seed, progress=False)
+                                         dropout=0.0, seed=seed, progress=False)
                 t0 = time.perf_counter()
                 ev = gengap.evaluate(learner, dataset, [split], out=args.out / "runs" / f"{version}-{name}-{seed}",
                                      name=f"scan-{version}-{name}-{seed}", progress=False)

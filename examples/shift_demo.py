@@ -70,7 +70,7 @@ def main() -> None:
     print(ds)
 
     section("1. Leave one site out (logistic regression)")
-    splits = [RandomSplit(test_fraction=0.2, random_state=0), GroupSplit(group="site"),
+    splits = [RandomSplit(test_fraction=0.2, seed=0), GroupSplit(group="site"),
               TimeSplit(time="date", cutoff="2024-10-01")]
     ev = gengap.evaluate(LogisticRegression(), ds, splits, out=args.out, progress=False)
     summary = ev.summary()[["split", "n", "score", "score_low", "score_high", "gap", "gap_low", "gap_high"]]
@@ -95,7 +95,7 @@ def main() -> None:
     section("4. Is there a shift? Site F held out, after the time cutoff, and an i.i.d. split")
     site_f = GroupSplit(group="site", holdout="F").split_dataset(ds)
     later = TimeSplit(time="date", cutoff="2024-10-01").split_dataset(ds)
-    iid = RandomSplit(test_fraction=0.2, random_state=0).split_dataset(ds)
+    iid = RandomSplit(test_fraction=0.2, seed=0).split_dataset(ds)
     for name, split in (("site F held out", site_f), ("time cutoff 2024-10-01", later), ("i.i.d.", iid)):
         table = detect_shift(split, n_permutations=999)
         print(f"{name}:")
@@ -105,7 +105,7 @@ def main() -> None:
     n_seeds = 40 if args.quick else 200
     alarms = {"classifier": 0, "mmd": 0}
     for seed in range(n_seeds):
-        split = RandomSplit(test_fraction=0.5, random_state=seed).split_dataset(ds)
+        split = RandomSplit(test_fraction=0.5, seed=seed).split_dataset(ds)
         a, b = split.train_part.inputs, split.test_part.inputs
         alarms["classifier"] += classifier_test(a, b, seed=seed).p_value < 0.05
         alarms["mmd"] += mmd_test(a, b, n_permutations=199, max_samples=300, seed=seed).p_value < 0.05

@@ -84,7 +84,7 @@ def scan_model(quick: bool) -> None:
     keep = np.random.default_rng(0).permutation(len(scan))[: 3000 if quick else 8000]
     data = scan.take(np.sort(keep))
     learner = Seq2SeqLearner(hidden_size=96, epochs=30, batch_size=64, learning_rate=5e-3,
-                             max_time=45 if quick else 150, random_state=0, progress=False)
+                             max_time=45 if quick else 150, seed=0, progress=False)
     perts = [*make_perturbations(["whitespace:rate=0.5", "casing:mode=upper", "typos:rate=0.03"]), and_to_after]
     ev = evaluate(learner, data, ["random"], perturbations=perts, progress=False, seed=0, test_fraction=0.1)
     print_report("GRU seq2seq learner on SCAN commands (random split)", ev.rows(), perts)

@@ -58,7 +58,8 @@ def _fails_on_item_7(batch):
 def test_model_error_names_the_shard_and_keeps_finished_shards(tmp_path, backend):
     ds = gengap.load([{"input": f"item {i}", "target": "x"} for i in range(40)])
     split = gengap.Split(name="all", method="file", train=__import__("numpy").array([0]),
-                         test=__import__("numpy").arange(1, 40), seed=None, params={}, diagnostics={},
+                         test=__import__("numpy").arange(1, 40), seed=None, params={},
+                         diagnostics=gengap.splits.SplitDiagnostics.of_parts(1, 39, 40),
                          card=gengap.RandomSplit.card, dataset=ds)
     with pytest.raises(ModelError, match=r"item 7.*shard|all/none/0"):
         gengap.evaluate(_fails_on_item_7, ds, [split], out=tmp_path, backend=backend, workers=2, shard_size=5, batch_size=5)

@@ -165,6 +165,17 @@ def test_split_files_are_byte_identical_for_a_seed_and_feed_eval(tmp_path, cli, 
     assert sorted(rows["example_id"]) == sorted(test_ids)
 
 
+def test_split_prints_its_diagnostics_even_with_no_train_part(tmp_path, cli):
+    data = _write_jsonl(tmp_path / "data.jsonl", _records())
+    common = ["split", str(data), "--input", "question", "--target", "answer", "--id", "qid"]
+    code, out, err = cli(*common, "--method", "random", "--out", "r")
+    assert code == 0, err
+    assert out.startswith("random: 80 train, 20 test (20.0%), ") and "unseen test atom(s). Held out: a uniformly random 20 of 100" in out
+    code, out, err = cli(*common, "--method", "all", "--out", "a")  # nothing trained: no structure to compare
+    assert code == 0, err
+    assert out.startswith("all: 0 train, 100 test (100.0%), no train part to compare. Held out: all 100 examples")
+
+
 # ---------------------------------------------------------------------------- bad input, each one
 def _good_args(data: Path, spec: str) -> list[str]:
     return ["eval", "--data", str(data), "--input", "question", "--target", "answer", "--model", spec,

@@ -18,7 +18,14 @@ from hypothesis import strategies as st
 import gengap
 from gengap.metrics import METRICS, get_metric
 from gengap.perturb import available_perturbations, make_perturbations
-from gengap.splits import HeldOutPrimitive, LengthSplit, MaxCompoundDivergence, TargetMaxCompoundDivergence, load_split
+from gengap.splits import (
+    HeldOutPrimitive,
+    LengthSplit,
+    MaxCompoundDivergence,
+    SplitDiagnostics,
+    TargetMaxCompoundDivergence,
+    load_split,
+)
 from gengap.splits._registry import make_splitter, methods
 from gengap.structure.atoms import words
 
@@ -26,19 +33,19 @@ FAST_MCD = {"n_trials": 4, "n_rebuilds": 1, "max_iterations": 5}
 
 #: Options that make each method applicable to the dataset below (the rest of each signature keeps its default).
 SPLIT_OPTIONS: dict[str, dict] = {
-    "random": {"random_state": 0},
+    "random": {"seed": 0},
     "length": {"by": "input"},
     "primitive": {"primitive": "jump"},
     "combination": {"combinations": "jump&twice;walk&left"},
     "parts": {"max_train_parts": 4},
-    "mcd": {"random_state": 0, **FAST_MCD},
-    "tmcd": {"random_state": 0, **FAST_MCD},
-    "local_structures": {"random_state": 0, "n_trials": 5},
-    "cluster": {"n_clusters": 3, "random_state": 0},
+    "mcd": {"seed": 0, **FAST_MCD},
+    "tmcd": {"seed": 0, **FAST_MCD},
+    "local_structures": {"seed": 0, "n_trials": 5},
+    "cluster": {"n_clusters": 3, "seed": 0},
     "difficulty": {},
-    "group": {"group": "site", "random_state": 0},
+    "group": {"group": "site", "seed": 0},
     "time": {"time": "day"},
-    "transfer": {"group": "site", "random_state": 0},
+    "transfer": {"group": "site", "seed": 0},
     "preset": {"column": "part"},
     "all": {},
 }
@@ -86,6 +93,57 @@ def test_split_method_contract(method, scan_sample, tmp_path):
     assert sorted(back.dataset.take(back.test).ids) == sorted(scan_sample.take(split.test).ids)
     assert json.loads((folder / "split.json").read_text())["n_test"] == len(split.test)
     assert split.save(tmp_path / f"{method}-again").joinpath("split.json").read_bytes() == (folder / "split.json").read_bytes()
+    # the diagnostics record round-trips, and a reloaded split writes back the very same split.json
+    assert SplitDiagnostics.from_dict(split.diagnostics.to_dict()) == split.diagnostics
+    assert back.save(tmp_path / f"{method}-reloaded").joinpath("split.json").read_bytes() == (folder / "split.json").read_bytes()
+
+
+SEEDED = sorted(m for m, cls in methods().items() if "seed" in cls().get_params())
+
+
+def test_seeded_methods_are_the_ones_that_draw_at_random():
+    assert SEEDED == ["cluster", "combination", "group", "local_structures", "mcd", "random", "tmcd", "transfer"]
+
+
+@pytest.mark.parametrize("method", SEEDED)
+def test_seed_is_the_one_name_and_random_state_its_deprecated_alias(method, scan_sample):
+    from sklearn.base import clone
+
+    options = {k: v for k, v in SPLIT_OPTIONS[method].items() if k != "seed"}
+    splitter = make_splitter(method, options={**options, "seed": 3})
+    params = splitter.get_params()
+    assert params["seed"] == 3 and "random_state" not in params and "random_state" not in repr(splitter)
+    copy = clone(splitter)
+    assert copy.get_params() == params and copy is not splitter
+    assert clone(splitter).set_params(seed=4).seed == 4
+    first = splitter.split_dataset(scan_sample)
+    assert first.seed == 3 and first.params["seed"] == 3 and "random_state" not in first.params
+    cls = methods()[method]
+    with pytest.warns(DeprecationWarning, match=r"random_state=\.\.\.\) is deprecated .* use .*\(seed=\.\.\.\)"):
+        old = cls(**options, random_state=3)
+    assert old.seed == 3
+    with pytest.warns(DeprecationWarning, match="use seed"):
+        from_spec = make_splitter(f"{method}:random_state=3", options=options)
+    with pytest.warns(DeprecationWarning, match=r"\.random_state is deprecated"):
+        assert from_spec.random_state == 3
+    with pytest.warns(DeprecationWarning, match="use set_params"):
+        assert clone(splitter).set_params(random_state=5).seed == 5
+    again = old.split_dataset(scan_sample)
+    assert np.array_equal(again.test, first.test) and again.name == first.name
+    with pytest.raises(gengap.ConfigError, match="give only seed=3"):
+        cls(**options, seed=2, random_state=3)
+    with pytest.raises(gengap.ConfigError, match="not both"):
+        make_splitter(f"{method}:seed=2,random_state=3", options=options)
+
+
+def test_old_split_json_with_random_state_loads(scan_sample, tmp_path):
+    folder = make_splitter("random", seed=2).split_dataset(scan_sample).save(tmp_path / "old")
+    info = json.loads((folder / "split.json").read_text())
+    assert info["seed"] == 2 and info["params"]["seed"] == 2
+    info["params"] = {"test_fraction": 0.2, "random_state": 2}  # as written before splitters took seed=
+    (folder / "split.json").write_text(json.dumps(info))
+    back = load_split(folder)
+    assert back.seed == 2 and back.params == {"test_fraction": 0.2, "seed": 2}
 
 
 # ---------------------------------------------------------------- compositional guarantees (hypothesis)
@@ -107,13 +165,13 @@ def test_mcd_keeps_every_test_atom_in_training_and_the_atom_bound(cmds, seed, fr
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             try:
-                split = cls(test_fraction=fraction, random_state=seed, **FAST_MCD).split_dataset(ds)
+                split = cls(test_fraction=fraction, seed=seed, **FAST_MCD).split_dataset(ds)
             except gengap.GengapError:
                 continue  # no valid split of this sample: refusing is allowed, a bad split is not
         train_atoms = {a for i in split.train for a in words(ds.inputs[i])}
         assert {a for i in split.test for a in words(ds.inputs[i])} <= train_atoms
         bound = split.params.get("max_atom_divergence")
-        if bound is not None and split.diagnostics["atom_divergence"] > bound + 1e-9:  # allowed only with a warning
+        if bound is not None and split.diagnostics.structure.atom_divergence > bound + 1e-9:  # allowed only with a warning
             assert any("no split found with atom divergence" in str(w.message) for w in caught)
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from gengap import Store
-from gengap._errors import DataError
+from gengap._errors import ConfigError, DataError
 from gengap.imports import import_table
 
 
@@ -83,6 +83,21 @@ def test_a_misnamed_column_is_named_with_a_suggestion(tmp_path):
     _frame("a", 0).to_json(tmp_path / "a.jsonl", orient="records", lines=True)
     with pytest.raises(DataError, match=r"a.jsonl: no column 'corect' \(given as --score\). Did you mean 'correct'\?"):
         import_table([tmp_path / "a.jsonl"], id="qid", output="answer", scores=["corect"], out=tmp_path / "out")
+
+
+def test_import_table_takes_read_tables_options_and_names_a_wrong_one(tmp_path):
+    _frame("a", 0).to_json(tmp_path / "a.jsonl", orient="records", lines=True)
+    with pytest.raises(ConfigError, match=r"import_table: no option 'ouput'. Did you mean 'output'\?"):
+        import_table([tmp_path / "a.jsonl"], id="qid", ouput="answer", scores=["correct"], out=tmp_path / "out")
+    with pytest.raises(ConfigError, match="import_table: missing a required argument: 'output'"):
+        import_table([tmp_path / "a.jsonl"], id="qid", scores=["correct"], out=tmp_path / "out")
+    first = import_table([tmp_path / "a.jsonl"], id="qid", output="answer", scores=["correct"], out=tmp_path / "out")
+    # read_table's defaults fill what was not given: naming them changes nothing, another value does
+    same = import_table([tmp_path / "a.jsonl"], id="qid", output="answer", scores=["correct"], out=tmp_path / "out",
+                        split_name="imported", model=None)
+    other = import_table([tmp_path / "a.jsonl"], id="qid", output="answer", scores=["correct"], out=tmp_path / "out",
+                         split_name="qa")
+    assert same.already_imported and same.run_id == first.run_id and not other.already_imported
 
 
 def test_a_score_that_is_not_a_number_names_the_row(tmp_path):

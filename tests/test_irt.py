@@ -73,7 +73,7 @@ def test_from_the_results_store_and_into_a_difficulty_split(tmp_path):
         return lambda xs: [answers[x] for x in xs]
 
     models = {f"m{k}": respondent(s, k) for k, s in enumerate(rng.normal(0, 1.5, size=12))}
-    everything = gengap.RandomSplit(test_fraction=n - 1, random_state=0)
+    everything = gengap.RandomSplit(test_fraction=n - 1, seed=0)
     ev = gengap.evaluate(models, ds, [everything], out=tmp_path, progress=False)
     matrix = response_matrix(ev.rows(), metric="exact_match")
     assert matrix.shape == (12, n - 1)

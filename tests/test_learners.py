@@ -51,7 +51,7 @@ def test_transformer_learns_to_copy():
 def test_same_seed_same_predictions(arch):
     train, test = _strings(200, 4), _strings(50, 5)
     targets = [_reverse(s) for s in train]
-    fit = lambda seed: Seq2SeqLearner(arch, epochs=2, random_state=seed, **SMALL).fit(train, targets)
+    fit = lambda seed: Seq2SeqLearner(arch, epochs=2, seed=seed, **SMALL).fit(train, targets)
     a, b, c = fit(7), fit(7), fit(8)
     assert a.losses_ == b.losses_
     assert a.predict(test) == b.predict(test)
@@ -69,10 +69,10 @@ def test_seeding_leaves_the_global_torch_generator_alone():
 
 
 def test_clone_and_model_contract():
-    learner = Seq2SeqLearner("transformer", hidden_size=32, epochs=3, random_state=5)
+    learner = Seq2SeqLearner("transformer", hidden_size=32, epochs=3, seed=5)
     copy = clone(learner)
     assert copy is not learner and copy.get_params() == learner.get_params()
-    assert repr(copy) == "Seq2SeqLearner(arch='transformer', hidden_size=32, epochs=3, random_state=5)"
+    assert repr(copy) == "Seq2SeqLearner(arch='transformer', hidden_size=32, epochs=3, seed=5)"
     model = gengap.as_model(learner)
     assert isinstance(model, gengap.models.EstimatorModel) and model.needs_fit
     fitted = model.fit(["a b", "b a"], ["b a", "a b"])

@@ -153,7 +153,7 @@ def test_resume_after_a_failure_finishes_the_same_run(tmp_path):
             raise RuntimeError("server hiccup")
         return [x[::-1] for x in batch]
 
-    split = gengap.RandomSplit(test_fraction=0.5, random_state=1)
+    split = gengap.RandomSplit(test_fraction=0.5, seed=1)
     with pytest.raises(gengap.errors.ModelError):
         gengap.evaluate(flaky, ds, [split], out=tmp_path, shard_size=10, batch_size=10, cache=False)
     state["fail"] = False

@@ -37,7 +37,7 @@ def short_reverser(batch: list[str]) -> list[str]:
 
 def test_notebook_flow_from_a_dataframe(tmp_path):
     ds = gengap.load(_frame(), input="question", target="answer", id="uid")
-    splits = [gengap.RandomSplit(test_fraction=0.25, random_state=0), gengap.LengthSplit(by="target", test_fraction=0.25)]
+    splits = [gengap.RandomSplit(test_fraction=0.25, seed=0), gengap.LengthSplit(by="target", test_fraction=0.25)]
     ev = gengap.evaluate(short_reverser, ds, splits, out=tmp_path, progress=False)
     summary = ev.summary().set_index("split")
     assert list(summary.index) == ["random", "length"]

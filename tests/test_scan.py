@@ -139,10 +139,10 @@ EXPECTED_SIZES = {
 @pytest.mark.parametrize("name", OFFICIAL_SPLITS)
 def test_official_splits(name, scan_dir, ds):
     split = official_split(name, scan_dir)
-    assert (split.diagnostics["n_train"], split.diagnostics["n_test"]) == EXPECTED_SIZES[name]
+    assert (split.diagnostics.n_train, split.diagnostics.n_test) == EXPECTED_SIZES[name]
     assert split.name == f"official:{name}" and split.method == "scan-official"
     assert not set(split.train_part.inputs) & set(split.test_part.inputs)
-    assert split.diagnostics["n_unseen_test_atoms"] == 0
+    assert split.diagnostics.structure.n_unseen_test_atoms == 0
     # the same split of gengap's own dataset, by command
     on_ours = official_split(name, scan_dir, dataset=ds)
     assert set(on_ours.test_part.ids) == set(split.test_part.ids)
@@ -152,7 +152,7 @@ def test_official_splits(name, scan_dir, ds):
         assert min(split.test_part.column("n_actions")) == 24
         assert split.card.generalisation_type == "structural"
     if name == "addprim_jump":
-        assert split.diagnostics["repeated_train_commands"] == {"jump": 1_467}
+        assert split.diagnostics.figures["repeated_train_commands"] == {"jump": 1_467}
         assert split.test_part.column("has_jump").all()
 
 

@@ -39,7 +39,7 @@ def test_seeds_of_a_split_are_splits_of_one_run_and_the_spread_equals_training_d
     y = np.array(ds.targets, dtype=object)
     expected = []
     for s in seeds:
-        split = RandomSplit(test_fraction=0.25, random_state=s).split_dataset(ds)
+        split = RandomSplit(test_fraction=0.25, seed=s).split_dataset(ds)
         fitted = LogisticRegression().fit(X[split.train], y[split.train])
         expected.append({"seed": s, "split": "random", "score": float((fitted.predict(X[split.test]) == y[split.test]).mean())})
     spread = ev.seed_spread()

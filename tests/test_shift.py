@@ -54,7 +54,7 @@ def test_detect_shift_on_a_split_inputs_and_labels():
     assert list(table.columns) == SHIFT_COLUMNS
     assert table.set_index(["on", "test"]).loc[("inputs", "classifier"), "shift"]
     assert table.set_index(["on", "test"]).loc[("inputs", "mmd"), "shift"]
-    iid = gengap.RandomSplit(test_fraction=0.5, random_state=0).split_dataset(ds)
+    iid = gengap.RandomSplit(test_fraction=0.5, seed=0).split_dataset(ds)
     # one i.i.d. draw may fall in the 5% tail by chance (the rate over many seeds is tested above);
     # it must not look anything like the real shift
     iid_p = detect_shift(iid, on=["inputs"], n_permutations=299)["p_value"]

@@ -60,58 +60,59 @@ def recompute(ds, split, compounds="ngrams:2,3"):
 
 
 def test_mcd_on_toy_beats_random_and_keeps_atoms(toy):
-    split = MaxCompoundDivergence(test_fraction=0.2, random_state=0).split_dataset(toy)
+    split = MaxCompoundDivergence(test_fraction=0.2, seed=0).split_dataset(toy)
     check_partition(split, len(toy))
     d = split.diagnostics
-    assert d["n_test"] == round(0.2 * len(toy))
-    assert d["n_unseen_test_atoms"] == 0
-    assert d["atom_divergence"] <= 0.02 + 1e-9
+    assert d.n_test == round(0.2 * len(toy))
+    assert d.structure.n_unseen_test_atoms == 0
+    assert d.structure.atom_divergence <= 0.02 + 1e-9
     da, dc = recompute(toy, split)
-    assert d["atom_divergence"] == pytest.approx(da, abs=1e-6) and d["compound_divergence"] == pytest.approx(dc, abs=1e-6)
-    random = gengap.RandomSplit(test_fraction=0.2, random_state=0).split_dataset(toy).diagnostics
-    assert d["compound_divergence"] > random["compound_divergence"] + 0.2
-    assert d["search"]["met_atom_bound"] and d["trajectory"]
-    assert all({"phase", "iteration", "compound_divergence", "atom_divergence"} <= set(t) for t in d["trajectory"])
+    assert d.structure.atom_divergence == pytest.approx(da, abs=1e-6)
+    assert d.structure.compound_divergence == pytest.approx(dc, abs=1e-6)
+    random = gengap.RandomSplit(test_fraction=0.2, seed=0).split_dataset(toy).diagnostics
+    assert d.structure.compound_divergence > random.structure.compound_divergence + 0.2
+    assert d.figures["search"]["met_atom_bound"] and d.figures["trajectory"]
+    assert all({"phase", "iteration", "compound_divergence", "atom_divergence"} <= set(t) for t in d.figures["trajectory"])
 
 
 def test_mcd_is_reproducible_and_seeds_differ(toy):
-    a = MaxCompoundDivergence(random_state=3, **FAST).split_dataset(toy)
-    b = MaxCompoundDivergence(random_state=3, **FAST).split_dataset(toy)
-    c = MaxCompoundDivergence(random_state=4, **FAST).split_dataset(toy)
+    a = MaxCompoundDivergence(seed=3, **FAST).split_dataset(toy)
+    b = MaxCompoundDivergence(seed=3, **FAST).split_dataset(toy)
+    c = MaxCompoundDivergence(seed=4, **FAST).split_dataset(toy)
     assert np.array_equal(a.test, b.test)
     assert not np.array_equal(a.test, c.test)
 
 
 @pytest.mark.slow
 def test_mcd_on_scan_far_above_random(scan):
-    split = MaxCompoundDivergence(test_fraction=0.2, random_state=0).split_dataset(scan)
-    d = split.diagnostics
-    assert d["n_unseen_test_atoms"] == 0 and d["atom_divergence"] <= 0.02 + 1e-9
-    assert d["compound_divergence"] > 0.25  # random: ~0.0003; official around-right: ~0.24
-    assert d["unseen_test_compound_share"] > 0.2
+    split = MaxCompoundDivergence(test_fraction=0.2, seed=0).split_dataset(scan)
+    d = split.diagnostics.structure
+    assert d.n_unseen_test_atoms == 0 and d.atom_divergence <= 0.02 + 1e-9
+    assert d.compound_divergence > 0.25  # random: ~0.0003; official around-right: ~0.24
+    assert d.unseen_test_compound_share > 0.2
 
 
 def test_target_divergence_series(toy):
-    low = MaxCompoundDivergence(target_divergence=0.1, random_state=0).split_dataset(toy).diagnostics
-    assert abs(low["compound_divergence"] - 0.1) <= 0.03
-    assert low["n_unseen_test_atoms"] == 0
+    low = MaxCompoundDivergence(target_divergence=0.1, seed=0).split_dataset(toy).diagnostics.structure
+    assert abs(low.compound_divergence - 0.1) <= 0.03
+    assert low.n_unseen_test_atoms == 0
 
 
 def test_unreachable_target_warns_and_returns_best(toy):
     with pytest.warns(UserWarning, match="target_divergence=0.99 was not reached"):
-        split = MaxCompoundDivergence(target_divergence=0.99, random_state=0, **FAST).split_dataset(toy)
-    assert split.diagnostics["search"]["met_target"] is False
-    assert split.diagnostics["n_unseen_test_atoms"] == 0
+        split = MaxCompoundDivergence(target_divergence=0.99, seed=0, **FAST).split_dataset(toy)
+    assert split.diagnostics.figures["search"]["met_target"] is False
+    assert split.diagnostics.structure.n_unseen_test_atoms == 0
 
 
 def test_unreachable_atom_bound_warns(toy):
     with pytest.warns(UserWarning, match="atom divergence <= 0.0"):
-        split = MaxCompoundDivergence(max_atom_divergence=0.0, test_fraction=0.3, random_state=0, **FAST).split_dataset(toy)
-    assert split.diagnostics["search"]["met_atom_bound"] is False
+        split = MaxCompoundDivergence(max_atom_divergence=0.0, test_fraction=0.3, seed=0, **FAST).split_dataset(toy)
+    assert split.diagnostics.figures["search"]["met_atom_bound"] is False
 
 
 def test_tmcd_keeps_k_training_occurrences(toy):
-    split = TargetMaxCompoundDivergence(min_train_atom_count=50, random_state=0, **FAST).split_dataset(toy)
+    split = TargetMaxCompoundDivergence(min_train_atom_count=50, seed=0, **FAST).split_dataset(toy)
     a = count_structure(toy, "words")
     train, test = a.totals(split.train), a.totals(split.test)
     assert np.all(train[test > 0] >= 50)
@@ -122,10 +123,10 @@ def test_infeasible_test_fraction_names_the_closest_setting():
     # 'e f' holds the only e and f; any 3 of the other 4 in test would leave an atom out of training
     ds = _ds(["a b", "c d", "a c", "b d", "e f"])
     with pytest.raises(ConfigError, match=r"closest feasible setting is test_fraction=0\.4000"):
-        MaxCompoundDivergence(test_fraction=0.9, random_state=0).split_dataset(ds)
+        MaxCompoundDivergence(test_fraction=0.9, seed=0).split_dataset(ds)
     pinned = _ds(["a b"] * 4 + ["c d"] * 4 + ["e f", "g h"])  # 'e f' and 'g h' can never be in test
     with pytest.raises(ConfigError, match=r"only 8 of 10.*test_fraction=0\.8000"):
-        MaxCompoundDivergence(test_fraction=0.9, random_state=0).split_dataset(pinned)
+        MaxCompoundDivergence(test_fraction=0.9, seed=0).split_dataset(pinned)
 
 
 def test_examples_without_atoms_are_named():
@@ -154,13 +155,14 @@ def test_bad_parameters():
 
 
 def test_compound_weights_change_what_is_measured(toy):
-    d = MaxCompoundDivergence(weight_compounds=True, random_state=0, **FAST).split_dataset(toy).diagnostics
-    assert "compound_divergence_unweighted" in d and d["n_unseen_test_atoms"] == 0
+    d = MaxCompoundDivergence(weight_compounds=True, seed=0, **FAST).split_dataset(toy).diagnostics
+    assert "compound_divergence_unweighted" in d.figures and d.structure.n_unseen_test_atoms == 0
+    assert d.structure.compounds.endswith("+weights")
 
 
 def test_cli_style_construction_and_saved_fields(toy, tmp_path):
     splitter = make_splitter("mcd", options={"atoms": "words", "compounds": "ngrams:2,3", **FAST}, seed=1, test_fraction=0.2)
-    assert isinstance(splitter, MaxCompoundDivergence) and splitter.random_state == 1
+    assert isinstance(splitter, MaxCompoundDivergence) and splitter.seed == 1
     split = splitter.split_dataset(toy)
     split.save(tmp_path)
     info = json.loads((tmp_path / "split.json").read_text())
@@ -190,7 +192,7 @@ def test_held_out_combination_of_atoms(toy):
     split = HeldOutCombinations(combinations=["jump&twice"]).split_dataset(toy)
     assert all("jump" in x and "twice" in x for x in split.test_part.inputs)
     assert not any(("jump" in x.split() and "twice" in x.split()) for x in split.train_part.inputs)
-    assert split.diagnostics["n_unseen_test_atoms"] == 0
+    assert split.diagnostics.structure.n_unseen_test_atoms == 0
 
 
 def test_held_out_attribute_combinations_sampled():
@@ -198,16 +200,20 @@ def test_held_out_attribute_combinations_sampled():
     n = 400
     meta = {"modality": rng.choice(["CT", "MRI", "XR"], n), "anatomy": rng.choice(["brain", "chest", "knee"], n)}
     ds = _ds([f"case {i}" for i in range(n)], **meta)
-    split = HeldOutCombinations(columns="modality,anatomy", test_fraction=0.2, random_state=0).split_dataset(ds)
-    combos = split.diagnostics["held_out_combinations"]
-    assert combos
+    split = HeldOutCombinations(columns="modality,anatomy", test_fraction=0.2, seed=0).split_dataset(ds)
+    combos = split.diagnostics.figures["held_out_combinations"]
+    assert combos and all(len(c) == 2 and c[0].startswith("anatomy=") and c[1].startswith("modality=") for c in combos)
+    for anatomy, modality in combos:  # every held-out pair is in test only
+        a, m = anatomy.split("=")[1], modality.split("=")[1]
+        pair = (split.dataset.column("anatomy") == a) & (split.dataset.column("modality") == m)
+        assert set(np.flatnonzero(pair.to_numpy())) <= set(split.test)
     test = split.test_part.frame
     train = split.train_part.frame
     for col in ("modality", "anatomy"):
         assert set(test[col]) <= set(train[col])
     seen = set(zip(train.modality, train.anatomy))
     assert not any((m, a) in seen for m, a in zip(test.modality, test.anatomy))
-    assert 0.1 <= split.diagnostics["test_fraction"] <= 0.3
+    assert 0.1 <= split.diagnostics.test_fraction <= 0.3
 
 
 def test_held_out_combination_that_removes_a_part_is_refused():
@@ -224,7 +230,7 @@ def test_part_count_split_from_a_list_column():
     skills = ["a", "b", "c", "a,b", "b,c", "a,c", "a,b,c", "a,b,c"]
     ds = _ds([f"q{i}" for i in range(len(skills))], skills=skills)
     split = PartCountSplit(max_train_parts=2, column="skills").split_dataset(ds)
-    assert split.test.tolist() == [6, 7] and split.diagnostics["test_parts_range"] == [3, 3]
+    assert split.test.tolist() == [6, 7] and split.diagnostics.figures["test_parts_range"] == [3, 3]
     with pytest.raises(DataError, match="occur only in examples with more than 1"):
         PartCountSplit(max_train_parts=1, column="skills").split_dataset(_ds(["x", "y"], skills=["a", "a,b"]))
 
@@ -238,7 +244,7 @@ def test_flags_and_accuracy_by_flag(scan, scan_dir):
     assert len(table) == len(split.test)
     assert table["flagged"].all()  # every test command holds 'around right'
     assert all("around right" in u for u in table["unobserved"])
-    random = gengap.RandomSplit(random_state=0).split_dataset(scan)
+    random = gengap.RandomSplit(seed=0).split_dataset(scan)
     assert not unobserved_local_structures(scan, random.train, random.test)["flagged"].any()
     scores = np.r_[np.zeros(50), np.ones(50)]
     flags = np.r_[np.ones(50, bool), np.zeros(50, bool)]
@@ -248,18 +254,18 @@ def test_flags_and_accuracy_by_flag(scan, scan_dir):
 
 
 def test_unobserved_structure_split_maximizes_flagged(toy):
-    split = UnobservedStructureSplit(test_fraction=0.2, random_state=0).split_dataset(toy)
+    split = UnobservedStructureSplit(test_fraction=0.2, seed=0).split_dataset(toy)
     table = unobserved_local_structures(toy, split.train, split.test)
-    assert table["flagged"].mean() == pytest.approx(split.diagnostics["unobserved_share"])
-    assert split.diagnostics["unobserved_share"] > 0.9 and split.diagnostics["n_unseen_test_atoms"] == 0
+    assert table["flagged"].mean() == pytest.approx(split.diagnostics.figures["unobserved_share"])
+    assert split.diagnostics.figures["unobserved_share"] > 0.9 and split.diagnostics.structure.n_unseen_test_atoms == 0
 
 
 def test_report_plots_the_search_trajectory(toy, tmp_path):
     """An MCD split's trajectory becomes a chart and a one-line summary, not a dump of its steps."""
     lookup = dict.fromkeys(toy.inputs, "ok")
     ev = gengap.evaluate(lambda xs: [lookup[x] if i % 4 else "no" for i, x in enumerate(xs)], toy,
-                         splits=[gengap.RandomSplit(test_fraction=0.2, random_state=0),
-                                 MaxCompoundDivergence(random_state=0, **FAST)],
+                         splits=[gengap.RandomSplit(test_fraction=0.2, seed=0),
+                                 MaxCompoundDivergence(seed=0, **FAST)],
                          out=tmp_path / "run", progress=False)
     steps = ev.split_info()["mcd:seed=0"]["trajectory"]
     out = ev.report()
@@ -276,15 +282,15 @@ def test_search_steps_back_under_the_atom_bound(toy):
     from gengap.splits.divergence import DivergenceSearch, structure_counts
 
     a, c = structure_counts(toy, "words", "ngrams:2,3")
-    free = MaxCompoundDivergence(max_atom_divergence=None, random_state=0, **FAST).split_dataset(toy).diagnostics
-    bound = 0.8 * free["atom_divergence"]
+    free = MaxCompoundDivergence(max_atom_divergence=None, seed=0, **FAST).split_dataset(toy).diagnostics.structure
+    bound = 0.8 * free.atom_divergence
     search = DivergenceSearch(a.matrix, c.matrix, len(toy) // 5, max_atom_divergence=bound, min_train_atom_count=1,
                               target=None, rng=np.random.default_rng(0))
     in_test = np.zeros(len(toy), dtype=bool)
-    in_test[MaxCompoundDivergence(max_atom_divergence=None, random_state=0, **FAST).split_dataset(toy).test] = True
+    in_test[MaxCompoundDivergence(max_atom_divergence=None, seed=0, **FAST).split_dataset(toy).test] = True
     trajectory: list = []
     final, dc, da = search._into_bound(in_test, trajectory)
     assert final.sum() == len(toy) // 5 and da <= bound + 1e-12 and search.penalty == 10.0
     assert atom_divergence(a.totals(np.flatnonzero(~final)), a.totals(np.flatnonzero(final))) == pytest.approx(da, abs=1e-9)
     assert len(search.violated_atoms(final)) == 0 and trajectory[-1]["phase"] == "into_bound"
-    assert dc > 0.7 * free["compound_divergence"]
+    assert dc > 0.7 * free.compound_divergence

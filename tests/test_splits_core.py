@@ -33,25 +33,25 @@ def check_partition(split, n):
     assert np.all(np.diff(train) > 0) and np.all(np.diff(test) > 0)
     assert train.min() >= 0 and max(train.max(), test.max()) < n
     d = split.diagnostics
-    assert d["n_train"] == len(train) and d["n_test"] == len(test)
-    assert d["n_train"] + d["n_test"] + d["n_unused"] == n
+    assert d.n_train == len(train) and d.n_test == len(test)
+    assert d.n_train + d.n_test + d.n_unused == n
     assert set(split.card.to_dict()) >= {"motivation", "generalisation_type", "shift_type", "shift_source", "shift_locus"}
 
 
-@pytest.mark.parametrize("splitter", [RandomSplit(test_fraction=0.25, random_state=3), LengthSplit(test_fraction=0.3),
+@pytest.mark.parametrize("splitter", [RandomSplit(test_fraction=0.25, seed=3), LengthSplit(test_fraction=0.3),
                                       HeldOutPrimitive(primitive="jump")])
 def test_partition_properties(splitter):
     ds = _toy()
     split = splitter.split_dataset(ds)
     check_partition(split, len(ds))
-    assert split.diagnostics["held_out"]
+    assert split.diagnostics.held_out
 
 
 def test_random_is_reproducible_and_seed_dependent():
     ds = _toy()
-    a = RandomSplit(random_state=1).split_dataset(ds).test
-    b = RandomSplit(random_state=1).split_dataset(ds).test
-    c = RandomSplit(random_state=2).split_dataset(ds).test
+    a = RandomSplit(seed=1).split_dataset(ds).test
+    b = RandomSplit(seed=1).split_dataset(ds).test
+    c = RandomSplit(seed=2).split_dataset(ds).test
     assert a.tolist() == b.tolist() and a.tolist() != c.tolist()
     assert len(a) == round(0.2 * len(ds))
 
@@ -65,7 +65,7 @@ def test_length_split_trains_short_tests_long():
     split = LengthSplit(test_fraction=0.3).split_dataset(ds)
     lengths = np.array([len(t.split()) for t in ds.targets])
     assert lengths[split.train].max() < lengths[split.test].min()
-    assert split.diagnostics["max_train_length"] == lengths[split.train].max()
+    assert split.diagnostics.figures["max_train_length"] == lengths[split.train].max()
     explicit = LengthSplit(max_train_length=2).split_dataset(ds)
     assert lengths[explicit.test].min() == 3
 
@@ -85,20 +85,20 @@ def test_held_out_primitive_sees_primitive_only_alone():
     test_inputs = [ds.inputs[i] for i in split.test]
     assert all(x == "jump" for x in train_inputs if "jump" in x.split())
     assert all("jump" in x.split() and x != "jump" for x in test_inputs)
-    assert split.diagnostics["n_unseen_test_atoms"] == 0
+    assert split.diagnostics.structure.n_unseen_test_atoms == 0
     assert split.name == "primitive:jump"
 
 
 def test_unseen_atoms_are_reported():
     split = LengthSplit(by="input", max_train_length=1).split_dataset(gengap.load(
         [{"input": w, "target": "t"} for w in ["a", "b", "a zz"]]))
-    assert split.diagnostics["unseen_test_atoms"] == ["zz"]
+    assert split.diagnostics.structure.unseen_test_atoms == ("zz",)
 
 
 def test_sklearn_cross_val_score_accepts_splitters():
     X = np.arange(40).reshape(-1, 1)
     y = np.array([0, 1] * 20)
-    scores = cross_val_score(DummyClassifier(), X, y, cv=RandomSplit(test_fraction=0.25, random_state=0))
+    scores = cross_val_score(DummyClassifier(), X, y, cv=RandomSplit(test_fraction=0.25, seed=0))
     assert scores.shape == (1,)
     assert list(RandomSplit().split(X, y))[0][1].size == 8
 
@@ -112,7 +112,7 @@ def test_save_and_load_round_trip(tmp_path):
     again = load_split(tmp_path / "s")
     assert again.test_part.ids == split.test_part.ids
     assert again.train_part.targets == split.train_part.targets
-    assert again.diagnostics["n_test"] == split.diagnostics["n_test"]
+    assert again.diagnostics.n_test == split.diagnostics.n_test
     first = (tmp_path / "s" / "test.jsonl").read_bytes()
     LengthSplit(test_fraction=0.3).split_dataset(ds).save(tmp_path / "s2")
     assert (tmp_path / "s2" / "test.jsonl").read_bytes() == first
@@ -121,7 +121,7 @@ def test_save_and_load_round_trip(tmp_path):
 def test_spec_strings():
     assert parse_split_spec("length:by=input,test_fraction=0.3") == ("length", {"by": "input", "test_fraction": 0.3})
     assert parse_split_spec("primitive:jump") == ("primitive", {"primitive": "jump"})
-    assert make_splitter("random", seed=5).random_state == 5
+    assert make_splitter("random", seed=5).seed == 5
     assert make_splitter("length", options={"by": "input"}).by == "input"
 
 
@@ -147,3 +147,101 @@ def test_data_problems_fail_at_split_time():
         HeldOutPrimitive(primitive="jump").split_dataset(ds)
     with pytest.raises(ConfigError, match="both parts"):
         RandomSplit(test_fraction=0.2).split_dataset(ds)
+
+
+# ---------------------------------------------------------------- the diagnostics record
+def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
+    from gengap.splits import SplitDetails, SplitDiagnostics, StructureFigures
+
+    split = LengthSplit(test_fraction=0.3).split_dataset(_toy())
+    d = split.diagnostics
+    assert isinstance(d, SplitDiagnostics) and isinstance(d.structure, StructureFigures)
+    assert d.n_train + d.n_test + d.n_unused == 61 and d.held_out.startswith("examples whose target length is over")
+    assert d.figures["max_train_length"] == split.dataset.take(split.train).frame["target"].str.split().str.len().max()
+    with pytest.raises(TypeError):
+        d.figures["max_train_length"] = 3  # read-only, as the record is frozen
+    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.n_test \(or .to_dict\(\)"):
+        assert d["n_test"] == d.n_test
+    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.structure.compound_divergence"):
+        assert d["compound_divergence"] == d.structure.compound_divergence
+    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.figures\['max_train_length'\]"):
+        assert d["max_train_length"] == d.figures["max_train_length"]
+    with pytest.raises(KeyError):
+        d["no_such_figure"]
+    with pytest.warns(DeprecationWarning, match="use split.diagnostics.held_out") as caught:
+        assert d.get("held_out") == d.held_out and d.get("no_such_figure", 3) == 3
+    assert caught[0].filename == __file__  # the warning points at the line that reads the dict
+    assert "max_train_length" in d and "no_such_figure" not in d
+    with pytest.warns(DeprecationWarning):
+        assert dict(d) == d.to_dict() and len(d) == len(d.to_dict())
+    assert SplitDiagnostics.from_dict(d.to_dict()) == d
+    import copy
+    import pickle
+
+    again = pickle.loads(pickle.dumps(split))  # process backends and notebooks copy splits
+    assert again.diagnostics == d and copy.deepcopy(d) == d and np.array_equal(again.test, split.test)
+    details = SplitDetails(name="x", held_out="y", structure=d.structure, figures={"k": [1]})
+    assert pickle.loads(pickle.dumps(details)) == details == copy.deepcopy(details)
+
+
+def test_figures_cannot_take_a_name_the_record_has():
+    from gengap.splits import SplitDetails, SplitDiagnostics
+
+    with pytest.raises(ValueError, match=r"figures \['held_out', 'n_test'\] have names the record already has"):
+        SplitDetails(figures={"n_test": 3, "held_out": "x", "threshold": 2})
+    with pytest.raises(ValueError, match=r"figures \['atom_divergence'\]"):
+        SplitDiagnostics(n_train=1, n_test=1, test_fraction=0.5, n_unused=0, figures={"atom_divergence": 0.1})
+
+
+def test_a_hook_that_yields_the_old_dict_still_works_with_a_warning():
+    from gengap.splits import SplitDetails, Splitter
+
+    class OddRows(Splitter):
+        method, card = "odd_rows", RandomSplit.card
+
+        def __init__(self, *, old: bool = False) -> None:
+            self.old = old
+
+        def _iter_indices(self, dataset, rng):
+            idx = np.arange(len(dataset))
+            if self.old:
+                yield idx[idx % 2 == 0], idx[idx % 2 == 1], {"name": "odd", "held_out": "odd rows", "step": 2}
+            else:
+                yield idx[idx % 2 == 0], idx[idx % 2 == 1], SplitDetails(name="odd", held_out="odd rows", figures={"step": 2})
+
+    ds = _toy()
+    new = OddRows().split_dataset(ds)
+    with pytest.warns(DeprecationWarning, match="OddRows._iter_indices yields a dict; yield a SplitDetails"):
+        old = OddRows(old=True).split_dataset(ds)
+    assert old.name == new.name == "odd" and old.diagnostics == new.diagnostics
+    assert new.diagnostics.figures == {"step": 2} and new.diagnostics.structure is not None
+
+
+def test_a_split_built_with_a_dict_of_diagnostics_still_works_with_a_warning():
+    from gengap.splits import Split, SplitDiagnostics
+
+    ds = _toy(10)
+    with pytest.warns(DeprecationWarning, match=r"Split\(diagnostics=<dict>\) is deprecated"):
+        split = Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, {"held_out": "rows 6-8", "k": 1},
+                      RandomSplit.card, ds)
+    assert split.diagnostics == SplitDiagnostics(n_train=6, n_test=3, test_fraction=round(3 / 11, 6), n_unused=2,
+                                                 held_out="rows 6-8", figures={"k": 1})
+    with pytest.raises(ConfigError, match="diagnostics must be a SplitDiagnostics, got list"):
+        Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, [], RandomSplit.card, ds)
+
+
+def test_a_split_json_written_before_the_record_loads_and_saves_back_the_same(tmp_path):
+    """A split folder written by gengap before splitters took seed= and diagnostics were a record."""
+    from pathlib import Path
+
+    folder = Path(__file__).parent / "data" / "split_json_before_seed"
+    split = load_split(folder)
+    d = split.diagnostics
+    assert split.name == "mcd:seed=1" and split.seed == 1 and split.params["seed"] == 1 and "random_state" not in split.params
+    assert (d.n_train, d.n_test, d.structure.n_unseen_test_atoms, d.structure.compound_divergence) == (12, 4, 0, 1.0)
+    assert d.figures["search"]["met_atom_bound"] and d.figures["trajectory"]
+    split.save(tmp_path)
+    before, after = json.loads((folder / "split.json").read_text()), json.loads((tmp_path / "split.json").read_text())
+    assert after["params"] == {("seed" if k == "random_state" else k): v for k, v in before.pop("params").items()}
+    after.pop("params")
+    assert after == before

@@ -23,9 +23,9 @@ def check_partition(split, n):
     assert len(np.intersect1d(train, test)) == 0
     assert np.all(np.diff(train) > 0) and np.all(np.diff(test) > 0)
     d = split.diagnostics
-    assert d["n_train"] == len(train) and d["n_test"] == len(test)
-    assert d["n_train"] + d["n_test"] + d["n_unused"] == n
-    assert split.diagnostics["held_out"]
+    assert d.n_train == len(train) and d.n_test == len(test)
+    assert d.n_train + d.n_test + d.n_unused == n
+    assert split.diagnostics.held_out
     json.dumps(split.to_dict())  # diagnostics are plain JSON
 
 
@@ -64,7 +64,7 @@ def test_combinations_of_columns_form_groups_and_holdout_names_one():
     held = GroupSplit(group="site,tier", holdout="b/y").split_dataset(ds)
     frame = ds.frame
     assert set(zip(frame["site"][held.test], frame["tier"][held.test])) == {("b", "y")}
-    assert held.name == "group:site+tier=b/y" and held.diagnostics["test_groups"] == ["b/y"]
+    assert held.name == "group:site+tier=b/y" and held.diagnostics.figures["test_groups"] == ["b/y"]
 
 
 def test_group_k_fold_balances_and_works_with_sklearn_groups():
@@ -98,7 +98,7 @@ def test_group_bad_input():
     mixed = gengap.load([{"input": str(i), "target": "t", "site": "a" if i < 8 else f"lone{i}"} for i in range(10)])
     with pytest.warns(UserWarning, match="lone8"):
         splits = GroupSplit(group="site").split_datasets(mixed)
-    assert [s.diagnostics["test_groups"] for s in splits] == [["a"]]
+    assert [s.diagnostics.figures["test_groups"] for s in splits] == [["a"]]
     with pytest.raises(DataError, match="no column 'sitee'"):
         GroupSplit(group="sitee").split_dataset(mixed)
 
@@ -111,28 +111,28 @@ def test_time_cutoff_puts_the_past_in_train():
     check_partition(split, len(ds))
     dates = pd.to_datetime(ds.column("date"))
     assert dates[split.train].max() < pd.Timestamp("2024-09-01") <= dates[split.test].min()
-    assert split.diagnostics["cutoff"].startswith("2024-09-01")
+    assert split.diagnostics.figures["cutoff"].startswith("2024-09-01")
 
 
 def test_time_without_cutoff_takes_the_latest_share_and_windows_roll():
     ds = _tickets()
     split = TimeSplit(time="date", test_fraction=0.25).split_dataset(ds)
-    assert split.diagnostics["n_test"] == 30
+    assert split.diagnostics.n_test == 30
     windows = TimeSplit(time="date", windows=3).split_datasets(ds)
     assert len(windows) == 3 == TimeSplit(time="date", windows=3).get_n_splits()
     for w in windows:
         check_partition(w, len(ds))
-        assert w.diagnostics["train_time_range"][1] < w.diagnostics["test_time_range"][0]
+        assert w.diagnostics.figures["train_time_range"][1] < w.diagnostics.figures["test_time_range"][0]
     # expanding training window: each later window trains on more of the past
-    assert [w.diagnostics["n_train"] for w in windows] == sorted(w.diagnostics["n_train"] for w in windows)
+    assert [w.diagnostics.n_train for w in windows] == sorted(w.diagnostics.n_train for w in windows)
     limited = TimeSplit(time="date", windows=3, train_window="30D").split_datasets(ds)
-    assert all(lim.diagnostics["n_train"] <= 21 for lim in limited)
+    assert all(lim.diagnostics.n_train <= 21 for lim in limited)
 
 
 def test_time_numeric_column():
     ds = gengap.load([{"input": str(i), "target": "t", "year": 2000 + i % 10} for i in range(50)])
     split = TimeSplit(time="year", cutoff=2008).split_dataset(ds)
-    assert split.diagnostics["n_test"] == 10
+    assert split.diagnostics.n_test == 10
 
 
 def test_time_unparseable_values_name_rows():
@@ -151,11 +151,11 @@ def test_time_unparseable_values_name_rows():
 
 def test_clusters_hold_out_whole_topics_and_describe_them():
     ds = _tickets()
-    split = ClusterSplit(n_clusters=2, test_fraction=0.5, random_state=0).split_dataset(ds)
+    split = ClusterSplit(n_clusters=2, test_fraction=0.5, seed=0).split_dataset(ds)
     check_partition(split, len(ds))
     # the two topics share no word, so each cluster is one topic
     assert len(set(split.test_part.targets)) == 1 and set(split.test_part.targets).isdisjoint(split.train_part.targets)
-    clusters = split.diagnostics["clusters"]
+    clusters = split.diagnostics.figures["clusters"]
     assert sum(c["size"] for c in clusters) == len(ds)
     held = [c for c in clusters if c["held_out"]][0]
     topic = split.test_part.targets[0]
@@ -185,10 +185,10 @@ def test_difficulty_column_easy_to_hard_and_back():
     check_partition(split, len(ds))
     h = ds.column("hardness").to_numpy()
     assert h[split.train].max() < h[split.test].min()
-    assert split.diagnostics["n_test"] == 24  # hardness 8 and 9: ties stay together
+    assert split.diagnostics.n_test == 24  # hardness 8 and 9: ties stay together
     reverse = DifficultySplit(difficulty="hardness", test_fraction=0.2, direction="hard_to_easy").split_dataset(ds)
     assert h[reverse.test].max() < h[reverse.train].min()
-    assert sum(split.diagnostics["difficulty_bins"].values()) == len(ds)
+    assert sum(split.diagnostics.figures["difficulty_bins"].values()) == len(ds)
 
 
 def test_difficulty_proxies_and_reference_loss():

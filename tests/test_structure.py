@@ -109,7 +109,7 @@ def test_split_structure_on_a_hand_made_split():
 
 def test_every_split_reports_divergences():
     ds = gengap.load([{"input": f"w{i % 7} w{i % 5}", "target": "t"} for i in range(60)])
-    split = gengap.RandomSplit(test_fraction=0.25, random_state=1).split_dataset(ds)
+    split = gengap.RandomSplit(test_fraction=0.25, seed=1).split_dataset(ds)
     for key in ("atom_divergence", "compound_divergence", "unseen_test_compound_share", "n_unseen_test_atoms"):
-        assert key in split.diagnostics
-    assert 0 <= split.diagnostics["compound_divergence"] <= 1
+        assert key in split.diagnostics.to_dict()
+    assert 0 <= split.diagnostics.structure.compound_divergence <= 1

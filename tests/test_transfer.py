@@ -120,7 +120,7 @@ def test_resuming_a_failed_transfer_run_gives_the_same_matrix(tmp_path):
                 raise RuntimeError("the machine went away")
             return super().predict(X)
 
-    splitter = TransferSplit(group="site", random_state=1)
+    splitter = TransferSplit(group="site", seed=1)
     with pytest.raises(ModelError, match="the machine went away"):
         gengap.evaluate(Flaky(), ds, [splitter], out=tmp_path / "run", shard_size=10, batch_size=10, progress=False)
     with Store(tmp_path / "run" / "gengap.duckdb", read_only=True) as store:

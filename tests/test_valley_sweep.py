@@ -110,6 +110,10 @@ def test_sweep_bad_options():
         sweep_dataset("additon")
     with pytest.raises(ConfigError, match="positive integers"):
         sweep_dataset("addition", levels=[0, 1])
+    with pytest.raises(ConfigError, match=r"run_sweep: no option 'n_per_levl'. Did you mean 'n_per_level'\?"):
+        run_sweep({}, "addition", n_per_levl=10)
+    with pytest.raises(ConfigError, match="positive integers"):  # the design goes to sweep_dataset, checked there
+        run_sweep({}, "addition", levels=[0])
 
 
 MODEL = '''

@@ -18,7 +18,7 @@ from typing import Any
 
 from gengap._errors import ConfigError, did_you_mean
 
-__all__ = ["parse_value", "parse_spec", "check_options", "signature_options"]
+__all__ = ["parse_value", "parse_spec", "check_options", "signature_options", "bind_options"]
 
 
 def parse_value(text: str) -> Any:
@@ -54,10 +54,13 @@ def parse_spec(spec: str, *, what: str, main_option: str | None = None) -> tuple
 
 
 def signature_options(fn: Callable[..., Any]) -> list[str]:
-    """The keyword options a class or factory takes (its signature without self, *args, **kwargs)."""
+    """The keyword options a class or factory takes (its signature without self, *args, **kwargs and
+    deprecated aliases, whose default is ``UNSET``)."""
+    from gengap._deprecation import UNSET
+
     target = fn.__init__ if inspect.isclass(fn) else fn  # type: ignore[misc]
     return [p.name for p in inspect.signature(target).parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is not UNSET]
 
 
 def check_options(spec: str, name: str, options: Iterable[str], valid: list[str], *, what: str) -> None:
@@ -66,3 +69,29 @@ def check_options(spec: str, name: str, options: Iterable[str], valid: list[str]
         if key not in valid:
             raise ConfigError(f"{what} '{spec}': '{name}' has no option '{key}'.{did_you_mean(key, valid)} "
                               f"Options: {', '.join(valid) or 'none'}.")
+
+
+def bind_options(fn: Callable[..., Any], /, *args: Any, what: str, **options: Any) -> dict[str, Any]:
+    """The arguments ``fn(*args, **options)`` would receive, its defaults filled in: one signature serves
+    a function and another that takes the same options and passes them on. An option ``fn`` does not
+    take is a ConfigError naming the nearest one it does.
+
+    >>> def design(task, *, n=200, seed=0): ...
+    >>> bind_options(design, "addition", seed=3, what="run_sweep")
+    {'task': 'addition', 'n': 200, 'seed': 3}
+    >>> bind_options(design, "addition", sed=3, what="run_sweep")
+    Traceback (most recent call last):
+    ...
+    gengap._errors.ConfigError: run_sweep: no option 'sed'. Did you mean 'seed'? Options: n, seed.
+    """
+    signature = inspect.signature(fn)
+    keywords = [p.name for p in signature.parameters.values() if p.kind is p.KEYWORD_ONLY]
+    for key in options:
+        if key not in keywords:
+            raise ConfigError(f"{what}: no option '{key}'.{did_you_mean(key, keywords)} Options: {', '.join(keywords)}.")
+    try:
+        bound = signature.bind(*args, **options)
+    except TypeError as e:
+        raise ConfigError(f"{what}: {e}.") from None
+    bound.apply_defaults()
+    return dict(bound.arguments)

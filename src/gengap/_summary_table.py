@@ -17,6 +17,10 @@ from rich.table import Table
 __all__ = ["Summary", "gap_header", "summary_methods", "summary_table"]
 
 
+#: The score column's heading: the score in percent, then its 95% interval.
+SCORE_COLUMN = "score %\n[95% CI]"
+
+
 def _pct(x: Any) -> str:
     return "-" if x is None or pd.isna(x) else f"{100 * x:.1f}"
 
@@ -69,22 +73,38 @@ def gap_header(summary: pd.DataFrame) -> str:
     return f"gap to {refs[0]}" if len(refs) == 1 else "gap to reference"
 
 
+def _with_ci(value: str, low: Any, high: Any) -> str:
+    """``95.6 [95.0, 96.2]``: a figure and its interval in one cell (the figure alone when there is none)."""
+    ci = _ci(low, high)
+    return value if ci == "-" or value == "-" else f"{value} {ci}"
+
+
 def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
     """Per split: score with its 95% interval, and the gap to the reference split with its interval.
 
-    The model column appears only with several models and the metric column only with several
-    metrics, so the table fits an 80-column terminal. Every cell is plain text (never rich markup).
+    Each figure shares a cell with its interval, the model column appears only with several models and
+    the metric column only with several metrics, and the methods behind the intervals and tests are
+    named in the caption, so the demo's table fits an 80-column terminal. Every cell is plain text
+    (never rich markup).
+
+    >>> import io
+    >>> from rich.console import Console
+    >>> row = dict(model="m", split="length", reference="random", n=3920, metric="em", score=0.124,
+    ...            score_low=0.114, score_high=0.135, gap=0.832, gap_low=0.82, gap_high=0.844)
+    >>> console = Console(file=io.StringIO(), width=80)
+    >>> console.print(summary_table(pd.DataFrame([row])))
+    >>> print(console.file.getvalue().splitlines()[5])
+    │ length │ 3,920 │ 12.4 [11.4, 13.5] │  83.2 [82.0, 84.4] │
     """
     many_models = summary["model"].nunique() > 1
     many_metrics = summary["metric"].nunique() > 1
     metric = "" if many_metrics or summary.empty else f" ({summary['metric'].iloc[0]})"
     has_extraction = "unextracted" in summary and summary["unextracted"].notna().any()
-    gap_col = gap_header(summary)
+    gap_col = f"{gap_header(summary)}, pts\n[95% CI]"
     table = Table(title=f"{title}{metric}", title_justify="left")
     has_p = "gap_p_adjusted" in summary and summary["gap_p_adjusted"].notna().any()
     columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
-        ["score %", "95% CI", gap_col, "95% CI "] + (["p adj."] if has_p else []) + \
-        (["unextracted"] if has_extraction else [])
+        [SCORE_COLUMN, gap_col] + (["p adj."] if has_p else []) + (["unextracted"] if has_extraction else [])
     for col in columns:
         table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
                          overflow="fold" if col == "split" else "ellipsis")
@@ -93,9 +113,8 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
         missing_gap = r.gap is None or pd.isna(r.gap)
         cells = {
             "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
-            "score %": _pct(r.score), "95% CI": _ci(r.score_low, r.score_high),
-            gap_col: "reference" if is_ref else ("-" if missing_gap else f"{_pct(r.gap)} pts"),
-            "95% CI ": "" if is_ref or missing_gap else _ci(r.gap_low, r.gap_high),
+            SCORE_COLUMN: _with_ci(_pct(r.score), r.score_low, r.score_high),
+            gap_col: "reference" if is_ref else ("-" if missing_gap else _with_ci(_pct(r.gap), r.gap_low, r.gap_high)),
             "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
             "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
         }

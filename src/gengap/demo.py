@@ -98,11 +98,11 @@ def scan_demo(
     if limit is not None:
         dataset = _subsample(dataset, int(limit), seed)
     splits = [
-        gengap.RandomSplit(test_fraction=0.2, random_state=seed),
+        gengap.RandomSplit(test_fraction=0.2, seed=seed),
         gengap.LengthSplit(by="target", test_fraction=0.2),
         gengap.HeldOutPrimitive(primitive="jump"),
     ]
-    learner = Seq2SeqLearner(**settings, random_state=seed, progress=progress)
+    learner = Seq2SeqLearner(**settings, seed=seed, progress=progress)
     before = torch.get_num_threads()
     if threads is not None:
         torch.set_num_threads(threads)

@@ -187,8 +187,8 @@ def seeded_splits(dataset: Any, splits: Sequence[Any], seeds: Iterable[int], *, 
         for seed in seeds:
             if isinstance(spec, Splitter):
                 splitter = copy.copy(spec)
-                if hasattr(splitter, "random_state"):
-                    splitter.random_state = seed
+                if hasattr(splitter, "seed"):
+                    splitter.seed = seed
             else:
                 splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction)
             if splitter.seed != seed:

@@ -75,7 +75,7 @@ def _check_samples(a: Sequence[Any], b: Sequence[Any], minimum: int = 5) -> tupl
 
 
 def _features(values: list[Any], *, dense: bool, seed: int | None) -> Any:
-    return embed(values, n_components=50 if dense else None, random_state=seed)
+    return embed(values, n_components=50 if dense else None, seed=seed)
 
 
 def _all_rows_equal(x: Any) -> bool:
@@ -214,7 +214,7 @@ def detect_shift(
 
     >>> import gengap
     >>> ds = gengap.load([{"input": f"w{i % 7} w{i % 3}", "target": str(i % 2)} for i in range(120)])
-    >>> split = gengap.RandomSplit(test_fraction=0.5, random_state=0).split_dataset(ds)
+    >>> split = gengap.RandomSplit(test_fraction=0.5, seed=0).split_dataset(ds)
     >>> detect_shift(split, n_permutations=199)["shift"].tolist()
     [False, False, False, False]
     """

@@ -339,7 +339,7 @@ def transfer_matrix(
         raise ConfigError(f"in_group_test_fraction={in_group_test_fraction!r} must be in (0, 1).")
     start = time.perf_counter()
     splitter = TransferSplit(group=group, test_fraction=float(in_group_test_fraction), min_group_size=min_group_size,
-                             random_state=seed)
+                             seed=seed)
     seconds = {"fit": 0.0, "predict": 0.0}
     with tempfile.TemporaryDirectory(prefix="gengap-transfer-") as scratch:
         ev = evaluate(_Timed(model, seconds), dataset, [splitter], metrics=[metric], out=out if out is not None else scratch,

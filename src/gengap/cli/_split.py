@@ -60,8 +60,9 @@ def split_command(
     split = splitter.split_dataset(dataset)
     split.save(out)
     d = split.diagnostics
-    stdout.print(f"{split.name}: {d['n_train']:,} train, {d['n_test']:,} test ({100 * d['test_fraction']:.1f}%), "
-                 f"{d['n_unseen_test_atoms']} unseen test atom(s). Held out: {d['held_out']}.")
+    unseen = "no train part to compare" if d.structure is None else f"{d.structure.n_unseen_test_atoms} unseen test atom(s)"
+    stdout.print(f"{split.name}: {d.n_train:,} train, {d.n_test:,} test ({100 * d.test_fraction:.1f}%), "
+                 f"{unseen}. Held out: {d.held_out}.", markup=False)
     stdout.print(f"Wrote {out / 'train.jsonl'}, {out / 'test.jsonl'}, {out / 'split.json'}")
 
 
@@ -80,8 +81,10 @@ def option_docs(cls: type) -> list[tuple[str, str, str, str]]:
     init = vars(cls).get("__init__") or next((vars(k)["__init__"] for k in cls.__mro__ if "__init__" in vars(k)), None)
     hints = typing.get_type_hints(init) if init is not None and init is not object.__init__ else {}
     out = []
+    from gengap._deprecation import UNSET
+
     for name, p in (inspect.signature(init).parameters.items() if init is not None else ()):
-        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is UNSET:  # UNSET: a deprecated alias
             continue
         default = "required" if p.default is p.empty else repr(p.default)
         out.append((name, default, _allowed(hints.get(name)), meanings.get(name, "")))
@@ -118,23 +121,28 @@ def _parameter_docs(doc: str) -> dict[str, str]:
 
 def _allowed(hint: Any) -> str:
     """'one of: a, b' for a Literal, else the type in words ('int', 'float or int', 'list of str', ...)."""
+    return " or ".join(_type_words(hint))
+
+
+def _type_words(hint: Any) -> list[str]:
+    """The alternatives a type hint allows, each in words (``int | float | None`` -> int, float, None)."""
     import collections.abc
     import typing
 
     if hint is None or hint is typing.Any:
-        return "any"
+        return ["any"]
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Literal:
-        return "one of: " + ", ".join(repr(v) for v in args)
+        return ["one of: " + ", ".join(repr(v) for v in args)]
     if origin is collections.abc.Callable:
-        return "a function"
+        return ["a function"]
     if origin in (list, tuple, collections.abc.Sequence) and args:
-        return f"list of {_allowed(args[0])}"
+        return [f"list of {_allowed(args[0])}"]
     if args:
-        words = [w for a in args if a is not type(None) for w in _allowed(a).split(" or ")]
+        words = [w for a in args if a is not type(None) for w in _type_words(a)]
         words = list(dict.fromkeys(words)) + (["None"] if type(None) in args else [])
-        return "any" if "any" in words else " or ".join(words)
-    return getattr(hint, "__name__", str(hint))
+        return ["any"] if "any" in words else words
+    return [getattr(hint, "__name__", str(hint))]
 
 
 @app.command("methods")

@@ -91,7 +91,7 @@ def sweep_command(
     for spec in learner or []:
         arch, options = parse_spec(spec, what="Learner")
         try:
-            kwargs: dict[str, Any] = {"random_state": seed, "progress": False, **options}
+            kwargs: dict[str, Any] = {"seed": seed, "progress": False, **options}
             made = Seq2SeqLearner(arch, **kwargs)  # type: ignore[arg-type]  # an unknown arch raises, with the names
         except TypeError as e:
             raise ConfigError(f"--learner '{spec}': {e}. Options are Seq2SeqLearner's: hidden_size, embedding_size, "

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -35,7 +35,29 @@ from gengap.imports._parts import (
     write_import,
 )
 
-__all__ = ["import_table", "read_table"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+#: The columns a table's roles name, in the order the import's record lists them.
+ROLES = ("id", "output", "input", "target", "model", "task", "extracted")
+
+
+class TableColumns(TypedDict, total=False):
+    """The column options of :func:`read_table`, which :func:`import_table` passes on (``id``, ``output``
+    and ``scores`` are required)."""
+
+    id: str
+    output: str
+    scores: Sequence[str]
+    input: str | None
+    target: str | None
+    model: str | None
+    task: str | None
+    extracted: str | None
+    metadata: Sequence[str] | None
+    split_name: str
+
+__all__ = ["TableColumns", "import_table", "read_table"]
 
 _READERS = {
     "jsonl": "read_json(?, format='newline_delimited')", "ndjson": "read_json(?, format='newline_delimited')",
@@ -91,8 +113,7 @@ def read_table(
     if model is None:
         stems = [p.stem for p in paths]
         names = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
-    roles = {"id": id, "output": output, "input": input, "target": target, "model": model, "task": task,
-             "extracted": extracted}
+    roles = dict(zip(ROLES, (id, output, input, target, model, task, extracted)))
     taken = {c for c in roles.values() if c is not None} | set(scores)
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
@@ -135,7 +156,7 @@ def read_table(
     return parts, _source(paths, roles, scores, metadata, split_name), notes
 
 
-def _source(paths: Sequence[Path], roles: dict[str, str | None], scores: Sequence[str], metadata: Sequence[str] | None,
+def _source(paths: Sequence[Path], roles: dict[str, Any], scores: Sequence[str], metadata: Sequence[str] | None,
             split_name: str) -> dict[str, Any]:
     return {"kind": "table", "files": {str(p): file_digest(p) for p in paths},
             "columns": {**roles, "scores": list(scores), "metadata": None if metadata is None else list(metadata),
@@ -202,36 +223,28 @@ def _parts(con: Any, scores: Sequence[str], has_extracted: bool) -> tuple[list[I
 def import_table(
     files: Sequence[str | Path],
     *,
-    id: str,
-    output: str,
-    scores: Sequence[str],
     out: str | Path,
-    input: str | None = None,
-    target: str | None = None,
-    model: str | None = None,
-    task: str | None = None,
-    extracted: str | None = None,
-    metadata: Sequence[str] | None = None,
-    split_name: str = "imported",
     name: str = "table import",
+    **columns: Unpack[TableColumns],
 ) -> ImportResult:
-    """Read per-example prediction files (see :func:`read_table`) into a results store in ``out`` (idempotent)."""
+    """Read per-example prediction files into a results store in ``out`` (idempotent): ``columns`` are
+    :func:`read_table`'s (``id``, ``output``, ``scores``, ``input``, ...), with its defaults."""
+    from gengap._specs import bind_options
     from gengap.runner import STORE_NAME
 
+    chosen = bind_options(read_table, files, what="import_table", **columns)
     if all(Path(f).is_file() for f in files) and files:
-        roles = {"id": id, "output": output, "input": input, "target": target, "model": model, "task": task,
-                 "extracted": extracted}
-        done = find_import(out, name, _source([Path(f) for f in files], roles, scores, metadata, split_name))
+        source = _source([Path(f) for f in files], {r: chosen[r] for r in ROLES}, chosen["scores"], chosen["metadata"],
+                         chosen["split_name"])
+        done = find_import(out, name, source)
         if done is not None:
             return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
-    parts, source, notes = read_table(files, id=id, output=output, scores=scores, input=input, target=target,
-                                      model=model, task=task, extracted=extracted, metadata=metadata,
-                                      split_name=split_name)
+    parts, source, notes = read_table(files, **columns)
     config = {
         "import": source,
         "dataset": {"name": ", ".join(Path(f).stem for f in files)[:80], "n": sum(len(p.example_ids) for p in parts)},
         "models": sorted({m for p in parts for m in p.models}),
         "splits": [{"name": p.split, "method": p.method, "n_test": len(p.example_ids)} for p in parts],
-        "metrics": list(scores),
+        "metrics": list(columns["scores"]),
     }
     return write_import(out, name, config, parts, notes=notes)

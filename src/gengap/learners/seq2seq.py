@@ -24,6 +24,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from gengap._deprecation import UNSET, renamed_argument, warn_renamed
 from gengap._errors import ConfigError, DataError, MissingDependency
 from gengap._progress import progress as progress_bar
 
@@ -47,7 +48,8 @@ class _Params:
     @classmethod
     def _param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)
-        return [p.name for p in sig.parameters.values() if p.name != "self" and p.kind != p.VAR_KEYWORD]
+        return [p.name for p in sig.parameters.values()
+                if p.name != "self" and p.kind != p.VAR_KEYWORD and p.default is not UNSET]  # UNSET: a deprecated alias
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters and their values."""
@@ -57,6 +59,9 @@ class _Params:
         """Set constructor parameters by name; returns self."""
         valid = self._param_names()
         for key, value in params.items():
+            if key == "random_state" and "seed" in valid:
+                warn_renamed(f"{type(self).__name__}.set_params(random_state=...)", "set_params(seed=...)")
+                key = "seed"
             if key not in valid:
                 from gengap._errors import did_you_mean
 
@@ -92,8 +97,9 @@ class Seq2SeqLearner(_Params):
         result depend on the machine's speed, unlike the other settings.
     max_output_length : longest output ``predict`` generates (None: twice the longest training
         target plus 10 tokens).
-    random_state : seed of initialization, dropout and batch order; the same seed and data give
+    seed : seed of initialization, dropout and batch order; the same seed and data give
         the same predictions.
+    random_state : deprecated name of ``seed``.
     progress : show a progress bar with the running loss (None: when stderr is a terminal).
 
     Notes
@@ -129,8 +135,9 @@ class Seq2SeqLearner(_Params):
         max_steps: int | None = None,
         max_time: float | None = None,
         max_output_length: int | None = None,
-        random_state: int | None = 0,
+        seed: int | None = 0,
         progress: bool | None = None,
+        random_state: Any = UNSET,
     ) -> None:
         self.arch = arch
         self.embedding_size = embedding_size
@@ -144,8 +151,14 @@ class Seq2SeqLearner(_Params):
         self.max_steps = max_steps
         self.max_time = max_time
         self.max_output_length = max_output_length
-        self.random_state = random_state
+        self.seed = renamed_argument("Seq2SeqLearner", "random_state", "seed", random_state, seed, 0)
         self.progress = progress
+
+    @property
+    def random_state(self) -> int | None:
+        """Deprecated name of :attr:`seed`."""
+        warn_renamed("Seq2SeqLearner.random_state", "Seq2SeqLearner.seed")
+        return self.seed
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:
@@ -251,7 +264,7 @@ class Seq2SeqLearner(_Params):
         src_lens = np.array([len(s) for s in src_ids])
         tgt_lens = np.array([len(t) for t in tgt_ids])
 
-        seed = self.random_state if self.random_state is not None else int(np.random.SeedSequence().entropy % 2**31)
+        seed = self.seed if self.seed is not None else int(np.random.SeedSequence().entropy % 2**31)
         rng = np.random.default_rng(seed)
         steps_per_epoch = math.ceil(len(src_ids) / self.batch_size)
         total = self.epochs * steps_per_epoch if self.max_steps is None else min(self.max_steps, self.epochs * steps_per_epoch)

@@ -22,6 +22,7 @@ from gengap.report._format import ScoreFormat, count, is_missing, md_escape, tru
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
 from gengap.runner import cache_lines
+from gengap.splits._diagnostics import COMMON_KEYS, SPLIT_KEYS
 
 __all__ = ["select_failures", "N_FAILURES"]
 
@@ -35,8 +36,8 @@ _TICK = 28
 
 _AXES = [("motivation", "Motivation"), ("generalisation_type", "Generalisation type"), ("shift_type", "Shift type"),
          ("shift_source", "Shift source"), ("shift_locus", "Shift locus")]
-_KNOWN = {"name", "method", "seed", "params", "dataset", "taxonomy", "n_train", "n_test", "test_fraction", "n_unused",
-          "unseen_test_atoms", "n_unseen_test_atoms", "held_out", "trajectory"}
+#: Keys of a split's record the card shows in their own rows; every other key gets a row of its own.
+_KNOWN = {*SPLIT_KEYS, *COMMON_KEYS, "held_out", "unseen_test_atoms", "n_unseen_test_atoms", "trajectory"}
 
 
 def _slug(text: str) -> str:

@@ -16,6 +16,7 @@ from gengap.io import to_jsonable
 from gengap.report._core import failure_samples
 from gengap.report._headline import metric_gaps
 from gengap.report._sections import ReportContext, Section
+from gengap.splits._diagnostics import SPLIT_KEYS
 
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
@@ -24,7 +25,7 @@ RESULTS_SCHEMA_VERSION = "1.2"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
-_SPLIT_KEYS = ("name", "method", "seed", "params", "dataset", "taxonomy")
+_SPLIT_KEYS = SPLIT_KEYS
 
 
 def results_schema() -> dict[str, Any]:

@@ -4,7 +4,7 @@ All follow scikit-learn's CV splitter protocol and return a :class:`Split` with 
 and a taxonomy card from ``split_dataset``.
 """
 
-from gengap.splits._base import Split, Splitter, TaxonomyCard, as_dataset
+from gengap.splits._base import Split, SplitDetails, SplitDiagnostics, Splitter, StructureFigures, TaxonomyCard, as_dataset
 from gengap.splits._load import load_split
 from gengap.splits._registry import make_splitter, methods, parse_split_spec
 from gengap.splits.all_rows import AllRows
@@ -39,7 +39,10 @@ __all__ = [
     "LengthSplit",
     "RandomSplit",
     "Split",
+    "SplitDetails",
+    "SplitDiagnostics",
     "Splitter",
+    "StructureFigures",
     "TaxonomyCard",
     "as_dataset",
     "load_split",

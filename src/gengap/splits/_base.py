@@ -2,19 +2,21 @@
 
 A splitter is a scikit-learn CV splitter (``split(X, y=None, groups=None)`` yields
 ``(train_idx, test_idx)``; ``get_n_splits``), so it drops into ``cross_val_score``. Its richer
-``split_dataset(dataset)`` returns a :class:`Split`: the indices plus diagnostics (sizes, unseen
-test atoms, what was held out, the seed) and a :class:`TaxonomyCard`.
+``split_dataset(dataset)`` returns a :class:`Split`: the indices plus a :class:`SplitDiagnostics`
+record (sizes, unseen test atoms and divergences, what was held out, method figures) and a
+:class:`TaxonomyCard`.
 
 Writing a splitter means filling one hook, ``_iter_indices(dataset, rng)``, which yields
-``(train_idx, test_idx, details)``; the base class validates, computes the common diagnostics
-and builds the Split.
+``(train_idx, test_idx, SplitDetails(...))``; the base class validates, measures the common
+diagnostics and builds the Split.
 """
 
 from __future__ import annotations
 
 import inspect
 import json
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
@@ -26,9 +28,11 @@ from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
 from gengap._registry import Registry
 from gengap.dataset import Dataset
+from gengap.splits._diagnostics import SplitDetails, SplitDiagnostics, StructureFigures
 from gengap.structure.atoms import AtomFn, words
 
-__all__ = ["Splitter", "Split", "TaxonomyCard", "as_dataset", "check_random_state", "resolve_test_size"]
+__all__ = ["Splitter", "Split", "SplitDetails", "SplitDiagnostics", "StructureFigures", "TaxonomyCard", "as_dataset",
+           "check_random_state", "resolve_test_size"]
 
 Motivation = Literal["practical", "cognitive", "intrinsic", "fairness"]
 GeneralisationType = Literal[
@@ -81,9 +85,9 @@ class TaxonomyCard:
 class Split:
     """One train/test partition of a dataset, with what a reader needs to trust it.
 
-    ``train`` and ``test`` are positions into ``dataset``. ``diagnostics`` holds at least
-    ``n_train``, ``n_test``, ``test_fraction``, ``unseen_test_atoms`` (sorted list),
-    ``n_unseen_test_atoms`` and ``held_out`` (a sentence), plus method-specific figures.
+    ``train`` and ``test`` are positions into ``dataset``. ``diagnostics`` is a
+    :class:`SplitDiagnostics`: ``n_train``, ``n_test``, ``test_fraction``, ``n_unused``, ``held_out``
+    (a sentence), ``structure`` (unseen test atoms, D_A, D_C) and method-specific ``figures``.
     """
 
     name: str
@@ -92,9 +96,23 @@ class Split:
     test: np.ndarray
     seed: int | None
     params: dict[str, Any]
-    diagnostics: dict[str, Any]
+    diagnostics: SplitDiagnostics
     card: TaxonomyCard
     dataset: Dataset | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.diagnostics, SplitDiagnostics):  # a plain dict, as before the record existed
+            if not isinstance(self.diagnostics, Mapping):
+                raise ConfigError(f"Split '{self.name}': diagnostics must be a SplitDiagnostics, got "
+                                  f"{type(self.diagnostics).__name__}.")
+            from gengap._deprecation import warn_renamed
+
+            warn_renamed("Split(diagnostics=<dict>)", "Split(diagnostics=SplitDiagnostics(...))")
+            record = {"n_train": len(self.train), "n_test": len(self.test), **self.diagnostics}
+            if "n_unused" not in record and self.dataset is not None:
+                record["n_unused"] = len(self.dataset) - len(self.train) - len(self.test)
+                record["test_fraction"] = round(len(self.test) / len(self.dataset), 6)
+            object.__setattr__(self, "diagnostics", SplitDiagnostics.from_dict(record))
 
     def _require_dataset(self) -> Dataset:
         if self.dataset is None:
@@ -123,7 +141,7 @@ class Split:
             "dataset": None if self.dataset is None else {
                 "name": self.dataset.name, "n": len(self.dataset), "fingerprint": self.dataset.fingerprint()
             },
-            **self.diagnostics,
+            **self.diagnostics.to_dict(),
             "taxonomy": self.card.to_dict(),
         })
 
@@ -185,8 +203,8 @@ class Splitter:
     # -- hook ---------------------------------------------------------------
     def _iter_indices(
         self, dataset: Dataset, rng: np.random.Generator
-    ) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
-        """Yield ``(train_idx, test_idx, details)``; ``details`` may hold ``name``, ``held_out`` and figures."""
+    ) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
+        """Yield ``(train_idx, test_idx, SplitDetails(name=..., held_out=..., figures=...))``."""
         raise NotImplementedError
 
     # -- scikit-learn protocol ---------------------------------------------
@@ -203,9 +221,24 @@ class Splitter:
         return 1
 
     # -- gengap ------------------------------------------------------------
+    #: Seed of the splitter's random draws (its ``seed=`` argument); None for splitters that draw nothing.
+    seed: int | None = None
+
+    def _take_seed(self, seed: int | None, random_state: Any) -> int | None:
+        """``seed``, or the deprecated ``random_state`` when that was given (with a DeprecationWarning)."""
+        from gengap._deprecation import renamed_argument
+
+        default = inspect.signature(type(self).__init__).parameters["seed"].default
+        return renamed_argument(type(self).__name__, "random_state", "seed", random_state, seed, default,
+                                stacklevel=5)
+
     @property
-    def seed(self) -> int | None:
-        return getattr(self, "random_state", None)
+    def random_state(self) -> int | None:
+        """Deprecated name of :attr:`seed`."""
+        from gengap._deprecation import warn_renamed
+
+        warn_renamed(f"{type(self).__name__}.random_state", f"{type(self).__name__}.seed")
+        return self.seed
 
     @property
     def atoms(self) -> AtomFn:
@@ -216,7 +249,12 @@ class Splitter:
         rng = check_random_state(self.seed)
         splits = []
         for train, test, details in self._iter_indices(dataset, rng):
-            splits.append(self._make_split(dataset, train, test, dict(details)))
+            if not isinstance(details, SplitDetails):  # the dict of name/held_out/figures hooks yielded before
+                warnings.warn(f"{type(self).__name__}._iter_indices yields a dict; yield a SplitDetails(name=..., "
+                              "held_out=..., figures=...) instead (dicts are read for one more release).",
+                              DeprecationWarning, stacklevel=2)
+                details = SplitDetails._from_legacy(details)
+            splits.append(self._make_split(dataset, train, test, details))
         if not splits:
             raise DataError(f"{self!r} produced no split of dataset '{dataset.name}'.")
         return splits
@@ -226,13 +264,13 @@ class Splitter:
 
         >>> import gengap
         >>> ds = gengap.load([{"input": f"w{i}", "target": "t"} for i in range(10)])
-        >>> s = gengap.RandomSplit(test_fraction=0.2, random_state=0).split_dataset(ds)
-        >>> s.diagnostics["n_train"], s.diagnostics["n_test"]
+        >>> s = gengap.RandomSplit(test_fraction=0.2, seed=0).split_dataset(ds)
+        >>> s.diagnostics.n_train, s.diagnostics.n_test
         (8, 2)
         """
         return self.split_datasets(dataset)[0]
 
-    def _make_split(self, dataset: Dataset, train: np.ndarray, test: np.ndarray, details: dict[str, Any]) -> Split:
+    def _make_split(self, dataset: Dataset, train: np.ndarray, test: np.ndarray, details: SplitDetails) -> Split:
         train = np.sort(np.asarray(train, dtype=np.int64))
         test = np.sort(np.asarray(test, dtype=np.int64))
         if (len(train) == 0 and not self.allows_empty_train) or len(test) == 0:
@@ -242,41 +280,63 @@ class Splitter:
             )
         if np.intersect1d(train, test).size:
             raise AssertionError(f"{self!r} put the same example in train and test")
-        if "n_unseen_test_atoms" in details or len(train) == 0:  # measured by the splitter, or nothing to compare
-            measured: dict[str, Any] = {}
-        else:  # unseen atoms, D_A and D_C (words, word 2- and 3-grams) from sparse counts
-            from gengap.structure.counts import split_structure
+        if details.structure is None and len(train):  # unseen atoms, D_A and D_C (words, word 2- and 3-grams)
+            from dataclasses import replace
 
-            measured = split_structure(dataset, train, test, atoms=self.atoms)
-        name = details.pop("name", self.method)
-        held_out = details.pop("held_out", "")
-        diagnostics = {
-            "n_train": int(len(train)),
-            "n_test": int(len(test)),
-            "test_fraction": round(len(test) / len(dataset), 6),
-            "n_unused": int(len(dataset) - len(train) - len(test)),
-            **measured,
-            "held_out": held_out,
-            **details,
-        }
-        return Split(name=name, method=self.method, train=train, test=test, seed=self.seed,
-                     params=self.get_params(), diagnostics=diagnostics, card=self.card, dataset=dataset)
+            details = replace(details, structure=StructureFigures.measure(dataset, train, test, atoms=self.atoms))
+        diagnostics = SplitDiagnostics.of_parts(len(train), len(test), len(dataset), details)
+        return Split(name=details.name or self.method, method=self.method, train=train, test=test, seed=self.seed,
+                     params=self._params_record(), diagnostics=diagnostics, card=self.card, dataset=dataset)
 
-    def get_params(self) -> dict[str, Any]:
-        """The constructor's parameters and their current values (as scikit-learn's get_params)."""
-        sig = inspect.signature(type(self).__init__)
-        out = {}
-        for name, p in sig.parameters.items():
-            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                continue
-            value = getattr(self, name, p.default)
-            out[name] = value if isinstance(value, (int, float, str, bool, type(None), list, tuple, dict)) else repr(value)
-        return out
+    @classmethod
+    def _parameters(cls) -> list[inspect.Parameter]:
+        """The constructor's options; deprecated aliases (default ``UNSET``) are not options."""
+        from gengap._deprecation import UNSET
+
+        return [p for name, p in inspect.signature(cls.__init__).parameters.items()
+                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is not UNSET]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor's parameters and their current values (scikit-learn's ``get_params``;
+        splitters hold no nested estimators, so ``deep`` changes nothing).
+
+        >>> from gengap.splits import RandomSplit
+        >>> RandomSplit(seed=3).get_params()
+        {'test_fraction': 0.2, 'seed': 3}
+        """
+        return {p.name: getattr(self, p.name, p.default) for p in self._parameters()}
+
+    def set_params(self, **params: Any) -> Splitter:
+        """Set parameters by name (scikit-learn's ``set_params``); ``random_state`` is the deprecated name of ``seed``.
+
+        >>> from gengap.splits import RandomSplit
+        >>> RandomSplit().set_params(seed=7).seed
+        7
+        """
+        from gengap._deprecation import warn_renamed
+
+        valid = self.get_params()
+        for key, value in params.items():
+            if key == "random_state" and "seed" in valid:
+                warn_renamed(f"{type(self).__name__}.set_params(random_state=...)", "set_params(seed=...)")
+                key = "seed"
+            if key not in valid:
+                from gengap._errors import ConfigError, did_you_mean
+
+                raise ConfigError(f"{type(self).__name__} has no parameter '{key}'.{did_you_mean(key, valid)} "
+                                  f"Parameters: {', '.join(valid) or 'none'}.")
+            setattr(self, key, value)
+        return self
+
+    def _params_record(self) -> dict[str, Any]:
+        """``get_params`` as plain JSON values (a callable or array becomes its repr), for ``Split.params``."""
+        plain = (int, float, str, bool, type(None), list, tuple, dict)
+        return {k: v if isinstance(v, plain) else repr(v) for k, v in self.get_params().items()}
 
     def __repr__(self) -> str:
         sig = inspect.signature(type(self).__init__)
         shown = []
-        for key, value in self.get_params().items():
+        for key, value in self._params_record().items():
             default = sig.parameters[key].default
             if value != default:
                 shown.append(f"{key}={value!r}")
@@ -301,7 +361,7 @@ def register_splitter(cls: S | None = None, *, replace: bool = False) -> Any:
     ...     method, card = "every_other", SPLIT_METHODS["random"].card
     ...     def _iter_indices(self, dataset, rng):
     ...         idx = np.arange(len(dataset))
-    ...         yield idx[idx % 2 == 0], idx[idx % 2 == 1], {}
+    ...         yield idx[idx % 2 == 0], idx[idx % 2 == 1], SplitDetails(held_out="every odd row")
     >>> "every_other" in SPLIT_METHODS
     True
     >>> SPLIT_METHODS.unregister("every_other")

@@ -11,7 +11,8 @@ import pandas as pd
 from gengap._errors import DataError
 from gengap.dataset import Dataset
 from gengap.io import read_jsonl
-from gengap.splits._base import Split, TaxonomyCard
+from gengap.splits._base import Split, SplitDiagnostics, TaxonomyCard
+from gengap.splits._diagnostics import SPLIT_KEYS
 
 __all__ = ["load_split"]
 
@@ -22,7 +23,7 @@ def load_split(folder: str | Path) -> Split:
     >>> import gengap, tempfile
     >>> ds = gengap.load([{"input": str(i), "target": "t"} for i in range(10)])
     >>> d = gengap.RandomSplit().split_dataset(ds).save(tempfile.mkdtemp())
-    >>> gengap.load_split(d).diagnostics["n_test"]
+    >>> gengap.load_split(d).diagnostics.n_test
     2
     """
     folder = Path(folder)
@@ -41,14 +42,18 @@ def load_split(folder: str | Path) -> Split:
     dataset = Dataset.from_frame(frame, id="id", name=(info.get("dataset") or {}).get("name") or folder.name, source=str(folder))
     # "dataset" stays in the diagnostics: the split records the data it was cut from (its fingerprint), not
     # the reloaded copy whose rows are in train-then-test order, so folders of one dataset show one fingerprint.
-    known = {"name", "method", "seed", "params", "taxonomy"}
+    known = set(SPLIT_KEYS) - {"dataset"}
     try:
         card = TaxonomyCard(**info["taxonomy"])
     except (KeyError, TypeError) as e:
         raise DataError(f"'{folder / 'split.json'}' has no valid 'taxonomy' record ({e}).") from None
+    params = dict(info.get("params", {}))
+    if "random_state" in params and "seed" not in params:  # written before splitters took seed=
+        params = {("seed" if k == "random_state" else k): v for k, v in params.items()}
     return Split(
         name=info.get("name", folder.name), method=info.get("method", "file"),
         train=np.arange(len(train)), test=np.arange(len(train), len(train) + len(test)),
-        seed=info.get("seed"), params=info.get("params", {}),
-        diagnostics={k: v for k, v in info.items() if k not in known}, card=card, dataset=dataset,
+        seed=info.get("seed"), params=params,
+        diagnostics=SplitDiagnostics.from_dict({k: v for k, v in info.items() if k not in known}), card=card,
+        dataset=dataset,
     )

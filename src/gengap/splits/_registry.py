@@ -49,8 +49,13 @@ def make_splitter(spec: str | Splitter, *, options: dict[str, Any] | None = None
         raise ConfigError(f"Unknown split method '{method}'.{did_you_mean(method, registry)} Methods: {', '.join(registry)}.")
     cls = registry[method]
     params = signature_options(cls)
-    if "seed" in defaults and "random_state" in params:
-        defaults = {**defaults, "random_state": defaults["seed"]}
+    if "random_state" in options and "seed" in params:  # the deprecated name of seed, in a spec or options
+        from gengap._deprecation import warn_renamed
+
+        if "seed" in options:
+            raise ConfigError(f"Split '{spec}': give seed only (random_state is its old name), not both.")
+        warn_renamed(f"Split option random_state ('{spec}')", "seed", stacklevel=3)
+        options["seed"] = options.pop("random_state")
     check_options(spec, method, options, params, what="Split")
     kwargs = {k: v for k, v in defaults.items() if k in params and v is not None}
     kwargs.update(options)

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter
 
 __all__ = ["AllRows"]
 
@@ -23,7 +22,7 @@ class AllRows(Splitter):
     >>> import gengap
     >>> ds = gengap.load([{"input": str(i), "target": str(i)} for i in range(4)])
     >>> s = gengap.splits.AllRows().split_dataset(ds)
-    >>> s.test.tolist(), s.diagnostics["n_train"]
+    >>> s.test.tolist(), s.diagnostics.n_train
     ([0, 1, 2, 3], 0)
     """
 
@@ -34,6 +33,6 @@ class AllRows(Splitter):
         description="Every example is tested and none is trained on: the model's score on the whole data set.",
     )
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         n = len(dataset)
-        yield np.empty(0, dtype=np.int64), np.arange(n), {"held_out": f"all {n} examples (nothing is trained)"}
+        yield np.empty(0, dtype=np.int64), np.arange(n), SplitDetails(held_out=f"all {n} examples (nothing is trained)")

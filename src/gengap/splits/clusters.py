@@ -24,9 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gengap._deprecation import UNSET, renamed_argument
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import _text
 
 __all__ = ["ClusterSplit", "Clustering", "embed", "cluster"]
@@ -57,8 +58,9 @@ def embed(
     values: Sequence[Any],
     *,
     n_components: int | None = 50,
-    random_state: int | None = 0,
+    seed: int | None = 0,
     return_vectorizer: bool = False,
+    random_state: Any = UNSET,
 ) -> Any:
     """Vectors for inputs: standardized numbers for numeric records, else TF-IDF (+ truncated SVD).
 
@@ -66,11 +68,14 @@ def embed(
     ----------
     values : the inputs (texts, dicts of numbers, numbers or numeric vectors).
     n_components : SVD dimensions for text (None keeps the sparse TF-IDF matrix).
+    seed : seed of the truncated SVD.
     return_vectorizer : also return the fitted TF-IDF vectorizer and its matrix (text only; else None).
+    random_state : deprecated name of ``seed``.
 
     >>> embed(["a b", "a c", "d d"], n_components=2).shape
     (3, 2)
     """
+    seed = renamed_argument("embed", "random_state", "seed", random_state, seed, 0)
     values = list(values)
     if not values:
         raise DataError("Nothing to embed: no inputs.")
@@ -99,7 +104,7 @@ def embed(
         if tfidf.shape[1] > n_components and k >= 1:
             with warnings.catch_warnings():  # identical documents: explained-variance ratio is 0/0, harmless here
                 warnings.simplefilter("ignore", RuntimeWarning)
-                out = normalize(TruncatedSVD(n_components=k, random_state=random_state).fit_transform(tfidf))
+                out = normalize(TruncatedSVD(n_components=k, random_state=seed).fit_transform(tfidf))
         else:
             out = tfidf.toarray()
     return (out, vectorizer, tfidf) if return_vectorizer else out
@@ -142,9 +147,12 @@ def cluster(
     embedding: str | None = None,
     n_components: int = 50,
     n_terms: int = 5,
-    random_state: int | None = 0,
+    seed: int | None = 0,
+    random_state: Any = UNSET,
 ) -> Clustering:
     """Embed and cluster the inputs of ``dataset`` with KMeans, and describe each cluster.
+
+    ``seed`` seeds the embedding and KMeans; ``random_state`` is its deprecated name.
 
     >>> import gengap
     >>> texts = ["cat sat mat"] * 5 + ["stock price fell"] * 5
@@ -154,6 +162,7 @@ def cluster(
     """
     from sklearn.cluster import KMeans
 
+    seed = renamed_argument("cluster", "random_state", "seed", random_state, seed, 0)
     if not isinstance(n_clusters, (int, np.integer)) or n_clusters < 2:
         raise ConfigError(f"n_clusters={n_clusters!r} must be an integer >= 2.")
     inputs = dataset.inputs
@@ -163,11 +172,11 @@ def cluster(
     if embedding is not None:
         vectors = _embedding_column(dataset, embedding)
     else:
-        vectors, vectorizer, tfidf = embed(inputs, n_components=n_components, random_state=random_state, return_vectorizer=True)
+        vectors, vectorizer, tfidf = embed(inputs, n_components=n_components, seed=seed, return_vectorizer=True)
     n_distinct = len(np.unique(np.round(np.asarray(vectors if not hasattr(vectors, "toarray") else vectors.toarray()), 10), axis=0))
     if n_distinct < n_clusters:
         raise DataError(f"The inputs of '{dataset.name}' have only {n_distinct} distinct embedding(s); use n_clusters <= {n_distinct}.")
-    km = KMeans(n_clusters=n_clusters, n_init=4, random_state=random_state).fit(vectors)
+    km = KMeans(n_clusters=n_clusters, n_init=4, random_state=seed).fit(vectors)
     labels = km.labels_.astype(np.int64)
     distances = km.transform(vectors)
     terms = None
@@ -199,12 +208,13 @@ class ClusterSplit(Splitter):
     test_fraction : wanted test share when ``holdout`` is not given.
     embedding : a metadata column holding the user's own vectors (one per example).
     n_components : TF-IDF SVD dimensions.
-    random_state : seed of the embedding, KMeans and the choice of clusters.
+    seed : seed of the embedding, KMeans and the choice of clusters.
+    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> texts = [f"cat {w}" for w in "abcdefgh"] + [f"stock {w}" for w in "abcdefgh"]
     >>> s = ClusterSplit(n_clusters=2, test_fraction=0.5).split_dataset(gengap.load([{"input": t, "target": "-"} for t in texts]))
-    >>> s.diagnostics["n_test"], len({t.split()[0] for t in s.test_part.inputs})
+    >>> s.diagnostics.n_test, len({t.split()[0] for t in s.test_part.inputs})
     (8, 1)
     """
 
@@ -222,14 +232,15 @@ class ClusterSplit(Splitter):
         test_fraction: float | int = 0.2,
         embedding: str | None = None,
         n_components: int = 50,
-        random_state: int | None = 0,
+        seed: int | None = 0,
+        random_state: Any = UNSET,
     ) -> None:
         self.n_clusters = n_clusters
         self.holdout = holdout
         self.test_fraction = test_fraction
         self.embedding = embedding
         self.n_components = n_components
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         if not isinstance(n_clusters, (int, np.integer)) or isinstance(n_clusters, bool) or n_clusters < 2:
             raise ConfigError(f"n_clusters={n_clusters!r} must be an integer >= 2.")
         for h in self._holdouts or []:
@@ -248,9 +259,9 @@ class ClusterSplit(Splitter):
         except ValueError:
             raise ConfigError(f"holdout={self.holdout!r} must be cluster number(s) such as 0 or [0, 3].") from None
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         result = cluster(dataset, n_clusters=self.n_clusters, embedding=self.embedding,
-                         n_components=self.n_components, random_state=self.random_state)
+                         n_components=self.n_components, seed=self.seed)
         sizes = result.clusters["size"].to_numpy()
         held = self._holdouts
         if held is None:
@@ -261,10 +272,9 @@ class ClusterSplit(Splitter):
             held = sorted(order[:take].tolist())
         test_mask = np.isin(result.labels, held)
         table = result.clusters.assign(held_out=lambda f: f["cluster"].isin(held))
-        yield np.flatnonzero(~test_mask), np.flatnonzero(test_mask), {
-            "name": f"cluster:{'+'.join(map(str, held))}",
-            "held_out": f"cluster(s) {held} of {self.n_clusters} (" + "; ".join(
+        yield np.flatnonzero(~test_mask), np.flatnonzero(test_mask), SplitDetails(
+            name=f"cluster:{'+'.join(map(str, held))}",
+            held_out=f"cluster(s) {held} of {self.n_clusters} (" + "; ".join(
                 f"{k}: {', '.join(table.loc[k, 'top_terms'][:3]) or 'size ' + str(sizes[k])}" for k in held) + ")",
-            "test_clusters": held,
-            "clusters": table.to_dict(orient="records"),
-        }
+            figures={"test_clusters": held, "clusters": table.to_dict(orient="records")},
+        )

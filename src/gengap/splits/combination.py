@@ -7,10 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
-from gengap.structure.atoms import make_extractor
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.structure.atoms import StructureExtractor, make_extractor
 
 __all__ = ["HeldOutPrimitive", "HeldOutCombinations", "PartCountSplit"]
 
@@ -42,7 +43,7 @@ class HeldOutPrimitive(Splitter):
             raise ConfigError(f"primitive={primitive!r} must be a single word of the input, such as 'jump'.")
         self.primitive = primitive
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         tokens = [self.atoms(x) for x in dataset.inputs]
         has = np.fromiter((self.primitive in t for t in tokens), dtype=bool, count=len(tokens))
         alone = np.fromiter((t == [self.primitive] for t in tokens), dtype=bool, count=len(tokens))
@@ -58,17 +59,18 @@ class HeldOutPrimitive(Splitter):
             )
         test = np.flatnonzero(has & ~alone)
         train = np.flatnonzero(~has | alone)
-        yield train, test, {
-            "name": f"primitive:{self.primitive}",
-            "held_out": f"every composition of '{self.primitive}' (seen alone in {int(alone.sum())} training example(s))",
-            "primitive": self.primitive,
-        }
+        yield train, test, SplitDetails(
+            name=f"primitive:{self.primitive}",
+            held_out=f"every composition of '{self.primitive}' (seen alone in {int(alone.sum())} training example(s))",
+            figures={"primitive": self.primitive},
+        )
 
 
 def _parts(dataset: Dataset, columns: tuple[str, ...], atoms: Any) -> list[list[str]]:
     """Each example's parts: ``column=value`` for attribute columns, else its atoms."""
-    spec = "attributes:" + ",".join(columns) if columns else atoms
-    return list(make_extractor(spec, role="atoms").per_example(dataset))
+    extractor = (StructureExtractor(spec="attributes:" + ",".join(columns), columns=columns, role="atoms") if columns
+                 else make_extractor(atoms, role="atoms"))
+    return list(extractor.per_example(dataset))
 
 
 @register_splitter
@@ -97,12 +99,13 @@ class HeldOutCombinations(Splitter):
     size : parts per drawn combination.
     test_fraction : share of examples wanted in test when drawing.
     atoms : atom extractor when ``columns`` is None.
-    random_state : seed of the draws.
+    seed : seed of the draws.
+    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> rows = [{"input": f"{v} {m}", "target": "-"} for v in ["walk", "jump", "run"] for m in ["left", "twice"]]
     >>> s = gengap.splits.HeldOutCombinations(combinations=["jump&twice"]).split_dataset(gengap.load(rows))
-    >>> s.test_part.inputs, s.diagnostics["n_unseen_test_atoms"]
+    >>> s.test_part.inputs, s.diagnostics.structure.n_unseen_test_atoms
     (['jump twice'], 0)
     """
 
@@ -113,13 +116,13 @@ class HeldOutCombinations(Splitter):
 
     def __init__(self, *, columns: list[str] | str | None = None, combinations: list[Any] | str | None = None,
                  size: int = 2, test_fraction: float | int = 0.2, atoms: Any = "words",
-                 random_state: int | None = 0) -> None:
+                 seed: int | None = 0, random_state: Any = UNSET) -> None:
         self.columns = columns
         self.combinations = combinations
         self.size = size
         self.test_fraction = test_fraction
         self.atoms = atoms  # type: ignore[assignment]
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         if not isinstance(size, (int, np.integer)) or size < 2:
             raise ConfigError(f"size={size!r} must be an integer >= 2: a combination joins at least two parts.")
         if combinations is None:
@@ -147,7 +150,7 @@ class HeldOutCombinations(Splitter):
             out.append(parts)
         return out
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         parts = [frozenset(p) for p in _parts(dataset, self._columns(), self.atoms)]
         n = len(dataset)
         part_count: dict[str, int] = {}
@@ -174,11 +177,11 @@ class HeldOutCombinations(Splitter):
                 f"Holding out {[sorted(c) for c in held]} leaves the part(s) {lost[:5]} with no training example. "
                 "Hold out fewer combinations, or ones whose parts occur elsewhere."
             )
-        yield np.flatnonzero(~in_test), np.flatnonzero(in_test), {
-            "name": "combination:" + ";".join("&".join(sorted(c)) for c in held[:5]) + ("..." if len(held) > 5 else ""),
-            "held_out": f"{len(held)} combination(s) of parts never seen together in training",
-            "held_out_combinations": ["&".join(sorted(c)) for c in held],
-        }
+        yield np.flatnonzero(~in_test), np.flatnonzero(in_test), SplitDetails(
+            name="combination:" + ";".join("&".join(sorted(c)) for c in held[:5]) + ("..." if len(held) > 5 else ""),
+            held_out=f"{len(held)} combination(s) of parts never seen together in training",
+            figures={"held_out_combinations": [sorted(c) for c in held]},  # each a list of its parts
+        )
 
     def _draw(self, parts: list[frozenset[str]], part_count: dict[str, int], n_test: int,
               rng: np.random.Generator) -> list[frozenset[str]]:
@@ -265,7 +268,7 @@ class PartCountSplit(Splitter):
             out.append({str(x).strip() for x in items if str(x).strip()})
         return out
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         parts = self._parts(dataset)
         counts = np.array([len(p) for p in parts])
         k = self.max_train_parts
@@ -283,6 +286,6 @@ class PartCountSplit(Splitter):
         if unseen:
             raise DataError(f"Parts {unseen[:5]} occur only in examples with more than {k} parts, so the test would hold "
                             "unfamiliar parts. Raise max_train_parts or add simpler examples.")
-        yield train, test, {"held_out": f"examples with more than {k} parts", "max_train_parts": k,
-                            "train_parts_range": [int(counts[train].min()), int(counts[train].max())],
-                            "test_parts_range": [int(counts[test].min()), int(counts[test].max())]}
+        yield train, test, SplitDetails(held_out=f"examples with more than {k} parts", figures={
+            "max_train_parts": k, "train_parts_range": [int(counts[train].min()), int(counts[train].max())],
+            "test_parts_range": [int(counts[test].min()), int(counts[test].max())]})

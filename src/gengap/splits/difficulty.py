@@ -27,7 +27,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import length
 
 __all__ = ["DifficultySplit", "difficulty_bins", "reference_loss"]
@@ -165,7 +165,7 @@ class DifficultySplit(Splitter):
                             f"{np.flatnonzero(bad)[:10].tolist()}; fill or drop them.")
         return arr
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         values = self.values(dataset)
         hard = values if self.direction == "easy_to_hard" else -values
         distinct = np.unique(hard)
@@ -183,12 +183,14 @@ class DifficultySplit(Splitter):
         bins = difficulty_bins(values, self.n_bins)
         shown = threshold if self.direction == "easy_to_hard" else -threshold
         word = ">=" if self.direction == "easy_to_hard" else "<="
-        yield train, test, {
-            "name": f"difficulty:{self._label()}" + ("" if self.direction == "easy_to_hard" else ":hard_to_easy"),
-            "held_out": f"the {'hardest' if self.direction == 'easy_to_hard' else 'easiest'} examples: {self._label()} {word} {shown:g}",
-            "difficulty": self._label(),
-            "threshold": float(shown),
-            "train_difficulty_range": [float(values[train].min()), float(values[train].max())],
-            "test_difficulty_range": [float(values[test].min()), float(values[test].max())],
-            "difficulty_bins": {str(k): int(v) for k, v in bins.value_counts().sort_index().items()},
-        }
+        yield train, test, SplitDetails(
+            name=f"difficulty:{self._label()}" + ("" if self.direction == "easy_to_hard" else ":hard_to_easy"),
+            held_out=f"the {'hardest' if self.direction == 'easy_to_hard' else 'easiest'} examples: {self._label()} {word} {shown:g}",
+            figures={
+                "difficulty": self._label(),
+                "threshold": float(shown),
+                "train_difficulty_range": [float(values[train].min()), float(values[train].max())],
+                "test_difficulty_range": [float(values[test].min()), float(values[test].max())],
+                "difficulty_bins": {str(k): int(v) for k, v in bins.value_counts().sort_index().items()},
+            },
+        )

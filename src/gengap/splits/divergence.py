@@ -34,11 +34,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, StructureFigures, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import make_extractor
-from gengap.structure.counts import StructureCounts, count_structure, split_structure
+from gengap.structure.counts import StructureCounts, count_structure
 from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
 from gengap.structure.divergence import divergence_from_sum as _div_from
 
@@ -593,17 +594,18 @@ class MaxCompoundDivergence(Splitter):
     n_trials, n_rebuilds, max_iterations : the search's effort (hold-outs drawn, rebuilds, swap rounds);
         None scales it with the data (40, 10, 100; 10, 2, 20 above two million counted occurrences or
         20,000 compound types).
-    random_state : seed.
+    seed : seed of the search; different seeds give different splits.
+    random_state : deprecated name of ``seed``.
 
-    Diagnostics: ``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
-    ``n_unseen_test_atoms`` (0), ``search`` (effort, seconds, whether the bound and target were met)
-    and ``trajectory`` (the divergences after each improving step).
+    Diagnostics: ``structure`` (``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
+    ``n_unseen_test_atoms`` 0) and the figures ``search`` (effort, seconds, whether the bound and target
+    were met) and ``trajectory`` (the divergences after each improving step).
 
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> ds = gengap.load([{"input": r, "target": "-"} for r in rows * 2])
-    >>> s = MaxCompoundDivergence(test_fraction=0.25, max_atom_divergence=None, random_state=0).split_dataset(ds)
-    >>> s.diagnostics["n_unseen_test_atoms"], s.diagnostics["compound_divergence"]
+    >>> s = MaxCompoundDivergence(test_fraction=0.25, max_atom_divergence=None, seed=0).split_dataset(ds)
+    >>> s.diagnostics.structure.n_unseen_test_atoms, s.diagnostics.structure.compound_divergence
     (0, 1.0)
     """
 
@@ -616,7 +618,7 @@ class MaxCompoundDivergence(Splitter):
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", max_atom_divergence: float | None = 0.02,
                  min_train_atom_count: int = 1, target_divergence: float | None = None, weight_compounds: bool = False,
                  n_trials: int | None = None, n_rebuilds: int | None = None, max_iterations: int | None = None,
-                 random_state: int | None = 0) -> None:
+                 seed: int | None = 0, random_state: Any = UNSET) -> None:
         self.test_fraction = test_fraction
         self.atoms = atoms  # type: ignore[assignment]
         self.compounds = compounds
@@ -627,7 +629,7 @@ class MaxCompoundDivergence(Splitter):
         self.n_trials = n_trials
         self.n_rebuilds = n_rebuilds
         self.max_iterations = max_iterations
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         resolve_test_size(test_fraction, 10**9)
         make_extractor(atoms, role="atoms")
         make_extractor(compounds, role="compounds")
@@ -660,7 +662,7 @@ class MaxCompoundDivergence(Splitter):
     def _describe(self) -> str:
         return "maximum compound divergence" if self.target_divergence is None else f"compound divergence near {self.target_divergence}"
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         started = time.perf_counter()
         n = len(dataset)
         n_test = resolve_test_size(self.test_fraction, n)
@@ -679,24 +681,20 @@ class MaxCompoundDivergence(Splitter):
             raise
         test = np.flatnonzero(result.in_test)
         train = np.flatnonzero(~result.in_test)
-        measured = split_structure(dataset, train, test, atom_counts=a, compound_counts=measured_c)
+        measured = StructureFigures.measure(dataset, train, test, atom_counts=a, compound_counts=measured_c)
         reached_bound = result.feasible
         reached_target = (self.target_divergence is None
-                          or abs(measured["compound_divergence"] - self.target_divergence) <= 0.01)
+                          or abs(measured.compound_divergence - self.target_divergence) <= 0.01)
         if not reached_bound:
             warnings.warn(
                 f"{type(self).__name__}: no split found with atom divergence <= {self.max_atom_divergence}; returning the best "
-                f"found (D_A={measured['atom_divergence']:.4f}, D_C={measured['compound_divergence']:.4f}). Raise "
+                f"found (D_A={measured.atom_divergence:.4f}, D_C={measured.compound_divergence:.4f}). Raise "
                 "max_atom_divergence or n_trials.", UserWarning, stacklevel=3)
         if not reached_target:
             warnings.warn(
                 f"{type(self).__name__}: target_divergence={self.target_divergence} was not reached; the closest split found "
-                f"has D_C={measured['compound_divergence']:.4f}.", UserWarning, stacklevel=3)
-        details: dict[str, Any] = {
-            "name": f"{self.method}:seed={self.random_state}",
-            "held_out": (f"a test part of {len(test):,} examples chosen for {self._describe()} "
-                         f"(D_C={measured['compound_divergence']:.3f}, D_A={measured['atom_divergence']:.3f})"),
-            **measured,
+                f"has D_C={measured.compound_divergence:.4f}.", UserWarning, stacklevel=3)
+        figures: dict[str, Any] = {
             "search": {
                 "seconds": round(time.perf_counter() - started, 3),
                 "n_trials": result.n_trials, "n_rebuilds": search.n_rebuilds, "n_swap_rounds": result.n_iterations,
@@ -706,9 +704,13 @@ class MaxCompoundDivergence(Splitter):
             "trajectory": result.trajectory,
         }
         if self.weight_compounds:
-            details["compound_divergence_unweighted"] = split_structure(
-                dataset, train, test, atom_counts=a, compound_counts=c)["compound_divergence"]
-        yield train, test, details
+            figures["compound_divergence_unweighted"] = StructureFigures.measure(
+                dataset, train, test, atom_counts=a, compound_counts=c).compound_divergence
+        yield train, test, SplitDetails(
+            name=f"{self.method}:seed={self.seed}",
+            held_out=(f"a test part of {len(test):,} examples chosen for {self._describe()} "
+                      f"(D_C={measured.compound_divergence:.3f}, D_A={measured.atom_divergence:.3f})"),
+            structure=measured, figures=figures)
 
 
 @register_splitter
@@ -723,7 +725,7 @@ class TargetMaxCompoundDivergence(MaxCompoundDivergence):
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> ds = gengap.load([{"input": r, "target": "-"} for r in rows * 3])
     >>> s = TargetMaxCompoundDivergence(test_fraction=0.25, min_train_atom_count=2).split_dataset(ds)
-    >>> s.diagnostics["n_unseen_test_atoms"], s.diagnostics["compound_divergence"] > 0.5
+    >>> s.diagnostics.structure.n_unseen_test_atoms, s.diagnostics.structure.compound_divergence > 0.5
     (0, True)
     """
 
@@ -736,8 +738,8 @@ class TargetMaxCompoundDivergence(MaxCompoundDivergence):
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", min_train_atom_count: int = 1,
                  max_atom_divergence: float | None = None, target_divergence: float | None = None,
                  weight_compounds: bool = False, n_trials: int | None = None, n_rebuilds: int | None = None,
-                 max_iterations: int | None = None, random_state: int | None = 0) -> None:
+                 max_iterations: int | None = None, seed: int | None = 0, random_state: Any = UNSET) -> None:
         super().__init__(test_fraction=test_fraction, atoms=atoms, compounds=compounds,
                          max_atom_divergence=max_atom_divergence, min_train_atom_count=min_train_atom_count,
                          target_divergence=target_divergence, weight_compounds=weight_compounds, n_trials=n_trials,
-                         n_rebuilds=n_rebuilds, max_iterations=max_iterations, random_state=random_state)
+                         n_rebuilds=n_rebuilds, max_iterations=max_iterations, seed=self._take_seed(seed, random_state))

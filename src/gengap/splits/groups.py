@@ -26,10 +26,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.group_scores import Groups, _as_columns, group_by
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, as_dataset, register_splitter
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, as_dataset, register_splitter
 
 __all__ = ["GroupSplit"]
 
@@ -47,7 +48,8 @@ class GroupSplit(Splitter):
     n_folds : make k folds of whole groups instead of one split per group.
     min_group_size : groups smaller than this are never a test part on their own (they stay in
         training, with a warning); leave-one-group-out skips them.
-    random_state : seed for the order of equal-sized groups in k-fold.
+    seed : seed for the order of equal-sized groups in k-fold.
+    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> ds = gengap.load([{"input": f"x{i}", "target": "y", "site": "abc"[i % 3]} for i in range(9)])
@@ -71,13 +73,14 @@ class GroupSplit(Splitter):
         holdout: str | Sequence[str] | None = None,
         n_folds: int | None = None,
         min_group_size: int = 2,
-        random_state: int | None = 0,
+        seed: int | None = 0,
+        random_state: Any = UNSET,
     ) -> None:
         self.group = group
         self.holdout = holdout
         self.n_folds = n_folds
         self.min_group_size = min_group_size
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         self._columns = _as_columns(group)
         if holdout is not None and n_folds is not None:
             raise ConfigError("GroupSplit: give either holdout (one split) or n_folds (k folds), not both.")
@@ -112,7 +115,7 @@ class GroupSplit(Splitter):
         col = "+".join(self._columns)
         return f"group:{col}={'+'.join(held)}"
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         groups = self.groups(dataset)
         names, sizes = groups.names, groups.sizes
         small = [n for n, s in zip(names, sizes) if s < self.min_group_size]
@@ -131,8 +134,8 @@ class GroupSplit(Splitter):
                 warnings.warn(f"Held-out group(s) {tiny} have fewer than {self.min_group_size} examples: scores on "
                               "them will have very wide intervals.", UserWarning, stacklevel=3)
             train = np.setdiff1d(np.arange(len(dataset)), test)
-            yield train, test, {"name": self._name(self._holdouts), "held_out": f"group(s) {self._holdouts} of "
-                                f"{'+'.join(self._columns)}", "test_groups": self._holdouts, **everyone}
+            yield train, test, SplitDetails(name=self._name(self._holdouts), held_out=f"group(s) {self._holdouts} of "
+                                            f"{'+'.join(self._columns)}", figures={"test_groups": self._holdouts, **everyone})
             return
         eligible = [g for g in range(groups.n_groups) if sizes[g] >= self.min_group_size]
         if self.n_folds is None:
@@ -141,16 +144,17 @@ class GroupSplit(Splitter):
             for g in eligible:
                 test = np.flatnonzero(groups.codes == g)
                 train = np.flatnonzero(groups.codes != g)
-                yield train, test, {"name": self._name([names[g]]), "held_out": f"group '{names[g]}' of "
-                                    f"{'+'.join(self._columns)}", "test_groups": [names[g]], **everyone}
+                yield train, test, SplitDetails(name=self._name([names[g]]), held_out=f"group '{names[g]}' of "
+                                                f"{'+'.join(self._columns)}", figures={"test_groups": [names[g]], **everyone})
             return
         fold_of = self._assign_folds(sizes, eligible, rng, dataset)
         for k in range(self.n_folds):
             in_fold = [names[g] for g in eligible if fold_of[g] == k]
             test = np.flatnonzero(fold_of[groups.codes] == k)
             train = np.setdiff1d(np.arange(len(dataset)), test)
-            yield train, test, {"name": f"group:{'+'.join(self._columns)}:fold{k}", "held_out": f"{len(in_fold)} group(s) "
-                                f"of {'+'.join(self._columns)}: {in_fold[:10]}", "test_groups": in_fold, "fold": k, **everyone}
+            yield train, test, SplitDetails(name=f"group:{'+'.join(self._columns)}:fold{k}", held_out=f"{len(in_fold)} "
+                                            f"group(s) of {'+'.join(self._columns)}: {in_fold[:10]}",
+                                            figures={"test_groups": in_fold, "fold": k, **everyone})
 
     def _assign_folds(self, sizes: np.ndarray, eligible: list[int], rng: np.random.Generator, dataset: Dataset) -> np.ndarray:
         if len(eligible) < self.n_folds:

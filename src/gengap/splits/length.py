@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.structure.atoms import length
 
 __all__ = ["LengthSplit"]
@@ -33,7 +32,7 @@ class LengthSplit(Splitter):
     >>> import gengap
     >>> ds = gengap.load([{"input": "x", "target": "a " * k} for k in range(1, 11)])
     >>> s = gengap.LengthSplit(test_fraction=0.3).split_dataset(ds)
-    >>> s.diagnostics["max_train_length"], s.diagnostics["n_test"]
+    >>> s.diagnostics.figures["max_train_length"], s.diagnostics.n_test
     (7, 3)
     """
 
@@ -61,7 +60,7 @@ class LengthSplit(Splitter):
         except (TypeError, ValueError):
             raise DataError(f"LengthSplit(by={self.by!r}): column '{self.by}' is not numeric.") from None
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         lengths = self.lengths(dataset)
         threshold = self.max_train_length
         if threshold is None:
@@ -74,9 +73,8 @@ class LengthSplit(Splitter):
             threshold = values[int(np.argmin(np.abs(shares - want)))]
         train = np.flatnonzero(lengths <= threshold)
         test = np.flatnonzero(lengths > threshold)
-        yield train, test, {
-            "held_out": f"examples whose {self.by} length is over {threshold}",
+        yield train, test, SplitDetails(held_out=f"examples whose {self.by} length is over {threshold}", figures={
             "max_train_length": threshold.item() if hasattr(threshold, "item") else threshold,
             "train_length_range": [lengths[train].min().item(), lengths[train].max().item()] if len(train) else None,
             "test_length_range": [lengths[test].min().item(), lengths[test].max().item()] if len(test) else None,
-        }
+        })

@@ -22,10 +22,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.intervals import mean_ci
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 from gengap.splits.divergence import DivergenceSearch, check_sizes, structure_counts
 from gengap.structure.atoms import make_extractor
 from gengap.structure.counts import count_structure
@@ -85,12 +86,13 @@ class UnobservedStructureSplit(Splitter):
     structures : the local-structure extractor (``"ngrams:2,3"``, ``"tree"``, a callable).
     atoms : the atom extractor; every test atom occurs in training.
     n_trials : hold-out orders drawn.
-    random_state : seed.
+    seed : seed of the hold-out orders.
+    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
     >>> s = UnobservedStructureSplit(test_fraction=0.25).split_dataset(gengap.load([{"input": r, "target": "-"} for r in rows]))
-    >>> s.diagnostics["unobserved_share"], s.diagnostics["n_unseen_test_atoms"]
+    >>> s.diagnostics.figures["unobserved_share"], s.diagnostics.structure.n_unseen_test_atoms
     (1.0, 0)
     """
 
@@ -99,12 +101,12 @@ class UnobservedStructureSplit(Splitter):
         "Every test example holds a local structure (n-gram, subtree) never seen in training, its atoms all seen.")
 
     def __init__(self, *, test_fraction: float | int = 0.2, structures: Any = "ngrams:2,3", atoms: Any = "words",
-                 n_trials: int = 50, random_state: int | None = 0) -> None:
+                 n_trials: int = 50, seed: int | None = 0, random_state: Any = UNSET) -> None:
         self.test_fraction = test_fraction
         self.structures = structures
         self.atoms = atoms  # type: ignore[assignment]
         self.n_trials = n_trials
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         resolve_test_size(test_fraction, 10**9)
         make_extractor(structures, role="compounds")
         make_extractor(atoms, role="atoms")
@@ -113,7 +115,7 @@ class UnobservedStructureSplit(Splitter):
 
     atoms = "words"  # type: ignore[assignment]
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         n = len(dataset)
         n_test = resolve_test_size(self.test_fraction, n)
         a, c = structure_counts(dataset, self.atoms, self.structures)
@@ -134,8 +136,7 @@ class UnobservedStructureSplit(Splitter):
         if best is None:
             raise DataError(f"No hold-out of local structures keeps every test atom of '{dataset.name}' in training; "
                             "lower test_fraction.")
-        yield np.flatnonzero(~best), np.flatnonzero(best), {
-            "held_out": f"{int(best.sum()):,} examples, {100 * best_share:.1f}% of them with a local structure unseen in training",
-            "unobserved_share": round(best_share, 6),
-            "structures": c.spec,
-        }
+        yield np.flatnonzero(~best), np.flatnonzero(best), SplitDetails(
+            held_out=f"{int(best.sum()):,} examples, {100 * best_share:.1f}% of them with a local structure unseen in training",
+            figures={"unobserved_share": round(best_share, 6), "structures": c.spec},
+        )

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter
 
 __all__ = ["PresetSplit"]
 
@@ -39,7 +38,7 @@ class PresetSplit(Splitter):
     >>> import gengap
     >>> ds = gengap.load([{"input": str(i), "target": "t", "set": s} for i, s in enumerate(["a", "b", "c", "a"])])
     >>> s = PresetSplit(column="set", train="a", test="c").split_dataset(ds)
-    >>> s.train.tolist(), s.test.tolist(), s.diagnostics["n_unused"]
+    >>> s.train.tolist(), s.test.tolist(), s.diagnostics.n_unused
     ([0, 3], [2], 1)
     """
 
@@ -61,7 +60,7 @@ class PresetSplit(Splitter):
     def _values(spec: str) -> list[str]:
         return [v.strip() for v in spec.split("+") if v.strip()]
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         values = dataset.column(self.column).astype(str).to_numpy()
         present = sorted(set(values))
         for part in (self.train, self.test):
@@ -71,4 +70,4 @@ class PresetSplit(Splitter):
                                 f"its values are {present[:20]}.")
         train = np.flatnonzero(np.isin(values, self._values(self.train)))
         test = np.flatnonzero(np.isin(values, self._values(self.test)))
-        yield train, test, {"name": f"preset:{self.column}={self.test}", "held_out": f"rows whose {self.column} is {self.test}"}
+        yield train, test, SplitDetails(name=f"preset:{self.column}={self.test}", held_out=f"rows whose {self.column} is {self.test}")

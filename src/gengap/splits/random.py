@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from gengap._deprecation import UNSET
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 
 __all__ = ["RandomSplit"]
 
@@ -20,11 +21,12 @@ class RandomSplit(Splitter):
     Parameters
     ----------
     test_fraction : fraction in (0, 1) or count of test examples.
-    random_state : seed; the same seed gives the same split.
+    seed : the same seed gives the same split.
+    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> ds = gengap.load([{"input": str(i), "target": str(i)} for i in range(5)])
-    >>> gengap.RandomSplit(test_fraction=0.4, random_state=0).split_dataset(ds).test.tolist()
+    >>> gengap.RandomSplit(test_fraction=0.4, seed=0).split_dataset(ds).test.tolist()
     [2, 4]
     """
 
@@ -34,13 +36,13 @@ class RandomSplit(Splitter):
         description="Train and test drawn i.i.d. from the same pool: the reference score every gap is measured from.",
     )
 
-    def __init__(self, *, test_fraction: float | int = 0.2, random_state: int | None = 0) -> None:
+    def __init__(self, *, test_fraction: float | int = 0.2, seed: int | None = 0, random_state: Any = UNSET) -> None:
         self.test_fraction = test_fraction
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         resolve_test_size(test_fraction, 10**9)  # validate the type and range now
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         n = len(dataset)
         n_test = resolve_test_size(self.test_fraction, n)
         order = rng.permutation(n)
-        yield order[n_test:], order[:n_test], {"held_out": f"a uniformly random {n_test} of {n} examples"}
+        yield order[n_test:], order[:n_test], SplitDetails(held_out=f"a uniformly random {n_test} of {n} examples")

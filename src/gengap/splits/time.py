@@ -22,7 +22,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
-from gengap.splits._base import Splitter, TaxonomyCard, register_splitter, resolve_test_size
+from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 
 __all__ = ["TimeSplit", "parse_times"]
 
@@ -103,7 +103,7 @@ class TimeSplit(Splitter):
     >>> days = pd.date_range("2024-08-01", periods=10, freq="10D").strftime("%Y-%m-%d")
     >>> ds = gengap.load([{"input": str(i), "target": "y", "date": d} for i, d in enumerate(days)])
     >>> s = gengap.splits.TimeSplit(time="date", cutoff="2024-09-01").split_dataset(ds)
-    >>> s.train.tolist(), s.diagnostics["cutoff"][:10]
+    >>> s.train.tolist(), s.diagnostics.figures["cutoff"][:10]
     ([0, 1, 2, 3], '2024-09-01')
     """
 
@@ -151,7 +151,8 @@ class TimeSplit(Splitter):
         shares = len(ordered) - np.searchsorted(ordered, distinct[1:], side="left")
         return distinct[1:][int(np.argmin(np.abs(shares - n_test)))]
 
-    def _one(self, times: pd.Series, cutoff: Any, start: Any, stop: Any, dataset: Dataset, name: str) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
+    def _one(self, times: pd.Series, cutoff: Any, start: Any, stop: Any, dataset: Dataset, name: str,
+             window: int | None = None) -> tuple[np.ndarray, np.ndarray, SplitDetails]:
         values = times.to_numpy()
         if isinstance(cutoff, pd.Timestamp):
             cut = cutoff.to_datetime64()
@@ -172,16 +173,17 @@ class TimeSplit(Splitter):
                 f"cutoff {_iso(cutoff)} leaves the {'train' if len(train) == 0 else 'test'} part of '{dataset.name}' empty: "
                 f"'{self.time}' runs from {_iso(lo)} to {_iso(hi)}. Choose a cutoff inside that range."
             )
-        details = {
-            "name": name,
-            "held_out": f"examples with {self.time} >= {_iso(cutoff)}" + (f" and < {_iso(stop)}" if stop is not None else ""),
+        figures = {
             "cutoff": _iso(cutoff),
             "train_time_range": [_iso(times.iloc[train].min()), _iso(times.iloc[train].max())],
             "test_time_range": [_iso(times.iloc[test].min()), _iso(times.iloc[test].max())],
         }
-        return train, test, details
+        if window is not None:
+            figures["window"] = window
+        held_out = f"examples with {self.time} >= {_iso(cutoff)}" + (f" and < {_iso(stop)}" if stop is not None else "")
+        return train, test, SplitDetails(name=name, held_out=held_out, figures=figures)
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         times = self.times(dataset)
         if self.windows is None:
             cutoff = _as_cutoff(self.cutoff, times) if self.cutoff is not None else self._auto_cutoff(times, dataset)
@@ -206,9 +208,7 @@ class TimeSplit(Splitter):
             stop = edges[k + 1]
             stop = None if stop is None else (float(stop) if numeric else pd.Timestamp(stop))
             start = None if width is None else cut - width
-            train, test, details = self._one(times, cut, start, stop, dataset, f"time:window{k}")
-            details["window"] = k
-            yield train, test, details
+            yield self._one(times, cut, start, stop, dataset, f"time:window{k}", window=k)
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         return 1 if self.windows is None else int(self.windows)

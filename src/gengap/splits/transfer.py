@@ -24,10 +24,12 @@ from typing import Any
 
 import numpy as np
 
+from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.group_scores import Groups, _as_columns, group_by
 from gengap.dataset import Dataset
 from gengap.splits._base import SPLIT_METHODS, Splitter, TaxonomyCard, as_dataset, register_splitter
+from gengap.splits._diagnostics import SplitDetails, StructureFigures
 
 __all__ = ["TransferSplit", "held_out_draws", "transfer_split_name"]
 
@@ -64,7 +66,8 @@ class TransferSplit(Splitter):
         ``["site", "year"]``). The default ``"group"`` is the column scikit-learn's ``groups=`` fills.
     test_fraction : share of each group held out as its in-group test part (the diagonal).
     min_group_size : a group smaller than this is an error (too few to train on and hold out).
-    random_state : seed of the held-out draws.
+    seed : seed of the held-out draws.
+    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> ds = gengap.load([{"input": f"x{i}", "target": "y", "site": "ab"[i % 2]} for i in range(20)])
@@ -86,12 +89,13 @@ class TransferSplit(Splitter):
         group: str | Sequence[str] = "group",
         test_fraction: float = 0.2,
         min_group_size: int = 5,
-        random_state: int | None = 0,
+        seed: int | None = 0,
+        random_state: Any = UNSET,
     ) -> None:
         self.group = group
         self.test_fraction = test_fraction
         self.min_group_size = min_group_size
-        self.random_state = random_state
+        self.seed = self._take_seed(seed, random_state)
         self._columns = _as_columns(group)
         if isinstance(test_fraction, bool) or not isinstance(test_fraction, (float, np.floating)) or not 0 < test_fraction < 1:
             raise ConfigError(f"TransferSplit: test_fraction={test_fraction!r} (the held-out share of each group) must be "
@@ -113,7 +117,7 @@ class TransferSplit(Splitter):
                             "lower min_group_size.")
         return groups
 
-    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, dict[str, Any]]]:
+    def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:
         from gengap.structure.counts import count_structure, split_structure
 
         groups = self.groups(dataset)
@@ -129,12 +133,14 @@ class TransferSplit(Splitter):
         for i, train_group in enumerate(names):
             train = np.setdiff1d(members[i], held[i])
             test = np.union1d(held[i], np.flatnonzero(groups.codes != i))
-            measured = split_structure(dataset, train, test, atoms=self.atoms, compounds=compounds,
-                                       atom_counts=atom_counts, compound_counts=compound_counts)
-            yield train, test, {"name": transfer_split_name(self._columns, train_group),
-                                "held_out": f"trained on group '{train_group}' of {cols} less {len(held[i])} held-out "
-                                            f"examples; tested on those and on every other group",
-                                "train_group": train_group, "n_in_group_test": int(len(held[i])), **measured, **shared}
+            measured = StructureFigures.measure(dataset, train, test, atom_counts=atom_counts,
+                                                compound_counts=compound_counts)
+            yield train, test, SplitDetails(
+                name=transfer_split_name(self._columns, train_group),
+                held_out=(f"trained on group '{train_group}' of {cols} less {len(held[i])} held-out examples; tested "
+                          "on those and on every other group"),
+                structure=measured,
+                figures={"train_group": train_group, "n_in_group_test": int(len(held[i])), **shared})
 
     def get_n_splits(self, X: Any = None, y: Any = None, groups: Any = None) -> int:
         """The number of groups (which needs the data)."""

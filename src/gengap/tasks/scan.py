@@ -38,7 +38,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError, did_you_mean
 from gengap.dataset import Dataset
-from gengap.splits._base import Split, Splitter, TaxonomyCard
+from gengap.splits._base import Split, SplitDetails, Splitter, TaxonomyCard
 
 __all__ = [
     "PRIMITIVES",
@@ -331,15 +331,17 @@ class _OfficialScan(Splitter):
         in_test = inputs.isin(commands["test"]).to_numpy()
         present = set(inputs)
         repeated = {c: n for c, n in Counter(c for _, c, _ in lines["train"]).items() if n > 1}
-        yield np.flatnonzero(in_train), np.flatnonzero(in_test), {
-            "name": f"official:{self.name}",
-            "held_out": f"the test commands of SCAN's official '{self.name}' split",
-            "files": {part: str(path) for part, path in files.items()},
-            "n_train_lines": len(lines["train"]),
-            "n_test_lines": len(lines["test"]),
-            "repeated_train_commands": repeated,
-            "n_file_commands_not_in_dataset": len((commands["train"] | commands["test"]) - present),
-        }
+        yield np.flatnonzero(in_train), np.flatnonzero(in_test), SplitDetails(
+            name=f"official:{self.name}",
+            held_out=f"the test commands of SCAN's official '{self.name}' split",
+            figures={
+                "files": {part: str(path) for part, path in files.items()},
+                "n_train_lines": len(lines["train"]),
+                "n_test_lines": len(lines["test"]),
+                "repeated_train_commands": repeated,
+                "n_file_commands_not_in_dataset": len((commands["train"] | commands["test"]) - present),
+            },
+        )
 
 
 def official_split(name: str, folder: str | Path, *, dataset: Dataset | None = None,
@@ -349,7 +351,7 @@ def official_split(name: str, folder: str | Path, *, dataset: Dataset | None = N
     Without ``dataset`` the Split's dataset is the two files read with :func:`read_scan_file`
     (train rows first). With ``dataset`` (e.g. :func:`scan_dataset`), its examples are put in
     train or test by their command, so the official split sits beside gengap's splits of the
-    same examples. ``diagnostics["repeated_train_commands"]`` records the commands the train
+    same examples. ``diagnostics.figures["repeated_train_commands"]`` records the commands the train
     file repeats (``{"jump": 1467}`` for ``addprim_jump``).
 
     Names: ``simple``, ``length``, ``addprim_jump``, ``addprim_turn_left``,
@@ -360,7 +362,7 @@ def official_split(name: str, folder: str | Path, *, dataset: Dataset | None = N
     >>> _ = (d / "tasks_train_tiny.txt").write_text("IN: jump OUT: I_JUMP\\nIN: walk OUT: I_WALK\\n")
     >>> _ = (d / "tasks_test_tiny.txt").write_text("IN: jump twice OUT: I_JUMP I_JUMP\\n")
     >>> s = official_split("tiny", d)
-    >>> s.name, s.diagnostics["n_train"], s.diagnostics["n_test"]
+    >>> s.name, s.diagnostics.n_train, s.diagnostics.n_test
     ('official:tiny', 2, 1)
     """
     folder = Path(folder)

@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -43,7 +43,10 @@ from gengap._errors import ConfigError, DataError, did_you_mean
 from gengap.dataset import Dataset
 from gengap.tasks._registry import generate
 
-__all__ = ["SweepTask", "SWEEPS", "sweep_dataset", "run_sweep", "reencode_digits"]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["SweepTask", "SweepOptions", "SWEEPS", "sweep_dataset", "run_sweep", "reencode_digits"]
 
 _DIGITS = str.maketrans("0123456789", "abcdefghij")
 _BRACKETS = str.maketrans("()[]", "<>{}")
@@ -127,6 +130,16 @@ def get_sweep(task: str) -> SweepTask:
     return SWEEPS[task]
 
 
+class SweepOptions(TypedDict, total=False):
+    """The options of a sweep's design: :func:`sweep_dataset` takes them, :func:`run_sweep` passes them on."""
+
+    levels: Sequence[int] | None
+    n_per_level: int
+    train_per_level: int
+    ood_train_levels: int
+    seed: int
+
+
 def sweep_dataset(
     task: str,
     *,
@@ -191,46 +204,45 @@ def _allocate(available: int, n_test: int, n_train: int, n_ood_train: int) -> np
 
 
 def _split(ds: Dataset, seed: int) -> Any:
-    from gengap.splits import Split, TaxonomyCard
+    from gengap.splits import Split, SplitDetails, SplitDiagnostics, TaxonomyCard
 
     role = ds.column("role").astype(str).to_numpy()
     card = TaxonomyCard(motivation="intrinsic", generalisation_type="robustness", shift_type="covariate",
                         shift_source="generated_shift",
                         description="Complexity sweep: ID and OOD (surface re-encoded) test parts at every level.")
     train, test = np.flatnonzero(role == "train"), np.flatnonzero(role == "test")
+    details = SplitDetails(held_out="the test rows of every level, ID and OOD")
     return Split("sweep", "preset", train, test, seed, {"column": "role"},
-                 {"n_train": len(train), "n_test": len(test), "held_out": "the test rows of every level, ID and OOD"},
-                 card, ds)
+                 SplitDiagnostics.of_parts(len(train), len(test), len(ds), details), card, ds)
 
 
 def run_sweep(
     models: Mapping[str, Any],
     task: str,
     *,
-    levels: Sequence[int] | None = None,
-    n_per_level: int = 200,
-    train_per_level: int = 0,
-    ood_train_levels: int = 1,
-    seed: int = 0,
     out: str | Path | None = None,
     n_resamples: int = 10_000,
     progress: bool | None = None,
+    **design: Unpack[SweepOptions],
 ) -> tuple[Any, list[Any]]:
     """Run each model on a task's sweep; returns the Evaluation and one valley per model.
 
     ``models`` maps names to anything :func:`gengap.evaluate` takes: unfitted learners are
     trained on the sweep's training part (give ``train_per_level`` > 0), fixed models and
-    endpoints are only queried. The report of the run (``Evaluation.report()``) shows the valley.
+    endpoints are only queried. ``design`` (``levels``, ``n_per_level``, ``train_per_level``,
+    ``ood_train_levels``, ``seed``) is passed to :func:`sweep_dataset`, whose defaults apply. The
+    report of the run (``Evaluation.report()``) shows the valley.
     """
+    from gengap._specs import bind_options
     from gengap.analysis.valley import valleys_from_rows
     from gengap.runner import evaluate
 
-    ds = sweep_dataset(task, levels=levels, n_per_level=n_per_level, train_per_level=train_per_level,
-                       ood_train_levels=ood_train_levels, seed=seed)
+    chosen = bind_options(sweep_dataset, task, what="run_sweep", **design)
+    ds = sweep_dataset(**chosen)
+    seed = chosen["seed"]
     spec = get_sweep(task)
     config = {"sweep": {"task": task, "knob": spec.knob, "ood": spec.ood, "levels": sorted(set(ds.column("level"))),
-                        "n_per_level": n_per_level, "train_per_level": train_per_level,
-                        "ood_train_levels": ood_train_levels}}
+                        **{k: chosen[k] for k in ("n_per_level", "train_per_level", "ood_train_levels")}}}
     ev = evaluate(dict(models), ds, [_split(ds, seed)], out=out, name=f"{task}-sweep", seed=seed, run_info=config,
                   progress=progress)
     return ev, valleys_from_rows(ev.rows(), n_resamples=n_resamples, seed=seed)
