@@ -582,6 +582,14 @@ def test_multiple_choice_by_log_likelihood_through_evaluate(server, tmp_path):
     norm = gengap.evaluate(model, ds, ["all"], out=tmp_path / "norm", progress=False, prompt="{input}\nAnswer:",
                            choices_by="loglik_norm")
     assert set(norm.rows()["output"]) == {"aeiou", "B"}
+    # the sum and the mean disagree: " a" (-1.1 over 2 tokens) vs " aeiouaeiou" (-2.0 over 11)
+    pair = gengap.load([{"input": "q", "choices": ["a", "aeiouaeiou"], "target": "aeiouaeiou"}])
+    summed = gengap.evaluate(model, pair, ["all"], out=tmp_path / "pair", progress=False, prompt="{input}\nAnswer:",
+                             choices_by="loglik")
+    per_token = gengap.evaluate(model, pair, ["all"], out=tmp_path / "pair", progress=False, prompt="{input}\nAnswer:",
+                                choices_by="loglik_norm")
+    assert summed.rows()["output"].tolist() == ["a"] and per_token.rows()["output"].tolist() == ["aeiouaeiou"]
+    assert per_token.rows()["score"].tolist() == [1.0]
     with pytest.raises(gengap.ConfigError, match="'choices' column"):
         gengap.evaluate(model, gengap.load([{"input": "a", "target": "b"}]), ["all"], choices_by="loglik", progress=False)
     with pytest.raises(gengap.ConfigError, match="api='completions'"):

@@ -11,7 +11,8 @@ the text, plus what it cost (prompt and completion tokens, seconds) for the resu
 An input ``{"prompt": text, "choices": [continuation, ...]}`` (``api="completions"``) asks for
 multiple choice by log-likelihood instead of generation: each continuation is scored by the
 summed log-probability of its tokens after the prompt (``echo`` and ``logprobs``, as
-lm-evaluation-harness does), and the output is the best continuation.
+lm-evaluation-harness does), and the output is the best continuation: by the sum, or by the mean
+per token when the input says ``"by": "mean"``.
 
 Failures are retried with exponential backoff and jitter: connection errors, timeouts, HTTP 429
 and 5xx. A ``Retry-After`` header sets the wait. After the last attempt an
@@ -319,31 +320,35 @@ class OpenAIModel(Model):
     async def _predict_all(self, inputs: list[Any]) -> list[Completion]:
         client = self._open()
         await self._served_model()
-        gate = asyncio.Semaphore(self.concurrency)
         failed = asyncio.Event()  # set on the first failure so other requests stop retrying
+        outputs: list[Any] = [None] * len(inputs)
+        rows = iter(range(len(inputs)))  # shared by the workers: each row is taken once, in order
 
-        async def one(row: int, x: Any) -> Completion:
-            async with gate:
+        async def worker() -> None:
+            # ``concurrency`` workers, each one request in flight: no task or semaphore per row
+            for row in rows:
                 if failed.is_set():
-                    raise asyncio.CancelledError
+                    return
+                x = inputs[row]
                 try:
                     if isinstance(x, dict) and "choices" in x:
-                        return await self._choose(client, x, failed)
-                    return await self._answer(client, x, failed)
+                        outputs[row] = await self._choose(client, x, failed)
+                    else:
+                        outputs[row] = await self._answer(client, x, failed)
                 except EndpointError as e:
                     failed.set()
                     e.row = row  # type: ignore[attr-defined]
                     raise
 
-        tasks = [asyncio.ensure_future(one(i, x)) for i, x in enumerate(inputs)]
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(self.concurrency, len(inputs)))]
         try:
-            outputs = list(await asyncio.gather(*tasks))
+            await asyncio.gather(*workers)
             self._warn_settings(inputs)  # once answers came back: a server that is down gets its own message alone
             return outputs
         except BaseException:
-            for task in tasks:
+            for task in workers:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)
             raise
 
     def _warn_settings(self, inputs: list[Any]) -> None:
@@ -420,10 +425,15 @@ class OpenAIModel(Model):
         latency = time.perf_counter() - start
         logliks = [s for s, _ in scored]
         counts = [n for _, n in scored]
-        best = max(range(len(options)), key=lambda i: logliks[i])
+        norms = [v / max(n, 1) for v, n in scored]
+        by = x.get("by", "sum")
+        if by not in ("sum", "mean"):
+            raise EndpointError(f"A log-likelihood input's 'by' must be 'sum' or 'mean', got {by!r}.")
+        ranked = logliks if by == "sum" else norms
+        best = max(range(len(options)), key=lambda i: ranked[i])
         return Completion(str(options[best]), {
             "loglik": [round(v, 6) for v in logliks], "n_tokens": counts,
-            "loglik_norm": [round(v / max(n, 1), 6) for v, n in scored],
+            "loglik_norm": [round(v, 6) for v in norms],
             "prompt_tokens": None, "completion_tokens": 0, "latency_s": round(latency, 4)})
 
     async def _logliks(self, client: Any, prompt: str, continuations: Sequence[str],
