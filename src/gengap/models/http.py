@@ -394,7 +394,7 @@ class OpenAIModel(Model):
     async def _answer(self, client: Any, x: Any, failed: asyncio.Event) -> Completion:
         url = self.base_url + _PATHS[self.api]
         start = time.perf_counter()
-        data = await self._request(client, "POST", url, failed, json=self._payload(x))
+        data = await self._request(client, "POST", url, failed, self._payload(x))
         latency = time.perf_counter() - start
         try:
             choice = data["choices"][0]
@@ -446,7 +446,7 @@ class OpenAIModel(Model):
                                 "echo": True, "logprobs": 1}
         if self.model_name:
             body["model"] = self.model_name
-        data = await self._request(client, "POST", url, failed, json=body)
+        data = await self._request(client, "POST", url, failed, body)
         try:
             logprobs = data["choices"][0]["logprobs"]
             offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
@@ -507,17 +507,18 @@ class OpenAIModel(Model):
                           "model use api='completions' (--api completions) with a few-shot prompt.", stacklevel=2)
 
     # ------------------------------------------------------------------ requests
-    async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, **kwargs: Any) -> Any:
-        """Send with retries; return the parsed JSON body or raise EndpointError."""
+    async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, body: Any = None) -> Any:
+        """Send ``body`` as JSON with retries; return the parsed JSON answer or raise EndpointError."""
         import aiohttp
 
+        data = None if body is None else json.dumps(body).encode()  # once, for every attempt
         attempts = self.max_retries + 1
         problem = ""
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                async with client.request(method, url, **kwargs) as response:
-                    status, text, retry_after = response.status, await response.text(), response.headers.get("retry-after")
+                async with client.request(method, url, data=data) as response:
+                    status, raw, retry_after = response.status, await response.read(), response.headers.get("retry-after")
             except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
@@ -525,6 +526,7 @@ class OpenAIModel(Model):
                 problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
                            f"the base URL {self.base_url} (host, port, /v1) is right")
             else:
+                text = raw.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
                 if status < 400:
                     try:
                         return json.loads(text)
