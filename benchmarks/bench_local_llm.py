@@ -159,7 +159,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--kill-after", type=float, default=15.0, help="seconds before the server is killed (part 4)")
-    parser.add_argument("--mc-items", type=int, default=16, help="multiple-choice items (part 3)")
+    parser.add_argument("--mc-items", type=int, default=4,
+                        help="multiple-choice items (part 3; each costs about 150 vocabulary sorts in llama-cpp-python)")
     parser.add_argument("--parts", default="1,2,3,4", help="which parts to run, e.g. 1,4")
     args = parser.parse_args()
     parts = {int(p) for p in args.parts.split(",")}

@@ -80,4 +80,4 @@ def llama_server(request):
 @pytest.fixture(scope="session")
 def llama_loglik_server(request):
     """Log-likelihoods: the same model keeping every prompt token's log-probability (logits_all)."""
-    return _llama_server(request, n_ctx=512, logits_all=True)
+    return _llama_server(request, n_ctx=256, logits_all=True)  # n_ctx x 262,144 floats of scores: keep it small

@@ -83,19 +83,20 @@ def _read_option(output: str, options: list[str]) -> str | None:
 
 
 def test_multiple_choice_by_log_likelihood(llama_loglik_server, tmp_path):
-    # two short items: llama-cpp-python sorts the whole vocabulary (262,144 tokens) for every prompt token it
-    # scores, so log-likelihood prompts stay short here (the example and bench_local_llm run the full set)
-    items = [{"id": "bees", "input": "What do bees make?", "choices": ["honey", "milk"], "target": "honey"},
-             {"id": "barks", "input": "Which animal barks?", "choices": ["fish", "dog"], "target": "dog"}]
+    # two items of a few tokens: llama-cpp-python sorts the whole vocabulary (262,144 tokens) in Python for every
+    # token it scores (about a second each on a busy core), whatever 'logprobs' asks for, so the prompts stay
+    # short here (bench_local_llm part 3 runs the example's items)
+    items = [{"id": "bees", "input": "Bees make", "choices": ["honey", "milk"], "target": "honey"},
+             {"id": "barks", "input": "Dogs", "choices": ["fly", "bark"], "target": "bark"}]
     model = OpenAIModel(llama_loglik_server.base_url, model_name="gemma", api="completions", concurrency=1, timeout=600)
-    by_loglik = gengap.evaluate(model, gengap.load(items), ["all"], prompt="Question: {input}\nAnswer:",
+    by_loglik = gengap.evaluate(model, gengap.load(items), ["all"], prompt="{input}",
                                 choices_by="loglik", out=tmp_path / "loglik", progress=False)
     rows = _rows_with_outputs(by_loglik)
     assert len(rows) == 2
     for row in rows.itertuples():
         details = json.loads(row.details)
         options = next(i["choices"] for i in items if i["id"] == row.example_id)
-        assert row.prompt == "Question: " + next(i["input"] for i in items if i["id"] == row.example_id) + "\nAnswer:"
+        assert row.prompt == next(i["input"] for i in items if i["id"] == row.example_id)
         assert len(details["loglik"]) == 2 and all(v < 0 for v in details["loglik"]) and min(details["n_tokens"]) >= 1
         best = options[max(range(2), key=lambda i: details["loglik"][i])]
         assert row.output == best and row.score == float(best == row.target)
