@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 
 import gengap
+from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel
 from gengap.models.llama_server import LlamaServer
 from gengap.store import Store
@@ -141,7 +142,7 @@ def lost_work(example, n: int, out: Path, kill_after: float) -> None:
                         progress=False)
         print("\n4. the run finished before the kill; raise --kill-after or the rows")
         return
-    except gengap.EndpointError:
+    except EndpointError:
         pass
     finally:
         timer.cancel()

@@ -14,8 +14,9 @@ import pytest
 
 import gengap
 from _files import import_file
-from gengap import EndpointError
+from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel
+from gengap.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +31,7 @@ def example():
 
 def _rows_with_outputs(ev: gengap.Evaluation):
     rows = ev.rows()
-    with gengap.Store(ev.store_path, read_only=True) as store:
+    with Store(ev.store_path, read_only=True) as store:
         preds = store.predictions(ev.run_id)
     return rows.merge(preds[["model", "split", "perturbation", "example_id", "prompt", "details", "prompt_tokens",
                              "completion_tokens", "latency_s"]], on=["model", "split", "perturbation", "example_id"])
@@ -129,7 +130,7 @@ def test_bad_input_against_the_real_server(llama_server, tmp_path):
     model = OpenAIModel(url, model_name="gemma", api="completions", max_tokens=2, concurrency=1)
     with pytest.raises(EndpointError, match=r"context window.*rows 2\.\.2.*example id '2'"):
         gengap.evaluate(model, long, ["all"], out=tmp_path, progress=False, shard_size=1)
-    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:  # rows before it are kept
+    with Store(tmp_path / "gengap.duckdb", read_only=True) as store:  # rows before it are kept
         assert sorted(store.predictions(store.runs()["run_id"].iloc[-1])["example_id"]) == ["0", "1"]
     logliks = OpenAIModel(url, model_name="gemma", api="completions")  # a server without --logits_all
     with pytest.raises(EndpointError, match="log-probabilities|logits_all"):
