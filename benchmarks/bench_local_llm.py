@@ -7,14 +7,20 @@ Prints, side by side:
    examples/local_llm, the same stops and max_tokens), one request in flight (the server runs one
    at a time);
 2. the share of arithmetic rows whose extracted answer is what a person reads in the raw output
-   (the first number on the output's first line, the rule of tests/test_local_llm.py);
-3. multiple-choice accuracy by log-likelihood vs by generation (answer read as an option) on the
-   same items;
+   (``read_number_by_hand`` of examples/local_llm/run.py), over all splits and perturbations of
+   the example's rows, with every row where the two differ;
+3. multiple-choice accuracy by log-likelihood (summed, and per token from the same requests) vs
+   by generation (the answer read as an option) on the same items, zero-shot, both on one server
+   started with logits_all. llama-cpp-python sorts the whole vocabulary in Python for every token
+   it echoes, about 150 sorts an item here (seconds each on a busy core), hence 4 items by default;
 4. lost work when the server is killed mid-run: requests the server answered (its access log)
    minus rows stored, next to the largest shard.
 
-    python benchmarks/bench_local_llm.py            # the example's 48 arithmetic rows
-    python benchmarks/bench_local_llm.py --quick    # 24 rows
+One llama.cpp server runs at a time (parts 1-2, then 3, then 4).
+
+    python benchmarks/bench_local_llm.py                  # the example's 48 arithmetic rows
+    python benchmarks/bench_local_llm.py --quick          # 24 rows
+    python benchmarks/bench_local_llm.py --parts 2,3 --mc-items 16
 """
 
 from __future__ import annotations

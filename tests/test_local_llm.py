@@ -85,7 +85,7 @@ def _read_option(output: str, options: list[str]) -> str | None:
 
 def test_multiple_choice_by_log_likelihood(llama_loglik_server, tmp_path):
     # two items of a few tokens: llama-cpp-python sorts the whole vocabulary (262,144 tokens) in Python for every
-    # token it scores (about a second each on a busy core), whatever 'logprobs' asks for, so the prompts stay
+    # token it scores (seconds each on a busy core), whatever 'logprobs' asks for, so the prompts stay
     # short here (bench_local_llm part 3 runs the example's items)
     items = [{"id": "bees", "input": "Bees make", "choices": ["honey", "milk"], "target": "honey"},
              {"id": "barks", "input": "Dogs", "choices": ["fly", "bark"], "target": "bark"}]

@@ -15,7 +15,7 @@ lm-evaluation-harness does), and the output is the best continuation: by the sum
 per token when the input says ``"by": "mean"``. One request per option: llama-cpp-python's server
 refuses a list of prompts, and it sorts the whole vocabulary in Python for every token it echoes,
 whatever ``logprobs`` asks for (0, 1 and 5 give the same sums in the same time), so a request
-costs about a second per prompt token for Gemma 3's 262,144 tokens; keep such prompts short.
+costs seconds per prompt token for Gemma 3's 262,144 tokens on a busy core; keep such prompts short.
 
 Failures are retried with exponential backoff and jitter: connection errors, timeouts, HTTP 429
 and 5xx. A ``Retry-After`` header sets the wait. After the last attempt an
