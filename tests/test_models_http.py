@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -488,6 +489,29 @@ def test_chat_on_a_completions_only_server_says_to_switch(server):
     with pytest.raises(EndpointError, match="api='completions'"):
         OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"])
 
+
+
+def test_chat_on_a_model_without_a_chat_template_warns(server):
+    # llama.cpp's own server reports the model's chat template at /props; an empty one means a fallback format
+    fake, url = server
+    original = fake.answer
+    template = {"chat_template": ""}
+
+    def props(handler):
+        if handler.path == "/props":
+            return fake._send(handler, 200, template)
+        return original(handler)
+
+    fake.answer = props
+    with pytest.warns(UserWarning, match=r"reports no chat template.*api='completions' \(--api completions\)"):
+        assert OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"]) == ["X"]
+    template["chat_template"] = "{% for m in messages %}{{ m.content }}{% endfor %}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"]) == ["X"]
+    asked = sum(r["path"] == "/props" for r in fake.requests)
+    assert asked == 2 and OpenAIModel(url, model_name="m", api="completions", max_tokens=2).predict(["x"]) == ["X"]
+    assert sum(r["path"] == "/props" for r in fake.requests) == asked  # completions: the chat template is not asked
 
 # ---------------------------------------------------------------------------- prompts, shards and cost through the runner
 def _arith(n: int) -> list[dict]:
