@@ -1,13 +1,21 @@
 """The OpenAI-compatible adapter against a local server that answers after 50 ms.
 
-Requests per second at concurrency 1, 8, 32, 128 and 256, next to the ideal (concurrency /
-latency) and next to a minimal direct asyncio client (aiohttp, no retries, no bookkeeping) sending
-the same requests: the ideal is what the server allows, the direct client what this machine allows
-right now (the load average is printed; on a busy machine both fall short of the ideal). The server
-runs in its own process on 127.0.0.1 (asyncio, keep-alive), started and stopped by this script.
+Requests per second at concurrency 1, 8, 32, 128 and 256, side by side: the ideal (concurrency /
+latency: what the server allows), gengap's HTTP model (``OpenAIModel.predict``), the whole
+``gengap.evaluate`` path (shards, scoring, the DuckDB store) and a minimal direct asyncio client
+(aiohttp, no retries, no bookkeeping) sending the same requests: what this machine allows right
+now. Each level is warmed up, then measured ``--repeats`` times with the three clients taking
+turns; the table shows medians, and the client's CPU time per request (all threads of this
+process). The load average before and after is printed: on a busy machine every client falls
+short of the ideal, and only the comparison with the direct client says whether gengap is the
+limit.
 
-    python benchmarks/bench_http.py            # 10 x concurrency requests per level (at least 100)
-    python benchmarks/bench_http.py --quick
+The server runs in its own process on 127.0.0.1: ``_latency_server.js`` (Node.js, when ``node``
+is on the PATH: it takes little CPU from the client) or ``_latency_server.py`` (Python asyncio,
+which competes with the client for the cores at high concurrency). ``--server`` picks one.
+
+    python benchmarks/bench_http.py            # 20 x concurrency requests per level (at least 200), 3 repeats
+    python benchmarks/bench_http.py --quick    # 5 x concurrency (at least 50), 1 repeat
 """
 
 from __future__ import annotations
@@ -15,16 +23,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
+import gengap
 from gengap.models.http import OpenAIModel
 
+HERE = Path(__file__).resolve().parent
 
-async def _direct(url: str, prompts: list[str], concurrency: int) -> float:
-    """Seconds a bare aiohttp client takes for the same requests, ``concurrency`` in flight."""
+
+async def _direct(url: str, prompts: list[str], concurrency: int) -> tuple[float, float]:
+    """Wall and CPU seconds of the same requests from a bare aiohttp client, ``concurrency`` in
+    flight, after a warm-up round that opens the connections."""
     import aiohttp
 
     connector = aiohttp.TCPConnector(limit=concurrency)
@@ -38,43 +53,102 @@ async def _direct(url: str, prompts: list[str], concurrency: int) -> float:
                     return (await r.json())["choices"][0]["message"]["content"]
 
         await asyncio.gather(*(one("warm up") for _ in range(concurrency)))
-        t = time.perf_counter()
+        wall, cpu = time.perf_counter(), time.process_time()
         out = await asyncio.gather(*(one(p) for p in prompts))
-        seconds = time.perf_counter() - t
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     assert out == [p.upper() for p in prompts]
-    return seconds
+    return wall, cpu
+
+
+def _start_server(kind: str, delay: float) -> tuple[subprocess.Popen[str], str]:
+    if kind == "node":
+        command = ["node", str(HERE / "_latency_server.js"), "--delay", str(delay)]
+    else:
+        command = [sys.executable, str(HERE / "_latency_server.py"), "--delay", str(delay)]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert server.stdout is not None
+    return server, f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
+
+
+def _evaluate(model: OpenAIModel, dataset: gengap.Dataset) -> tuple[float, float]:
+    """Wall and CPU seconds of ``gengap.evaluate`` (a new store, every row, no cache); checked after."""
+    with tempfile.TemporaryDirectory() as tmp:
+        wall, cpu = time.perf_counter(), time.process_time()
+        ev = gengap.evaluate(model, dataset, ["all"], out=tmp, progress=False, cache=False)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        rows = ev.rows()
+        assert len(rows) == len(dataset) and rows["score"].mean() == 1.0
+    return wall, cpu
+
+
+def _level(base: str, concurrency: int, n: int, repeats: int) -> tuple[dict[str, float], dict[str, float]]:
+    """Median requests/s and CPU microseconds per request of each client at one concurrency."""
+    prompts = [f"prompt {i}" for i in range(n)]
+    dataset = gengap.load([{"input": p, "target": p.upper()} for p in prompts])
+    model = OpenAIModel(base, model_name="bench-model", concurrency=concurrency, timeout=30, max_tokens=8)
+    asyncio.run(_direct(base + "/chat/completions", prompts[:concurrency], concurrency))  # the server warmed up
+
+    def ours() -> tuple[float, float]:
+        model.predict(["warm up"] * concurrency)  # connections open (evaluate closes the model when done)
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = model.predict(prompts)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        assert out == [p.upper() for p in prompts]
+        return wall, cpu
+
+    def whole() -> tuple[float, float]:
+        return _evaluate(model, dataset)
+
+    def direct() -> tuple[float, float]:
+        return asyncio.run(_direct(base + "/chat/completions", prompts, concurrency))
+
+    times: dict[str, list[tuple[float, float]]] = {"gengap": [], "evaluate": [], "direct": []}
+    for r in range(repeats):  # the clients take turns, in a rotating order: a busy machine drifts
+        order = [("gengap", ours), ("evaluate", whole), ("direct", direct)]
+        for name, run in order[r % 3:] + order[: r % 3]:
+            times[name].append(run())
+    model.close()
+    rate = {k: n / statistics.median(w for w, _ in v) for k, v in times.items()}
+    cpu = {k: statistics.median(c for _, c in v) / n * 1e6 for k, v in times.items()}
+    return rate, cpu
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--repeats", type=int, help="measurements per level and client (default 3, --quick 1)")
+    parser.add_argument("--levels", default="1,8,32,128,256", help="concurrency levels, comma-separated")
+    parser.add_argument("--server", choices=("auto", "node", "python"), default="auto",
+                        help="the latency server: Node.js when available (auto), or the Python one")
     args = parser.parse_args()
-    server = subprocess.Popen([sys.executable, str(Path(__file__).with_name("_latency_server.py")), "--delay", str(args.delay)],
-                              stdout=subprocess.PIPE, text=True)
+    repeats = args.repeats or (1 if args.quick else 3)
+    kind = args.server if args.server != "auto" else ("node" if shutil.which("node") else "python")
+    server, base = _start_server(kind, args.delay)
+    load_before = os.getloadavg()
     try:
-        port = int(server.stdout.readline())
-        base = f"http://127.0.0.1:{port}/v1"
-        print(f"server latency {args.delay * 1000:.0f} ms; chat completions; load average {os.getloadavg()[0]:.1f} "
-              f"on {os.cpu_count()} cores")
-        print(f"{'concurrency':>11} {'requests':>9} {'gengap/s':>9} {'direct/s':>9} {'ideal':>7} {'of ideal':>9} {'of direct':>10}")
-        for concurrency in (1, 8, 32, 128, 256):
-            n = max(40 if args.quick else 100, (3 if args.quick else 10) * concurrency)
-            model = OpenAIModel(base, model_name="bench-model", concurrency=concurrency, timeout=30, max_tokens=8)
-            model.predict(["warm up"] * concurrency)  # open the connections first
-            prompts = [f"prompt {i}" for i in range(n)]
-            t = time.perf_counter()
-            out = model.predict(prompts)
-            seconds = time.perf_counter() - t
-            assert out == [p.upper() for p in prompts]
-            model.close()
-            direct = asyncio.run(_direct(base + "/chat/completions", prompts, concurrency))
+        print(f"server: {'_latency_server.js (Node.js)' if kind == 'node' else '_latency_server.py (Python asyncio)'}, "
+              f"latency {args.delay * 1000:.0f} ms, chat completions; {repeats} repeat(s), medians; load average "
+              f"{load_before[0]:.1f} (1 min) {load_before[1]:.1f} (5 min) on {os.cpu_count()} cores")
+        one = gengap.load([{"input": "one", "target": "ONE"}])
+        fixed = [_evaluate(OpenAIModel(base, model_name="bench-model", max_tokens=8), one)[0] for _ in range(3)]
+        print(f"gengap.evaluate on one row (a new store, the run's records): {statistics.median(fixed):.2f} s, of which "
+              f"{args.delay:.2f} s the request; the evaluate column includes this fixed cost")
+        print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'evaluate/s':>10} {'direct/s':>9} "
+              f"{'gengap':>7} {'evaluate':>8} {'direct':>7} {'CPU us/request':>15}")
+        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>9} {'(% of ideal)':>24} {'gengap / direct':>16}")
+        for concurrency in (int(c) for c in args.levels.split(",")):
+            n = max(50 if args.quick else 200, (5 if args.quick else 20) * concurrency)
+            rate, cpu = _level(base, concurrency, n, repeats)
             ideal = concurrency / args.delay
-            print(f"{concurrency:11d} {n:9d} {n / seconds:9.1f} {n / direct:9.1f} {ideal:7.0f} {n / seconds / ideal:9.0%} "
-                  f"{direct / seconds:10.0%}")
+            print(f"{concurrency:9d} {n:8d} {ideal:8.0f} {rate['gengap']:9.1f} {rate['evaluate']:10.1f} "
+                  f"{rate['direct']:9.1f} {rate['gengap'] / ideal:7.0%} {rate['evaluate'] / ideal:8.0%} "
+                  f"{rate['direct'] / ideal:7.0%} {cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
     finally:
         server.terminate()
         server.wait()
+    load_after = os.getloadavg()
+    print(f"load average after: {load_after[0]:.1f} (1 min) {load_after[1]:.1f} (5 min)")
 
 
 if __name__ == "__main__":

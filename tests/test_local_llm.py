@@ -14,8 +14,9 @@ import pytest
 
 import gengap
 from _files import import_file
-from gengap import EndpointError
+from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel
+from gengap.store import Store
 
 pytestmark = pytest.mark.slow
 
@@ -30,7 +31,7 @@ def example():
 
 def _rows_with_outputs(ev: gengap.Evaluation):
     rows = ev.rows()
-    with gengap.Store(ev.store_path, read_only=True) as store:
+    with Store(ev.store_path, read_only=True) as store:
         preds = store.predictions(ev.run_id)
     return rows.merge(preds[["model", "split", "perturbation", "example_id", "prompt", "details", "prompt_tokens",
                              "completion_tokens", "latency_s"]], on=["model", "split", "perturbation", "example_id"])
@@ -83,19 +84,20 @@ def _read_option(output: str, options: list[str]) -> str | None:
 
 
 def test_multiple_choice_by_log_likelihood(llama_loglik_server, tmp_path):
-    # two short items: llama-cpp-python sorts the whole vocabulary (262,144 tokens) for every prompt token it
-    # scores, so log-likelihood prompts stay short here (the example and bench_local_llm run the full set)
-    items = [{"id": "bees", "input": "What do bees make?", "choices": ["honey", "milk"], "target": "honey"},
-             {"id": "barks", "input": "Which animal barks?", "choices": ["fish", "dog"], "target": "dog"}]
+    # two items of a few tokens: llama-cpp-python sorts the whole vocabulary (262,144 tokens) in Python for every
+    # token it scores (seconds each on a busy core), whatever 'logprobs' asks for, so the prompts stay
+    # short here (bench_local_llm part 3 runs the example's items)
+    items = [{"id": "bees", "input": "Bees make", "choices": ["honey", "milk"], "target": "honey"},
+             {"id": "barks", "input": "Dogs", "choices": ["fly", "bark"], "target": "bark"}]
     model = OpenAIModel(llama_loglik_server.base_url, model_name="gemma", api="completions", concurrency=1, timeout=600)
-    by_loglik = gengap.evaluate(model, gengap.load(items), ["all"], prompt="Question: {input}\nAnswer:",
+    by_loglik = gengap.evaluate(model, gengap.load(items), ["all"], prompt="{input}",
                                 choices_by="loglik", out=tmp_path / "loglik", progress=False)
     rows = _rows_with_outputs(by_loglik)
     assert len(rows) == 2
     for row in rows.itertuples():
         details = json.loads(row.details)
         options = next(i["choices"] for i in items if i["id"] == row.example_id)
-        assert row.prompt == "Question: " + next(i["input"] for i in items if i["id"] == row.example_id) + "\nAnswer:"
+        assert row.prompt == next(i["input"] for i in items if i["id"] == row.example_id)
         assert len(details["loglik"]) == 2 and all(v < 0 for v in details["loglik"]) and min(details["n_tokens"]) >= 1
         best = options[max(range(2), key=lambda i: details["loglik"][i])]
         assert row.output == best and row.score == float(best == row.target)
@@ -128,7 +130,7 @@ def test_bad_input_against_the_real_server(llama_server, tmp_path):
     model = OpenAIModel(url, model_name="gemma", api="completions", max_tokens=2, concurrency=1)
     with pytest.raises(EndpointError, match=r"context window.*rows 2\.\.2.*example id '2'"):
         gengap.evaluate(model, long, ["all"], out=tmp_path, progress=False, shard_size=1)
-    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:  # rows before it are kept
+    with Store(tmp_path / "gengap.duckdb", read_only=True) as store:  # rows before it are kept
         assert sorted(store.predictions(store.runs()["run_id"].iloc[-1])["example_id"]) == ["0", "1"]
     logliks = OpenAIModel(url, model_name="gemma", api="completions")  # a server without --logits_all
     with pytest.raises(EndpointError, match="log-probabilities|logits_all"):

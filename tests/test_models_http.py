@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 import time
+import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -489,6 +490,30 @@ def test_chat_on_a_completions_only_server_says_to_switch(server):
         OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"])
 
 
+
+def test_chat_on_a_model_without_a_chat_template_warns(server):
+    # llama.cpp's own server reports the model's chat template at /props; an empty one means a fallback format
+    fake, url = server
+    original = fake.answer
+    template = {"chat_template": ""}
+    asked: list[str] = []
+
+    def props(handler):
+        if handler.path == "/props":
+            asked.append(handler.path)
+            return fake._send(handler, 200, template)
+        return original(handler)
+
+    fake.answer = props
+    with pytest.warns(UserWarning, match=r"reports no chat template.*api='completions' \(--api completions\)"):
+        assert OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"]) == ["X"]
+    template["chat_template"] = "{% for m in messages %}{{ m.content }}{% endfor %}"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert OpenAIModel(url, model_name="m", max_tokens=2).predict(["x"]) == ["X"]
+    assert len(asked) == 2 and OpenAIModel(url, model_name="m", api="completions", max_tokens=2).predict(["x"]) == ["X"]
+    assert len(asked) == 2  # completions: the chat template is not asked about
+
 # ---------------------------------------------------------------------------- prompts, shards and cost through the runner
 def _arith(n: int) -> list[dict]:
     return [{"q": f"{i} + {i % 7}", "a": str(i + i % 7), "digits": len(str(i))} for i in range(n)]
@@ -582,6 +607,14 @@ def test_multiple_choice_by_log_likelihood_through_evaluate(server, tmp_path):
     norm = gengap.evaluate(model, ds, ["all"], out=tmp_path / "norm", progress=False, prompt="{input}\nAnswer:",
                            choices_by="loglik_norm")
     assert set(norm.rows()["output"]) == {"aeiou", "B"}
+    # the sum and the mean disagree: " a" (-1.1 over 2 tokens) vs " aeiouaeiou" (-2.0 over 11)
+    pair = gengap.load([{"input": "q", "choices": ["a", "aeiouaeiou"], "target": "aeiouaeiou"}])
+    summed = gengap.evaluate(model, pair, ["all"], out=tmp_path / "pair", progress=False, prompt="{input}\nAnswer:",
+                             choices_by="loglik")
+    per_token = gengap.evaluate(model, pair, ["all"], out=tmp_path / "pair", progress=False, prompt="{input}\nAnswer:",
+                                choices_by="loglik_norm")
+    assert summed.rows()["output"].tolist() == ["a"] and per_token.rows()["output"].tolist() == ["aeiouaeiou"]
+    assert per_token.rows()["score"].tolist() == [1.0]
     with pytest.raises(gengap.ConfigError, match="'choices' column"):
         gengap.evaluate(model, gengap.load([{"input": "a", "target": "b"}]), ["all"], choices_by="loglik", progress=False)
     with pytest.raises(gengap.ConfigError, match="api='completions'"):

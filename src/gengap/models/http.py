@@ -11,7 +11,11 @@ the text, plus what it cost (prompt and completion tokens, seconds) for the resu
 An input ``{"prompt": text, "choices": [continuation, ...]}`` (``api="completions"``) asks for
 multiple choice by log-likelihood instead of generation: each continuation is scored by the
 summed log-probability of its tokens after the prompt (``echo`` and ``logprobs``, as
-lm-evaluation-harness does), and the output is the best continuation.
+lm-evaluation-harness does), and the output is the best continuation: by the sum, or by the mean
+per token when the input says ``"by": "mean"``. One request per option: llama-cpp-python's server
+refuses a list of prompts, and it sorts the whole vocabulary in Python for every token it echoes,
+whatever ``logprobs`` asks for (0, 1 and 5 give the same sums in the same time), so a request
+costs seconds per prompt token for Gemma 3's 262,144 tokens on a busy core; keep such prompts short.
 
 Failures are retried with exponential backoff and jitter: connection errors, timeouts, HTTP 429
 and 5xx. A ``Retry-After`` header sets the wait. After the last attempt an
@@ -319,31 +323,35 @@ class OpenAIModel(Model):
     async def _predict_all(self, inputs: list[Any]) -> list[Completion]:
         client = self._open()
         await self._served_model()
-        gate = asyncio.Semaphore(self.concurrency)
         failed = asyncio.Event()  # set on the first failure so other requests stop retrying
+        outputs: list[Any] = [None] * len(inputs)
+        rows = iter(range(len(inputs)))  # shared by the workers: each row is taken once, in order
 
-        async def one(row: int, x: Any) -> Completion:
-            async with gate:
+        async def worker() -> None:
+            # ``concurrency`` workers, each one request in flight: no task or semaphore per row
+            for row in rows:
                 if failed.is_set():
-                    raise asyncio.CancelledError
+                    return
+                x = inputs[row]
                 try:
                     if isinstance(x, dict) and "choices" in x:
-                        return await self._choose(client, x, failed)
-                    return await self._answer(client, x, failed)
+                        outputs[row] = await self._choose(client, x, failed)
+                    else:
+                        outputs[row] = await self._answer(client, x, failed)
                 except EndpointError as e:
                     failed.set()
                     e.row = row  # type: ignore[attr-defined]
                     raise
 
-        tasks = [asyncio.ensure_future(one(i, x)) for i, x in enumerate(inputs)]
+        workers = [asyncio.ensure_future(worker()) for _ in range(min(self.concurrency, len(inputs)))]
         try:
-            outputs = list(await asyncio.gather(*tasks))
+            await asyncio.gather(*workers)
             self._warn_settings(inputs)  # once answers came back: a server that is down gets its own message alone
             return outputs
         except BaseException:
-            for task in tasks:
+            for task in workers:
                 task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*workers, return_exceptions=True)
             raise
 
     def _warn_settings(self, inputs: list[Any]) -> None:
@@ -389,7 +397,7 @@ class OpenAIModel(Model):
     async def _answer(self, client: Any, x: Any, failed: asyncio.Event) -> Completion:
         url = self.base_url + _PATHS[self.api]
         start = time.perf_counter()
-        data = await self._request(client, "POST", url, failed, json=self._payload(x))
+        data = await self._request(client, "POST", url, failed, self._payload(x))
         latency = time.perf_counter() - start
         try:
             choice = data["choices"][0]
@@ -420,10 +428,15 @@ class OpenAIModel(Model):
         latency = time.perf_counter() - start
         logliks = [s for s, _ in scored]
         counts = [n for _, n in scored]
-        best = max(range(len(options)), key=lambda i: logliks[i])
+        norms = [v / max(n, 1) for v, n in scored]
+        by = x.get("by", "sum")
+        if by not in ("sum", "mean"):
+            raise EndpointError(f"A log-likelihood input's 'by' must be 'sum' or 'mean', got {by!r}.")
+        ranked = logliks if by == "sum" else norms
+        best = max(range(len(options)), key=lambda i: ranked[i])
         return Completion(str(options[best]), {
             "loglik": [round(v, 6) for v in logliks], "n_tokens": counts,
-            "loglik_norm": [round(v / max(n, 1), 6) for v, n in scored],
+            "loglik_norm": [round(v, 6) for v in norms],
             "prompt_tokens": None, "completion_tokens": 0, "latency_s": round(latency, 4)})
 
     async def _logliks(self, client: Any, prompt: str, continuations: Sequence[str],
@@ -436,7 +449,7 @@ class OpenAIModel(Model):
                                 "echo": True, "logprobs": 1}
         if self.model_name:
             body["model"] = self.model_name
-        data = await self._request(client, "POST", url, failed, json=body)
+        data = await self._request(client, "POST", url, failed, body)
         try:
             logprobs = data["choices"][0]["logprobs"]
             offsets, values = logprobs["text_offset"], logprobs["token_logprobs"]
@@ -497,17 +510,18 @@ class OpenAIModel(Model):
                           "model use api='completions' (--api completions) with a few-shot prompt.", stacklevel=2)
 
     # ------------------------------------------------------------------ requests
-    async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, **kwargs: Any) -> Any:
-        """Send with retries; return the parsed JSON body or raise EndpointError."""
+    async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, body: Any = None) -> Any:
+        """Send ``body`` as JSON with retries; return the parsed JSON answer or raise EndpointError."""
         import aiohttp
 
+        data = None if body is None else json.dumps(body).encode()  # once, for every attempt
         attempts = self.max_retries + 1
         problem = ""
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                async with client.request(method, url, **kwargs) as response:
-                    status, text, retry_after = response.status, await response.text(), response.headers.get("retry-after")
+                async with client.request(method, url, data=data) as response:
+                    status, raw, retry_after = response.status, await response.read(), response.headers.get("retry-after")
             except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
@@ -515,6 +529,7 @@ class OpenAIModel(Model):
                 problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
                            f"the base URL {self.base_url} (host, port, /v1) is right")
             else:
+                text = raw.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
                 if status < 400:
                     try:
                         return json.loads(text)
