@@ -280,13 +280,14 @@ def json_answer(text: str) -> Any:
 _NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no )(?<!your )(?<!the question )"
 STRONG_MARK_RE = re.compile(
     r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
-    r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?)\s*(?:[:=\-]|\bis\b)?\s*",
+    r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?"
+    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
 WEAK_MARK_RE = re.compile(
     r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
     r"|which\s+gives|that\s+gives|this\s+gives|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
-    r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=\-]|\bis\b)?\s*",
+    r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
 HEDGE_RE = re.compile(
@@ -294,7 +295,7 @@ HEDGE_RE = re.compile(
     r"|can'?t\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)|(?:don'?t|do\s+not)\s+(?:remember|recall)"
     r"|unable\s+to|insufficient\s+information|not\s+enough\s+(?:information|data|context|detail)"
     r"|(?:not|n't)\s+(?:\w+\s+){0,2}enough\s+(?:information|info|data|context|detail)|impossible\s+to\s+(?:say|tell|know|determine)"
-    r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|i\s+(?:don'?t|do\s+not)\s+know|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
+    r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|(?:i|we)\s+(?:don'?t|do\s+not)\s+know\b(?!\s+(?:for\s+sure|exactly|the\s+exact))|(?:no\s+one|nobody)\s+(?:really\s+)?knows|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
     r"|no\s+(?:single|definitive|clear)\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
@@ -308,7 +309,8 @@ REFUSAL_RE = re.compile(
     r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"
     r"|please\s+(?:clarify|specify|provide)|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell)"
     r"|you\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:shared|provided|attached|given|included|posted|sent|uploaded)"
-    r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",
+    r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)"
+    r"|(?:wasn't|was\s+not|isn't|is\s+not|weren't|were\s+not|hasn't\s+been|has\s+not\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",
     re.IGNORECASE,
 )
 CORRECTION_RE = re.compile(
@@ -369,7 +371,7 @@ def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Matc
 
 
 # a base model that goes on to write the next question of its few-shot prompt
-_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise)\s*\d*\s*[:.)]", re.IGNORECASE)
+_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise)\s*\d*\s*(?:[:.)]|$)", re.IGNORECASE)
 
 
 _END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
@@ -396,6 +398,8 @@ def own_answer(text: str) -> str:
     echo = _ECHO_RE.match(text)
     if echo and text[echo.end():].strip():
         text = _INSTRUCTION_RE.sub("", text[echo.end():], count=1)
+        if _CONTINUATION_RE.match("\n" + text.lstrip()):
+            return ""  # the question echoed, then the next question: no answer of its own
     m = _CONTINUATION_RE.search(text)
     if m and text[:m.start()].strip():
         text = text[:m.start()]

@@ -267,12 +267,18 @@ def _correction(ctx: Context) -> str | None:
     return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
 
 
+# a list item opening the answer ("- ", "* ", "1. "), and a label before its value ("Author: ...")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:[A-Z][\w ]{0,25}:\s+(?=\S))?")
+
+
 def _marked_in(ctx: Context, text: str) -> str | None:
     marks = list(_TEXT_MARK_RE.finditer(text))
     if not marks:
         return None
-    tail = text[marks[-1].end():].strip()
+    tail = _LIST_ITEM_RE.sub("", text[marks[-1].end():].strip(), count=1)
     head = sentences(tail)[0] if sentences(tail) else tail
+    if head.rstrip().endswith("?"):
+        return None  # the question echoed after "Answer:" answers nothing
     clause = _clause(head)
     if _short(clause):
         span = _strip(clause)
@@ -369,7 +375,7 @@ def _quoted(ctx: Context) -> str | None:
     return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
-_CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b,?\s*", re.IGNORECASE)
+_CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b[,:]?\s*", re.IGNORECASE)
 
 
 def _concluding(ctx: Context) -> str | None:
@@ -384,10 +390,19 @@ def _in_sentence(ctx: Context) -> str | None:
     if not parts:
         return None
     if ctx.question:
-        about = [p for p in parts[:3] if content_stems(p) & ctx.question_stems]
+        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems]
+        for i, part in enumerate(about):
+            span = _span(part, ctx)
+            if span is not None and not (i + 1 < len(about) and _off_type(span, ctx)):
+                return span
         if about:
-            return _span(about[0], ctx)
+            return None
     return _span(parts[0], ctx) if len(parts) == 1 else None
+
+
+def _off_type(span: str, ctx: Context) -> bool:
+    """A span of the wrong type for the question: a bare number where no number is asked."""
+    return bool(re.fullmatch(r"[\d.,%-]+", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
 
 
 RULES = (
