@@ -330,8 +330,8 @@ def kind_scores(rows: list[dict], got: list[str | None]) -> dict[str, tuple[int,
 def rules_version() -> str:
     """The commit the extraction rules were read at, with "+edits" when they differ from it
     (``GENGAP_RULES_AT`` names it when the rules are read from a snapshot of a commit)."""
-    import os  # noqa: PLC0415 - only the tuning log needs these
-    import subprocess  # noqa: PLC0415
+    import os
+    import subprocess
 
     if os.environ.get("GENGAP_RULES_AT"):
         return os.environ["GENGAP_RULES_AT"]

@@ -385,6 +385,53 @@ _INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?
 _ANSWERED_RE = re.compile(r"\b(?:yes|no|true|false)\b|\d", re.IGNORECASE)
 
 
+_DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _first_of_repeats(text: str) -> str:
+    r"""A base model that repeats its answer line, or goes on down a table of the same line with other
+    numbers ("123 x 4 = 492", "123 x 5 = 615", ...): its first line is its answer.
+
+    >>> _first_of_repeats(" 56\n56\n56"), _first_of_repeats("7 x 8 = 56\n7 x 9 = 63\n7 x 10 = 70")
+    (' 56', '7 x 8 = 56')
+    """
+    lines = [ln.strip() for ln in text.strip().split("\n") if ln.strip()]
+    if len(lines) < 3:
+        return text
+    first = text[: text.index(lines[0]) + len(lines[0])]
+    if lines[1] == lines[0] and lines[2] == lines[0]:
+        return first
+    shape = _DIGITS_RE.sub("#", lines[0])
+    if "=" not in shape or "#" not in shape:
+        return text
+    same = [ln for ln in lines[1:] if _DIGITS_RE.sub("#", ln) == shape]
+    if len(same) >= 2:
+        heads = [_DIGITS_RE.findall(ln)[0] for ln in (lines[0], *same)]
+        results = {_DIGITS_RE.findall(ln)[-1] for ln in (lines[0], *same)}
+        if len(set(heads)) == 1 and not results & set(heads[1:]):  # a table, not a chain of steps
+            return first
+    return text
+
+
+def echoes_question(text: str, question: str | None) -> bool:
+    """Whether every sentence of ``text`` is a sentence of the question, repeated (no answer of its own).
+
+    >>> echoes_question("Tom has 3 apples. How many has he?", "Tom has 3 apples. How many has he?")
+    True
+    """
+    if not question or not text.strip():
+        return False
+    q = " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
+    parts = [" ".join(re.sub(r"[^\w\s]", " ", p.lower()).split()) for p in sentences(text)]
+    parts = [p for p in parts if p and p not in ("answer", "question", "a", "q")]
+    return bool(parts) and all(len(p.split()) >= 3 and f" {p} " in f" {q} " for p in parts)
+
+
+def echo_rule(ctx: Context) -> str | None:
+    """An output that only repeats the question answers nothing: unextracted."""
+    return ABSTAIN if echoes_question(ctx.text, ctx.question) else None
+
+
 def own_answer(text: str) -> str:
     """``text`` as the model's own answer: up to an end-of-text token or to where a base model starts
     writing the next question of its prompt, without a question it opens with (an echo of the prompt).
@@ -403,6 +450,7 @@ def own_answer(text: str) -> str:
     m = _CONTINUATION_RE.search(text)
     if m and text[:m.start()].strip():
         text = text[:m.start()]
+    text = _first_of_repeats(text)
     for m in _NEXT_QUESTION_RE.finditer(text):
         rest_of_line = text[m.end():].split("\n", 1)[0]
         if text[:m.start()].strip() and not _ANSWERED_RE.search(rest_of_line):

@@ -15,6 +15,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     clean,
+    echo_rule,
     first_part,
     stem,
     words,
@@ -415,6 +416,7 @@ def _last_letter(ctx: Context) -> str | None:
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("refusal", "abstain", _refusal),

@@ -18,6 +18,7 @@ from gengap.extract._base import (
     after_last,
     clean,
     content_stems,
+    echo_rule,
     first_part,
     sentences,
 )
@@ -30,6 +31,8 @@ class Num(NamedTuple):
     end: int
     value: Fraction
     pct: bool
+    #: the scale word after the digits ("2.1 million": 10**6), already multiplied into ``value``
+    scale: int = 1
 
 
 _SMALL = {w: i for i, w in enumerate(
@@ -49,8 +52,11 @@ _NUMBER_RE = re.compile(
     r"(?:(?P<sign>[-+])\s?)?(?P<cur>[$€£¥]|USD\s?|EUR\s?|Rs\.?\s?)?(?P<sign2>-)?"
     rf"(?:(?P<whole>\d+)\s+(?P<mn>\d+)/(?P<md>\d+)|(?P<fn>{_NUM})\s*/\s*(?P<fd>{_NUM})"
     rf"|(?P<num>{_NUM})(?:\s*(?:[eE](?P<exp>[-+]?\d+)|\s?(?:x|×|\*|\\times|\\cdot)\s?10\s?\^\s?\{{?(?P<exp2>[-+]?\d+)\}}?))?)"
-    r"(?P<pct>\s?%)?"
+    r"(?P<pct>\s?%|\s(?:percent|per\s?cent)\b)?"
 )
+_SCALE_AFTER_RE = re.compile(r"\s*(thousand|million|billion|trillion)\b(?!\s*(?:th|ths)\b)", re.IGNORECASE)
+_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
+_SCALE_NAME = {v: k for k, v in _SCALE.items()}
 _LATEX_FRAC_RE = re.compile(r"(-)?\\[dt]?frac\s*\{\s*([^{}]+?)\s*\}\s*\{\s*([^{}]+?)\s*\}")
 
 
@@ -142,6 +148,12 @@ def numbers_in(text: str) -> list[Num]:
             prev = text[:start].rstrip()
             if not (g["sign"] == "-" and prev and (prev[-1].isdigit() or prev[-1] in ")")):
                 value = -value
+        scale = _SCALE_AFTER_RE.match(text, m.end()) if g["pct"] is None and g["exp"] is None and g["exp2"] is None else None
+        if scale:  # "2.1 million"
+            factor = _SCALE[scale.group(1).lower()]
+            found.append(Num(m.start(), scale.end(), value * factor, False, factor))
+            covered.append((m.start(), scale.end()))
+            continue
         found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
@@ -167,7 +179,8 @@ def parse_number(text: str) -> Fraction | None:
 
 
 # ---------------------------------------------------------------------------------------- reading helpers
-_PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share)\b", re.IGNORECASE)
+_PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share|decimal(?!\s+(?:places?|digits?|points?)))\b",
+                             re.IGNORECASE)
 _PERCENT_RE = re.compile(r"%|\bper\s*cent|\bpercentage", re.IGNORECASE)
 _NEGATED_RE = re.compile(r"\b(?:not|isn't|wasn't|rather\s+than|instead\s+of)\s*\$?$", re.IGNORECASE)
 
@@ -178,8 +191,33 @@ _PLACES = {"one": 1, "two": 2, "three": 3, "four": 4, "whole number": 0, "intege
            "thousandth": 3}
 
 
+_WH_RE = re.compile(r"\b(?:what|which|how|find|calculate|compute|give|express|estimate)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def asked_part(question: str) -> str:
+    """The part of a question that asks (from its last sentence with a "?" on), not the facts it gives first.
+
+    >>> asked_part("The chance of rain is 30%. What is the probability it stays dry? Give a decimal.")
+    'What is the probability it stays dry? Give a decimal.'
+    """
+    mark = question.rfind("?")
+    if mark < 0:
+        return question
+    start = max(question.rfind(". ", 0, mark), question.rfind("\n", 0, mark)) + 1
+    wh = list(_WH_RE.finditer(question, start, mark))
+    return question[wh[-1].start() if wh else start:].strip()
+
+
 def _wants_probability(ctx: Context) -> bool:
-    return "percent" not in ctx.disabled and bool(ctx.question and _PROBABILITY_RE.search(ctx.question) and not _PERCENT_RE.search(ctx.question))
+    if "percent" in ctx.disabled or not ctx.question:
+        return False
+    asked = asked_part(ctx.question)
+    return bool(_PROBABILITY_RE.search(asked) and not _PERCENT_RE.search(asked))
+
+
+def _wants_percent(ctx: Context) -> bool:
+    return "percent" not in ctx.disabled and bool(ctx.question and _PERCENT_RE.search(asked_part(ctx.question)))
 
 
 def _answer(n: Num, ctx: Context) -> str:
@@ -188,6 +226,11 @@ def _answer(n: Num, ctx: Context) -> str:
     value = n.value
     if n.pct and _wants_probability(ctx):
         value = value / 100
+    elif not n.pct and 0 < value <= 1 and _wants_percent(ctx) and \
+            any(m.pct and m.value == value * 100 for m in _nums(ctx, ctx.text)):
+        value = value * 100  # "0.25, i.e. 25%" for a percentage: the form asked for
+    if n.scale > 1 and ctx.question and re.search(rf"\b(?:in|of)\s+{_SCALE_NAME[n.scale]}s\b", ctx.question, re.IGNORECASE):
+        value = value / n.scale  # "in millions": the number before the scale word
     if ctx.question and "percent" not in ctx.disabled:
         m = _PLACES_RE.search(ctx.question)
         if m:
@@ -203,8 +246,13 @@ def _nums(ctx: Context, text: str) -> list[Num]:
     memo = ctx.__dict__.setdefault("_nums", {})
     if text not in memo:
         plain = text.replace("\\$", "$")
+        if _wants_probability(ctx):  # "1 in 4", "3 out of 10": a probability (same length, places kept)
+            plain = _ODDS_RE.sub(lambda m: f"{m.group(1)}/{m.group(2)}".ljust(len(m.group(0))), plain)
         memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
     return memo[text]
+
+
+_ODDS_RE = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
 
 
 def _question_values(ctx: Context) -> frozenset[Fraction]:
@@ -243,7 +291,10 @@ def _result(ctx: Context, segment: str) -> Num | None:
 
 
 def _read_region(ctx: Context, region: str) -> str | None:
-    """The answer in a stretch of text: its last marked number, else its last concluding one, else its last."""
+    """The answer in a stretch of text: its last marked number, else its last concluding one, else its last
+    (a check or an aside in parentheses after it is no answer)."""
+    kept = [p for p in sentences(region) if not _PLEASANTRY_RE.match(p)]
+    region = " ".join(kept) if kept else region
     tail = after_last(STRONG_MARK_RE, region)
     for part in (tail, after_last(WEAK_MARK_RE, region)):
         if part is not None:
@@ -356,7 +407,7 @@ def _preferred(ctx: Context, nums: list[Num]) -> list[Num]:
     """Of several numbers, those in the form the question asks for (a percentage, a probability)."""
     if _wants_probability(ctx) and any(n.pct or 0 < n.value < 1 for n in nums):
         return [n for n in nums if n.pct or 0 < n.value < 1]
-    if ctx.question and "percent" not in ctx.disabled and _PERCENT_RE.search(ctx.question) and any(n.pct for n in nums):
+    if _wants_percent(ctx) and any(n.pct for n in nums):
         return [n for n in nums if n.pct]
     return nums
 
@@ -413,6 +464,21 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+_LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.MULTILINE)
+
+
+def _labelled(ctx: Context) -> str | None:
+    """The last line labelled with what the question asks ("Average: 246 / 3 = 82"), its result."""
+    if not ctx.question or "\n" not in ctx.prose:
+        return None
+    lines = [ln for ln in ctx.prose.split("\n") if _nums(ctx, ln) and not _PLEASANTRY_RE.match(ln.strip())]
+    m = _LINE_LABEL_RE.match(lines[-1].strip()) if lines else None
+    if m and content_stems(m.group(1)) & content_stems(asked_part(ctx.question)) and not _NOTE_RE.match(m.group(0)):
+        found = _result(ctx, m.group(2))  # the last working line, labelled with what is asked
+        return _answer(found, ctx) if found else None
+    return None
+
+
 def _concluding(ctx: Context) -> str | None:
     """The number after the concluding word ("so", "therefore", "in total") of the last sentence that
     has one, the result of an equation when the sentence holds one."""
@@ -424,8 +490,11 @@ def _concluding(ctx: Context) -> str | None:
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you)",
-                            re.IGNORECASE)
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+                            r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b)", re.IGNORECASE)
+
+
+_ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
 
 def _last_number(ctx: Context) -> str | None:
@@ -438,7 +507,7 @@ def _last_number(ctx: Context) -> str | None:
     wanted = _preferred(ctx, _nums(ctx, last))
     if wanted and len(wanted) < len(_nums(ctx, last)):
         return _answer(wanted[-1], ctx)
-    if "=" in last:
+    if "=" in last or _ENDS_IS_NUMBER_RE.search(last):  # "144 divided by 12 is 12."
         found = _result(ctx, last)
         if found:
             return _answer(found, ctx)
@@ -453,6 +522,7 @@ def _last_number(ctx: Context) -> str | None:
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("table", "table", _table),
@@ -460,6 +530,7 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("labelled", "marker", _labelled),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
 )

@@ -16,6 +16,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     content_stems,
+    echo_rule,
     first_part,
     sentences,
     stem,
@@ -408,6 +409,7 @@ def _off_type(span: str, ctx: Context) -> bool:
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("refusal", "abstain", _refusal),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),

@@ -13,6 +13,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     after_last,
+    echo_rule,
     first_part,
     last_match,
 )
@@ -194,6 +195,7 @@ def _restatement(ctx: Context) -> str | None:
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
