@@ -298,7 +298,7 @@ HEDGE_RE = re.compile(
     r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|(?:i|we)\s+(?:don'?t|do\s+not)\s+know\b(?!\s+(?:for\s+sure|exactly|the\s+exact))|(?:no\s+one|nobody)\s+(?:really\s+)?knows|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
-    r"|no\s+(?:single|definitive|clear)\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
+    r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
     re.IGNORECASE,
 )
 REFUSAL_RE = re.compile(
@@ -314,7 +314,7 @@ REFUSAL_RE = re.compile(
     re.IGNORECASE,
 )
 CORRECTION_RE = re.compile(
-    r"(?:\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"
+    r"(?:(?<=\s)[-\u2014\u2013]+\s*(?:no|nope)(?=\s*[,.;!])|\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"
     r"|let\s+me\s+(?:correct|fix|redo|recompute|recalculate|recount|reconsider|re-?check|double[-\s]check)(?:\s+(?:that|this))?"
     r"|(?:sorry|no),\s+(?:that'?s|that\s+is|it'?s)\s+(?:wrong|incorrect|not\s+right)|that'?s\s+(?:wrong|incorrect|not\s+right)"
     r"|i\s+(?:mis(?:read|counted|calculated|spoke|remembered))|i\s+was\s+(?:wrong|confusing|thinking\s+of|mixing)"

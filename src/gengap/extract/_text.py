@@ -24,21 +24,24 @@ from gengap.extract._base import (
 )
 
 _TEXT_MARK_RE = re.compile(
-    r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be))?|####)"
-    r"\s*(?:[:=\-]|\bis\b)?\s*",
+    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s)"
+    r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
+    r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
+    r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
     re.IGNORECASE,
 )
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
     r"^(?:(?:it(?:'s|\s+is|\s+was)|that(?:'s|\s+is|\s+was|\s+would\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
-    r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
+    r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
+    r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
-_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|,\s+(?=[a-z0-9])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
+_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
                             re.IGNORECASE)
 _COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
@@ -117,6 +120,11 @@ def _trim_question_words(span: str, ctx: Context) -> str:
     def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
         return len(" ".join(rest).strip(_QUOTES)) > 2
 
+    for i in range(1, len(tokens)):  # "Vitamin C deficiency": the short name and the word it names
+        if len(tokens[i].strip(_QUOTES)) <= 2 and tokens[i][:1].isupper() and _is_question_word(tokens[i - 1], ctx) \
+                and all(_is_question_word(t, ctx) or t.lower() in STOPWORDS for t in tokens[:i - 1] + tokens[i + 1:]):
+            return f"{tokens[i - 1]} {tokens[i]}"
+
     while len(tokens) > 1 and tokens[0].lower() in STOPWORDS and keeps(tokens[1:]):
         tokens.pop(0)
     while len(tokens) > 1 and tokens[-1].lower() in STOPWORDS and keeps(tokens[:-1]):
@@ -156,9 +164,35 @@ _PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|\w+ly)\s+)?(?:famous|famed|re
                                 r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
 
 
+_INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?:ay)?|sure)\s*[,!.:;]\s+", re.IGNORECASE)
+_PRO_FORM_RE = re.compile(r"^(?:the|this|that)\s+(?:\w+\s+){0,2}one\b", re.IGNORECASE)
+_WHICH_NOUN_RE = re.compile(r"^\W*(?:(?:in|on|at|from|to|of|around|near)\s+)?(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b)[a-z]+",
+                            re.IGNORECASE)
+_CAPITAL_NAME_RE = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]+)(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'-]+)*")
+
+
+def _described_name(right: str, ctx: Context) -> str | None:
+    """For "which planet/ocean ..." answered by "X is a storm on Jupiter": when the copula describes
+    the question's subject as "a/an ...", the name after the description answers."""
+    if not re.match(r"^(?:a|an)\s", right, re.IGNORECASE):
+        return None
+    names = [n for n in _CAPITAL_NAME_RE.findall(right)
+             if not all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in n.split())]
+    if not names:
+        return None
+    noun = _WHICH_NOUN_RE.match(ctx.question or "")
+    kind = noun.group(0).split()[-1].lower() if noun else ""
+    typed = [n for n in names if n.split()[-1].lower() == kind]  # "Atlantic Ocean" for "which ocean"
+    return _strip((typed or names)[0])
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
-    s = _SUBORDINATE_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    s = _SUBORDINATE_RE.sub("", s, count=1)
+    segments = [seg for seg in re.split(r":\s+", s) if seg.strip()]
+    if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
+        s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
     if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems:
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital."
@@ -174,6 +208,12 @@ def _span(sentence: str, ctx: Context) -> str | None:
         named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
+        if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
+            s = left  # "Saturn is the famous one": the other side names it
+        if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
+            name = _described_name(right, ctx)
+            if name:
+                return name
         s = _LEAD_RE.sub("", s.strip())
         by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s) or (
             ctx.question and _WHO_RE.match(ctx.question) and re.search(r"\sby\s+(?=[A-Z])", s))  # "... in 1928 by Fleming"
@@ -245,6 +285,10 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     if not parts:
         return None
     old = normalize(retracted)
+    head = _strip(parts[0])
+    if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
+            and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
+        return head  # "Jupiter - no, Saturn. Titan is ...": the corrected answer comes first
 
     def score(part: str) -> int:
         about = bool(ctx.question and content_stems(part) & ctx.question_stems)
@@ -292,7 +336,8 @@ def _marked(ctx: Context) -> str | None:
 
 
 def _bold(ctx: Context) -> str | None:
-    found = [b for b in _BOLD_RE.findall(ctx.raw) if not (ctx.question and content_stems(b) <= ctx.question_stems)]
+    found = [b for b in _BOLD_RE.findall(ctx.raw) if not (ctx.question and content_stems(b) <= ctx.question_stems)
+             and not b.rstrip().endswith(":") and not _off_type(b.strip(), ctx)]
     if not found:
         return None
     span = _strip(_clause(found[-1]))
@@ -403,7 +448,7 @@ def _in_sentence(ctx: Context) -> str | None:
 
 def _off_type(span: str, ctx: Context) -> bool:
     """A span of the wrong type for the question: a bare number where no number is asked."""
-    return bool(re.fullmatch(r"[\d.,%-]+", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
+    return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
 
 
 RULES = (
