@@ -214,7 +214,13 @@ class Context:
 
     @_lazy
     def refusal(self) -> bool:
-        return bool(REFUSAL_RE.search(self.text))
+        m = REFUSAL_RE.search(self.text)
+        return bool(m) and not _ANSWERS_ANYWAY_RE.match(self.text, m.end())
+
+
+# "I can't browse the web, but from general knowledge: ...": a disclaimer, then an answer
+_ANSWERS_ANYWAY_RE = re.compile(r"[^.!?\n]*?,?\s+but\s+(?:from|based\s+on|according\s+to|in\s+general|generally|as\s+far\s+as"
+                                r"|i\s+(?:can|know|believe|recall)|here'?s|it'?s\s+(?:widely|generally|commonly))\b", re.IGNORECASE)
 
 
 def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str] = frozenset(),
@@ -303,7 +309,8 @@ HEDGE_RE = re.compile(
 )
 REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
-    r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|evaluate|determine|perform|know|see|identify|recognize|access|view|open)"
+    r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|forecast|foresee|speculate|evaluate|determine|perform|know|see"
+    r"|identify|recognize|access|view|open|browse|look\s+up|check)"
     r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
     r"|i\s+(?:don'?t|do\s+not)\s+have\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)"
     r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"

@@ -213,11 +213,18 @@ def _wants_probability(ctx: Context) -> bool:
     if "percent" in ctx.disabled or not ctx.question:
         return False
     asked = asked_part(ctx.question)
-    return bool(_PROBABILITY_RE.search(asked) and not _PERCENT_RE.search(asked))
+    return bool(_PROBABILITY_RE.search(asked) and not _ASKS_PERCENT_RE.search(asked))
+
+
+#: a percentage asked for ("what percentage", "by what percent", "as a %"), not a percentage given ("20% of 50")
+_ASKS_PERCENT_RE = re.compile(r"\bper\s*cent(?:age)?\b|(?<![\d\s])\s*%|\bas\s+a\s+%", re.IGNORECASE)
 
 
 def _wants_percent(ctx: Context) -> bool:
-    return "percent" not in ctx.disabled and bool(ctx.question and _PERCENT_RE.search(asked_part(ctx.question)))
+    if "percent" in ctx.disabled or not ctx.question:
+        return False
+    asked = asked_part(ctx.question)
+    return bool(_ASKS_PERCENT_RE.search(asked)) and not re.search(r"\bdecimal\b(?!\s+places?)", asked, re.IGNORECASE)
 
 
 def _answer(n: Num, ctx: Context) -> str:
@@ -226,9 +233,10 @@ def _answer(n: Num, ctx: Context) -> str:
     value = n.value
     if n.pct and _wants_probability(ctx):
         value = value / 100
-    elif not n.pct and 0 < value <= 1 and _wants_percent(ctx) and \
-            any(m.pct and m.value == value * 100 for m in _nums(ctx, ctx.text)):
-        value = value * 100  # "0.25, i.e. 25%" for a percentage: the form asked for
+    elif not n.pct and 0 < value <= 1 and _wants_percent(ctx) and (
+            any(m.pct and m.value == value * 100 for m in _nums(ctx, ctx.text))
+            or (value < 1 and not any(m.pct for m in _nums(ctx, ctx.text)))):
+        value = value * 100  # "0.25, i.e. 25%", or a bare "0.2", for a percentage: the form asked for
     if n.scale > 1 and ctx.question and re.search(rf"\b(?:in|of)\s+{_SCALE_NAME[n.scale]}s\b", ctx.question, re.IGNORECASE):
         value = value / n.scale  # "in millions": the number before the scale word
     if ctx.question and "percent" not in ctx.disabled:
@@ -409,7 +417,16 @@ def _preferred(ctx: Context, nums: list[Num]) -> list[Num]:
         return [n for n in nums if n.pct or 0 < n.value < 1]
     if _wants_percent(ctx) and any(n.pct for n in nums):
         return [n for n in nums if n.pct]
+    if ctx.question and _YEAR_Q_RE.search(asked_part(ctx.question)) and any(_is_year(n) for n in nums):
+        return [n for n in nums if _is_year(n)]  # "on 9 November 1989" for "in what year"
     return nums
+
+
+_YEAR_Q_RE = re.compile(r"^\W*(?:(?:in|during)\s+)?(?:what|which)\s+year\b|^\W*when\b", re.IGNORECASE)
+
+
+def _is_year(n: Num) -> bool:
+    return not n.pct and n.value.denominator == 1 and 1000 <= n.value <= 2100
 
 
 def _answer_first(ctx: Context) -> str | None:
@@ -436,6 +453,9 @@ def _answer_first(ctx: Context) -> str | None:
     nums = _nums(ctx, _APPOSITIVE_RE.sub(" ", main)) or _nums(ctx, main) or _nums(ctx, plain)
     if not nums:
         return None
+    if (_wants_percent(ctx) or _wants_probability(ctx)) and rest and len(_preferred(ctx, nums)) == len(nums) \
+            and not any(n.pct or 0 < n.value < 1 for n in nums) and any(n.pct for n in _nums(ctx, rest)):
+        return None  # "It fell by $5,000. ... a 25% decrease.": the percentage asked for comes later
     nums = _preferred(ctx, nums)
     given = _question_values(ctx)
     fresh = [n for n in nums if n.value not in given]
@@ -472,10 +492,15 @@ def _labelled(ctx: Context) -> str | None:
     if not ctx.question or "\n" not in ctx.prose:
         return None
     lines = [ln for ln in ctx.prose.split("\n") if _nums(ctx, ln) and not _PLEASANTRY_RE.match(ln.strip())]
-    m = _LINE_LABEL_RE.match(lines[-1].strip()) if lines else None
-    if m and content_stems(m.group(1)) & content_stems(asked_part(ctx.question)) and not _NOTE_RE.match(m.group(0)):
-        found = _result(ctx, m.group(2))  # the last working line, labelled with what is asked
-        return _answer(found, ctx) if found else None
+    asked = content_stems(asked_part(ctx.question))
+    for i in range(len(lines) - 1, -1, -1):
+        m = _LINE_LABEL_RE.match(lines[i].strip())
+        if m and content_stems(m.group(1)) & asked and not _NOTE_RE.match(m.group(0)):
+            found = _result(ctx, m.group(2))  # the last line labelled with what is asked ...
+            last = _nums(ctx, lines[-1])[-1]
+            if found and (i == len(lines) - 1 or last.value == found.value):  # ... that the output ends on
+                return _answer(found, ctx)
+            return None
     return None
 
 
