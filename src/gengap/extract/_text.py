@@ -208,6 +208,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
         named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
+        if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
+                and _has_content(left, ctx) and not q_left:
+            return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None  # "Sputnik 1 was launched by ...", asked its name
         if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
             s = left  # "Saturn is the famous one": the other side names it
         if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
@@ -240,8 +243,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
     s = " ".join(tokens)
     if ctx.question and len(tokens) > 3:
         runs: list[list[str]] = [[]]
-        for t in tokens:
-            if _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
+        for i, t in enumerate(tokens):
+            if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
+                    and re.match(r"^\W*who\b", ctx.question, re.IGNORECASE):
+                runs[-1].append(t)  # "James Watson and Francis Crick": one answer
+            elif _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
                 runs.append([])
             else:
                 runs[-1].append(t)
@@ -271,7 +277,16 @@ def _boxed(ctx: Context) -> str | None:
 
 
 def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
+    if ctx.refusal:
+        return ABSTAIN
+    if ctx.question:
+        for m in _HAS_NO_RE.finditer(ctx.text):
+            if stem(m.group(1)) in ctx.question_stems:
+                return ABSTAIN  # "it never existed, so it has no capital"
+    return None
+
+
+_HAS_NO_RE = re.compile(r"\b(?:has|have|had|there\s+is|there's|there\s+was|there\s+are)\s+no\s+(?:such\s+|single\s+|official\s+)?([a-z]+)", re.IGNORECASE)
 
 
 def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
