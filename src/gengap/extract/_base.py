@@ -72,7 +72,7 @@ def clean(text: str) -> str:
     return _MD_RE.sub("", _HTML_RE.sub("", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text)))
 
 
-_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)|\n\s*")
+_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
 
 
 def sentences(text: str) -> list[str]:
@@ -165,6 +165,11 @@ class Context:
     def text(self) -> str:
         cleaned = clean(self.raw)
         return (cleaned if "continuation" in self.disabled else own_answer(cleaned)).strip()
+
+    @_lazy
+    def loop(self) -> bool:
+        """The output only writes prompts (see :func:`prompt_loop`)."""
+        return "continuation" not in self.disabled and prompt_loop(clean(self.raw))
 
     @_lazy
     def prose(self) -> str:
@@ -387,8 +392,22 @@ _NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|ca
 _ECHO_RE = re.compile(r"^\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
                       r"|should|has|have)\b[^\n?]{3,200}\?\s*", re.IGNORECASE)
 # the prompt's instruction, echoed after the question: "Answer yes or no.", "Answer briefly."
-_INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only|with\s+\w+"
-                             r"(?:\s+\w+)?|in\s+(?:one|a)\s+\w+))+\s*[.:]?", re.IGNORECASE)
+_INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only"
+                             r"|with\s+(?:the\s+)?(?:letter|number|name|word)(?:\s+of\s+the\s+(?:correct|right|best)\s+(?:option|answer|choice))?"
+                             r"|with\s+\w+(?:\s+\w+)?|in\s+(?:one|a|a\s+few|two|three|\d+)\s+\w+))+\s*[.:]?", re.IGNORECASE)
+# the prompt's instruction on a line of its own, as a base model writes it again and again
+_INSTRUCTION_LINE_RE = re.compile(_INSTRUCTION_RE.pattern.replace("^\\s*", "^[ \\t]*", 1), re.IGNORECASE | re.MULTILINE)
+_HEADER_RE = re.compile(r"^\s*(?:<[^>\n]+>)?\s*question\s*\d+\s*[.:]?\s*(?:</[^>\n]+>)?\s*(?:\n|$)", re.IGNORECASE)
+
+
+def prompt_loop(text: str) -> bool:
+    """Whether a base model only writes prompts: the instruction ("Answer in a few words.") on two
+    lines or more, or a "Question 7" header before anything else.
+
+    >>> prompt_loop("Who wrote it?\nAnswer in a few words. xyz\nWho wrote it?\nAnswer in a few words.")
+    True
+    """
+    return bool(_HEADER_RE.match(text)) or len(_INSTRUCTION_LINE_RE.findall(text)) >= 2
 _ANSWERED_RE = re.compile(r"\b(?:yes|no|true|false)\b|\d", re.IGNORECASE)
 
 
@@ -435,8 +454,8 @@ def echoes_question(text: str, question: str | None) -> bool:
 
 
 def echo_rule(ctx: Context) -> str | None:
-    """An output that only repeats the question answers nothing: unextracted."""
-    return ABSTAIN if echoes_question(ctx.text, ctx.question) else None
+    """An output that only repeats the question, or only writes prompts, answers nothing: unextracted."""
+    return ABSTAIN if ctx.loop or echoes_question(ctx.text, ctx.question) else None
 
 
 def own_answer(text: str) -> str:
