@@ -84,6 +84,9 @@ PATTERN_FAMILIES = {
     "percent_vs_decimal": ["percent"],
     "final_answer_marker": ["marker"],
     "chain_of_thought_last": ["marker"],
+    "prompt_echo": ["abstain", "continuation"],
+    "repeated_lines": ["continuation"],
+    "truncated_output": ["abstain"],
 }
 
 LMEVAL_CODE = r"""

@@ -67,9 +67,16 @@ _SPACES_RE = re.compile("|".join(_SPACES))
 _HTML_RE = re.compile(r"</?(?:strong|b|em|i|p|br|span|div|u|code)\s*/?>", re.IGNORECASE)
 
 
+# letters of another script glued to a Latin word or a number: a small model's stray tokens ("noを購入", "Spainにある")
+_GLUED_SCRIPT_RE = re.compile(r"(?<=[A-Za-z0-9])[\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
 def clean(text: str) -> str:
-    """Markdown emphasis and headings and stray HTML tags removed, dashes, quotes and odd spaces made plain."""
-    return _MD_RE.sub("", _HTML_RE.sub("", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text)))
+    """Markdown emphasis and headings and stray HTML tags removed, dashes, quotes and odd spaces made plain,
+    stray letters of another script glued to a word cut off."""
+    if not text.isascii():
+        text = _GLUED_SCRIPT_RE.sub(" ", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text))
+    return _MD_RE.sub("", _HTML_RE.sub("", text))
 
 
 _SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
@@ -169,7 +176,10 @@ class Context:
     @_lazy
     def loop(self) -> bool:
         """The output only writes prompts (see :func:`prompt_loop`)."""
-        return "continuation" not in self.disabled and prompt_loop(clean(self.raw))
+        if "continuation" in self.disabled or "\n" not in self.raw:
+            return False
+        low = self.raw.lower()  # a cheap test first: no instruction word, no prompt
+        return ("answer" in low or "question" in low or "reply" in low or "respond" in low or "give" in low) and prompt_loop(self.raw)
 
     @_lazy
     def prose(self) -> str:
@@ -401,7 +411,7 @@ _HEADER_RE = re.compile(r"^\s*(?:<[^>\n]+>)?\s*question\s*\d+\s*[.:]?\s*(?:</[^>
 
 
 def prompt_loop(text: str) -> bool:
-    """Whether a base model only writes prompts: the instruction ("Answer in a few words.") on two
+    r"""Whether a base model only writes prompts: the instruction ("Answer in a few words.") on two
     lines or more, or a "Question 7" header before anything else.
 
     >>> prompt_loop("Who wrote it?\nAnswer in a few words. xyz\nWho wrote it?\nAnswer in a few words.")
@@ -421,6 +431,8 @@ def _first_of_repeats(text: str) -> str:
     >>> _first_of_repeats(" 56\n56\n56"), _first_of_repeats("7 x 8 = 56\n7 x 9 = 63\n7 x 10 = 70")
     (' 56', '7 x 8 = 56')
     """
+    if text.count("\n") < 2:
+        return text
     lines = [ln.strip() for ln in text.strip().split("\n") if ln.strip()]
     if len(lines) < 3:
         return text
@@ -439,6 +451,14 @@ def _first_of_repeats(text: str) -> str:
     return text
 
 
+_NON_WORD_RE = re.compile(r"[^\w\s]")
+
+
+@lru_cache(maxsize=4096)
+def _plain_question(question: str) -> str:
+    return " ".join(_NON_WORD_RE.sub(" ", question.lower()).split())
+
+
 def echoes_question(text: str, question: str | None) -> bool:
     """Whether every sentence of ``text`` is a sentence of the question, repeated (no answer of its own).
 
@@ -447,8 +467,11 @@ def echoes_question(text: str, question: str | None) -> bool:
     """
     if not question or not text.strip():
         return False
-    q = " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
-    parts = [" ".join(re.sub(r"[^\w\s]", " ", p.lower()).split()) for p in sentences(text)]
+    q = _plain_question(question)
+    head = _NON_WORD_RE.sub(" ", text[:60].lower()).split()[:3]
+    if len(head) < 3 or f" {' '.join(head)} " not in f" {q} ":
+        return False  # a cheap test first: most outputs do not open with the question's words
+    parts = [" ".join(_NON_WORD_RE.sub(" ", p.lower()).split()) for p in sentences(text)]
     parts = [p for p in parts if p and p not in ("answer", "question", "a", "q")]
     return bool(parts) and all(len(p.split()) >= 3 and f" {p} " in f" {q} " for p in parts)
 

@@ -310,6 +310,15 @@ def _bold(ctx: Context) -> str | None:
     return found.pop().upper() if len(found) == 1 else None
 
 
+@lru_cache(maxsize=64)
+def _subject_patterns(letters: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A letter that is the subject of the opening verb ("A gives the most."), and any letter with a copula."""
+    subject = re.compile(rf"^\W*(?:(?:the\s+)?(?:option|choice|plan|answer|letter|number|item|statement)\s+)?\(?([{letters}])\)?\s+"
+                         r"(?:is|gives|has|wins|comes|offers|yields|provides|was|does|matches|fits|costs|works|makes|would|will|shows|describes"
+                         r"|names|lists|contains|holds|leads|beats)\b", re.IGNORECASE)
+    return subject, re.compile(rf"\b[{letters}]\s+(?:is|are|was|has|gives)\b")
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
@@ -319,6 +328,9 @@ def _answer_first(ctx: Context) -> str | None:
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
+    glued = re.match(rf"^\W{{0,3}}([{_letters(ctx)}])(?=[A-Z][a-z]{{2}})", text)
+    if glued:
+        return glued.group(1)  # "CButtonClicked": a letter glued to a stray token
     head, _ = first_part(text)
     if ctx.choices and "ordinal" not in ctx.disabled:
         ordinal = _ORDINAL_RE.search(head)
@@ -332,10 +344,9 @@ def _answer_first(ctx: Context) -> str | None:
     exact = _exact_option(ctx, head)
     if exact:
         return exact
-    subject = re.match(rf"^\W*(?:(?:the\s+)?(?:option|choice|plan|answer|letter|number|item|statement)\s+)?\(?([{_letters(ctx)}])\)?\s+"
-                       r"(?:is|gives|has|wins|comes|offers|yields|provides|was|does|matches|fits|costs|works|makes|would|will|shows|describes"
-                       r"|names|lists|contains|holds|leads|beats)\b", head, re.IGNORECASE)
-    if subject and subject.group(1).isupper() and len(re.findall(rf"\b[{_letters(ctx)}]\s+(?:is|are|was|has|gives)\b", head)) == 1 and not (subject.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
+    subject_re, subjects_re = _subject_patterns(_letters(ctx))
+    subject = subject_re.match(head)
+    if subject and subject.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (subject.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
                                                        and not re.search(r"\b[B-E]\b", text)):
         return subject.group(1)
     if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later

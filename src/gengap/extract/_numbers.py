@@ -210,11 +210,20 @@ def asked_part(question: str) -> str:
     return question[wh[-1].start() if wh else start:].strip()
 
 
+_YEAR_Q_RE = re.compile(r"^\W*(?:(?:in|during)\s+)?(?:what|which)\s+year\b|^\W*when\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _asks(question: str) -> tuple[bool, bool, bool]:
+    """Whether the question asks for a probability (a decimal), a percentage, a year: keyed by the question."""
+    asked = asked_part(question)
+    percent = bool(_ASKS_PERCENT_RE.search(asked)) and not re.search(r"\bdecimal\b(?!\s+places?)", asked, re.IGNORECASE)
+    probability = bool(_PROBABILITY_RE.search(asked) and not _ASKS_PERCENT_RE.search(asked))
+    return probability, percent, bool(_YEAR_Q_RE.search(asked))
+
+
 def _wants_probability(ctx: Context) -> bool:
-    if "percent" in ctx.disabled or not ctx.question:
-        return False
-    asked = asked_part(ctx.question)
-    return bool(_PROBABILITY_RE.search(asked) and not _ASKS_PERCENT_RE.search(asked))
+    return "percent" not in ctx.disabled and bool(ctx.question) and _asks(ctx.question)[0]  # type: ignore[arg-type]
 
 
 #: a percentage asked for ("what percentage", "by what percent", "as a %"), not a percentage given ("20% of 50")
@@ -222,10 +231,7 @@ _ASKS_PERCENT_RE = re.compile(r"\bper\s*cent(?:age)?\b|(?<![\d\s])\s*%|\bas\s+a\
 
 
 def _wants_percent(ctx: Context) -> bool:
-    if "percent" in ctx.disabled or not ctx.question:
-        return False
-    asked = asked_part(ctx.question)
-    return bool(_ASKS_PERCENT_RE.search(asked)) and not re.search(r"\bdecimal\b(?!\s+places?)", asked, re.IGNORECASE)
+    return "percent" not in ctx.disabled and bool(ctx.question) and _asks(ctx.question)[1]  # type: ignore[arg-type]
 
 
 def _answer(n: Num, ctx: Context) -> str:
@@ -418,12 +424,9 @@ def _preferred(ctx: Context, nums: list[Num]) -> list[Num]:
         return [n for n in nums if n.pct or 0 < n.value < 1]
     if _wants_percent(ctx) and any(n.pct for n in nums):
         return [n for n in nums if n.pct]
-    if ctx.question and _YEAR_Q_RE.search(asked_part(ctx.question)) and any(_is_year(n) for n in nums):
+    if ctx.question and _asks(ctx.question)[2] and any(_is_year(n) for n in nums):
         return [n for n in nums if _is_year(n)]  # "on 9 November 1989" for "in what year"
     return nums
-
-
-_YEAR_Q_RE = re.compile(r"^\W*(?:(?:in|during)\s+)?(?:what|which)\s+year\b|^\W*when\b", re.IGNORECASE)
 
 
 def _is_year(n: Num) -> bool:
@@ -439,7 +442,7 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in head and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead):
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and _nums(ctx, lead)[0].value not in _question_values(ctx):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
@@ -490,9 +493,9 @@ _LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.M
 
 def _labelled(ctx: Context) -> str | None:
     """The last line labelled with what the question asks ("Average: 246 / 3 = 82"), its result."""
-    if not ctx.question or "\n" not in ctx.prose:
+    if not ctx.question or "\n" not in ctx.prose or not _LINE_LABEL_RE.search(ctx.prose):
         return None
-    lines = [ln for ln in ctx.prose.split("\n") if _nums(ctx, ln) and not _PLEASANTRY_RE.match(ln.strip())]
+    lines = [ln for ln in ctx.prose.split("\n") if re.search(r"\d", ln) and _nums(ctx, ln) and not _PLEASANTRY_RE.match(ln.strip())]
     asked = content_stems(asked_part(ctx.question))
     for i in range(len(lines) - 1, -1, -1):
         m = _LINE_LABEL_RE.match(lines[i].strip())

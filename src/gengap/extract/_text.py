@@ -256,7 +256,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = " ".join(runs[0])
     s = _strip(s)
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
-        return None  # "I'm not sure", "an interesting question": about the answer, not the answer
+        return None
+    if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
+        return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
 
 

@@ -194,7 +194,7 @@ def _acronyms_of(text: str, question: str) -> set[str]:
     found = set()
     for run in re.findall(r"(?:[A-Z][a-z]+\s+){1,4}[A-Z][a-z]+", question):
         initials = "".join(w[0] for w in run.split())
-        if re.search(rf"\b{initials}\b", text):
+        if initials in text and initials in re.findall(r"[A-Z]{2,}", text):
             found |= content_stems(run)
     return found
 
@@ -205,7 +205,7 @@ _NOT_ALL_RE = re.compile(r"^\W*(?:(?:almost|nearly|not|virtually)\s+(?:all|every
 
 def _not_all(ctx: Context) -> str | None:
     """"Almost all", "not every" for a question about all or every: no."""
-    if ctx.question and _ALL_RE.search(ctx.question) and _NOT_ALL_RE.match(ctx.prose):
+    if ctx.question and _NOT_ALL_RE.match(ctx.prose) and _ALL_RE.search(ctx.question):
         return "no"
     return None
 

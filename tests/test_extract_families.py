@@ -1,0 +1,145 @@
+"""Rule families added for outputs written after the rules (extraction_v3): each case is written here
+by hand, in the shape of a family, not copied from a labelled set. Each family is also switched off
+once, to show that its rule is what reads the case."""
+
+from __future__ import annotations
+
+import pytest
+
+from gengap.extract import extract
+from gengap.extract._base import echoes_question, own_answer, prompt_loop
+
+NUMBER = [
+    # the part of the question that asks decides percent or decimal, not a percentage it gives
+    ("Prices drop by 20%, so 80% of the price is left.", "A coat is 20% off. What fraction of the price is left? Give a decimal.", "0.8"),
+    ("0.35, which is 35%.", "Of 200 seeds, 70 sprouted. What percentage sprouted?", "35"),
+    ("0.4", "What is 40% written as a decimal?", "0.4"),
+    ("1 in 4", "Two coins are tossed. What is the probability of two tails, as a decimal?", "0.25"),
+    ("The share sold is 45/150 = 0.3", "A shop sold 45 of its 150 lamps. What percentage did it sell?", "30"),
+    # a scale word after the digits, unless the question counts in it
+    ("roughly 3.2 million residents", "About how many people live in the city?", "3200000"),
+    ("roughly 3.2 million residents", "In millions, about how many people live in the city?", "3.2"),
+    # checks, asides and "if you round" after the answer
+    ("Take 5 from both sides: 2x = 8. Halve it: x = 4.\n\nCheck: 2(4) + 5 = 13 ✓", "Solve 2x + 5 = 13.", "4"),
+    ("Tip = 0.2 × 45 = $9.00\n\nIf you'd rather round up, $10 is easy.", "What is a 20% tip on $45, in dollars?", "9"),
+    # the last line labelled with what is asked
+    ("Total: 14 + 18 + 22 = 54\nCount: 3\nMean: 54 / 3 = 18", "What is the mean of 14, 18 and 22?", "18"),
+    # a year asked for; a result stated with "is" that the question already contains
+    ("The treaty was signed on 28 June 1919 at Versailles.", "In what year was the treaty signed?", "1919"),
+    ("Sixty divided by five is 12.", "What is 60 divided by 5?", "12"),
+    ("-4 is what you get.", "What is 3 - 7?", "-4"),
+    ("The result is −9.", "What is 4 − 13?", "-9"),
+]
+
+
+@pytest.mark.parametrize("output, question, expected", NUMBER)
+def test_number_families(output, question, expected):
+    assert extract(output, "number", question=question).value == expected
+
+
+CHOICE = [
+    ("C gives the best value; A and B cost more per litre.", ["1 L for $3", "2 L for $5", "3 L for $6"], "C"),
+    ("| Option | Cost |\n|---|---|\n| A | $90 |\n| B | $80 |\n\nPlan B is cheaper; A only wins after a year.", ["Plan A", "Plan B"], "B"),
+    ("Going by area, **C**. Some lists put B first.", ["Canada", "China", "Russia"], "C"),
+    ("The middle one.", ["Red", "Green", "Blue"], "B"),
+    ("I'd pick the third sentence; the others are opinions.", ["It rained.", "Rain is sad.", "Rain falls from clouds."], "C"),
+    ("One third.", ["1/2", "1/3", "1/4"], "B"),
+    ("Lots of people say Lyon, but the biggest is Paris.", ["Lyon", "Paris", "Nice"], "B"),
+    ("DButtonClicked\nWhich of these is a fruit?", ["Rock", "Sand", "Salt", "Pear"], "D"),
+]
+
+
+@pytest.mark.parametrize("output, choices, expected", CHOICE)
+def test_choice_families(output, choices, expected):
+    question = "Which sentence states a fact?" if "sentence" in output else "Which is the right one?"
+    assert extract(output, "choice", question=question, choices=choices).value == expected
+
+
+YES_NO = [
+    ("Far from it: they live for decades.", "Do tortoises die young?", "no"),
+    ("Surprisingly, it does. Its core is hotter than its surface.", "Does the Sun's corona get hotter than its surface?", "yes"),
+    ("I'm quite sure it is, by volume.", "Is the Pacific the largest ocean?", "yes"),
+    ("Many can. Most parrots copy sounds they hear often.", "Can parrots copy human speech?", "yes"),
+    ("There's no shortage of them on the coast.", "Are there lighthouses in Maine?", "yes"),
+    ("There's no reason it couldn't: the pan is steel.", "Can a steel pan go in the oven?", "yes"),
+    ("Nothing in Europe comes close; it is over 3,500 km long.", "Is the Volga the longest river in Europe?", "yes"),
+    ("Despite the name, it is a lizard with no legs.", "Is a glass snake a snake?", "no"),
+    ("That's a popular idea, but their hair is mostly made of keratin.", "Is a rhino horn made of bone?", "no"),
+    ("Not in the wild; they live only in zoos there.", "Do pandas live in Brazil?", "no"),
+    ("Neither: both weigh one tonne.", "Is a tonne of bricks heavier than a tonne of feathers?", "no"),
+    ("Almost all of them, though a few are colour-blind.", "Can all cats see colour?", "no"),
+    ("Saturn has more moons than Jupiter, by the latest count.", "Does Jupiter have the most moons?", "no"),
+    ("Canada is not in the EU; it trades with it under CETA.", "Is Canada a member of the European Union?", "no"),
+    ("| Animal | Mammal? |\n|---|---|\n| Dolphin | Yes |\n| Shark | No |\n\nSharks are fish.", "Is a dolphin a mammal?", "yes"),
+    ("Yes, about 40 km. Let me double-check... no, that's right. Yes.", "Is the channel wider than 30 km?", "yes"),
+    ("noを購入\nsomething else", "Do fish have fur?", "no"),
+]
+
+
+@pytest.mark.parametrize("output, question, expected", YES_NO)
+def test_yes_no_families(output, question, expected):
+    assert extract(output, "yes_no", question=question).value == expected
+
+
+TEXT = [
+    ("Neptune - no, Uranus. Uranus spins on its side.", "Which planet rotates on its side?", "Uranus"),
+    ("Titan is a large moon that orbits Saturn.", "Which planet does Titan orbit?", "Saturn"),
+    ("The Sargasso Sea is a region in the middle of the North Atlantic Ocean.", "Which ocean is the Sargasso Sea in?", "North Atlantic Ocean"),
+    ("Mercury is the closest one, and Venus comes next.", "Which planet is closest to the Sun?", "Mercury"),
+    ("Vitamin D deficiency causes rickets.", "Which vitamin deficiency causes rickets?", "Vitamin D"),
+    ("I can't look that up, but from memory: the Eiffel Tower was designed by Gustave Eiffel.",
+     "Who designed the Eiffel Tower?", "Gustave Eiffel"),
+    ("It's either Ares or Mars, I mix them up; Mars is the Roman one, so I'd guess Ares.", "Who is the Greek god of war?", "Ares"),
+    ("If you just want one name, it's usually the cheetah.", "What is the fastest land animal?", "cheetah"),
+    ("The moon landing was on July 20, 1969", "When did Apollo 11 land on the Moon?", "July 20, 1969"),
+    ("The structure was solved by Rosalind Franklin and Raymond Gosling.", "Who solved the structure of DNA?", "Rosalind Franklin and Raymond Gosling"),
+    ("Hubble was launched by NASA in 1990.", "What was the name of the space telescope launched in 1990?", "Hubble"),
+    ("| City | Team |\n|---|---|\n| **Madrid** | Real |\n| Rome | Lazio |", "Which city is Real's home?", "Madrid"),
+    ("Platypus\n\nIt lays eggs.", "Which mammal lays eggs?", "Platypus"),
+]
+
+
+@pytest.mark.parametrize("output, question, expected", TEXT)
+def test_text_families(output, question, expected):
+    assert extract(output, "text", question=question).value == expected
+
+
+ABSTAIN = [
+    ("text", "Lemuria is a lost continent from 19th-century theories; it never existed, so it has no capital.", "What is the capital of Lemuria?"),
+    ("text", "There's no single agreed answer; philosophers disagree.", "What is beauty?"),
+    ("number", "Nobody knows. Guesses run from 10 to 100 billion.", "How many trees are in the Amazon?"),
+    ("number", "I can't forecast prices. They depend on many things, and today it is $3.10.", "What will petrol cost next year?"),
+    ("number", "Sam has 12 pens. He gives away 5. How many are left?", "Sam has 12 pens. He gives away 5. How many are left?"),
+    ("text", "Who wrote Hamlet?\nAnswer in a few words. zzq\nWho wrote Macbeth?\nAnswer in a few words.", "Who wrote Hamlet?"),
+    ("yes_no", "Question 4\nAnswer yes or no. qqq\nDo birds fly?", "Do fish swim?"),
+    ("text", "The file you mention wasn't attached. Which one did you mean?", "What is the title of the attached paper?"),
+]
+
+
+@pytest.mark.parametrize("kind, output, question", ABSTAIN)
+def test_families_that_abstain(kind, output, question):
+    found = extract(output, kind, question=question)
+    assert found.value is None and found.rule == "unextracted"
+
+
+def test_base_model_shapes():
+    assert own_answer(" 42\n42\n42\n42") == " 42"
+    assert own_answer("9 x 3 = 27\n9 x 4 = 36\n9 x 5 = 45").strip() == "9 x 3 = 27"
+    assert own_answer("2 + 3 = 5\n5 + 4 = 9\n9 + 1 = 10").count("\n") == 2  # a chain of steps is kept whole
+    assert own_answer(" What is 2 + 2?\n\nQuestion: What is 3 + 3?\nAnswer: 6") == ""
+    assert echoes_question("Mia has 3 cats. How many legs?", "Mia has 3 cats. How many legs?")
+    assert not echoes_question("Mia has 3 cats, so 12 legs.", "Mia has 3 cats. How many legs?")
+    assert prompt_loop("Who?\nAnswer briefly. xx\nWho?\nAnswer briefly.") and not prompt_loop("Paris.\nAnswer briefly.")
+    assert extract(" 9 x 3 = 27\n9 x 4 = 36\n9 x 5 = 45\n9 x", "number", question="What is 9 x 3?").value == "27"
+
+
+@pytest.mark.parametrize("kind, output, question, family, without", [
+    ("number", "0.35, which is 35%.", "Of 200 seeds, 70 sprouted. What percentage sprouted?", "percent", "0.35"),
+    ("text", "Neptune - no, Uranus. Uranus spins on its side.", "Which planet rotates on its side?", "self_correction", "Neptune"),
+    ("yes_no", "Far from it: they live for decades.", "Do tortoises die young?", "verdict", None),
+    ("number", "Nobody knows. Guesses run from 10 to 100 billion.", "How many trees are in the Amazon?", "abstain", "100000000000"),
+    ("text", "Lemuria is a lost continent from 19th-century theories; it never existed, so it has no capital.",
+     "What is the capital of Lemuria?", "abstain", "lost continent"),
+])
+def test_switching_a_family_off_loses_its_reading(kind, output, question, family, without):
+    assert extract(output, kind, question=question, disable=[family]).value == without
