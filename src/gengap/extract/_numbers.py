@@ -279,6 +279,16 @@ def _values_in_question(question: str) -> frozenset[Fraction]:
     return frozenset(n.value for n in numbers_in(question))
 
 
+@lru_cache(maxsize=4096)
+def _given_in_question(question: str) -> frozenset[tuple[Fraction, bool]]:
+    return frozenset((n.value, n.pct) for n in numbers_in(question))
+
+
+def _given(ctx: Context, n: Num) -> bool:
+    """Whether the question gives ``n`` (a percentage only as a percentage: "$20" is not the "20%" it gives)."""
+    return bool(ctx.question) and (n.value, n.pct) in _given_in_question(ctx.question)  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------------------------------- the rules
 def _json(ctx: Context) -> str | None:
     if ctx.json_answer is None:
@@ -302,7 +312,8 @@ def _result(ctx: Context, segment: str) -> Num | None:
             if nums:
                 return nums[0]
     nums = _nums(ctx, segment)
-    return nums[0] if nums else None
+    fresh = [n for n in nums if not _given(ctx, n)]  # "so 5 spiders have 40 legs"
+    return (fresh or nums)[0] if nums else None
 
 
 def _read_region(ctx: Context, region: str) -> str | None:
@@ -386,9 +397,8 @@ def _table(ctx: Context) -> str | None:
             num = _result(ctx, sentence[mark.end():])
             if num:
                 return _answer(num, ctx)
-    given = _question_values(ctx)
     for sentence in sentences(statement):  # "There are 35 cars in total." speaks of what the question asks
-        fresh = [n for n in _nums(ctx, sentence) if n.value not in given]
+        fresh = [n for n in _nums(ctx, sentence) if not _given(ctx, n)]
         if len(fresh) == 1 and ctx.question_stems & content_stems(sentence):
             return _answer(fresh[0], ctx)
     first = ctx.text.find("|")
@@ -442,7 +452,7 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in head and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and _nums(ctx, lead)[0].value not in _question_values(ctx):
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
@@ -461,8 +471,7 @@ def _answer_first(ctx: Context) -> str | None:
             and not any(n.pct or 0 < n.value < 1 for n in nums) and any(n.pct for n in _nums(ctx, rest)):
         return None  # "It fell by $5,000. ... a 25% decrease.": the percentage asked for comes later
     nums = _preferred(ctx, nums)
-    given = _question_values(ctx)
-    fresh = [n for n in nums if n.value not in given]
+    fresh = [n for n in nums if not _given(ctx, n)]
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
@@ -543,7 +552,7 @@ def _last_number(ctx: Context) -> str | None:
     nums = _nums(ctx, last)
     if not nums:
         return ABSTAIN
-    if nums[-1].value in _question_values(ctx) and len(ctx.sentences) == 1 and len(last.split()) > 3:
+    if _given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3:
         return ABSTAIN  # a remark about the question's own numbers
     return _answer(nums[-1], ctx)
 

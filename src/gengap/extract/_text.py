@@ -168,7 +168,7 @@ _INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?
 _PRO_FORM_RE = re.compile(r"^(?:the|this|that)\s+(?:\w+\s+){0,2}one\b", re.IGNORECASE)
 _WHICH_NOUN_RE = re.compile(r"^\W*(?:(?:in|on|at|from|to|of|around|near)\s+)?(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b)[a-z]+",
                             re.IGNORECASE)
-_CAPITAL_NAME_RE = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]+)(?:\s+(?:of\s+|the\s+|de\s+)?[A-Z][\w'-]+)*")
+_CAPITAL_NAME_RE = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]+)(?:\s+(?:(?:of|the|de|van|von|da|di|du|del|der|la|le|bin|al)\s+)?[A-Z][\w'-]+)*")
 
 
 def _described_name(right: str, ctx: Context) -> str | None:
@@ -184,6 +184,13 @@ def _described_name(right: str, ctx: Context) -> str | None:
     kind = noun.group(0).split()[-1].lower() if noun else ""
     typed = [n for n in names if n.split()[-1].lower() == kind]  # "Atlantic Ocean" for "which ocean"
     return _strip((typed or names)[0])
+
+
+# capitalized only because they open the sentence
+_NOT_NAMES = frozenset("""most many some all each every both few several these those this that there here such
+another other one two three any no none much more less our your their its his her my we they you it he she""".split())
+_GENERIC_VERB_RE = re.compile(r"^(?:we|they|you|people|humans|most\s+people)\s+(?:\w+ly\s+)?[a-z]+(?:\s+(?:out|in|up|off|down|away|back))?\s+(?=\S)",
+                              re.IGNORECASE)
 
 
 def _span(sentence: str, ctx: Context) -> str | None:
@@ -211,6 +218,10 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
                 and _has_content(left, ctx) and not q_left:
             return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None  # "Sputnik 1 was launched by ...", asked its name
+        if s == right and not _has_content(_clause(right, lead=False), ctx) and _has_content(left, ctx):
+            s = left  # "The Pacific Ocean is the largest": the other side only restates the question
+        elif s == left and not _has_content(left, ctx) and _has_content(right, ctx):
+            s = right
         if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
             s = left  # "Saturn is the famous one": the other side names it
         if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
@@ -224,6 +235,13 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
+        name = _CAPITAL_NAME_RE.match(s)
+        if name and ctx.question and len(name.group(0)) < len(s) and s[:1].isupper() and _has_content(name.group(0), ctx) \
+                and name.group(0).split()[0].lower() not in _NOT_NAMES and not _GENERIC_SUBJECT_RE.match(name.group(0)) \
+                and not any(_is_question_word(w, ctx) for w in name.group(0).split()) \
+                and content_stems(s[name.end():]) & ctx.question_stems:
+            return _strip(name.group(0))  # "India overtook China and now has the largest population": the subject
+        s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
         verb = _MAIN_VERB_RE.search(s)
         if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
                                           or _GENERIC_SUBJECT_RE.search(s[:verb.start()])):

@@ -49,7 +49,7 @@ _NO_VERDICT = (
     r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
-    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
+    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
@@ -60,7 +60,7 @@ _YES_VERDICT = (
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|really|indeed|absolutely|still|do|does|did))?"
-    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't)"
+    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
@@ -148,6 +148,10 @@ def _first_word(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
+# a short qualifying phrase before the verdict: "Botanically speaking, ...", "Measured from sea level, ..."
+_QUALIFIER_RE = re.compile(r"^\W*(?!(?:yes|no|not|never|true|false)\b)[A-Za-z][^,.;:!?]{0,40},\s+")
+
+
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
     head, _ = first_part(ctx.prose)
@@ -156,6 +160,9 @@ def _verdict(ctx: Context) -> str | None:
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
     m = _VERDICT_RE.match(head)
+    qualified = None if m else _QUALIFIER_RE.match(head)
+    if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
+        m = _VERDICT_RE.match(head[qualified.end():])
     if m:
         return "no" if m.group("no") else "yes"
     if _DEBUNK_RE.search(head):
