@@ -316,7 +316,8 @@ HEDGE_RE = re.compile(
     r"|can'?t\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)|(?:don'?t|do\s+not)\s+(?:remember|recall)"
     r"|unable\s+to|insufficient\s+information|not\s+enough\s+(?:information|data|context|detail)"
     r"|(?:not|n't)\s+(?:\w+\s+){0,2}enough\s+(?:information|info|data|context|detail)|impossible\s+to\s+(?:say|tell|know|determine)"
-    r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|(?:i|we)\s+(?:don'?t|do\s+not)\s+know\b(?!\s+(?:for\s+sure|exactly|the\s+exact))|(?:no\s+one|nobody)\s+(?:really\s+)?knows|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
+    r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|(?:i|we)\s+(?:don'?t|do\s+not)\s+know\b(?!\s+(?:for\s+sure|exactly|the\s+exact))|(?:no\s+one|nobody)\s+(?:really\s+)?knows|(?:no\s+one|nobody)\s+(?:can|could)\s+(?:say|tell|know|predict)|nobody\s+has\s+(?:counted|measured)"
+    r"|estimates\s+(?:vary|range|differ)\b(?![^.]*\b(?:i'?d|i\s+would|most\s+(?:\w+\s+)?(?:say|put|give)|best\s+(?:guess|estimate)|usually|commonly|typically|about|around)\b)|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
     r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
@@ -329,7 +330,7 @@ REFUSAL_RE = re.compile(
     r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
     r"|i\s+(?:don'?t|do\s+not)\s+have\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)"
     r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"
-    r"|please\s+(?:clarify|specify|provide)|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell)"
+    r"|please\s+(?:clarify|specify|provide|tell\s+me|let\s+me\s+know)|which\s+(?:\w+\s+){0,2}do\s+you\s+mean|what\s+do\s+you\s+mean|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell)"
     r"|you\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:shared|provided|attached|given|included|posted|sent|uploaded)"
     r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)"
     r"|(?:wasn't|was\s+not|isn't|is\s+not|weren't|were\s+not|hasn't\s+been|has\s+not\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",

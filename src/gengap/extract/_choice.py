@@ -15,6 +15,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     clean,
+    content_stems,
     echo_rule,
     first_part,
     stem,
@@ -435,6 +436,11 @@ def _option_text(ctx: Context) -> str | None:
         return next(iter(found))
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     head, _ = first_part(plain)
+    clause = re.split(r";\s|\s-\s|:\s", head, maxsplit=1)[0]
+    if len(clause) < len(head):
+        named = [letter for letter, at in ordered if at < len(clause)]
+        if len(named) == 1 and ctx.question_stems & content_stems(clause):
+            return named[0]  # "The largest is Jupiter; Earth and Mars are rocky."
     turn = list(re.finditer(r",?\s+but\s+", head))
     if turn:
         after = [letter for letter, at in ordered if at >= turn[-1].end()]
