@@ -28,6 +28,12 @@ NUMBER = [
     ("The treaty was signed on 28 June 1919 at Versailles.", "In what year was the treaty signed?", "1919"),
     ("Sixty divided by five is 12.", "What is 60 divided by 5?", "12"),
     ("-4 is what you get.", "What is 3 - 7?", "-4"),
+    # other ways to write a number: durations in the unit asked, vulgar fractions, a decimal comma, k and M
+    ("2 h 10 min", "A film runs 2 hours and 10 minutes. How many minutes is that?", "130"),
+    ("¾ of a cup", "What is half of 1.5 cups?", "0.75"),
+    ("It comes to €8,40.", "What does the meal cost in euros?", "8.4"),
+    ("about 4.5k fans", "How many fans came?", "4500"),
+    ("At 60 km/h over 1½ hours it covers 90 km.", "How many kilometres does a car go at 60 km/h for 1 hour 30 minutes?", "90"),
     ("The result is −9.", "What is 4 − 13?", "-9"),
 ]
 
@@ -46,12 +52,14 @@ CHOICE = [
     ("One third.", ["1/2", "1/3", "1/4"], "B"),
     ("Lots of people say Lyon, but the biggest is Paris.", ["Lyon", "Paris", "Nice"], "B"),
     ("DButtonClicked\nWhich of these is a fruit?", ["Rock", "Sand", "Salt", "Pear"], "D"),
+    ("The coldest is Neptune; Mars and Earth are much warmer.", ["Earth", "Neptune", "Mars"], "B"),
 ]
 
 
 @pytest.mark.parametrize("output, choices, expected", CHOICE)
 def test_choice_families(output, choices, expected):
-    question = "Which sentence states a fact?" if "sentence" in output else "Which is the right one?"
+    question = ("Which sentence states a fact?" if "sentence" in output else "Which planet is the coldest?" if "coldest" in output
+                else "Which is the right one?")
     assert extract(output, "choice", question=question, choices=choices).value == expected
 
 
@@ -69,6 +77,8 @@ YES_NO = [
     ("Neither: both weigh one tonne.", "Is a tonne of bricks heavier than a tonne of feathers?", "no"),
     ("Almost all of them, though a few are colour-blind.", "Can all cats see colour?", "no"),
     ("Saturn has more moons than Jupiter, by the latest count.", "Does Jupiter have the most moons?", "no"),
+    ("They can't; their wings are too short.", "Can emus fly?", "no"),
+    ("Legally speaking, it is.", "Is a tomato a fruit?", "yes"),
     ("Canada is not in the EU; it trades with it under CETA.", "Is Canada a member of the European Union?", "no"),
     ("| Animal | Mammal? |\n|---|---|\n| Dolphin | Yes |\n| Shark | No |\n\nSharks are fish.", "Is a dolphin a mammal?", "yes"),
     ("Yes, about 40 km. Let me double-check... no, that's right. Yes.", "Is the channel wider than 30 km?", "yes"),
@@ -96,6 +106,9 @@ TEXT = [
     ("Hubble was launched by NASA in 1990.", "What was the name of the space telescope launched in 1990?", "Hubble"),
     ("| City | Team |\n|---|---|\n| **Madrid** | Real |\n| Rome | Lazio |", "Which city is Real's home?", "Madrid"),
     ("Platypus\n\nIt lays eggs.", "Which mammal lays eggs?", "Platypus"),
+    ("Kenya overtook Ethiopia last year and now has the most tea exports.", "Which country exports the most tea?", "Kenya"),
+    ("We mostly breathe in nitrogen.", "What gas do we breathe in most?", "nitrogen"),
+    ("Lake Baikal is the deepest, at over 1,600 m.", "Which lake is the deepest?", "Lake Baikal"),
 ]
 
 
@@ -113,6 +126,8 @@ ABSTAIN = [
     ("text", "Who wrote Hamlet?\nAnswer in a few words. zzq\nWho wrote Macbeth?\nAnswer in a few words.", "Who wrote Hamlet?"),
     ("yes_no", "Question 4\nAnswer yes or no. qqq\nDo birds fly?", "Do fish swim?"),
     ("text", "The file you mention wasn't attached. Which one did you mean?", "What is the title of the attached paper?"),
+    ("number", "Estimates vary a lot, from 10^5 to 10^7; nobody has counted.", "How many ants live in this forest?"),
+    ("text", "Which towns do you mean? Please tell me both names.", "Which town is older?"),
 ]
 
 

@@ -21,6 +21,7 @@ from gengap.extract._base import (
     echo_rule,
     first_part,
     sentences,
+    stem,
 )
 
 
@@ -55,9 +56,15 @@ _NUMBER_RE = re.compile(
     rf"|(?P<num>{_NUM})(?:\s*(?:[eE](?P<exp>[-+]?\d+)|\s?(?:x|×|\*|\\times|\\cdot)\s?10\s?\^\s?\{{?(?P<exp2>[-+]?\d+)\}}?))?)"
     r"(?P<pct>\s?%|\s(?:percent|per\s?cent)\b)?"
 )
-_SCALE_AFTER_RE = re.compile(r"\s*(thousand|million|billion|trillion)\b(?!\s*(?:th|ths)\b)", re.IGNORECASE)
-_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12}
-_SCALE_NAME = {v: k for k, v in _SCALE.items()}
+_SCALE_AFTER_RE = re.compile(r"\s*(thousand|million|billion|trillion)\b(?!\s*(?:th|ths)\b)|(k|K|M|bn|mn)(?![\w/²³])", re.IGNORECASE)
+_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+          "k": 10**3, "m": 10**6, "mn": 10**6, "bn": 10**9}
+_SCALE_NAME = {10**3: "thousand", 10**6: "million", 10**9: "billion", 10**12: "trillion"}
+_VULGAR = {"½": Fraction(1, 2), "⅓": Fraction(1, 3), "⅔": Fraction(2, 3), "¼": Fraction(1, 4), "¾": Fraction(3, 4),
+           "⅕": Fraction(1, 5), "⅖": Fraction(2, 5), "⅗": Fraction(3, 5), "⅘": Fraction(4, 5), "⅙": Fraction(1, 6),
+           "⅚": Fraction(5, 6), "⅛": Fraction(1, 8), "⅜": Fraction(3, 8), "⅝": Fraction(5, 8), "⅞": Fraction(7, 8)}
+_VULGAR_RE = re.compile(rf"(?:(\d+)\s?)?([{''.join(_VULGAR)}])")
+_DECIMAL_COMMA_RE = re.compile(r",(\d{2})(?![\d,])")
 _LATEX_FRAC_RE = re.compile(r"(-)?\\[dt]?frac\s*\{\s*([^{}]+?)\s*\}\s*\{\s*([^{}]+?)\s*\}")
 
 
@@ -119,6 +126,10 @@ def numbers_in(text: str) -> list[Num]:
             continue
         found.append(Num(m.start(), m.end(), -value if m.group(1) else value, False))
         covered.append(m.span())
+    if not text.isascii():
+        for m in _VULGAR_RE.finditer(text):  # "¾", "1½"
+            found.append(Num(m.start(), m.end(), int(m.group(1) or 0) + _VULGAR[m.group(2)], False))
+            covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
@@ -150,10 +161,18 @@ def numbers_in(text: str) -> list[Num]:
             if not (g["sign"] == "-" and prev and (prev[-1].isdigit() or prev[-1] in ")")):
                 value = -value
         scale = _SCALE_AFTER_RE.match(text, m.end()) if g["pct"] is None and g["exp"] is None and g["exp2"] is None else None
-        if scale:  # "2.1 million"
-            factor = _SCALE[scale.group(1).lower()]
+        if scale and scale.group(2) == "m":
+            scale = None  # "5m" is metres
+        if scale:  # "2.1 million", "2.5k"
+            factor = _SCALE[(scale.group(1) or scale.group(2)).lower()]
             found.append(Num(m.start(), scale.end(), value * factor, False, factor))
             covered.append((m.start(), scale.end()))
+            continue
+        comma = _DECIMAL_COMMA_RE.match(text, m.end()) if g["num"] and "," not in g["num"] and "." not in g["num"] \
+            and g["pct"] is None and (g["cur"] or text[m.end() + 3:m.end() + 5].strip()[:1] in ("€", "")) else None
+        if comma:  # "€12,50": a decimal comma
+            value += Fraction(int(comma.group(1)), 100) * (1 if value >= 0 else -1)
+            found.append(Num(m.start(), comma.end(), value, False))
             continue
         found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
     for m in _WORDS_RE.finditer(text):
@@ -214,12 +233,14 @@ _YEAR_Q_RE = re.compile(r"^\W*(?:(?:in|during)\s+)?(?:what|which)\s+year\b|^\W*w
 
 
 @lru_cache(maxsize=4096)
-def _asks(question: str) -> tuple[bool, bool, bool]:
-    """Whether the question asks for a probability (a decimal), a percentage, a year: keyed by the question."""
+def _asks(question: str) -> tuple[bool, bool, bool, str | None]:
+    """Whether the question asks for a probability (a decimal), a percentage, a year, and the unit of
+    time it counts in ("how many minutes"): keyed by the question."""
     asked = asked_part(question)
     percent = bool(_ASKS_PERCENT_RE.search(asked)) and not re.search(r"\bdecimal\b(?!\s+places?)", asked, re.IGNORECASE)
     probability = bool(_PROBABILITY_RE.search(asked) and not _ASKS_PERCENT_RE.search(asked))
-    return probability, percent, bool(_YEAR_Q_RE.search(asked))
+    unit = re.search(r"\b(?:how\s+many|in|number\s+of)\s+(hour|minute|second)s?\b", asked, re.IGNORECASE)
+    return probability, percent, bool(_YEAR_Q_RE.search(asked)), unit.group(1).lower() if unit else None
 
 
 def _wants_probability(ctx: Context) -> bool:
@@ -263,8 +284,23 @@ def _nums(ctx: Context, text: str) -> list[Num]:
         plain = text.replace("\\$", "$")
         if _wants_probability(ctx):  # "1 in 4", "3 out of 10": a probability (same length, places kept)
             plain = _ODDS_RE.sub(lambda m: f"{m.group(1)}/{m.group(2)}".ljust(len(m.group(0))), plain)
+        unit = _asks(ctx.question)[3] if ctx.question and "percent" not in ctx.disabled else None
+        if unit:  # "1 h 45 min" for "how many minutes": one number in the unit asked for (same length)
+            plain = _DURATION_RE.sub(lambda m: _duration(m, unit).ljust(len(m.group(0))), plain)
         memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
     return memo[text]
+
+
+_DURATION_RE = re.compile(r"\b(\d+)\s*(?:h|hrs?|hours?)\s*(?:and\s+|,\s*)?(\d+)\s*(?:m|mins?|minutes?)\b"
+                          r"|\b(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+|,\s*)?(\d+)\s*(?:s|secs?|seconds?)\b", re.IGNORECASE)
+
+
+def _duration(m: re.Match[str], unit: str) -> str:
+    if m.group(1):  # hours and minutes
+        minutes = int(m.group(1)) * 60 + int(m.group(2))
+        return str(minutes) if unit == "minute" else format_number(Fraction(minutes, 60)) if unit == "hour" else m.group(0)
+    seconds = int(m.group(3)) * 60 + int(m.group(4))
+    return str(seconds) if unit == "second" else format_number(Fraction(seconds, 60)) if unit == "minute" else m.group(0)
 
 
 _ODDS_RE = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
@@ -443,6 +479,24 @@ def _is_year(n: Num) -> bool:
     return not n.pct and n.value.denominator == 1 and 1000 <= n.value <= 2100
 
 
+_UNIT_AFTER_RE = re.compile(r"^\s*([A-Za-z]{2,})")
+
+
+@lru_cache(maxsize=4096)
+def _given_units(question: str) -> tuple[frozenset[str], str | None]:
+    """The units of the quantities a question gives ("2 hours") and the unit it asks for ("how many kilometres")."""
+    given = {stem(m.group(1)) for n in numbers_in(question) if (m := _UNIT_AFTER_RE.match(question[n.end:]))}
+    asked = re.search(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", asked_part(question), re.IGNORECASE)
+    return frozenset(given), stem(asked.group(1)) if asked else None
+
+
+def _of_given_unit(question: str, after: str) -> bool:
+    given, asked = _given_units(question)
+    m = _UNIT_AFTER_RE.match(after)
+    unit = stem(m.group(1)) if m else ""
+    return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
+
+
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
     head, rest = first_part(ctx.text)
@@ -464,9 +518,13 @@ def _answer_first(ctx: Context) -> str | None:
         if _LABEL_RE.match(plain) and ":" in plain and len(ctx.sentences) > 1 and not ctx.question:
             return None
     main = _SUBORDINATE_RE.sub("", plain, count=1)
-    nums = _nums(ctx, _APPOSITIVE_RE.sub(" ", main)) or _nums(ctx, main) or _nums(ctx, plain)
+    source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
+    nums = _nums(ctx, source)
     if not nums:
         return None
+    if len(nums) > 1 and ctx.question:  # "over 2⅓ hours ... covers 42 km" for "how many kilometres": the hours are given
+        kept = [n for n in nums if not _of_given_unit(ctx.question, source[n.end:n.end + 20])]
+        nums = kept or nums
     if (_wants_percent(ctx) or _wants_probability(ctx)) and rest and len(_preferred(ctx, nums)) == len(nums) \
             and not any(n.pct or 0 < n.value < 1 for n in nums) and any(n.pct for n in _nums(ctx, rest)):
         return None  # "It fell by $5,000. ... a 25% decrease.": the percentage asked for comes later
