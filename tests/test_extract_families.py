@@ -146,6 +146,11 @@ def test_base_model_shapes():
     assert not echoes_question("Mia has 3 cats, so 12 legs.", "Mia has 3 cats. How many legs?")
     assert prompt_loop("Who?\nAnswer briefly. xx\nWho?\nAnswer briefly.") and not prompt_loop("Paris.\nAnswer briefly.")
     assert extract(" 9 x 3 = 27\n9 x 4 = 36\n9 x 5 = 45\n9 x", "number", question="What is 9 x 3?").value == "27"
+    assert extract(" 9 + 4 = 13. Question: What is 2 + 2? Answer: 4", "number", question="What is 9 + 4?").value == "13"
+    assert extract(" False\n\nStatement: Ice is hot.\nAnswer: True", "yes_no", question="Is ice hot?").value == "no"
+    # options written out from A are a listing; a first line that is not is the model's answer
+    assert extract(" (C) Owl\n\n(A) Cat", "choice", question="Which is a bird?", choices=["Cat", "Dog", "Owl"]).value == "C"
+    assert extract("A. Cat\nB. Dog\nC. Owl", "choice", question="Which is a bird?", choices=["Cat", "Dog", "Owl"]).value is None
 
 
 @pytest.mark.parametrize("kind, output, question, family, without", [

@@ -394,7 +394,8 @@ def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Matc
 
 
 # a base model that goes on to write the next question of its few-shot prompt
-_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise)\s*\d*\s*(?:[:.)]|$)", re.IGNORECASE)
+_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise|statement|passage|claim)\s*\d*\s*(?:[:.)]|$)"
+                              r"|(?<=[.!?])[ \t]+(?:Question|Q|Problem)\s*\d*\s*:\s", re.IGNORECASE)
 
 
 _END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")

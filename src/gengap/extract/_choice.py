@@ -115,7 +115,8 @@ def _unlisted(ctx: Context) -> str:
     memo = ctx.__dict__.get("_unlisted")
     if memo is None:
         lines = _LISTING_LINE_RE.findall(ctx.text)
-        memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if len(lines) >= 2 else ctx.text
+        listing = len(lines) >= 2 and lines[0].strip().lstrip("([")[:1].upper() == "A"  # written out from A
+        memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if listing else ctx.text
         ctx.__dict__["_unlisted"] = memo
     return memo
 
