@@ -28,6 +28,9 @@ NUMBER = [
     ("The treaty was signed on 28 June 1919 at Versailles.", "In what year was the treaty signed?", "1919"),
     ("Sixty divided by five is 12.", "What is 60 divided by 5?", "12"),
     ("-4 is what you get.", "What is 3 - 7?", "-4"),
+    # a sentence recalling a retracted answer; a number just before "in total"
+    ("Redoing it: 7 × 6 = 42. Earlier I said 36 by mistake.", "What is 7 × 6?", "42"),
+    ("| Team | Players |\n|---|---|\n| Red | 3 |\n\nThere are 11 players in total; the table lists one team.", "How many players are there?", "11"),
     # other ways to write a number: durations in the unit asked, vulgar fractions, a decimal comma, k and M
     ("2 h 10 min", "A film runs 2 hours and 10 minutes. How many minutes is that?", "130"),
     ("¾ of a cup", "What is half of 1.5 cups?", "0.75"),

@@ -430,7 +430,7 @@ def _table(ctx: Context) -> str | None:
     statement = clean(statement)
     for sentence in reversed(sentences(statement)):
         for mark in WEAK_MARK_RE.finditer(sentence):
-            num = _result(ctx, sentence[mark.end():])
+            num = _after_mark(ctx, sentence, mark)
             if num:
                 return _answer(num, ctx)
     for sentence in sentences(statement):  # "There are 35 cars in total." speaks of what the question asks
@@ -575,12 +575,34 @@ def _labelled(ctx: Context) -> str | None:
     return None
 
 
+_TOTAL_AFTER_RE = re.compile(r"\s*(?:in\s+total|in\s+all|altogether|total)\W*$", re.IGNORECASE)
+
+
+def _after_mark(ctx: Context, sentence: str, mark: re.Match[str]) -> Num | None:
+    """The number a concluding word points to: after it, or just before "in total" ending a clause
+    ("There are 8 planets in total; ..."). A sentence that recalls a retracted answer points to none."""
+    if _RETRACTED_RE.search(sentence):
+        return None
+    rest = sentence[mark.end():]
+    if re.match(r"^\s*(?:[;,.:]|$)", rest) and _TOTAL_AFTER_RE.search(sentence[:mark.end()]):
+        before = _nums(ctx, sentence[:mark.start()])
+        if before:
+            return before[-1]
+    return _result(ctx, rest)
+
+
+# a sentence that recalls an answer taken back: "Earlier I said 63 by mistake."
+_RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\s+(?:i\s+)?(?:said|wrote|gave|answered|put|thought)"
+                           r"|i\s+(?:first|initially|previously|earlier)\s+(?:said|wrote|gave|answered|put|thought)|by\s+mistake"
+                           r"|(?:was|is)\s+(?:wrong|incorrect|a\s+(?:mistake|typo|slip)))\b", re.IGNORECASE)
+
+
 def _concluding(ctx: Context) -> str | None:
     """The number after the concluding word ("so", "therefore", "in total") of the last sentence that
     has one, the result of an equation when the sentence holds one."""
     for sentence in reversed(sentences(ctx.prose)):
         for mark in WEAK_MARK_RE.finditer(sentence):
-            num = _result(ctx, sentence[mark.end():])
+            num = _after_mark(ctx, sentence, mark)
             if num:
                 return _answer(num, ctx)
     return None
@@ -596,7 +618,7 @@ _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
-    parts = [s for s in ctx.sentences if not _PLEASANTRY_RE.match(s)]
+    parts = [s for s in ctx.sentences if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
     if not parts:
         return None
     last = parts[-1]
