@@ -230,7 +230,7 @@ class Context:
     @_lazy
     def refusal(self) -> bool:
         m = REFUSAL_RE.search(self.text)
-        return bool(m) and not _ANSWERS_ANYWAY_RE.match(self.text, m.end())
+        return m is not None and not _ANSWERS_ANYWAY_RE.match(self.text, m.end())
 
 
 # "I can't browse the web, but from general knowledge: ...": a disclaimer, then an answer

@@ -347,10 +347,10 @@ def _answer_first(ctx: Context) -> str | None:
     if exact:
         return exact
     subject_re, subjects_re = _subject_patterns(_letters(ctx))
-    subject = subject_re.match(head)
-    if subject and subject.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (subject.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
+    opening = subject_re.match(head)
+    if opening and opening.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (opening.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
                                                        and not re.search(r"\b[B-E]\b", text)):
-        return subject.group(1)
+        return opening.group(1)
     if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:

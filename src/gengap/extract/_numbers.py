@@ -244,7 +244,7 @@ def _asks(question: str) -> tuple[bool, bool, bool, str | None]:
 
 
 def _wants_probability(ctx: Context) -> bool:
-    return "percent" not in ctx.disabled and bool(ctx.question) and _asks(ctx.question)[0]  # type: ignore[arg-type]
+    return "percent" not in ctx.disabled and ctx.question is not None and _asks(ctx.question)[0]
 
 
 #: a percentage asked for ("what percentage", "by what percent", "as a %"), not a percentage given ("20% of 50")
@@ -252,7 +252,7 @@ _ASKS_PERCENT_RE = re.compile(r"\bper\s*cent(?:age)?\b|(?<![\d\s])\s*%|\bas\s+a\
 
 
 def _wants_percent(ctx: Context) -> bool:
-    return "percent" not in ctx.disabled and bool(ctx.question) and _asks(ctx.question)[1]  # type: ignore[arg-type]
+    return "percent" not in ctx.disabled and ctx.question is not None and _asks(ctx.question)[1]
 
 
 def _answer(n: Num, ctx: Context) -> str:
@@ -322,7 +322,7 @@ def _given_in_question(question: str) -> frozenset[tuple[Fraction, bool]]:
 
 def _given(ctx: Context, n: Num) -> bool:
     """Whether the question gives ``n`` (a percentage only as a percentage: "$20" is not the "20%" it gives)."""
-    return bool(ctx.question) and (n.value, n.pct) in _given_in_question(ctx.question)  # type: ignore[arg-type]
+    return ctx.question is not None and (n.value, n.pct) in _given_in_question(ctx.question)
 
 
 # ---------------------------------------------------------------------------------------- the rules

@@ -235,12 +235,12 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
-        name = _CAPITAL_NAME_RE.match(s)
-        if name and ctx.question and len(name.group(0)) < len(s) and s[:1].isupper() and _has_content(name.group(0), ctx) \
-                and name.group(0).split()[0].lower() not in _NOT_NAMES and not _GENERIC_SUBJECT_RE.match(name.group(0)) \
-                and not any(_is_question_word(w, ctx) for w in name.group(0).split()) \
-                and content_stems(s[name.end():]) & ctx.question_stems:
-            return _strip(name.group(0))  # "India overtook China and now has the largest population": the subject
+        head = _CAPITAL_NAME_RE.match(s)
+        if head and ctx.question and len(head.group(0)) < len(s) and s[:1].isupper() and _has_content(head.group(0), ctx) \
+                and head.group(0).split()[0].lower() not in _NOT_NAMES and not _GENERIC_SUBJECT_RE.match(head.group(0)) \
+                and not any(_is_question_word(w, ctx) for w in head.group(0).split()) \
+                and content_stems(s[head.end():]) & ctx.question_stems:
+            return _strip(head.group(0))  # "India overtook China and now has the largest population": the subject
         s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
         verb = _MAIN_VERB_RE.search(s)
         if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
