@@ -365,6 +365,29 @@ LOG_HEADER = ("| time | batch | n | accuracy [95% CI] | number | choice | yes_no
               "|---|---|---:|---|---:|---:|---:|---:|---:|---|\n")
 
 
+def before_tuning_lines(log: Path) -> list[str]:
+    """The tuning log's rows pooled: every v3 batch as the rules read it before they were tuned on it."""
+    tot: dict[str, list[int]] = {}
+    batches = 0
+    for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 8 or not cells[2].isdigit():
+            continue
+        batches += 1
+        for kind, score in zip(KINDS, cells[4:8]):
+            if score != "-":
+                k, n = map(int, score.split()[0].split("/"))
+                tot.setdefault(kind, [0, 0])
+                tot[kind][0] += k
+                tot[kind][1] += n
+    if not tot:
+        return []
+    k_all, n_all = sum(v[0] for v in tot.values()), sum(v[1] for v in tot.values())
+    kinds = ", ".join(f"{kind} {tot[kind][0] / tot[kind][1]:.1%}" for kind in KINDS if kind in tot)
+    return [f"  {batches} batches, {n_all} outputs, each scored before any rule was changed for it: "
+            f"{cell(k_all, n_all)} ({kinds})"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
@@ -417,8 +440,12 @@ def main() -> None:
         print("\n".join(lmeval_lines(base_rows, base_got)))
     print(f"\n3. v2, all {len(v2)} outputs: TUNING DATA (its held-out part was measured three times, then tuned on)")
     print("\n".join(summary_lines(v2, got_2, "kind")))
+    pooled = before_tuning_lines(args.v3 / "TUNING_LOG.md")
+    if pooled:
+        print("\n   v3 development batches before tuning (TUNING_LOG.md): the running estimate of generalization")
+        print("\n".join(pooled))
     if dev_v3:
-        print(f"\n   v3 development part: {len(dev_v3)} outputs (tuned on batch by batch; before-tuning scores in TUNING_LOG.md)")
+        print(f"\n   v3 development part: {len(dev_v3)} outputs (tuned on batch by batch, so now tuning data)")
         print("\n".join(summary_lines(dev_v3, got_d, "kind")))
     for name, rows, got in (("v3 held-out", heldout_v3, got_h), ("v2 + v3 dev", v2 + dev_v3, got_2 + got_d)):
         if rows:

@@ -70,6 +70,8 @@ def test_a_new_batch_is_scored_into_the_tuning_log(tmp_path, monkeypatch, capsys
     assert row[1:3] == ["w9_b01.jsonl", "3"] and row[-1] == "abc1234"
     assert row[4:8] == ["1/1 100.0%", "-", "1/1 100.0%", "1/1 100.0%"]  # no choice item in this batch
     assert "w9_b01.jsonl" in capsys.readouterr().out
+    pooled = bench_extract.before_tuning_lines(log)
+    assert len(pooled) == 1 and "2 batches, 6 outputs" in pooled[0]
 
 
 def test_intervals_are_clopper_pearson():
