@@ -96,6 +96,10 @@ def test_yes_no_families(output, question, expected):
 
 TEXT = [
     ("Neptune - no, Uranus. Uranus spins on its side.", "Which planet rotates on its side?", "Uranus"),
+    ("Lisbon - wait, let me check I'm not mixing it up with Porto. Yes, Lisbon is the capital; Porto is the second city.",
+     "What is the capital of Portugal?", "Lisbon"),
+    ("The heart - hmm, no, that's wrong. Bile is made by the cells of the **liver** and stored in the gallbladder.",
+     "Which organ makes bile?", "liver"),
     ("Titan is a large moon that orbits Saturn.", "Which planet does Titan orbit?", "Saturn"),
     ("The Sargasso Sea is a region in the middle of the North Atlantic Ocean.", "Which ocean is the Sargasso Sea in?", "North Atlantic Ocean"),
     ("Mercury is the closest one, and Venus comes next.", "Which planet is closest to the Sun?", "Mercury"),

@@ -309,6 +309,9 @@ def _refusal(ctx: Context) -> str | None:
 _HAS_NO_RE = re.compile(r"\b(?:has|have|had|there\s+is|there's|there\s+was|there\s+are)\s+no\s+(?:such\s+|single\s+|official\s+)?([a-z]+)", re.IGNORECASE)
 
 
+_CONFIRMED_RE = re.compile(r"(?:^|[.!;]\s+)(?:yes|yep|right|correct|confirmed|indeed|that'?s\s+(?:right|correct))\b", re.IGNORECASE)
+
+
 def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     """The answer in the text after a self-correction: the clause that speaks of the question and
     states something, not the one that explains the retracted answer."""
@@ -320,6 +323,8 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     if not parts:
         return None
     old = normalize(retracted)
+    if _CONFIRMED_RE.search(region):
+        old = ""  # "let me make sure ... Yes, Marrakesh is in Morocco": the check confirms the first answer
     head = _strip(parts[0])
     if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
             and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
@@ -343,6 +348,11 @@ def _correction(ctx: Context) -> str | None:
     if ctx.correction is None:
         return None
     before = ctx.text[: len(ctx.text) - len(ctx.correction)]
+    if "**" in ctx.raw:  # "wait, no ... made by the beta cells of the **pancreas**": the bold word after the correction
+        bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in ctx.correction and b.strip() not in before
+                and not (ctx.question and content_stems(b) <= ctx.question_stems) and not _off_type(b.strip(), ctx)]
+        if bold and _short(bold[-1]):
+            return _strip(bold[-1])
     retracted = _clause(sentences(before)[0]) if sentences(before) else ""
     return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
 
