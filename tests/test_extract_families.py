@@ -78,6 +78,7 @@ YES_NO = [
     ("That's a popular idea, but their hair is mostly made of keratin.", "Is a rhino horn made of bone?", "no"),
     ("Not in the wild; they live only in zoos there.", "Do pandas live in Brazil?", "no"),
     ("Neither: both weigh one tonne.", "Is a tonne of bricks heavier than a tonne of feathers?", "no"),
+    ("Only about 5% of it is forest; the rest is desert and scrub.", "Is Egypt mostly forest?", "no"),
     ("Almost all of them, though a few are colour-blind.", "Can all cats see colour?", "no"),
     ("Saturn has more moons than Jupiter, by the latest count.", "Does Jupiter have the most moons?", "no"),
     ("They can't; their wings are too short.", "Can emus fly?", "no"),
