@@ -133,6 +133,7 @@ ABSTAIN = [
     ("number", "Sam has 12 pens. He gives away 5. How many are left?", "Sam has 12 pens. He gives away 5. How many are left?"),
     ("text", "Who wrote Hamlet?\nAnswer in a few words. zzq\nWho wrote Macbeth?\nAnswer in a few words.", "Who wrote Hamlet?"),
     ("yes_no", "Question 4\nAnswer yes or no. qqq\nDo birds fly?", "Do fish swim?"),
+    ("yes_no", "Do cows bark?\nAnswer no. zz\nWhy do dogs bark?\nAnswer yes. zz\nWhat is a cat?\nAnswer yes", "Do owls swim?"),
     ("text", "The file you mention wasn't attached. Which one did you mean?", "What is the title of the attached paper?"),
     ("number", "Estimates vary a lot, from 10^5 to 10^7; nobody has counted.", "How many ants live in this forest?"),
     ("text", "Which towns do you mean? Please tell me both names.", "Which town is older?"),

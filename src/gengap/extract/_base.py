@@ -409,6 +409,7 @@ _INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?
                              r"|with\s+\w+(?:\s+\w+)?|in\s+(?:one|a|a\s+few|two|three|\d+)\s+\w+))+\s*[.:]?", re.IGNORECASE)
 # the prompt's instruction on a line of its own, as a base model writes it again and again
 _INSTRUCTION_LINE_RE = re.compile(_INSTRUCTION_RE.pattern.replace("^\\s*", "^[ \\t]*", 1), re.IGNORECASE | re.MULTILINE)
+_VERDICT_LINE_RE = re.compile(r"^[ \t]*answer\s+(?:yes|no|true|false)\b(?!\s+or\b)", re.IGNORECASE | re.MULTILINE)
 _HEADER_RE = re.compile(r"^\s*(?:<[^>\n]+>)?\s*question\s*\d+\s*[.:]?\s*(?:</[^>\n]+>)?\s*(?:\n|$)", re.IGNORECASE)
 
 
@@ -419,7 +420,8 @@ def prompt_loop(text: str) -> bool:
     >>> prompt_loop("Who wrote it?\nAnswer in a few words. xyz\nWho wrote it?\nAnswer in a few words.")
     True
     """
-    return bool(_HEADER_RE.match(text)) or len(_INSTRUCTION_LINE_RE.findall(text)) >= 2
+    strict = len(_INSTRUCTION_LINE_RE.findall(text))
+    return bool(_HEADER_RE.match(text)) or strict >= 2 or strict + len(_VERDICT_LINE_RE.findall(text)) >= 3
 _ANSWERED_RE = re.compile(r"\b(?:yes|no|true|false)\b|\d", re.IGNORECASE)
 
 
