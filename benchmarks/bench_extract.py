@@ -2,7 +2,7 @@
 
 Data, in the order the figures are printed:
 
-- ``benchmarks/data/extraction_v3/*/heldout.jsonl``: a labelled set written after the rules by
+- ``benchmarks/data/extraction_v3/*/heldout.jsonl`` (or any ``.jsonl`` there whose path names "heldout"): a labelled set written after the rules by
   people who never read them (one folder per writer), its held-out part frozen and measured once
   the rules are committed. Printed first whenever those files exist.
 - ``benchmarks/data/extraction_v2/`` (``dev.jsonl`` + ``heldout.jsonl``, 899 outputs): the earlier
@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from collections import defaultdict
 from fractions import Fraction
@@ -297,8 +298,17 @@ def throughput(rows: list[dict], n: int) -> list[str]:
 
 
 def v3_files(part: str, root: Path = DATA_V3) -> list[Path]:
-    """The v3 files of one part ("dev" or "heldout"): ``root/part.jsonl`` and ``root/*/part.jsonl``."""
-    return sorted(root.glob(f"{part}.jsonl")) + sorted(root.glob(f"*/{part}.jsonl"))
+    """The v3 files of one part ("dev" or "heldout"): ``root/*/part.jsonl`` as the writers lay them out,
+    and any other ``.jsonl`` under ``root`` whose path names the part (``heldout/w1_b03.jsonl``,
+    ``w2_heldout.jsonl``); a path that names "heldout" is never development data."""
+    if not root.is_dir():
+        return []
+    found = []
+    for path in sorted(root.rglob("*.jsonl")):
+        words = set(re.split(r"[^a-z0-9]+", str(path.relative_to(root)).lower()))
+        if part in words and (part == "heldout" or "heldout" not in words):
+            found.append(path)
+    return found
 
 
 def read_files(paths: list[Path]) -> list[dict]:

@@ -43,6 +43,12 @@ def test_v3_files_are_found_per_writer(tmp_path):
     assert bench_extract.kind_scores(rows, got)["all"] == (sum(
         bench_extract.is_correct(r["kind"], v, r["gold"]) for r, v in zip(rows, got)), 3)
     assert bench_extract.v3_files("heldout", tmp_path / "absent") == []
+    write(tmp_path / "heldout" / "w3_b01.jsonl", ROWS[:1])  # another layout: a folder per part
+    write(tmp_path / "dev" / "w3_b02.jsonl", ROWS[1:])
+    assert [p.relative_to(tmp_path).as_posix() for p in bench_extract.v3_files("heldout", tmp_path)] == [
+        "heldout/w3_b01.jsonl", "w1/heldout.jsonl", "w2/heldout.jsonl"]
+    assert [p.relative_to(tmp_path).as_posix() for p in bench_extract.v3_files("dev", tmp_path)] == [
+        "dev/w3_b02.jsonl", "w2/dev.jsonl"]
 
 
 def test_the_same_item_twice_is_an_error(tmp_path):
