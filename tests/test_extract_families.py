@@ -117,6 +117,8 @@ TEXT = [
     ("Hubble was launched by NASA in 1990.", "What was the name of the space telescope launched in 1990?", "Hubble"),
     ("| City | Team |\n|---|---|\n| **Madrid** | Real |\n| Rome | Lazio |", "Which city is Real's home?", "Madrid"),
     ("Platypus\n\nIt lays eggs.", "Which mammal lays eggs?", "Platypus"),
+    ("- The cheetah (up to 110 km/h)\n- The pronghorn is second", "What is the fastest land animal?", "cheetah"),
+    ("Many people think it's Sydney, but it's Canberra.", "What is the capital of Australia?", "Canberra"),
     ("Kenya overtook Ethiopia last year and now has the most tea exports.", "Which country exports the most tea?", "Kenya"),
     ("We mostly breathe in nitrogen.", "What gas do we breathe in most?", "nitrogen"),
     ("Lake Baikal is the deepest, at over 1,600 m.", "Which lake is the deepest?", "Lake Baikal"),

@@ -424,10 +424,16 @@ def _without_tables(text: str) -> str:
     return text[opener.end():] if opener and text[opener.end():].strip() else text
 
 
+# what people wrongly think, then the answer: "Most people guess the liver, but it's the skin."
+_BELIEF_BUT_RE = re.compile(r"^[^.;]*\b(?:guess(?:es)?|think|thinks|assume[sd]?|believe[sd]?|say|says|expect|confuse[sd]?|mistake[sn]?|often\s+cited)\b"
+                            r"[^.;]*?,?\s+but\s+(?:actually\s+|in\s+fact\s+)?", re.IGNORECASE)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
+    head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         head = label.group(2)  # "The coldest continent: Antarctica"
