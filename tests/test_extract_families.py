@@ -27,6 +27,7 @@ NUMBER = [
     # a year asked for; a result stated with "is" that the question already contains
     ("The treaty was signed on 28 June 1919 at Versailles.", "In what year was the treaty signed?", "1919"),
     ("Sixty divided by five is 12.", "What is 60 divided by 5?", "12"),
+    ("A third of 90, which is 30.", "What is one third of 90?", "30"),
     ("-4 is what you get.", "What is 3 - 7?", "-4"),
     # a sentence recalling a retracted answer; a number just before "in total"
     ("Redoing it: 7 × 6 = 42. Earlier I said 36 by mistake.", "What is 7 × 6?", "42"),

@@ -307,7 +307,7 @@ STRONG_MARK_RE = re.compile(
 )
 WEAK_MARK_RE = re.compile(
     r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
-    r"|which\s+gives|that\s+gives|this\s+gives|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
+    r"|which\s+gives|that\s+gives|this\s+gives|which\s+(?:is|makes|equals)(?=\s+[-$\u2212]?\d)|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
     r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
