@@ -193,8 +193,18 @@ _GENERIC_VERB_RE = re.compile(r"^(?:we|they|you|people|humans|most\s+people)\s+(
                               re.IGNORECASE)
 
 
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
+_DATE_RE = re.compile(rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\s+\d{{3,4}}"
+                      rf"|{_MONTH}\s+\d{{3,4}}|\d{{3,4}}\s*(?:BC|BCE|AD|CE)\b|(?<![\d.,])\d{{4}}(?![\d.,]\d)|\d{{1,2}}(?:st|nd|rd|th)\s+century)")
+_ASKS_TIME_RE = re.compile(r"^\W*(?:when\b|(?:in\s+)?(?:what|which)\s+(?:year|date|century|decade|month|day)\b)", re.IGNORECASE)
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
+    if ctx.question and _ASKS_TIME_RE.match(ctx.question):
+        when = [d for d in _DATE_RE.findall(sentence) if d not in ctx.question]
+        if when:
+            return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
     s = _SUBORDINATE_RE.sub("", s, count=1)
     segments = [seg for seg in re.split(r":\s+", s) if seg.strip()]
@@ -273,6 +283,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if runs:
             s = " ".join(runs[0])
     s = _strip(s)
+    if s and ctx.question and _WHO_RE.match(ctx.question) and not re.search(r"[A-Z]", s):
+        names = [n for n in _CAPITAL_NAME_RE.findall(sentence) if n.split()[0].lower() not in _NOT_NAMES
+                 and not any(_is_question_word(w, ctx) for w in n.split()) and n != sentence.split()[0]]
+        if names:
+            s = names[0]  # "That honour goes to Marie Curie": a person is asked for
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
