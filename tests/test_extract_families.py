@@ -121,6 +121,8 @@ TEXT = [
     ("- The cheetah (up to 110 km/h)\n- The pronghorn is second", "What is the fastest land animal?", "cheetah"),
     ("Many people think it's Sydney, but it's Canberra.", "What is the capital of Australia?", "Canberra"),
     ("The Berlin Wall came down in 1989.", "When did the Berlin Wall fall?", "1989"),
+    ("In Madagascar, mostly in dry forest.", "Where do ring-tailed lemurs live?", "Madagascar"),
+    ("Through osmosis.", "How does water enter the root cells?", "osmosis"),
     ("It opened on 14 August 1959 after years of work.", "What date did the museum open?", "14 August 1959"),
     ("That prize went to Dorothy Hodgkin, who won it in 1964.", "Who was the first British woman to win the chemistry Nobel?", "Dorothy Hodgkin"),
     ("Kenya overtook Ethiopia last year and now has the most tea exports.", "Which country exports the most tea?", "Kenya"),

@@ -444,11 +444,18 @@ _BELIEF_BUT_RE = re.compile(r"^[^.;]*\b(?:guess(?:es)?|think|thinks|assume[sd]?|
                             r"[^.;]*?,?\s+but\s+(?:actually\s+|in\s+fact\s+)?", re.IGNORECASE)
 
 
+_WHERE_HOW_RE = re.compile(r"^\W*(?:where|how|when)\b(?!\s+(?:many|much|long|far|old|big|tall|often))", re.IGNORECASE)
+_PREP_ANSWER_RE = re.compile(r"^\W*(?:in|at|on|by|through|via|near|from|inside|using|with|during)\s+([^,.;:()]+?)\s*(?:[,.;:(]|$)", re.IGNORECASE)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
+    place = _PREP_ANSWER_RE.match(head) if ctx.question and _WHERE_HOW_RE.match(ctx.question) else None
+    if place and _has_content(place.group(1), ctx) and len(place.group(1).split()) <= 4 and not _PRONOUN_RE.search(place.group(1)):
+        return _strip(place.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         head = label.group(2)  # "The coldest continent: Antarctica"
