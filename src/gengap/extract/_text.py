@@ -453,9 +453,9 @@ def _answer_first(ctx: Context) -> str | None:
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
-    place = _PREP_ANSWER_RE.match(head) if ctx.question and _WHERE_HOW_RE.match(ctx.question) else None
-    if place and _has_content(place.group(1), ctx) and len(place.group(1).split()) <= 4 and not _PRONOUN_RE.search(place.group(1)):
-        return _strip(place.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
+    opening = _PREP_ANSWER_RE.match(head) if ctx.question and _WHERE_HOW_RE.match(ctx.question) else None
+    if opening and _has_content(opening.group(1), ctx) and len(opening.group(1).split()) <= 4 and not _PRONOUN_RE.search(opening.group(1)):
+        return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         head = label.group(2)  # "The coldest continent: Antarctica"

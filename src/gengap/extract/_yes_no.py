@@ -240,15 +240,57 @@ def _restatement(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None
-    main = re.split(r",?\s+(?:though|although|but|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
+    parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
+    main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
+    if turn and content_stems(turn[0]) & ctx.question_stems:
+        main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
+    subject = _subject_of(ctx.question)
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
-    if than and _SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems:
-        return "no"  # "Is X the largest ...?" - "Y is larger than X."
+    if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
+        return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
         return None  # it speaks of something else: not read
-    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main))
+    if _other_name(main, ctx):
+        return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
+    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
+
+
+def _subject_of(question: str) -> str | None:
+    """The stem of the question's first content word after its auxiliary ("Is sound faster ...?" -> "sound")."""
+    m = re.match(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should)\s+(?:the\s+|a\s+|an\s+)?([A-Za-z][\w-]*)",
+                 question, re.IGNORECASE)
+    return stem(m.group(1)) if m else None
+
+
+_NAME_RUN_RE = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
+
+
+def _other_name(main: str, ctx: Context) -> bool:
+    """The clause names someone or something the question does not, in place of the name the question asks about."""
+    question = re.sub(r"^\W*\w+\s+", "", ctx.question or "")  # without its auxiliary ("Is", "Did")
+    asked = _NAME_RUN_RE.match(re.sub(r"^(?:the|a|an)\s+", "", question, flags=re.IGNORECASE))
+    if not asked:
+        return False  # the question's subject is not a name
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", main)}
+    if any(stem(w) in words for w in asked.group(0).split()):
+        return False  # the subject is there: the clause speaks of it
+    return any(not any(stem(w) in ctx.question_stems for w in n.split()) and n.split()[0].lower() not in _NOT_SUBJECTS
+               for n in _NAME_RUN_RE.findall(main))
+
+
+_NOT_SUBJECTS = frozenset("the it this that there they he she we you its their his her yes no well so".split())
+
+
+def _without(main: str, ctx: Context) -> bool:
+    """A "-less" word whose root is a word of the question ("legless" for "Do snakes have legs?")."""
+    for m in re.finditer(r"\b([a-z]{2,})less\b", main, re.IGNORECASE):
+        root = m.group(1).lower()
+        if any(q[:2] == root[:2] and (q.startswith(root[:3]) or root.startswith(q[:3]) or len(q) <= 4)
+               for q in ctx.question_stems if len(q) >= 3):
+            return True
+    return False
 
 
 RULES = (
