@@ -24,7 +24,7 @@ from gengap.extract._base import (
 )
 
 _TEXT_MARK_RE = re.compile(
-    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s)"
+    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
@@ -232,6 +232,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = left  # "The Pacific Ocean is the largest": the other side only restates the question
         elif s == left and not _has_content(left, ctx) and _has_content(right, ctx):
             s = right
+        if s == right and not passive and re.match(r"^[\"'\u201c\u2018][^\"'\u201d\u2019]{1,40}[\"'\u201d\u2019]$", left.strip()) \
+                and not (ctx.question and content_stems(left) <= ctx.question_stems):
+            s = left  # '"Joyful" is a good synonym.': the quoted term is named
         if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
             s = left  # "Saturn is the famous one": the other side names it
         if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
@@ -448,11 +451,36 @@ _WHERE_HOW_RE = re.compile(r"^\W*(?:where|how|when)\b(?!\s+(?:many|much|long|far
 _PREP_ANSWER_RE = re.compile(r"^\W*(?:in|at|on|by|through|via|near|from|inside|using|with|during)\s+([^,.;:()]+?)\s*(?:[,.;:(]|$)", re.IGNORECASE)
 
 
+_NOWADAYS_RE = re.compile(r"[;,]\s*(?:but\s+)?(?:today|now|nowadays|currently|these\s+days)\b,?\s*", re.IGNORECASE)
+_ALTERNATIVES_RE = re.compile(r"[,:]\s*(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s+or\s+(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s*\?\s*$")
+
+
+def _alternative(head: str, ctx: Context) -> str | None:
+    """For "Which is larger, the Sun or the Moon?": the alternative the opening sentence names first,
+    the other one only after "than" or not at all."""
+    m = _ALTERNATIVES_RE.search(ctx.question or "")
+    if not m:
+        return None
+    low = head.lower()
+    at = {alt: low.find(alt.lower()) for alt in (m.group(1), m.group(2))}
+    named = sorted((i, alt) for alt, i in at.items() if i >= 0)
+    if not named:
+        return None
+    than = low.find(" than ")
+    if len(named) == 1 or (than >= 0 and named[0][0] < than < named[1][0]):
+        return named[0][1]
+    return None
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
+    head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
+    pick = _alternative(head, ctx)
+    if pick:
+        return pick
     opening = _PREP_ANSWER_RE.match(head) if ctx.question and _WHERE_HOW_RE.match(ctx.question) else None
     if opening and _has_content(opening.group(1), ctx) and len(opening.group(1).split()) <= 4 and not _PRONOUN_RE.search(opening.group(1)):
         return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
