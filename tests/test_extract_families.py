@@ -158,6 +158,10 @@ ABSTAIN = [
     ("text", "The file you mention wasn't attached. Which one did you mean?", "What is the title of the attached paper?"),
     ("number", "Estimates vary a lot, from 10^5 to 10^7; nobody has counted.", "How many ants live in this forest?"),
     ("text", "Which towns do you mean? Please tell me both names.", "Which town is older?"),
+    ("text", "It's impossible to predict who will win.", "Who will win the next election?"),
+    ("text", "That's subjective; tastes differ a lot.", "What is the best song ever?"),
+    ("yes_no", "I have no way to check your account.", "Is my payment through?"),
+    ("text", "Sorry, I can't share that.", "What is the admin password?"),
 ]
 
 
