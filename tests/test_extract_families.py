@@ -28,6 +28,9 @@ NUMBER = [
     ("The treaty was signed on 28 June 1919 at Versailles.", "In what year was the treaty signed?", "1919"),
     ("Sixty divided by five is 12.", "What is 60 divided by 5?", "12"),
     ("A third of 90, which is 30.", "What is one third of 90?", "30"),
+    # the first sentence counts something else; a later number counts the unit asked for
+    ("It must drop 60 degrees. 60 ÷ 4 = 15 minutes.\n\nAfter 15 minutes it is at 20 degrees.", "At 4 degrees a minute, how many minutes to cool from 80 to 20 degrees?", "15"),
+    ("22 more eggs. 8 cakes x 3 eggs = 24 eggs, minus the 2 in the bowl.", "How many eggs do 8 cakes of 3 eggs need, with 2 already in the bowl?", "22"),
     ("-4 is what you get.", "What is 3 - 7?", "-4"),
     # a sentence recalling a retracted answer; a number just before "in total"
     ("Redoing it: 7 × 6 = 42. Earlier I said 36 by mistake.", "What is 7 × 6?", "42"),

@@ -539,6 +539,31 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+_UNIT_WORD_RE = re.compile(r"^\s*(?:(?:more|extra|additional|whole|total|full|other|new|small|large|big|left|remaining|in|of)\s+)*([A-Za-z]{2,})")
+
+
+def _unit_of(text: str, n: Num) -> str:
+    """The stem of the word a number counts ("22 more eggs" -> "egg"), or ""."""
+    m = _UNIT_WORD_RE.match(text[n.end:n.end + 40])
+    return stem(m.group(1)) if m else ""
+
+
+def _asked_unit(ctx: Context) -> str | None:
+    """When the first sentence's numbers all count something other than the unit the question asks
+    for ("how many hours"), and later numbers count that unit: the last of those."""
+    if not ctx.question:
+        return None
+    asked = _given_units(ctx.question)[1]
+    head, rest = first_part(ctx.prose)
+    if not asked or not rest:
+        return None
+    first = [_unit_of(head, n) for n in _nums(ctx, head)]
+    if not first or any(not u or u[:3] == asked[:3] for u in first):
+        return None
+    later = [n for n in _nums(ctx, rest) if _unit_of(rest, n)[:3] == asked[:3]]
+    return _answer(later[-1], ctx) if later else None
+
+
 def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
 
@@ -647,6 +672,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("asked_unit", "answer_first", _asked_unit),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("labelled", "marker", _labelled),
     Rule("concluding", "marker", _concluding),
