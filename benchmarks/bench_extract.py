@@ -1,29 +1,40 @@
-"""Answer extraction measured on outputs nobody tuned on: held-out accuracy first, with intervals.
+"""Answer extraction measured on outputs nobody tuned on: the fresh held-out part first, with intervals.
 
-Data: ``benchmarks/data/extraction_v2/`` holds a labelled set written independently of the rules
-(questions, options, model outputs of four kinds, the gold answer; a gold of null means the output
-commits to no answer and the right outcome is "unextracted"), split by its author into a
-development part (``dev.jsonl``: the rules were tuned on it) and a held-out part
-(``heldout.jsonl``: frozen before tuning and read only after the rules were committed).
+Data, in the order the figures are printed:
 
-What it prints, in this order:
+- ``benchmarks/data/extraction_v3/*/heldout.jsonl`` (or any ``.jsonl`` there whose path names "heldout"): a labelled set written after the rules by
+  people who never read them (one folder per writer), its held-out part frozen and measured once
+  the rules are committed. Printed first whenever those files exist.
+- ``benchmarks/data/extraction_v2/`` (``dev.jsonl`` + ``heldout.jsonl``, 899 outputs): the earlier
+  set. Its held-out part was measured three times, so the whole set is now tuning data and is
+  labelled as such.
+- ``benchmarks/data/extraction_v3/*/dev.jsonl`` (or the files given with ``--v3-dev``): the fresh
+  set's development part, tuned on batch by batch; ``TUNING_LOG.md`` beside it keeps each batch's
+  score taken before any rule was changed for it (``--batch FILE --log`` writes that line).
 
-1. held-out accuracy with a 95% Wilson interval, overall, per kind, per difficulty; coverage (share
-   of outputs with an answer read) and precision (share of the answers read that are right)
-   separately, and how often a no-answer output was left unextracted;
-2. lm-evaluation-harness's stock filters on the same held-out outputs (its own environment,
-   ``benchmarks/_lmeval.py``), the best filter per kind;
-3. the same figures on the development part, and per pattern family;
+A gold of null means the output commits to no answer and the right outcome is "unextracted".
+Intervals are Clopper-Pearson (exact), as everywhere in gengap.
+
+What it prints:
+
+1. the v3 held-out part (when present): accuracy with a 95% interval overall, per kind, per
+   difficulty, per source; coverage (share of outputs with an answer read) and precision (share of
+   the answers read that are right) apart, and how often a no-answer output was left unextracted;
+2. lm-evaluation-harness's stock filters on the same outputs (v3 held-out, else v2), in their own
+   environment (``benchmarks/_lmeval.py``; skipped unless ``GENGAP_LMEVAL_VENV`` or
+   ``benchmarks/.lmeval-venv`` holds one);
+3. v2 (tuning data) and v3 dev per kind, and per pattern family;
 4. a leave-one-pattern-out estimate: each pattern family measured with the rule families written
    for it switched off (see ``PATTERN_FAMILIES``), i.e. what the rest of the cascade reads on a
    class of outputs nobody wrote rules for;
 5. with ``--judge URL``: an OpenAI-compatible endpoint (e.g. a llama.cpp server) asked about the
-   held-out outputs the rules abstain on or read two ways; its agreement with the rules;
+   outputs the rules abstain on or read two ways; its agreement with the rules;
 6. throughput of the rule cascade on one core (target: at least 5,000 outputs per second).
 
     python benchmarks/bench_extract.py                 # everything (about a minute)
     python benchmarks/bench_extract.py --quick         # 20,000 outputs for the throughput figure
     python benchmarks/bench_extract.py --skip-lmeval --show-errors
+    python benchmarks/bench_extract.py --batch new.jsonl --log   # a new dev batch, before tuning
     python benchmarks/bench_extract.py --judge http://127.0.0.1:8080/v1
 """
 
@@ -31,22 +42,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
 
-from scipy.stats import binomtest
-
+from gengap.analysis.intervals import proportion_ci
 from gengap.extract import Extractor, extract, normalize_text, parse_number
 
 try:
+    from benchmarks._lmeval import VENV as LMEVAL_VENV
     from benchmarks._lmeval import run_in_lmeval
 except ImportError:  # run as a script from the benchmarks folder
+    from _lmeval import VENV as LMEVAL_VENV
     from _lmeval import run_in_lmeval
 
-DATA = Path(__file__).resolve().parent / "data" / "extraction_v2"
-LEGACY = Path(__file__).resolve().parent / "data" / "extraction_labelled.jsonl"
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "extraction_v2"
+DATA_V3 = HERE / "data" / "extraction_v3"
+LEGACY = HERE / "data" / "extraction_labelled.jsonl"
 KINDS = ["number", "choice", "yes_no", "text"]
 
 #: Which rule families were written for which pattern family of the labelled set. The
@@ -70,6 +85,9 @@ PATTERN_FAMILIES = {
     "percent_vs_decimal": ["percent"],
     "final_answer_marker": ["marker"],
     "chain_of_thought_last": ["marker"],
+    "prompt_echo": ["abstain", "continuation"],
+    "repeated_lines": ["continuation"],
+    "truncated_output": ["abstain"],
 }
 
 LMEVAL_CODE = r"""
@@ -153,15 +171,16 @@ def read_all(rows: list[dict], disable: tuple[str, ...] = ()) -> list[str | None
             for r in rows]
 
 
-def wilson(k: int, n: int) -> tuple[float, float]:
-    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return ci.low, ci.high
+def interval(k: int, n: int) -> tuple[float, float]:
+    """The 95% Clopper-Pearson interval of k successes in n."""
+    low, high = proportion_ci(k, n)
+    return float(low), float(high)
 
 
 def cell(k: int, n: int) -> str:
     if n == 0:
         return "       -"
-    low, high = wilson(k, n)
+    low, high = interval(k, n)
     return f"{k / n:6.1%} [{low:5.1%}, {high:5.1%}]"
 
 
@@ -278,48 +297,189 @@ def throughput(rows: list[dict], n: int) -> list[str]:
     return lines
 
 
+def v3_files(part: str, root: Path = DATA_V3) -> list[Path]:
+    """The v3 files of one part ("dev" or "heldout"): ``root/*/part.jsonl`` as the writers lay them out,
+    and any other ``.jsonl`` under ``root`` whose path names the part (``heldout/w1_b03.jsonl``,
+    ``w2_heldout.jsonl``); a path that names "heldout" is never development data."""
+    if not root.is_dir():
+        return []
+    found = []
+    for path in sorted(root.rglob("*.jsonl")):
+        words = set(re.split(r"[^a-z0-9]+", str(path.relative_to(root)).lower()))
+        if part in words and (part == "heldout" or "heldout" not in words):
+            found.append(path)
+    return found
+
+
+def read_files(paths: list[Path]) -> list[dict]:
+    """The records of several labelled files (a folder stands for its ``*.jsonl`` files), ids kept unique."""
+    rows: list[dict] = []
+    for path in paths:
+        for file in sorted(path.glob("*.jsonl")) if path.is_dir() else [path]:
+            rows.extend(read_rows(file))
+    ids = [r.get("id") for r in rows if r.get("id") is not None]
+    twice = sorted({i for i in ids if ids.count(i) > 1})
+    if twice:
+        raise ValueError(f"ids appear more than once across {[str(p) for p in paths]}: {twice[:5]}; "
+                         "give each file once (a folder already includes its files)")
+    return rows
+
+
+def lmeval_available() -> bool:
+    """Whether lm_eval's own environment exists (GENGAP_LMEVAL_VENV or benchmarks/.lmeval-venv)."""
+    return (LMEVAL_VENV / "bin" / "python").exists()
+
+
+def kind_scores(rows: list[dict], got: list[str | None]) -> dict[str, tuple[int, int]]:
+    """(correct, n) per kind and for "all"."""
+    out: dict[str, tuple[int, int]] = {}
+    for name in [*KINDS, "all"]:
+        idx = [i for i, r in enumerate(rows) if name in ("all", r["kind"])]
+        if idx:
+            out[name] = (sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx), len(idx))
+    return out
+
+
+def rules_version() -> str:
+    """The commit the extraction rules were read at, with "+edits" when they differ from it
+    (``GENGAP_RULES_AT`` names it when the rules are read from a snapshot of a commit)."""
+    import os
+    import subprocess
+
+    if os.environ.get("GENGAP_RULES_AT"):
+        return os.environ["GENGAP_RULES_AT"]
+
+    def git(*cmd: str) -> str:
+        try:
+            return subprocess.run(["git", *cmd], cwd=HERE, capture_output=True, text=True, timeout=30).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            return ""
+
+    head = git("rev-parse", "--short", "HEAD") or "unknown"
+    return head + ("+edits" if git("status", "--porcelain", "--", str(HERE.parent / "src" / "gengap" / "extract")) else "")
+
+
+def batch_line(label: str, rows: list[dict], got: list[str | None]) -> str:
+    """One Markdown table row: a batch's accuracy overall and per kind, and the precision of what was read."""
+    scores = kind_scores(rows, got)
+    read = [(r, v) for r, v in zip(rows, got) if v is not None]
+    right = sum(is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in read)
+    k, n = scores["all"]
+    low, high = interval(k, n)
+    per_kind = " | ".join(f"{scores[x][0]}/{scores[x][1]} {scores[x][0] / scores[x][1]:.1%}" if x in scores else "-" for x in KINDS)
+    return (f"| {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC | {label} | {n} | {k / n:.1%} [{low:.1%}, {high:.1%}] "
+            f"| {per_kind} | {right / len(read) if read else 0:.1%} of {len(read)} read | {rules_version()} |")
+
+
+LOG_HEADER = ("| time | batch | n | accuracy [95% CI] | number | choice | yes_no | text | precision | rules at |\n"
+              "|---|---|---:|---|---:|---:|---:|---:|---:|---|\n")
+
+
+def before_tuning_lines(log: Path) -> list[str]:
+    """The tuning log's rows pooled: every v3 batch as the rules read it before they were tuned on it."""
+    tot: dict[str, list[int]] = {}
+    batches = 0
+    for line in log.read_text(encoding="utf-8").splitlines() if log.exists() else []:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 8 or not cells[2].isdigit():
+            continue
+        batches += 1
+        for kind, score in zip(KINDS, cells[4:8]):
+            if score != "-":
+                k, n = map(int, score.split()[0].split("/"))
+                tot.setdefault(kind, [0, 0])
+                tot[kind][0] += k
+                tot[kind][1] += n
+    if not tot:
+        return []
+    k_all, n_all = sum(v[0] for v in tot.values()), sum(v[1] for v in tot.values())
+    kinds = ", ".join(f"{kind} {tot[kind][0] / tot[kind][1]:.1%}" for kind in KINDS if kind in tot)
+    return [f"  {batches} batches, {n_all} outputs, each scored before any rule was changed for it: "
+            f"{cell(k_all, n_all)} ({kinds})"]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DATA, help="folder with dev.jsonl and heldout.jsonl")
+    parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
+    parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
+    parser.add_argument("--v3-dev", type=Path, nargs="*", help="v3 development files or folders (default: the v3 folder's dev.jsonl files)")
+    parser.add_argument("--batch", type=Path, nargs="+", help="only score these labelled files (a new batch, before tuning)")
+    parser.add_argument("--log", type=Path, nargs="?", const=DATA_V3 / "TUNING_LOG.md",
+                        help="with --batch: append the batch's row to this Markdown log (default: v3's TUNING_LOG.md)")
     parser.add_argument("--quick", action="store_true", help="20,000 outputs for the throughput figure")
     parser.add_argument("--skip-lmeval", action="store_true", help="gengap's side only")
-    parser.add_argument("--show-errors", action="store_true", help="print gengap's misreadings on the development part")
+    parser.add_argument("--show-errors", action="store_true", help="print gengap's misreadings on the tuning data")
     parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read")
     parser.add_argument("--legacy", action="store_true", help="also the first labelled set (its rules' own set)")
     args = parser.parse_args()
-    dev = read_rows(args.data / "dev.jsonl")
-    heldout = read_rows(args.data / "heldout.jsonl")
-    got_h, got_d = read_all(heldout), read_all(dev)
 
-    print(f"1. Held-out part: {len(heldout)} outputs, frozen before the rules were tuned")
-    for by in ("kind", "difficulty"):
-        print("\n".join(summary_lines(heldout, got_h, by)))
-    if not args.skip_lmeval:
-        print("\n2. lm-evaluation-harness stock filters, same held-out outputs")
-        print("\n".join(lmeval_lines(heldout, got_h)))
-    print(f"\n3. Development part: {len(dev)} outputs (the rules were tuned on these)")
-    print("\n".join(summary_lines(dev, got_d, "kind")))
-    print("\n   per pattern family, held-out")
-    print("\n".join(summary_lines(heldout, got_h, "pattern")))
+    if args.batch:
+        for path in args.batch:
+            rows = read_files([path])
+            got = read_all(rows)
+            print("\n".join(summary_lines(rows, got, "kind")))
+            line = batch_line(path.name, rows, got)
+            print(line)
+            if args.log:
+                new = not args.log.exists() or "| time |" not in args.log.read_text(encoding="utf-8")
+                args.log.parent.mkdir(parents=True, exist_ok=True)
+                with args.log.open("a", encoding="utf-8") as log:
+                    log.write((LOG_HEADER if new else "") + line + "\n")
+        return
+
+    heldout_v3 = read_files(v3_files("heldout", args.v3))
+    v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
+    dev_v3 = read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3))
+    got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
+
+    if heldout_v3:
+        print(f"1. v3 held-out part: {len(heldout_v3)} outputs written by people who never read the rules, "
+              "frozen before tuning, measured once")
+        for by in ("kind", "difficulty", "source"):
+            print("\n".join(summary_lines(heldout_v3, got_h, by)))
+    else:
+        print(f"1. v3 held-out part: not present (expected {args.v3}/*/heldout.jsonl)")
+    base_rows, base_got, base_name = (heldout_v3, got_h, "v3 held-out") if heldout_v3 else (v2, got_2, "v2 (tuning data)")
+    if args.skip_lmeval:
+        print("\n2. lm-evaluation-harness stock filters: skipped (--skip-lmeval)")
+    elif not lmeval_available():
+        print("\n2. lm-evaluation-harness stock filters: skipped (no lm_eval environment; set GENGAP_LMEVAL_VENV "
+              "or create benchmarks/.lmeval-venv, see benchmarks/_lmeval.py)")
+    else:
+        print(f"\n2. lm-evaluation-harness stock filters, the same {base_name} outputs")
+        print("\n".join(lmeval_lines(base_rows, base_got)))
+    print(f"\n3. v2, all {len(v2)} outputs: TUNING DATA (its held-out part was measured three times, then tuned on)")
+    print("\n".join(summary_lines(v2, got_2, "kind")))
+    pooled = before_tuning_lines(args.v3 / "TUNING_LOG.md")
+    if pooled:
+        print("\n   v3 development batches before tuning (TUNING_LOG.md): the running estimate of generalization")
+        print("\n".join(pooled))
+    if dev_v3:
+        print(f"\n   v3 development part: {len(dev_v3)} outputs (tuned on batch by batch, so now tuning data)")
+        print("\n".join(summary_lines(dev_v3, got_d, "kind")))
+    for name, rows, got in (("v3 held-out", heldout_v3, got_h), ("v2 + v3 dev", v2 + dev_v3, got_2 + got_d)):
+        if rows:
+            print(f"\n   per pattern family, {name}")
+            print("\n".join(summary_lines(rows, got, "pattern")))
     print("\n4. Leave-one-pattern-out: each family with the rules written for it switched off")
-    print("   held-out part")
-    print("\n".join(leave_one_pattern_out(heldout, got_h)))
-    print("   development part")
-    print("\n".join(leave_one_pattern_out(dev, got_d)))
+    for name, rows, got in (("v3 held-out", heldout_v3, got_h), ("v2 + v3 dev (tuning data)", v2 + dev_v3, got_2 + got_d)):
+        if rows:
+            print(f"   {name}")
+            print("\n".join(leave_one_pattern_out(rows, got)))
     if args.legacy:
         legacy = read_rows(LEGACY)
         print(f"\n   first labelled set ({len(legacy)} outputs, no questions)")
         print("\n".join(summary_lines(legacy, read_all(legacy), "kind")))
     if args.judge:
-        print("\n5. Model judge on the held-out outputs the rules abstain on or read two ways")
-        print("\n".join(judge_lines(heldout, got_h, args.judge)))
+        print(f"\n5. Model judge on the {base_name} outputs the rules abstain on or read two ways")
+        print("\n".join(judge_lines(base_rows, base_got, args.judge)))
     if args.show_errors:
-        for r, v in zip(dev, got_d):
+        for r, v in zip(v2 + dev_v3, got_2 + got_d):
             if not is_correct(r["kind"], v, r["gold"], r.get("aliases")):
                 print(f"  MISS {r.get('id')}: gold={r['gold']!r} got={v!r} <- {r['output'][:100]!r}")
     n = 20_000 if args.quick else 200_000
     print(f"\n6. Throughput of the rule cascade, {n:,} outputs (one process; the machine may be shared)")
-    print("\n".join(throughput(dev + heldout, n)))
+    print("\n".join(throughput(v2 + dev_v3, n)))
 
 
 if __name__ == "__main__":

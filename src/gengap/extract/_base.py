@@ -67,12 +67,19 @@ _SPACES_RE = re.compile("|".join(_SPACES))
 _HTML_RE = re.compile(r"</?(?:strong|b|em|i|p|br|span|div|u|code)\s*/?>", re.IGNORECASE)
 
 
+# letters of another script glued to a Latin word or a number: a small model's stray tokens ("noを購入", "Spainにある")
+_GLUED_SCRIPT_RE = re.compile(r"(?<=[A-Za-z0-9])[\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
+
+
 def clean(text: str) -> str:
-    """Markdown emphasis and headings and stray HTML tags removed, dashes, quotes and odd spaces made plain."""
-    return _MD_RE.sub("", _HTML_RE.sub("", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text)))
+    """Markdown emphasis and headings and stray HTML tags removed, dashes, quotes and odd spaces made plain,
+    stray letters of another script glued to a word cut off."""
+    if not text.isascii():
+        text = _GLUED_SCRIPT_RE.sub(" ", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text))
+    return _MD_RE.sub("", _HTML_RE.sub("", text))
 
 
-_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)|\n\s*")
+_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
 
 
 def sentences(text: str) -> list[str]:
@@ -167,6 +174,14 @@ class Context:
         return (cleaned if "continuation" in self.disabled else own_answer(cleaned)).strip()
 
     @_lazy
+    def loop(self) -> bool:
+        """The output only writes prompts (see :func:`prompt_loop`)."""
+        if "continuation" in self.disabled or "\n" not in self.raw:
+            return False
+        low = self.raw.lower()  # a cheap test first: no instruction word, no prompt
+        return ("answer" in low or "question" in low or "reply" in low or "respond" in low or "give" in low) and prompt_loop(self.raw)
+
+    @_lazy
     def prose(self) -> str:
         """The text without Markdown table rows (tables are data; the verdict is in the prose)."""
         if "|" not in self.text:
@@ -214,7 +229,13 @@ class Context:
 
     @_lazy
     def refusal(self) -> bool:
-        return bool(REFUSAL_RE.search(self.text))
+        m = REFUSAL_RE.search(self.text)
+        return m is not None and not _ANSWERS_ANYWAY_RE.match(self.text, m.end())
+
+
+# "I can't browse the web, but from general knowledge: ...": a disclaimer, then an answer
+_ANSWERS_ANYWAY_RE = re.compile(r"[^.!?\n]*?,?\s+but\s+(?:from|based\s+on|according\s+to|in\s+general|generally|as\s+far\s+as"
+                                r"|i\s+(?:can|know|believe|recall)|here'?s|it'?s\s+(?:widely|generally|commonly))\b", re.IGNORECASE)
 
 
 def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str] = frozenset(),
@@ -280,39 +301,43 @@ def json_answer(text: str) -> Any:
 _NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no )(?<!your )(?<!the question )"
 STRONG_MARK_RE = re.compile(
     r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
-    r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?)\s*(?:[:=\-]|\bis\b)?\s*",
+    r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?"
+    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
 WEAK_MARK_RE = re.compile(
     r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
-    r"|which\s+gives|that\s+gives|this\s+gives|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
-    r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=\-]|\bis\b)?\s*",
+    r"|which\s+gives|that\s+gives|this\s+gives|which\s+(?:is|makes|equals)(?=\s+[-$\u2212]?\d)|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
+    r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
 HEDGE_RE = re.compile(
     r"\b(?:cannot\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)"
     r"|can'?t\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)|(?:don'?t|do\s+not)\s+(?:remember|recall)"
     r"|unable\s+to|insufficient\s+information|not\s+enough\s+(?:information|data|context|detail)"
-    r"|(?:not|n't)\s+(?:\w+\s+){0,2}enough\s+(?:information|info|data|context|detail)|impossible\s+to\s+(?:say|tell|know|determine)"
-    r"|no\s+way\s+(?:to|of)\s+(?:know|tell)|i\s+(?:don'?t|do\s+not)\s+know|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
+    r"|(?:not|n't)\s+(?:\w+\s+){0,2}enough\s+(?:information|info|data|context|detail)|impossible\s+to\s+(?:say|tell|know|determine|predict|forecast|answer)|(?:is|'s)\s+(?:entirely\s+|purely\s+|highly\s+|very\s+)?subjective|matter\s+of\s+(?:taste|opinion|preference)"
+    r"|no\s+way\s+(?:to|of)\s+(?:know|tell|check|verify|see|access|find\s+out|predict)|(?:i|we)\s+(?:don'?t|do\s+not)\s+know\b(?!\s+(?:for\s+sure|exactly|the\s+exact))|(?:no\s+one|nobody)\s+(?:really\s+)?knows|(?:no\s+one|nobody)\s+(?:can|could)\s+(?:say|tell|know|predict)|nobody\s+has\s+(?:counted|measured)"
+    r"|estimates\s+(?:vary|range|differ)\b(?![^.]*\b(?:i'?d|i\s+would|most\s+(?:\w+\s+)?(?:say|put|give)|best\s+(?:guess|estimate)|usually|commonly|typically|about|around)\b)|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
-    r"|no\s+(?:single|definitive|clear)\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
+    r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
     re.IGNORECASE,
 )
 REFUSAL_RE = re.compile(
     r"\b(?:i\s+(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
-    r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|evaluate|determine|perform|know|see|identify|recognize|access|view|open)"
+    r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|forecast|foresee|speculate|evaluate|determine|perform|know|see"
+    r"|identify|recognize|access|view|open|browse|look\s+up|check|share|disclose|reveal)"
     r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
     r"|i\s+(?:don'?t|do\s+not)\s+have\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)"
     r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"
-    r"|please\s+(?:clarify|specify|provide)|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell)"
+    r"|please\s+(?:clarify|specify|provide|tell\s+me|let\s+me\s+know)|which\s+(?:\w+\s+){0,2}do\s+you\s+mean|what\s+do\s+you\s+mean|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell|check|verify|see|access|find\s+out|predict)"
     r"|you\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:shared|provided|attached|given|included|posted|sent|uploaded)"
-    r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",
+    r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)"
+    r"|(?:wasn't|was\s+not|isn't|is\s+not|weren't|were\s+not|hasn't\s+been|has\s+not\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",
     re.IGNORECASE,
 )
 CORRECTION_RE = re.compile(
-    r"(?:\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"
+    r"(?:(?<=\s)[-\u2014\u2013]+\s*(?:no|nope)(?=\s*[,.;!])|\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"
     r"|let\s+me\s+(?:correct|fix|redo|recompute|recalculate|recount|reconsider|re-?check|double[-\s]check)(?:\s+(?:that|this))?"
     r"|(?:sorry|no),\s+(?:that'?s|that\s+is|it'?s)\s+(?:wrong|incorrect|not\s+right)|that'?s\s+(?:wrong|incorrect|not\s+right)"
     r"|i\s+(?:mis(?:read|counted|calculated|spoke|remembered))|i\s+was\s+(?:wrong|confusing|thinking\s+of|mixing)"
@@ -369,7 +394,8 @@ def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Matc
 
 
 # a base model that goes on to write the next question of its few-shot prompt
-_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise)\s*\d*\s*[:.)]", re.IGNORECASE)
+_CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise|statement|passage|claim)\s*\d*\s*(?:[:.)]|$)"
+                              r"|(?<=[.!?])[ \t]+(?:Question|Q|Problem)\s*\d*\s*:\s", re.IGNORECASE)
 
 
 _END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
@@ -378,9 +404,85 @@ _NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|ca
 _ECHO_RE = re.compile(r"^\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
                       r"|should|has|have)\b[^\n?]{3,200}\?\s*", re.IGNORECASE)
 # the prompt's instruction, echoed after the question: "Answer yes or no.", "Answer briefly."
-_INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only|with\s+\w+"
-                             r"(?:\s+\w+)?|in\s+(?:one|a)\s+\w+))+\s*[.:]?", re.IGNORECASE)
+_INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only"
+                             r"|with\s+(?:the\s+)?(?:letter|number|name|word)(?:\s+of\s+the\s+(?:correct|right|best)\s+(?:option|answer|choice))?"
+                             r"|with\s+\w+(?:\s+\w+)?|in\s+(?:one|a|a\s+few|two|three|\d+)\s+\w+))+\s*[.:]?", re.IGNORECASE)
+# the prompt's instruction on a line of its own, as a base model writes it again and again
+_INSTRUCTION_LINE_RE = re.compile(_INSTRUCTION_RE.pattern.replace("^\\s*", "^[ \\t]*", 1), re.IGNORECASE | re.MULTILINE)
+_VERDICT_LINE_RE = re.compile(r"^[ \t]*answer\s+(?:yes|no|true|false)\b(?!\s+or\b)", re.IGNORECASE | re.MULTILINE)
+_HEADER_RE = re.compile(r"^\s*(?:<[^>\n]+>)?\s*question\s*\d+\s*[.:]?\s*(?:</[^>\n]+>)?\s*(?:\n|$)", re.IGNORECASE)
+
+
+def prompt_loop(text: str) -> bool:
+    r"""Whether a base model only writes prompts: the instruction ("Answer in a few words.") on two
+    lines or more, or a "Question 7" header before anything else.
+
+    >>> prompt_loop("Who wrote it?\nAnswer in a few words. xyz\nWho wrote it?\nAnswer in a few words.")
+    True
+    """
+    strict = len(_INSTRUCTION_LINE_RE.findall(text))
+    return bool(_HEADER_RE.match(text)) or strict >= 2 or strict + len(_VERDICT_LINE_RE.findall(text)) >= 3
 _ANSWERED_RE = re.compile(r"\b(?:yes|no|true|false)\b|\d", re.IGNORECASE)
+
+
+_DIGITS_RE = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _first_of_repeats(text: str) -> str:
+    r"""A base model that repeats its answer line, or goes on down a table of the same line with other
+    numbers ("123 x 4 = 492", "123 x 5 = 615", ...): its first line is its answer.
+
+    >>> _first_of_repeats(" 56\n56\n56"), _first_of_repeats("7 x 8 = 56\n7 x 9 = 63\n7 x 10 = 70")
+    (' 56', '7 x 8 = 56')
+    """
+    if text.count("\n") < 2:
+        return text
+    lines = [ln.strip() for ln in text.strip().split("\n") if ln.strip()]
+    if len(lines) < 3:
+        return text
+    first = text[: text.index(lines[0]) + len(lines[0])]
+    if lines[1] == lines[0] and lines[2] == lines[0]:
+        return first
+    shape = _DIGITS_RE.sub("#", lines[0])
+    if "=" not in shape or "#" not in shape:
+        return text
+    same = [ln for ln in lines[1:] if _DIGITS_RE.sub("#", ln) == shape]
+    if len(same) >= 2:
+        heads = [_DIGITS_RE.findall(ln)[0] for ln in (lines[0], *same)]
+        results = {_DIGITS_RE.findall(ln)[-1] for ln in (lines[0], *same)}
+        if len(set(heads)) == 1 and not results & set(heads[1:]):  # a table, not a chain of steps
+            return first
+    return text
+
+
+_NON_WORD_RE = re.compile(r"[^\w\s]")
+
+
+@lru_cache(maxsize=4096)
+def _plain_question(question: str) -> str:
+    return " ".join(_NON_WORD_RE.sub(" ", question.lower()).split())
+
+
+def echoes_question(text: str, question: str | None) -> bool:
+    """Whether every sentence of ``text`` is a sentence of the question, repeated (no answer of its own).
+
+    >>> echoes_question("Tom has 3 apples. How many has he?", "Tom has 3 apples. How many has he?")
+    True
+    """
+    if not question or not text.strip():
+        return False
+    q = _plain_question(question)
+    head = _NON_WORD_RE.sub(" ", text[:60].lower()).split()[:3]
+    if len(head) < 3 or f" {' '.join(head)} " not in f" {q} ":
+        return False  # a cheap test first: most outputs do not open with the question's words
+    parts = [" ".join(_NON_WORD_RE.sub(" ", p.lower()).split()) for p in sentences(text)]
+    parts = [p for p in parts if p and p not in ("answer", "question", "a", "q")]
+    return bool(parts) and all(len(p.split()) >= 3 and f" {p} " in f" {q} " for p in parts)
+
+
+def echo_rule(ctx: Context) -> str | None:
+    """An output that only repeats the question, or only writes prompts, answers nothing: unextracted."""
+    return ABSTAIN if ctx.loop or echoes_question(ctx.text, ctx.question) else None
 
 
 def own_answer(text: str) -> str:
@@ -396,9 +498,12 @@ def own_answer(text: str) -> str:
     echo = _ECHO_RE.match(text)
     if echo and text[echo.end():].strip():
         text = _INSTRUCTION_RE.sub("", text[echo.end():], count=1)
+        if _CONTINUATION_RE.match("\n" + text.lstrip()):
+            return ""  # the question echoed, then the next question: no answer of its own
     m = _CONTINUATION_RE.search(text)
     if m and text[:m.start()].strip():
         text = text[:m.start()]
+    text = _first_of_repeats(text)
     for m in _NEXT_QUESTION_RE.finditer(text):
         rest_of_line = text[m.end():].split("\n", 1)[0]
         if text[:m.start()].strip() and not _ANSWERED_RE.search(rest_of_line):

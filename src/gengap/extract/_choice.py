@@ -15,6 +15,8 @@ from gengap.extract._base import (
     Context,
     Rule,
     clean,
+    content_stems,
+    echo_rule,
     first_part,
     stem,
     words,
@@ -82,7 +84,7 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixt
              "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
              **{str(i): i for i in range(1, 10)}, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
              "i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8}
-_NTH = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|1st|2nd|3rd|4th|5th|6th)"
+_NTH = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|middle|1st|2nd|3rd|4th|5th|6th)"
 _ORDINAL_RE = re.compile(
     rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
     r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
@@ -98,7 +100,7 @@ _OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9]|(?<=num
 
 def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
     word = next(g for g in m.groups() if g).lower()
-    index = n if word in ("last", "final") else _ORDINALS.get(word)
+    index = n if word in ("last", "final") else (n + 1) // 2 if word == "middle" and n % 2 else _ORDINALS.get(word)
     if index is None or not 1 <= index <= n:
         return None
     return choice_letters(n)[index - 1]
@@ -113,7 +115,8 @@ def _unlisted(ctx: Context) -> str:
     memo = ctx.__dict__.get("_unlisted")
     if memo is None:
         lines = _LISTING_LINE_RE.findall(ctx.text)
-        memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if len(lines) >= 2 else ctx.text
+        listing = len(lines) >= 2 and lines[0].strip().lstrip("([")[:1].upper() == "A"  # written out from A
+        memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if listing else ctx.text
         ctx.__dict__["_unlisted"] = memo
     return memo
 
@@ -260,7 +263,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
             if hit.group(1) != "a" or re.match(r"^\W{0,3}[\(\[]?a(?:[\)\]]|\.|\s*$)", tail):
                 return letter
         line = tail.split("\n", 1)[0]
-        ordinal = None if "ordinal" in ctx.disabled else _ORDINAL_RE.search(text[m.start():m.end() + 40])
+        window = text[m.start():m.end() + 40]
+        ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
         index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)", line, re.IGNORECASE)
@@ -299,6 +303,24 @@ def _marked(ctx: Context) -> str | None:
     return _marked_in(ctx, ctx.text)
 
 
+def _bold(ctx: Context) -> str | None:
+    """The one letter set in bold outside a table ("By the UN's figures, **A**.")."""
+    if "**" not in ctx.raw:
+        return None
+    prose = re.sub(r"^\s*\|.*$", "", ctx.raw, flags=re.MULTILINE)
+    found = {m.group(1) for m in re.finditer(rf"\*\*\s*(?:option\s+|choice\s+)?\(?([{_letters(ctx)}])\)?[.:]?\s*\*\*", prose, re.IGNORECASE)}
+    return found.pop().upper() if len(found) == 1 else None
+
+
+@lru_cache(maxsize=64)
+def _subject_patterns(letters: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A letter that is the subject of the opening verb ("A gives the most."), and any letter with a copula."""
+    subject = re.compile(rf"^\W*(?:(?:the\s+)?(?:option|choice|plan|answer|letter|number|item|statement)\s+)?\(?([{letters}])\)?\s+"
+                         r"(?:is|gives|has|wins|comes|offers|yields|provides|was|does|matches|fits|costs|works|makes|would|will|shows|describes"
+                         r"|names|lists|contains|holds|leads|beats)\b", re.IGNORECASE)
+    return subject, re.compile(rf"\b[{letters}]\s+(?:is|are|was|has|gives)\b")
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
@@ -308,6 +330,9 @@ def _answer_first(ctx: Context) -> str | None:
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
+    glued = re.match(rf"^\W{{0,3}}([{_letters(ctx)}])(?=[A-Z][a-z]{{2}})", text)
+    if glued:
+        return glued.group(1)  # "CButtonClicked": a letter glued to a stray token
     head, _ = first_part(text)
     if ctx.choices and "ordinal" not in ctx.disabled:
         ordinal = _ORDINAL_RE.search(head)
@@ -321,6 +346,11 @@ def _answer_first(ctx: Context) -> str | None:
     exact = _exact_option(ctx, head)
     if exact:
         return exact
+    subject_re, subjects_re = _subject_patterns(_letters(ctx))
+    opening = subject_re.match(head)
+    if opening and opening.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (opening.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
+                                                       and not re.search(r"\b[B-E]\b", text)):
+        return opening.group(1)
     if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
@@ -368,11 +398,19 @@ def _declared(ctx: Context) -> str | None:
 def _ordinal(ctx: Context) -> str | None:
     if not ctx.choices:
         return None
-    for m in _ORDINAL_RE.finditer(ctx.text):
+    for m in [*_ORDINAL_RE.finditer(ctx.text), *_ordinal_nouns(ctx, ctx.text)]:
         letter = _ordinal_letter(m, len(ctx.choices))
         if letter and not _NEGATED_MENTION_RE.search(ctx.text[max(0, m.start() - 20):m.start()]):
             return letter
     return None
+
+
+_NTH_NOUN_RE = re.compile(rf"\bthe\s+{_NTH}\s+([a-z]+)\b", re.IGNORECASE)
+
+
+def _ordinal_nouns(ctx: Context, text: str) -> list[re.Match[str]]:
+    """An ordinal with a noun the question uses for its options ("the second title" for "the best title")."""
+    return [m for m in _NTH_NOUN_RE.finditer(text) if stem(m.group(2)) in ctx.question_stems]
 
 
 def _trailing(ctx: Context) -> str | None:
@@ -399,6 +437,16 @@ def _option_text(ctx: Context) -> str | None:
         return next(iter(found))
     ordered = sorted(found.items(), key=lambda kv: kv[1])
     head, _ = first_part(plain)
+    clause = re.split(r";\s|\s-\s|:\s", head, maxsplit=1)[0]
+    if len(clause) < len(head):
+        named = [letter for letter, at in ordered if at < len(clause)]
+        if len(named) == 1 and ctx.question_stems & content_stems(clause):
+            return named[0]  # "The largest is Jupiter; Earth and Mars are rocky."
+    turn = list(re.finditer(r",?\s+but\s+", head))
+    if turn:
+        after = [letter for letter, at in ordered if at >= turn[-1].end()]
+        if len(after) == 1 and len(head) >= ordered[-1][1]:
+            return after[0]  # "Many people guess Sydney, but the capital is Canberra."
     if ordered[0][1] < len(head) <= ordered[1][1]:
         return ordered[0][0]  # named first; the others are discussed afterwards
     if len(plain[:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
@@ -415,8 +463,10 @@ def _last_letter(ctx: Context) -> str | None:
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
+    Rule("bold", "format", _bold),
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),

@@ -18,8 +18,10 @@ from gengap.extract._base import (
     after_last,
     clean,
     content_stems,
+    echo_rule,
     first_part,
     sentences,
+    stem,
 )
 
 
@@ -30,6 +32,8 @@ class Num(NamedTuple):
     end: int
     value: Fraction
     pct: bool
+    #: the scale word after the digits ("2.1 million": 10**6), already multiplied into ``value``
+    scale: int = 1
 
 
 _SMALL = {w: i for i, w in enumerate(
@@ -38,7 +42,8 @@ _SMALL = {w: i for i, w in enumerate(
 _TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "dozen": 12}
 _ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4,
-                      "fifth": 5, "fifths": 5, "tenth": 10, "tenths": 10}
+                      "fifth": 5, "fifths": 5, "sixth": 6, "sixths": 6, "seventh": 7, "sevenths": 7, "eighth": 8,
+                      "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
 _WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES, "a", "and"], key=len, reverse=True))
@@ -49,8 +54,17 @@ _NUMBER_RE = re.compile(
     r"(?:(?P<sign>[-+])\s?)?(?P<cur>[$€£¥]|USD\s?|EUR\s?|Rs\.?\s?)?(?P<sign2>-)?"
     rf"(?:(?P<whole>\d+)\s+(?P<mn>\d+)/(?P<md>\d+)|(?P<fn>{_NUM})\s*/\s*(?P<fd>{_NUM})"
     rf"|(?P<num>{_NUM})(?:\s*(?:[eE](?P<exp>[-+]?\d+)|\s?(?:x|×|\*|\\times|\\cdot)\s?10\s?\^\s?\{{?(?P<exp2>[-+]?\d+)\}}?))?)"
-    r"(?P<pct>\s?%)?"
+    r"(?P<pct>\s?%|\s(?:percent|per\s?cent)\b)?"
 )
+_SCALE_AFTER_RE = re.compile(r"\s*(thousand|million|billion|trillion)\b(?!\s*(?:th|ths)\b)|(k|K|M|bn|mn)(?![\w/²³])", re.IGNORECASE)
+_SCALE = {"thousand": 10**3, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+          "k": 10**3, "m": 10**6, "mn": 10**6, "bn": 10**9}
+_SCALE_NAME = {10**3: "thousand", 10**6: "million", 10**9: "billion", 10**12: "trillion"}
+_VULGAR = {"½": Fraction(1, 2), "⅓": Fraction(1, 3), "⅔": Fraction(2, 3), "¼": Fraction(1, 4), "¾": Fraction(3, 4),
+           "⅕": Fraction(1, 5), "⅖": Fraction(2, 5), "⅗": Fraction(3, 5), "⅘": Fraction(4, 5), "⅙": Fraction(1, 6),
+           "⅚": Fraction(5, 6), "⅛": Fraction(1, 8), "⅜": Fraction(3, 8), "⅝": Fraction(5, 8), "⅞": Fraction(7, 8)}
+_VULGAR_RE = re.compile(rf"(?:(\d+)\s?)?([{''.join(_VULGAR)}])")
+_DECIMAL_COMMA_RE = re.compile(r",(\d{2})(?![\d,])")
 _LATEX_FRAC_RE = re.compile(r"(-)?\\[dt]?frac\s*\{\s*([^{}]+?)\s*\}\s*\{\s*([^{}]+?)\s*\}")
 
 
@@ -112,6 +126,10 @@ def numbers_in(text: str) -> list[Num]:
             continue
         found.append(Num(m.start(), m.end(), -value if m.group(1) else value, False))
         covered.append(m.span())
+    if not text.isascii():
+        for m in _VULGAR_RE.finditer(text):  # "¾", "1½"
+            found.append(Num(m.start(), m.end(), int(m.group(1) or 0) + _VULGAR[m.group(2)], False))
+            covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
@@ -142,6 +160,20 @@ def numbers_in(text: str) -> list[Num]:
             prev = text[:start].rstrip()
             if not (g["sign"] == "-" and prev and (prev[-1].isdigit() or prev[-1] in ")")):
                 value = -value
+        scale = _SCALE_AFTER_RE.match(text, m.end()) if g["pct"] is None and g["exp"] is None and g["exp2"] is None else None
+        if scale and scale.group(2) == "m":
+            scale = None  # "5m" is metres
+        if scale:  # "2.1 million", "2.5k"
+            factor = _SCALE[(scale.group(1) or scale.group(2)).lower()]
+            found.append(Num(m.start(), scale.end(), value * factor, False, factor))
+            covered.append((m.start(), scale.end()))
+            continue
+        comma = _DECIMAL_COMMA_RE.match(text, m.end()) if g["num"] and "," not in g["num"] and "." not in g["num"] \
+            and g["pct"] is None and (g["cur"] or text[m.end() + 3:m.end() + 5].strip()[:1] in ("€", "")) else None
+        if comma:  # "€12,50": a decimal comma
+            value += Fraction(int(comma.group(1)), 100) * (1 if value >= 0 else -1)
+            found.append(Num(m.start(), comma.end(), value, False))
+            continue
         found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
@@ -167,7 +199,8 @@ def parse_number(text: str) -> Fraction | None:
 
 
 # ---------------------------------------------------------------------------------------- reading helpers
-_PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share)\b", re.IGNORECASE)
+_PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share|decimal(?!\s+(?:places?|digits?|points?)))\b",
+                             re.IGNORECASE)
 _PERCENT_RE = re.compile(r"%|\bper\s*cent|\bpercentage", re.IGNORECASE)
 _NEGATED_RE = re.compile(r"\b(?:not|isn't|wasn't|rather\s+than|instead\s+of)\s*\$?$", re.IGNORECASE)
 
@@ -178,8 +211,48 @@ _PLACES = {"one": 1, "two": 2, "three": 3, "four": 4, "whole number": 0, "intege
            "thousandth": 3}
 
 
+_WH_RE = re.compile(r"\b(?:what|which|how|find|calculate|compute|give|express|estimate)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def asked_part(question: str) -> str:
+    """The part of a question that asks (from its last sentence with a "?" on), not the facts it gives first.
+
+    >>> asked_part("The chance of rain is 30%. What is the probability it stays dry? Give a decimal.")
+    'What is the probability it stays dry? Give a decimal.'
+    """
+    mark = question.rfind("?")
+    if mark < 0:
+        return question
+    start = max(question.rfind(". ", 0, mark), question.rfind("\n", 0, mark)) + 1
+    wh = list(_WH_RE.finditer(question, start, mark))
+    return question[wh[-1].start() if wh else start:].strip()
+
+
+_YEAR_Q_RE = re.compile(r"^\W*(?:(?:in|during)\s+)?(?:what|which)\s+year\b|^\W*when\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _asks(question: str) -> tuple[bool, bool, bool, str | None]:
+    """Whether the question asks for a probability (a decimal), a percentage, a year, and the unit of
+    time it counts in ("how many minutes"): keyed by the question."""
+    asked = asked_part(question)
+    percent = bool(_ASKS_PERCENT_RE.search(asked)) and not re.search(r"\bdecimal\b(?!\s+places?)", asked, re.IGNORECASE)
+    probability = bool(_PROBABILITY_RE.search(asked) and not _ASKS_PERCENT_RE.search(asked))
+    unit = re.search(r"\b(?:how\s+many|in|number\s+of)\s+(hour|minute|second)s?\b", asked, re.IGNORECASE)
+    return probability, percent, bool(_YEAR_Q_RE.search(asked)), unit.group(1).lower() if unit else None
+
+
 def _wants_probability(ctx: Context) -> bool:
-    return "percent" not in ctx.disabled and bool(ctx.question and _PROBABILITY_RE.search(ctx.question) and not _PERCENT_RE.search(ctx.question))
+    return "percent" not in ctx.disabled and ctx.question is not None and _asks(ctx.question)[0]
+
+
+#: a percentage asked for ("what percentage", "by what percent", "as a %"), not a percentage given ("20% of 50")
+_ASKS_PERCENT_RE = re.compile(r"\bper\s*cent(?:age)?\b|(?<![\d\s])\s*%|\bas\s+a\s+%", re.IGNORECASE)
+
+
+def _wants_percent(ctx: Context) -> bool:
+    return "percent" not in ctx.disabled and ctx.question is not None and _asks(ctx.question)[1]
 
 
 def _answer(n: Num, ctx: Context) -> str:
@@ -188,6 +261,12 @@ def _answer(n: Num, ctx: Context) -> str:
     value = n.value
     if n.pct and _wants_probability(ctx):
         value = value / 100
+    elif not n.pct and 0 < value <= 1 and _wants_percent(ctx) and (
+            any(m.pct and m.value == value * 100 for m in _nums(ctx, ctx.text))
+            or (value < 1 and not any(m.pct for m in _nums(ctx, ctx.text)))):
+        value = value * 100  # "0.25, i.e. 25%", or a bare "0.2", for a percentage: the form asked for
+    if n.scale > 1 and ctx.question and re.search(rf"\b(?:in|of)\s+{_SCALE_NAME[n.scale]}s\b", ctx.question, re.IGNORECASE):
+        value = value / n.scale  # "in millions": the number before the scale word
     if ctx.question and "percent" not in ctx.disabled:
         m = _PLACES_RE.search(ctx.question)
         if m:
@@ -203,8 +282,28 @@ def _nums(ctx: Context, text: str) -> list[Num]:
     memo = ctx.__dict__.setdefault("_nums", {})
     if text not in memo:
         plain = text.replace("\\$", "$")
+        if _wants_probability(ctx):  # "1 in 4", "3 out of 10": a probability (same length, places kept)
+            plain = _ODDS_RE.sub(lambda m: f"{m.group(1)}/{m.group(2)}".ljust(len(m.group(0))), plain)
+        unit = _asks(ctx.question)[3] if ctx.question and "percent" not in ctx.disabled else None
+        if unit:  # "1 h 45 min" for "how many minutes": one number in the unit asked for (same length)
+            plain = _DURATION_RE.sub(lambda m: _duration(m, unit).ljust(len(m.group(0))), plain)
         memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
     return memo[text]
+
+
+_DURATION_RE = re.compile(r"\b(\d+)\s*(?:h|hrs?|hours?)\s*(?:and\s+|,\s*)?(\d+)\s*(?:m|mins?|minutes?)\b"
+                          r"|\b(\d+)\s*(?:m|mins?|minutes?)\s*(?:and\s+|,\s*)?(\d+)\s*(?:s|secs?|seconds?)\b", re.IGNORECASE)
+
+
+def _duration(m: re.Match[str], unit: str) -> str:
+    if m.group(1):  # hours and minutes
+        minutes = int(m.group(1)) * 60 + int(m.group(2))
+        return str(minutes) if unit == "minute" else format_number(Fraction(minutes, 60)) if unit == "hour" else m.group(0)
+    seconds = int(m.group(3)) * 60 + int(m.group(4))
+    return str(seconds) if unit == "second" else format_number(Fraction(seconds, 60)) if unit == "minute" else m.group(0)
+
+
+_ODDS_RE = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
 
 
 def _question_values(ctx: Context) -> frozenset[Fraction]:
@@ -214,6 +313,16 @@ def _question_values(ctx: Context) -> frozenset[Fraction]:
 @lru_cache(maxsize=4096)
 def _values_in_question(question: str) -> frozenset[Fraction]:
     return frozenset(n.value for n in numbers_in(question))
+
+
+@lru_cache(maxsize=4096)
+def _given_in_question(question: str) -> frozenset[tuple[Fraction, bool]]:
+    return frozenset((n.value, n.pct) for n in numbers_in(question))
+
+
+def _given(ctx: Context, n: Num) -> bool:
+    """Whether the question gives ``n`` (a percentage only as a percentage: "$20" is not the "20%" it gives)."""
+    return ctx.question is not None and (n.value, n.pct) in _given_in_question(ctx.question)
 
 
 # ---------------------------------------------------------------------------------------- the rules
@@ -239,11 +348,15 @@ def _result(ctx: Context, segment: str) -> Num | None:
             if nums:
                 return nums[0]
     nums = _nums(ctx, segment)
-    return nums[0] if nums else None
+    fresh = [n for n in nums if not _given(ctx, n)]  # "so 5 spiders have 40 legs"
+    return (fresh or nums)[0] if nums else None
 
 
 def _read_region(ctx: Context, region: str) -> str | None:
-    """The answer in a stretch of text: its last marked number, else its last concluding one, else its last."""
+    """The answer in a stretch of text: its last marked number, else its last concluding one, else its last
+    (a check or an aside in parentheses after it is no answer)."""
+    kept = [p for p in sentences(region) if not _PLEASANTRY_RE.match(p)]
+    region = " ".join(kept) if kept else region
     tail = after_last(STRONG_MARK_RE, region)
     for part in (tail, after_last(WEAK_MARK_RE, region)):
         if part is not None:
@@ -317,12 +430,11 @@ def _table(ctx: Context) -> str | None:
     statement = clean(statement)
     for sentence in reversed(sentences(statement)):
         for mark in WEAK_MARK_RE.finditer(sentence):
-            num = _result(ctx, sentence[mark.end():])
+            num = _after_mark(ctx, sentence, mark)
             if num:
                 return _answer(num, ctx)
-    given = _question_values(ctx)
     for sentence in sentences(statement):  # "There are 35 cars in total." speaks of what the question asks
-        fresh = [n for n in _nums(ctx, sentence) if n.value not in given]
+        fresh = [n for n in _nums(ctx, sentence) if not _given(ctx, n)]
         if len(fresh) == 1 and ctx.question_stems & content_stems(sentence):
             return _answer(fresh[0], ctx)
     first = ctx.text.find("|")
@@ -356,9 +468,33 @@ def _preferred(ctx: Context, nums: list[Num]) -> list[Num]:
     """Of several numbers, those in the form the question asks for (a percentage, a probability)."""
     if _wants_probability(ctx) and any(n.pct or 0 < n.value < 1 for n in nums):
         return [n for n in nums if n.pct or 0 < n.value < 1]
-    if ctx.question and "percent" not in ctx.disabled and _PERCENT_RE.search(ctx.question) and any(n.pct for n in nums):
+    if _wants_percent(ctx) and any(n.pct for n in nums):
         return [n for n in nums if n.pct]
+    if ctx.question and _asks(ctx.question)[2] and any(_is_year(n) for n in nums):
+        return [n for n in nums if _is_year(n)]  # "on 9 November 1989" for "in what year"
     return nums
+
+
+def _is_year(n: Num) -> bool:
+    return not n.pct and n.value.denominator == 1 and 1000 <= n.value <= 2100
+
+
+_UNIT_AFTER_RE = re.compile(r"^\s*([A-Za-z]{2,})")
+
+
+@lru_cache(maxsize=4096)
+def _given_units(question: str) -> tuple[frozenset[str], str | None]:
+    """The units of the quantities a question gives ("2 hours") and the unit it asks for ("how many kilometres")."""
+    given = {stem(m.group(1)) for n in numbers_in(question) if (m := _UNIT_AFTER_RE.match(question[n.end:]))}
+    asked = re.search(r"\bhow\s+(?:many|much)\s+([A-Za-z]+)", asked_part(question), re.IGNORECASE)
+    return frozenset(given), stem(asked.group(1)) if asked else None
+
+
+def _of_given_unit(question: str, after: str) -> bool:
+    given, asked = _given_units(question)
+    m = _UNIT_AFTER_RE.match(after)
+    unit = stem(m.group(1)) if m else ""
+    return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
 def _answer_first(ctx: Context) -> str | None:
@@ -370,7 +506,7 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in head and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead):
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
@@ -382,12 +518,18 @@ def _answer_first(ctx: Context) -> str | None:
         if _LABEL_RE.match(plain) and ":" in plain and len(ctx.sentences) > 1 and not ctx.question:
             return None
     main = _SUBORDINATE_RE.sub("", plain, count=1)
-    nums = _nums(ctx, _APPOSITIVE_RE.sub(" ", main)) or _nums(ctx, main) or _nums(ctx, plain)
+    source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
+    nums = _nums(ctx, source)
     if not nums:
         return None
+    if len(nums) > 1 and ctx.question:  # "over 2⅓ hours ... covers 42 km" for "how many kilometres": the hours are given
+        kept = [n for n in nums if not _of_given_unit(ctx.question, source[n.end:n.end + 20])]
+        nums = kept or nums
+    if (_wants_percent(ctx) or _wants_probability(ctx)) and rest and len(_preferred(ctx, nums)) == len(nums) \
+            and not any(n.pct or 0 < n.value < 1 for n in nums) and any(n.pct for n in _nums(ctx, rest)):
+        return None  # "It fell by $5,000. ... a 25% decrease.": the percentage asked for comes later
     nums = _preferred(ctx, nums)
-    given = _question_values(ctx)
-    fresh = [n for n in nums if n.value not in given]
+    fresh = [n for n in nums if not _given(ctx, n)]
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
@@ -395,6 +537,31 @@ def _answer_first(ctx: Context) -> str | None:
     if len(nums) == 1 and bare:
         return _answer(nums[0], ctx)  # a bare number, even one the question mentions
     return None
+
+
+_UNIT_WORD_RE = re.compile(r"^\s*(?:(?:more|extra|additional|whole|total|full|other|new|small|large|big|left|remaining|in|of)\s+)*([A-Za-z]{2,})")
+
+
+def _unit_of(text: str, n: Num) -> str:
+    """The stem of the word a number counts ("22 more eggs" -> "egg"), or ""."""
+    m = _UNIT_WORD_RE.match(text[n.end:n.end + 40])
+    return stem(m.group(1)) if m else ""
+
+
+def _asked_unit(ctx: Context) -> str | None:
+    """When the first sentence's numbers all count something other than the unit the question asks
+    for ("how many hours"), and later numbers count that unit: the last of those."""
+    if not ctx.question:
+        return None
+    asked = _given_units(ctx.question)[1]
+    head, rest = first_part(ctx.prose)
+    if not asked or not rest:
+        return None
+    first = [_unit_of(head, n) for n in _nums(ctx, head)]
+    if not first or any(not u or u[:3] == asked[:3] for u in first):
+        return None
+    later = [n for n in _nums(ctx, rest) if _unit_of(rest, n)[:3] == asked[:3]]
+    return _answer(later[-1], ctx) if later else None
 
 
 def _hedge(ctx: Context) -> str | None:
@@ -413,39 +580,84 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+_LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.MULTILINE)
+
+
+def _labelled(ctx: Context) -> str | None:
+    """The last line labelled with what the question asks ("Average: 246 / 3 = 82"), its result."""
+    if not ctx.question or "\n" not in ctx.prose or not _LINE_LABEL_RE.search(ctx.prose):
+        return None
+    lines = [ln for ln in ctx.prose.split("\n") if re.search(r"\d", ln) and _nums(ctx, ln) and not _PLEASANTRY_RE.match(ln.strip())]
+    asked = content_stems(asked_part(ctx.question))
+    for i in range(len(lines) - 1, -1, -1):
+        m = _LINE_LABEL_RE.match(lines[i].strip())
+        if m and content_stems(m.group(1)) & asked and not _NOTE_RE.match(m.group(0)):
+            found = _result(ctx, m.group(2))  # the last line labelled with what is asked ...
+            last = _nums(ctx, lines[-1])[-1]
+            if found and (i == len(lines) - 1 or last.value == found.value):  # ... that the output ends on
+                return _answer(found, ctx)
+            return None
+    return None
+
+
+_TOTAL_AFTER_RE = re.compile(r"\s*(?:in\s+total|in\s+all|altogether|total)\W*$", re.IGNORECASE)
+
+
+def _after_mark(ctx: Context, sentence: str, mark: re.Match[str]) -> Num | None:
+    """The number a concluding word points to: after it, or just before "in total" ending a clause
+    ("There are 8 planets in total; ..."). A sentence that recalls a retracted answer points to none."""
+    if _RETRACTED_RE.search(sentence):
+        return None
+    rest = sentence[mark.end():]
+    if re.match(r"^\s*(?:[;,.:]|$)", rest) and _TOTAL_AFTER_RE.search(sentence[:mark.end()]):
+        before = _nums(ctx, sentence[:mark.start()])
+        if before:
+            return before[-1]
+    return _result(ctx, rest)
+
+
+# a sentence that recalls an answer taken back: "Earlier I said 63 by mistake."
+_RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\s+(?:i\s+)?(?:said|wrote|gave|answered|put|thought)"
+                           r"|i\s+(?:first|initially|previously|earlier)\s+(?:said|wrote|gave|answered|put|thought)|by\s+mistake"
+                           r"|(?:was|is)\s+(?:wrong|incorrect|a\s+(?:mistake|typo|slip)))\b", re.IGNORECASE)
+
+
 def _concluding(ctx: Context) -> str | None:
     """The number after the concluding word ("so", "therefore", "in total") of the last sentence that
     has one, the result of an equation when the sentence holds one."""
     for sentence in reversed(sentences(ctx.prose)):
         for mark in WEAK_MARK_RE.finditer(sentence):
-            num = _result(ctx, sentence[mark.end():])
+            num = _after_mark(ctx, sentence, mark)
             if num:
                 return _answer(num, ctx)
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you)",
-                            re.IGNORECASE)
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+                            r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b)", re.IGNORECASE)
+
+
+_ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
 
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
-    parts = [s for s in ctx.sentences if not _PLEASANTRY_RE.match(s)]
+    parts = [s for s in ctx.sentences if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
     if not parts:
         return None
     last = parts[-1]
     wanted = _preferred(ctx, _nums(ctx, last))
     if wanted and len(wanted) < len(_nums(ctx, last)):
         return _answer(wanted[-1], ctx)
-    if "=" in last:
+    if "=" in last or _ENDS_IS_NUMBER_RE.search(last):  # "144 divided by 12 is 12."
         found = _result(ctx, last)
         if found:
             return _answer(found, ctx)
     nums = _nums(ctx, last)
     if not nums:
         return ABSTAIN
-    if nums[-1].value in _question_values(ctx) and len(ctx.sentences) == 1 and len(last.split()) > 3:
+    if _given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3:
         return ABSTAIN  # a remark about the question's own numbers
     return _answer(nums[-1], ctx)
 
@@ -453,13 +665,16 @@ def _last_number(ctx: Context) -> str | None:
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("table", "table", _table),
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("asked_unit", "answer_first", _asked_unit),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("labelled", "marker", _labelled),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
 )

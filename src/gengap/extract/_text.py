@@ -16,6 +16,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     content_stems,
+    echo_rule,
     first_part,
     sentences,
     stem,
@@ -23,21 +24,24 @@ from gengap.extract._base import (
 )
 
 _TEXT_MARK_RE = re.compile(
-    r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be))?|####)"
-    r"\s*(?:[:=\-]|\bis\b)?\s*",
+    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
+    r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
+    r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
+    r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
     re.IGNORECASE,
 )
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
     r"^(?:(?:it(?:'s|\s+is|\s+was)|that(?:'s|\s+is|\s+was|\s+would\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
-    r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
+    r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
+    r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
-_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|,\s+(?=[a-z0-9])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
+_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
                             re.IGNORECASE)
 _COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
@@ -116,6 +120,11 @@ def _trim_question_words(span: str, ctx: Context) -> str:
     def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
         return len(" ".join(rest).strip(_QUOTES)) > 2
 
+    for i in range(1, len(tokens)):  # "Vitamin C deficiency": the short name and the word it names
+        if len(tokens[i].strip(_QUOTES)) <= 2 and tokens[i][:1].isupper() and _is_question_word(tokens[i - 1], ctx) \
+                and all(_is_question_word(t, ctx) or t.lower() in STOPWORDS for t in tokens[:i - 1] + tokens[i + 1:]):
+            return f"{tokens[i - 1]} {tokens[i]}"
+
     while len(tokens) > 1 and tokens[0].lower() in STOPWORDS and keeps(tokens[1:]):
         tokens.pop(0)
     while len(tokens) > 1 and tokens[-1].lower() in STOPWORDS and keeps(tokens[:-1]):
@@ -155,9 +164,52 @@ _PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|\w+ly)\s+)?(?:famous|famed|re
                                 r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
 
 
+_INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?:ay)?|sure)\s*[,!.:;]\s+", re.IGNORECASE)
+_PRO_FORM_RE = re.compile(r"^(?:the|this|that)\s+(?:\w+\s+){0,2}one\b", re.IGNORECASE)
+_WHICH_NOUN_RE = re.compile(r"^\W*(?:(?:in|on|at|from|to|of|around|near)\s+)?(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b)[a-z]+",
+                            re.IGNORECASE)
+_CAPITAL_NAME_RE = re.compile(r"(?<![\w'])(?:[A-Z][\w'-]+)(?:\s+(?:(?:of|the|de|van|von|da|di|du|del|der|la|le|bin|al)\s+)?[A-Z][\w'-]+)*")
+
+
+def _described_name(right: str, ctx: Context) -> str | None:
+    """For "which planet/ocean ..." answered by "X is a storm on Jupiter": when the copula describes
+    the question's subject as "a/an ...", the name after the description answers."""
+    if not re.match(r"^(?:a|an)\s", right, re.IGNORECASE):
+        return None
+    names = [n for n in _CAPITAL_NAME_RE.findall(right)
+             if not all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in n.split())]
+    if not names:
+        return None
+    noun = _WHICH_NOUN_RE.match(ctx.question or "")
+    kind = noun.group(0).split()[-1].lower() if noun else ""
+    typed = [n for n in names if n.split()[-1].lower() == kind]  # "Atlantic Ocean" for "which ocean"
+    return _strip((typed or names)[0])
+
+
+# capitalized only because they open the sentence
+_NOT_NAMES = frozenset("""most many some all each every both few several these those this that there here such
+another other one two three any no none much more less our your their its his her my we they you it he she""".split())
+_GENERIC_VERB_RE = re.compile(r"^(?:we|they|you|people|humans|most\s+people)\s+(?:\w+ly\s+)?[a-z]+(?:\s+(?:out|in|up|off|down|away|back))?\s+(?=\S)",
+                              re.IGNORECASE)
+
+
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
+_DATE_RE = re.compile(rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\s+\d{{3,4}}"
+                      rf"|{_MONTH}\s+\d{{3,4}}|\d{{3,4}}\s*(?:BC|BCE|AD|CE)\b|(?<![\d.,])\d{{4}}(?![\d.,]\d)|\d{{1,2}}(?:st|nd|rd|th)\s+century)")
+_ASKS_TIME_RE = re.compile(r"^\W*(?:when\b|(?:in\s+)?(?:what|which)\s+(?:year|date|century|decade|month|day)\b)", re.IGNORECASE)
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
-    s = _SUBORDINATE_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    if ctx.question and _ASKS_TIME_RE.match(ctx.question):
+        when = [d for d in _DATE_RE.findall(sentence) if d not in ctx.question]
+        if when:
+            return when[0]  # "World War II ended in 1945." for "When did ...?"
+    s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    s = _SUBORDINATE_RE.sub("", s, count=1)
+    segments = [seg for seg in re.split(r":\s+", s) if seg.strip()]
+    if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
+        s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
     if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems:
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital."
@@ -173,6 +225,22 @@ def _span(sentence: str, ctx: Context) -> str | None:
         named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
+        if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
+                and _has_content(left, ctx) and not q_left:
+            return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None  # "Sputnik 1 was launched by ...", asked its name
+        if s == right and not _has_content(_clause(right, lead=False), ctx) and _has_content(left, ctx):
+            s = left  # "The Pacific Ocean is the largest": the other side only restates the question
+        elif s == left and not _has_content(left, ctx) and _has_content(right, ctx):
+            s = right
+        if s == right and not passive and re.match(r"^[\"'\u201c\u2018][^\"'\u201d\u2019]{1,40}[\"'\u201d\u2019]$", left.strip()) \
+                and not (ctx.question and content_stems(left) <= ctx.question_stems):
+            s = left  # '"Joyful" is a good synonym.': the quoted term is named
+        if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
+            s = left  # "Saturn is the famous one": the other side names it
+        if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
+            name = _described_name(right, ctx)
+            if name:
+                return name
         s = _LEAD_RE.sub("", s.strip())
         by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s) or (
             ctx.question and _WHO_RE.match(ctx.question) and re.search(r"\sby\s+(?=[A-Z])", s))  # "... in 1928 by Fleming"
@@ -180,6 +248,13 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
+        head = _CAPITAL_NAME_RE.match(s)
+        if head and ctx.question and len(head.group(0)) < len(s) and s[:1].isupper() and _has_content(head.group(0), ctx) \
+                and head.group(0).split()[0].lower() not in _NOT_NAMES and not _GENERIC_SUBJECT_RE.match(head.group(0)) \
+                and not any(_is_question_word(w, ctx) for w in head.group(0).split()) \
+                and content_stems(s[head.end():]) & ctx.question_stems:
+            return _strip(head.group(0))  # "India overtook China and now has the largest population": the subject
+        s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
         verb = _MAIN_VERB_RE.search(s)
         if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
                                           or _GENERIC_SUBJECT_RE.search(s[:verb.start()])):
@@ -199,8 +274,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
     s = " ".join(tokens)
     if ctx.question and len(tokens) > 3:
         runs: list[list[str]] = [[]]
-        for t in tokens:
-            if _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
+        for i, t in enumerate(tokens):
+            if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
+                    and re.match(r"^\W*who\b", ctx.question, re.IGNORECASE):
+                runs[-1].append(t)  # "James Watson and Francis Crick": one answer
+            elif _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
                 runs.append([])
             else:
                 runs[-1].append(t)
@@ -208,8 +286,15 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if runs:
             s = " ".join(runs[0])
     s = _strip(s)
+    if s and ctx.question and _WHO_RE.match(ctx.question) and not re.search(r"[A-Z]", s):
+        names = [n for n in _CAPITAL_NAME_RE.findall(sentence) if n.split()[0].lower() not in _NOT_NAMES
+                 and not any(_is_question_word(w, ctx) for w in n.split()) and n != sentence.split()[0]]
+        if names:
+            s = names[0]  # "That honour goes to Marie Curie": a person is asked for
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
-        return None  # "I'm not sure", "an interesting question": about the answer, not the answer
+        return None
+    if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
+        return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
 
 
@@ -230,7 +315,19 @@ def _boxed(ctx: Context) -> str | None:
 
 
 def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
+    if ctx.refusal:
+        return ABSTAIN
+    if ctx.question:
+        for m in _HAS_NO_RE.finditer(ctx.text):
+            if stem(m.group(1)) in ctx.question_stems:
+                return ABSTAIN  # "it never existed, so it has no capital"
+    return None
+
+
+_HAS_NO_RE = re.compile(r"\b(?:has|have|had|there\s+is|there's|there\s+was|there\s+are)\s+no\s+(?:such\s+|single\s+|official\s+)?([a-z]+)", re.IGNORECASE)
+
+
+_CONFIRMED_RE = re.compile(r"(?:^|[.!;]\s+)(?:yes|yep|right|correct|confirmed|indeed|that'?s\s+(?:right|correct))\b", re.IGNORECASE)
 
 
 def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
@@ -244,6 +341,12 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     if not parts:
         return None
     old = normalize(retracted)
+    if _CONFIRMED_RE.search(region):
+        old = ""  # "let me make sure ... Yes, Marrakesh is in Morocco": the check confirms the first answer
+    head = _strip(parts[0])
+    if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
+            and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
+        return head  # "Jupiter - no, Saturn. Titan is ...": the corrected answer comes first
 
     def score(part: str) -> int:
         about = bool(ctx.question and content_stems(part) & ctx.question_stems)
@@ -263,16 +366,27 @@ def _correction(ctx: Context) -> str | None:
     if ctx.correction is None:
         return None
     before = ctx.text[: len(ctx.text) - len(ctx.correction)]
+    if "**" in ctx.raw:  # "wait, no ... made by the beta cells of the **pancreas**": the bold word after the correction
+        bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in ctx.correction and b.strip() not in before
+                and not (ctx.question and content_stems(b) <= ctx.question_stems) and not _off_type(b.strip(), ctx)]
+        if bold and _short(bold[-1]):
+            return _strip(bold[-1])
     retracted = _clause(sentences(before)[0]) if sentences(before) else ""
     return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
+
+
+# a list item opening the answer ("- ", "* ", "1. "), and a label before its value ("Author: ...")
+_LIST_ITEM_RE = re.compile(r"^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:[A-Z][\w ]{0,25}:\s+(?=\S))?")
 
 
 def _marked_in(ctx: Context, text: str) -> str | None:
     marks = list(_TEXT_MARK_RE.finditer(text))
     if not marks:
         return None
-    tail = text[marks[-1].end():].strip()
+    tail = _LIST_ITEM_RE.sub("", text[marks[-1].end():].strip(), count=1)
     head = sentences(tail)[0] if sentences(tail) else tail
+    if head.rstrip().endswith("?"):
+        return None  # the question echoed after "Answer:" answers nothing
     clause = _clause(head)
     if _short(clause):
         span = _strip(clause)
@@ -285,7 +399,8 @@ def _marked(ctx: Context) -> str | None:
 
 
 def _bold(ctx: Context) -> str | None:
-    found = [b for b in _BOLD_RE.findall(ctx.raw) if not (ctx.question and content_stems(b) <= ctx.question_stems)]
+    found = [b for b in _BOLD_RE.findall(ctx.raw) if not (ctx.question and content_stems(b) <= ctx.question_stems)
+             and not b.rstrip().endswith(":") and not _off_type(b.strip(), ctx)]
     if not found:
         return None
     span = _strip(_clause(found[-1]))
@@ -327,10 +442,48 @@ def _without_tables(text: str) -> str:
     return text[opener.end():] if opener and text[opener.end():].strip() else text
 
 
+# what people wrongly think, then the answer: "Most people guess the liver, but it's the skin."
+_BELIEF_BUT_RE = re.compile(r"^[^.;]*\b(?:guess(?:es)?|think|thinks|assume[sd]?|believe[sd]?|say|says|expect|confuse[sd]?|mistake[sn]?|often\s+cited)\b"
+                            r"[^.;]*?,?\s+but\s+(?:actually\s+|in\s+fact\s+)?", re.IGNORECASE)
+
+
+_WHERE_HOW_RE = re.compile(r"^\W*(?:where|how|when)\b(?!\s+(?:many|much|long|far|old|big|tall|often))", re.IGNORECASE)
+_PREP_ANSWER_RE = re.compile(r"^\W*(?:in|at|on|by|through|via|near|from|inside|using|with|during)\s+([^,.;:()]+?)\s*(?:[,.;:(]|$)", re.IGNORECASE)
+
+
+_NOWADAYS_RE = re.compile(r"[;,]\s*(?:but\s+)?(?:today|now|nowadays|currently|these\s+days)\b,?\s*", re.IGNORECASE)
+_ALTERNATIVES_RE = re.compile(r"[,:]\s*(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s+or\s+(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s*\?\s*$")
+
+
+def _alternative(head: str, ctx: Context) -> str | None:
+    """For "Which is larger, the Sun or the Moon?": the alternative the opening sentence names first,
+    the other one only after "than" or not at all."""
+    m = _ALTERNATIVES_RE.search(ctx.question or "")
+    if not m:
+        return None
+    low = head.lower()
+    at = {alt: low.find(alt.lower()) for alt in (m.group(1), m.group(2))}
+    named = sorted((i, alt) for alt, i in at.items() if i >= 0)
+    if not named:
+        return None
+    than = low.find(" than ")
+    if len(named) == 1 or (than >= 0 and named[0][0] < than < named[1][0]):
+        return named[0][1]
+    return None
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
+    head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
+    head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
+    pick = _alternative(head, ctx)
+    if pick:
+        return pick
+    opening = _PREP_ANSWER_RE.match(head) if ctx.question and _WHERE_HOW_RE.match(ctx.question) else None
+    if opening and _has_content(opening.group(1), ctx) and len(opening.group(1).split()) <= 4 and not _PRONOUN_RE.search(opening.group(1)):
+        return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         head = label.group(2)  # "The coldest continent: Antarctica"
@@ -369,7 +522,7 @@ def _quoted(ctx: Context) -> str | None:
     return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
-_CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b,?\s*", re.IGNORECASE)
+_CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b[,:]?\s*", re.IGNORECASE)
 
 
 def _concluding(ctx: Context) -> str | None:
@@ -384,15 +537,25 @@ def _in_sentence(ctx: Context) -> str | None:
     if not parts:
         return None
     if ctx.question:
-        about = [p for p in parts[:3] if content_stems(p) & ctx.question_stems]
+        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems]
+        for i, part in enumerate(about):
+            span = _span(part, ctx)
+            if span is not None and not (i + 1 < len(about) and _off_type(span, ctx)):
+                return span
         if about:
-            return _span(about[0], ctx)
+            return None
     return _span(parts[0], ctx) if len(parts) == 1 else None
+
+
+def _off_type(span: str, ctx: Context) -> bool:
+    """A span of the wrong type for the question: a bare number where no number is asked."""
+    return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
 
 
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("refusal", "abstain", _refusal),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),

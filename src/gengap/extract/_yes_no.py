@@ -13,8 +13,11 @@ from gengap.extract._base import (
     Context,
     Rule,
     after_last,
+    content_stems,
+    echo_rule,
     first_part,
     last_match,
+    stem,
 )
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -22,12 +25,15 @@ _NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}
 _YN_WORD = r"(yes|no|true|false|correct|incorrect|nope|yep|yeah|yup)"
 # "no" that opens a yes: "no doubt", "no wonder it does", "there is no denying it", "none greater"
 _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|argu\w*"
-             r"|disput\w*|mistak\w*|kidding|exaggerat\w*|lie|brainer|two\s+ways|debat\w*|getting\s+(?:around|away\s+from)|escaping|secret)\b"
+             r"|disput\w*|mistak\w*|kidding|exaggerat\w*|lie|brainer|two\s+ways|debat\w*|getting\s+(?:around|away\s+from)|escaping|secret"
+             r"|shortage|lack|problem|reason\s+(?:why\s+)?(?:not|(?:\w+\s+){0,3}(?:can't|cannot|couldn't|shouldn't|wouldn't|won't|isn't|aren't)))\b"
+             r"|nothing\s+(?:else\s+)?(?:\w+\s+){0,3}(?:comes?\s+close|compares|beats|matches|rivals)\b"
              r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
-_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret)\b)"
-_LEAD = r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short|simply\s+put|answer)\W{1,3})*"
+_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret)\b)"
+_LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
+         r"|simply\s+put|answer|[a-z]+ly(?=,))\W{1,3}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
 _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
 _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
@@ -35,12 +41,16 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly)\s+not\b|not\s+at\s+all|not\s+really"
     r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
-    r"|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
+    r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
+    r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name|contrary\s+to\s+(?:popular|common)"
+    r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
+    r"|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
+    r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
-    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
+    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
@@ -48,8 +58,11 @@ _YES_VERDICT = (
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
     r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
-    r"|easily|comfortably)\b"
-    r"|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)"
+    r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
+    r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
+    r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|really|indeed|absolutely|still|do|does|did))?"
+    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
+    r"|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
@@ -117,7 +130,8 @@ def _read_region(text: str) -> str | None:
 def _correction(ctx: Context) -> str | None:
     if ctx.correction is None:
         return None
-    found = _read_region(ctx.correction)
+    final = re.search(rf"(?:^|[.!;]\s+){_YN_WORD}\W*$", ctx.correction, re.IGNORECASE)
+    found = _word(final.group(1)) if final else _read_region(ctx.correction)  # "... Yes." closing the reconsideration
     if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
         return "no"  # "Yes... hmm, no. Penguins cannot fly."
     return found
@@ -136,6 +150,10 @@ def _first_word(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
+# a short qualifying phrase before the verdict: "Botanically speaking, ...", "Measured from sea level, ..."
+_QUALIFIER_RE = re.compile(r"^\W*(?!(?:yes|no|not|never|true|false)\b)[A-Za-z][^,.;:!?]{0,40},\s+")
+
+
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
     head, _ = first_part(ctx.prose)
@@ -144,6 +162,9 @@ def _verdict(ctx: Context) -> str | None:
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
     m = _VERDICT_RE.match(head)
+    qualified = None if m else _QUALIFIER_RE.match(head)
+    if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
+        m = _VERDICT_RE.match(head[qualified.end():])
     if m:
         return "no" if m.group("no") else "yes"
     if _DEBUNK_RE.search(head):
@@ -174,6 +195,44 @@ def _last_word(ctx: Context) -> str | None:
     return _word(found[-1]) if found else None
 
 
+_SUPERLATIVE_RE = re.compile(r"\b(?:most|least|best|worst|\w{3,}est)\b", re.IGNORECASE)
+
+
+def _acronyms_of(text: str, question: str) -> set[str]:
+    """The question's stems of a capitalized run whose initials ``text`` writes ("EU" for "European Union")."""
+    found = set()
+    for run in re.findall(r"(?:[A-Z][a-z]+\s+){1,4}[A-Z][a-z]+", question):
+        initials = "".join(w[0] for w in run.split())
+        if initials in text and initials in re.findall(r"[A-Z]{2,}", text):
+            found |= content_stems(run)
+    return found
+
+
+_ALL_RE = re.compile(r"\b(?:all|every|always|everyone|everything)\b", re.IGNORECASE)
+_NOT_ALL_RE = re.compile(r"^\W*(?:(?:almost|nearly|not|virtually)\s+(?:all|every|always)|not\s+(?:quite\s+)?(?:all|every))\b", re.IGNORECASE)
+
+
+def _not_all(ctx: Context) -> str | None:
+    """"Almost all", "not every" for a question about all or every: no."""
+    if ctx.question and _NOT_ALL_RE.match(ctx.prose) and _ALL_RE.search(ctx.question):
+        return "no"
+    return None
+
+
+def _table(ctx: Context) -> str | None:
+    """A Markdown table row that names the question's subject, with a yes/no cell."""
+    if not ctx.question or "|" not in ctx.text:
+        return None
+    for line in ctx.text.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2 or not content_stems(cells[0]) & ctx.question_stems:
+            continue
+        words = [m.group(1) for c in cells[1:] if (m := re.match(rf"\W*{_YN_WORD}\b", c, re.IGNORECASE))]
+        if len(words) == 1:
+            return _word(words[0])
+    return None
+
+
 def _restatement(ctx: Context) -> str | None:
     """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
     if not ctx.question:
@@ -181,27 +240,73 @@ def _restatement(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None
-    from gengap.extract._base import content_stems
-
-    main = re.split(r",?\s+(?:though|although|but|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
-    shared = content_stems(main) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
+    parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
+    main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
+    if turn and content_stems(turn[0]) & ctx.question_stems:
+        main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
+    subject = _subject_of(ctx.question)
+    than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
+    if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
+        return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
+    shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
         return None  # it speaks of something else: not read
-    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main))
+    if _other_name(main, ctx):
+        return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
+    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
+
+
+def _subject_of(question: str) -> str | None:
+    """The stem of the question's first content word after its auxiliary ("Is sound faster ...?" -> "sound")."""
+    m = re.match(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should)\s+(?:the\s+|a\s+|an\s+)?([A-Za-z][\w-]*)",
+                 question, re.IGNORECASE)
+    return stem(m.group(1)) if m else None
+
+
+_NAME_RUN_RE = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*")
+
+
+def _other_name(main: str, ctx: Context) -> bool:
+    """The clause names someone or something the question does not, in place of the name the question asks about."""
+    question = re.sub(r"^\W*\w+\s+", "", ctx.question or "")  # without its auxiliary ("Is", "Did")
+    asked = _NAME_RUN_RE.match(re.sub(r"^(?:the|a|an)\s+", "", question, flags=re.IGNORECASE))
+    if not asked:
+        return False  # the question's subject is not a name
+    words = {stem(w) for w in re.findall(r"[A-Za-z]+", main)}
+    if any(stem(w) in words for w in asked.group(0).split()):
+        return False  # the subject is there: the clause speaks of it
+    return any(not any(stem(w) in ctx.question_stems for w in n.split()) and n.split()[0].lower() not in _NOT_SUBJECTS
+               for n in _NAME_RUN_RE.findall(main))
+
+
+_NOT_SUBJECTS = frozenset("the it this that there they he she we you its their his her yes no well so".split())
+
+
+def _without(main: str, ctx: Context) -> bool:
+    """A "-less" word whose root is a word of the question ("legless" for "Do snakes have legs?")."""
+    for m in re.finditer(r"\b([a-z]{2,})less\b", main, re.IGNORECASE):
+        root = m.group(1).lower()
+        if any(q[:2] == root[:2] and (q.startswith(root[:3]) or root.startswith(q[:3]) or len(q) <= 4)
+               for q in ctx.question_stems if len(q) >= 3):
+            return True
+    return False
 
 
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
+    Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
+    Rule("not_all", "verdict", _not_all),
     Rule("verdict", "verdict", _verdict),
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
     Rule("last_word", "last", _last_word),
+    Rule("table", "table", _table),
     Rule("restatement", "answer_inside_sentence", _restatement),
 )

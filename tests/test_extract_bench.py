@@ -1,0 +1,85 @@
+"""The extraction benchmark's data paths: the fresh set's held-out files found wherever its writers put
+them, a new development batch scored into the tuning log, bad files named. Data here is written by
+the test itself (never the real held-out part)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks import bench_extract
+
+ROWS = [
+    {"id": "number-x-001", "kind": "number", "question": "How many legs do 2 cats have?", "choices": None,
+     "output": "8 legs: 2 cats x 4.", "gold": "8", "pattern": "answer_first_then_explanation", "difficulty": "hard", "source": "written"},
+    {"id": "text-x-002", "kind": "text", "question": "What is the capital of Chile?", "choices": None,
+     "output": "The capital of Chile is Santiago.", "gold": "Santiago", "pattern": "answer_inside_sentence", "difficulty": "hard",
+     "source": "written"},
+    {"id": "yes_no-x-003", "kind": "yes_no", "question": "Is the sea salty?", "choices": None, "output": "I'd rather not say.",
+     "gold": None, "pattern": "refusal_or_no_answer", "difficulty": "easy", "source": "written"},
+]
+
+
+def write(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_v3_files_are_found_per_writer(tmp_path):
+    write(tmp_path / "w1" / "heldout.jsonl", ROWS[:1])
+    write(tmp_path / "w2" / "heldout.jsonl", ROWS[1:])
+    write(tmp_path / "w2" / "dev.jsonl", ROWS[:1])
+    held = bench_extract.v3_files("heldout", tmp_path)
+    assert [p.parent.name for p in held] == ["w1", "w2"]
+    rows = bench_extract.read_files(held)
+    assert [r["id"] for r in rows] == [r["id"] for r in ROWS]
+    got = bench_extract.read_all(rows)
+    assert got[:2] == ["8", "Santiago"]
+    assert bench_extract.kind_scores(rows, got)["all"] == (sum(
+        bench_extract.is_correct(r["kind"], v, r["gold"]) for r, v in zip(rows, got)), 3)
+    assert bench_extract.v3_files("heldout", tmp_path / "absent") == []
+    write(tmp_path / "heldout" / "w3_b01.jsonl", ROWS[:1])  # another layout: a folder per part
+    write(tmp_path / "dev" / "w3_b02.jsonl", ROWS[1:])
+    assert [p.relative_to(tmp_path).as_posix() for p in bench_extract.v3_files("heldout", tmp_path)] == [
+        "heldout/w3_b01.jsonl", "w1/heldout.jsonl", "w2/heldout.jsonl"]
+    assert [p.relative_to(tmp_path).as_posix() for p in bench_extract.v3_files("dev", tmp_path)] == [
+        "dev/w3_b02.jsonl", "w2/dev.jsonl"]
+
+
+def test_the_same_item_twice_is_an_error(tmp_path):
+    a = write(tmp_path / "a.jsonl", ROWS)
+    with pytest.raises(ValueError, match="number-x-001"):
+        bench_extract.read_files([a, tmp_path])
+
+
+def test_a_record_without_its_gold_names_file_and_line(tmp_path):
+    bad = write(tmp_path / "bad.jsonl", [ROWS[0], {"kind": "number", "output": "4"}])
+    with pytest.raises(ValueError, match=r"bad\.jsonl, line 2: missing field\(s\) \['gold'\]"):
+        bench_extract.read_rows(bad)
+
+
+def test_a_new_batch_is_scored_into_the_tuning_log(tmp_path, monkeypatch, capsys):
+    batch = write(tmp_path / "w9_b01.jsonl", ROWS)
+    log = tmp_path / "TUNING_LOG.md"
+    monkeypatch.setenv("GENGAP_RULES_AT", "abc1234")
+    for _ in range(2):
+        monkeypatch.setattr(sys, "argv", ["bench_extract.py", "--batch", str(batch), "--log", str(log)])
+        bench_extract.main()
+    lines = log.read_text(encoding="utf-8").splitlines()
+    assert lines[0].startswith("| time | batch | n | accuracy") and len(lines) == 4  # the header once, a row per run
+    row = [c.strip() for c in lines[2].strip("|").split("|")]
+    assert row[1:3] == ["w9_b01.jsonl", "3"] and row[-1] == "abc1234"
+    assert row[4:8] == ["1/1 100.0%", "-", "1/1 100.0%", "1/1 100.0%"]  # no choice item in this batch
+    assert "w9_b01.jsonl" in capsys.readouterr().out
+    pooled = bench_extract.before_tuning_lines(log)
+    assert len(pooled) == 1 and "2 batches, 6 outputs" in pooled[0]
+
+
+def test_intervals_are_clopper_pearson():
+    low, high = bench_extract.interval(0, 10)
+    assert low == 0.0 and round(high, 4) == 0.3085
