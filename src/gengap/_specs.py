@@ -18,7 +18,7 @@ from typing import Any
 
 from gengap._errors import ConfigError, did_you_mean
 
-__all__ = ["parse_value", "parse_spec", "check_options", "signature_options", "bind_options"]
+__all__ = ["parse_value", "parse_spec", "check_options", "signature_options", "bind_options", "set_params"]
 
 
 def parse_value(text: str) -> Any:
@@ -95,3 +95,25 @@ def bind_options(fn: Callable[..., Any], /, *args: Any, what: str, **options: An
         raise ConfigError(f"{what}: {e}.") from None
     bound.apply_defaults()
     return dict(bound.arguments)
+
+
+def set_params(obj: Any, valid: Iterable[str], params: dict[str, Any]) -> None:
+    """scikit-learn's ``set_params`` for an object whose parameters are its attributes ``valid``;
+    ``random_state`` is taken as the deprecated name of ``seed``, an unknown name is an error.
+
+    >>> class Thing:
+    ...     seed = 0
+    >>> t = Thing(); set_params(t, ["seed"], {"seed": 7}); t.seed
+    7
+    """
+    from gengap._deprecation import warn_renamed
+
+    valid = list(valid)
+    for key, value in params.items():
+        if key == "random_state" and "seed" in valid:
+            warn_renamed(f"{type(obj).__name__}.set_params(random_state=...)", "set_params(seed=...)", stacklevel=4)
+            key = "seed"
+        if key not in valid:
+            raise ConfigError(f"{type(obj).__name__} has no parameter '{key}'.{did_you_mean(key, valid)} "
+                              f"Parameters: {', '.join(valid) or 'none'}.")
+        setattr(obj, key, value)

@@ -145,16 +145,24 @@ def seeds(
             for split, value in _as_scores(train_fn(seed), seed, eval_sets, metric).items():
                 records.append({"seed": seed, "split": split, "score": value})
             bar.advance(1)
+    spread = _spread(records, in_distribution)
+    counts = spread.scores.groupby("split")["seed"].nunique()
+    if (counts != n).any():
+        raise DataError(f"Not every seed returned every split: seeds per split {counts.to_dict()}.")
+    return spread
+
+
+def _spread(records: list[dict[str, Any]], in_distribution: str | None, what: str = "splits",
+            **labels: Any) -> SeedSpread:
+    """The spread of per-seed scores ``records`` (seed, split, score), compared with ``in_distribution``
+    (default: the random or i.i.d. split if present, else the first)."""
     frame = pd.DataFrame.from_records(records, columns=["seed", "split", "score"])
     splits = list(dict.fromkeys(frame["split"]))
     if in_distribution is None:
         in_distribution = next((s for s in ("random", "iid", "id", "in_distribution") if s in splits), splits[0])
     elif in_distribution not in splits:
-        raise ConfigError(f"in_distribution={in_distribution!r} is not one of the splits {splits}.")
-    counts = frame.groupby("split")["seed"].nunique()
-    if (counts != n).any():
-        raise DataError(f"Not every seed returned every split: seeds per split {counts.to_dict()}.")
-    return SeedSpread(scores=frame, in_distribution=in_distribution)
+        raise ConfigError(f"in_distribution={in_distribution!r} is not one of the {what} {splits}.")
+    return SeedSpread(scores=frame, in_distribution=in_distribution, **labels)
 
 
 
@@ -240,10 +248,4 @@ def seed_spread_from_rows(
                for base, by_seed in families.items() for seed, name in by_seed.items() if name in means.index]
     if not records:
         raise ConfigError(f"The run's seeded splits have no scored rows for model '{model}' and metric '{metric}' yet.")
-    frame = pd.DataFrame.from_records(records, columns=["seed", "split", "score"])
-    splits = list(dict.fromkeys(frame["split"]))
-    if in_distribution is None:
-        in_distribution = next((s for s in ("random", "iid", "id", "in_distribution") if s in splits), splits[0])
-    elif in_distribution not in splits:
-        raise ConfigError(f"in_distribution={in_distribution!r} is not one of the seeded splits {splits}.")
-    return SeedSpread(scores=frame, in_distribution=in_distribution, model=model, metric=metric)
+    return _spread(records, in_distribution, "seeded splits", model=model, metric=metric)

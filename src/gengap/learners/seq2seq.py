@@ -57,16 +57,9 @@ class _Params:
 
     def set_params(self, **params: Any) -> _Params:
         """Set constructor parameters by name; returns self."""
-        valid = self._param_names()
-        for key, value in params.items():
-            if key == "random_state" and "seed" in valid:
-                warn_renamed(f"{type(self).__name__}.set_params(random_state=...)", "set_params(seed=...)")
-                key = "seed"
-            if key not in valid:
-                from gengap._errors import did_you_mean
+        from gengap._specs import set_params
 
-                raise ConfigError(f"{type(self).__name__} has no parameter '{key}'.{did_you_mean(key, valid)} Parameters: {valid}.")
-            setattr(self, key, value)
+        set_params(self, self._param_names(), params)
         return self
 
     def __repr__(self) -> str:

@@ -313,19 +313,9 @@ class Splitter:
         >>> RandomSplit().set_params(seed=7).seed
         7
         """
-        from gengap._deprecation import warn_renamed
+        from gengap._specs import set_params
 
-        valid = self.get_params()
-        for key, value in params.items():
-            if key == "random_state" and "seed" in valid:
-                warn_renamed(f"{type(self).__name__}.set_params(random_state=...)", "set_params(seed=...)")
-                key = "seed"
-            if key not in valid:
-                from gengap._errors import ConfigError, did_you_mean
-
-                raise ConfigError(f"{type(self).__name__} has no parameter '{key}'.{did_you_mean(key, valid)} "
-                                  f"Parameters: {', '.join(valid) or 'none'}.")
-            setattr(self, key, value)
+        set_params(self, self.get_params(), params)
         return self
 
     def _params_record(self) -> dict[str, Any]:
