@@ -115,3 +115,19 @@ def test_a_set_without_its_heldout_file_is_reported(tmp_path, capsys):
     (folder / "heldout.jsonl").unlink()
     assert validate.main([str(folder)]) == 1
     assert "heldout.jsonl: missing" in capsys.readouterr().err
+
+
+def test_a_held_out_only_set_validates_without_the_split_rule(tmp_path, capsys):
+    folder = tmp_path / "fresh"
+    folder.mkdir()
+    rows = [dict(GOOD, id=f"choice-t09-{i:03d}") for i in range(6)]  # ids of both parities
+    assert {validate.split_of(r["id"]) for r in rows} == {"dev", "heldout"}
+    (folder / "heldout.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert validate.main([str(folder)]) == 0
+    assert "all 6 items valid" in capsys.readouterr().out
+
+
+def test_the_fresh_extraction_v4_set_validates(capsys):
+    v4 = V3.parent / "extraction_v4"
+    assert validate.main([str(v4)]) == 0
+    assert "heldout" in capsys.readouterr().out
