@@ -2,6 +2,8 @@
 
 Data, in the order the figures are printed:
 
+- ``benchmarks/data/extraction_v4/heldout.jsonl``: a held-out-only set written after the rules had
+  been tuned on all of v3, by a writer who never read them; measured once, printed first.
 - ``benchmarks/data/extraction_v3/*/heldout.jsonl`` (or any ``.jsonl`` there whose path names "heldout"): a labelled set written after the rules by
   people who never read them (one folder per writer), its held-out part frozen and measured once
   the rules are committed. Printed first whenever those files exist.
@@ -61,6 +63,7 @@ except ImportError:  # run as a script from the benchmarks folder
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "extraction_v2"
 DATA_V3 = HERE / "data" / "extraction_v3"
+DATA_V4 = HERE / "data" / "extraction_v4"
 LEGACY = HERE / "data" / "extraction_labelled.jsonl"
 KINDS = ["number", "choice", "yes_no", "text"]
 
@@ -402,6 +405,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
     parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
+    parser.add_argument("--v4", type=Path, default=DATA_V4, help="folder of the held-out-only v4 set (heldout.jsonl)")
     parser.add_argument("--v3-dev", type=Path, nargs="*", help="v3 development files or folders (default: the v3 folder's dev.jsonl files)")
     parser.add_argument("--batch", type=Path, nargs="+", help="only score these labelled files (a new batch, before tuning)")
     parser.add_argument("--log", type=Path, nargs="?", const=DATA_V3 / "TUNING_LOG.md",
@@ -427,19 +431,24 @@ def main() -> None:
                     log.write((LOG_HEADER if new else "") + line + "\n")
         return
 
-    heldout_v3 = read_files(v3_files("heldout", args.v3))
+    fresh = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
+    # v3's held-out part was measured once (92.3% on commit 567f190), then tuned on: with v4 present
+    # it is tuning data, printed with v3 dev
+    tuned_v3 = read_files(v3_files("heldout", args.v3)) if fresh else []
+    heldout_v3 = fresh or read_files(v3_files("heldout", args.v3))
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
-    dev_v3 = read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3))
+    dev_v3 = read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
+    fresh_name = "v4 held-out" if fresh else "v3 held-out"
 
     if heldout_v3:
-        print(f"1. v3 held-out part: {len(heldout_v3)} outputs written by people who never read the rules, "
-              "frozen before tuning, measured once")
+        print(f"1. {fresh_name} {'set' if fresh else 'part'}: {len(heldout_v3)} outputs written by people who never read "
+              "the rules, frozen before tuning, measured once")
         for by in ("kind", "difficulty", "source"):
             print("\n".join(summary_lines(heldout_v3, got_h, by)))
     else:
-        print(f"1. v3 held-out part: not present (expected {args.v3}/*/heldout.jsonl)")
-    base_rows, base_got, base_name = (heldout_v3, got_h, "v3 held-out") if heldout_v3 else (v2, got_2, "v2 (tuning data)")
+        print(f"1. held-out part: not present (expected {args.v4}/heldout.jsonl or {args.v3}/*/heldout.jsonl)")
+    base_rows, base_got, base_name = (heldout_v3, got_h, fresh_name) if heldout_v3 else (v2, got_2, "v2 (tuning data)")
     if args.skip_lmeval:
         print("\n2. lm-evaluation-harness stock filters: skipped (--skip-lmeval)")
     elif not lmeval_available():
@@ -455,14 +464,15 @@ def main() -> None:
         print("\n   v3 development batches before tuning (TUNING_LOG.md): the running estimate of generalization")
         print("\n".join(pooled))
     if dev_v3:
-        print(f"\n   v3 development part: {len(dev_v3)} outputs (tuned on batch by batch, so now tuning data)")
+        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}: {len(dev_v3)} outputs (tuned on, so "
+              "now tuning data)")
         print("\n".join(summary_lines(dev_v3, got_d, "kind")))
-    for name, rows, got in (("v3 held-out", heldout_v3, got_h), ("v2 + v3 dev", v2 + dev_v3, got_2 + got_d)):
+    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("v2 + v3 (tuning data)", v2 + dev_v3, got_2 + got_d)):
         if rows:
             print(f"\n   per pattern family, {name}")
             print("\n".join(summary_lines(rows, got, "pattern")))
     print("\n4. Leave-one-pattern-out: each family with the rules written for it switched off")
-    for name, rows, got in (("v3 held-out", heldout_v3, got_h), ("v2 + v3 dev (tuning data)", v2 + dev_v3, got_2 + got_d)):
+    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("v2 + v3 (tuning data)", v2 + dev_v3, got_2 + got_d)):
         if rows:
             print(f"   {name}")
             print("\n".join(leave_one_pattern_out(rows, got)))
