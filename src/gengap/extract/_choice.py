@@ -18,6 +18,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    open_sum,
     stem,
     words,
 )
@@ -390,6 +391,11 @@ def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
 
 
+def _unfinished(ctx: Context) -> str | None:
+    """A calculation cut off before its result ("180 - 110 ="): no option was reached."""
+    return ABSTAIN if open_sum(ctx.text) else None
+
+
 def _declared(ctx: Context) -> str | None:
     found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
     return next(g for g in found[-1].groups() if g) if found else None
@@ -470,6 +476,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("unfinished", "abstain", _unfinished),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
     Rule("trailing_letter", "last", _trailing),

@@ -18,6 +18,7 @@ from gengap.extract._base import (
     first_part,
     last_match,
     stem,
+    unfinished,
 )
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -72,7 +73,7 @@ _CLAIM_RE = re.compile(rf"\b(?:statement|claim|it|this|that|answer|which)\s+(?:i
                        re.IGNORECASE)
 _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+)?(?P<w>right|correct|true|wrong|false|incorrect)\b"
                               r"|\b(?:that(?:'s|\s+is))\s+(?P<w2>right|correct|true|wrong|false|incorrect)\s*[.!]?\s*$", re.IGNORECASE)
-_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
+_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+)?\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
                           r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
@@ -145,6 +146,17 @@ def _no_idiom(ctx: Context) -> str | None:
     return "yes" if _NO_IDIOM_RE.match(ctx.prose) else None
 
 
+# the closing sentence gives the verdict after a turn: "Yes above sea level - but from base to peak, no. So strictly speaking, no."
+_CLOSING_RE = re.compile(rf"(?:^|[.!?;]\s+|\n)(?:so|therefore|thus|hence|in\s+short|overall|all\s+in\s+all)\b(?:\s*,?\s*[a-z]+){{0,3}}\s*,\s*"
+                         rf"{_YN_WORD}\W*$", re.IGNORECASE)
+
+
+def _closing(ctx: Context) -> str | None:
+    """A last sentence that is only a concluding verdict ("So strictly speaking, no."); it overrides the opening word."""
+    m = _CLOSING_RE.search(ctx.prose)
+    return _word(m.group(1)) if m else None
+
+
 def _first_word(ctx: Context) -> str | None:
     m = _FIRST_RE.match(ctx.prose)
     return _word(m.group(1)) if m else None
@@ -164,7 +176,11 @@ def _verdict(ctx: Context) -> str | None:
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
-        m = _VERDICT_RE.match(head[qualified.end():])
+        rest = head[qualified.end():]
+        word = _FIRST_RE.match(rest)
+        if word:  # "Despite the nickname, no - it is a marsupial."
+            return _word(word.group(1))
+        m = _VERDICT_RE.match(rest)
     if m:
         return "no" if m.group("no") else "yes"
     if _DEBUNK_RE.search(head):
@@ -188,6 +204,17 @@ def _concluding(ctx: Context) -> str | None:
 
 def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
+
+
+def _unfinished(ctx: Context) -> str | None:
+    """An output cut off mid-sentence before any verdict ("... their legs are built like"); one that
+    says yes or no somewhere is left to the rules after this one."""
+    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose):
+        return ABSTAIN
+    return None
+
+
+_ANY_WORD_RE = re.compile(rf"\b{_YN_WORD}\b", re.IGNORECASE)
 
 
 def _last_word(ctx: Context) -> str | None:
@@ -300,12 +327,14 @@ RULES = (
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
+    Rule("closing", "self_correction", _closing),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("not_all", "verdict", _not_all),
     Rule("verdict", "verdict", _verdict),
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
+    Rule("unfinished", "abstain", _unfinished),
     Rule("last_word", "last", _last_word),
     Rule("table", "table", _table),
     Rule("restatement", "answer_inside_sentence", _restatement),
