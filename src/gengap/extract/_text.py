@@ -415,19 +415,37 @@ def _table(ctx: Context) -> str | None:
     if not ctx.question or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
         return None
     lines = ctx.text.split("\n")
+    column_names: set[str] = set()
     for i, line in enumerate(lines):
         if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-+:?\s*\|", line):
             continue
         if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-+:?\s*\|", lines[i + 1]):
-            continue  # the header row
+            column_names |= content_stems(line)  # the header row: a word it shares with the question names a column, not a row
+            continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if any(content_stems(c) & ctx.question_stems for c in cells):
-            rest = [c for c in cells if c and not content_stems(c) & ctx.question_stems]
+        asked = ctx.question_stems - column_names
+        if any(content_stems(c) & asked for c in cells):
+            rest = [c for c in cells if c and not content_stems(c) & asked]
             if len(rest) > 1 and not _ASKS_NUMBER_RE.match(ctx.question):
                 rest = [c for c in rest if not re.search(r"\d", c)]  # a year or count beside a name
             if len(rest) == 1:
                 return _strip(rest[0])
     return None
+
+
+_LABEL_LINE_RE = re.compile(r"^\s*(?:[-*\u2022]\s+)?([A-Za-z][\w' -]{0,30}?)\s*:\s+(\S[^\n]*?)\s*$", re.MULTILINE)
+
+
+def _labelled_line(ctx: Context) -> str | None:
+    """A "Label: value" line (a fact sheet or list) whose label is the thing the question asks for: "- Capital: Canberra"."""
+    if not ctx.question or ":" not in ctx.text:
+        return None
+    found = []
+    for m in _LABEL_LINE_RE.finditer(ctx.text):
+        label = content_stems(m.group(1))
+        if label and label <= ctx.question_stems and len(m.group(1).split()) <= 3:
+            found.append(re.split(r"\s+\(|;|,\s+(?:and|but|which)\s", m.group(2))[0])
+    return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
 # a pleasantry or interjection opening a reply is not its answer: "Sure! ...", "Well, ...", "Great question."
@@ -561,6 +579,7 @@ RULES = (
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
+    Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
