@@ -43,7 +43,7 @@ _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly)\s+not\b|not\s+at\s+all|not\s+really"
     r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
-    r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name|contrary\s+to\s+(?:popular|common)"
+    r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
@@ -171,6 +171,10 @@ def _verdict(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
+    contrary = _CONTRARY_RE.match(head)
+    if contrary:  # "Contrary to popular belief, X does/doesn't ...": the clause after the comma answers
+        rest = head[contrary.end():]
+        return "no" if _NEGATION_RE.search(rest) else "yes" if content_stems(rest) & ctx.question_stems else None
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
     m = _VERDICT_RE.match(head)
@@ -183,9 +187,19 @@ def _verdict(ctx: Context) -> str | None:
         m = _VERDICT_RE.match(rest)
     if m:
         return "no" if m.group("no") else "yes"
+    echoed = _PREDICATE_RE.match(head)
+    if echoed and ctx.question and stem(echoed.group(1)) in ctx.question_stems:
+        return "yes"  # "Is it possible to ...?" - "It's possible, though difficult."
     if _DEBUNK_RE.search(head):
         return "no"
     return None
+
+
+_CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
+
+# "it's (entirely) possible": the question's own adjective affirmed in the opening clause
+_PREDICATE_RE = re.compile(r"^\W*(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{3,})\b(?!\s+(?:to|that|than|of|for)\b)",
+                           re.IGNORECASE)
 
 
 def _refusal(ctx: Context) -> str | None:
