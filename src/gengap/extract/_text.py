@@ -55,7 +55,7 @@ _ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
-_META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
+_META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
@@ -312,6 +312,24 @@ def _json(ctx: Context) -> str | None:
 
 def _boxed(ctx: Context) -> str | None:
     return ctx.boxed or None
+
+
+# the thing asked about does not exist: "France doesn't have a king", "the film never names a capital"
+_NO_SUCH_RE = re.compile(r"\b(?:(?:does|do|did|has|have|had)(?:n't|\s+not)\s+(?:have|had)|(?:has|have|had)\s+no|there\s+(?:is|are|was|were|'s)\s+no"
+                         r"|there\s+(?:isn't|aren't|wasn't|weren't)\s+(?:a|an|any)|never\s+(?:names?|named|had|has|mentions?|mentioned))"
+                         r"\s+(?:(?:a|an|any|the|one|official|single|current)\s+)*([A-Za-z]+)|\bthere\s+(?:isn't|is\s+no|'s\s+no)\s+(?:one|such)\b",
+                         re.IGNORECASE)
+
+
+def _no_such(ctx: Context) -> str | None:
+    """The opening sentence says the thing the question asks for does not exist: no answer to read."""
+    if not ctx.question:
+        return None
+    head, _ = first_part(ctx.text)
+    m = _NO_SUCH_RE.search(head)
+    if m is None or re.search(r"\bbut\b|:", head[m.end():]):
+        return None  # "Bolivia has no single capital: Sucre ...": an answer follows
+    return ABSTAIN if m.group(1) is None or stem(m.group(1)) in ctx.question_stems else None
 
 
 def _refusal(ctx: Context) -> str | None:
@@ -575,6 +593,7 @@ RULES = (
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("refusal", "abstain", _refusal),
+    Rule("no_such", "abstain", _no_such),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
