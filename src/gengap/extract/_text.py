@@ -451,7 +451,7 @@ def _table(ctx: Context) -> str | None:
     return None
 
 
-_LABEL_LINE_RE = re.compile(r"^\s*(?:[-*\u2022]\s+)?([A-Za-z][\w' -]{0,30}?)\s*:\s+(\S[^\n]*?)\s*$", re.MULTILINE)
+_LABEL_LINE_RE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?([A-Za-z][\w' -]{0,30}?)[ \t]*:[ \t]+(\S[^\n]*?)[ \t]*$", re.MULTILINE)
 
 
 def _labelled_line(ctx: Context) -> str | None:

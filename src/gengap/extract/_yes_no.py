@@ -73,7 +73,7 @@ _CLAIM_RE = re.compile(rf"\b(?:statement|claim|it|this|that|answer|which)\s+(?:i
                        re.IGNORECASE)
 _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+)?(?P<w>right|correct|true|wrong|false|incorrect)\b"
                               r"|\b(?:that(?:'s|\s+is))\s+(?P<w2>right|correct|true|wrong|false|incorrect)\s*[.!]?\s*$", re.IGNORECASE)
-_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+)?\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
+_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
                           r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
