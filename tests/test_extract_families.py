@@ -234,6 +234,13 @@ LATER = [
     ("text", "Germany doesn't have a queen; it is a federal republic with a president.", "Who is the queen of Germany?", None, None),
     ("text", "Atlantis is a legend from Plato, and no text ever names a ruler, so there isn't one to give.",
      "Who was the last ruler of Atlantis?", None, None),
+    # verdict leads: "evidence suggests", "please", a generalizing adverb before a negated clause; "obviously"
+    ("yes_no", "Research suggests they do. Crows remember faces for years.", "Do crows recognize human faces?", None, "yes"),
+    ("yes_no", "Please don't! Metal in an oven can spark.", "Can I put foil in the microwave?", None, "no"),
+    ("yes_no", "Usually it's not a good idea; the seeds can upset a dog's stomach.", "Is it fine to feed apples with seeds to dogs?", None, "no"),
+    ("yes_no", " Obviously.", "Is an ocean bigger than a pond?", None, "yes"),
+    # an output that is only one quoted phrase, commas and all
+    ("text", ' "Liberty, Equality, Fraternity"', "What is the motto of France?", None, "Liberty, Equality, Fraternity"),
     ("text", "Let's think step by step.\n\n- The telephone patent was filed in 1876.\n\nSo the inventor was Alexander Graham Bell.",
      "Who patented the telephone?", None, "Alexander Graham Bell"),
 ]

@@ -551,6 +551,12 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN if unfinished(ctx.text) else None
 
 
+def _whole_quote(ctx: Context) -> str | None:
+    """An output that is nothing but one quoted phrase: the phrase whole, commas and all ("Veni, vidi, vici")."""
+    m = re.fullmatch(r"\W{0,3}[\"\u201c]([^\"\u201d\n]{1,60})[\"\u201d]\W{0,2}", ctx.text.strip())
+    return _strip(m.group(1)) if m and len(m.group(1).split()) <= 8 else None
+
+
 def _quoted(ctx: Context) -> str | None:
     head, _ = first_part(_without_tables(ctx.text))
     found = [a or b for a, b in _QUOTED_RE.findall(head)]
@@ -600,6 +606,7 @@ RULES = (
     Rule("table", "table", _table),
     Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
+    Rule("whole_quote", "quotes", _whole_quote),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("concluding", "marker", _concluding),
