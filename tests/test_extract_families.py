@@ -239,6 +239,8 @@ LATER = [
     ("yes_no", "Please don't! Metal in an oven can spark.", "Can I put foil in the microwave?", None, "no"),
     ("yes_no", "Usually it's not a good idea; the seeds can upset a dog's stomach.", "Is it fine to feed apples with seeds to dogs?", None, "no"),
     ("yes_no", " Obviously.", "Is an ocean bigger than a pond?", None, "yes"),
+    # "No need to worry" reassures: the clause after it answers
+    ("yes_no", "No need to panic - it's perfectly common in toddlers.", "Is it common for toddlers to bite?", None, "yes"),
     # an output that is only one quoted phrase, commas and all
     ("text", ' "Liberty, Equality, Fraternity"', "What is the motto of France?", None, "Liberty, Equality, Fraternity"),
     ("text", "Let's think step by step.\n\n- The telephone patent was filed in 1876.\n\nSo the inventor was Alexander Graham Bell.",
