@@ -200,3 +200,69 @@ def test_base_model_shapes():
 ])
 def test_switching_a_family_off_loses_its_reading(kind, output, question, family, without):
     assert extract(output, kind, question=question, disable=[family]).value == without
+
+
+# families added after the v3 held-out part was read: each case written here in the family's shape
+LATER = [
+    # a calculation cut off at its operator reached no answer
+    ("number", "A bag holds 12 pears and 4 are eaten. Left over: 12 - 4 =", "How many pears are left?", None, None),
+    ("choice", "Angles on a line add up to 180. So 180 - 35 =", "What is the other angle?", ["135", "145", "155"], None),
+    ("choice", "C, since 7 x 8 =", "What is 7 x 8?", ["48", "54", "56"], "C"),
+    # a yes/no output cut off mid-sentence with no verdict word in it
+    ("yes_no", "Owls hunt mostly at night. Their eyes are large and fixed in their sockets, and their necks can turn through",
+     "Can owls turn their heads all the way round?", None, None),
+    # a closing "So ..., no." overrides the opening word; a short qualifier before a bare yes/no
+    ("yes_no", "Yes, it is the longest in Africa - but by some measures the Amazon is longer. So on balance, no.",
+     "Is the Nile the longest river in the world by every measure?", None, "no"),
+    ("yes_no", "Going by its everyday name, no - it is a rodent, not a pig.", "Is a guinea pig a pig?", None, "no"),
+    ("yes_no", "Census figures vary. So for the time being, yes - the city is ahead.", "Is Lagos bigger than Cairo?", None, "yes"),
+    # the question's own adjective affirmed; "Contrary to popular belief, X ..." read from its second clause
+    ("yes_no", "It's legal, though only with a permit - the ban people talk about was lifted.",
+     "Is it legal to fly a drone in the park?", None, "yes"),
+    ("yes_no", "Contrary to the old saying, lightning does strike the same place twice.", "Can lightning strike the same place twice?",
+     None, "yes"),
+    ("yes_no", "Contrary to popular belief, goldfish don't forget everything in three seconds.",
+     "Do goldfish forget everything in three seconds?", None, "no"),
+    # the one option ticked in a verdict table
+    ("choice", "| Option | Verdict |\n|---|---|\n| A | ✗ too cold |\n| B | ✗ too dry |\n| C | ✓ right climate |\n\nRice needs warmth and water.",
+     "Where does rice grow best?", ["Tundra", "Desert", "Paddy fields"], "C"),
+    # a "Label: value" line whose label is what is asked; a table's column name is no row label
+    ("text", "Here you go:\n\n- Currency: Yen\n- Language: Japanese\n- Population: about 125 million", "What is the currency of Japan?", None, "Yen"),
+    ("text", "| Lake | Area |\n|---|---|\n| Superior | 82,000 km² |\n| Huron Lake | 59,600 km² |\n\nSuperior is the largest of the Great Lakes.",
+     "Which is the largest lake of the Great Lakes?", None, "Superior"),
+    # the thing asked for does not exist; a step-by-step opener is no answer
+    ("text", "Germany doesn't have a queen; it is a federal republic with a president.", "Who is the queen of Germany?", None, None),
+    ("text", "Atlantis is a legend from Plato, and no text ever names a ruler, so there isn't one to give.",
+     "Who was the last ruler of Atlantis?", None, None),
+    # verdict leads: "evidence suggests", "please", a generalizing adverb before a negated clause; "obviously"
+    ("yes_no", "Research suggests they do. Crows remember faces for years.", "Do crows recognize human faces?", None, "yes"),
+    ("yes_no", "Please don't! Metal in an oven can spark.", "Can I put foil in the microwave?", None, "no"),
+    ("yes_no", "Usually it's not a good idea; the seeds can upset a dog's stomach.", "Is it fine to feed apples with seeds to dogs?", None, "no"),
+    ("yes_no", " Obviously.", "Is an ocean bigger than a pond?", None, "yes"),
+    # "No need to worry" reassures: the clause after it answers
+    ("yes_no", "No need to panic - it's perfectly common in toddlers.", "Is it common for toddlers to bite?", None, "yes"),
+    # an output that is only one quoted phrase, commas and all
+    ("text", ' "Liberty, Equality, Fraternity"', "What is the motto of France?", None, "Liberty, Equality, Fraternity"),
+    ("text", "Let's think step by step.\n\n- The telephone patent was filed in 1876.\n\nSo the inventor was Alexander Graham Bell.",
+     "Who patented the telephone?", None, "Alexander Graham Bell"),
+]
+
+
+@pytest.mark.parametrize("kind, output, question, choices, expected", LATER)
+def test_later_families(kind, output, question, choices, expected):
+    assert extract(output, kind, question=question, choices=choices).value == expected
+
+
+@pytest.mark.parametrize("kind, output, question, choices, rule, without", [
+    ("number", "A bag holds 12 pears and 4 are eaten. Left over: 12 - 4 =", "How many pears are left?", None, "unfinished", "12"),
+    ("yes_no", "Yes, it is the longest in Africa - but by some measures the Amazon is longer. So on balance, no.",
+     "Is the Nile the longest river in the world by every measure?", None, "closing", "yes"),
+    ("choice", "| Option | Verdict |\n|---|---|\n| A | ✗ too cold |\n| B | ✗ too dry |\n| C | ✓ right climate |\n",
+     "Where does rice grow best?", ["Tundra", "Desert", "Paddy fields"], "ticked_row", None),
+    ("text", "Germany doesn't have a queen; it is a federal republic with a president.", "Who is the queen of Germany?", None,
+     "no_such", "doesn't"),
+])
+def test_switching_a_later_rule_off_loses_its_reading(kind, output, question, choices, rule, without):
+    found = extract(output, kind, question=question, choices=choices)
+    assert found.rule == rule or found.value is None
+    assert extract(output, kind, question=question, choices=choices, disable=[rule]).value == without

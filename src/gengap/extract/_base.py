@@ -352,13 +352,31 @@ CORRECTION_RE = re.compile(
 _TRAILING_FUNCTION_WORDS = frozenset("the a an and or of to in on at for with by from is are was were be that which than as its their his her".split())
 
 
+_OPEN_SUM_RE = re.compile(r"\d[^\n]{0,40}[=+*/\u00d7\u00f7-]\s*$")
+
+
+def open_sum(text: str) -> bool:
+    """Whether the output stops on an operator after a number, a calculation cut off before its result.
+
+    >>> open_sum("240 / 3 ="), open_sum("240 / 3 = 80")
+    (True, False)
+    """
+    return bool(_OPEN_SUM_RE.search(text.rstrip()))
+
+
 def unfinished(text: str) -> bool:
     """Whether the output stops mid-sentence (cut off while still reasoning): it ends on a function
     word, or it rambles for several sentences and ends without punctuation.
 
+    A sum left open ("240 / 3 =") is unfinished too.
+
     >>> unfinished("The first train has gone 60 miles and the"), unfinished("The answer is 42")
     (True, False)
+    >>> unfinished("50 + 60 = 110, and 180 - 110 =")
+    True
     """
+    if open_sum(text):
+        return True
     if not text or not text[-1].isalpha():
         return False
     last = text.rsplit(None, 1)[-1].lower()

@@ -18,6 +18,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    open_sum,
     stem,
     words,
 )
@@ -390,6 +391,36 @@ def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
 
 
+_TICK_RE = re.compile(r"^\W{0,2}(?:[\u2713\u2714\u2705\u2611]|correct\b|right\b|true\b|yes\b)", re.IGNORECASE)
+_CROSS_RE = re.compile(r"^\W{0,2}(?:[\u2717\u2718\u274c\u2612]|incorrect\b|wrong\b|false\b|no\b)", re.IGNORECASE)
+
+
+def _ticked_row(ctx: Context) -> str | None:
+    """A Markdown table of the options with a verdict cell: the one row ticked, when the other rows are crossed."""
+    if "|" not in ctx.text:
+        return None
+    letters = _letters(ctx)
+    ticked, crossed = set(), set()
+    for line in ctx.text.split("\n"):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 2:
+            continue
+        m = re.match(rf"^\W{{0,2}}([{letters}])\W{{0,2}}(?:$|\s)", cells[0])
+        letter = m.group(1) if m else _exact_option(ctx, cells[0])
+        if letter is None:
+            continue
+        if any(_TICK_RE.match(c) for c in cells[1:]):
+            ticked.add(letter)
+        elif any(_CROSS_RE.match(c) for c in cells[1:]):
+            crossed.add(letter)
+    return next(iter(ticked)) if len(ticked) == 1 and crossed else None
+
+
+def _unfinished(ctx: Context) -> str | None:
+    """A calculation cut off before its result ("180 - 110 ="): no option was reached."""
+    return ABSTAIN if open_sum(ctx.text) else None
+
+
 def _declared(ctx: Context) -> str | None:
     found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
     return next(g for g in found[-1].groups() if g) if found else None
@@ -467,9 +498,11 @@ RULES = (
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
+    Rule("ticked_row", "table", _ticked_row),
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("unfinished", "abstain", _unfinished),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
     Rule("trailing_letter", "last", _trailing),

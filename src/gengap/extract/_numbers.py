@@ -20,6 +20,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    open_sum,
     sentences,
     stem,
 )
@@ -572,6 +573,8 @@ def _unfinished(ctx: Context) -> str | None:
     """Reasoning cut off before it reached a number: several sentences, the last one stopping
     mid-clause (no closing punctuation, not a number with its unit)."""
     text = ctx.prose
+    if open_sum(ctx.text):
+        return ABSTAIN  # "... we divide: 240 / 3 =": cut off before the result
     if not text or not text[-1].isalpha() or len(sentences(text)) < 2:
         return None
     last = sentences(text)[-1]

@@ -55,7 +55,7 @@ _ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
-_META_RE = re.compile(r"\b(?:question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
+_META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesting|tricky|difficult|complicated|complex|perspectives?|depends|good\s+one|great\s+one)\b",
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
@@ -314,6 +314,24 @@ def _boxed(ctx: Context) -> str | None:
     return ctx.boxed or None
 
 
+# the thing asked about does not exist: "France doesn't have a king", "the film never names a capital"
+_NO_SUCH_RE = re.compile(r"\b(?:(?:does|do|did|has|have|had)(?:n't|\s+not)\s+(?:have|had)|(?:has|have|had)\s+no|there\s+(?:is|are|was|were|'s)\s+no"
+                         r"|there\s+(?:isn't|aren't|wasn't|weren't)\s+(?:a|an|any)|never\s+(?:names?|named|had|has|mentions?|mentioned))"
+                         r"\s+(?:(?:a|an|any|the|one|official|single|current)\s+)*([A-Za-z]+)|\bthere\s+(?:isn't|is\s+no|'s\s+no)\s+(?:one|such)\b",
+                         re.IGNORECASE)
+
+
+def _no_such(ctx: Context) -> str | None:
+    """The opening sentence says the thing the question asks for does not exist: no answer to read."""
+    if not ctx.question:
+        return None
+    head, _ = first_part(ctx.text)
+    m = _NO_SUCH_RE.search(head)
+    if m is None or re.search(r"\bbut\b|:", head[m.end():]):
+        return None  # "Bolivia has no single capital: Sucre ...": an answer follows
+    return ABSTAIN if m.group(1) is None or stem(m.group(1)) in ctx.question_stems else None
+
+
 def _refusal(ctx: Context) -> str | None:
     if ctx.refusal:
         return ABSTAIN
@@ -415,19 +433,37 @@ def _table(ctx: Context) -> str | None:
     if not ctx.question or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
         return None
     lines = ctx.text.split("\n")
+    column_names: set[str] = set()
     for i, line in enumerate(lines):
         if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-+:?\s*\|", line):
             continue
         if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-+:?\s*\|", lines[i + 1]):
-            continue  # the header row
+            column_names |= content_stems(line)  # the header row: a word it shares with the question names a column, not a row
+            continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if any(content_stems(c) & ctx.question_stems for c in cells):
-            rest = [c for c in cells if c and not content_stems(c) & ctx.question_stems]
+        asked = ctx.question_stems - column_names
+        if any(content_stems(c) & asked for c in cells):
+            rest = [c for c in cells if c and not content_stems(c) & asked]
             if len(rest) > 1 and not _ASKS_NUMBER_RE.match(ctx.question):
                 rest = [c for c in rest if not re.search(r"\d", c)]  # a year or count beside a name
             if len(rest) == 1:
                 return _strip(rest[0])
     return None
+
+
+_LABEL_LINE_RE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?([A-Za-z][\w' -]{0,30}?)[ \t]*:[ \t]+(\S[^\n]*?)[ \t]*$", re.MULTILINE)
+
+
+def _labelled_line(ctx: Context) -> str | None:
+    """A "Label: value" line (a fact sheet or list) whose label is the thing the question asks for: "- Capital: Canberra"."""
+    if not ctx.question or ":" not in ctx.text:
+        return None
+    found = []
+    for m in _LABEL_LINE_RE.finditer(ctx.text):
+        label = content_stems(m.group(1))
+        if label and label <= ctx.question_stems and len(m.group(1).split()) <= 3:
+            found.append(re.split(r"\s+\(|;|,\s+(?:and|but|which)\s", m.group(2))[0])
+    return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
 # a pleasantry or interjection opening a reply is not its answer: "Sure! ...", "Well, ...", "Great question."
@@ -515,6 +551,12 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN if unfinished(ctx.text) else None
 
 
+def _whole_quote(ctx: Context) -> str | None:
+    """An output that is nothing but one quoted phrase: the phrase whole, commas and all ("Veni, vidi, vici")."""
+    m = re.fullmatch(r"\W{0,3}[\"\u201c]([^\"\u201d\n]{1,60})[\"\u201d]\W{0,2}", ctx.text.strip())
+    return _strip(m.group(1)) if m and len(m.group(1).split()) <= 8 else None
+
+
 def _quoted(ctx: Context) -> str | None:
     head, _ = first_part(_without_tables(ctx.text))
     found = [a or b for a, b in _QUOTED_RE.findall(head)]
@@ -557,11 +599,14 @@ RULES = (
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("refusal", "abstain", _refusal),
+    Rule("no_such", "abstain", _no_such),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
+    Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
+    Rule("whole_quote", "quotes", _whole_quote),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("concluding", "marker", _concluding),

@@ -18,6 +18,7 @@ from gengap.extract._base import (
     first_part,
     last_match,
     stem,
+    unfinished,
 )
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -31,18 +32,19 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
-_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret)\b)"
+_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
 _LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
-         r"|simply\s+put|answer|[a-z]+ly(?=,))\W{1,3}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
+         r"|simply\s+put|answer|please|generally|usually|typically|normally|mostly|largely|[a-z]+ly(?=,)"
+         r"|(?:the\s+)?(?:evidence|research|studies|data|science)\s+(?:suggests?|shows?|indicates?|says?)(?:\s+that)?)\W{1,3}|no\s+need\s+to\s+(?:worry|panic|fret)\W{1,6}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
 _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
 _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
 
 _NO_VERDICT = (
-    r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly)\s+not\b|not\s+at\s+all|not\s+really"
+    r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
     r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
-    r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name|contrary\s+to\s+(?:popular|common)"
+    r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
@@ -54,7 +56,7 @@ _NO_VERDICT = (
 )
 _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
-    r"|naturally|agreed|totally|clearly|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
+    r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
     r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
@@ -72,7 +74,7 @@ _CLAIM_RE = re.compile(rf"\b(?:statement|claim|it|this|that|answer|which)\s+(?:i
                        re.IGNORECASE)
 _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+)?(?P<w>right|correct|true|wrong|false|incorrect)\b"
                               r"|\b(?:that(?:'s|\s+is))\s+(?P<w2>right|correct|true|wrong|false|incorrect)\s*[.!]?\s*$", re.IGNORECASE)
-_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
+_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
                           r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
@@ -145,6 +147,17 @@ def _no_idiom(ctx: Context) -> str | None:
     return "yes" if _NO_IDIOM_RE.match(ctx.prose) else None
 
 
+# the closing sentence gives the verdict after a turn: "Yes above sea level - but from base to peak, no. So strictly speaking, no."
+_CLOSING_RE = re.compile(rf"(?:^|[.!?;]\s+|\n)(?:so|therefore|thus|hence|in\s+short|overall|all\s+in\s+all)\b(?:\s*,?\s*[a-z]+){{0,3}}\s*,\s*"
+                         rf"{_YN_WORD}\W*$", re.IGNORECASE)
+
+
+def _closing(ctx: Context) -> str | None:
+    """A last sentence that is only a concluding verdict ("So strictly speaking, no."); it overrides the opening word."""
+    m = _CLOSING_RE.search(ctx.prose)
+    return _word(m.group(1)) if m else None
+
+
 def _first_word(ctx: Context) -> str | None:
     m = _FIRST_RE.match(ctx.prose)
     return _word(m.group(1)) if m else None
@@ -159,17 +172,35 @@ def _verdict(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
+    contrary = _CONTRARY_RE.match(head)
+    if contrary:  # "Contrary to popular belief, X does/doesn't ...": the clause after the comma answers
+        rest = head[contrary.end():]
+        return "no" if _NEGATION_RE.search(rest) else "yes" if content_stems(rest) & ctx.question_stems else None
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
-        m = _VERDICT_RE.match(head[qualified.end():])
+        rest = head[qualified.end():]
+        word = _FIRST_RE.match(rest)
+        if word:  # "Despite the nickname, no - it is a marsupial."
+            return _word(word.group(1))
+        m = _VERDICT_RE.match(rest)
     if m:
         return "no" if m.group("no") else "yes"
+    echoed = _PREDICATE_RE.match(head)
+    if echoed and ctx.question and stem(echoed.group(1)) in ctx.question_stems:
+        return "yes"  # "Is it possible to ...?" - "It's possible, though difficult."
     if _DEBUNK_RE.search(head):
         return "no"
     return None
+
+
+_CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
+
+# "it's (entirely) possible": the question's own adjective affirmed in the opening clause
+_PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)",
+                           re.IGNORECASE)
 
 
 def _refusal(ctx: Context) -> str | None:
@@ -188,6 +219,17 @@ def _concluding(ctx: Context) -> str | None:
 
 def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
+
+
+def _unfinished(ctx: Context) -> str | None:
+    """An output cut off mid-sentence before any verdict ("... their legs are built like"); one that
+    says yes or no somewhere is left to the rules after this one."""
+    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose):
+        return ABSTAIN
+    return None
+
+
+_ANY_WORD_RE = re.compile(rf"\b{_YN_WORD}\b", re.IGNORECASE)
 
 
 def _last_word(ctx: Context) -> str | None:
@@ -300,12 +342,14 @@ RULES = (
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
+    Rule("closing", "self_correction", _closing),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("not_all", "verdict", _not_all),
     Rule("verdict", "verdict", _verdict),
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
+    Rule("unfinished", "abstain", _unfinished),
     Rule("last_word", "last", _last_word),
     Rule("table", "table", _table),
     Rule("restatement", "answer_inside_sentence", _restatement),
