@@ -31,6 +31,8 @@ PATTERNS = frozenset({
     "hedged_answer", "plain_short",
     # added by base/ (base/README.md describes them)
     "truncated_output", "prompt_echo", "number_format", "repeated_lines",
+    # added by ../extraction_v5 (its README describes them)
+    "structured_answer_format", "answer_in_other_language",
 })
 REQUIRED = ("id", "kind", "question", "choices", "output", "gold", "pattern", "difficulty", "source")
 
