@@ -1,0 +1,94 @@
+"""Rule families for short text answers and yes/no verdicts added for outputs written after the rules
+(extraction_v6dev): each case is written here by hand in the shape of its family, with a counter-example
+that must keep its reading, and the family switched off once to show that its rule is what reads it."""
+
+from __future__ import annotations
+
+from gengap.extract import extract
+from gengap.extract._base import closing_hedge, own_answer
+
+
+def yn(output: str, question: str, **kw) -> str | None:
+    return extract(output, "yes_no", question=question, **kw).value
+
+
+def tx(output: str, question: str, **kw) -> str | None:
+    return extract(output, "text", question=question, **kw).value
+
+
+# ------------------------------------------------------------------ shared: echoes, corrections, refusals, hedges
+def test_echo_with_its_few_shot_label_is_not_the_answer():
+    out = "Q: Which river flows through Vienna?\nA: The Danube\nQ: Which river flows through Paris?\nA: The Seine"
+    assert tx(out, "Which river flows through Vienna?") == "Danube"
+    assert own_answer("Question: Is ice cold?\nAnswer:").strip() == ""
+    assert yn("Question: Is ice cold? Answer yes or no.\nQuestion: Is fire hot?", "Is ice cold?") is None
+    # counter-example: an echo followed by an answer keeps the answer
+    assert yn("Question: Is ice cold?\nAnswer: Yes", "Is ice cold?") == "yes"
+
+
+def test_just_kidding_retracts_but_no_kidding_affirms():
+    assert yn("Yes... just kidding. No, sloths are slow.", "Are sloths fast?") == "no"
+    assert yn("No kidding - owls hunt at night.", "Do owls hunt at night?") == "yes"  # counter-example
+
+
+def test_a_hyphen_inside_a_word_is_no_correction():
+    out = "That depends on the dose and the person. There isn't a single yes-or-no answer."
+    assert yn(out, "Is salt bad for you?") is None
+    assert yn("Yes - no question about it.", "Is salt a mineral?") == "yes"  # counter-example: a dash between words
+
+
+def test_having_no_access_is_a_refusal():
+    assert yn("I have no access to live train times.", "Is the 8:15 train late?") is None
+    assert tx("I have no information about your account.", "What is my balance called?") is None
+    assert yn("I have no doubt: yes.", "Is Rome in Italy?") == "yes"  # counter-example
+
+
+def test_toss_up_and_no_choice_made_are_hedges():
+    assert yn("Studies disagree; it is basically a toss-up.", "Do cats prefer warm rooms?") is None
+    assert tx("Both 'octopi' and 'octopuses' are used, so either could be right.", "What is the plural of octopus?") is None
+    assert tx("Lake Superior, if you count area; otherwise Baikal. I can't choose without your definition.",
+              "What is the largest lake?") is None
+    assert tx("Lake Superior, by area.", "What is the largest freshwater lake by area?") == "Lake Superior"  # counter-example
+
+
+def test_closing_hedge():
+    assert closing_hedge("No, not usually. On clear nights, yes, faintly. So it depends.")
+    assert yn("No, not usually. On clear nights, yes, faintly. So it depends.", "Can you see Saturn's rings by eye?") is None
+    assert yn("No, not usually. On clear nights, yes, faintly. So it depends.", "Can you see Saturn's rings by eye?",
+              disable=("abstain",)) == "no"
+    # counter-examples: a hedge naming what it depends on qualifies the answer, it does not take it back
+    assert not closing_hedge("Yes. It depends on altitude how much.")
+    assert yn("Yes. How much depends on the altitude.", "Does water boil lower on mountains?") == "yes"
+
+
+# ------------------------------------------------------------------ yes/no
+def test_idiom_then_the_verdict_said_outright():
+    assert yn("No wonder people think so, but no: bulls do not see red.", "Does red make bulls angry?") == "no"
+    assert yn("No doubt about it: cheetahs are the fastest.", "Are cheetahs the fastest land animal?") == "yes"  # counter-example
+    assert yn("No doubt, but note the caveats: yes.", "Is the Nile long?") == "yes"
+
+
+def test_there_is_no_way_denies():
+    assert yn("There's no way that holds for every bird - kiwis can't fly.", "Can all birds fly?") == "no"
+    assert yn("There's no way around it: it is.", "Is tax compulsory?") != "no"  # counter-example
+
+
+def test_in_a_sense_it_does():
+    assert yn("In a sense they do: their leaves turn towards light.", "Do plants move?") == "yes"
+    assert yn("In a sense they don't: they never leave their spot.", "Do plants walk?") == "no"
+
+
+def test_table_row_before_notes():
+    out = "| Metal | Magnetic |\n|---|---|\n| Copper | No |\n\nNote: iron is; yes, strongly."
+    assert yn(out, "Is copper magnetic?") == "no"
+    assert yn(out, "Is copper magnetic?", disable=("table",)) == "yes"
+    # counter-example: a table that does not name the question's subject leaves the prose to decide
+    assert yn("| Metal | Magnetic |\n|---|---|\n| Iron | Yes |\n\nNo, copper is not.", "Is copper magnetic?") == "no"
+
+
+def test_contrast_denies_the_questions_term():
+    out = "She won the prize in 1911, but for chemistry, not physics."
+    assert yn(out, "Did Marie Curie win the 1911 prize for physics?") == "no"
+    assert yn(out, "Did Marie Curie win the 1911 prize for physics?", disable=("negation",)) != "no"
+    # counter-example: "not only" adds, it does not deny
+    assert yn("She won it, not only for physics but also for chemistry.", "Did she win a prize for physics?") != "no"
