@@ -92,3 +92,13 @@ def test_contrast_denies_the_questions_term():
     assert yn(out, "Did Marie Curie win the 1911 prize for physics?", disable=("negation",)) != "no"
     # counter-example: "not only" adds, it does not deny
     assert yn("She won it, not only for physics but also for chemistry.", "Did she win a prize for physics?") != "no"
+
+
+# ------------------------------------------------------------------ short text answers
+def test_a_bare_answer_keeps_the_head_noun_the_question_names():
+    assert tx("Compound eyes", "What kind of eyes do flies have?") == "Compound eyes"
+    assert tx("Final answer: red blood cells (erythrocytes)", "Which blood cells carry oxygen?") == "red blood cells"
+    assert tx("Apollo 11", "Which Apollo mission first landed on the Moon?") == "Apollo 11"
+    # counter-examples: the question's word opening the phrase, and a sentence, are still trimmed
+    assert tx("planet Venus", "Which planet is the hottest?") == "Venus"
+    assert tx("Austrians speak German.", "What language is spoken in Austria?") == "German"

@@ -103,6 +103,8 @@ def _is_question_word(word: str, ctx: Context) -> bool:
     for q in _question_words(ctx.question):
         if len(q) >= 4 and low.startswith(q) and _DEMONYM.fullmatch(low[len(q):]):
             return True
+        if len(q) >= 5 and q[-1] in "aeiouy" and low.startswith(q[:-1]) and _DEMONYM.fullmatch(low[len(q) - 1:]):
+            return True  # "Austrians" for "Austria", "Italians" for "Italy"
     if w.isupper() and len(w) >= 2:
         return w.lower() in _acronyms(ctx.question)
     return False
@@ -408,6 +410,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
     clause = _clause(head)
     if _short(clause):
         span = _strip(clause)
+        if ctx.question and _bare(clause, ctx, whole=re.sub(r"\s*\([^()]*\)\W*$", "", head)):
+            return _trim_leading(span, ctx) or None  # "Final answer: white blood cells (leukocytes)"
         return (_trim_question_words(span, ctx) if ctx.question else span) or None
     return _span(head, ctx)
 
@@ -532,14 +536,35 @@ def _answer_first(ctx: Context) -> str | None:
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
-        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`":
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
             return _span(clause, ctx)
-        span = _trim_question_words(_strip(clause), ctx) if ctx.question else _strip(clause)
+        span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
         if _foreign(span, ctx):
             return None
         quoted = _QUOTED_RE.search(span)
         return _strip(quoted.group(1) or quoted.group(2)) if quoted and len(span) > len(quoted.group(0)) + 2 else span or None
     return None
+
+
+def _trim_leading(span: str, ctx: Context) -> str:
+    """A bare answer keeps the question's words that end it (its head noun: "white blood cells" for
+    "Which blood cells ...?"), not those that open it ("planet Mars" for "Which planet ...?")."""
+    tokens = span.split()
+    if all(t[:1].isupper() or t[:1].isdigit() for t in tokens):
+        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?")
+    while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx):
+        tokens.pop(0)
+    return " ".join(tokens)
+
+
+def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
+    """Whether ``phrase`` is the whole output (or ``whole``, the line after an answer marker), a bare noun
+    phrase: then it is the answer as written, the question's own words that end it included
+    ("normal boiling point", "white blood cells")."""
+    whole = (ctx.text if whole is None else whole).strip().strip(_QUOTES)
+    return whole == phrase.strip().strip(_QUOTES) and 1 < len(phrase.split()) <= 4 and "\n" not in whole \
+        and not all(_is_question_word(w, ctx) or w.lower().strip(_QUOTES) in STOPWORDS for w in phrase.split()) \
+        and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
 
 
 def _hedge(ctx: Context) -> str | None:
