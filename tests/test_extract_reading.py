@@ -102,3 +102,19 @@ def test_a_bare_answer_keeps_the_head_noun_the_question_names():
     # counter-examples: the question's word opening the phrase, and a sentence, are still trimmed
     assert tx("planet Venus", "Which planet is the hottest?") == "Venus"
     assert tx("Austrians speak German.", "What language is spoken in Austria?") == "German"
+
+
+def test_a_correction_reads_the_new_answer_not_the_retracted_one():
+    q = "What is the largest planet?"
+    out = "Saturn... no, that's the one with the rings. The largest planet is Jupiter."
+    assert tx(out, q) == "Jupiter"
+    assert tx("Pluto. Wait, no: Pluto is a dwarf planet now. The smallest planet is Mercury.", "What is the smallest planet?") == "Mercury"
+    assert tx("Sydney is the capital of Australia. Sorry, correction: Sydney is the largest city; today it's Canberra.",
+              "What is the capital of Australia?") == "Canberra"
+    assert tx("Barcelona... actually no. Barcelona is the biggest Catalan city, but Madrid is the seat of government - so Madrid.",
+              "What is the capital of Spain?") == "Madrid"
+    assert tx("Pluto. Wait, no: Pluto is a dwarf planet now. The smallest planet is Mercury.", "What is the smallest planet?",
+              disable=("self_correction",)) != "Mercury"
+    # counter-example: the first clause after the correction names the answer, the next explains the symbol
+    assert tx("Natrium... well, in English it's called sodium. The symbol Na comes from its Latin name.",
+              "Which element has the symbol 'Na'?") == "sodium"

@@ -38,7 +38,7 @@ _LEAD_RE = re.compile(
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
-    r"|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
+    r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
@@ -363,6 +363,12 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     old = normalize(retracted)
     if _CONFIRMED_RE.search(region):
         old = ""  # "let me make sure ... Yes, Marrakesh is in Morocco": the check confirms the first answer
+    closing = _CONCLUDING_RE.match(parts[-1].strip())
+    if closing and len(parts) > 1:  # "... but Bern is the federal city - so Bern.": the correction concludes
+        last = _strip(parts[-1].strip()[closing.end():])
+        if 0 < len(last.split()) <= 3 and _has_content(last, ctx) and normalize(last) != old and not _COPULA_RE.search(f" {last} "):
+            return last
+    old_words = set(old.split()) - STOPWORDS
     head = _strip(parts[0])
     if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
             and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
@@ -371,7 +377,8 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     def score(part: str) -> int:
         about = bool(ctx.question and content_stems(part) & ctx.question_stems)
         states = bool(_COPULA_RE.search(f" {part} ") or re.search(r"\b(?:called|named|'s)\b", part))
-        repeats = bool(old) and f" {old} " in f" {normalize(part)} "
+        # it speaks of the retracted answer: "Caesar was dictator", "that's getting softer"
+        repeats = bool(old_words & set(normalize(part).split())) or bool(re.match(r"\W*that(?:'s|\s+is|\s+was)\b", part, re.IGNORECASE))
         return about + states - 2 * repeats
 
     best = max(parts, key=score)  # the first of the best
@@ -392,6 +399,8 @@ def _correction(ctx: Context) -> str | None:
         if bold and _short(bold[-1]):
             return _strip(bold[-1])
     retracted = _clause(sentences(before)[0]) if sentences(before) else ""
+    if len(retracted.split()) > 3:  # "Lagos is the capital of Nigeria. Sorry, ...": what that sentence answered
+        retracted = _span(sentences(before)[0], ctx) or ""
     return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
 
 
