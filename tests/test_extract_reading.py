@@ -118,3 +118,13 @@ def test_a_correction_reads_the_new_answer_not_the_retracted_one():
     # counter-example: the first clause after the correction names the answer, the next explains the symbol
     assert tx("Natrium... well, in English it's called sodium. The symbol Na comes from its Latin name.",
               "Which element has the symbol 'Na'?") == "sodium"
+
+
+def test_the_subject_answers_who_or_what_does_something():
+    assert tx("The pancreas makes insulin in its beta cells.", "Which organ makes insulin?") == "pancreas"
+    assert tx("Japan's flag shows a red disc on a white field.", "Which country's flag shows a red disc?") == "Japan"
+    assert tx("Gregor Mendel patiently bred pea plants in his monastery garden.", "Which scientist founded genetics?") == "Gregor Mendel"
+    assert tx("Spain sent Columbus west in 1492, hoping to reach the Indies.", "Which country funded Columbus's voyage?") == "Spain"
+    # counter-examples: the question's own subject opening the sentence, and a question with an auxiliary
+    assert tx("Bile is stored in the gallbladder.", "Which organ stores bile?") == "gallbladder"
+    assert tx("People in Brazil speak Portuguese.", "What language do people in Brazil speak?") == "Portuguese"

@@ -250,12 +250,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
-        head = _CAPITAL_NAME_RE.match(s)
-        if head and ctx.question and len(head.group(0)) < len(s) and s[:1].isupper() and _has_content(head.group(0), ctx) \
-                and head.group(0).split()[0].lower() not in _NOT_NAMES and not _GENERIC_SUBJECT_RE.match(head.group(0)) \
-                and not any(_is_question_word(w, ctx) for w in head.group(0).split()) \
-                and content_stems(s[head.end():]) & ctx.question_stems:
-            return _strip(head.group(0))  # "India overtook China and now has the largest population": the subject
+        subject = _subject(s, ctx)
+        if subject:
+            return subject
         s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
         verb = _MAIN_VERB_RE.search(s)
         if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
@@ -298,6 +295,45 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
+
+
+_ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
+                              r"|can\b|could\b|will\b|would\b|should\b|may\b|might\b|must\b)([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _subject(s: str, ctx: Context) -> str | None:
+    """The subject of a sentence without a copula, when the question asks for who or what does something:
+    a name opening the sentence whose predicate speaks of the question ("India overtook China and now has
+    the largest population", "France gave it to the US", "The Mediterranean Sea lies between Europe and
+    Africa"), a full name for a "who" question ("Alfred Russel Wallace independently arrived at it"), or
+    the words before the question's own verb ("The gallbladder stores bile")."""
+    if not ctx.question:
+        return None
+    asks = _ASKS_SUBJECT_RE.match(ctx.question)
+    if asks:  # the question's verb in the sentence: what comes before it is its subject
+        verb = stem(asks.group(1))
+        tokens = s.split()
+        for i, token in enumerate(tokens[1:5], start=1):
+            if stem(token.strip(_QUOTES)) == verb:
+                before = " ".join(tokens[:i])
+                if not any(_is_question_word(w, ctx) for w in tokens[:i]) and _has_content(before, ctx) \
+                        and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
+                    return _strip(re.sub(r"'s$", "", before)) or None  # "Canada's flag has ..." for "Which country's flag ...?"
+                break
+    head = _CAPITAL_NAME_RE.match(s)
+    if not head or len(head.group(0)) >= len(s) or not s[:1].isupper():
+        return None
+    name = re.sub(r"'s$", "", head.group(0))  # "Canada's flag has ...", asked which country's flag
+    parts = name.split()
+    if parts[0].lower() in _NOT_NAMES or _GENERIC_SUBJECT_RE.match(name) or not _has_content(name, ctx):
+        return None
+    start = 1 if parts[0].lower() == "the" and len(parts) > 1 else 0
+    if _is_question_word(parts[start], ctx):
+        return None  # the question's own subject opens the sentence
+    rest = s[head.end():].split()
+    speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
+    person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    return _strip(name) if speaks or person else None
 
 
 def _short(text: str) -> bool:
