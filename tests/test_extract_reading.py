@@ -128,3 +128,41 @@ def test_the_subject_answers_who_or_what_does_something():
     # counter-examples: the question's own subject opening the sentence, and a question with an auxiliary
     assert tx("Bile is stored in the gallbladder.", "Which organ stores bile?") == "gallbladder"
     assert tx("People in Brazil speak Portuguese.", "What language do people in Brazil speak?") == "Portuguese"
+
+
+def test_table_cell_under_the_column_the_question_names():
+    out = "| Rank | River | Length (km) |\n|---|---|---|\n| 1 | Nile | 6,650 |\n| 2 | Amazon | 6,400 |\n\nNote: the Amazon may be longer."
+    assert tx(out, "What is the longest river?") == "Nile"
+    assert tx("| Lake | Depth (m) |\n|---|---|\n| Baikal | 1,642 |\n\nNote: Tanganyika is second.", "Which lake is the deepest?") == "Baikal"
+    assert tx(out, "What is the longest river?", disable=("table",)) != "Nile"
+    # counter-example: several rows and no rank: the table alone does not say which
+    assert tx("| River | Country |\n|---|---|\n| Nile | Egypt |\n| Amazon | Brazil |", "Which river is the longest?") is None
+
+
+def test_no_answer_words_are_not_answers():
+    assert tx("The answer:", "What colour is the sky?") is None
+    assert tx("That's a great one! Let me tell you about owls. There are around 250 species, spread over every continent.",
+              "What is the largest owl?") is None
+    assert tx("Jupiter has many moons, including Io, Europa and Callisto, each with its own features, such as the volcanoes on",
+              "What is the largest moon of Jupiter?") is None
+    # counter-examples: a number asked for, and a short answer after a pleasantry
+    assert tx("The smallest prime number is 2, since 1 is not prime.", "What is the smallest prime number?") == "2"
+    assert tx("Great question! Ganymede.", "What is the largest moon of Jupiter?") == "Ganymede"
+
+
+def test_a_concluding_clause_inside_the_sentence_answers():
+    out = "Let's see: Athos was the eldest, Porthos the strongest, so the youngest was d'Artagnan."
+    assert tx(out, "Which musketeer was the youngest?") == "d'Artagnan"
+    # counter-example: a "so" clause that states no answer leaves the first clause to answer
+    assert tx("The capital is Ottawa, so plan a day there.", "What is the capital of Canada?") == "Ottawa"
+
+
+def test_a_name_is_the_answer_over_a_description():
+    assert tx("The Gobi Desert is the coldest large desert in Asia.", "Which desert covers much of Mongolia?") == "Gobi Desert"
+    # counter-example: the question's name on the left, the answer described on the right
+    assert tx("Mercury is the closest planet to the Sun.", "Which planet is closest to the Sun?") == "Mercury"
+
+
+def test_a_disclaimer_in_the_first_person_is_not_the_answer():
+    out = "As far as I know the tallest building is the Burj Khalifa, but my data may be out of date."
+    assert tx(out, "What is the tallest building?") == "Burj Khalifa"

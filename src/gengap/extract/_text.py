@@ -208,13 +208,20 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if when:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
-    s = _SUBORDINATE_RE.sub("", s, count=1)
+    opening = _SUBORDINATE_RE.match(s)
+    if opening and not (ctx.question and content_stems(opening.group(0)) & ctx.question_stems
+                        and (not content_stems(s[opening.end():]) & ctx.question_stems
+                             or re.match(r"but\b", s[opening.end():], re.IGNORECASE) or _FIRST_PERSON_RE.search(s[opening.end():]))):
+        s = s[opening.end():]  # not when the opening holds the answer: "As far as I know X is Y, but my data may be old"
     segments = [seg for seg in re.split(r":\s+", s) if seg.strip()]
     if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
         s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
-    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems:
-        s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital."
+    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems and not _FIRST_PERSON_RE.search(contrast[1]):
+        s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
+    concluded = _SO_CLAUSE_RE.split(s)
+    if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
+        s = concluded[-1]  # "John was the witty one, Paul the cute one, so the quiet one was George"
     s = _clause(s, lead=False)
     if not s:
         return None
@@ -227,6 +234,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
         named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
+        if s == right and q_left == q_right and ctx.question and _WHICH_NOUN_RE.match(ctx.question) and _is_name(left, ctx) \
+                and not _is_name(right, ctx):
+            s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
         if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
                 and _has_content(left, ctx) and not q_left:
             return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None  # "Sputnik 1 was launched by ...", asked its name
@@ -292,6 +302,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = names[0]  # "That honour goes to Marie Curie": a person is asked for
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None
+    if _no_answer_words(s):
+        return None
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
@@ -334,6 +346,22 @@ def _subject(s: str, ctx: Context) -> str | None:
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
     person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
     return _strip(name) if speaks or person else None
+
+
+_SO_CLAUSE_RE = re.compile(r"[,;]\s+(?:and\s+)?(?:so|therefore|thus|hence)\s+", re.IGNORECASE)
+
+
+def _is_name(side: str, ctx: Context) -> bool:
+    """A side of "X is Y" that is a proper name with a word of its own ("The Atacama Desert")."""
+    name = re.sub(r"^(?:the|a|an)\s+", "", side.strip(), flags=re.IGNORECASE)
+    return bool(_CAPITAL_NAME_RE.fullmatch(name)) and any(not _is_question_word(w, ctx) for w in name.split())
+
+
+def _no_answer_words(span: str) -> bool:
+    """A span no answer is made of: function words only ("answer", "the one"), a quantifier ("many"),
+    a negated verb ("wasn't")."""
+    tokens = [t.strip(_QUOTES).lower() for t in span.split()]
+    return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0].endswith("n't")))
 
 
 def _short(text: str) -> bool:
@@ -497,7 +525,31 @@ def _table(ctx: Context) -> str | None:
                 rest = [c for c in rest if not re.search(r"\d", c)]  # a year or count beside a name
             if len(rest) == 1:
                 return _strip(rest[0])
-    return None
+    return _table_column(lines, ctx)
+
+
+_RULE_ROW_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*\|")
+
+
+def _table_column(lines: list[str], ctx: Context) -> str | None:
+    """The cell under the column the question names ("Mountain" for "the tallest mountain"), in the only
+    row of the table or in the row ranked first."""
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines
+            if ln.strip().startswith("|") and not _RULE_ROW_RE.match(ln)]
+    if len(rows) < 2 or not any(_RULE_ROW_RE.match(ln) for ln in lines):
+        return None
+    header, data = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
+    named = [j for j, c in enumerate(header) if content_stems(c) and content_stems(c) <= ctx.question_stems]
+    if len(named) != 1 or not data:
+        return None
+    if len(data) > 1:
+        rank = [j for j, c in enumerate(header) if c.strip().lower() in ("rank", "#", "no.", "position", "place")]
+        first = [r for r in data if rank and r[rank[0]].strip(" .#") == "1"]
+        if len(first) != 1:
+            return None
+        data = first
+    cell = _strip(data[0][named[0]])
+    return cell if cell and _short(cell) else None
 
 
 _LABEL_LINE_RE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?([A-Za-z][\w' -]{0,30}?)[ \t]*:[ \t]+(\S[^\n]*?)[ \t]*$", re.MULTILINE)
@@ -557,10 +609,15 @@ def _alternative(head: str, ctx: Context) -> str | None:
     return None
 
 
+_PLEASANTRY_RE = re.compile(r"^\W*(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*$", re.IGNORECASE)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
+    if _PLEASANTRY_RE.match(head):
+        return None  # "That's a fun one!": a pleasantry, not an answer
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
@@ -584,8 +641,8 @@ def _answer_first(ctx: Context) -> str | None:
         if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
             return _span(clause, ctx)
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
-        if _foreign(span, ctx):
-            return None
+        if _foreign(span, ctx) or _no_answer_words(span):
+            return None  # "The answer:" with nothing after it
         quoted = _QUOTED_RE.search(span)
         return _strip(quoted.group(1) or quoted.group(2)) if quoted and len(span) > len(quoted.group(0)) + 2 else span or None
     return None
@@ -649,14 +706,19 @@ def _in_sentence(ctx: Context) -> str | None:
     if not parts:
         return None
     if ctx.question:
-        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems]
+        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems and not _TALK_RE.match(p)]
         for i, part in enumerate(about):
             span = _span(part, ctx)
-            if span is not None and not (i + 1 < len(about) and _off_type(span, ctx)):
-                return span
+            if span is not None and _off_type(span, ctx) and (i + 1 < len(about) or re.match(r"\W*there\s+(?:are|were|is|was)\b", part, re.IGNORECASE)):
+                continue  # a bare number where none is asked: a count of things ("There are around 18 species") answers nothing
+            return span
         if about:
             return None
     return _span(parts[0], ctx) if len(parts) == 1 else None
+
+
+# a sentence about the telling, not the answer: "Let me tell you about penguins."
+_TALK_RE = re.compile(r"^\W*(?:let\s+me|let'?s|let\s+us)\s+(?:tell|talk|explain|think|see|look|start|begin|walk)\b", re.IGNORECASE)
 
 
 def _off_type(span: str, ctx: Context) -> bool:
