@@ -166,3 +166,7 @@ def test_a_name_is_the_answer_over_a_description():
 def test_a_disclaimer_in_the_first_person_is_not_the_answer():
     out = "As far as I know the tallest building is the Burj Khalifa, but my data may be out of date."
     assert tx(out, "What is the tallest building?") == "Burj Khalifa"
+    assert tx("As of my last update it was the Dolphins, but my information may be out of date.",
+              "Which team won the most recent title?") == "Dolphins"
+    # counter-example: no pronoun, the side that restates the question is still dropped
+    assert tx("Ottawa is the capital of Canada.", "What is the capital of Canada?") == "Ottawa"

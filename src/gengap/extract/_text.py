@@ -234,6 +234,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
+        if s == left and re.search(r"\b(?:it|this|that|he|she|they)$", left, re.IGNORECASE) and _has_content(right, ctx):
+            s = right  # "As of my last update it was Pope Francis": the pronoun stands for what is asked
         if s == right and q_left == q_right and ctx.question and _WHICH_NOUN_RE.match(ctx.question) and _is_name(left, ctx) \
                 and not _is_name(right, ctx):
             s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
