@@ -209,9 +209,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
     opening = _SUBORDINATE_RE.match(s)
-    if opening and not (ctx.question and content_stems(opening.group(0)) & ctx.question_stems
-                        and (not content_stems(s[opening.end():]) & ctx.question_stems
-                             or re.match(r"but\b", s[opening.end():], re.IGNORECASE) or _FIRST_PERSON_RE.search(s[opening.end():]))):
+    disclaimer = opening is not None and bool(re.match(r"but\b", s[opening.end():], re.IGNORECASE)) and bool(_FIRST_PERSON_RE.search(s[opening.end():]))
+    if opening and not disclaimer and not (ctx.question and content_stems(opening.group(0)) & ctx.question_stems
+                                           and not content_stems(s[opening.end():]) & ctx.question_stems):
         s = s[opening.end():]  # not when the opening holds the answer: "As far as I know X is Y, but my data may be old"
     segments = [seg for seg in re.split(r":\s+", s) if seg.strip()]
     if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
