@@ -170,3 +170,30 @@ def test_a_disclaimer_in_the_first_person_is_not_the_answer():
               "Which team won the most recent title?") == "Dolphins"
     # counter-example: no pronoun, the side that restates the question is still dropped
     assert tx("Ottawa is the capital of Canada.", "What is the capital of Canada?") == "Ottawa"
+
+
+def test_a_heading_or_list_opening_the_answer():
+    assert tx("### Short answer\nJupiter\n\n### Details\nJupiter has 95 moons; Saturn has more by some counts.",
+              "Which planet is the most massive?") == "Jupiter"
+    assert tx("1. Pacific\n2. Atlantic\n3. Indian\n\nThe Pacific is by far the largest.", "Which ocean is the largest?") == "Pacific"
+    # counter-example: a heading that is no answer label leaves the prose to answer
+    assert tx("### Background\nThe largest ocean is the Pacific.", "Which ocean is the largest?") == "Pacific"
+
+
+def test_a_guess_asked_back_then_corrected():
+    assert tx("Sydney? No - the capital is Canberra. Sydney is the biggest city.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Sydney? No - the capital is Canberra.", "What is the capital of Australia?", disable=("answer_inside_sentence",)) is None
+
+
+def test_unsure_but_committed():
+    assert tx("I'm not 100% sure, but I believe it's the Nile.", "What is the longest river?") == "Nile"
+    # counter-example: unsure between two answers commits to neither
+    assert tx("I'm not sure, it's either the Nile or the Amazon.", "What is the longest river?") is None
+
+
+def test_subject_forms():
+    assert tx("The lungs take in oxygen with every breath.", "Which organ takes in oxygen?") == "lungs"
+    assert tx("The River Seine runs through Paris.", "Which river runs through Paris?") == "River Seine"
+    assert tx("Marie Curie and Pierre Curie shared the 1903 prize with Becquerel.", "Who discovered radium?") == "Marie Curie and Pierre Curie"
+    # counter-example: two countries named for a "which country" question are not joined
+    assert tx("Norway and Sweden both claim it.", "Which country invented skiing?") != "Norway and Sweden"

@@ -25,6 +25,7 @@ from gengap.extract._base import (
 
 _TEXT_MARK_RE = re.compile(
     r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
+    r"|(?:^|\n)[ \t]*(?:short|quick|brief|direct|simple|final|the)\s+answer[ \t]*:?[ \t]*\n"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
@@ -166,7 +167,7 @@ _PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|\w+ly)\s+)?(?:famous|famed|re
                                 r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
 
 
-_INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?:ay)?|sure)\s*[,!.:;]\s+", re.IGNORECASE)
+_INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?:ay)?|sure)(?:\s*[,!.:;]|\s+-)\s+", re.IGNORECASE)
 _PRO_FORM_RE = re.compile(r"^(?:the|this|that)\s+(?:\w+\s+){0,2}one\b", re.IGNORECASE)
 _WHICH_NOUN_RE = re.compile(r"^\W*(?:(?:in|on|at|from|to|of|around|near)\s+)?(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b)[a-z]+",
                             re.IGNORECASE)
@@ -315,6 +316,11 @@ _ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+[a-z]+(?:'s)?|who)\s+(?!
                               r"|can\b|could\b|will\b|would\b|should\b|may\b|might\b|must\b)([a-z]{3,})\b", re.IGNORECASE)
 
 
+def _verb_root(word: str) -> str:
+    """A verb without its ending, to find the question's verb in the answer ("filters" ~ "filter")."""
+    return re.sub(r"(?:es|s|ed|ing)$", "", word.lower()) if len(word) > 4 else word.lower()
+
+
 def _subject(s: str, ctx: Context) -> str | None:
     """The subject of a sentence without a copula, when the question asks for who or what does something:
     a name opening the sentence whose predicate speaks of the question ("India overtook China and now has
@@ -325,12 +331,12 @@ def _subject(s: str, ctx: Context) -> str | None:
         return None
     asks = _ASKS_SUBJECT_RE.match(ctx.question)
     if asks:  # the question's verb in the sentence: what comes before it is its subject
-        verb = stem(asks.group(1))
+        verb = _verb_root(asks.group(1))
         tokens = s.split()
         for i, token in enumerate(tokens[1:5], start=1):
-            if stem(token.strip(_QUOTES)) == verb:
+            if _verb_root(token.strip(_QUOTES)) == verb:
                 before = " ".join(tokens[:i])
-                if not any(_is_question_word(w, ctx) for w in tokens[:i]) and _has_content(before, ctx) \
+                if (not any(_is_question_word(w, ctx) for w in tokens[:i]) or _is_name(before, ctx)) and _has_content(before, ctx) \
                         and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
                     return _strip(re.sub(r"'s$", "", before)) or None  # "Canada's flag has ..." for "Which country's flag ...?"
                 break
@@ -344,7 +350,12 @@ def _subject(s: str, ctx: Context) -> str | None:
     start = 1 if parts[0].lower() == "the" and len(parts) > 1 else 0
     if _is_question_word(parts[start], ctx):
         return None  # the question's own subject opens the sentence
-    rest = s[head.end():].split()
+    joined = re.match(r"\s+and\s+((?:[A-Z][\w'-]+\s+){0,3}[A-Z][\w'-]+)", s[head.end():])
+    if joined and re.match(r"\W*who\b", ctx.question, re.IGNORECASE):  # "James Watson and Francis Crick discovered it"
+        name, head_end = f"{name} and {joined.group(1)}", head.end() + joined.end()
+    else:
+        head_end = head.end()
+    rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
     person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
     return _strip(name) if speaks or person else None
@@ -611,15 +622,20 @@ def _alternative(head: str, ctx: Context) -> str | None:
     return None
 
 
+_UNSURE_BUT_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\S+\s+){0,2}(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong|not\s+(?:\S+\s+){0,2}sure)"
+                            r"[^,;]{0,30}[,;]\s*but\s+", re.IGNORECASE)
 _PLEASANTRY_RE = re.compile(r"^\W*(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*$", re.IGNORECASE)
 
 
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
-    text = _without_tables(ctx.text)
+    text = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
+    if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
+        text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
     head, _ = first_part(text)
-    if _PLEASANTRY_RE.match(head):
-        return None  # "That's a fun one!": a pleasantry, not an answer
+    if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?"):
+        return None  # "That's a fun one!", "Casablanca? No - ...": a pleasantry or a guess asked back, not an answer
+    head = _UNSURE_BUT_RE.sub("", head, count=1)  # "I'm not 100% sure, but I believe it's the Pacific."
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
