@@ -197,3 +197,25 @@ def test_subject_forms():
     assert tx("Marie Curie and Pierre Curie shared the 1903 prize with Becquerel.", "Who discovered radium?") == "Marie Curie and Pierre Curie"
     # counter-example: two countries named for a "which country" question are not joined
     assert tx("Norway and Sweden both claim it.", "Which country invented skiing?") != "Norway and Sweden"
+
+
+def test_elliptical_verdicts_with_a_noun_subject():
+    assert yn("The bark isn't; the berries are, though.", "Is yew bark poisonous?") == "no"
+    assert yn("Emperor penguins do: they huddle for warmth.", "Do emperor penguins huddle?") == "yes"
+    # counter-example: a marked answer still decides
+    assert yn("The answer is: no", "Is lead a noble metal?") == "no"
+
+
+def test_quantities_and_adverbs_as_verdicts():
+    assert yn("Plenty. The reef is home to hundreds of species.", "Does the reef have fish?") == "yes"
+    assert yn("Not directly. Viruses cause colds.", "Does cold weather cause colds?") == "no"
+    assert yn("Some do, but not all.", "Do all birds migrate?") == "no"
+    # counter-examples: "not only" adds; "some do" answers yes when the question is not about all
+    assert yn("Some do.", "Do bats use echolocation?") == "yes"
+
+
+def test_another_place_than_the_question_names():
+    assert yn("It's actually in Tanzania, near the Kenyan border.", "Is Mount Kilimanjaro in Kenya?") == "no"
+    assert yn("It's actually in Tanzania.", "Is Mount Kilimanjaro in Kenya?", disable=("negation",)) != "no"
+    # counter-example: the place the question names
+    assert yn("It's in Kenya, north of Nairobi.", "Is Mount Kenya in Kenya?") != "no"

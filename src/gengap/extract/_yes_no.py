@@ -44,7 +44,7 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
-    r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
@@ -66,7 +66,7 @@ _YES_VERDICT = (
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|really|indeed|absolutely|still|do|does|did))?"
     r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
-    r"|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
+    r"|(?:plenty|lots|loads|heaps|tons)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
@@ -182,11 +182,20 @@ def _first_word(ctx: Context) -> str | None:
 _QUALIFIER_RE = re.compile(r"^\W*(?!(?:yes|no|not|never|true|false)\b)[A-Za-z][^,.;:!?]{0,40},\s+")
 
 
+# an elliptical reply with a noun subject: "The fruit isn't; ...", "Most species do."
+_ELLIPTIC_RE = re.compile(r"^\W*(?:(?:the|a|an|these|those|their|its)\s+)?(?:[\w'-]+\s+){0,2}?(?:(?P<no>isn't|aren't|wasn't|weren't|doesn't"
+                          r"|don't|didn't|can't|cannot|won't|hasn't|haven't|is\s+not|are\s+not|does\s+not|do\s+not|can\s+not)|(?P<yes>is|are|was|were|does|do|did|can|has|have))"
+                          r"\s*(?:[;:!\u2014]|\.\s|\.$|\s-\s|(?<=t)\s*,\s+but\b)", re.IGNORECASE)
+
+
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
+    elliptic = _ELLIPTIC_RE.match(head)
+    if elliptic:
+        return "no" if elliptic.group("no") else "yes"
     contrary = _CONTRARY_RE.match(head)
     if contrary:  # "Contrary to popular belief, X does/doesn't ...": the clause after the comma answers
         rest = head[contrary.end():]
@@ -269,10 +278,13 @@ _ALL_RE = re.compile(r"\b(?:all|every|always|everyone|everything)\b", re.IGNOREC
 _NOT_ALL_RE = re.compile(r"^\W*(?:(?:almost|nearly|not|virtually)\s+(?:all|every|always)|not\s+(?:quite\s+)?(?:all|every))\b", re.IGNORECASE)
 
 
+_SOME_RE = re.compile(r"^\W*(?:only\s+)?(?:some|a\s+few|few|not\s+many)\b(?!\s+(?:say|think|believe|argue|claim)\b)", re.IGNORECASE)
+
+
 def _not_all(ctx: Context) -> str | None:
     """"Almost all", "not every" for a question about all or every: no."""
-    if ctx.question and _NOT_ALL_RE.match(ctx.prose) and _ALL_RE.search(ctx.question):
-        return "no"
+    if ctx.question and _ALL_RE.search(ctx.question) and (_NOT_ALL_RE.match(ctx.prose) or _SOME_RE.match(ctx.prose)):
+        return "no"  # "Some do, but not all." for "Do all birds migrate?"
     return None
 
 
@@ -305,6 +317,30 @@ def _contrast_not(ctx: Context) -> str | None:
         if stem(m.group(1)) in ctx.question_stems:
             return "no"
     return None
+
+
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+
+
+def _other_place(ctx: Context) -> str | None:
+    """The opening sentence puts the question's subject in another place, or by another agent, than the
+    question says, with the same preposition: no; in the same one: yes."""
+    if not ctx.question:
+        return None
+    asked = {(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(ctx.question) if m.start() > 0}
+    if not asked:
+        return None
+    head, _ = first_part(ctx.prose)
+    head = re.split(r",\s+(?:near|next\s+to|close\s+to|not\s+far\s+from|just\s+(?:across|over))\b", head, maxsplit=1)[0]
+    said = [(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(head)]
+    if not said or _NEGATION_RE.search(head):
+        return None
+    preps = {p for p, _ in asked}
+    same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
+    other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())]
+    if same:
+        return None  # the question's own place: the other rules read it
+    return "no" if other and re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", head, re.IGNORECASE) else None
 
 
 def _restatement(ctx: Context) -> str | None:
@@ -386,5 +422,6 @@ RULES = (
     Rule("table", "table", _table),
     Rule("last_word", "last", _last_word),
     Rule("contrast_not", "negation", _contrast_not),
+    Rule("other_place", "negation", _other_place),
     Rule("restatement", "answer_inside_sentence", _restatement),
 )
