@@ -219,3 +219,9 @@ def test_another_place_than_the_question_names():
     assert yn("It's actually in Tanzania.", "Is Mount Kilimanjaro in Kenya?", disable=("negation",)) != "no"
     # counter-example: the place the question names
     assert yn("It's in Kenya, north of Nairobi.", "Is Mount Kenya in Kenya?") != "no"
+
+
+def test_the_one_full_name_for_who():
+    assert tx("The Persistence of Memory is among Salvador Dali's best-known paintings.", "Who painted 'The Persistence of Memory'?") == "Salvador Dali"
+    # counter-example: a name with its title and numeral stays whole
+    assert tx("King George V\n\nHe reigned from 1910 to 1936.", "Who was the British monarch in 1920?") == "King George V"

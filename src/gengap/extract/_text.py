@@ -307,6 +307,10 @@ def _span(sentence: str, ctx: Context) -> str | None:
         return None
     if _no_answer_words(s):
         return None
+    if ctx.question and re.match(r"\W*who\b", ctx.question, re.IGNORECASE) and len(s.split()) > 2:
+        names = [re.sub(r"'s$", "", n) for n in _FULL_NAME_RE.findall(s) if n.split()[0].lower() not in _NOT_NAMES]
+        if len(names) == 1 and " and " not in s and any(t[:1].islower() for t in s.split()):
+            s = names[0]  # "among Salvador Dali's best-known paintings": the person asked for
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
@@ -729,10 +733,23 @@ def _in_sentence(ctx: Context) -> str | None:
             span = _span(part, ctx)
             if span is not None and _off_type(span, ctx) and (i + 1 < len(about) or re.match(r"\W*there\s+(?:are|were|is|was)\b", part, re.IGNORECASE)):
                 continue  # a bare number where none is asked: a count of things ("There are around 18 species") answers nothing
-            return span
+            return span if span is not None else _person_named(part, ctx)
         if about:
             return None
     return _span(parts[0], ctx) if len(parts) == 1 else None
+
+
+_FULL_NAME_RE = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:\s+(?:(?:de|van|von|da|di|du|del|der|la|le|bin|al)\s+)?[A-Z][a-z][\w'-]*)+")
+
+
+def _person_named(sentence: str, ctx: Context) -> str | None:
+    """For "Who ...?": the one full name in a sentence about the question that no other reading found
+    ("Guernica is one of Pablo Picasso's most famous works")."""
+    if not ctx.question or not re.match(r"\W*who\b", ctx.question, re.IGNORECASE):
+        return None
+    names = {re.sub(r"'s$", "", n) for n in _FULL_NAME_RE.findall(sentence)
+             if n.split()[0].lower() not in _NOT_NAMES and not any(_is_question_word(w, ctx) for w in n.split())}
+    return names.pop() if len(names) == 1 else None
 
 
 # a sentence about the telling, not the answer: "Let me tell you about penguins."
