@@ -225,3 +225,25 @@ def test_the_one_full_name_for_who():
     assert tx("The Persistence of Memory is among Salvador Dali's best-known paintings.", "Who painted 'The Persistence of Memory'?") == "Salvador Dali"
     # counter-example: a name with its title and numeral stays whole
     assert tx("King George V\n\nHe reigned from 1910 to 1936.", "Who was the British monarch in 1920?") == "King George V"
+
+
+def test_the_owner_of_the_questions_thing():
+    assert tx("Saturn's rings are made mostly of ice.", "Which planet has the most visible rings?") != "ice"
+    assert tx("Neptune's Great Dark Spot was a storm seen by Voyager 2.", "Which planet had the Great Dark Spot?") == "Neptune"
+    # counter-example: the owner is the question's own word
+    assert tx("Jupiter's largest moon is Ganymede.", "What is Jupiter's largest moon?") == "Ganymede"
+
+
+def test_yes_and_no_and_not_yet():
+    assert yn("Yes and no - it depends on how you measure it.", "Is the Nile the longest river?") is None
+    assert yn("Not yet. Only probes have been there.", "Have people walked on Venus?") == "no"
+    # counter-example: "yes, and ..." adds to a yes
+    assert yn("Yes, and not only that: it is the capital.", "Is Oslo in Norway?") == "yes"
+
+
+def test_another_count_than_the_question_gives():
+    assert yn("Insects have six legs.", "Do insects have eight legs?") == "no"
+    assert yn("Insects have six legs.", "Do insects have eight legs?", disable=("answer_inside_sentence",)) is None
+    # counter-examples: the same count, and a bound rather than a count
+    assert yn("All insects have six legs and three body parts.", "Do insects have six legs?") == "yes"
+    assert yn("It's possible: one student folded paper 12 times.", "Can paper be folded more than 7 times?") == "yes"

@@ -202,6 +202,11 @@ _DATE_RE = re.compile(rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}
 _ASKS_TIME_RE = re.compile(r"^\W*(?:when\b|(?:in\s+)?(?:what|which)\s+(?:year|date|century|decade|month|day)\b)", re.IGNORECASE)
 
 
+# a name owning the question's thing: "Jupiter's Great Red Spot ...", "Canada's maple leaf flag ..."
+_OWNER_RE = re.compile(r"^\W*(?:the\s+)?((?:[A-Z][\w-]+\s+){0,3}[A-Z][\w-]+)'s\s+((?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)\s+"
+                       r"(?=is\b|was\b|are\b|were\b|has\b|had\b|lies\b|stands\b)")
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     if ctx.question and _ASKS_TIME_RE.match(ctx.question):
@@ -209,6 +214,10 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if when:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    owner = _OWNER_RE.match(s)
+    if owner and ctx.question and not _is_question_word(owner.group(1).split()[-1], ctx) \
+            and all(_is_question_word(w, ctx) for w in owner.group(2).split()):
+        return owner.group(1)  # "Jupiter's Great Red Spot is a storm" for "Which planet has the Great Red Spot?"
     opening = _SUBORDINATE_RE.match(s)
     disclaimer = opening is not None and bool(re.match(r"but\b", s[opening.end():], re.IGNORECASE)) and bool(_FIRST_PERSON_RE.search(s[opening.end():]))
     if opening and not disclaimer and not (ctx.question and content_stems(opening.group(0)) & ctx.question_stems

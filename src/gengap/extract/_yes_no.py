@@ -44,7 +44,7 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
-    r"|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
@@ -157,9 +157,13 @@ def _no_idiom(ctx: Context) -> str | None:
     return _word(then.group(1)) if then else "yes"
 
 
+_BOTH_RE = re.compile(r"^\W*(?:(?:both\s+)?yes\s+and\s+no|no\s+and\s+yes|yes\s+or\s+no\s*,?\s+depending)\b", re.IGNORECASE)
+
+
 def _closing_hedge(ctx: Context) -> str | None:
-    """An answer taken back by a closing hedge ("No, not usually. ... yes, faintly. So it depends."): unextracted."""
-    return ABSTAIN if closing_hedge(ctx.prose) else None
+    """An answer taken back by a closing hedge ("No, not usually. ... yes, faintly. So it depends."), or
+    "Yes and no" opening the reply: unextracted."""
+    return ABSTAIN if _BOTH_RE.match(ctx.prose) or closing_hedge(ctx.prose) else None
 
 
 # the closing sentence gives the verdict after a turn: "Yes above sea level - but from base to peak, no. So strictly speaking, no."
@@ -363,8 +367,28 @@ def _restatement(ctx: Context) -> str | None:
         return None  # it speaks of something else: not read
     if _other_name(main, ctx):
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
+    if _other_count(main, ctx.question):
+        return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
+
+
+_COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z])", re.IGNORECASE)
+
+
+def _counts(text: str) -> set[float]:
+    return {float(_COUNT_WORDS.get(m.group(0).lower(), m.group(0)) if m.group(0).lower() in _COUNT_WORDS else m.group(0))
+            for m in _COUNT_RE.finditer(text)}
+
+
+def _other_count(main: str, question: str) -> bool:
+    """The question counts something ("six legs") and the restatement gives another count of it ("eight legs")."""
+    if re.search(r"\b(?:than|least|most|over|under|up\s+to|about|around|nearly|almost|approximately)\s+(?:\S+\s+)?\d", question, re.IGNORECASE):
+        return False  # a bound ("more than 7 times"), not a count
+    asked = _counts(question)
+    said = _counts(main)
+    return bool(asked and said and not asked & said)
 
 
 def _subject_of(question: str) -> str | None:
