@@ -247,3 +247,18 @@ def test_another_count_than_the_question_gives():
     # counter-examples: the same count, and a bound rather than a count
     assert yn("All insects have six legs and three body parts.", "Do insects have six legs?") == "yes"
     assert yn("It's possible: one student folded paper 12 times.", "Can paper be folded more than 7 times?") == "yes"
+
+
+def test_pleasantry_exclamation_and_numbered_names():
+    assert tx("Well, that's a classic! Johannes Vermeer painted it around 1665.", "Who painted 'Girl with a Pearl Earring'?") == "Johannes Vermeer"
+    assert tx("Voyager 1 carried the Golden Record out of the solar system first.", "Which probe first carried a record out of the solar system?") == "Voyager 1"
+    # counter-example: a one-word exclamation that answers
+    assert tx("Mars! It's the fourth planet.", "Which planet is red?") == "Mars"
+
+
+def test_exaggerations_not_only_and_adverbs_before_not():
+    assert yn("That's an exaggeration. They sense blood at close range only.", "Can sharks smell blood miles away?") == "no"
+    assert yn("Not only allowed, it's encouraged.", "Is cycling allowed in the park?") == "yes"
+    assert yn("It's generally not harmful, though it may sting.", "Is a nettle sting dangerous?") == "no"
+    # counter-example: an adverb before a plain affirmation
+    assert yn("It's generally safe, though it may sting.", "Is a nettle sting safe?") == "yes"

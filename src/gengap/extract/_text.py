@@ -325,7 +325,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
     return s
 
 
-_ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
+_ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
                               r"|can\b|could\b|will\b|would\b|should\b|may\b|might\b|must\b)([a-z]{3,})\b", re.IGNORECASE)
 
 
@@ -356,18 +356,18 @@ def _subject(s: str, ctx: Context) -> str | None:
     head = _CAPITAL_NAME_RE.match(s)
     if not head or len(head.group(0)) >= len(s) or not s[:1].isupper():
         return None
-    name = re.sub(r"'s$", "", head.group(0))  # "Canada's flag has ...", asked which country's flag
+    numeral = re.match(r"\s+(?:\d+|[IVX]+)\b(?!\s*[%.,]\d)", s[head.end():])  # "Apollo 11", "Louis XIV"
+    head_end = head.end() + (numeral.end() if numeral else 0)
+    name = re.sub(r"'s$", "", s[:head_end].strip())  # "Canada's flag has ...", asked which country's flag
     parts = name.split()
     if parts[0].lower() in _NOT_NAMES or _GENERIC_SUBJECT_RE.match(name) or not _has_content(name, ctx):
         return None
     start = 1 if parts[0].lower() == "the" and len(parts) > 1 else 0
     if _is_question_word(parts[start], ctx):
         return None  # the question's own subject opens the sentence
-    joined = re.match(r"\s+and\s+((?:[A-Z][\w'-]+\s+){0,3}[A-Z][\w'-]+)", s[head.end():])
+    joined = re.match(r"\s+and\s+((?:[A-Z][\w'-]+\s+){0,3}[A-Z][\w'-]+)", s[head_end:])
     if joined and re.match(r"\W*who\b", ctx.question, re.IGNORECASE):  # "James Watson and Francis Crick discovered it"
-        name, head_end = f"{name} and {joined.group(1)}", head.end() + joined.end()
-    else:
-        head_end = head.end()
+        name, head_end = f"{name} and {joined.group(1)}", head_end + joined.end()
     rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
     person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
@@ -637,7 +637,8 @@ def _alternative(head: str, ctx: Context) -> str | None:
 
 _UNSURE_BUT_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\S+\s+){0,2}(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong|not\s+(?:\S+\s+){0,2}sure)"
                             r"[^,;]{0,30}[,;]\s*but\s+", re.IGNORECASE)
-_PLEASANTRY_RE = re.compile(r"^\W*(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*$", re.IGNORECASE)
+_PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*"
+                            r"|(?:that'?s|what)\s+(?:a|an)\s+(?:\w+\s+){0,2}\w+\s*!+)$", re.IGNORECASE)
 
 
 def _answer_first(ctx: Context) -> str | None:

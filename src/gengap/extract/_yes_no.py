@@ -50,11 +50,11 @@ _NO_VERDICT = (
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
-    r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
+    r"(?:myth|misconception|misunderstanding|exaggeration|overstatement|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
-    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
+    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
@@ -66,7 +66,7 @@ _YES_VERDICT = (
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|really|indeed|absolutely|still|do|does|did))?"
     r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
-    r"|(?:plenty|lots|loads|heaps|tons)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
+    r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
