@@ -262,3 +262,16 @@ def test_exaggerations_not_only_and_adverbs_before_not():
     assert yn("It's generally not harmful, though it may sting.", "Is a nettle sting dangerous?") == "no"
     # counter-example: an adverb before a plain affirmation
     assert yn("It's generally safe, though it may sting.", "Is a nettle sting safe?") == "yes"
+
+
+def test_latex_around_a_short_answer_and_owner_needs_a_cue():
+    assert tx("$\\text{Madrid}$", "What is the capital of Spain?") == "Madrid"
+    # counter-example: the dog's owner is not the dog's name
+    assert tx("Alice's cat is called Dinah.", "What is the name of the cat in 'Alice in Wonderland'?") == "Dinah"
+
+
+def test_negative_subjects_and_adverb_not():
+    assert yn("Hardly anyone can; the reflex is too strong.", "Can people lick their elbow?") == "no"
+    assert yn("Sadly not.", "Can pigs fly?") == "no"
+    # counter-example: an adverb and yes
+    assert yn("Sadly, yes.", "Is the glacier shrinking?") == "yes"

@@ -79,6 +79,9 @@ _HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|profe
 
 
 def _strip(span: str) -> str:
+    if "\\" in span or "$" in span:  # "$\text{Warsaw}$": LaTeX around the answer
+        span = re.sub(r"\\(?:text|textbf|textit|mathrm|mathbf|operatorname)\s*\{([^{}]*)\}", r"\1", span)
+        span = re.sub(r"^\s*\$+\s*(.*?)\s*\$+\s*$", r"\1", span)
     span = _HONORIFIC_RE.sub("", span.strip().strip(_QUOTES).strip())
     span = re.sub(r"^(?:the|a|an)\s+(?=\S)", "", span, flags=re.IGNORECASE) if len(span.split()) > 1 else span
     return span.strip(_QUOTES).strip()
@@ -215,7 +218,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
     owner = _OWNER_RE.match(s)
-    if owner and ctx.question and not _is_question_word(owner.group(1).split()[-1], ctx) \
+    if owner and ctx.question and re.search(r"\b(?:its|their|his|her|whose|has|have|had)\b", ctx.question, re.IGNORECASE) and not _is_question_word(owner.group(1).split()[-1], ctx) \
             and all(_is_question_word(w, ctx) for w in owner.group(2).split()):
         return owner.group(1)  # "Jupiter's Great Red Spot is a storm" for "Which planet has the Great Red Spot?"
     opening = _SUBORDINATE_RE.match(s)
