@@ -275,3 +275,28 @@ def test_negative_subjects_and_adverb_not():
     assert yn("Sadly not.", "Can pigs fly?") == "no"
     # counter-example: an adverb and yes
     assert yn("Sadly, yes.", "Is the glacier shrinking?") == "yes"
+
+
+def test_the_first_bold_when_it_opens_the_answer():
+    out = "**Edmund Hillary** and Tenzing Norgay reached it in 1953, decades after **George Mallory** vanished."
+    assert tx(out, "Who first climbed Everest with Tenzing Norgay?") == "Edmund Hillary"
+    # counter-example: reasoning first, the bold answer last
+    assert tx("Mallory tried in 1924 and vanished. The first to succeed was **Edmund Hillary**.",
+              "Who first climbed Everest with Tenzing Norgay?") == "Edmund Hillary"
+
+
+def test_loops_adverbs_and_clauses_about_the_answer():
+    assert tx("Lima Lima Lima Lima Lima", "What is the capital of Peru?") == "Lima"
+    assert tx("Toronto narrowly, though Montreal was larger until the 1970s.", "What is the largest city in Canada?") == "Toronto"
+    assert tx("The Caspian is often cited, but strictly it's a lake.", "Which sea is the largest?") != "it's a lake"
+    # counter-example: a word ending in -ly that is part of the answer
+    assert tx("Italy", "Which country is shaped like a boot?") == "Italy"
+
+
+def test_yes_no_partial_truths_none_and_a_restated_date():
+    assert yn("Partly true for adults, partly false for children.", "Is coffee good for you?") is None
+    assert yn("None native. The island has no native snakes.", "Are there snakes in Iceland?") == "no"
+    assert yn("That's an oversimplification; there are more.", "Are there only three states of matter?") == "no"
+    assert yn("It opened on 4 July 1976, after years of work.", "Did the museum open in 1976?") == "yes"
+    # counter-example: "Nonetheless" is not "none"
+    assert yn("Nonetheless, yes.", "Is the bridge safe?") == "yes"

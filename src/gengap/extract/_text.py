@@ -317,8 +317,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = names[0]  # "That honour goes to Marie Curie": a person is asked for
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None
-    if _no_answer_words(s):
-        return None
+    if _no_answer_words(s) or re.match(r"(?:it|that|this|they|he|she)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", s, re.IGNORECASE):
+        return None  # "it's a lake": a clause about the answer, not the answer
     if ctx.question and re.match(r"\W*who\b", ctx.question, re.IGNORECASE) and len(s.split()) > 2:
         names = [re.sub(r"'s$", "", n) for n in _FULL_NAME_RE.findall(s) if n.split()[0].lower() not in _NOT_NAMES]
         if len(names) == 1 and " and " not in s and any(t[:1].islower() for t in s.split()):
@@ -527,7 +527,8 @@ def _bold(ctx: Context) -> str | None:
              and not b.rstrip().endswith(":") and not _off_type(b.strip(), ctx)]
     if not found:
         return None
-    span = _strip(_clause(found[-1]))
+    opening = ctx.raw.lstrip().startswith("**" + found[0])  # "**Amundsen** reached it ... before **Scott**": the first stated
+    span = _strip(_clause(found[0] if opening else found[-1]))
     return span if _short(span) else None
 
 
@@ -638,6 +639,9 @@ def _alternative(head: str, ctx: Context) -> str | None:
     return None
 
 
+_TRAILING_ADVERB_RE = re.compile(r"\s+(?:narrowly|barely|probably|mostly|roughly|approximately|definitely|certainly|likely|possibly|arguably"
+                                r"|technically|officially|traditionally|usually|generally|typically|originally|historically|currently"
+                                r"|clearly|obviously|apparently|presumably|overall|too|again|though)$")
 _UNSURE_BUT_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\S+\s+){0,2}(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong|not\s+(?:\S+\s+){0,2}sure)"
                             r"[^,;]{0,30}[,;]\s*but\s+", re.IGNORECASE)
 _PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*"
@@ -647,6 +651,9 @@ _PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:tha
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
+    looped = re.fullmatch(r"\s*(\w[\w'-]*(?:\s+\w[\w'-]*)??)[.!]?(?:\s+\1[.!]?){2,}\s*", text)
+    if looped:
+        return _strip(looped.group(1))  # "Cairo Cairo Cairo ...": a base model repeating its answer
     if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
         text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
     head, _ = first_part(text)
@@ -676,6 +683,7 @@ def _answer_first(ctx: Context) -> str | None:
         if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
             return _span(clause, ctx)
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
+        span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
         if _foreign(span, ctx) or _no_answer_words(span):
             return None  # "The answer:" with nothing after it
         quoted = _QUOTED_RE.search(span)

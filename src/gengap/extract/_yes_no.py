@@ -44,13 +44,13 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
-    r"|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
-    r"(?:myth|misconception|misunderstanding|exaggeration|overstatement|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
+    r"(?:myth|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
@@ -157,7 +157,7 @@ def _no_idiom(ctx: Context) -> str | None:
     return _word(then.group(1)) if then else "yes"
 
 
-_BOTH_RE = re.compile(r"^\W*(?:(?:both\s+)?yes\s+and\s+no|no\s+and\s+yes|yes\s+or\s+no\s*,?\s+depending)\b", re.IGNORECASE)
+_BOTH_RE = re.compile(r"^\W*(?:(?:both\s+)?yes\s+and\s+no|no\s+and\s+yes|(?:partially|partly|half|somewhat)\s+(?:true|right|correct)\b|yes\s+or\s+no\s*,?\s+depending)\b", re.IGNORECASE)
 
 
 def _closing_hedge(ctx: Context) -> str | None:
@@ -364,8 +364,9 @@ def _restatement(ctx: Context) -> str | None:
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
         return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
-    if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
-        return None  # it speaks of something else: not read
+    detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
+    if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)) and not detail:
+        return None  # it speaks of something else: not read (unless "It fell in 1989" restates the question's own date)
     if _other_name(main, ctx):
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
     if _other_count(main, ctx.question):
@@ -404,6 +405,8 @@ _NAME_RUN_RE = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*
 
 def _other_name(main: str, ctx: Context) -> bool:
     """The clause names someone or something the question does not, in place of the name the question asks about."""
+    if re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE):
+        return False  # "It fell on 9 November 1989": the pronoun stands for the question's subject
     question = re.sub(r"^\W*\w+\s+", "", ctx.question or "")  # without its auxiliary ("Is", "Did")
     asked = _NAME_RUN_RE.match(re.sub(r"^(?:the|a|an)\s+", "", question, flags=re.IGNORECASE))
     if not asked:
