@@ -300,3 +300,34 @@ def test_yes_no_partial_truths_none_and_a_restated_date():
     assert yn("It opened on 4 July 1976, after years of work.", "Did the museum open in 1976?") == "yes"
     # counter-example: "Nonetheless" is not "none"
     assert yn("Nonetheless, yes.", "Is the bridge safe?") == "yes"
+
+
+def test_end_of_turn_tokens_without_underscores():
+    assert tx("Lisbon<end_of_turn>\n<start_of_turn>user\nWhat is the capital of Spain?", "What is the capital of Portugal?") == "Lisbon"
+    assert own_answer("Lisbon<endofturn>\nnext").strip() == "Lisbon"
+
+
+def test_answers_in_other_languages():
+    assert tx("Die Hauptstadt ist Wien.", "What is the capital of Austria?") == "Wien"
+    assert tx("La capitale de l'Italie est Rome.", "What is the capital of Italy?") == "Rome"
+    assert yn("Ja, er liegt in Ägypten.", "Is the Nile in Egypt?") == "yes"
+    assert yn("Non, c'est une île.", "Is Corsica a country?") == "no"
+    # counter-example: "non-" as a prefix is no answer word
+    assert yn("Non-stick pans are coated, yes.", "Are non-stick pans coated?") == "yes"
+
+
+def test_remarks_consensus_and_initials():
+    assert tx("This is debated. Most sources list Mount Everest, though Chimborazo is farthest from Earth's centre.",
+              "What is the highest mountain?") == "Mount Everest"
+    assert tx("This is debated.", "What is the highest mountain?") is None
+    assert tx("C.S. Lewis wrote the Narnia books in the 1950s.", "Who wrote the Narnia books?") == "C.S. Lewis"
+
+
+def test_yes_no_other_kind_appearance_opposite():
+    assert yn("Asia is a continent of 48 countries.", "Is Asia a country?") == "no"
+    assert yn("The Sun is a G-type main-sequence star.", "Is the Sun a star?") == "yes"  # counter-example: the asked kind is named
+    assert yn("Snow looks white, but it's actually clear ice.", "Is snow white?") == "no"
+    assert yn("Quite the opposite: it's the wettest.", "Is the Amazon the driest forest?") == "no"
+    assert yn("They sure do, all year.", "Do pines keep their needles?") == "yes"
+    assert yn("Lagos is in Nigeria.", "Is Lagos in Ghana?") == "no"
+    assert yn("Lagos is in Nigeria.", "Is Lagos in Nigeria?") == "yes"  # counter-example: the same place

@@ -418,7 +418,8 @@ _CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|
                               r"|(?<=[.!?])[ \t]+(?:Question|Q|Problem)\s*\d*\s*:\s", re.IGNORECASE)
 
 
-_END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
+# (cleaning may have dropped the underscores: "<endofturn>")
+_END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_?end\|>|<\|eot_?id\|>|<eos>|<end_?of_?turn>|<start_?of_?turn>|<\|end\|>")
 _NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
                                r"|should|has|have)\b[^\n]*\?", re.IGNORECASE)
 _ECHO_RE = re.compile(r"^\s*(?:(?:q|question)\s*\d*\s*[:.]\s*)?(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"

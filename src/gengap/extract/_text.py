@@ -44,7 +44,7 @@ _LEAD_RE = re.compile(
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
                             re.IGNORECASE)
-_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
+_COPULA_RE = re.compile(r"\s(?:is|was|are|were|ist|est|es|é|è|är|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
 _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|invented|discovered|founded|led|sung|won|held|given|drawn)\s+by\s",
                             re.IGNORECASE)
@@ -212,6 +212,8 @@ _OWNER_RE = re.compile(r"^\W*(?:the\s+)?((?:[A-Z][\w-]+\s+){0,3}[A-Z][\w-]+)'s\s
 
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
+    if _VERDICT_ONLY_RE.match(sentence):
+        return None  # "This is debated."
     if ctx.question and _ASKS_TIME_RE.match(ctx.question):
         when = [d for d in _DATE_RE.findall(sentence) if d not in ctx.question]
         if when:
@@ -356,7 +358,8 @@ def _subject(s: str, ctx: Context) -> str | None:
                         and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
                     return _strip(re.sub(r"'s$", "", before)) or None  # "Canada's flag has ..." for "Which country's flag ...?"
                 break
-    head = _CAPITAL_NAME_RE.match(s)
+    initials = re.match(r"(?:[A-Z]\.\s?){1,3}(?=[A-Z][a-z])", s)  # "J.R.R. Tolkien wrote ..."
+    head = _CAPITAL_NAME_RE.match(s, initials.end() if initials else 0)
     if not head or len(head.group(0)) >= len(s) or not s[:1].isupper():
         return None
     numeral = re.match(r"\s+(?:\d+|[IVX]+)\b(?!\s*[%.,]\d)", s[head.end():])  # "Apollo 11", "Louis XIV"
@@ -639,6 +642,9 @@ def _alternative(head: str, ctx: Context) -> str | None:
     return None
 
 
+# "This is debated.", "It's complicated.": a remark about the question, no answer
+_VERDICT_ONLY_RE = re.compile(r"^\W*(?:this|that|it)(?:'s|\s+is|\s+was)\s+(?:\w+\s+)?(?:debated|disputed|contested|controversial|complicated|tricky"
+                              r"|complex|subjective|unclear|uncertain|unknown|ambiguous|a\s+(?:tricky|good|hard|difficult)\s+one)\W*$", re.IGNORECASE)
 _TRAILING_ADVERB_RE = re.compile(r"\s+(?:narrowly|barely|probably|mostly|roughly|approximately|definitely|certainly|likely|possibly|arguably"
                                 r"|technically|officially|traditionally|usually|generally|typically|originally|historically|currently"
                                 r"|clearly|obviously|apparently|presumably|overall|too|again|though)$")
@@ -657,7 +663,7 @@ def _answer_first(ctx: Context) -> str | None:
     if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
         text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
     head, _ = first_part(text)
-    if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?"):
+    if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?") or _VERDICT_ONLY_RE.match(head):
         return None  # "That's a fun one!", "Casablanca? No - ...": a pleasantry or a guess asked back, not an answer
     head = _UNSURE_BUT_RE.sub("", head, count=1)  # "I'm not 100% sure, but I believe it's the Pacific."
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
@@ -777,6 +783,21 @@ def _person_named(sentence: str, ctx: Context) -> str | None:
 _TALK_RE = re.compile(r"^\W*(?:let\s+me|let'?s|let\s+us)\s+(?:tell|talk|explain|think|see|look|start|begin|walk)\b", re.IGNORECASE)
 
 
+_CONSENSUS_RE = re.compile(r"^\W*(?:most|many|nearly\s+all|almost\s+all|the\s+majority\s+of)\s+(?:\w+\s+)?(?:sources|experts|references|scholars"
+                           r"|geographers|historians|scientists|lists|encyclopedias|textbooks)\s+(?:list|say|give|name|cite|consider|rank|put|favou?r)\s+"
+                           r"(?:it\s+as\s+)?", re.IGNORECASE)
+
+
+def _consensus(ctx: Context) -> str | None:
+    """"This is debated. Most sources list the Nile, though ...": what most sources give is the answer."""
+    for part in sentences(_without_tables(ctx.text))[:4]:
+        m = _CONSENSUS_RE.match(part)
+        if m:
+            span = _strip(_clause(part[m.end():], lead=False))
+            return span if span and _short(span) and _has_content(span, ctx) else None
+    return None
+
+
 def _off_type(span: str, ctx: Context) -> bool:
     """A span of the wrong type for the question: a bare number where no number is asked."""
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
@@ -800,4 +821,5 @@ RULES = (
     Rule("concluding", "marker", _concluding),
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
     Rule("quoted", "quotes", _quoted),
+    Rule("consensus", "answer_inside_sentence", _consensus),
 )

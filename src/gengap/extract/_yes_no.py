@@ -44,7 +44,7 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
-    r"|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
@@ -64,7 +64,7 @@ _YES_VERDICT = (
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
-    r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|really|indeed|absolutely|still|do|does|did))?"
+    r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
     r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
     r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
@@ -177,9 +177,16 @@ def _closing(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
+# yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
+_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|oui|sim|ano|tak|da)|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet))\s*[,.!;:]", re.IGNORECASE)
+
+
 def _first_word(ctx: Context) -> str | None:
     m = _FIRST_RE.match(ctx.prose)
-    return _word(m.group(1)) if m else None
+    if m:
+        return _word(m.group(1))
+    foreign = _FOREIGN_WORD_RE.match(ctx.prose)
+    return None if foreign is None else "yes" if foreign.group("yes") else "no"
 
 
 # a short qualifying phrase before the verdict: "Botanically speaking, ...", "Measured from sea level, ..."
@@ -345,7 +352,10 @@ def _other_place(ctx: Context) -> str | None:
     other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())]
     if same:
         return None  # the question's own place: the other rules read it
-    return "no" if other and re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", head, re.IGNORECASE) else None
+    pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", head, re.IGNORECASE)
+    subject = re.match(r"\W*(?:the\s+)?([A-Za-z][\w'-]*)", head)
+    names_subject = subject is not None and stem(subject.group(1)) in ctx.question_stems  # "Tokyo is in Japan." for "Is Tokyo in China?"
+    return "no" if other and (pronoun or names_subject) else None
 
 
 def _restatement(ctx: Context) -> str | None:
@@ -369,8 +379,10 @@ def _restatement(ctx: Context) -> str | None:
         return None  # it speaks of something else: not read (unless "It fell in 1989" restates the question's own date)
     if _other_name(main, ctx):
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
-    if _other_count(main, ctx.question):
-        return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."
+    if _other_count(main, ctx.question) or (not _NEGATION_RE.search(main) and _other_kind(main, ctx.question)):
+        return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."; "Is Africa a country?" - "Africa is a continent"
+    if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
+        return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
 
@@ -382,6 +394,20 @@ _COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?
 def _counts(text: str) -> set[float]:
     return {float(_COUNT_WORDS.get(m.group(0).lower(), m.group(0)) if m.group(0).lower() in _COUNT_WORDS else m.group(0))
             for m in _COUNT_RE.finditer(text)}
+
+
+_ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
+_SAYS_KIND_RE = re.compile(r"\b(?:is|are|was|were|'s|'re)\s+(?:actually\s+|really\s+|in\s+fact\s+)?(?:a|an)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+                           re.IGNORECASE)
+
+
+def _other_kind(main: str, question: str) -> bool:
+    """"Is Africa a country?" - "Africa is a continent ...": the restatement calls it another kind of thing."""
+    asked = _ASKS_KIND_RE.match(question)
+    said = _SAYS_KIND_RE.search(main)
+    if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
+        return False
+    return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
 
 
 def _other_count(main: str, question: str) -> bool:
