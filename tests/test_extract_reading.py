@@ -331,3 +331,28 @@ def test_yes_no_other_kind_appearance_opposite():
     assert yn("They sure do, all year.", "Do pines keep their needles?") == "yes"
     assert yn("Lagos is in Nigeria.", "Is Lagos in Ghana?") == "no"
     assert yn("Lagos is in Nigeria.", "Is Lagos in Nigeria?") == "yes"  # counter-example: the same place
+
+
+def test_text_labels_beliefs_comparisons_and_degenerate_outputs():
+    assert tx("Mercury: one orbit takes only 88 Earth days, the shortest of all.", "Which planet has the shortest year?") == "Mercury"
+    assert tx("- Name: Victoria Falls\n- Country: Zambia", "What is the widest waterfall?") == "Victoria Falls"  # counter-example: a label
+    assert tx("Most people guess Sydney. It's actually Canberra.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Mandarin narrowly beats English, counting native speakers.", "Which language has the most speakers?") == "Mandarin"
+    assert tx("the the the xyz", "What is the capital of Chile?") is None
+    assert tx("Oceans are fascinating. They cover most of the planet.", "Which ocean is the deepest?") is None
+    assert tx("There is no single capital, but Amsterdam is the constitutional capital.", "What is the capital of the Netherlands?") == "Amsterdam"
+    assert tx("Sucre is the constitutional capital.", "What is the capital of Bolivia?") == "Sucre"
+
+
+def test_yes_no_quantities_antonyms_and_other_names():
+    assert yn("One of the best - it's used in cables.", "Is copper a good conductor?") == "yes"
+    assert yn("Many: Hamlet, Macbeth and Othello.", "Did Shakespeare write tragedies?") == "yes"
+    assert yn("Most do, but not all.", "Do all cats hate water?") == "no"
+    assert yn("Quito is the capital of Ecuador.", "Is Quito the capital of Peru?") == "no"
+    assert yn("Quito is the capital of Ecuador.", "Is Quito the capital of Ecuador?") == "yes"  # counter-example
+    assert yn("Tortoises are among the slowest reptiles.", "Do tortoises move fast?") == "no"
+    assert yn("Cheetahs are the fastest land animals.", "Are cheetahs fast?") == "yes"  # counter-example: the quality itself
+    assert yn("Trials found no link between chocolate and acne.", "Does chocolate cause acne?") == "no"
+    assert yn("No clear answer - the records conflict.", "Was the tower finished in 1350?") is None
+    assert yn("Brown bears are bears, obviously.", "Is a brown bear a bear?") == "yes"
+    assert yn("Koalas are marsupials.", "Is a koala a bear?") == "no"

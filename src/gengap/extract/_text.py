@@ -232,7 +232,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
         s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
-    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems and not _FIRST_PERSON_RE.search(contrast[1]):
+    denied = len(contrast) == 2 and re.match(r"\W*there\s+(?:is|are|was|'s)\s+no\b", contrast[0], re.IGNORECASE) and _COPULA_RE.search(f" {contrast[1]} ")
+    if len(contrast) == 2 and ctx.question and (content_stems(contrast[1]) & ctx.question_stems or denied) and not _FIRST_PERSON_RE.search(contrast[1]):
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
     concluded = _SO_CLAUSE_RE.split(s)
     if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
@@ -251,7 +252,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
                                          and len(right.split()) > len(left.split())))) else right
         if s == left and re.search(r"\b(?:it|this|that|he|she|they)$", left, re.IGNORECASE) and _has_content(right, ctx):
             s = right  # "As of my last update it was Pope Francis": the pronoun stands for what is asked
-        if s == right and q_left == q_right and ctx.question and _WHICH_NOUN_RE.match(ctx.question) and _is_name(left, ctx) \
+        if s == right and q_left == q_right and ctx.question and re.match(r"\W*(?:what|which|who|whom)\b", ctx.question, re.IGNORECASE) and _is_name(left, ctx) \
                 and not _is_name(right, ctx):
             s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
         if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
@@ -377,6 +378,8 @@ def _subject(s: str, ctx: Context) -> str | None:
     rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
     person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    person = person or bool(re.match(r"(?:\w+ly\s+)?(?:beats?|tops?|leads?|overtakes?|outnumbers?|exceeds?|surpasses?|outranks?|edges?\s+out|wins?|won)\b",
+                                     " ".join(rest[:3]), re.IGNORECASE))
     return _strip(name) if speaks or person else None
 
 
@@ -389,11 +392,16 @@ def _is_name(side: str, ctx: Context) -> bool:
     return bool(_CAPITAL_NAME_RE.fullmatch(name)) and any(not _is_question_word(w, ctx) for w in name.split())
 
 
+_EVALUATIVE = frozenset("""fascinating interesting amazing beautiful complicated important unique diverse huge big small large great
+wonderful incredible remarkable common rare popular famous different various many several numerous varied tricky""".split())
+
+
 def _no_answer_words(span: str) -> bool:
     """A span no answer is made of: function words only ("answer", "the one"), a quantifier ("many"),
     a negated verb ("wasn't")."""
     tokens = [t.strip(_QUOTES).lower() for t in span.split()]
-    return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0].endswith("n't")))
+    return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0] in _EVALUATIVE
+                                                                          or tokens[0].endswith("n't")))
 
 
 def _short(text: str) -> bool:
@@ -435,7 +443,7 @@ def _refusal(ctx: Context) -> str | None:
         return ABSTAIN
     if ctx.question:
         for m in _HAS_NO_RE.finditer(ctx.text):
-            if stem(m.group(1)) in ctx.question_stems:
+            if stem(m.group(1)) in ctx.question_stems and not re.match(r"[^.;\n]*,?\s+but\s", ctx.text[m.end():]):
                 return ABSTAIN  # "it never existed, so it has no capital"
     return None
 
@@ -648,6 +656,8 @@ _VERDICT_ONLY_RE = re.compile(r"^\W*(?:this|that|it)(?:'s|\s+is|\s+was)\s+(?:\w+
 _TRAILING_ADVERB_RE = re.compile(r"\s+(?:narrowly|barely|probably|mostly|roughly|approximately|definitely|certainly|likely|possibly|arguably"
                                 r"|technically|officially|traditionally|usually|generally|typically|originally|historically|currently"
                                 r"|clearly|obviously|apparently|presumably|overall|too|again|though)$")
+_BELIEF_RE = re.compile(r"^\W*(?:most|many|some|a\s+lot\s+of)\s+(?:people|folks|visitors|tourists|students)\s+(?:\w+\s+)?(?:guess|think|say|assume|believe|expect)\b",
+                        re.IGNORECASE)
 _UNSURE_BUT_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\S+\s+){0,2}(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong|not\s+(?:\S+\s+){0,2}sure)"
                             r"[^,;]{0,30}[,;]\s*but\s+", re.IGNORECASE)
 _PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*"
@@ -666,6 +676,9 @@ def _answer_first(ctx: Context) -> str | None:
     if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?") or _VERDICT_ONLY_RE.match(head):
         return None  # "That's a fun one!", "Casablanca? No - ...": a pleasantry or a guess asked back, not an answer
     head = _UNSURE_BUT_RE.sub("", head, count=1)  # "I'm not 100% sure, but I believe it's the Pacific."
+    if _BELIEF_RE.match(head) and not re.search(r"\bbut\b", head):
+        rest = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
+        head = re.sub(r"^\W*(?:it|that)(?:'s|\s+is)\s+(?:actually|really|in\s+fact)\s+", "", rest) if rest else head  # "Most people guess X. It's actually Y."
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
@@ -676,7 +689,12 @@ def _answer_first(ctx: Context) -> str | None:
         return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
-        head = label.group(2)  # "The coldest continent: Antarctica"
+        if ctx.question and label.group(1)[:1].isupper() and len(label.group(1).split()) <= 3 and _has_content(label.group(1), ctx) \
+                and not any(_is_question_word(w, ctx) for w in label.group(1).split()) and len(label.group(2).split()) >= 5 \
+                and not re.search(r"\d|^(?:step|note|answer|assistant|user|summary|explanation|reason|example|tl;?dr|q|a)\b", label.group(1), re.IGNORECASE):
+            head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
+        else:
+            head = label.group(2)  # "The coldest continent: Antarctica"
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
@@ -716,6 +734,14 @@ def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
     return whole == phrase.strip().strip(_QUOTES) and 1 < len(phrase.split()) <= 4 and "\n" not in whole \
         and not all(_is_question_word(w, ctx) or w.lower().strip(_QUOTES) in STOPWORDS for w in phrase.split()) \
         and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
+
+
+_GARBLED_RE = re.compile(r"\b(the|a|an|of|and|to|in|is)\s+\1\b", re.IGNORECASE)
+
+
+def _garbled(ctx: Context) -> str | None:
+    """"asdf qwerty the the the": a function word repeated back to back is a degenerate output, no answer."""
+    return ABSTAIN if _GARBLED_RE.search(ctx.text) else None
 
 
 def _hedge(ctx: Context) -> str | None:
@@ -809,6 +835,7 @@ RULES = (
     Rule("echo", "abstain", echo_rule),
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
+    Rule("garbled", "abstain", _garbled),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),

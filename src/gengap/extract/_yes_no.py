@@ -33,7 +33,7 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
-_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
+_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:(?:clear|simple|single|definitive|easy|straight|straightforward|right|agreed)\s+answer|one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
 _LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
          r"|simply\s+put|answer|please|generally|usually|typically|normally|mostly|largely|[a-z]+ly(?=,)"
          r"|in\s+(?:a|some)\s+(?:sense|way)(?=\s+(?:it|they|he|she|that|this|you|we)\b)|to\s+(?:a|some)\s+(?:degree|extent)(?=\s+(?:it|they|he|she|that|this|you|we)\b)"
@@ -66,7 +66,8 @@ _YES_VERDICT = (
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
     r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
-    r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
+    r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
+    r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
@@ -79,7 +80,7 @@ _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'
 _CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
-                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
+                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
                           re.IGNORECASE)
 
 
@@ -290,7 +291,7 @@ _ALL_RE = re.compile(r"\b(?:all|every|always|everyone|everything)\b", re.IGNOREC
 _NOT_ALL_RE = re.compile(r"^\W*(?:(?:almost|nearly|not|virtually)\s+(?:all|every|always)|not\s+(?:quite\s+)?(?:all|every))\b", re.IGNORECASE)
 
 
-_SOME_RE = re.compile(r"^\W*(?:only\s+)?(?:some|a\s+few|few|not\s+many)\b(?!\s+(?:say|think|believe|argue|claim)\b)", re.IGNORECASE)
+_SOME_RE = re.compile(r"^\W*(?:only\s+)?(?:some|a\s+few|few|not\s+many|many|most|several)\b(?!\s+(?:say|think|believe|argue|claim)\b)", re.IGNORECASE)
 
 
 def _not_all(ctx: Context) -> str | None:
@@ -331,7 +332,7 @@ def _contrast_not(ctx: Context) -> str | None:
     return None
 
 
-_PLACE_RE = re.compile(r"\b(in|on|at|from|by)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
 
 
 def _other_place(ctx: Context) -> str | None:
@@ -349,7 +350,9 @@ def _other_place(ctx: Context) -> str | None:
         return None
     preps = {p for p, _ in asked}
     same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
-    other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())]
+    acronyms = {"".join(w[0] for w in n.split()).lower() for _, n in asked} | {n.lower() for _, n in asked}
+    other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())
+             and "".join(w[0] for w in n.split()).lower() not in acronyms]  # "the European Union" for "the EU"
     if same:
         return None  # the question's own place: the other rules read it
     pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", head, re.IGNORECASE)
@@ -381,6 +384,8 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
     if _other_count(main, ctx.question) or (not _NEGATION_RE.search(main) and _other_kind(main, ctx.question)):
         return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."; "Is Africa a country?" - "Africa is a continent"
+    if _antonym_said(main, ctx.question) and not _NEGATION_RE.search(main):
+        return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
@@ -397,7 +402,7 @@ def _counts(text: str) -> set[float]:
 
 
 _ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
-_SAYS_KIND_RE = re.compile(r"\b(?:is|are|was|were|'s|'re)\s+(?:actually\s+|really\s+|in\s+fact\s+)?(?:a|an)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
                            re.IGNORECASE)
 
 
@@ -408,6 +413,38 @@ def _other_kind(main: str, question: str) -> bool:
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
     return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
+
+
+_ANTONYM_PAIRS = ("fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
+                  "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
+                  "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
+_ANTONYMS: dict[str, set[str]] = {}
+for _pair in _ANTONYM_PAIRS:
+    _a, _b = _pair.split()
+    _ANTONYMS.setdefault(_a, set()).add(_b)
+    _ANTONYMS.setdefault(_b, set()).add(_a)
+
+
+def _adjective(word: str) -> str:
+    """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
+    w = word.lower()
+    if w in _ANTONYMS:
+        return w
+    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("er", ""), ("ly", "")):
+        if w.endswith(suffix) and len(w) > len(suffix) + 2:
+            base = w[: -len(suffix)] + add
+            if len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]  # "biggest" -> "big"
+            if base in _ANTONYMS:
+                return base
+    return w
+
+
+def _antonym_said(main: str, question: str) -> bool:
+    """The question asks about a quality and the restatement gives its opposite, not the quality itself."""
+    asked = {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
+    said = {_adjective(w) for w in re.findall(r"[a-z]+", main.lower())}
+    return any(said & _ANTONYMS[a] and a not in said for a in asked)
 
 
 def _other_count(main: str, question: str) -> bool:
