@@ -356,3 +356,10 @@ def test_yes_no_quantities_antonyms_and_other_names():
     assert yn("No clear answer - the records conflict.", "Was the tower finished in 1350?") is None
     assert yn("Brown bears are bears, obviously.", "Is a brown bear a bear?") == "yes"
     assert yn("Koalas are marsupials.", "Is a koala a bear?") == "no"
+
+
+def test_long_names_stay_whole_and_disputed_figures_hedge():
+    assert tx("The Statue of Unity, at 182 metres tall.", "What is the name of the tallest statue?") == "Statue of Unity"
+    assert tx("The cheetah and the pronghorn are usually named, but measurements are disputed.", "What is the fastest land animal?") is None
+    # counter-example: one answer, its figure disputed only in passing
+    assert tx("The cheetah; its top speed is often quoted as 110 km/h.", "What is the fastest land animal?") == "cheetah"

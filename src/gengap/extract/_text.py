@@ -299,7 +299,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
     while len(tokens) > 1 and (tokens[0].lower() in _LIGHT_VERBS or (tokens[0].islower() and tokens[0].endswith("ly"))):
         tokens.pop(0)
     s = " ".join(tokens)
-    if ctx.question and len(tokens) > 3:
+    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx):  # "Great Wall of China" stays whole
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
