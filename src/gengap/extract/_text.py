@@ -736,7 +736,7 @@ def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
         and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
 
 
-_GARBLED_RE = re.compile(r"\b(the|a|an|of|and|to|in|is)\s+\1\b", re.IGNORECASE)
+_GARBLED_RE = re.compile(r"\b(the|a|an|of|and|to|in)\s+\1\b", re.IGNORECASE)
 
 
 def _garbled(ctx: Context) -> str | None:
