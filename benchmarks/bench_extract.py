@@ -2,30 +2,33 @@
 
 Data, in the order the figures are printed:
 
-- ``benchmarks/data/extraction_v4/heldout.jsonl``: a held-out-only set written after the rules had
-  been tuned on all of v3, by a writer who never read them; measured once, printed first.
-- ``benchmarks/data/extraction_v3/*/heldout.jsonl`` (or any ``.jsonl`` there whose path names "heldout"): a labelled set written after the rules by
-  people who never read them (one folder per writer), its held-out part frozen and measured once
-  the rules are committed. Printed first whenever those files exist.
-- ``benchmarks/data/extraction_v2/`` (``dev.jsonl`` + ``heldout.jsonl``, 899 outputs): the earlier
-  set. Its held-out part was measured three times, so the whole set is now tuning data and is
-  labelled as such.
-- ``benchmarks/data/extraction_v3/*/dev.jsonl`` (or the files given with ``--v3-dev``): the fresh
-  set's development part, tuned on batch by batch; ``TUNING_LOG.md`` beside it keeps each batch's
-  score taken before any rule was changed for it (``--batch FILE --log`` writes that line).
+- ``benchmarks/data/extraction_v5/heldout.jsonl``: a held-out-only set of 748 outputs (48 of them
+  real Gemma 3 270M outputs) written by someone who never read the rules, frozen before the last
+  round of tuning and measured once after it; printed first.
+- ``benchmarks/data/extraction_v4/heldout.jsonl``: the previous held-out-only set, measured once
+  (92.4% [90.2, 94.3]) and then tuned on: tuning data now that v5 exists (the fresh figure when v5
+  is absent).
+- ``benchmarks/data/extraction_v3/``: one folder per writer, ``dev.jsonl`` tuned on batch by batch
+  (``TUNING_LOG.md`` keeps each batch's score taken before any rule changed for it) and
+  ``heldout.jsonl``, measured once (92.3%) and then tuned on.
+- ``benchmarks/data/extraction_v6dev/*.jsonl``: development batches written for the last round of
+  tuning, each scored before tuning (its own ``TUNING_LOG.md``).
+- ``benchmarks/data/extraction_v2/`` (``dev.jsonl`` + ``heldout.jsonl``, 899 outputs): the earliest
+  set, tuning data.
 
 A gold of null means the output commits to no answer and the right outcome is "unextracted".
-Intervals are Clopper-Pearson (exact), as everywhere in gengap.
+Intervals are Clopper-Pearson (exact), as everywhere in gengap. ``--show-errors`` prints misreadings
+on tuning data only, never on the fresh held-out set.
 
 What it prints:
 
-1. the v3 held-out part (when present): accuracy with a 95% interval overall, per kind, per
-   difficulty, per source; coverage (share of outputs with an answer read) and precision (share of
-   the answers read that are right) apart, and how often a no-answer output was left unextracted;
-2. lm-evaluation-harness's stock filters on the same outputs (v3 held-out, else v2), in their own
-   environment (``benchmarks/_lmeval.py``; skipped unless ``GENGAP_LMEVAL_VENV`` or
-   ``benchmarks/.lmeval-venv`` holds one);
-3. v2 (tuning data) and v3 dev per kind, and per pattern family;
+1. the fresh held-out set: accuracy with a 95% interval overall, per kind, per difficulty, per
+   source; coverage (share of outputs with an answer read) and precision (share of the answers read
+   that are right) apart, and how often a no-answer output was left unextracted;
+2. lm-evaluation-harness's stock filters on the same outputs, in their own environment
+   (``benchmarks/_lmeval.py``; skipped unless ``GENGAP_LMEVAL_VENV`` or ``benchmarks/.lmeval-venv``
+   holds one);
+3. the tuning data per kind, and per pattern family;
 4. a leave-one-pattern-out estimate: each pattern family measured with the rule families written
    for it switched off (see ``PATTERN_FAMILIES``), i.e. what the rest of the cascade reads on a
    class of outputs nobody wrote rules for;
@@ -64,6 +67,8 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "extraction_v2"
 DATA_V3 = HERE / "data" / "extraction_v3"
 DATA_V4 = HERE / "data" / "extraction_v4"
+DATA_V5 = HERE / "data" / "extraction_v5"
+DATA_V6DEV = HERE / "data" / "extraction_v6dev"
 LEGACY = HERE / "data" / "extraction_labelled.jsonl"
 KINDS = ["number", "choice", "yes_no", "text"]
 
@@ -406,6 +411,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
     parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
     parser.add_argument("--v4", type=Path, default=DATA_V4, help="folder of the held-out-only v4 set (heldout.jsonl)")
+    parser.add_argument("--v5", type=Path, default=DATA_V5, help="folder of the fresh held-out-only v5 set (heldout.jsonl)")
+    parser.add_argument("--v6-dev", type=Path, default=DATA_V6DEV, help="folder of the last development batches (*.jsonl)")
     parser.add_argument("--v3-dev", type=Path, nargs="*", help="v3 development files or folders (default: the v3 folder's dev.jsonl files)")
     parser.add_argument("--batch", type=Path, nargs="+", help="only score these labelled files (a new batch, before tuning)")
     parser.add_argument("--log", type=Path, nargs="?", const=DATA_V3 / "TUNING_LOG.md",
@@ -431,15 +438,19 @@ def main() -> None:
                     log.write((LOG_HEADER if new else "") + line + "\n")
         return
 
-    fresh = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
-    # v3's held-out part was measured once (92.3% on commit 567f190), then tuned on: with v4 present
-    # it is tuning data, printed with v3 dev
+    # The newest held-out-only set is the fresh one; every older held-out part was measured once and
+    # then tuned on, so it is tuning data (v3 held-out: 92.3% on 567f190; v4: 92.4% on 7b4ad0f).
+    v5 = read_rows(args.v5 / "heldout.jsonl") if (args.v5 / "heldout.jsonl").exists() else []
+    v4 = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
+    fresh, fresh_name = (v5, "v5 held-out") if v5 else (v4, "v4 held-out")
     tuned_v3 = read_files(v3_files("heldout", args.v3)) if fresh else []
     heldout_v3 = fresh or read_files(v3_files("heldout", args.v3))
+    fresh_name = fresh_name if fresh else "v3 held-out"
+    v6dev = read_files([args.v6_dev]) if args.v6_dev.is_dir() else []
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
-    dev_v3 = read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
+    dev_v3 = (read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
+              + (v4 if v5 else []) + v6dev)
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
-    fresh_name = "v4 held-out" if fresh else "v3 held-out"
 
     if heldout_v3:
         print(f"1. {fresh_name} {'set' if fresh else 'part'}: {len(heldout_v3)} outputs written by people who never read "
@@ -459,20 +470,21 @@ def main() -> None:
         print("\n".join(lmeval_lines(base_rows, base_got)))
     print(f"\n3. v2, all {len(v2)} outputs: TUNING DATA (its held-out part was measured three times, then tuned on)")
     print("\n".join(summary_lines(v2, got_2, "kind")))
-    pooled = before_tuning_lines(args.v3 / "TUNING_LOG.md")
-    if pooled:
-        print("\n   v3 development batches before tuning (TUNING_LOG.md): the running estimate of generalization")
-        print("\n".join(pooled))
+    for label, log in (("v3", args.v3 / "TUNING_LOG.md"), ("v6", args.v6_dev / "TUNING_LOG.md")):
+        pooled = before_tuning_lines(log)
+        if pooled:
+            print(f"\n   {label} development batches before tuning ({log.name}): the running estimate of generalization")
+            print("\n".join(pooled))
     if dev_v3:
-        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}: {len(dev_v3)} outputs (tuned on, so "
-              "now tuning data)")
+        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}{', v4' if v5 else ''}"
+              f"{', v6 development batches' if v6dev else ''}: {len(dev_v3)} outputs (tuned on, so now tuning data)")
         print("\n".join(summary_lines(dev_v3, got_d, "kind")))
-    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("v2 + v3 (tuning data)", v2 + dev_v3, got_2 + got_d)):
+    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("all tuning data", v2 + dev_v3, got_2 + got_d)):
         if rows:
             print(f"\n   per pattern family, {name}")
             print("\n".join(summary_lines(rows, got, "pattern")))
     print("\n4. Leave-one-pattern-out: each family with the rules written for it switched off")
-    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("v2 + v3 (tuning data)", v2 + dev_v3, got_2 + got_d)):
+    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("all tuning data", v2 + dev_v3, got_2 + got_d)):
         if rows:
             print(f"   {name}")
             print("\n".join(leave_one_pattern_out(rows, got)))
