@@ -313,3 +313,26 @@ def test_a_real_base_model_judges_through_gengap_eval(llama_server, cli, tmp_pat
     by_input = dict(zip(rows["example_id"], rows["extracted"]))
     assert by_input["1"] in (None, "7") and by_input["2"] is None  # "7 crates": only a number the output holds
     assert all(by_input[str(i)] == "5" for i in range(3, 10))  # read by the rules: the judge was not asked
+
+
+def test_the_benchmark_prints_rules_alone_and_rules_with_the_judge_side_by_side(judge):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from benchmarks.bench_extract import judge_lines
+
+    fake, url = judge
+    fake.replies = {"either 42": "43", "7 crates": "56"}
+    rows = [{"kind": "number", "output": "It is either 42 or 43, I cannot tell which.", "gold": "43"},
+            {"kind": "number", "output": "I cannot say for sure, the 7 crates were never counted.", "gold": "56"},
+            {"kind": "number", "output": "#### 5", "gold": "5"},
+            {"kind": "choice", "output": OPPOSED, "gold": "B", "choices": POLICY, "question": QUESTION}]
+    lines = judge_lines(rows, [None, None, "5", None], url, "completions", "m")
+    assert lines[0] == f"  judge: {url} (completions, model m)"
+    number = next(x for x in lines if x.startswith("  number      3"))
+    assert "33.3% [" in number and "66.7% [" in number  # rules alone, then rules + judge
+    all_row = next(x for x in lines if x.startswith("  all "))
+    assert all_row.split()[1] == "4" and "25.0% [" in all_row and "75.0% [" in all_row
+    counts = lines[-2].split()
+    assert counts[:9] == ["number", "2", "2", "0", "1", "0", "0", "1", "0"] and counts[9] == "1/1"  # the guard kept a right one out

@@ -286,6 +286,8 @@ class Extractor:
         self.judge_report: JudgeReport | None = None
         #: Per output of the last judged batch: the judge's outcome (``JudgeReport.OUTCOMES``), None where not asked.
         self.judge_outcomes: list[str | None] = []
+        #: Per output of the last judged batch: the answer the judge read, kept or not (None: not asked, or no answer).
+        self.judge_readings: list[str | None] = []
 
     def __repr__(self) -> str:
         judge = getattr(self.judge, "name", None)
@@ -328,6 +330,7 @@ class Extractor:
         counts = {"asked": len(todo), "abstained": sum(not results[i].ok for i in todo),
                   "contested": sum(results[i].ok for i in todo), **dict.fromkeys(JudgeReport.OUTCOMES, 0)}
         outcomes: list[str | None] = [None] * len(outputs)
+        self.judge_readings = [None] * len(outputs)
         if todo:
             prompts = [self._prompt(str(outputs[i]), questions[i] if questions is not None else None,
                                     choices[i] if choices is not None else None) for i in todo]
@@ -348,6 +351,7 @@ class Extractor:
         again = extract(str(reply), self.kind, choices=opts)
         if not again.ok:
             return "declined"
+        self.judge_readings[i] = again.value
         if before.ok:
             if again.value == before.value:
                 return "agreed"
