@@ -262,6 +262,10 @@ def _read_stats(rows: list[dict], got: list[str | None], idx: list[int]) -> tupl
     return cell(ok, len(idx)), f"{len(read) / len(idx):.1%}", f"{right / len(read) if read else 0:.1%}"
 
 
+def _right(rows: list[dict], i: int, value: str | None) -> bool:
+    return is_correct(rows[i]["kind"], value, rows[i]["gold"], rows[i].get("aliases"))
+
+
 def judge_lines(rows: list[dict], got: list[str | None], url: str, api: str = "chat", model: str | None = None) -> list[str]:
     """Rules alone and rules + judge side by side on the same outputs, per kind: accuracy [95% CI],
     coverage, precision; then what the judge did (its outcome counts) and what the guard kept out."""
@@ -271,6 +275,7 @@ def judge_lines(rows: list[dict], got: list[str | None], url: str, api: str = "c
     counts: dict[str, JudgeReport] = {}
     guard: dict[str, tuple[int, int]] = {}
     seconds: dict[str, float] = {}
+    effect: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)  # outcome -> (judge right, rules right, n)
     for kind in KINDS:
         idx = [i for i, r in enumerate(rows) if r["kind"] == kind]
         if not idx:
@@ -283,9 +288,14 @@ def judge_lines(rows: list[dict], got: list[str | None], url: str, api: str = "c
         for i, f in zip(idx, found):
             final[i] = f.value
         counts[kind] = ex.judge_report or JudgeReport()
-        held = [i for i, o in zip(idx, ex.judge_outcomes) if o == "unsupported"]
+        outcome = dict(zip(idx, ex.judge_outcomes))
         readings = dict(zip(idx, ex.judge_readings))
-        guard[kind] = (sum(is_correct(kind, readings[i], rows[i]["gold"], rows[i].get("aliases")) for i in held), len(held))
+        held = [i for i in idx if outcome[i] == "unsupported"]
+        guard[kind] = (sum(_right(rows, i, readings[i]) for i in held), len(held))
+        for name in ("filled", "overruled"):
+            changed = [i for i in idx if outcome[i] == name]
+            effect[kind][name] = (sum(_right(rows, i, final[i]) for i in changed), sum(_right(rows, i, got[i]) for i in changed),
+                                  len(changed))
     lines = [f"  judge: {url} ({api}{', model ' + model if model else ''})",
              f"  {'kind':<8} {'n':>4}  {'rules alone [95% CI]':<24} {'cov.':>6} {'prec.':>6}   "
              f"{'rules + judge [95% CI]':<24} {'cov.':>6} {'prec.':>6}"]
@@ -299,6 +309,9 @@ def judge_lines(rows: list[dict], got: list[str | None], url: str, api: str = "c
         right, held = guard[kind]
         lines.append(f"  {kind:<8} {rep.asked:>5} {rep.abstained:>5} {rep.contested:>5} {rep.filled:>6} {rep.agreed:>6} "
                      f"{rep.overruled:>6} {rep.unsupported:>6} {rep.declined:>5}  {f'{right}/{held}':>21}  {seconds[kind]:7.1f}")
+    lines.append("  where the judge changed the reading: right after / right before (rules alone), of n")
+    for kind, by in effect.items():
+        lines.append(f"  {kind:<8} " + "   ".join(f"{name} {a}/{b} of {n}" for name, (a, b, n) in by.items()))
     return lines
 
 

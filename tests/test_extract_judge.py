@@ -334,5 +334,7 @@ def test_the_benchmark_prints_rules_alone_and_rules_with_the_judge_side_by_side(
     assert "33.3% [" in number and "66.7% [" in number  # rules alone, then rules + judge
     all_row = next(x for x in lines if x.startswith("  all "))
     assert all_row.split()[1] == "4" and "25.0% [" in all_row and "75.0% [" in all_row
-    counts = lines[-2].split()
+    header = next(i for i, x in enumerate(lines) if "asked" in x)
+    counts = lines[header + 1].split()
     assert counts[:9] == ["number", "2", "2", "0", "1", "0", "0", "1", "0"] and counts[9] == "1/1"  # the guard kept a right one out
+    assert "  number   filled 1/0 of 1   overruled 0/0 of 0" in lines  # the filled answer is right; the rules read none
