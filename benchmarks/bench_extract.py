@@ -32,8 +32,11 @@ What it prints:
 4. a leave-one-pattern-out estimate: each pattern family measured with the rule families written
    for it switched off (see ``PATTERN_FAMILIES``), i.e. what the rest of the cascade reads on a
    class of outputs nobody wrote rules for;
-5. with ``--judge URL``: an OpenAI-compatible endpoint (e.g. a llama.cpp server) asked about the
-   outputs the rules abstain on or read two ways; its agreement with the rules;
+5. with ``--judge URL`` (``--judge-api chat|completions``): an OpenAI-compatible endpoint (e.g. a
+   llama.cpp server; ``--judge local`` starts one with Gemma 3 270M) asked about the outputs the
+   rules abstain on or read two ways: rules alone and rules + judge side by side on the same
+   outputs (accuracy with its interval, coverage, precision per kind), the judge's outcome counts,
+   and how many of the answers the guard kept out (unsupported) were right;
 6. throughput of the rule cascade on one core (target: at least 5,000 outputs per second).
 
     python benchmarks/bench_extract.py                 # everything (about a minute)
@@ -41,6 +44,7 @@ What it prints:
     python benchmarks/bench_extract.py --skip-lmeval --show-errors
     python benchmarks/bench_extract.py --batch new.jsonl --log   # a new dev batch, before tuning
     python benchmarks/bench_extract.py --judge http://127.0.0.1:8080/v1
+    python benchmarks/bench_extract.py --judge local --judge-api completions --judge-only   # v4 only
 """
 
 from __future__ import annotations
@@ -255,28 +259,64 @@ def leave_one_pattern_out(rows: list[dict], got: list[str | None]) -> list[str]:
     return lines
 
 
-def judge_lines(rows: list[dict], got: list[str | None], url: str) -> list[str]:
-    lines = [f"  judge: {url}"]
+def _read_stats(rows: list[dict], got: list[str | None], idx: list[int]) -> tuple[str, str, str]:
+    """Accuracy with its 95% interval, coverage and precision of ``got`` on the rows ``idx``."""
+    ok = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
+    read = [i for i in idx if got[i] is not None]
+    right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in read)
+    return cell(ok, len(idx)), f"{len(read) / len(idx):.1%}", f"{right / len(read) if read else 0:.1%}"
+
+
+def _right(rows: list[dict], i: int, value: str | None) -> bool:
+    return is_correct(rows[i]["kind"], value, rows[i]["gold"], rows[i].get("aliases"))
+
+
+def judge_lines(rows: list[dict], got: list[str | None], url: str, api: str = "chat", model: str | None = None) -> list[str]:
+    """Rules alone and rules + judge side by side on the same outputs, per kind: accuracy [95% CI],
+    coverage, precision; then what the judge did (its outcome counts) and what the guard kept out."""
+    from gengap.extract import JudgeReport
+
     final = list(got)
+    counts: dict[str, JudgeReport] = {}
+    guard: dict[str, tuple[int, int]] = {}
+    seconds: dict[str, float] = {}
+    effect: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)  # outcome -> (judge right, rules right, n)
     for kind in KINDS:
         idx = [i for i, r in enumerate(rows) if r["kind"] == kind]
         if not idx:
             continue
-        ex = Extractor(kind, judge=url)
+        ex = Extractor(kind, judge=url, judge_api=api, judge_model=model)
         start = time.perf_counter()
         found = ex.extract_all([rows[i]["output"] for i in idx], [rows[i].get("choices") for i in idx],
                                [rows[i].get("question") for i in idx])
-        secs = time.perf_counter() - start
+        seconds[kind] = time.perf_counter() - start
         for i, f in zip(idx, found):
             final[i] = f.value
-        rep = ex.judge_report
-        agreement = "-" if rep is None or rep.agreement is None else f"{rep.agreement:.0%}"
-        lines.append(f"  {kind:<8} asked {rep.asked:>3} (abstained {rep.abstained}, contested {rep.contested}); "
-                     f"filled {rep.filled}, agreed {rep.agreed}, overruled {rep.overruled}, declined {rep.declined}; "
-                     f"agreement with the rules {agreement}; {secs:.1f} s")
-    ok = sum(is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in zip(rows, final))
-    lines.append(f"  accuracy with the judge: {cell(ok, len(rows))}  (rules alone: "
-                 f"{cell(sum(is_correct(r['kind'], v, r['gold'], r.get('aliases')) for r, v in zip(rows, got)), len(rows))})")
+        counts[kind] = ex.judge_report or JudgeReport()
+        outcome = dict(zip(idx, ex.judge_outcomes))
+        readings = dict(zip(idx, ex.judge_readings))
+        held = [i for i in idx if outcome[i] == "unsupported"]
+        guard[kind] = (sum(_right(rows, i, readings[i]) for i in held), len(held))
+        for name in ("filled", "overruled"):
+            changed = [i for i in idx if outcome[i] == name]
+            effect[kind][name] = (sum(_right(rows, i, final[i]) for i in changed), sum(_right(rows, i, got[i]) for i in changed),
+                                  len(changed))
+    lines = [f"  judge: {url} ({api}{', model ' + model if model else ''})",
+             f"  {'kind':<8} {'n':>4}  {'rules alone [95% CI]':<24} {'cov.':>6} {'prec.':>6}   "
+             f"{'rules + judge [95% CI]':<24} {'cov.':>6} {'prec.':>6}"]
+    for name in [*counts, "all"]:
+        idx = [i for i, r in enumerate(rows) if name in ("all", r["kind"])]
+        (a1, c1, p1), (a2, c2, p2) = _read_stats(rows, got, idx), _read_stats(rows, final, idx)
+        lines.append(f"  {name:<8} {len(idx):>4}  {a1:<24} {c1:>6} {p1:>6}   {a2:<24} {c2:>6} {p2:>6}")
+    lines.append(f"  {'kind':<8} {'asked':>5} {'abst.':>5} {'cont.':>5} {'filled':>6} {'agreed':>6} {'overr.':>6} "
+                 f"{'unsup.':>6} {'decl.':>5}  {'unsupported but right':>21}  {'seconds':>7}")
+    for kind, rep in counts.items():
+        right, held = guard[kind]
+        lines.append(f"  {kind:<8} {rep.asked:>5} {rep.abstained:>5} {rep.contested:>5} {rep.filled:>6} {rep.agreed:>6} "
+                     f"{rep.overruled:>6} {rep.unsupported:>6} {rep.declined:>5}  {f'{right}/{held}':>21}  {seconds[kind]:7.1f}")
+    lines.append("  where the judge changed the reading: right after / right before (rules alone), of n")
+    for kind, by in effect.items():
+        lines.append(f"  {kind:<8} " + "   ".join(f"{name} {a}/{b} of {n}" for name, (a, b, n) in by.items()))
     return lines
 
 
@@ -406,6 +446,16 @@ def before_tuning_lines(log: Path) -> list[str]:
             f"{cell(k_all, n_all)} ({kinds})"]
 
 
+def run_judge(rows: list[dict], got: list[str | None], args: argparse.Namespace) -> list[str]:
+    """The judge's section, against ``args.judge`` or a llama.cpp server with Gemma 3 270M started here."""
+    if args.judge != "local":
+        return judge_lines(rows, got, args.judge, args.judge_api, args.judge_model)
+    from gengap.models.llama_server import LlamaServer
+
+    with LlamaServer() as server:
+        return judge_lines(rows, got, server.base_url, args.judge_api, args.judge_model)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
@@ -420,7 +470,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="20,000 outputs for the throughput figure")
     parser.add_argument("--skip-lmeval", action="store_true", help="gengap's side only")
     parser.add_argument("--show-errors", action="store_true", help="print gengap's misreadings on the tuning data")
-    parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read")
+    parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read, or 'local': "
+                                        "start the packaged Gemma 3 270M on a llama.cpp server")
+    parser.add_argument("--judge-api", choices=["chat", "completions"], default="chat",
+                        help="how the judge is asked: chat (instruction) or completions (few-shot, base models)")
+    parser.add_argument("--judge-model", help="the judge's served model name (default: the first its server lists)")
+    parser.add_argument("--judge-only", action="store_true", help="with --judge: only the judge's section, on the held-out set")
     parser.add_argument("--legacy", action="store_true", help="also the first labelled set (its rules' own set)")
     args = parser.parse_args()
 
@@ -436,6 +491,14 @@ def main() -> None:
                 args.log.parent.mkdir(parents=True, exist_ok=True)
                 with args.log.open("a", encoding="utf-8") as log:
                     log.write((LOG_HEADER if new else "") + line + "\n")
+        return
+
+    if args.judge_only:
+        if not args.judge:
+            parser.error("--judge-only needs --judge URL (or --judge local)")
+        rows = read_rows(args.v4 / "heldout.jsonl")
+        print(f"5. Model judge on the {len(rows)} v4 outputs (tuning data) the rules abstain on or read two ways")
+        print("\n".join(run_judge(rows, read_all(rows), args)))
         return
 
     # The newest held-out-only set is the fresh one; every older held-out part was measured once and
@@ -494,7 +557,7 @@ def main() -> None:
         print("\n".join(summary_lines(legacy, read_all(legacy), "kind")))
     if args.judge:
         print(f"\n5. Model judge on the {base_name} outputs the rules abstain on or read two ways")
-        print("\n".join(judge_lines(base_rows, base_got, args.judge)))
+        print("\n".join(run_judge(base_rows, base_got, args)))
     if args.show_errors:
         for r, v in zip(v2 + dev_v3, got_2 + got_d):
             if not is_correct(r["kind"], v, r["gold"], r.get("aliases")):
