@@ -259,8 +259,8 @@ def test_later_families(kind, output, question, choices, expected):
      "Is the Nile the longest river in the world by every measure?", None, "closing", "yes"),
     ("choice", "| Option | Verdict |\n|---|---|\n| A | ✗ too cold |\n| B | ✗ too dry |\n| C | ✓ right climate |\n",
      "Where does rice grow best?", ["Tundra", "Desert", "Paddy fields"], "ticked_row", None),
-    ("text", "Germany doesn't have a queen; it is a federal republic with a president.", "Who is the queen of Germany?", None,
-     "no_such", "doesn't"),
+    ("text", "Germany has never had a queen; Frank-Walter Steinmeier is its president.", "Who is the queen of Germany?", None,
+     "no_such", "Frank-Walter Steinmeier"),
 ])
 def test_switching_a_later_rule_off_loses_its_reading(kind, output, question, choices, rule, without):
     found = extract(output, kind, question=question, choices=choices)

@@ -320,6 +320,7 @@ HEDGE_RE = re.compile(
     r"|estimates\s+(?:vary|range|differ)\b(?![^.]*\b(?:i'?d|i\s+would|most\s+(?:\w+\s+)?(?:say|put|give)|best\s+(?:guess|estimate)|usually|commonly|typically|about|around)\b)|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
+    r"|toss[-\s]up|coin[-\s]?(?:flip|toss)|either\s+(?:one\s+)?(?:could|would|might|may)\s+be\s+(?:right|correct|fine|acceptable)|i\s+(?:can'?t|cannot)\s+(?:choose|pick|decide)\b"
     r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
     re.IGNORECASE,
 )
@@ -329,6 +330,7 @@ REFUSAL_RE = re.compile(
     r"|identify|recognize|access|view|open|browse|look\s+up|check|share|disclose|reveal)"
     r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
     r"|i\s+(?:don'?t|do\s+not)\s+have\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)"
+    r"|i\s+have\s+no\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)\b"
     r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"
     r"|please\s+(?:clarify|specify|provide|tell\s+me|let\s+me\s+know)|which\s+(?:\w+\s+){0,2}do\s+you\s+mean|what\s+do\s+you\s+mean|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell|check|verify|see|access|find\s+out|predict)"
     r"|you\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:shared|provided|attached|given|included|posted|sent|uploaded)"
@@ -341,7 +343,7 @@ CORRECTION_RE = re.compile(
     r"|let\s+me\s+(?:correct|fix|redo|recompute|recalculate|recount|reconsider|re-?check|double[-\s]check)(?:\s+(?:that|this))?"
     r"|(?:sorry|no),\s+(?:that'?s|that\s+is|it'?s)\s+(?:wrong|incorrect|not\s+right)|that'?s\s+(?:wrong|incorrect|not\s+right)"
     r"|i\s+(?:mis(?:read|counted|calculated|spoke|remembered))|i\s+was\s+(?:wrong|confusing|thinking\s+of|mixing)"
-    r"|sorry|on\s+reflection|(?:hmm+|oh|ah|\.\.\.|…|[-—–])\s*,?\s*(?:no|well)\b|i\s+should\s+(?:check|double[-\s]check|verify)|hmm+"
+    r"|sorry|on\s+reflection|(?:hmm+|oh|ah|\.\.\.|…|(?<![A-Za-z])[-—–])\s*,?\s*(?:no|well)\b|just\s+kidding|i'?m\s+(?:only\s+)?(?:kidding|joking)|i\s+should\s+(?:check|double[-\s]check|verify)|hmm+"
     r"|(?:hold|hang)\s+on|never\s*mind|edit\s*:|my\s+(?:bad|mistake|apologies)|(?:should|must|need\s+to|let\s+me)\s+correct\s+myself"
     r"|i'?m\s+(?:mixing|confusing)(?:\s+(?:them|things|it)\s+up)?|let\s+me\s+re[a-z]{3,}|let\s+me\s+\w+\s+(?:it\s+|that\s+|this\s+)?again|(?:looking|counting|checking)\s+again"
     r"|actually(?:,|(?=\s+no\b)|(?=\s+(?:it|the|that|this|its|it's)\b))))(?!\w)[\s,.:;!—–-]*",
@@ -388,7 +390,7 @@ def unfinished(text: str) -> bool:
 #: Substrings that every match of CORRECTION_RE contains (a fast pre-test, not the rule itself).
 _CORRECTION_CUES = ("wait", "oops", "correct", "scratch", "second thought", "mean", "mistake", "error", "let me", "wrong",
                     "not right", "mis", "i was", "sorry", "reflection", "hmm", "oh", "ah", "...", "…", "-", "—", "–", "should",
-                    "actually", "again", "hold on", "hang on", "never", "edit", "my bad", "apologies", "i'm", "im ")
+                    "actually", "again", "hold on", "hang on", "never", "edit", "my bad", "apologies", "i'm", "im ", "kidding", "joking")
 
 
 def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
@@ -419,13 +421,14 @@ _CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|
 _END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
 _NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
                                r"|should|has|have)\b[^\n]*\?", re.IGNORECASE)
-_ECHO_RE = re.compile(r"^\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
+_ECHO_RE = re.compile(r"^\s*(?:(?:q|question)\s*\d*\s*[:.]\s*)?(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
                       r"|should|has|have)\b[^\n?]{3,200}\?\s*", re.IGNORECASE)
 # the prompt's instruction, echoed after the question: "Answer yes or no.", "Answer briefly."
 _INSTRUCTION_RE = re.compile(r"^\s*(?:answer|reply|respond|give\s+the\s+\w+)\b(?:\s+(?:yes\s+or\s+no|true\s+or\s+false|briefly|only"
                              r"|with\s+(?:the\s+)?(?:letter|number|name|word)(?:\s+of\s+the\s+(?:correct|right|best)\s+(?:option|answer|choice))?"
                              r"|with\s+\w+(?:\s+\w+)?|in\s+(?:one|a|a\s+few|two|three|\d+)\s+\w+))+\s*[.:]?", re.IGNORECASE)
 # the prompt's instruction on a line of its own, as a base model writes it again and again
+_ANSWER_LABEL_RE = re.compile(r"^\s*(?:a|answer)\s*:[ \t]*", re.IGNORECASE)
 _INSTRUCTION_LINE_RE = re.compile(_INSTRUCTION_RE.pattern.replace("^\\s*", "^[ \\t]*", 1), re.IGNORECASE | re.MULTILINE)
 _VERDICT_LINE_RE = re.compile(r"^[ \t]*answer\s+(?:yes|no|true|false)\b(?!\s+or\b)", re.IGNORECASE | re.MULTILINE)
 _HEADER_RE = re.compile(r"^\s*(?:<[^>\n]+>)?\s*question\s*\d+\s*[.:]?\s*(?:</[^>\n]+>)?\s*(?:\n|$)", re.IGNORECASE)
@@ -516,8 +519,10 @@ def own_answer(text: str) -> str:
     echo = _ECHO_RE.match(text)
     if echo and text[echo.end():].strip():
         text = _INSTRUCTION_RE.sub("", text[echo.end():], count=1)
-        if _CONTINUATION_RE.match("\n" + text.lstrip()):
-            return ""  # the question echoed, then the next question: no answer of its own
+        label = _ANSWER_LABEL_RE.match(text)
+        after = text[label.end():] if label else text
+        if (label and not after.strip()) or _CONTINUATION_RE.match("\n" + after.lstrip()):
+            return ""  # the question echoed, then an empty "Answer:" or the next question: no answer of its own
     m = _CONTINUATION_RE.search(text)
     if m and text[:m.start()].strip():
         text = text[:m.start()]
@@ -537,3 +542,24 @@ def first_part(text: str) -> tuple[str, str]:
         head = parts[0]
         return head, text[len(head):].strip()
     return line.strip(), rest.strip()
+
+
+_CONNECTIVE_RE = re.compile(r"^\W*(?:so|but|and|overall|in\s+short|honestly|ultimately|really|then|in\s+the\s+end)\b\W*", re.IGNORECASE)
+
+
+def closing_hedge(text: str) -> bool:
+    """Whether the output ends on a short hedge that takes back what it said ("... So it depends.",
+    "I can't choose without your definition."): it commits to no answer.
+
+    >>> closing_hedge("No, not usually. On clear nights, yes. So it depends."), closing_hedge("Yes. It depends on altitude how much.")
+    (True, False)
+    """
+    parts = sentences(text)
+    if len(parts) < 2:
+        return False
+    last = _CONNECTIVE_RE.sub("", parts[-1])
+    if len(last.split()) > 8 or re.search(r"\bbut\b", last, re.IGNORECASE):
+        return False
+    m = HEDGE_RE.match(last)
+    return m is not None and (re.match(r"i\b|i'", m.group(0), re.IGNORECASE) is not None
+                              or not re.match(r"\s+(?:on|upon)\b", last[m.end():], re.IGNORECASE))

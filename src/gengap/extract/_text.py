@@ -38,7 +38,7 @@ _LEAD_RE = re.compile(
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
-    r"|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
+    r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
@@ -103,6 +103,8 @@ def _is_question_word(word: str, ctx: Context) -> bool:
     for q in _question_words(ctx.question):
         if len(q) >= 4 and low.startswith(q) and _DEMONYM.fullmatch(low[len(q):]):
             return True
+        if len(q) >= 5 and q[-1] in "aeiouy" and low.startswith(q[:-1]) and _DEMONYM.fullmatch(low[len(q) - 1:]):
+            return True  # "Austrians" for "Austria", "Italians" for "Italy"
     if w.isupper() and len(w) >= 2:
         return w.lower() in _acronyms(ctx.question)
     return False
@@ -206,13 +208,20 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if when:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
-    s = _SUBORDINATE_RE.sub("", s, count=1)
+    opening = _SUBORDINATE_RE.match(s)
+    disclaimer = opening is not None and bool(re.match(r"but\b", s[opening.end():], re.IGNORECASE)) and bool(_FIRST_PERSON_RE.search(s[opening.end():]))
+    if opening and not disclaimer and not (ctx.question and content_stems(opening.group(0)) & ctx.question_stems
+                                           and not content_stems(s[opening.end():]) & ctx.question_stems):
+        s = s[opening.end():]  # not when the opening holds the answer: "As far as I know X is Y, but my data may be old"
     segments = [seg for seg in re.split(r":\s+", s) if seg.strip()]
     if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
         s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
-    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems:
-        s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital."
+    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems and not _FIRST_PERSON_RE.search(contrast[1]):
+        s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
+    concluded = _SO_CLAUSE_RE.split(s)
+    if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
+        s = concluded[-1]  # "John was the witty one, Paul the cute one, so the quiet one was George"
     s = _clause(s, lead=False)
     if not s:
         return None
@@ -225,6 +234,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
         named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
         s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
                                          and len(right.split()) > len(left.split())))) else right
+        if s == left and re.search(r"\b(?:it|this|that|he|she|they)$", left, re.IGNORECASE) and _has_content(right, ctx):
+            s = right  # "As of my last update it was Pope Francis": the pronoun stands for what is asked
+        if s == right and q_left == q_right and ctx.question and _WHICH_NOUN_RE.match(ctx.question) and _is_name(left, ctx) \
+                and not _is_name(right, ctx):
+            s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
         if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
                 and _has_content(left, ctx) and not q_left:
             return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None  # "Sputnik 1 was launched by ...", asked its name
@@ -248,12 +262,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _LEAD_RE.sub("", s.strip())
-        head = _CAPITAL_NAME_RE.match(s)
-        if head and ctx.question and len(head.group(0)) < len(s) and s[:1].isupper() and _has_content(head.group(0), ctx) \
-                and head.group(0).split()[0].lower() not in _NOT_NAMES and not _GENERIC_SUBJECT_RE.match(head.group(0)) \
-                and not any(_is_question_word(w, ctx) for w in head.group(0).split()) \
-                and content_stems(s[head.end():]) & ctx.question_stems:
-            return _strip(head.group(0))  # "India overtook China and now has the largest population": the subject
+        subject = _subject(s, ctx)
+        if subject:
+            return subject
         s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
         verb = _MAIN_VERB_RE.search(s)
         if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
@@ -293,9 +304,66 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = names[0]  # "That honour goes to Marie Curie": a person is asked for
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None
+    if _no_answer_words(s):
+        return None
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
+
+
+_ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
+                              r"|can\b|could\b|will\b|would\b|should\b|may\b|might\b|must\b)([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _subject(s: str, ctx: Context) -> str | None:
+    """The subject of a sentence without a copula, when the question asks for who or what does something:
+    a name opening the sentence whose predicate speaks of the question ("India overtook China and now has
+    the largest population", "France gave it to the US", "The Mediterranean Sea lies between Europe and
+    Africa"), a full name for a "who" question ("Alfred Russel Wallace independently arrived at it"), or
+    the words before the question's own verb ("The gallbladder stores bile")."""
+    if not ctx.question:
+        return None
+    asks = _ASKS_SUBJECT_RE.match(ctx.question)
+    if asks:  # the question's verb in the sentence: what comes before it is its subject
+        verb = stem(asks.group(1))
+        tokens = s.split()
+        for i, token in enumerate(tokens[1:5], start=1):
+            if stem(token.strip(_QUOTES)) == verb:
+                before = " ".join(tokens[:i])
+                if not any(_is_question_word(w, ctx) for w in tokens[:i]) and _has_content(before, ctx) \
+                        and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
+                    return _strip(re.sub(r"'s$", "", before)) or None  # "Canada's flag has ..." for "Which country's flag ...?"
+                break
+    head = _CAPITAL_NAME_RE.match(s)
+    if not head or len(head.group(0)) >= len(s) or not s[:1].isupper():
+        return None
+    name = re.sub(r"'s$", "", head.group(0))  # "Canada's flag has ...", asked which country's flag
+    parts = name.split()
+    if parts[0].lower() in _NOT_NAMES or _GENERIC_SUBJECT_RE.match(name) or not _has_content(name, ctx):
+        return None
+    start = 1 if parts[0].lower() == "the" and len(parts) > 1 else 0
+    if _is_question_word(parts[start], ctx):
+        return None  # the question's own subject opens the sentence
+    rest = s[head.end():].split()
+    speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
+    person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    return _strip(name) if speaks or person else None
+
+
+_SO_CLAUSE_RE = re.compile(r"[,;]\s+(?:and\s+)?(?:so|therefore|thus|hence)\s+", re.IGNORECASE)
+
+
+def _is_name(side: str, ctx: Context) -> bool:
+    """A side of "X is Y" that is a proper name with a word of its own ("The Atacama Desert")."""
+    name = re.sub(r"^(?:the|a|an)\s+", "", side.strip(), flags=re.IGNORECASE)
+    return bool(_CAPITAL_NAME_RE.fullmatch(name)) and any(not _is_question_word(w, ctx) for w in name.split())
+
+
+def _no_answer_words(span: str) -> bool:
+    """A span no answer is made of: function words only ("answer", "the one"), a quantifier ("many"),
+    a negated verb ("wasn't")."""
+    tokens = [t.strip(_QUOTES).lower() for t in span.split()]
+    return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0].endswith("n't")))
 
 
 def _short(text: str) -> bool:
@@ -361,6 +429,12 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     old = normalize(retracted)
     if _CONFIRMED_RE.search(region):
         old = ""  # "let me make sure ... Yes, Marrakesh is in Morocco": the check confirms the first answer
+    closing = _CONCLUDING_RE.match(parts[-1].strip())
+    if closing and len(parts) > 1:  # "... but Bern is the federal city - so Bern.": the correction concludes
+        last = _strip(parts[-1].strip()[closing.end():])
+        if 0 < len(last.split()) <= 3 and _has_content(last, ctx) and normalize(last) != old and not _COPULA_RE.search(f" {last} "):
+            return last
+    old_words = set(old.split()) - STOPWORDS
     head = _strip(parts[0])
     if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
             and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
@@ -369,7 +443,8 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     def score(part: str) -> int:
         about = bool(ctx.question and content_stems(part) & ctx.question_stems)
         states = bool(_COPULA_RE.search(f" {part} ") or re.search(r"\b(?:called|named|'s)\b", part))
-        repeats = bool(old) and f" {old} " in f" {normalize(part)} "
+        # it speaks of the retracted answer: "Caesar was dictator", "that's getting softer"
+        repeats = bool(old_words & set(normalize(part).split())) or bool(re.match(r"\W*that(?:'s|\s+is|\s+was)\b", part, re.IGNORECASE))
         return about + states - 2 * repeats
 
     best = max(parts, key=score)  # the first of the best
@@ -390,6 +465,8 @@ def _correction(ctx: Context) -> str | None:
         if bold and _short(bold[-1]):
             return _strip(bold[-1])
     retracted = _clause(sentences(before)[0]) if sentences(before) else ""
+    if len(retracted.split()) > 3:  # "Lagos is the capital of Nigeria. Sorry, ...": what that sentence answered
+        retracted = _span(sentences(before)[0], ctx) or ""
     return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
 
 
@@ -408,6 +485,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
     clause = _clause(head)
     if _short(clause):
         span = _strip(clause)
+        if ctx.question and _bare(clause, ctx, whole=re.sub(r"\s*\([^()]*\)\W*$", "", head)):
+            return _trim_leading(span, ctx) or None  # "Final answer: white blood cells (leukocytes)"
         return (_trim_question_words(span, ctx) if ctx.question else span) or None
     return _span(head, ctx)
 
@@ -448,7 +527,31 @@ def _table(ctx: Context) -> str | None:
                 rest = [c for c in rest if not re.search(r"\d", c)]  # a year or count beside a name
             if len(rest) == 1:
                 return _strip(rest[0])
-    return None
+    return _table_column(lines, ctx)
+
+
+_RULE_ROW_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*\|")
+
+
+def _table_column(lines: list[str], ctx: Context) -> str | None:
+    """The cell under the column the question names ("Mountain" for "the tallest mountain"), in the only
+    row of the table or in the row ranked first."""
+    rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines
+            if ln.strip().startswith("|") and not _RULE_ROW_RE.match(ln)]
+    if len(rows) < 2 or not any(_RULE_ROW_RE.match(ln) for ln in lines):
+        return None
+    header, data = rows[0], [r for r in rows[1:] if len(r) == len(rows[0])]
+    named = [j for j, c in enumerate(header) if content_stems(c) and content_stems(c) <= ctx.question_stems]
+    if len(named) != 1 or not data:
+        return None
+    if len(data) > 1:
+        rank = [j for j, c in enumerate(header) if c.strip().lower() in ("rank", "#", "no.", "position", "place")]
+        first = [r for r in data if rank and r[rank[0]].strip(" .#") == "1"]
+        if len(first) != 1:
+            return None
+        data = first
+    cell = _strip(data[0][named[0]])
+    return cell if cell and _short(cell) else None
 
 
 _LABEL_LINE_RE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?([A-Za-z][\w' -]{0,30}?)[ \t]*:[ \t]+(\S[^\n]*?)[ \t]*$", re.MULTILINE)
@@ -508,10 +611,15 @@ def _alternative(head: str, ctx: Context) -> str | None:
     return None
 
 
+_PLEASANTRY_RE = re.compile(r"^\W*(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*$", re.IGNORECASE)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = _without_tables(ctx.text)
     head, _ = first_part(text)
+    if _PLEASANTRY_RE.match(head):
+        return None  # "That's a fun one!": a pleasantry, not an answer
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
@@ -532,14 +640,35 @@ def _answer_first(ctx: Context) -> str | None:
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
-        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`":
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
             return _span(clause, ctx)
-        span = _trim_question_words(_strip(clause), ctx) if ctx.question else _strip(clause)
-        if _foreign(span, ctx):
-            return None
+        span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
+        if _foreign(span, ctx) or _no_answer_words(span):
+            return None  # "The answer:" with nothing after it
         quoted = _QUOTED_RE.search(span)
         return _strip(quoted.group(1) or quoted.group(2)) if quoted and len(span) > len(quoted.group(0)) + 2 else span or None
     return None
+
+
+def _trim_leading(span: str, ctx: Context) -> str:
+    """A bare answer keeps the question's words that end it (its head noun: "white blood cells" for
+    "Which blood cells ...?"), not those that open it ("planet Mars" for "Which planet ...?")."""
+    tokens = span.split()
+    if all(t[:1].isupper() or t[:1].isdigit() for t in tokens):
+        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?")
+    while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx):
+        tokens.pop(0)
+    return " ".join(tokens)
+
+
+def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
+    """Whether ``phrase`` is the whole output (or ``whole``, the line after an answer marker), a bare noun
+    phrase: then it is the answer as written, the question's own words that end it included
+    ("normal boiling point", "white blood cells")."""
+    whole = (ctx.text if whole is None else whole).strip().strip(_QUOTES)
+    return whole == phrase.strip().strip(_QUOTES) and 1 < len(phrase.split()) <= 4 and "\n" not in whole \
+        and not all(_is_question_word(w, ctx) or w.lower().strip(_QUOTES) in STOPWORDS for w in phrase.split()) \
+        and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
 
 
 def _hedge(ctx: Context) -> str | None:
@@ -579,14 +708,19 @@ def _in_sentence(ctx: Context) -> str | None:
     if not parts:
         return None
     if ctx.question:
-        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems]
+        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems and not _TALK_RE.match(p)]
         for i, part in enumerate(about):
             span = _span(part, ctx)
-            if span is not None and not (i + 1 < len(about) and _off_type(span, ctx)):
-                return span
+            if span is not None and _off_type(span, ctx) and (i + 1 < len(about) or re.match(r"\W*there\s+(?:are|were|is|was)\b", part, re.IGNORECASE)):
+                continue  # a bare number where none is asked: a count of things ("There are around 18 species") answers nothing
+            return span
         if about:
             return None
     return _span(parts[0], ctx) if len(parts) == 1 else None
+
+
+# a sentence about the telling, not the answer: "Let me tell you about penguins."
+_TALK_RE = re.compile(r"^\W*(?:let\s+me|let'?s|let\s+us)\s+(?:tell|talk|explain|think|see|look|start|begin|walk)\b", re.IGNORECASE)
 
 
 def _off_type(span: str, ctx: Context) -> bool:

@@ -13,6 +13,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     after_last,
+    closing_hedge,
     content_stems,
     echo_rule,
     first_part,
@@ -35,6 +36,7 @@ _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
 _NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
 _LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
          r"|simply\s+put|answer|please|generally|usually|typically|normally|mostly|largely|[a-z]+ly(?=,)"
+         r"|in\s+(?:a|some)\s+(?:sense|way)(?=\s+(?:it|they|he|she|that|this|you|we)\b)|to\s+(?:a|some)\s+(?:degree|extent)(?=\s+(?:it|they|he|she|that|this|you|we)\b)"
          r"|(?:the\s+)?(?:evidence|research|studies|data|science)\s+(?:suggests?|shows?|indicates?|says?)(?:\s+that)?)\W{1,3}|no\s+need\s+to\s+(?:worry|panic|fret)\W{1,6}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
 _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
@@ -46,7 +48,7 @@ _NO_VERDICT = (
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
-    r"|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
+    r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
@@ -75,7 +77,7 @@ _CLAIM_RE = re.compile(rf"\b(?:statement|claim|it|this|that|answer|which)\s+(?:i
 _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+)?(?P<w>right|correct|true|wrong|false|incorrect)\b"
                               r"|\b(?:that(?:'s|\s+is))\s+(?P<w2>right|correct|true|wrong|false|incorrect)\s*[.!]?\s*$", re.IGNORECASE)
 _CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
-_NEGATION_RE = re.compile(r"\b(?:not|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
+_NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
                           r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
                           re.IGNORECASE)
@@ -143,8 +145,21 @@ def _marked(ctx: Context) -> str | None:
     return _marked_in(ctx.text)
 
 
+# after the idiom, the verdict said outright: "No wonder people believe it, but no: ..."
+_IDIOM_THEN_VERDICT_RE = re.compile(rf"[^.!?\n]*?,?\s+but\s+(?:the\s+answer\s+is\s+)?{_YN_WORD}\b(?=\s*[:;,.!\-])", re.IGNORECASE)
+
+
 def _no_idiom(ctx: Context) -> str | None:
-    return "yes" if _NO_IDIOM_RE.match(ctx.prose) else None
+    m = _NO_IDIOM_RE.match(ctx.prose)
+    if not m:
+        return None
+    then = _IDIOM_THEN_VERDICT_RE.match(ctx.prose, m.end())
+    return _word(then.group(1)) if then else "yes"
+
+
+def _closing_hedge(ctx: Context) -> str | None:
+    """An answer taken back by a closing hedge ("No, not usually. ... yes, faintly. So it depends."): unextracted."""
+    return ABSTAIN if closing_hedge(ctx.prose) else None
 
 
 # the closing sentence gives the verdict after a turn: "Yes above sea level - but from base to peak, no. So strictly speaking, no."
@@ -275,6 +290,23 @@ def _table(ctx: Context) -> str | None:
     return None
 
 
+# "X, not Y" / "but not Y": the question's own term is what is denied
+_CONTRAST_NOT_RE = re.compile(r"(?:,|\bbut)\s+not\s+(?!only\b|just\b|merely\b|simply\b)(?:(?:for|by|in|on|at|from|with|the|a|an|its|their|his|her)\s+)*([A-Za-z][\w-]+)",
+                              re.IGNORECASE)
+
+
+def _contrast_not(ctx: Context) -> str | None:
+    """The opening sentence contrasts something with the question's own term and denies it:
+    "He won it, but for the photoelectric effect, not relativity." for "... for relativity?" reads no."""
+    if not ctx.question:
+        return None
+    head, _ = first_part(ctx.prose)
+    for m in _CONTRAST_NOT_RE.finditer(head):
+        if stem(m.group(1)) in ctx.question_stems:
+            return "no"
+    return None
+
+
 def _restatement(ctx: Context) -> str | None:
     """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
     if not ctx.question:
@@ -295,7 +327,7 @@ def _restatement(ctx: Context) -> str | None:
         return None  # it speaks of something else: not read
     if _other_name(main, ctx):
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
-    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+\w", main)) or _without(main, ctx)
+    negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
 
 
@@ -343,6 +375,7 @@ RULES = (
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
+    Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("not_all", "verdict", _not_all),
@@ -350,7 +383,8 @@ RULES = (
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
-    Rule("last_word", "last", _last_word),
     Rule("table", "table", _table),
+    Rule("last_word", "last", _last_word),
+    Rule("contrast_not", "negation", _contrast_not),
     Rule("restatement", "answer_inside_sentence", _restatement),
 )
