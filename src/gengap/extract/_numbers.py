@@ -568,8 +568,9 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.sub(r"\([^()]*\)", " ", head)
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
-    if after and "=" not in lead and not _later_form(ctx, _nums(ctx, lead), after[0]) and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]):
+    if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
+            and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
@@ -648,10 +649,13 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
+_FIRST_WORD_RE = re.compile(r"^[^\w]*([^\W_]+)")
+
+
 def _opens_with_number(ctx: Context) -> bool:
     """Whether the output opens with a number ("206", "Four.", "4 left over."): the answer, stated first."""
-    nums = _nums(ctx, ctx.text[:40])
-    return bool(nums) and not re.search(r"\w", ctx.text[:nums[0].start])
+    m = _FIRST_WORD_RE.match(ctx.text)
+    return bool(m) and (m.group(1)[0].isdigit() or m.group(1).lower() in _SMALL or m.group(1).lower() in _TENS)
 
 
 def _counted(ctx: Context) -> str | None:
