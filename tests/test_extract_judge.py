@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 import pytest
 
 import gengap
@@ -311,7 +312,8 @@ def test_a_real_base_model_judges_through_gengap_eval(llama_server, cli, tmp_pat
     with gengap.Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
         rows = store.rows(store.latest_run())
     by_input = dict(zip(rows["example_id"], rows["extracted"]))
-    assert by_input["1"] in (None, "7") and by_input["2"] is None  # "7 crates": only a number the output holds
+    unread = {k for k, v in by_input.items() if pd.isna(v)}  # the store's table marks "unextracted" as missing
+    assert (by_input["1"] == "7" or "1" in unread) and "2" in unread  # "7 crates": only a number the output holds
     assert all(by_input[str(i)] == "5" for i in range(3, 10))  # read by the rules: the judge was not asked
 
 
