@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import re
 
+import pandas as pd
 import pytest
 
 import gengap
 from gengap import ConfigError
 from gengap.extract import Extractor, completion_prompt, judge_prompt, supported
+from gengap.store import Store
 from test_models_http import FakeOpenAI, server  # noqa: F401  (the loopback server and its fixture)
 
 SYNONYMS = {"against": "Opposed", "in favour": "Enthusiastic", "shrug": "Indifferent"}
@@ -295,23 +297,24 @@ out = "rep2"
 
 # ------------------------------------------------------------------ the real llama.cpp server
 @pytest.mark.slow
-def test_a_real_base_model_judges_through_gengap_eval(llama_server, cli, tmp_path):
+@pytest.mark.parametrize("api", ["completions", "chat"])
+def test_a_real_base_model_judges_through_gengap_eval(llama_server, cli, tmp_path, api):
     """Gemma 3 270M (a base model) as the judge of a 10-row evaluation: whatever it answers, every
     output it is asked about gets one outcome, answers the output does not contain are not kept,
     and the targets are never shown to it."""
     _number_data(tmp_path)
     code, out, err = cli("eval", "--data", "data.jsonl", "--model", "judge_model:predict", "--extract", "number",
-                         "--judge", llama_server.base_url, "--judge-api", "completions", "--split", "all",
+                         "--judge", llama_server.base_url, "--judge-api", api, "--split", "all",
                          "--out", "rep", "--no-progress", "--no-cache")
     assert code == 0, err
     results = json.loads((tmp_path / "rep" / "results.json").read_text(encoding="utf-8"))
     (use,) = results["judge"]
     assert use["asked"] == 3 and sum(use[k] for k in ("filled", "agreed", "overruled", "unsupported", "declined")) == 3
     assert f"Judge on model 'predict': asked about 3 outputs; agreed 0, overruled 0, filled {use['filled']}" in out
-    with gengap.Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
+    with Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
         rows = store.rows(store.latest_run())
-    by_input = dict(zip(rows["example_id"], rows["extracted"]))
-    assert by_input["1"] in (None, "7") and by_input["2"] is None  # "7 crates": only a number the output holds
+    by_input = {i: None if pd.isna(v) else v for i, v in zip(rows["example_id"], rows["extracted"])}
+    assert by_input["1"] in (None, "7") and by_input["2"] is None  # only a number the output holds (it has none)
     assert all(by_input[str(i)] == "5" for i in range(3, 10))  # read by the rules: the judge was not asked
 
 
