@@ -99,6 +99,7 @@ def _prompts(fake: FakeOpenAI) -> list[str]:
     ("no", "Not at all; their wings are flippers.", "yes_no", None, True),
     ("no", "Certainly, it covers a third of the Earth.", "yes_no", None, False),  # a "no" needs a negation
     ("yes", "Certainly.", "yes_no", None, True),
+    ("yes", "It depends on the species and the season.", "yes_no", None, False),  # a "yes" needs an affirmation
     (None, "Anything at all.", "text", None, False),
 ])
 def test_a_judges_answer_is_supported_only_when_the_output_contains_it(value, output, kind, choices, expected):
