@@ -296,6 +296,22 @@ out = "rep2"
     assert code != 0 and "--judge-api" in err and "'chat' or 'completions'" in err
 
 
+def test_gengap_extract_asks_the_judge_about_what_the_rules_leave(judge, cli, tmp_path):
+    fake, url = judge
+    fake.replies = {"either 42": "43", "7 crates": "56"}
+    records = [{"response": "It is either 42 or 43, I cannot tell which.", "q": "How many apples?"},
+               {"response": "I cannot say for sure, the 7 crates were never counted.", "q": "How many apples?"},
+               {"response": "#### 5", "q": "How many apples?"}]
+    (tmp_path / "outputs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, out, err = cli("extract", "outputs.jsonl", "--kind", "number", "--output-field", "response", "--question-field",
+                         "q", "--judge", url, "--judge-api", "completions", "--out", "read.jsonl")
+    assert code == 0, err
+    read = [json.loads(line)["extracted"] for line in (tmp_path / "read.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert read == ["43", None, "5"] and len(fake.posts()) == 2
+    assert "unextracted 1 (33.3%)" in out
+    assert "judge on number: asked about 2 outputs; agreed 0, overruled 0, filled 1, unsupported 1, declined 0" in out
+
+
 # ------------------------------------------------------------------ the real llama.cpp server
 @pytest.mark.slow
 @pytest.mark.parametrize("api", ["completions", "chat"])
