@@ -231,6 +231,13 @@ def test_judge_never_reads_gold_targets_in_an_evaluation_and_its_counts_are_stor
     assert "Answer judge" in (tmp_path / "index.html").read_text(encoding="utf-8")
 
 
+def test_the_store_keeps_every_count_of_the_judge_report():
+    from gengap.extract import JudgeReport
+    from gengap.store import JUDGE_COUNTS
+
+    assert JUDGE_COUNTS == tuple(JudgeReport().counts()) == ("asked", *JudgeReport.OUTCOMES)
+
+
 def test_without_a_judge_nothing_is_stored_or_shown(tmp_path):
     ds = gengap.load([{"input": f"q{i}", "target": "1"} for i in range(10)])
     ev = gengap.evaluate(lambda xs: ["1"] * len(xs), ds, ["random"], out=tmp_path, extract="number", progress=False)
