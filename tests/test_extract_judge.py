@@ -231,6 +231,26 @@ def test_judge_never_reads_gold_targets_in_an_evaluation_and_its_counts_are_stor
     assert "Answer judge" in (tmp_path / "index.html").read_text(encoding="utf-8")
 
 
+def test_a_resumed_run_counts_each_judged_output_once(judge, tmp_path):
+    _, url = judge
+    records = [{"input": QUESTION + f" (#{i})", "target": "B", "choices": POLICY} for i in range(12)]
+    ds = gengap.load(records)
+    calls = {"n": 0}
+
+    def dies_once(batch):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("the model's server went away")
+        return _policy_model(batch)
+
+    options = dict(out=tmp_path, extract="choice", judge=url, shard_size=2, batch_size=2, progress=False)
+    with pytest.raises(gengap.errors.ModelError):
+        gengap.evaluate(dies_once, ds, ["all"], **options)
+    ev = gengap.evaluate(dies_once, ds, ["all"], **options)  # resumes: the first two shards are kept
+    assert ev.model_calls == 8
+    assert ev.judge_use()[["asked", "filled"]].to_dict("records") == [{"asked": 6, "filled": 6}]
+
+
 def test_the_store_keeps_every_count_of_the_judge_report():
     from gengap.extract import JudgeReport
     from gengap.store import JUDGE_COUNTS
