@@ -19,6 +19,7 @@ import pytest
 import gengap
 from gengap import ConfigError
 from gengap.extract import Extractor, completion_prompt, judge_prompt, supported
+from gengap.store import Store
 from test_models_http import FakeOpenAI, server  # noqa: F401  (the loopback server and its fixture)
 
 SYNONYMS = {"against": "Opposed", "in favour": "Enthusiastic", "shrug": "Indifferent"}
@@ -98,6 +99,7 @@ def _prompts(fake: FakeOpenAI) -> list[str]:
     ("no", "Not at all; their wings are flippers.", "yes_no", None, True),
     ("no", "Certainly, it covers a third of the Earth.", "yes_no", None, False),  # a "no" needs a negation
     ("yes", "Certainly.", "yes_no", None, True),
+    ("yes", "It depends on the species and the season.", "yes_no", None, False),  # a "yes" needs an affirmation
     (None, "Anything at all.", "text", None, False),
 ])
 def test_a_judges_answer_is_supported_only_when_the_output_contains_it(value, output, kind, choices, expected):
@@ -229,6 +231,33 @@ def test_judge_never_reads_gold_targets_in_an_evaluation_and_its_counts_are_stor
     assert "Answer judge" in (tmp_path / "index.html").read_text(encoding="utf-8")
 
 
+def test_a_resumed_run_counts_each_judged_output_once(judge, tmp_path):
+    _, url = judge
+    records = [{"input": QUESTION + f" (#{i})", "target": "B", "choices": POLICY} for i in range(12)]
+    ds = gengap.load(records)
+    calls = {"n": 0}
+
+    def dies_once(batch):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise RuntimeError("the model's server went away")
+        return _policy_model(batch)
+
+    options = dict(out=tmp_path, extract="choice", judge=url, shard_size=2, batch_size=2, progress=False)
+    with pytest.raises(gengap.errors.ModelError):
+        gengap.evaluate(dies_once, ds, ["all"], **options)
+    ev = gengap.evaluate(dies_once, ds, ["all"], **options)  # resumes: the first two shards are kept
+    assert ev.model_calls == 8
+    assert ev.judge_use()[["asked", "filled"]].to_dict("records") == [{"asked": 6, "filled": 6}]
+
+
+def test_the_store_keeps_every_count_of_the_judge_report():
+    from gengap.extract import JudgeReport
+    from gengap.store import JUDGE_COUNTS
+
+    assert JUDGE_COUNTS == tuple(JudgeReport().counts()) == ("asked", *JudgeReport.OUTCOMES)
+
+
 def test_without_a_judge_nothing_is_stored_or_shown(tmp_path):
     ds = gengap.load([{"input": f"q{i}", "target": "1"} for i in range(10)])
     ev = gengap.evaluate(lambda xs: ["1"] * len(xs), ds, ["random"], out=tmp_path, extract="number", progress=False)
@@ -294,26 +323,42 @@ out = "rep2"
     assert code != 0 and "--judge-api" in err and "'chat' or 'completions'" in err
 
 
+def test_gengap_extract_asks_the_judge_about_what_the_rules_leave(judge, cli, tmp_path):
+    fake, url = judge
+    fake.replies = {"either 42": "43", "7 crates": "56"}
+    records = [{"response": "It is either 42 or 43, I cannot tell which.", "q": "How many apples?"},
+               {"response": "I cannot say for sure, the 7 crates were never counted.", "q": "How many apples?"},
+               {"response": "#### 5", "q": "How many apples?"}]
+    (tmp_path / "outputs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    code, out, err = cli("extract", "outputs.jsonl", "--kind", "number", "--output-field", "response", "--question-field",
+                         "q", "--judge", url, "--judge-api", "completions", "--out", "read.jsonl")
+    assert code == 0, err
+    read = [json.loads(line)["extracted"] for line in (tmp_path / "read.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert read == ["43", None, "5"] and len(fake.posts()) == 2
+    assert "unextracted 1 (33.3%)" in out
+    assert "judge on number: asked about 2 outputs; agreed 0, overruled 0, filled 1, unsupported 1, declined 0" in out
+
+
 # ------------------------------------------------------------------ the real llama.cpp server
 @pytest.mark.slow
-def test_a_real_base_model_judges_through_gengap_eval(llama_server, cli, tmp_path):
+@pytest.mark.parametrize("api", ["completions", "chat"])
+def test_a_real_base_model_judges_through_gengap_eval(llama_server, cli, tmp_path, api):
     """Gemma 3 270M (a base model) as the judge of a 10-row evaluation: whatever it answers, every
     output it is asked about gets one outcome, answers the output does not contain are not kept,
     and the targets are never shown to it."""
     _number_data(tmp_path)
     code, out, err = cli("eval", "--data", "data.jsonl", "--model", "judge_model:predict", "--extract", "number",
-                         "--judge", llama_server.base_url, "--judge-api", "completions", "--split", "all",
+                         "--judge", llama_server.base_url, "--judge-api", api, "--split", "all",
                          "--out", "rep", "--no-progress", "--no-cache")
     assert code == 0, err
     results = json.loads((tmp_path / "rep" / "results.json").read_text(encoding="utf-8"))
     (use,) = results["judge"]
     assert use["asked"] == 3 and sum(use[k] for k in ("filled", "agreed", "overruled", "unsupported", "declined")) == 3
     assert f"Judge on model 'predict': asked about 3 outputs; agreed 0, overruled 0, filled {use['filled']}" in out
-    with gengap.Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
+    with Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
         rows = store.rows(store.latest_run())
-    by_input = dict(zip(rows["example_id"], rows["extracted"]))
-    unread = {k for k, v in by_input.items() if pd.isna(v)}  # the store's table marks "unextracted" as missing
-    assert (by_input["1"] == "7" or "1" in unread) and "2" in unread  # "7 crates": only a number the output holds
+    by_input = {i: None if pd.isna(v) else v for i, v in zip(rows["example_id"], rows["extracted"])}
+    assert by_input["1"] in (None, "7") and by_input["2"] is None  # only a number the output holds (it has none)
     assert all(by_input[str(i)] == "5" for i in range(3, 10))  # read by the rules: the judge was not asked
 
 

@@ -158,8 +158,7 @@ def as_judge(judge: Any, *, api: str = "chat", model_name: str | None = None) ->
 _NO_WORDS_RE = re.compile(r"\b(?:no|not|nope|nah|never|none|neither|nor|false|incorrect|wrong|untrue|myth|misconception|"
                           r"cannot|impossible|unlikely)\b|n't\b|n’t\b", re.IGNORECASE)
 _YES_WORDS_RE = re.compile(r"\b(?:yes|yeah|yep|yup|true|correct|right|certainly|indeed|definitely|absolutely|sure|of course|"
-                           r"affirmative|agreed|is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|may|"
-                           r"might|must)\b", re.IGNORECASE)
+                           r"affirmative|agreed|exactly|precisely|undoubtedly|surely)\b", re.IGNORECASE)
 
 
 def _letter_named(letter: str, text: str) -> bool:
@@ -180,7 +179,7 @@ def supported(value: str | None, output: str, kind: str, *, choices: Sequence[st
     - ``text``: a span of the output (compared normalized: case, punctuation and articles aside);
     - ``choice``: a letter in range whose letter, option text or paraphrase the output names;
     - ``yes_no``: "no" needs a negation in the output (no, not, never, false, n't, myth, ...),
-      "yes" an affirmation or a plain statement (yes, true, certainly, is, does, can, ...).
+      "yes" an affirmation (yes, true, correct, certainly, indeed, of course, ...).
 
     >>> supported("31", "Thirty-one students. Two rooms of 12 and one of 7.", "number")
     True
