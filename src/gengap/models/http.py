@@ -37,6 +37,7 @@ OpenAIModel(base_url='http://127.0.0.1:8000/v1', model_name='qwen2.5-0.5b', api=
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import math
@@ -205,6 +206,8 @@ class OpenAIModel(Model):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
+        self._slots: asyncio.Semaphore | None = None  # ``concurrency`` request slots shared by every call
+        self._checking: asyncio.Lock | None = None
         self._held: dict[str, Any] = {}  # what the finalizer closes (not self: it must not keep the model alive)
         self._finalizer: weakref.finalize | None = None
         self._lock = threading.Lock()
@@ -248,7 +251,7 @@ class OpenAIModel(Model):
     def __getstate__(self) -> dict[str, Any]:
         # Workers (process pool, Ray) open their own connections; loops, locks and sockets do not travel.
         state = self.__dict__.copy()
-        state.update(_client=None, _loop=None, _thread=None, _lock=None, _held={}, _finalizer=None)
+        state.update(_client=None, _slots=None, _checking=None, _loop=None, _thread=None, _lock=None, _held={}, _finalizer=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -259,7 +262,7 @@ class OpenAIModel(Model):
         """Close the connections and stop the event loop thread (both reopen on the next call)."""
         with self._lock:
             finalizer, self._finalizer = self._finalizer, None
-            self._loop, self._thread, self._client = None, None, None
+            self._loop, self._thread, self._client, self._slots, self._checking = None, None, None, None, None
         if finalizer is not None:
             finalizer()
 
@@ -313,6 +316,24 @@ class OpenAIModel(Model):
             return []
         return self._run(self._predict_all(inputs))
 
+    def submit(self, inputs: Sequence[Any]) -> concurrent.futures.Future[list[Completion]]:
+        """Start one request per input now and return at once: a future of what :meth:`predict`
+        returns (outputs in input order; an :class:`~gengap.EndpointError` with the input's
+        position as ``row``).
+
+        The requests run on the model's event loop while the caller does other work (the runner
+        scores and stores one shard while the next one's requests are answered). Every call
+        shares the model's ``concurrency`` request slots, and an earlier call's inputs are sent
+        first: a later call's requests start as the earlier one's run out. Cancelling the future
+        stops the requests not yet answered.
+        """
+        inputs = list(inputs)
+        if not inputs:
+            done: concurrent.futures.Future[list[Completion]] = concurrent.futures.Future()
+            done.set_result([])
+            return done
+        return asyncio.run_coroutine_threadsafe(self._predict_all(inputs), self._ensure_loop())
+
     def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[tuple[float, int]]:
         """``(summed log-probability, token count)`` of each continuation after ``prompt``."""
         async def scored() -> list[tuple[float, int]]:
@@ -327,21 +348,28 @@ class OpenAIModel(Model):
         outputs: list[Any] = [None] * len(inputs)
         rows = iter(range(len(inputs)))  # shared by the workers: each row is taken once, in order
 
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.concurrency)
+        slots = self._slots
+
         async def worker() -> None:
-            # ``concurrency`` workers, each one request in flight: no task or semaphore per row
-            for row in rows:
-                if failed.is_set():
-                    return
-                x = inputs[row]
-                try:
-                    if isinstance(x, dict) and "choices" in x:
-                        outputs[row] = await self._choose(client, x, failed)
-                    else:
-                        outputs[row] = await self._answer(client, x, failed)
-                except EndpointError as e:
-                    failed.set()
-                    e.row = row  # type: ignore[attr-defined]
-                    raise
+            # ``concurrency`` workers, each one request in flight: no task or semaphore per row. A worker
+            # holds one of the model's slots while it takes rows, so calls made at once (the runner's next
+            # shard) share ``concurrency`` and start in turn, each as an earlier call's workers run out of rows.
+            async with slots:
+                for row in rows:
+                    if failed.is_set():
+                        return
+                    x = inputs[row]
+                    try:
+                        if isinstance(x, dict) and "choices" in x:
+                            outputs[row] = await self._choose(client, x, failed)
+                        else:
+                            outputs[row] = await self._answer(client, x, failed)
+                    except EndpointError as e:
+                        failed.set()
+                        e.row = row  # type: ignore[attr-defined]
+                        raise
 
         workers = [asyncio.ensure_future(worker()) for _ in range(min(self.concurrency, len(inputs)))]
         try:
@@ -472,6 +500,14 @@ class OpenAIModel(Model):
         names when the named one is not served. Warn when chat goes to a model with no chat template."""
         if self._checked:
             return self.model_name
+        if self._checking is None:
+            self._checking = asyncio.Lock()
+        async with self._checking:  # calls made at once (submit) ask once
+            if not self._checked:
+                await self._ask_served_model()
+        return self.model_name
+
+    async def _ask_served_model(self) -> None:
         client = self._open()
         url = self.base_url + "/models"
         listed: list[str] | None = None
@@ -494,7 +530,6 @@ class OpenAIModel(Model):
         if self.api == "chat":
             await self._check_chat_template(client)
         self._checked = True
-        return self.model_name
 
     async def _check_chat_template(self, client: Any) -> None:
         """llama.cpp's server reports its chat template at ``/props``; warn when it has none."""
