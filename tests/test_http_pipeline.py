@@ -85,7 +85,7 @@ def test_pipelined_store_is_identical_to_one_shard_at_a_time(server, tmp_path, m
         before = len(fake.posts())
         model = OpenAIModel(url, model_name="tiny-echo", api="completions", concurrency=4, max_tokens=8)
         # a first run answers some inputs, so the second finds them in the cache and skips those rows
-        gengap.evaluate(model, ds.take(list(range(0, 57, 3))), ["all"], out=out, name="warm", progress=False)
+        gengap.evaluate(model, ds.take(list(range(0, 57, 3))), ["all"], out=out, name="warm", progress=False, shard_size=5)
         ev = gengap.evaluate(model, ds, ["random", "length:by=input"], out=out, progress=False, shard_size=7)
         assert ev.rows()["score"].mean() == 1.0
         sent[pipeline] = [r["body"]["prompt"] for r in fake.posts()[before:]]
@@ -236,3 +236,15 @@ def test_a_failed_submit_names_the_input_and_a_cancelled_one_stops(server):  # n
     assert len(fake.posts()) - before <= 4  # the two in flight when cancelled (and none after)
     assert model.predict(["ok"]) == ["OK"]  # the model still answers
     model.close()
+
+
+def test_the_next_shard_takes_the_slots_the_last_requests_of_a_shard_leave_free(server, tmp_path):  # noqa: F811
+    fake, url = server
+    fake.delay = 0.1
+    ds = gengap.load([{"input": f"r{i}", "target": f"R{i}"} for i in range(20)])
+    model = OpenAIModel(url, model_name="m", api="completions", concurrency=4, max_tokens=4)
+    gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False, shard_size=10, cache=False)
+    sent = {r["body"]["prompt"]: r["time"] for r in fake.posts()}
+    # rows 8 and 9 end the first shard with two of the four slots free: rows 10 and 11 take them at once,
+    # not after rows 8 and 9 are answered (the server never waits on the runner between shards)
+    assert sent["r10"] - sent["r8"] < 0.08 and sent["r11"] - sent["r8"] < 0.08, sent

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import tempfile
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -567,7 +568,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
 
     With ``shard_size`` None, a model that sizes its shards by speed (``adaptive_shards``) gets
     shards of about :data:`SHARD_SECONDS` of its measured time, so a failure loses seconds of work;
-    other models get :func:`auto_shard_size` rows.
+    other models get :func:`auto_shard_size` rows. On the serial backend, a model with ``submit``
+    (HTTP endpoints) answers the next shard while one is stored (:data:`PIPELINE`, :func:`_pipelined`).
     """
     ids, targets = test.ids, test.targets
     inputs = list(model_inputs) if model_inputs is not None else test.inputs
@@ -662,12 +664,16 @@ PIPELINE = True
 
 def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], finish: Callable[[str, list[Any]], None],
                gaps: Sequence[tuple[int, int]], *, size: int, adaptive: bool, bar: Any) -> int:
-    """Run the shards of ``gaps`` through ``model.submit``, one shard ahead: as a shard's answers come
-    back, the next shard's requests start, then the answered one is scored and stored. A killed run
-    loses the shard being stored and what the next one had answered; returns the model calls made.
+    """Run the shards of ``gaps`` through ``model.submit`` one shard ahead; returns the model calls made.
 
-    Shards are planned in order, of ``size`` rows (or, ``adaptive``, about :data:`SHARD_SECONDS` of
-    the model's measured time each, starting at twice its concurrency), as the unpipelined path does.
+    The next shard is always sent, queued behind the one in flight on the model's request slots: its
+    requests start as the current shard's run out (the server never waits for the runner between
+    shards), and run while the answered shard is scored and stored. Only then is the shard after it
+    sent. A killed run loses the shard being stored and what the next one had answered.
+
+    Shards are planned in order, of ``size`` rows or, ``adaptive``, the first two of twice the
+    model's concurrency, then each of about :data:`SHARD_SECONDS` of the model time measured on the
+    last shard answered (from when the one before it was answered).
     """
     concurrency = getattr(model, "concurrency", 1)
     step = max(1, 2 * concurrency) if adaptive else size
@@ -692,11 +698,21 @@ def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], 
         return key, fresh, future, times
 
     upcoming = shards()
+    queued: deque[tuple[str, list[Any], Future[list[Any]] | None, list[float]]] = deque()
+
+    def top_up() -> None:  # the shard in flight, and the next one queued behind it on the model's slots
+        while len(queued) < 2:
+            sent = send(next(upcoming, None))
+            if sent is None:
+                return
+            queued.append(sent)
+
     calls = 0
-    current = send(next(upcoming, None))
+    answered_at = 0.0
+    top_up()
     try:
-        while current is not None:
-            key, fresh, future, times = current
+        while queued:
+            key, fresh, future, times = queued.popleft()
             outputs: list[Any] = []
             if future is not None:
                 try:
@@ -708,15 +724,17 @@ def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], 
                     raise error from e
                 outputs = checked_outputs(model, got, len(fresh), where=key)
                 bar.advance(len(fresh))
-                if adaptive:  # rows per second of model time, not of scoring and storing
-                    rate = len(fresh) / max(times[-1] - times[0], 1e-3)
+                if adaptive:  # rows per second of model time (from when the shard before was answered)
+                    rate = len(fresh) / max(times[-1] - max(times[0], answered_at), 1e-3)
                     step = int(min(size, max(concurrency, rate * SHARD_SECONDS)))
-            current = send(next(upcoming, None))  # the next shard's requests run while this one is stored
+                answered_at = times[-1]
             calls += len(outputs)
-            finish(key, outputs)
+            finish(key, outputs)  # the next shard's requests run meanwhile
+            top_up()
     finally:
-        if current is not None and current[2] is not None:
-            current[2].cancel()  # stopped by an error or an interrupt: stop the shard in flight
+        for _, _, future, _ in queued:  # stopped by an error or an interrupt: stop the shards sent
+            if future is not None:
+                future.cancel()
     return calls
 
 
