@@ -351,6 +351,7 @@ class OpenAIModel(Model):
         if self._slots is None:
             self._slots = asyncio.Semaphore(self.concurrency)
         slots = self._slots
+        fields = self._fields()  # once per call, not per request
 
         async def worker() -> None:
             # ``concurrency`` workers, each one request in flight: no task or semaphore per row. A worker
@@ -365,7 +366,7 @@ class OpenAIModel(Model):
                         if isinstance(x, dict) and "choices" in x:
                             outputs[row] = await self._choose(client, x, failed)
                         else:
-                            outputs[row] = await self._answer(client, x, failed)
+                            outputs[row] = await self._answer(client, x, failed, fields)
                     except EndpointError as e:
                         failed.set()
                         e.row = row  # type: ignore[attr-defined]
@@ -392,7 +393,8 @@ class OpenAIModel(Model):
                       "own limit; a base model keeps writing (more examples, more questions). Set --max-tokens, or "
                       "--stop (e.g. --stop '\\n\\n'), or give a prompt (--prompt) that sets stops.", stacklevel=2)
 
-    def _payload(self, x: Any) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
+        """The request fields every input shares (model and generation settings)."""
         body: dict[str, Any] = {}
         if self.model_name:
             body["model"] = self.model_name
@@ -402,6 +404,10 @@ class OpenAIModel(Model):
         if self.stop:
             body["stop"] = self.stop
         body.update(self.extra)
+        return body
+
+    def _payload(self, x: Any, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        body = dict(self._fields() if fields is None else fields)
         if self.api == "chat":
             if isinstance(x, str):
                 messages = [{"role": "user", "content": x}]
@@ -422,10 +428,10 @@ class OpenAIModel(Model):
             body["prompt"] = x
         return body
 
-    async def _answer(self, client: Any, x: Any, failed: asyncio.Event) -> Completion:
+    async def _answer(self, client: Any, x: Any, failed: asyncio.Event, fields: Mapping[str, Any] | None = None) -> Completion:
         url = self.base_url + _PATHS[self.api]
         start = time.perf_counter()
-        data = await self._request(client, "POST", url, failed, self._payload(x))
+        data = await self._request(client, "POST", url, failed, self._payload(x, fields))
         latency = time.perf_counter() - start
         try:
             choice = data["choices"][0]
@@ -547,8 +553,6 @@ class OpenAIModel(Model):
     # ------------------------------------------------------------------ requests
     async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, body: Any = None) -> Any:
         """Send ``body`` as JSON with retries; return the parsed JSON answer or raise EndpointError."""
-        import aiohttp
-
         data = None if body is None else json.dumps(body).encode()  # once, for every attempt
         attempts = self.max_retries + 1
         problem = ""
@@ -556,21 +560,27 @@ class OpenAIModel(Model):
             wait: float | None = None
             try:
                 async with client.request(method, url, data=data) as response:
-                    status, raw, retry_after = response.status, await response.read(), response.headers.get("retry-after")
+                    status, raw = response.status, await response.read()
+                    if status < 400:  # the common case: the JSON read from the bytes, nothing else looked at
+                        try:
+                            return json.loads(raw)
+                        except ValueError:  # not JSON, or not UTF-8
+                            text = raw.decode("utf-8", errors="replace")
+                            raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
+                                                f"({self._excerpt(text)}). Check the base URL.") from None
+                    retry_after = response.headers.get("retry-after")
             except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
-            except aiohttp.ClientError as e:
+            except EndpointError:
+                raise
+            except Exception as e:
+                if not _is_client_error(e):
+                    raise
                 problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
                            f"the base URL {self.base_url} (host, port, /v1) is right")
             else:
                 text = raw.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
-                if status < 400:
-                    try:
-                        return json.loads(text)
-                    except ValueError:
-                        raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
-                                            f"({self._excerpt(text)}). Check the base URL.") from None
                 detail = self._excerpt(text)
                 if status != 429 and status < 500:
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(status, detail)}")
@@ -630,6 +640,13 @@ def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: 
         thread.join(timeout=10)
     if not loop.is_running():
         loop.close()
+
+
+def _is_client_error(error: Exception) -> bool:
+    """An aiohttp connection or protocol error (aiohttp is imported only when something failed)."""
+    import aiohttp
+
+    return isinstance(error, aiohttp.ClientError)
 
 
 def _model_ids(data: Any) -> list[str] | None:
