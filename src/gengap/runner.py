@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +36,7 @@ from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
 from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Scoring, Settings
 from gengap.analysis.gaps import summarize
-from gengap.backends import Backend, make_backend, predict_batched
+from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
@@ -609,7 +611,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
 
     With ``shard_size`` None, a model that sizes its shards by speed (``adaptive_shards``) gets
     shards of about :data:`SHARD_SECONDS` of its measured time, so a failure loses seconds of work;
-    other models get :func:`auto_shard_size` rows.
+    other models get :func:`auto_shard_size` rows. On the serial backend, a model with ``submit``
+    (HTTP endpoints) answers the next shard while one is stored (:data:`PIPELINE`, :func:`_pipelined`).
     """
     ids, targets = test.ids, test.targets
     inputs = list(model_inputs) if model_inputs is not None else test.inputs
@@ -666,7 +669,9 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
         bar.advance(n - sum(e - s for s, e in gaps))
         try:
-            if not adaptive:
+            if PIPELINE and isinstance(backend, SerialBackend) and callable(getattr(model, "submit", None)):
+                calls += _pipelined(model, plan, finish, gaps, size=size, adaptive=adaptive, bar=bar)
+            elif not adaptive:
                 tasks = [plan(s, min(e, s + size)) for a, b in gaps for s in range(a, b, size) for e in [b]]
                 for key, new_outputs in backend.run(model, tasks, batch_size=batch_size, bar=bar):
                     calls += len(new_outputs)
@@ -688,8 +693,105 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
                             step = int(min(size, max(getattr(model, "concurrency", 1), rate * SHARD_SECONDS)))
                         s = bounds[task[0]][1]
         except ModelError as e:
-            row = getattr(e, "row", None)
-            if isinstance(row, int) and 0 <= row < n and "example id" not in str(e):
-                raise type(e)(f"{e} That is example id '{ids[row]}'.") from e
+            named = _rows_named(e, bounds, known)
+            row = getattr(named, "row", None)
+            if isinstance(row, int) and 0 <= row < n and "example id" not in str(named):
+                raise type(e)(f"{named} That is example id '{ids[row]}'.") from e
+            if named is not e:
+                raise named from e
             raise
     return calls
+
+
+#: Send a shard's requests while the one before is scored and stored (models with ``submit``, serial backend).
+PIPELINE = True
+
+
+def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], finish: Callable[[str, list[Any]], None],
+               gaps: Sequence[tuple[int, int]], *, size: int, adaptive: bool, bar: Any) -> int:
+    """Run the shards of ``gaps`` through ``model.submit`` one shard ahead; returns the model calls made.
+
+    The next shard is always sent, queued behind the one in flight on the model's request slots: its
+    requests start as the current shard's run out (the server never waits for the runner between
+    shards), and run while the answered shard is scored and stored. Only then is the shard after it
+    sent. A killed run loses the shard being stored and what the next one had answered.
+
+    Shards are planned in order, of ``size`` rows or, ``adaptive``, the first two of twice the
+    model's concurrency, then each of about :data:`SHARD_SECONDS` of the model time measured on the
+    last shard answered (from when the one before it was answered).
+    """
+    concurrency = getattr(model, "concurrency", 1)
+    step = max(1, 2 * concurrency) if adaptive else size
+
+    def shards() -> Iterator[tuple[int, int]]:  # lazily: an adaptive shard's size follows the one before
+        for a, b in gaps:
+            s = a
+            while s < b:
+                e = min(b, s + step)
+                yield s, e
+                s = e
+
+    def send(bounds: tuple[int, int] | None) -> tuple[str, list[Any], Future[list[Any]] | None, list[float]] | None:
+        if bounds is None:
+            return None
+        key, fresh = plan(*bounds)
+        if not fresh:
+            return key, fresh, None, []
+        times = [time.perf_counter()]  # sent, then answered (on the model's thread, as the future completes)
+        future = model.submit(fresh)  # type: ignore[attr-defined]
+        future.add_done_callback(lambda _: times.append(time.perf_counter()))
+        return key, fresh, future, times
+
+    upcoming = shards()
+    queued: deque[tuple[str, list[Any], Future[list[Any]] | None, list[float]]] = deque()
+
+    def top_up() -> None:  # the shard in flight, and the next one queued behind it on the model's slots
+        while len(queued) < 2:
+            sent = send(next(upcoming, None))
+            if sent is None:
+                return
+            queued.append(sent)
+
+    calls = 0
+    answered_at = 0.0
+    top_up()
+    try:
+        while queued:
+            key, fresh, future, times = queued.popleft()
+            outputs: list[Any] = []
+            if future is not None:
+                try:
+                    got = future.result()
+                except Exception as e:
+                    error = call_error(model, e, where=key, first=0, last=len(fresh) - 1)
+                    if error is e:
+                        raise
+                    raise error from e
+                outputs = checked_outputs(model, got, len(fresh), where=key)
+                bar.advance(len(fresh))
+                if adaptive:  # rows per second of model time (from when the shard before was answered)
+                    rate = len(fresh) / max(times[-1] - max(times[0], answered_at), 1e-3)
+                    step = int(min(size, max(concurrency, rate * SHARD_SECONDS)))
+                answered_at = times[-1]
+            calls += len(outputs)
+            finish(key, outputs)  # the next shard's requests run meanwhile
+            top_up()
+    finally:
+        for _, _, future, _ in queued:  # stopped by an error or an interrupt: stop the shards sent
+            if future is not None:
+                future.cancel()
+    return calls
+
+
+def _rows_named(error: ModelError, bounds: Mapping[str, tuple[int, int]], known: Mapping[str, Mapping[int, Any]]) -> ModelError:
+    """The error with the test-part rows it names corrected when its shard had cached rows: the model
+    was sent only the others, so a position in its call is not the shard's start plus that position."""
+    key, span, text = getattr(error, "shard", None), getattr(error, "span", None), getattr(error, "rows_text", None)
+    if not isinstance(key, str) or key not in bounds or not known.get(key) or span is None or not text:
+        return error
+    s, e = bounds[key]
+    sent = [s + i for i in range(e - s) if i not in known[key]]
+    first, last = sent[span[0]], sent[span[1]]
+    named = type(error)(str(error).replace(text, f"rows {first}..{last} of the test part"))
+    named.row = first if isinstance(getattr(error, "row", None), int) else None  # type: ignore[attr-defined]
+    return named
