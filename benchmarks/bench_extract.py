@@ -2,35 +2,41 @@
 
 Data, in the order the figures are printed:
 
-- ``benchmarks/data/extraction_v4/heldout.jsonl``: a held-out-only set written after the rules had
-  been tuned on all of v3, by a writer who never read them; measured once, printed first.
-- ``benchmarks/data/extraction_v3/*/heldout.jsonl`` (or any ``.jsonl`` there whose path names "heldout"): a labelled set written after the rules by
-  people who never read them (one folder per writer), its held-out part frozen and measured once
-  the rules are committed. Printed first whenever those files exist.
-- ``benchmarks/data/extraction_v2/`` (``dev.jsonl`` + ``heldout.jsonl``, 899 outputs): the earlier
-  set. Its held-out part was measured three times, so the whole set is now tuning data and is
-  labelled as such.
-- ``benchmarks/data/extraction_v3/*/dev.jsonl`` (or the files given with ``--v3-dev``): the fresh
-  set's development part, tuned on batch by batch; ``TUNING_LOG.md`` beside it keeps each batch's
-  score taken before any rule was changed for it (``--batch FILE --log`` writes that line).
+- ``benchmarks/data/extraction_v5/heldout.jsonl``: a held-out-only set of 748 outputs (48 of them
+  real Gemma 3 270M outputs) written by someone who never read the rules, frozen before the last
+  round of tuning and measured once after it; printed first.
+- ``benchmarks/data/extraction_v4/heldout.jsonl``: the previous held-out-only set, measured once
+  (92.4% [90.2, 94.3]) and then tuned on: tuning data now that v5 exists (the fresh figure when v5
+  is absent).
+- ``benchmarks/data/extraction_v3/``: one folder per writer, ``dev.jsonl`` tuned on batch by batch
+  (``TUNING_LOG.md`` keeps each batch's score taken before any rule changed for it) and
+  ``heldout.jsonl``, measured once (92.3%) and then tuned on.
+- ``benchmarks/data/extraction_v6dev/*.jsonl``: development batches written for the last round of
+  tuning, each scored before tuning (its own ``TUNING_LOG.md``).
+- ``benchmarks/data/extraction_v2/`` (``dev.jsonl`` + ``heldout.jsonl``, 899 outputs): the earliest
+  set, tuning data.
 
 A gold of null means the output commits to no answer and the right outcome is "unextracted".
-Intervals are Clopper-Pearson (exact), as everywhere in gengap.
+Intervals are Clopper-Pearson (exact), as everywhere in gengap. ``--show-errors`` prints misreadings
+on tuning data only, never on the fresh held-out set.
 
 What it prints:
 
-1. the v3 held-out part (when present): accuracy with a 95% interval overall, per kind, per
-   difficulty, per source; coverage (share of outputs with an answer read) and precision (share of
-   the answers read that are right) apart, and how often a no-answer output was left unextracted;
-2. lm-evaluation-harness's stock filters on the same outputs (v3 held-out, else v2), in their own
-   environment (``benchmarks/_lmeval.py``; skipped unless ``GENGAP_LMEVAL_VENV`` or
-   ``benchmarks/.lmeval-venv`` holds one);
-3. v2 (tuning data) and v3 dev per kind, and per pattern family;
+1. the fresh held-out set: accuracy with a 95% interval overall, per kind, per difficulty, per
+   source; coverage (share of outputs with an answer read) and precision (share of the answers read
+   that are right) apart, and how often a no-answer output was left unextracted;
+2. lm-evaluation-harness's stock filters on the same outputs, in their own environment
+   (``benchmarks/_lmeval.py``; skipped unless ``GENGAP_LMEVAL_VENV`` or ``benchmarks/.lmeval-venv``
+   holds one);
+3. the tuning data per kind, and per pattern family;
 4. a leave-one-pattern-out estimate: each pattern family measured with the rule families written
    for it switched off (see ``PATTERN_FAMILIES``), i.e. what the rest of the cascade reads on a
    class of outputs nobody wrote rules for;
-5. with ``--judge URL``: an OpenAI-compatible endpoint (e.g. a llama.cpp server) asked about the
-   outputs the rules abstain on or read two ways; its agreement with the rules;
+5. with ``--judge URL`` (``--judge-api chat|completions``): an OpenAI-compatible endpoint (e.g. a
+   llama.cpp server; ``--judge local`` starts one with Gemma 3 270M) asked about the outputs the
+   rules abstain on or read two ways: rules alone and rules + judge side by side on the same
+   outputs (accuracy with its interval, coverage, precision per kind), the judge's outcome counts,
+   and how many of the answers the guard kept out (unsupported) were right;
 6. throughput of the rule cascade on one core (target: at least 5,000 outputs per second).
 
     python benchmarks/bench_extract.py                 # everything (about a minute)
@@ -38,6 +44,7 @@ What it prints:
     python benchmarks/bench_extract.py --skip-lmeval --show-errors
     python benchmarks/bench_extract.py --batch new.jsonl --log   # a new dev batch, before tuning
     python benchmarks/bench_extract.py --judge http://127.0.0.1:8080/v1
+    python benchmarks/bench_extract.py --judge local --judge-api completions --judge-only   # v4 only
 """
 
 from __future__ import annotations
@@ -64,6 +71,8 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "extraction_v2"
 DATA_V3 = HERE / "data" / "extraction_v3"
 DATA_V4 = HERE / "data" / "extraction_v4"
+DATA_V5 = HERE / "data" / "extraction_v5"
+DATA_V6DEV = HERE / "data" / "extraction_v6dev"
 LEGACY = HERE / "data" / "extraction_labelled.jsonl"
 KINDS = ["number", "choice", "yes_no", "text"]
 
@@ -250,28 +259,64 @@ def leave_one_pattern_out(rows: list[dict], got: list[str | None]) -> list[str]:
     return lines
 
 
-def judge_lines(rows: list[dict], got: list[str | None], url: str) -> list[str]:
-    lines = [f"  judge: {url}"]
+def _read_stats(rows: list[dict], got: list[str | None], idx: list[int]) -> tuple[str, str, str]:
+    """Accuracy with its 95% interval, coverage and precision of ``got`` on the rows ``idx``."""
+    ok = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
+    read = [i for i in idx if got[i] is not None]
+    right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in read)
+    return cell(ok, len(idx)), f"{len(read) / len(idx):.1%}", f"{right / len(read) if read else 0:.1%}"
+
+
+def _right(rows: list[dict], i: int, value: str | None) -> bool:
+    return is_correct(rows[i]["kind"], value, rows[i]["gold"], rows[i].get("aliases"))
+
+
+def judge_lines(rows: list[dict], got: list[str | None], url: str, api: str = "chat", model: str | None = None) -> list[str]:
+    """Rules alone and rules + judge side by side on the same outputs, per kind: accuracy [95% CI],
+    coverage, precision; then what the judge did (its outcome counts) and what the guard kept out."""
+    from gengap.extract import JudgeReport
+
     final = list(got)
+    counts: dict[str, JudgeReport] = {}
+    guard: dict[str, tuple[int, int]] = {}
+    seconds: dict[str, float] = {}
+    effect: dict[str, dict[str, tuple[int, int, int]]] = defaultdict(dict)  # outcome -> (judge right, rules right, n)
     for kind in KINDS:
         idx = [i for i, r in enumerate(rows) if r["kind"] == kind]
         if not idx:
             continue
-        ex = Extractor(kind, judge=url)
+        ex = Extractor(kind, judge=url, judge_api=api, judge_model=model)
         start = time.perf_counter()
         found = ex.extract_all([rows[i]["output"] for i in idx], [rows[i].get("choices") for i in idx],
                                [rows[i].get("question") for i in idx])
-        secs = time.perf_counter() - start
+        seconds[kind] = time.perf_counter() - start
         for i, f in zip(idx, found):
             final[i] = f.value
-        rep = ex.judge_report
-        agreement = "-" if rep is None or rep.agreement is None else f"{rep.agreement:.0%}"
-        lines.append(f"  {kind:<8} asked {rep.asked:>3} (abstained {rep.abstained}, contested {rep.contested}); "
-                     f"filled {rep.filled}, agreed {rep.agreed}, overruled {rep.overruled}, declined {rep.declined}; "
-                     f"agreement with the rules {agreement}; {secs:.1f} s")
-    ok = sum(is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in zip(rows, final))
-    lines.append(f"  accuracy with the judge: {cell(ok, len(rows))}  (rules alone: "
-                 f"{cell(sum(is_correct(r['kind'], v, r['gold'], r.get('aliases')) for r, v in zip(rows, got)), len(rows))})")
+        counts[kind] = ex.judge_report or JudgeReport()
+        outcome = dict(zip(idx, ex.judge_outcomes))
+        readings = dict(zip(idx, ex.judge_readings))
+        held = [i for i in idx if outcome[i] == "unsupported"]
+        guard[kind] = (sum(_right(rows, i, readings[i]) for i in held), len(held))
+        for name in ("filled", "overruled"):
+            changed = [i for i in idx if outcome[i] == name]
+            effect[kind][name] = (sum(_right(rows, i, final[i]) for i in changed), sum(_right(rows, i, got[i]) for i in changed),
+                                  len(changed))
+    lines = [f"  judge: {url} ({api}{', model ' + model if model else ''})",
+             f"  {'kind':<8} {'n':>4}  {'rules alone [95% CI]':<24} {'cov.':>6} {'prec.':>6}   "
+             f"{'rules + judge [95% CI]':<24} {'cov.':>6} {'prec.':>6}"]
+    for name in [*counts, "all"]:
+        idx = [i for i, r in enumerate(rows) if name in ("all", r["kind"])]
+        (a1, c1, p1), (a2, c2, p2) = _read_stats(rows, got, idx), _read_stats(rows, final, idx)
+        lines.append(f"  {name:<8} {len(idx):>4}  {a1:<24} {c1:>6} {p1:>6}   {a2:<24} {c2:>6} {p2:>6}")
+    lines.append(f"  {'kind':<8} {'asked':>5} {'abst.':>5} {'cont.':>5} {'filled':>6} {'agreed':>6} {'overr.':>6} "
+                 f"{'unsup.':>6} {'decl.':>5}  {'unsupported but right':>21}  {'seconds':>7}")
+    for kind, rep in counts.items():
+        right, held = guard[kind]
+        lines.append(f"  {kind:<8} {rep.asked:>5} {rep.abstained:>5} {rep.contested:>5} {rep.filled:>6} {rep.agreed:>6} "
+                     f"{rep.overruled:>6} {rep.unsupported:>6} {rep.declined:>5}  {f'{right}/{held}':>21}  {seconds[kind]:7.1f}")
+    lines.append("  where the judge changed the reading: right after / right before (rules alone), of n")
+    for kind, by in effect.items():
+        lines.append(f"  {kind:<8} " + "   ".join(f"{name} {a}/{b} of {n}" for name, (a, b, n) in by.items()))
     return lines
 
 
@@ -401,11 +446,23 @@ def before_tuning_lines(log: Path) -> list[str]:
             f"{cell(k_all, n_all)} ({kinds})"]
 
 
+def run_judge(rows: list[dict], got: list[str | None], args: argparse.Namespace) -> list[str]:
+    """The judge's section, against ``args.judge`` or a llama.cpp server with Gemma 3 270M started here."""
+    if args.judge != "local":
+        return judge_lines(rows, got, args.judge, args.judge_api, args.judge_model)
+    from gengap.models.llama_server import LlamaServer
+
+    with LlamaServer() as server:
+        return judge_lines(rows, got, server.base_url, args.judge_api, args.judge_model)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
     parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
     parser.add_argument("--v4", type=Path, default=DATA_V4, help="folder of the held-out-only v4 set (heldout.jsonl)")
+    parser.add_argument("--v5", type=Path, default=DATA_V5, help="folder of the fresh held-out-only v5 set (heldout.jsonl)")
+    parser.add_argument("--v6-dev", type=Path, default=DATA_V6DEV, help="folder of the last development batches (*.jsonl)")
     parser.add_argument("--v3-dev", type=Path, nargs="*", help="v3 development files or folders (default: the v3 folder's dev.jsonl files)")
     parser.add_argument("--batch", type=Path, nargs="+", help="only score these labelled files (a new batch, before tuning)")
     parser.add_argument("--log", type=Path, nargs="?", const=DATA_V3 / "TUNING_LOG.md",
@@ -413,7 +470,12 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="20,000 outputs for the throughput figure")
     parser.add_argument("--skip-lmeval", action="store_true", help="gengap's side only")
     parser.add_argument("--show-errors", action="store_true", help="print gengap's misreadings on the tuning data")
-    parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read")
+    parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read, or 'local': "
+                                        "start the packaged Gemma 3 270M on a llama.cpp server")
+    parser.add_argument("--judge-api", choices=["chat", "completions"], default="chat",
+                        help="how the judge is asked: chat (instruction) or completions (few-shot, base models)")
+    parser.add_argument("--judge-model", help="the judge's served model name (default: the first its server lists)")
+    parser.add_argument("--judge-only", action="store_true", help="with --judge: only the judge's section, on the held-out set")
     parser.add_argument("--legacy", action="store_true", help="also the first labelled set (its rules' own set)")
     args = parser.parse_args()
 
@@ -431,15 +493,27 @@ def main() -> None:
                     log.write((LOG_HEADER if new else "") + line + "\n")
         return
 
-    fresh = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
-    # v3's held-out part was measured once (92.3% on commit 567f190), then tuned on: with v4 present
-    # it is tuning data, printed with v3 dev
+    if args.judge_only:
+        if not args.judge:
+            parser.error("--judge-only needs --judge URL (or --judge local)")
+        rows = read_rows(args.v4 / "heldout.jsonl")
+        print(f"5. Model judge on the {len(rows)} v4 outputs (tuning data) the rules abstain on or read two ways")
+        print("\n".join(run_judge(rows, read_all(rows), args)))
+        return
+
+    # The newest held-out-only set is the fresh one; every older held-out part was measured once and
+    # then tuned on, so it is tuning data (v3 held-out: 92.3% on 567f190; v4: 92.4% on 7b4ad0f).
+    v5 = read_rows(args.v5 / "heldout.jsonl") if (args.v5 / "heldout.jsonl").exists() else []
+    v4 = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
+    fresh, fresh_name = (v5, "v5 held-out") if v5 else (v4, "v4 held-out")
     tuned_v3 = read_files(v3_files("heldout", args.v3)) if fresh else []
     heldout_v3 = fresh or read_files(v3_files("heldout", args.v3))
+    fresh_name = fresh_name if fresh else "v3 held-out"
+    v6dev = read_files([args.v6_dev]) if args.v6_dev.is_dir() else []
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
-    dev_v3 = read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
+    dev_v3 = (read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
+              + (v4 if v5 else []) + v6dev)
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
-    fresh_name = "v4 held-out" if fresh else "v3 held-out"
 
     if heldout_v3:
         print(f"1. {fresh_name} {'set' if fresh else 'part'}: {len(heldout_v3)} outputs written by people who never read "
@@ -459,20 +533,21 @@ def main() -> None:
         print("\n".join(lmeval_lines(base_rows, base_got)))
     print(f"\n3. v2, all {len(v2)} outputs: TUNING DATA (its held-out part was measured three times, then tuned on)")
     print("\n".join(summary_lines(v2, got_2, "kind")))
-    pooled = before_tuning_lines(args.v3 / "TUNING_LOG.md")
-    if pooled:
-        print("\n   v3 development batches before tuning (TUNING_LOG.md): the running estimate of generalization")
-        print("\n".join(pooled))
+    for label, log in (("v3", args.v3 / "TUNING_LOG.md"), ("v6", args.v6_dev / "TUNING_LOG.md")):
+        pooled = before_tuning_lines(log)
+        if pooled:
+            print(f"\n   {label} development batches before tuning ({log.name}): the running estimate of generalization")
+            print("\n".join(pooled))
     if dev_v3:
-        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}: {len(dev_v3)} outputs (tuned on, so "
-              "now tuning data)")
+        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}{', v4' if v5 else ''}"
+              f"{', v6 development batches' if v6dev else ''}: {len(dev_v3)} outputs (tuned on, so now tuning data)")
         print("\n".join(summary_lines(dev_v3, got_d, "kind")))
-    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("v2 + v3 (tuning data)", v2 + dev_v3, got_2 + got_d)):
+    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("all tuning data", v2 + dev_v3, got_2 + got_d)):
         if rows:
             print(f"\n   per pattern family, {name}")
             print("\n".join(summary_lines(rows, got, "pattern")))
     print("\n4. Leave-one-pattern-out: each family with the rules written for it switched off")
-    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("v2 + v3 (tuning data)", v2 + dev_v3, got_2 + got_d)):
+    for name, rows, got in ((fresh_name, heldout_v3, got_h), ("all tuning data", v2 + dev_v3, got_2 + got_d)):
         if rows:
             print(f"   {name}")
             print("\n".join(leave_one_pattern_out(rows, got)))
@@ -482,7 +557,7 @@ def main() -> None:
         print("\n".join(summary_lines(legacy, read_all(legacy), "kind")))
     if args.judge:
         print(f"\n5. Model judge on the {base_name} outputs the rules abstain on or read two ways")
-        print("\n".join(judge_lines(base_rows, base_got, args.judge)))
+        print("\n".join(run_judge(base_rows, base_got, args)))
     if args.show_errors:
         for r, v in zip(v2 + dev_v3, got_2 + got_d):
             if not is_correct(r["kind"], v, r["gold"], r.get("aliases")):

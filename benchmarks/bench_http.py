@@ -2,11 +2,12 @@
 
 Requests per second at concurrency 1, 8, 32, 128 and 256, side by side: the ideal (concurrency /
 latency: what the server allows), gengap's HTTP model (``OpenAIModel.predict``), the whole
-``gengap.evaluate`` path (shards, scoring, the DuckDB store) and a minimal direct asyncio client
-(aiohttp, no retries, no bookkeeping) sending the same requests: what this machine allows right
-now. Each level is warmed up, then measured ``--repeats`` times with the three clients taking
-turns; the table shows medians, and the client's CPU time per request (all threads of this
-process). The load average before and after is printed: on a busy machine every client falls
+``gengap.evaluate`` path (shards, scoring, the DuckDB store) as it runs (the next shard's requests
+sent while a shard is stored) and one shard at a time (``gengap.runner.PIPELINE = False``: the
+server idles while a shard is stored), and a minimal direct asyncio client (aiohttp, no retries,
+no bookkeeping) sending the same requests: what this machine allows right now. Each level is
+warmed up, then measured ``--repeats`` times with the clients taking turns; the table shows
+medians, and the client's CPU time per request (all threads of this process). The load average before and after is printed: on a busy machine every client falls
 short of the ideal, and only the comparison with the direct client says whether gengap is the
 limit.
 
@@ -32,6 +33,7 @@ import time
 from pathlib import Path
 
 import gengap
+import gengap.runner
 from gengap.models.http import OpenAIModel
 
 HERE = Path(__file__).resolve().parent
@@ -70,12 +72,16 @@ def _start_server(kind: str, delay: float) -> tuple[subprocess.Popen[str], str]:
     return server, f"http://127.0.0.1:{int(server.stdout.readline())}/v1"
 
 
-def _evaluate(model: OpenAIModel, dataset: gengap.Dataset) -> tuple[float, float]:
+def _evaluate(model: OpenAIModel, dataset: gengap.Dataset, pipeline: bool = True) -> tuple[float, float]:
     """Wall and CPU seconds of ``gengap.evaluate`` (a new store, every row, no cache); checked after."""
     with tempfile.TemporaryDirectory() as tmp:
-        wall, cpu = time.perf_counter(), time.process_time()
-        ev = gengap.evaluate(model, dataset, ["all"], out=tmp, progress=False, cache=False)
-        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        gengap.runner.PIPELINE = pipeline
+        try:
+            wall, cpu = time.perf_counter(), time.process_time()
+            ev = gengap.evaluate(model, dataset, ["all"], out=tmp, progress=False, cache=False)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        finally:
+            gengap.runner.PIPELINE = True
         rows = ev.rows()
         assert len(rows) == len(dataset) and rows["score"].mean() == 1.0
     return wall, cpu
@@ -99,13 +105,16 @@ def _level(base: str, concurrency: int, n: int, repeats: int) -> tuple[dict[str,
     def whole() -> tuple[float, float]:
         return _evaluate(model, dataset)
 
+    def serial() -> tuple[float, float]:
+        return _evaluate(model, dataset, pipeline=False)
+
     def direct() -> tuple[float, float]:
         return asyncio.run(_direct(base + "/chat/completions", prompts, concurrency))
 
-    times: dict[str, list[tuple[float, float]]] = {"gengap": [], "evaluate": [], "direct": []}
+    times: dict[str, list[tuple[float, float]]] = {"gengap": [], "evaluate": [], "serial": [], "direct": []}
     for r in range(repeats):  # the clients take turns, in a rotating order: a busy machine drifts
-        order = [("gengap", ours), ("evaluate", whole), ("direct", direct)]
-        for name, run in order[r % 3:] + order[: r % 3]:
+        order = [("gengap", ours), ("evaluate", whole), ("serial", serial), ("direct", direct)]
+        for name, run in order[r % 4:] + order[: r % 4]:
             times[name].append(run())
     model.close()
     rate = {k: n / statistics.median(w for w, _ in v) for k, v in times.items()}
@@ -134,16 +143,19 @@ def main() -> None:
         fixed = [_evaluate(OpenAIModel(base, model_name="bench-model", max_tokens=8), one)[0] for _ in range(3)]
         print(f"gengap.evaluate on one row (a new store, the run's records): {statistics.median(fixed):.2f} s, of which "
               f"{args.delay:.2f} s the request; the evaluate column includes this fixed cost")
-        print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'evaluate/s':>10} {'direct/s':>9} "
-              f"{'gengap':>7} {'evaluate':>8} {'direct':>7} {'CPU us/request':>15}")
-        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>9} {'(% of ideal)':>24} {'gengap / direct':>16}")
+        print("evaluate: the next shard's requests sent while a shard is stored; one-at-a-time: "
+              "gengap.runner.PIPELINE = False (as before)")
+        print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'evaluate/s':>10} {'one-at-a-time/s':>15} "
+              f"{'direct/s':>9} {'gengap':>7} {'evaluate':>8} {'one-at-a':>8} {'direct':>7} {'CPU us/request':>15}")
+        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>15} {'':>9} {'(% of ideal)':>33} {'gengap / direct':>16}")
         for concurrency in (int(c) for c in args.levels.split(",")):
             n = max(50 if args.quick else 200, (5 if args.quick else 20) * concurrency)
             rate, cpu = _level(base, concurrency, n, repeats)
             ideal = concurrency / args.delay
             print(f"{concurrency:9d} {n:8d} {ideal:8.0f} {rate['gengap']:9.1f} {rate['evaluate']:10.1f} "
-                  f"{rate['direct']:9.1f} {rate['gengap'] / ideal:7.0%} {rate['evaluate'] / ideal:8.0%} "
-                  f"{rate['direct'] / ideal:7.0%} {cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
+                  f"{rate['serial']:15.1f} {rate['direct']:9.1f} {rate['gengap'] / ideal:7.0%} "
+                  f"{rate['evaluate'] / ideal:8.0%} {rate['serial'] / ideal:8.0%} {rate['direct'] / ideal:7.0%} "
+                  f"{cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
     finally:
         server.terminate()
         server.wait()

@@ -139,11 +139,14 @@ def test_llm_judge_reads_only_what_the_cascade_missed():
         return ["B" if "capital of France" in p else "UNREADABLE" for p in prompts]
 
     ex = Extractor("choice", judge=FunctionModel(judge, name="judge"))
-    got = ex(["(A)", "Hmm, the capital of France, I suppose the second city", "no idea at all"],
+    got = ex(["(A)", "Hmm, the capital of France, Paris or Rome? I suppose the second city", "no idea at all"],
              choices=[CHOICES] * 3)
     assert got == ["A", "B", None]
     assert len(asked) == 2  # the first output never reached the judge
-    assert ex.extract_all(["Hmm, the capital of France ..."], [CHOICES])[0].rule == "judge"
+    assert ex.extract_all(["Hmm, the capital of France ... Paris? Rome?"], [CHOICES])[0].rule == "judge"
+    # an answer the output does not name is not kept
+    assert ex.extract_all(["Hmm, the capital of France ..."], [CHOICES])[0].rule == "unextracted"
+    assert ex.judge_report.unsupported == 1
     with pytest.raises(DataError, match="choice lists"):
         ex(["A", "B"], choices=[CHOICES])
 

@@ -83,3 +83,23 @@ def test_a_new_batch_is_scored_into_the_tuning_log(tmp_path, monkeypatch, capsys
 def test_intervals_are_clopper_pearson():
     low, high = bench_extract.interval(0, 10)
     assert low == 0.0 and round(high, 4) == 0.3085
+
+
+def test_the_newest_held_out_set_is_printed_first_and_older_ones_become_tuning_data(tmp_path, monkeypatch, capsys):
+    wrong = {**ROWS[0], "id": "number-x-009", "output": "I think 7.", "gold": "8"}  # read as 7: a miss
+    v2 = tmp_path / "v2"
+    write(v2 / "dev.jsonl", ROWS[:1])
+    write(v2 / "heldout.jsonl", ROWS[1:2])
+    write(tmp_path / "v4" / "heldout.jsonl", [{**wrong, "id": "number-v4-001"}])
+    write(tmp_path / "v5" / "heldout.jsonl", [ROWS[2], {**wrong, "id": "number-v5-001"}])
+    write(tmp_path / "v6" / "b1.jsonl", [{**ROWS[1], "id": "text-v6-001"}])
+    argv = ["bench_extract.py", "--data", str(v2), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
+            "--v5", str(tmp_path / "v5"), "--v6-dev", str(tmp_path / "v6"), "--skip-lmeval", "--show-errors", "--quick"]
+    monkeypatch.setattr(sys, "argv", argv)
+    bench_extract.main()
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("1. v5 held-out set: 2 outputs")
+    assert "v4, v6 development batches: 2 outputs" in out  # v4 and the v6 batch joined the tuning data
+    assert "MISS number-v4-001" in out  # misreadings are shown on tuning data ...
+    assert "number-v5-001" not in out  # ... never on the fresh held-out set

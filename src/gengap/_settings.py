@@ -4,8 +4,8 @@ Four groups, each a small pydantic model:
 
 - :class:`Execution`: where and how the work runs (backend, workers, batch and shard sizes, cache,
   resume, progress bars); it never changes a score.
-- :class:`Scoring`: how outputs become scores (metrics, answer extraction, multiple choice, the
-  reference split).
+- :class:`Scoring`: how outputs become scores (metrics, answer extraction and its optional model
+  judge, multiple choice, the reference split).
 - :class:`Splitting`: defaults of splitters built from a method name (seed, test share).
 - :class:`Generation`: how an HTTP model generates (API, sampling, stops, request fields, and its
   client's concurrency, timeout and retries).
@@ -84,6 +84,17 @@ class Scoring(_Strict):
         default="generate", description="Multiple choice (a 'choices' column): generate, loglik (summed log-probability "
                                         "of each option) or loglik_norm (per token).")
     reference: str | None = Field(default=None, description="Split that gaps are measured from (default: the random split).")
+    #: The settings of the answer judge (stored with a run only when there is one).
+    JUDGE: ClassVar[tuple[str, ...]] = ("judge", "judge_api", "judge_model")
+    judge: str | None = Field(
+        default=None, description="With extract: the base URL of an OpenAI-compatible API (e.g. a llama.cpp server, "
+                                  "http://127.0.0.1:8080/v1) asked about the outputs the rules cannot read or read two "
+                                  "ways; never shown a target. Off by default.")
+    judge_api: Literal["chat", "completions"] = Field(
+        default="chat", description="How the judge is asked: chat (an instruction; instruction-tuned models) or "
+                                    "completions (worked examples; base models).")
+    judge_model: str | None = Field(default=None, description="The judge's served model name (default: the first its "
+                                                              "server lists).")
 
 
 class Splitting(_Strict):
@@ -169,6 +180,9 @@ class Settings(_Strict):
         data = Settings(**{group: getattr(self, group) for group in GROUPS}).model_dump(mode="json")
         for key in Execution.NOT_STORED:
             data["execution"].pop(key)
+        if self.scoring.judge is None:  # absent without a judge: runs stored before it existed still resume
+            for key in Scoring.JUDGE:
+                data["scoring"].pop(key)
         return data
 
     def replace(self: _S, *, source: str = "", **options: Any) -> _S:

@@ -34,39 +34,64 @@ Task = tuple[str, list[Any]]
 def predict_batched(model: Model, inputs: Sequence[Any], *, batch_size: int, where: str, bar: Any = None) -> list[Any]:
     """Run ``model.predict`` over ``inputs`` in batches, checking every batch's length."""
     outputs: list[Any] = []
-    base = _first_row(where)
     for start in range(0, len(inputs), batch_size):
         batch = list(inputs[start:start + batch_size])
-        first, last = base + start, base + start + len(batch) - 1
         try:
             got = model.predict(batch)
-        except ModelError as e:  # an adapter's own error (an endpoint that is down): add where it happened
-            if where in str(e):
-                raise
-            row = getattr(e, "row", None)  # the adapter knows which input failed
-            if row is not None:
-                first = last = first + row
-            error = type(e)(f"{e} (on {where}, rows {first}..{last} of the test part; "
-                            "earlier shards are kept in the store)")
-            error.row = first if row is not None else None  # type: ignore[attr-defined]
-            raise error from e
-        except GengapError:
-            raise
         except Exception as e:
-            raise ModelError(
-                f"Model '{model.name}' raised {type(e).__name__}: {e} — on {where}, rows {first}..{last} of the test "
-                "part. Results of earlier shards are kept in the store."
-            ) from e
-        got = list(got.tolist() if hasattr(got, "tolist") else got)
-        if len(got) != len(batch):
-            raise ModelError(
-                f"Model '{model.name}' returned {len(got)} outputs for a batch of {len(batch)} inputs on {where}, "
-                f"rows {first}..{last} of the test part. A model must return one output per input."
-            )
-        outputs.extend(got)
+            error = call_error(model, e, where=where, first=start, last=start + len(batch) - 1)
+            if error is e:
+                raise
+            raise error from e
+        outputs.extend(checked_outputs(model, got, len(batch), where=where, first=start))
         if bar is not None:
             bar.advance(len(batch))
     return outputs
+
+
+def call_error(model: Model, error: Exception, *, where: str, first: int, last: int) -> Exception:
+    """The error to raise when a model call on inputs ``first..last`` of task ``where`` failed.
+
+    The message names the shard and the rows (the shard's first row plus the positions); the
+    error carries ``shard``, ``span`` (the positions, for a caller that knows which test-part row
+    each input was) and ``rows_text`` (the words naming the rows), and ``row`` when the adapter
+    said which input failed. Errors of gengap other than ModelError are returned as they are.
+    """
+    base = _first_row(where)
+    if isinstance(error, ModelError):  # an adapter's own error (an endpoint that is down): add where it happened
+        if where in str(error):
+            return error
+        row = getattr(error, "row", None)  # the adapter knows which input failed
+        if isinstance(row, int):
+            first = last = first + row
+        text = _rows_text(base + first, base + last)
+        made: Exception = type(error)(f"{error} (on {where}, {text}; earlier shards are kept in the store)")
+        made.row = base + first if isinstance(row, int) else None  # type: ignore[attr-defined]
+    elif isinstance(error, GengapError):
+        return error
+    else:
+        text = _rows_text(base + first, base + last)
+        made = ModelError(f"Model '{model.name}' raised {type(error).__name__}: {error} — on {where}, {text}. "
+                          "Results of earlier shards are kept in the store.")
+    made.shard, made.span, made.rows_text = where, (first, last), text  # type: ignore[attr-defined]
+    return made
+
+
+def checked_outputs(model: Model, got: Any, expected: int, *, where: str, first: int = 0) -> list[Any]:
+    """A model call's outputs as a list, or a ModelError when there is not one output per input."""
+    got = list(got.tolist() if hasattr(got, "tolist") else got)
+    if len(got) != expected:
+        base = _first_row(where)
+        text = _rows_text(base + first, base + first + expected - 1)
+        error = ModelError(f"Model '{model.name}' returned {len(got)} outputs for a batch of {expected} inputs on {where}, "
+                           f"{text}. A model must return one output per input.")
+        error.shard, error.span, error.rows_text = where, (first, first + expected - 1), text  # type: ignore[attr-defined]
+        raise error
+    return got
+
+
+def _rows_text(first: int, last: int) -> str:
+    return f"rows {first}..{last} of the test part"
 
 
 def _first_row(where: str) -> int:

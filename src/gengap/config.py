@@ -6,7 +6,7 @@ nearest valid one; relative paths are read relative to the run file.
 
 The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
-cache, resume, progress), ``[scoring]`` (metrics, extract, choices_by, reference) and
+cache, resume, progress), ``[scoring]`` (metrics, extract, judge, judge_api, judge_model, choices_by, reference) and
 ``[splitting]`` (seed, test_fraction); ``[model]`` holds the model and its :class:`Generation`
 settings. Run files that put the first three groups' keys in ``[eval]`` (before they had tables)
 still work, with a DeprecationWarning naming each key's new table.

@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,9 +34,9 @@ import pandas as pd
 from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
-from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Settings
+from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Scoring, Settings
 from gengap.analysis.gaps import summarize
-from gengap.backends import Backend, make_backend, predict_batched
+from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
@@ -42,7 +44,7 @@ from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
 
-__all__ = ["evaluate", "Evaluation", "cache_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
+__all__ = ["evaluate", "Evaluation", "cache_lines", "judge_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 
 #: File name of the results store inside an output folder.
 STORE_NAME = "gengap.duckdb"
@@ -86,6 +88,12 @@ class Evaluation:
         of the model, and ``note`` (why a model was not cached; empty when it was)."""
         with Store(self.store_path, read_only=True) as store:
             return store.cache_use(self.run_id)
+
+    def judge_use(self) -> pd.DataFrame:
+        """Per model, what the answer judge did (empty without one): ``asked`` outputs, and of those
+        ``filled``, ``agreed``, ``overruled``, ``unsupported`` and ``declined``."""
+        with Store(self.store_path, read_only=True) as store:
+            return store.judge_use(self.run_id)
 
     def split_info(self) -> dict[str, dict[str, Any]]:
         with Store(self.store_path, read_only=True) as store:
@@ -177,6 +185,19 @@ def cache_lines(use: pd.DataFrame) -> list[str]:
     return lines
 
 
+def judge_lines(use: pd.DataFrame) -> list[str]:
+    """One plain sentence per model: how the answer judge was used (none without a judge).
+
+    >>> use = pd.DataFrame({"model": ["m"], "asked": [7], "filled": [2], "agreed": [1], "overruled": [1],
+    ...     "unsupported": [1], "declined": [2]})
+    >>> judge_lines(use)
+    ["Judge on model 'm': asked about 7 outputs; agreed 1, overruled 1, filled 2, unsupported 1, declined 2."]
+    """
+    return [f"Judge on model '{r.model}': asked about {int(r.asked):,} outputs; agreed {int(r.agreed):,}, overruled "
+            f"{int(r.overruled):,}, filled {int(r.filled):,}, unsupported {int(r.unsupported):,}, declined {int(r.declined):,}."
+            for r in use.itertuples()]
+
+
 def input_hashes(inputs: Sequence[Any]) -> np.ndarray:
     """A 128-bit hash per input as an (n, 2) uint64 array (dicts and lists hashed by their sorted JSON).
 
@@ -240,6 +261,9 @@ def evaluate(
     run_info: Mapping[str, Any] | None = None,
     metrics: Sequence[str] | FromConfig = FROM_CONFIG,
     extract: str | Any = FROM_CONFIG,
+    judge: str | None | FromConfig = FROM_CONFIG,
+    judge_api: str | FromConfig = FROM_CONFIG,
+    judge_model: str | None | FromConfig = FROM_CONFIG,
     choices_by: str | FromConfig = FROM_CONFIG,
     reference: str | None | FromConfig = FROM_CONFIG,
     seed: int | FromConfig = FROM_CONFIG,
@@ -296,6 +320,11 @@ def evaluate(
         ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
         the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
         as *unextracted*, scores 0, and is counted separately in the summary and the report.
+    judge, judge_api, judge_model : with ``extract``, an OpenAI-compatible API (its base URL, e.g. a
+        llama.cpp server) asked about the outputs the rules leave unextracted or read two ways, in
+        the ``"chat"`` or ``"completions"`` (few-shot, for base models) style, under a served model
+        name; never shown a target. What it did (asked, agreed, overruled, filled, unsupported,
+        declined) is stored per shard: :meth:`Evaluation.judge_use`.
     choices_by : for multiple-choice data (a ``choices`` column): ``"generate"`` (the model writes
         an answer), ``"loglik"`` (the option with the highest summed log-probability after the
         prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
@@ -343,7 +372,8 @@ def evaluate(
     if config is not None and not isinstance(config, Settings):
         raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
                           "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
-    given = {"metrics": metrics, "extract": extract, "choices_by": choices_by, "reference": reference, "seed": seed,
+    given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
+             "choices_by": choices_by, "reference": reference, "seed": seed,
              "test_fraction": test_fraction, "backend": backend, "workers": workers, "ray_address": ray_address,
              "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
@@ -363,7 +393,7 @@ def evaluate(
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
     resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
     runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
-    extractor = _as_extractor(objects["extract"] or scoring.extract)
+    extractor = _as_extractor(objects["extract"] or scoring.extract, scoring)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_NAME
@@ -508,12 +538,21 @@ def _chosen_option(output: Any, model_input: dict[str, Any], options: Sequence[A
     return chr(ord("A") + index)
 
 
-def _as_extractor(extract: Any) -> Any:
+def _as_extractor(extract: Any, scoring: Scoring) -> Any:
+    """The Extractor of ``extract`` (a kind or an Extractor), with the judge the scoring settings name."""
     if extract is None:
+        if scoring.judge is not None:
+            raise ConfigError(f"judge={scoring.judge!r} reads answers the extraction rules cannot: give the answer kind "
+                              "too, extract='number', 'choice', 'yes_no' or 'text' (--extract).")
         return None
     from gengap.extract import Extractor
 
-    return extract if isinstance(extract, Extractor) else Extractor(str(extract))
+    if isinstance(extract, Extractor):
+        if scoring.judge is not None:
+            raise ConfigError("judge= is given twice: as a setting and with the Extractor passed as extract=; give it "
+                              "once (Extractor(kind, judge=URL), or extract=kind with judge=URL).")
+        return extract
+    return Extractor(str(extract), judge=scoring.judge, judge_api=scoring.judge_api, judge_model=scoring.judge_model)
 
 
 def _read_answers(extractor: Any, outputs: list[Any], targets: list[Any], test: Dataset, s: int, e: int) -> tuple[list[Any], list[Any]]:
@@ -526,6 +565,12 @@ def _read_answers(extractor: Any, outputs: list[Any], targets: list[Any], test: 
     answers = extractor(outputs, choices, questions)
     read_targets = extractor(targets, choices, questions, use_judge=False)
     return answers, [t if r is None else r for t, r in zip(targets, read_targets)]
+
+
+def _judge_counts(extractor: Any) -> dict[str, int] | None:
+    """What the extractor's judge did on the batch it last read (None without a judge)."""
+    report = getattr(extractor, "judge_report", None) if getattr(extractor, "judge", None) is not None else None
+    return None if report is None else report.counts()
 
 
 def _shard_key(model: str, split: str, perturbation: str, start: int) -> str:
@@ -566,7 +611,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
 
     With ``shard_size`` None, a model that sizes its shards by speed (``adaptive_shards``) gets
     shards of about :data:`SHARD_SECONDS` of its measured time, so a failure loses seconds of work;
-    other models get :func:`auto_shard_size` rows.
+    other models get :func:`auto_shard_size` rows. On the serial backend, a model with ``submit``
+    (HTTP endpoints) answers the next shard while one is stored (:data:`PIPELINE`, :func:`_pipelined`).
     """
     ids, targets = test.ids, test.targets
     inputs = list(model_inputs) if model_inputs is not None else test.inputs
@@ -600,9 +646,10 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         details = [getattr(o, "details", None) for o in outputs]
         if options is not None:
             outputs = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
-        answers = None
+        answers, judged = None, None
         if extractor is not None:
             answers, gold = _read_answers(extractor, outputs, targets[s:e], test, s, e)
+            judged = _judge_counts(extractor)
             scores = {m: score(m, answers, gold) * np.array([a is not None for a in answers]) for m in metrics}
         else:
             scores = {m: score(m, outputs, targets[s:e]) for m in metrics}
@@ -615,13 +662,16 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
             details=details if any(d is not None for d in details) else None,
             cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
                        "" if use_cache else (model.cache_note or "not cached: cache=False")),
+            judge_use=judged,
         )
         done[key] = e - s
 
     with progress(f"{model.name} on {label}", total=n, enabled=show) as bar:
         bar.advance(n - sum(e - s for s, e in gaps))
         try:
-            if not adaptive:
+            if PIPELINE and isinstance(backend, SerialBackend) and callable(getattr(model, "submit", None)):
+                calls += _pipelined(model, plan, finish, gaps, size=size, adaptive=adaptive, bar=bar)
+            elif not adaptive:
                 tasks = [plan(s, min(e, s + size)) for a, b in gaps for s in range(a, b, size) for e in [b]]
                 for key, new_outputs in backend.run(model, tasks, batch_size=batch_size, bar=bar):
                     calls += len(new_outputs)
@@ -643,8 +693,105 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
                             step = int(min(size, max(getattr(model, "concurrency", 1), rate * SHARD_SECONDS)))
                         s = bounds[task[0]][1]
         except ModelError as e:
-            row = getattr(e, "row", None)
-            if isinstance(row, int) and 0 <= row < n and "example id" not in str(e):
-                raise type(e)(f"{e} That is example id '{ids[row]}'.") from e
+            named = _rows_named(e, bounds, known)
+            row = getattr(named, "row", None)
+            if isinstance(row, int) and 0 <= row < n and "example id" not in str(named):
+                raise type(e)(f"{named} That is example id '{ids[row]}'.") from e
+            if named is not e:
+                raise named from e
             raise
     return calls
+
+
+#: Send a shard's requests while the one before is scored and stored (models with ``submit``, serial backend).
+PIPELINE = True
+
+
+def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], finish: Callable[[str, list[Any]], None],
+               gaps: Sequence[tuple[int, int]], *, size: int, adaptive: bool, bar: Any) -> int:
+    """Run the shards of ``gaps`` through ``model.submit`` one shard ahead; returns the model calls made.
+
+    The next shard is always sent, queued behind the one in flight on the model's request slots: its
+    requests start as the current shard's run out (the server never waits for the runner between
+    shards), and run while the answered shard is scored and stored. Only then is the shard after it
+    sent. A killed run loses the shard being stored and what the next one had answered.
+
+    Shards are planned in order, of ``size`` rows or, ``adaptive``, the first two of twice the
+    model's concurrency, then each of about :data:`SHARD_SECONDS` of the model time measured on the
+    last shard answered (from when the one before it was answered).
+    """
+    concurrency = getattr(model, "concurrency", 1)
+    step = max(1, 2 * concurrency) if adaptive else size
+
+    def shards() -> Iterator[tuple[int, int]]:  # lazily: an adaptive shard's size follows the one before
+        for a, b in gaps:
+            s = a
+            while s < b:
+                e = min(b, s + step)
+                yield s, e
+                s = e
+
+    def send(bounds: tuple[int, int] | None) -> tuple[str, list[Any], Future[list[Any]] | None, list[float]] | None:
+        if bounds is None:
+            return None
+        key, fresh = plan(*bounds)
+        if not fresh:
+            return key, fresh, None, []
+        times = [time.perf_counter()]  # sent, then answered (on the model's thread, as the future completes)
+        future = model.submit(fresh)  # type: ignore[attr-defined]
+        future.add_done_callback(lambda _: times.append(time.perf_counter()))
+        return key, fresh, future, times
+
+    upcoming = shards()
+    queued: deque[tuple[str, list[Any], Future[list[Any]] | None, list[float]]] = deque()
+
+    def top_up() -> None:  # the shard in flight, and the next one queued behind it on the model's slots
+        while len(queued) < 2:
+            sent = send(next(upcoming, None))
+            if sent is None:
+                return
+            queued.append(sent)
+
+    calls = 0
+    answered_at = 0.0
+    top_up()
+    try:
+        while queued:
+            key, fresh, future, times = queued.popleft()
+            outputs: list[Any] = []
+            if future is not None:
+                try:
+                    got = future.result()
+                except Exception as e:
+                    error = call_error(model, e, where=key, first=0, last=len(fresh) - 1)
+                    if error is e:
+                        raise
+                    raise error from e
+                outputs = checked_outputs(model, got, len(fresh), where=key)
+                bar.advance(len(fresh))
+                if adaptive:  # rows per second of model time (from when the shard before was answered)
+                    rate = len(fresh) / max(times[-1] - max(times[0], answered_at), 1e-3)
+                    step = int(min(size, max(concurrency, rate * SHARD_SECONDS)))
+                answered_at = times[-1]
+            calls += len(outputs)
+            finish(key, outputs)  # the next shard's requests run meanwhile
+            top_up()
+    finally:
+        for _, _, future, _ in queued:  # stopped by an error or an interrupt: stop the shards sent
+            if future is not None:
+                future.cancel()
+    return calls
+
+
+def _rows_named(error: ModelError, bounds: Mapping[str, tuple[int, int]], known: Mapping[str, Mapping[int, Any]]) -> ModelError:
+    """The error with the test-part rows it names corrected when its shard had cached rows: the model
+    was sent only the others, so a position in its call is not the shard's start plus that position."""
+    key, span, text = getattr(error, "shard", None), getattr(error, "span", None), getattr(error, "rows_text", None)
+    if not isinstance(key, str) or key not in bounds or not known.get(key) or span is None or not text:
+        return error
+    s, e = bounds[key]
+    sent = [s + i for i in range(e - s) if i not in known[key]]
+    first, last = sent[span[0]], sent[span[1]]
+    named = type(error)(str(error).replace(text, f"rows {first}..{last} of the test part"))
+    named.row = first if isinstance(getattr(error, "row", None), int) else None  # type: ignore[attr-defined]
+    return named

@@ -20,6 +20,8 @@ Tables (one row per ...):
   asks the model nothing it has answered before
 - ``cache_use``    per finished shard: ``run_id``, ``shard``, ``model``, ``fingerprint`` (empty when the model is
   not cached), ``n_cached`` and ``n_computed`` outputs, and ``note`` (why a model is not cached)
+- ``judge_use``    per finished shard read with an answer judge: ``run_id``, ``shard``, ``model``, outputs
+  ``asked`` about, and of those ``filled``, ``agreed``, ``overruled``, ``unsupported``, ``declined``
 - ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
   transaction as its predictions and scores, so a killed run never leaves half a shard.
 
@@ -45,7 +47,7 @@ import pyarrow as pa
 
 from gengap._errors import StoreError
 
-__all__ = ["Store", "SCHEMA_VERSION"]
+__all__ = ["Store", "SCHEMA_VERSION", "JUDGE_COUNTS"]
 
 SCHEMA_VERSION = 1
 
@@ -71,7 +73,13 @@ CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, 
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS prompt VARCHAR;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS details VARCHAR;
+CREATE TABLE IF NOT EXISTS judge_use (
+    run_id VARCHAR, shard VARCHAR, model VARCHAR, asked BIGINT, filled BIGINT, agreed BIGINT, overruled BIGINT,
+    unsupported BIGINT, declined BIGINT);
 """
+
+#: The counts of the ``judge_use`` table, in order.
+JUDGE_COUNTS = ("asked", "filled", "agreed", "overruled", "unsupported", "declined")
 
 
 def _text_column(values: Sequence[Any] | pa.Array | pa.ChunkedArray) -> pa.Array:
@@ -315,13 +323,15 @@ class Store:
         cache_use: tuple[str, int, int, str] | None = None,
         prompts: Sequence[Any] | None = None,
         details: Sequence[Mapping[str, Any] | None] | None = None,
+        judge_use: Mapping[str, int] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
 
         ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like;
         ``cache_rows`` = ``(fingerprint, input_hashes, outputs)`` adds newly computed outputs to the cache
         in the same transaction; ``cache_use`` = ``(fingerprint, n_cached, n_computed, note)`` records
-        where the shard's outputs came from.
+        where the shard's outputs came from; ``judge_use`` (:data:`JUDGE_COUNTS` by name) what an
+        answer judge did on it.
         """
         n = len(example_ids)
         if len(outputs) != n or any(len(v) != n for v in scores.values()):
@@ -365,6 +375,10 @@ class Store:
                 if cache_use is not None:
                     self._con.execute("INSERT INTO cache_use VALUES (?, ?, ?, ?, ?, ?, ?)",
                                       [run_id, shard or f"{model}/{split}/{perturbation}", model, *cache_use])
+                if judge_use is not None:
+                    self._con.execute("INSERT INTO judge_use VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                      [run_id, shard or f"{model}/{split}/{perturbation}", model,
+                                       *(int(judge_use.get(k, 0)) for k in JUDGE_COUNTS)])
                 self._con.execute("INSERT INTO shards VALUES (?, ?, ?, ?)",
                                   [run_id, shard or f"{model}/{split}/{perturbation}", n,
                                    datetime.now(timezone.utc).replace(tzinfo=None)])
@@ -384,6 +398,15 @@ class Store:
             "SELECT model, fingerprint, sum(n_cached)::BIGINT AS n_cached, sum(n_computed)::BIGINT AS n_computed, "
             "any_value(note) AS note FROM cache_use WHERE run_id = ? GROUP BY model, fingerprint ORDER BY model, fingerprint",
             [run_id])[cols]
+
+    def judge_use(self, run_id: str) -> pd.DataFrame:
+        """Per model: what the answer judge did in a run (:data:`JUDGE_COUNTS`); empty without a judge."""
+        cols = ["model", *JUDGE_COUNTS]
+        tables = set(self.sql("SELECT table_name FROM information_schema.tables")["table_name"])
+        if "judge_use" not in tables:
+            return pd.DataFrame(columns=cols)
+        sums = ", ".join(f"sum({k})::BIGINT AS {k}" for k in JUDGE_COUNTS)
+        return self.sql(f"SELECT model, {sums} FROM judge_use WHERE run_id = ? GROUP BY model ORDER BY model", [run_id])[cols]
 
     def add_measures(self, run_id: str, records: Sequence[tuple[int, str, str, float]]) -> None:
         """Append training-time measures as ``(step, name, scope, value)`` tuples."""

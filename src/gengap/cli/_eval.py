@@ -69,6 +69,9 @@ def eval_command(
     cache: Annotated[bool, option(Execution, "cache")] = _EXECUTION.cache,
     resume: Annotated[bool, option(Execution, "resume")] = _EXECUTION.resume,
     extract: Annotated[Optional[str], option(Scoring, "extract")] = _SCORING.extract,
+    judge: Annotated[Optional[str], option(Scoring, "judge")] = _SCORING.judge,
+    judge_api: Annotated[str, option(Scoring, "judge_api")] = _SCORING.judge_api,
+    judge_model: Annotated[Optional[str], option(Scoring, "judge_model")] = _SCORING.judge_model,
     progress: Annotated[Optional[bool], option(Execution, "progress")] = _EXECUTION.progress,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
@@ -103,8 +106,8 @@ def run_config(**options: Any) -> RunConfig:
         "model": model,
         "split": splits,
         "splitting": {key: o[key] for key in Splitting.model_fields},
-        "scoring": {"reference": o["reference"], "extract": o["extract"], "choices_by": o["choices_by"],
-                    **({"metrics": o["metric"]} if o["metric"] else {})},
+        "scoring": {key: o[key] for key in ("reference", "extract", "choices_by", *Scoring.JUDGE)}
+                   | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or []},
     }
@@ -226,10 +229,10 @@ def _resume_demo(config: dict[str, Any], out: Path, progress: bool | None) -> No
 def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     """Run the evaluation (``progress``: None keeps the configured one), print its summary and where the report is."""
     from gengap.config import execute
-    from gengap.runner import cache_lines
+    from gengap.runner import cache_lines, judge_lines
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
-    for line in cache_lines(evaluation.cache_use()):
+    for line in cache_lines(evaluation.cache_use()) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
 from gengap.cli._app import app
 from gengap.cli._common import stdout
+from gengap.cli._eval import option
+from gengap.config import Scoring
+
+_SCORING = Scoring()
 
 
 @app.command("extract")
@@ -21,13 +25,16 @@ def extract_command(
     output_field: Annotated[str, typer.Option(help="Field holding the model's output text.")] = "output",
     choices_field: Annotated[Optional[str], typer.Option(help="Field holding the option texts of multiple-choice records.")] = None,
     question_field: Annotated[Optional[str], typer.Option(help="Field holding the question each output answers (helps find the answer span).")] = None,
+    judge: Annotated[Optional[str], option(Scoring, "judge", help="The base URL of an OpenAI-compatible API (e.g. a llama.cpp server, http://127.0.0.1:8080/v1) asked about the outputs the rules cannot read or read two ways.")] = _SCORING.judge,
+    judge_api: Annotated[str, option(Scoring, "judge_api")] = _SCORING.judge_api,
+    judge_model: Annotated[Optional[str], option(Scoring, "judge_model")] = _SCORING.judge_model,
 ) -> None:
     """Extract answers (number, choice letter, yes/no, short text); unreadable outputs get extracted = null.
 
     Example: gengap extract outputs.jsonl --kind number --output-field response --out extracted.jsonl
     """
     from gengap._errors import ConfigError, DataError
-    from gengap.extract import extract
+    from gengap.extract import Extractor, JudgeReport, extract
     from gengap.io import read_jsonl, write_jsonl
 
     if (kind is None) == (kind_field is None):
@@ -35,6 +42,7 @@ def extract_command(
     records = read_jsonl(outputs)
     totals: Counter[str] = Counter()
     missed: Counter[str] = Counter()
+    batches: dict[str, list[tuple[dict[str, Any], Any, str | None]]] = {}  # kind -> (record, choices, question)
     for line, rec in enumerate(records, start=1):
         where = f"{outputs}, record {line}"
         if not isinstance(rec, dict):
@@ -50,15 +58,27 @@ def extract_command(
         question = rec.get(question_field) if question_field else None
         if question is not None and not isinstance(question, str):
             raise DataError(f"{where}: the question field '{question_field}' must be text; got {question!r}.")
-        try:
-            found = extract(rec[output_field], this_kind, question=question, choices=choices)
+        try:  # the rules, record by record: a bad record is named before any judge is asked
+            rec["extracted"] = extract(rec[output_field], this_kind, question=question, choices=choices).value
         except (ConfigError, DataError) as e:
             raise type(e)(f"{where}: {e}") from None
-        rec["extracted"] = found.value
-        totals[this_kind] += 1
-        missed[this_kind] += not found.ok
+        batches.setdefault(this_kind, []).append((rec, choices, question))
+    judged = []
+    for this_kind, batch in batches.items() if judge is not None else ():
+        extractor = Extractor(this_kind, judge=judge, judge_api=judge_api, judge_model=judge_model)
+        found = extractor.extract_all([rec[output_field] for rec, _, _ in batch], [c for _, c, _ in batch],
+                                      [q for _, _, q in batch])
+        for (rec, _, _), f in zip(batch, found):
+            rec["extracted"] = f.value
+        judged.append((this_kind, extractor.judge_report or JudgeReport()))
+    for this_kind, batch in batches.items():
+        totals[this_kind] += len(batch)
+        missed[this_kind] += sum(rec["extracted"] is None for rec, _, _ in batch)
     out.parent.mkdir(parents=True, exist_ok=True)
     write_jsonl(records, out)
     stdout.print(f"{sum(totals.values()):,} records -> {out}")
     for k in sorted(totals):
         stdout.print(f"  {k:<8} {totals[k]:>8,} records, unextracted {missed[k]:,} ({missed[k] / totals[k]:.1%})")
+    for k, rep in sorted(judged, key=lambda kr: kr[0]):
+        stdout.print(f"  judge on {k}: asked about {rep.asked:,} outputs; agreed {rep.agreed:,}, overruled {rep.overruled:,}, "
+                     f"filled {rep.filled:,}, unsupported {rep.unsupported:,}, declined {rep.declined:,}")

@@ -65,7 +65,7 @@ from gengap._registry import Registry
 from gengap.extract import _choice, _numbers, _text, _yes_no
 from gengap.extract._base import Context, Extraction, Rule, run_cascade
 from gengap.extract._choice import choice_letters, normalize_text, options_named
-from gengap.extract._judge import JudgeReport, as_judge, declines, judge_prompt
+from gengap.extract._judge import JUDGE_APIS, JudgeReport, as_judge, completion_prompt, declines, judge_prompt, supported
 from gengap.extract._numbers import format_number, parse_number
 
 __all__ = [
@@ -75,6 +75,7 @@ __all__ = [
     "Extractor",
     "JudgeReport",
     "choice_letters",
+    "completion_prompt",
     "extract",
     "extract_choice",
     "extract_many",
@@ -88,6 +89,7 @@ __all__ = [
     "parse_number",
     "register_extractor",
     "rule_families",
+    "supported",
 ]
 
 #: The answer kinds every extractor understands.
@@ -263,25 +265,39 @@ class Extractor:
         OpenAI-compatible API (``"http://127.0.0.1:8080/v1"``, e.g. a llama.cpp server), a gengap
         Model, or a batch callable. Off by default. Its reply is read again by the rules, so it
         cannot invent a form the kind forbids; where the rules read two answers, it can only pick
-        one of them. :attr:`judge_report` says how it was used.
+        one of them; where they read none, its answer is kept only if the output supports it
+        (:func:`supported`). :attr:`judge_report` says how it was used.
+    judge_api : how the judge is asked: ``"chat"`` (an instruction; instruction-tuned models) or
+        ``"completions"`` (a few worked examples; base models, e.g. Gemma 3 270M).
+    judge_model : the served model's name at the judge's URL (None: the first the server lists).
 
     >>> Extractor("number")(["x = 4", "no idea", "#### 1,000"])
     ['4', None, '1000']
     """
 
     def __init__(self, kind: str, *, custom: Callable[[str, Sequence[str] | None], str | None] | None = None,
-                 judge: Any = None) -> None:
+                 judge: Any = None, judge_api: str = "chat", judge_model: str | None = None) -> None:
         _check_kind(kind)
         if custom is not None and not callable(custom):
             raise ConfigError(f"Extractor(custom=...) must be a function (output, choices) -> str | None; got {custom!r}.")
+        if judge_api not in JUDGE_APIS:
+            raise ConfigError(f"Extractor(judge_api={judge_api!r}): use 'chat' (instruction-tuned models) or "
+                              "'completions' (base models).")
         self.kind = kind
         self.custom = custom
-        self.judge = None if judge is None else as_judge(judge)
+        self.judge_api = judge_api
+        self.judge = None if judge is None else as_judge(judge, api=judge_api, model_name=judge_model)
         #: How the judge was used on the last batch (None before a judged batch).
         self.judge_report: JudgeReport | None = None
+        #: Per output of the last judged batch: the judge's outcome (``JudgeReport.OUTCOMES``), None where not asked.
+        self.judge_outcomes: list[str | None] = []
+        #: Per output of the last judged batch: the answer the judge read, kept or not (None: not asked, or no answer).
+        self.judge_readings: list[str | None] = []
 
     def __repr__(self) -> str:
-        return f"Extractor(kind={self.kind!r}, custom={self.custom is not None}, judge={getattr(self.judge, 'name', None)!r})"
+        judge = getattr(self.judge, "name", None)
+        api = f", judge_api={self.judge_api!r}" if self.judge is not None and self.judge_api != "chat" else ""
+        return f"Extractor(kind={self.kind!r}, custom={self.custom is not None}, judge={judge!r}{api})"
 
     def extract_all(self, outputs: Sequence[Any], choices: Sequence[Sequence[str] | None] | None = None,
                     questions: Sequence[str | None] | None = None, *, use_judge: bool = True) -> list[Extraction]:
@@ -310,35 +326,50 @@ class Extractor:
             self._judge(outputs, choices, questions, results)
         return results
 
+    def _prompt(self, output: str, question: str | None, choices: Sequence[str] | None) -> str:
+        build = completion_prompt if self.judge_api == "completions" else judge_prompt
+        return build(output, self.kind, question=question, choices=choices)
+
     def _judge(self, outputs: Sequence[Any], choices: Any, questions: Any, results: list[Extraction]) -> None:
         todo = [i for i, r in enumerate(results) if not _missing(outputs[i]) and (not r.ok or r.contested)]
         counts = {"asked": len(todo), "abstained": sum(not results[i].ok for i in todo),
-                  "contested": sum(results[i].ok for i in todo), "filled": 0, "agreed": 0, "overruled": 0, "declined": 0}
+                  "contested": sum(results[i].ok for i in todo), **dict.fromkeys(JudgeReport.OUTCOMES, 0)}
+        outcomes: list[str | None] = [None] * len(outputs)
+        self.judge_readings = [None] * len(outputs)
         if todo:
-            prompts = [judge_prompt(str(outputs[i]), self.kind, question=questions[i] if questions is not None else None,
-                                    choices=choices[i] if choices is not None else None) for i in todo]
+            prompts = [self._prompt(str(outputs[i]), questions[i] if questions is not None else None,
+                                    choices[i] if choices is not None else None) for i in todo]
             replies = list(self.judge.predict(prompts))  # type: ignore[union-attr]
             for i, reply in zip(todo, replies):
-                before = results[i]
-                if declines(reply):
-                    counts["declined"] += 1
-                    continue
-                again = extract(str(reply), self.kind, choices=choices[i] if choices is not None else None)
-                if not again.ok:
-                    counts["declined"] += 1
-                    continue
-                if not before.ok:
-                    counts["filled"] += 1
-                elif again.value == before.value:
-                    counts["agreed"] += 1
-                    continue
-                elif again.value == before.alternative:
-                    counts["overruled"] += 1  # the judge sides with the other reading of the rules
-                else:
-                    counts["declined"] += 1  # a third answer settles nothing: the rules' reading stays
-                    continue
-                results[i] = Extraction(again.value, self.kind, "judge")
+                outcomes[i] = outcome = self._settle(i, reply, outputs, choices, questions, results)
+                counts[outcome] += 1
         self.judge_report = JudgeReport(**counts)
+        self.judge_outcomes = outcomes
+
+    def _settle(self, i: int, reply: Any, outputs: Sequence[Any], choices: Any, questions: Any,
+                results: list[Extraction]) -> str:
+        """One judged output's outcome; ``results[i]`` becomes the judge's reading where it is kept."""
+        before = results[i]
+        opts = choices[i] if choices is not None else None
+        if declines(reply):
+            return "declined"
+        again = extract(str(reply), self.kind, choices=opts)
+        if not again.ok:
+            return "declined"
+        self.judge_readings[i] = again.value
+        if before.ok:
+            if again.value == before.value:
+                return "agreed"
+            if again.value != before.alternative:
+                return "declined"  # a third answer settles nothing: the rules' reading stays
+            outcome = "overruled"  # the judge sides with the other reading of the rules
+        elif not supported(again.value, str(outputs[i]), self.kind, choices=opts,
+                           question=questions[i] if questions is not None else None):
+            return "unsupported"  # an answer the output does not contain: it stays unextracted
+        else:
+            outcome = "filled"
+        results[i] = Extraction(again.value, self.kind, "judge")
+        return outcome
 
     def __call__(self, outputs: Sequence[Any], choices: Sequence[Sequence[str] | None] | None = None,
                  questions: Sequence[str | None] | None = None, *, use_judge: bool = True) -> list[str | None]:

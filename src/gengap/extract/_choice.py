@@ -19,6 +19,7 @@ from gengap.extract._base import (
     echo_rule,
     first_part,
     open_sum,
+    sentences,
     stem,
     words,
 )
@@ -85,12 +86,13 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixt
              "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
              **{str(i): i for i in range(1, 10)}, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
              "i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8}
-_NTH = r"(first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|middle|1st|2nd|3rd|4th|5th|6th)"
+_NTH = r"(second[-\s]to[-\s]last|second[-\s]last|penultimate|first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|middle|1st|2nd|3rd|4th|5th|6th)"
 _ORDINAL_RE = re.compile(
     rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
     r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
     r"\(?(\d|i{1,3}|iv|vi{0,3}|one|two|three|four|five|six|seven|eight)\)?(?!\w)(?![.,]\d)"
     rf"|\bthe\s+{_NTH}(?=\s*[:\u2014]|\s+(?:is|was|one|fits|matches|applies)\b)"  # "only the third is a reptile"
+    rf"|\b(?:say|it's|it\s+is|go\s+with|pick|choose)\s+the\s+{_NTH}(?=\s*[.!]?\s*$)"  # "I'd say the third."
     r"|\b(?:go(?:ing)?\s+with|pick|choose|select)\s+(?:number|no\.|#)\s*\(?(\d)\)?(?!\w)(?![.,]\d)",  # "I'll go with number 3"
     re.IGNORECASE,
 )
@@ -101,6 +103,8 @@ _OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9]|(?<=num
 
 def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
     word = next(g for g in m.groups() if g).lower()
+    if word.startswith("second") and word.endswith("last") or word == "penultimate":
+        return choice_letters(n)[n - 2] if n >= 2 else None
     index = n if word in ("last", "final") else (n + 1) // 2 if word == "middle" and n % 2 else _ORDINALS.get(word)
     if index is None or not 1 <= index <= n:
         return None
@@ -181,6 +185,8 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                     continue
                 found.setdefault(letter, pos)
                 break
+    if len(found) > 1:
+        found = _verbatim_wins(ctx, text, found)
     # an option that is a number, named by an equal value ("3/2" for "1.5", "3.14159" for "3.14")
     if any(v is not None for v in values):
         for n in numbers_in(text):
@@ -191,6 +197,25 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                     if v is not None and (value == v or (finer and round(float(value), places) == float(v))):
                         found.setdefault(letter, n.start)
     return found
+
+
+_SUBSCRIPTS = str.maketrans("₀₁₂₃₄₅₆₇₈₉⁰¹²³⁴⁵⁶⁷⁸⁹", "01234567890123456789")
+
+
+def _verbatim_wins(ctx: Context, text: str, found: dict[str, int]) -> dict[str, int]:
+    """An option written out word for word ("receive", "H₂O") owns the words it covers: another option
+    matched by a stem inside them ("Receeve", "O2") is not named there."""
+    low = text.translate(_SUBSCRIPTS).lower()
+    spans = []
+    for letter, option in zip(choice_letters(len(ctx.choices or ())), ctx.choices or ()):
+        m = re.search(rf"(?<!\w){re.escape(option.translate(_SUBSCRIPTS).lower())}(?!\w)", low)
+        if m:
+            spans.append((letter, m.start(), m.end()))
+    if not spans:
+        return found
+    own = {letter for letter, _, _ in spans}
+    return {letter: at for letter, at in found.items()
+            if letter in own or not any(a <= at < b for _, a, b in spans)}
 
 
 def _option_values(ctx: Context) -> list[Fraction | None]:
@@ -296,8 +321,20 @@ def _strict_read(ctx: Context, text: str) -> str | None:
 
 
 def _correction(ctx: Context) -> str | None:
+    """After a self-correction: a letter stated outright, else the option it names by ordinal ("no, sorry,
+    the second: Spanish") or by text, in its first clause or alone in its last sentence ("... The Sun.")."""
     region = ctx.correction
-    return None if region is None else _strict_read(ctx, region)
+    if region is None:
+        return None
+    found = _strict_read(ctx, region)
+    if found or not ctx.choices:
+        return found
+    first = re.split(r"[,;:.!?]\s|\s-\s|\n", region, maxsplit=1)[0]
+    ordinal = None if "ordinal" in ctx.disabled else _ORDINAL_RE.search(region[:len(first) + 2])
+    if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
+        return _ordinal_letter(ordinal, len(ctx.choices))
+    last = sentences(region)[-1] if sentences(region) else ""
+    return _exact_option(ctx, last) or (_one_option(ctx, first) if ctx.question_stems & content_stems(first) else None)
 
 
 def _marked(ctx: Context) -> str | None:
@@ -322,6 +359,10 @@ def _subject_patterns(letters: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
     return subject, re.compile(rf"\b[{letters}]\s+(?:is|are|was|has|gives)\b")
 
 
+_RECALLED_RE = re.compile(r"\b(?:i\s+)?(?:initially|at\s+first|first|originally|previously)\s+(?:i\s+)?(?:thought|said|guessed|picked|chose|went\s+with)\b",
+                          re.IGNORECASE)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
@@ -335,6 +376,8 @@ def _answer_first(ctx: Context) -> str | None:
     if glued:
         return glued.group(1)  # "CButtonClicked": a letter glued to a stray token
     head, _ = first_part(text)
+    if _RECALLED_RE.search(head):
+        return None  # "I initially thought A, but ...": a first thought recalled, not the answer
     if ctx.choices and "ordinal" not in ctx.disabled:
         ordinal = _ORDINAL_RE.search(head)
         if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
@@ -387,8 +430,17 @@ def _refusal(ctx: Context) -> str | None:
     return ABSTAIN if ctx.refusal else None
 
 
+_UNSURE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:not\s+(?:certain|sure|positive)|uncertain)\b", re.IGNORECASE)
+_COMMITS_RE = re.compile(r"\b(?:but|though|although|i'?d\s+(?:say|guess|go|pick|choose)|i\s+(?:think|believe|guess|lean)|probably|likely"
+                         r"|my\s+(?:best\s+)?(?:guess|pick|bet)|answer|i'?ll\s+(?:go|say|pick)|go\s+with)\b", re.IGNORECASE)
+
+
 def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
+    """A hedge that names two answers, or "I'm not certain" with nothing committed to ("Either wind or...
+    hmm, I'm not certain."): unextracted. "I'm not sure, but I'd guess Ottawa." commits."""
+    if ctx.hedged:
+        return ABSTAIN
+    return ABSTAIN if _UNSURE_RE.search(ctx.text) and not _COMMITS_RE.search(ctx.text) else None
 
 
 _TICK_RE = re.compile(r"^\W{0,2}(?:[\u2713\u2714\u2705\u2611]|correct\b|right\b|true\b|yes\b)", re.IGNORECASE)
@@ -485,6 +537,25 @@ def _option_text(ctx: Context) -> str | None:
     return None
 
 
+_NEGATED_QUESTION_RE = re.compile(r"\b(?:not|except|isn't|aren't|doesn't|don't)\b", re.IGNORECASE)
+_IS_NOT_AFTER_RE = re.compile(r"^[\w'-]*\W{0,3}(?:\w+\s+){0,2}?(?:is|are|was|does|do)(?:\s+not|n't)\b", re.IGNORECASE)
+
+
+def _negated_pick(ctx: Context) -> str | None:
+    """For a question that asks which is NOT (or EXCEPT): the one option the output says is not
+    ("Green is not a primary colour; red, blue and yellow are.")."""
+    if not ctx.choices or not ctx.question or not _NEGATED_QUESTION_RE.search(ctx.question):
+        return None
+    text = _TABLE_LINE_RE.sub("", _unlisted(ctx))
+    tokens = [(m.start(), stem(m.group(0))) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
+    picked = set()
+    for letter, option_stems in zip(choice_letters(len(ctx.choices)), _option_stems(ctx)):
+        for pos, s in tokens:
+            if any(_stem_match(s, o) for o in option_stems) and _IS_NOT_AFTER_RE.match(text[pos:pos + 60]):
+                picked.add(letter)
+    return picked.pop() if len(picked) == 1 else None
+
+
 def _last_letter(ctx: Context) -> str | None:
     paren = _patterns(_letters(ctx))[2]
     found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
@@ -507,6 +578,7 @@ RULES = (
     Rule("by_value", "option_text", _by_value),
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
+    Rule("negated_pick", "option_text", _negated_pick),
     Rule("option_text", "option_text", _option_text),
     Rule("last_letter", "last", _last_letter),
 )

@@ -23,6 +23,7 @@ from gengap.extract._base import (
     open_sum,
     sentences,
     stem,
+    words,
 )
 
 
@@ -372,9 +373,23 @@ def _read_region(ctx: Context, region: str) -> str | None:
     return _answer(nums[-1], ctx) if nums else None
 
 
+_RESTATED_BEFORE_RE = re.compile(r"^\W*(?:(?:no|nope|wait|so|then|ok(?:ay)?|actually|sorry|i\s+mean|rather)\W+)*"
+                                 r"(?:(?:that|it|this|the\s+(?:answer|total|result|sum|number))\s+)?"
+                                 r"(?:(?:should|must|would|will)\s+(?:have\s+)?be(?:en)?|is|'s|are|equals|=|was)?\s*[$€£]?$", re.IGNORECASE)
+_RESTATED_AFTER_RE = re.compile(r"^(?!\s+(?:is|are|was|were|=)\b)\s*%?\s*(?:[A-Za-z°²³]+\s*){0,2}(?:[.,:;!()]|$|\n)")
+
+
 def _correction(ctx: Context) -> str | None:
+    """After a self-correction: the value it restates first ("Wait, that should be 47: 20 + 20 = 40 and
+    3 + 4 = 7."), or the count of what is asked, else the region's marked or last number."""
     region = ctx.correction
-    return None if region is None else _read_region(ctx, region)
+    if region is None:
+        return None
+    nums = _nums(ctx, region)
+    if nums and _RESTATED_BEFORE_RE.match(region[:nums[0].start]) and _RESTATED_AFTER_RE.match(region[nums[0].end:]):
+        return _answer(nums[0], ctx)
+    counted = "answer_inside_sentence" not in ctx.disabled and _counted_in(ctx, region)
+    return _answer(counted, ctx) if counted else _read_region(ctx, region)
 
 
 def _marked(ctx: Context) -> str | None:
@@ -397,7 +412,7 @@ def _table(ctx: Context) -> str | None:
     lines = ctx.text.split("\n")
     for line in lines:  # "Change from $20: $11.25" under the table: a line labelled with what the question asks
         label = re.match(r"^\s*([^|:\n]{1,40}):\s*(\S.*)$", line)
-        if label and not _NOTE_RE.match(line) and ctx.question_stems & content_stems(label.group(1)):
+        if label and not _NOTE_RE.match(line) and ctx.question_stems & content_stems(label.group(1)) - _counted_noun(ctx):
             nums = _nums(ctx, label.group(2))
             if len(nums) == 1:
                 return _answer(nums[0], ctx)
@@ -410,6 +425,13 @@ def _table(ctx: Context) -> str | None:
                 return _answer(nums[-1], ctx)
     rows = [[c.strip() for c in ln.strip().strip("|").split("|")] for ln in lines if ln.strip().startswith("|")]
     rows = [r for r in rows if not re.match(r"^:?-+:?$", r[0] if r else "")]
+    if len(rows) == 2 and ctx.question:  # one record "| Total | Fraction | Passed |" for "How many passed?": the field asked for
+        asked = content_stems(asked_part(ctx.question)) - {"many", "much"} - _counted_noun(ctx)
+        named_columns = [i for i, c in enumerate(rows[0]) if i and content_stems(c) & asked]
+        if len(named_columns) == 1 and named_columns[0] < len(rows[-1]):
+            nums = _nums(ctx, rows[-1][named_columns[0]])
+            if len(nums) == 1 and not _given(ctx, nums[0]):
+                return _answer(nums[0], ctx)
     if len(rows) >= 2:
         column = next((i for i, c in enumerate(rows[0]) if _TOTAL_ROW_RE.match(c)), None)
         if column is not None and column < len(rows[-1]):
@@ -444,6 +466,13 @@ def _table(ctx: Context) -> str | None:
         if nums:
             return _answer(nums[-1], ctx)
     return None
+
+
+def _counted_noun(ctx: Context) -> set[str]:
+    """The noun a "how many" question counts ("slices"), which every line about the count shares (not a
+    participle: "How many passed?" counts no noun)."""
+    m = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question), re.IGNORECASE) if ctx.question else None
+    return {stem(m.group(1))} if m and not m.group(1).lower().endswith("ed") else set()
 
 
 _NOTE_RE = re.compile(r"^\s*(?:>|\(|\*[^*]|_|\d+[.)]\s|(?:notes?|tips?|hint|reminder|remember|caveat|disclaimer|sources?|assum\w*"
@@ -498,6 +527,39 @@ def _of_given_unit(question: str, after: str) -> bool:
     return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
+def _later_form(ctx: Context, nums: list[Num], later: str) -> bool:
+    """Whether ``nums`` are not in the form the question asks for (a percentage, a probability) and ``later``
+    has a number in that form ("The discount is $30, which is 20% of $150." for "as a decimal fraction")."""
+    if not nums or not (_wants_percent(ctx) or _wants_probability(ctx)) or any(n.pct or 0 < n.value < 1 for n in nums):
+        return False
+    if _wants_percent(ctx):
+        return any(n.pct for n in _nums(ctx, later))
+    return any(n.pct or 0 < n.value < 1 for n in _nums(ctx, later))
+
+
+_STATED_RE = re.compile(r"^\W*(?:(?:the|its|his|her|their|your|our)\s+)?(?P<subject>[A-Za-z][A-Za-z' -]{0,40}?)\s+(?:is|are|was|were|equals|comes\s+to"
+                        r"|will\s+be|would\s+be)\s+(?:(?:about|approximately|around|roughly|exactly|just|only)\s+)?[-$€£]?\d", re.IGNORECASE)
+
+
+def _stated_first(ctx: Context) -> str | None:
+    """A first sentence that names what the question asks and gives its value ("The sale price is $30.",
+    "The average is 8."), whatever working follows with other numbers."""
+    if not ctx.question:
+        return None
+    head, rest = first_part(ctx.text)
+    m = _STATED_RE.match(head)
+    if not m or not rest or "=" in head or _EXPRESSION_RE.search(head):
+        return None
+    nums = _nums(ctx, head)
+    asked = content_stems(asked_part(ctx.question)) - {"many", "much", "total"}
+    subject = content_stems(m.group("subject"))
+    if len(nums) != 1 or not subject & asked or _later_form(ctx, nums, rest):
+        return None
+    if _given(ctx, nums[0]) and not subject <= asked:
+        return None  # "The shirt costs $40.": a fact the question gives, unless the subject is what is asked ("The average is 8.")
+    return _answer(nums[0], ctx)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
     head, rest = first_part(ctx.text)
@@ -505,9 +567,10 @@ def _answer_first(ctx: Context) -> str | None:
         return None
     plain = re.sub(r"\([^()]*\)", " ", head)
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
-    lead, *after = re.split(r"\s+-\s+(?!\d)|\s*[:;(]\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
-    if after and "=" not in head and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]):
+    lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
+    if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
+            and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
     if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
@@ -527,7 +590,7 @@ def _answer_first(ctx: Context) -> str | None:
         kept = [n for n in nums if not _of_given_unit(ctx.question, source[n.end:n.end + 20])]
         nums = kept or nums
     if (_wants_percent(ctx) or _wants_probability(ctx)) and rest and len(_preferred(ctx, nums)) == len(nums) \
-            and not any(n.pct or 0 < n.value < 1 for n in nums) and any(n.pct for n in _nums(ctx, rest)):
+            and _later_form(ctx, nums, rest):
         return None  # "It fell by $5,000. ... a 25% decrease.": the percentage asked for comes later
     nums = _preferred(ctx, nums)
     fresh = [n for n in nums if not _given(ctx, n)]
@@ -563,6 +626,64 @@ def _asked_unit(ctx: Context) -> str | None:
         return None
     later = [n for n in _nums(ctx, rest) if _unit_of(rest, n)[:3] == asked[:3]]
     return _answer(later[-1], ctx) if later else None
+
+
+_AGE_BEFORE_RE = re.compile(r"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+)$", re.IGNORECASE)
+_AGE_AFTER_RE = re.compile(r"^[\s-]+years?[\s-]+old\b", re.IGNORECASE)
+
+
+def _counted_in(ctx: Context, text: str) -> Num | None:
+    """The number that counts what the question asks for ("how many edges": "... and 12 edges"; "how
+    old": "at the age of 35"), when every such number the question does not give has one value. Not
+    in working (an "=" or a sum): there the counts of each step are not the answer."""
+    if not ctx.question or "=" in text or _EXPRESSION_RE.search(text):
+        return None
+    asked = _given_units(ctx.question)[1]
+    if asked:
+        found = [n for n in _nums(ctx, text) if not _given(ctx, n) and _unit_of(text, n)[:4] == asked[:4]]
+    elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE):
+        found = [n for n in _nums(ctx, text)
+                 if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
+    else:
+        return None
+    return found[0] if found and len({n.value for n in found}) == 1 else None
+
+
+_FIRST_WORD_RE = re.compile(r"^[^\w]*([^\W_]+)")
+
+
+def _opens_with_number(ctx: Context) -> bool:
+    """Whether the output opens with a number ("206", "Four.", "4 left over."): the answer, stated first."""
+    m = _FIRST_WORD_RE.match(ctx.text)
+    if m is None:
+        return False
+    word = m.group(1)
+    return word[0].isdigit() or word.lower() in _SMALL or word.lower() in _TENS
+
+
+def _counted(ctx: Context) -> str | None:
+    """Inside a sentence: the number that counts what the question asks for ("A cube has 6 faces,
+    8 vertices and 12 edges." for "How many edges does a cube have?"); not when the output opens
+    with its answer ("Five per side, so ten players on the court")."""
+    if _opens_with_number(ctx):
+        return None
+    found = _counted_in(ctx, ctx.prose)
+    return _answer(found, ctx) if found else None
+
+
+def _off_topic(ctx: Context) -> str | None:
+    """A ramble that never speaks of what the question counts ("how many moons": a paragraph about the
+    planet with its distance and a year, no moon in it) answers nothing: unextracted."""
+    if not ctx.question or ctx.strong_marks or "=" in ctx.text or len(ctx.text.split()) < 12 or _opens_with_number(ctx):
+        return None
+    if not re.search(r"\bhow\s+many\b", asked_part(ctx.question), re.IGNORECASE):
+        return None
+    asked = _given_units(ctx.question)[1]
+    if not asked or len(asked) < 3 or WEAK_MARK_RE.search(ctx.text):
+        return None
+    if any(stem(w)[:4] == asked[:4] for w in words(ctx.text)):
+        return None
+    return ABSTAIN
 
 
 def _hedge(ctx: Context) -> str | None:
@@ -625,31 +746,63 @@ _RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\
                            r"|(?:was|is)\s+(?:wrong|incorrect|a\s+(?:mistake|typo|slip)))\b", re.IGNORECASE)
 
 
+_ASIDE_LINE_RE = re.compile(r"^[ \t]*\([^\n]*\)[ \t.]*$\n?", re.MULTILINE)
+
+
+def _body(ctx: Context) -> list[str]:
+    """The sentences of the prose without asides: a paragraph wholly in parentheses ("(A common mistake
+    is to add 20%, which gives $60.)") remarks on the answer, it does not state it."""
+    memo = ctx.__dict__.get("_body")
+    if memo is None:
+        text = _ASIDE_LINE_RE.sub("", ctx.prose).strip() if "(" in ctx.prose else ctx.prose
+        memo = ctx.__dict__["_body"] = sentences(text or ctx.prose)
+    return memo
+
+
+def _computed_later(ctx: Context, later: list[str], value: Fraction) -> bool:
+    """Whether a sentence after a conclusion works on from it to another result ("For 10 people:
+    75 × 10 = 750 g." after "so per person 300 / 4 = 75 g"): the conclusion was a step, not the answer."""
+    for sentence in later:
+        if "=" in sentence and not _PLEASANTRY_RE.match(sentence) and not _RETRACTED_RE.search(sentence):
+            found = _result(ctx, sentence)
+            inputs = _nums(ctx, sentence.rsplit("=", 1)[0])
+            if found and found.value != value and any(n.value == value for n in inputs):
+                return True  # the conclusion is an input of the later step
+    return False
+
+
 def _concluding(ctx: Context) -> str | None:
     """The number after the concluding word ("so", "therefore", "in total") of the last sentence that
-    has one, the result of an equation when the sentence holds one."""
-    for sentence in reversed(sentences(ctx.prose)):
-        for mark in WEAK_MARK_RE.finditer(sentence):
-            num = _after_mark(ctx, sentence, mark)
+    has one, the result of an equation when the sentence holds one; not when a later sentence works
+    out another result."""
+    parts = _body(ctx)
+    for i in range(len(parts) - 1, -1, -1):
+        for mark in WEAK_MARK_RE.finditer(parts[i]):
+            num = _after_mark(ctx, parts[i], mark)
             if num:
-                return _answer(num, ctx)
+                return None if _computed_later(ctx, parts[i + 1:], num.value) else _answer(num, ctx)
     return None
 
 
 _PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
-                            r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b)", re.IGNORECASE)
+                            r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b"
+                            r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
 
+_TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=[-$€£]?\d)", re.IGNORECASE)
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
 
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
-    parts = [s for s in ctx.sentences if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
+    parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
     if not parts:
         return None
     last = parts[-1]
+    total = _TOTAL_WORD_RE.search(last)
+    if total and _nums(ctx, last[total.end():]):  # "3 × 3 = 9, 2 × 4 = 8, total 17."
+        return _answer(_nums(ctx, last[total.end():])[0], ctx)
     wanted = _preferred(ctx, _nums(ctx, last))
     if wanted and len(wanted) < len(_nums(ctx, last)):
         return _answer(wanted[-1], ctx)
@@ -675,6 +828,9 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("off_topic", "abstain", _off_topic),
+    Rule("counted", "answer_inside_sentence", _counted),
+    Rule("stated_first", "answer_first", _stated_first),
     Rule("asked_unit", "answer_first", _asked_unit),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("labelled", "marker", _labelled),

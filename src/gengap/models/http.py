@@ -37,6 +37,7 @@ OpenAIModel(base_url='http://127.0.0.1:8000/v1', model_name='qwen2.5-0.5b', api=
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import json
 import math
@@ -205,6 +206,8 @@ class OpenAIModel(Model):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._client: Any = None
+        self._slots: asyncio.Semaphore | None = None  # ``concurrency`` request slots shared by every call
+        self._checking: asyncio.Lock | None = None
         self._held: dict[str, Any] = {}  # what the finalizer closes (not self: it must not keep the model alive)
         self._finalizer: weakref.finalize | None = None
         self._lock = threading.Lock()
@@ -248,7 +251,7 @@ class OpenAIModel(Model):
     def __getstate__(self) -> dict[str, Any]:
         # Workers (process pool, Ray) open their own connections; loops, locks and sockets do not travel.
         state = self.__dict__.copy()
-        state.update(_client=None, _loop=None, _thread=None, _lock=None, _held={}, _finalizer=None)
+        state.update(_client=None, _slots=None, _checking=None, _loop=None, _thread=None, _lock=None, _held={}, _finalizer=None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -259,7 +262,7 @@ class OpenAIModel(Model):
         """Close the connections and stop the event loop thread (both reopen on the next call)."""
         with self._lock:
             finalizer, self._finalizer = self._finalizer, None
-            self._loop, self._thread, self._client = None, None, None
+            self._loop, self._thread, self._client, self._slots, self._checking = None, None, None, None, None
         if finalizer is not None:
             finalizer()
 
@@ -313,6 +316,24 @@ class OpenAIModel(Model):
             return []
         return self._run(self._predict_all(inputs))
 
+    def submit(self, inputs: Sequence[Any]) -> concurrent.futures.Future[list[Completion]]:
+        """Start one request per input now and return at once: a future of what :meth:`predict`
+        returns (outputs in input order; an :class:`~gengap.EndpointError` with the input's
+        position as ``row``).
+
+        The requests run on the model's event loop while the caller does other work (the runner
+        scores and stores one shard while the next one's requests are answered). Every call
+        shares the model's ``concurrency`` request slots, and an earlier call's inputs are sent
+        first: a later call's requests start as the earlier one's run out. Cancelling the future
+        stops the requests not yet answered.
+        """
+        inputs = list(inputs)
+        if not inputs:
+            done: concurrent.futures.Future[list[Completion]] = concurrent.futures.Future()
+            done.set_result([])
+            return done
+        return asyncio.run_coroutine_threadsafe(self._predict_all(inputs), self._ensure_loop())
+
     def loglikelihoods(self, prompt: str, continuations: Sequence[str]) -> list[tuple[float, int]]:
         """``(summed log-probability, token count)`` of each continuation after ``prompt``."""
         async def scored() -> list[tuple[float, int]]:
@@ -327,21 +348,29 @@ class OpenAIModel(Model):
         outputs: list[Any] = [None] * len(inputs)
         rows = iter(range(len(inputs)))  # shared by the workers: each row is taken once, in order
 
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.concurrency)
+        slots = self._slots
+        fields = self._fields()  # once per call, not per request
+
         async def worker() -> None:
-            # ``concurrency`` workers, each one request in flight: no task or semaphore per row
-            for row in rows:
-                if failed.is_set():
-                    return
-                x = inputs[row]
-                try:
-                    if isinstance(x, dict) and "choices" in x:
-                        outputs[row] = await self._choose(client, x, failed)
-                    else:
-                        outputs[row] = await self._answer(client, x, failed)
-                except EndpointError as e:
-                    failed.set()
-                    e.row = row  # type: ignore[attr-defined]
-                    raise
+            # ``concurrency`` workers, each one request in flight: no task or semaphore per row. A worker
+            # holds one of the model's slots while it takes rows, so calls made at once (the runner's next
+            # shard) share ``concurrency`` and start in turn, each as an earlier call's workers run out of rows.
+            async with slots:
+                for row in rows:
+                    if failed.is_set():
+                        return
+                    x = inputs[row]
+                    try:
+                        if isinstance(x, dict) and "choices" in x:
+                            outputs[row] = await self._choose(client, x, failed)
+                        else:
+                            outputs[row] = await self._answer(client, x, failed, fields)
+                    except EndpointError as e:
+                        failed.set()
+                        e.row = row  # type: ignore[attr-defined]
+                        raise
 
         workers = [asyncio.ensure_future(worker()) for _ in range(min(self.concurrency, len(inputs)))]
         try:
@@ -364,7 +393,8 @@ class OpenAIModel(Model):
                       "own limit; a base model keeps writing (more examples, more questions). Set --max-tokens, or "
                       "--stop (e.g. --stop '\\n\\n'), or give a prompt (--prompt) that sets stops.", stacklevel=2)
 
-    def _payload(self, x: Any) -> dict[str, Any]:
+    def _fields(self) -> dict[str, Any]:
+        """The request fields every input shares (model and generation settings)."""
         body: dict[str, Any] = {}
         if self.model_name:
             body["model"] = self.model_name
@@ -374,6 +404,10 @@ class OpenAIModel(Model):
         if self.stop:
             body["stop"] = self.stop
         body.update(self.extra)
+        return body
+
+    def _payload(self, x: Any, fields: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        body = dict(self._fields() if fields is None else fields)
         if self.api == "chat":
             if isinstance(x, str):
                 messages = [{"role": "user", "content": x}]
@@ -394,10 +428,10 @@ class OpenAIModel(Model):
             body["prompt"] = x
         return body
 
-    async def _answer(self, client: Any, x: Any, failed: asyncio.Event) -> Completion:
+    async def _answer(self, client: Any, x: Any, failed: asyncio.Event, fields: Mapping[str, Any] | None = None) -> Completion:
         url = self.base_url + _PATHS[self.api]
         start = time.perf_counter()
-        data = await self._request(client, "POST", url, failed, self._payload(x))
+        data = await self._request(client, "POST", url, failed, self._payload(x, fields))
         latency = time.perf_counter() - start
         try:
             choice = data["choices"][0]
@@ -472,6 +506,14 @@ class OpenAIModel(Model):
         names when the named one is not served. Warn when chat goes to a model with no chat template."""
         if self._checked:
             return self.model_name
+        if self._checking is None:
+            self._checking = asyncio.Lock()
+        async with self._checking:  # calls made at once (submit) ask once
+            if not self._checked:
+                await self._ask_served_model()
+        return self.model_name
+
+    async def _ask_served_model(self) -> None:
         client = self._open()
         url = self.base_url + "/models"
         listed: list[str] | None = None
@@ -494,7 +536,6 @@ class OpenAIModel(Model):
         if self.api == "chat":
             await self._check_chat_template(client)
         self._checked = True
-        return self.model_name
 
     async def _check_chat_template(self, client: Any) -> None:
         """llama.cpp's server reports its chat template at ``/props``; warn when it has none."""
@@ -512,8 +553,6 @@ class OpenAIModel(Model):
     # ------------------------------------------------------------------ requests
     async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, body: Any = None) -> Any:
         """Send ``body`` as JSON with retries; return the parsed JSON answer or raise EndpointError."""
-        import aiohttp
-
         data = None if body is None else json.dumps(body).encode()  # once, for every attempt
         attempts = self.max_retries + 1
         problem = ""
@@ -521,21 +560,27 @@ class OpenAIModel(Model):
             wait: float | None = None
             try:
                 async with client.request(method, url, data=data) as response:
-                    status, raw, retry_after = response.status, await response.read(), response.headers.get("retry-after")
+                    status, raw = response.status, await response.read()
+                    if status < 400:  # the common case: the JSON read from the bytes, nothing else looked at
+                        try:
+                            return json.loads(raw)
+                        except ValueError:  # not JSON, or not UTF-8
+                            text = raw.decode("utf-8", errors="replace")
+                            raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
+                                                f"({self._excerpt(text)}). Check the base URL.") from None
+                    retry_after = response.headers.get("retry-after")
             except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
-            except aiohttp.ClientError as e:
+            except EndpointError:
+                raise
+            except Exception as e:
+                if not _is_client_error(e):
+                    raise
                 problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
                            f"the base URL {self.base_url} (host, port, /v1) is right")
             else:
                 text = raw.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
-                if status < 400:
-                    try:
-                        return json.loads(text)
-                    except ValueError:
-                        raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
-                                            f"({self._excerpt(text)}). Check the base URL.") from None
                 detail = self._excerpt(text)
                 if status != 429 and status < 500:
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(status, detail)}")
@@ -595,6 +640,13 @@ def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: 
         thread.join(timeout=10)
     if not loop.is_running():
         loop.close()
+
+
+def _is_client_error(error: Exception) -> bool:
+    """An aiohttp connection or protocol error (aiohttp is imported only when something failed)."""
+    import aiohttp
+
+    return isinstance(error, aiohttp.ClientError)
 
 
 def _model_ids(data: Any) -> list[str] | None:

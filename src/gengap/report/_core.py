@@ -21,7 +21,7 @@ from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
-from gengap.runner import cache_lines
+from gengap.runner import cache_lines, judge_lines
 from gengap.splits._diagnostics import COMMON_KEYS, SPLIT_KEYS
 
 __all__ = ["select_failures", "N_FAILURES"]
@@ -479,6 +479,7 @@ def run(ctx: ReportContext) -> Section:
         ("Intervals", f"{int(100 * ctx.confidence)}%: Clopper-Pearson for 0/1 scores (Newcombe / exact-based MOVER for "
                       f"gaps), percentile bootstrap otherwise ({ctx.n_resamples:,} resamples, seed 0); p-values Holm-adjusted"),
         ("Model outputs", " ".join(cache_lines(ctx.store.cache_use(ctx.run_id))) or "–"),
+        *([("Answer judge", " ".join(judged))] if (judged := judge_lines(ctx.store.judge_use(ctx.run_id))) else []),
         ("Results store", f"{Path(str(ctx.store.path)).name} (every figure here is computed from its rows)"),
         ("Training measures", f"{len(ctx.measures):,} values, {len(ctx.events):,} events"),
     ]

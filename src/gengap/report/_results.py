@@ -21,7 +21,7 @@ from gengap.splits._diagnostics import SPLIT_KEYS
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.2"
+RESULTS_SCHEMA_VERSION = "1.3"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
@@ -65,6 +65,7 @@ def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *,
         "n_resamples": ctx.n_resamples,
         "n_rows": int(len(ctx.rows)),
         "cache": ctx.store.cache_use(ctx.run_id).to_dict("records"),
+        "judge": ctx.store.judge_use(ctx.run_id).to_dict("records"),
         "summary": summary,
         "splits": [_split_record(name, info) for name, info in ctx.split_info.items()],
         "failures": failure_samples(ctx),

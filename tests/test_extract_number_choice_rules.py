@@ -1,0 +1,185 @@
+"""Number and choice rules that read what a person reads (issue 18): each rule has cases written here
+by hand in its shape, a counter-example it must leave alone, and a check that switching it off loses
+the reading (so the rule, not another one, reads the case)."""
+
+from __future__ import annotations
+
+import pytest
+
+from gengap.extract import extract
+
+
+def number(output: str, question: str, disable: tuple[str, ...] = ()) -> str | None:
+    return extract(output, "number", question=question, disable=disable).value
+
+
+def choice(output: str, question: str, choices: list[str], disable: tuple[str, ...] = ()) -> str | None:
+    return extract(output, "choice", question=question, choices=choices, disable=disable).value
+
+
+# ------------------------------------------------------------------------------------------- numbers
+@pytest.mark.parametrize("output, question, expected", [
+    # the first sentence names what is asked and gives its value; the working after it has other numbers
+    ("The final cost is $45. Each of the 3 tickets was $15, which is $45 before the $5 fee is waived.",
+     "Three tickets cost $15 each. What is the final cost in dollars?", "45"),
+    ("The median is 7.\n\nSorted: 2, 5, 7, 9, 11; the middle value sits at position 3.", "What is the median of 9, 2, 11, 7 and 5?", "7"),
+    # counter-example: a first sentence that restates a given fact is not the answer
+    ("The jacket costs $60. With 10% off that is $54.", "A jacket costs $60 and is 10% off. What is the sale price in dollars?", "54"),
+])
+def test_stated_first(output, question, expected):
+    assert number(output, question) == expected
+
+
+def test_stated_first_is_the_reading():
+    output, question = "The median is 7.\n\nSorted: 2, 5, 7, 9, 11; the middle value sits at position 3.", "What is the median of 9, 2, 11, 7 and 5?"
+    assert extract(output, "number", question=question).rule == "stated_first"
+    assert number(output, question, ("stated_first",)) != "7"
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # the number that counts what a "how many" question asks, among numbers that count other things
+    ("A triangular prism has 5 faces, 6 vertices and 9 edges.", "How many edges does a triangular prism have?", "9"),
+    ("In 2019 the club had 40 members; now 3 teams play with 55 players.", "How many players does the club have?", "55"),
+    ("Chopin died in Paris in 1849 at the age of 39.", "How old was Chopin when he died?", "39"),
+    ("She was 27 years old when the album came out in 1971.", "How old was she when the album came out?", "27"),
+    # counter-examples: working with several counts of the asked noun, and an answer stated first
+    ("3 bags × 4 apples = 12 apples, and 12 - 5 = 7 apples.", "Tom has 3 bags of 4 apples and eats 5. How many apples are left?", "7"),
+    ("Nine per row, so 36 seats in the hall.", "How many seats are in each row?", "9"),
+])
+def test_counted(output, question, expected):
+    assert number(output, question) == expected
+
+
+def test_counted_switched_off():
+    output, question = "A triangular prism has 5 faces, 6 vertices and 9 edges.", "How many edges does a triangular prism have?"
+    assert extract(output, "number", question=question).rule == "counted"
+    assert number(output, question, ("answer_inside_sentence",)) == "5"
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # a ramble that never speaks of what is counted
+    ("Jupiter is the fifth planet from the Sun, about 5.2 AU out, and Galileo observed it in 1610.",
+     "How many rings does Jupiter have?", None),
+    # counter-examples: the counted noun is there, or the answer opens the output
+    ("Jupiter has 4 main rings, which are faint and were found by Voyager 1 in 1979.", "How many rings does Jupiter have?", "4"),
+    ("Four.\n\nThey are faint, dusty, and were first seen by the Voyager 1 probe in 1979.", "How many rings does Jupiter have?", "4"),
+])
+def test_off_topic(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # the corrected value stated first, then its working
+    ("18 + 25 = 33. Hmm, no, that should be 43: 10 + 20 = 30 and 8 + 5 = 13.", "What is 18 + 25?", "43"),
+    # the count asked for, after a correction that first names another count
+    ("An octagon has 6 sides. Wait, 6 is a hexagon; an octagon has 8 sides (and 8 corners).", "How many sides does an octagon have?", "8"),
+    # counter-example: a correction that reworks the sum reads its result
+    ("12 × 4 = 46. Wait, let me redo it: 12 × 4 = 48.", "What is 12 × 4?", "48"),
+])
+def test_correction_restates(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # a time's colon does not end the lead ("from 8:15"), and the form asked for comes later in the sentence
+    ("From 8:15 to 9:15 is 60 minutes, and from 9:15 to 9:50 is 35 more, so the lesson takes 95 minutes.",
+     "A lesson runs from 8:15 to 9:50. How many minutes is it?", "95"),
+    ("The saving is $12, which is 15% of $80.", "A lamp drops from $80 to $68. What is the saving as a decimal fraction of the old price?", "0.15"),
+    # "It runs 5 times: ..." - the lead before the colon, whatever follows
+    ("It runs 5 times: k = 1, 3, 5, 7, 9. At k = 11 it stops.", "A loop starts at k = 1, adds 2 each time and stops once k > 10. How many times does it run?", "5"),
+])
+def test_answer_first_leads(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # a later step that takes the concluded value as input supersedes it
+    ("For 3 mugs: $12, so one mug is 12 / 3 = $4. For 7 mugs: 4 × 7 = $28.", "Three mugs cost $12. What do 7 mugs cost in dollars?", "28"),
+    # counter-example: a later line explaining a part (its inputs do not include the conclusion) does not
+    ("Total = $63. Tip is 0.05 × 60 = 3.", "A meal is $60 plus a 5% tip. What is the total in dollars?", "63"),
+    # an aside in parentheses, a check cut off, a check mark, and "total N" at the end
+    ("So the new price is 40 × 1.25 = $50.\n\n(A common slip is to add 25 to 40, which gives $65.)", "A $40 item rises by 25%. What is the new price in dollars?", "50"),
+    ("Each box holds 6, so 9 boxes hold 9 × 6 = 54 eggs. To double-check, 10 × 6 is", "How many eggs do 9 boxes of 6 hold?", "54"),
+    ("x² − 1 = (x + 1)(x − 1) = 5 × 3 = 15.\n\nOr: 16 − 1 = 15. ✓", "If x = 4, what is x² − 1?", "15"),
+    ("2 × 5 = 10, 3 × 6 = 18, total 28.", "How many legs do 2 starfish with 5 arms... no: 2 × 5 plus 3 × 6 in total?", "28"),
+])
+def test_conclusions_and_asides(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # the field a one-record table names
+    ("| Entered | Share | Finished |\n|---|---|---|\n| 60 | 2/3 | 40 |\n\nThe other 20 dropped out.", "60 runners entered and 2/3 finished. How many finished?", "40"),
+    # a line under the table that shares only the counted noun names no row: the row "Remaining" does
+    ("| Who | Cookies |\n|---|---|\n| Mia | 4 |\n| Sam | 3 |\n| Remaining | 5 |\n\nAll cookies: 12", "A jar has 12 cookies. Mia eats 4 and Sam 3. How many cookies are remaining?", "5"),
+    # counter-example: a table of items with the counted noun as its column: the prose total, not the last row
+    ("| Shelf | Jars |\n|---|---|\n| Top | 6 |\n| Bottom | 9 |\n\n15 jars in all.", "How many jars are on the shelves?", "15"),
+])
+def test_tables(output, question, expected):
+    assert number(output, question) == expected
+
+
+# ------------------------------------------------------------------------------------------- choices
+@pytest.mark.parametrize("output, question, choices, expected", [
+    # an option written out word for word owns its words; subscripts read as digits
+    ('The right spelling is "separate" (a rat in the middle).', "Which spelling is correct?", ["Seperate", "Separate", "Separete"], "B"),
+    ("NH₃", "What is the formula of ammonia?", ["NH3", "NO2", "N2", "H2"], "A"),
+    # counter-example: a stem shared by two options, with neither written out, stays unread
+    ("It is spelled with a double letter.", "Which spelling is correct?", ["Seperate", "Separate", "Separete"], None),
+])
+def test_verbatim_option(output, question, choices, expected):
+    assert choice(output, question, choices) == expected
+
+
+@pytest.mark.parametrize("output, question, choices, expected", [
+    ("The first one... no, sorry, the third: Mandarin.", "Which language has the most native speakers?", ["English", "Spanish", "Mandarin", "Hindi"], "C"),
+    ("Mount Kilimanjaro, at 5,895 m. Oh wait, the question asks for Europe. Elbrus.", "Which is the highest mountain in Europe?",
+     ["Kilimanjaro", "Mont Blanc", "Elbrus", "Matterhorn"], "C"),
+    # counter-example: a correction that names no option leaves the reading to the other rules
+    ("B. Actually, it's worth adding that the other two are gas giants too.", "Which planet is largest?", ["Saturn", "Jupiter", "Neptune"], "B"),
+])
+def test_correction_names_option(output, question, choices, expected):
+    assert choice(output, question, choices) == expected
+
+
+def test_correction_switched_off():
+    output = "The first one... no, sorry, the third: Mandarin."
+    args = ("Which language has the most native speakers?", ["English", "Spanish", "Mandarin", "Hindi"])
+    assert extract(output, "choice", question=args[0], choices=args[1]).rule == "correction"
+    assert choice(output, *args, disable=("self_correction",)) == "A"
+
+
+@pytest.mark.parametrize("output, question, choices, expected", [
+    ("At first I thought A, but 'octopuses' is the usual plural. So B.", "What is the usual plural of 'octopus'?", ["Octopi", "Octopuses", "Octopodes"], "B"),
+    ("The answer is the second-to-last option, since the last one is a trap.", "Which is a prime?", ["4", "9", "13", "15"], "C"),
+    ("I'd say the fourth.", "Which is the smallest ocean?", ["Pacific", "Atlantic", "Indian", "Arctic"], "D"),
+    # counter-example: "the first" naming the option directly still reads
+    ("The first option.", "Which is the smallest ocean?", ["Arctic", "Atlantic", "Indian", "Pacific"], "A"),
+])
+def test_recalled_thoughts_and_ordinals(output, question, choices, expected):
+    assert choice(output, question, choices) == expected
+
+
+@pytest.mark.parametrize("output, question, choices, expected", [
+    ("A tomato is not a vegetable botanically; carrots, leeks and peas are eaten as vegetables.",
+     "Which of these is NOT a vegetable, botanically?", ["Carrot", "Tomato", "Leek", "Pea"], "B"),
+    # counter-example: the question is not negated, so "is not" rules an option out instead
+    ("A tomato is not a root; carrots are.", "Which of these is a root vegetable?", ["Carrot", "Tomato", "Leek"], "A"),
+])
+def test_negated_pick(output, question, choices, expected):
+    assert choice(output, question, choices) == expected
+
+
+def test_negated_pick_switched_off():
+    output = "A tomato is not a vegetable botanically; carrots, leeks and peas are eaten as vegetables."
+    args = ("Which of these is NOT a vegetable, botanically?", ["Carrot", "Tomato", "Leek", "Pea"])
+    assert choice(output, *args, disable=("negated_pick",)) is None
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("Maybe copper or... I'm not certain.", None),
+    # counter-example: unsure, but committed
+    ("I'm not sure, but I'd guess copper.", "A"),
+])
+def test_unsure_without_commitment(output, expected):
+    assert choice(output, "Which metal conducts best?", ["Copper", "Glass", "Rubber"]) == expected
