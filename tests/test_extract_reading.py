@@ -363,3 +363,19 @@ def test_long_names_stay_whole_and_disputed_figures_hedge():
     assert tx("The cheetah and the pronghorn are usually named, but measurements are disputed.", "What is the fastest land animal?") is None
     # counter-example: one answer, its figure disputed only in passing
     assert tx("The cheetah; its top speed is often quoted as 110 km/h.", "What is the fastest land animal?") == "cheetah"
+
+
+def test_conditional_alternatives_parts_and_glosses():
+    assert tx("If you count by area, Russia; otherwise Canada.", "What is the largest country?") is None
+    assert tx("Greenland, when you count islands; Australia if you count continents.", "What is the largest island?") is None
+    assert tx("Lake Titicaca lies in the northern part of the Altiplano.", "Which plateau is Lake Titicaca on?") == "Altiplano"
+    assert tx("北京 (Beijing)", "What is the capital of China?") == "Beijing"
+    # counter-example: a gloss in parentheses after a Latin answer leaves the answer
+    assert tx("Moscow (Москва)", "What is the capital of Russia?") == "Moscow"
+
+
+def test_which_of_two_is_compared():
+    assert yn("It's debated; most atlases list Lake Superior as larger.", "Is Lake Victoria larger than Lake Superior?") == "no"
+    assert yn("Most atlases list Superior as larger.", "Is Superior larger than Victoria?") == "yes"
+    # counter-example: the comparative negated is left to other rules
+    assert yn("Victoria is not larger; Superior is.", "Is Victoria larger than Superior?") != "yes"

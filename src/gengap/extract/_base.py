@@ -320,6 +320,7 @@ HEDGE_RE = re.compile(
     r"|estimates\s+(?:vary|range|differ)\b(?![^.]*\b(?:i'?d|i\s+would|most\s+(?:\w+\s+)?(?:say|put|give)|best\s+(?:guess|estimate)|usually|commonly|typically|about|around)\b)|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
+    r"|;\s*otherwise\b|\b(?:if|when)\s+you\s+(?:count|include|mean|consider|exclude|go\s+by)\b[^.;]*;[^.;]*\b(?:if|when)\s+you\s+(?:count|include|mean|consider|exclude|go\s+by)\b"
     r"|(?:measurements|figures|estimates|records|claims|sources)\s+(?:are|remain)\s+(?:\w+\s+)?(?:disputed|contested|debated|unreliable|inconsistent)|toss[-\s]up|coin[-\s]?(?:flip|toss)|either\s+(?:one\s+)?(?:could|would|might|may)\s+be\s+(?:right|correct|fine|acceptable)|i\s+(?:can'?t|cannot)\s+(?:choose|pick|decide)\b"
     r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
     re.IGNORECASE,

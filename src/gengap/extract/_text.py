@@ -51,6 +51,8 @@ _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|i
 _CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|kind|sort|form|variety|breed|member|name|term|word|genus)\s+(?:of|for)\s+",
                             re.IGNORECASE)
 _NAME_RE = re.compile(r"\s[A-Z][a-z]+")
+_PART_OF_RE = re.compile(r"^(?:(?:in|on|at)\s+)?(?:the\s+|a\s+)?(?:(?:\w+ern|north|south|east|west|central|upper|lower|middle|outer|inner|far)\s+)?"
+                         r"(?:part|parts|region|side|edge|end|corner|half|area|section|tip|reaches)\s+of\s+(?=\S)", re.IGNORECASE)
 _ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer|novelist|poet|painter|artist|scientist|composer|physicist"
                       r"|chemist|biologist|inventor|engineer|explorer|president|king|queen|emperor|director|philosopher|mathematician)\s+(?=[A-Z])")
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
@@ -290,6 +292,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if predicate and s.strip()[predicate.end():].strip():
         s = s.strip()[predicate.end():]  # "native to Australia", "famous for playing the electric guitar"
     s = _CLASSIFIER_RE.sub("", s.strip())
+    s = _PART_OF_RE.sub("", s)  # "the western part of the North Atlantic Ocean": the whole is named
     s = _ROLE_RE.sub("", s)  # "British author J.K. Rowling": the name answers
     candidate = _TRAILING_PP_RE.sub("", s) if len(s.split()) > 2 else s
     if candidate.strip() and _has_content(candidate, ctx):
@@ -708,6 +711,9 @@ def _answer_first(ctx: Context) -> str | None:
             return _span(clause, ctx)
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
         span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
+        gloss = re.search(r"\(([A-Za-z][\w' -]{0,40})\)", head) if _foreign(span, ctx) else None
+        if gloss:
+            return _strip(gloss.group(1))  # "東京 (Tokyo)" for a question written in English: its gloss
         if _foreign(span, ctx) or _no_answer_words(span):
             return None  # "The answer:" with nothing after it
         quoted = _QUOTED_RE.search(span)

@@ -384,6 +384,9 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
     if _other_count(main, ctx.question) or (not _NEGATION_RE.search(main) and _other_kind(main, ctx.question)):
         return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."; "Is Africa a country?" - "Africa is a continent"
+    compared = _compared(ctx.prose, ctx.question)
+    if compared:
+        return compared  # "Is the Amazon longer than the Nile?" - "most references list the Nile as longer"
     if _antonym_said(main, ctx.question) and not _NEGATION_RE.search(main):
         return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
@@ -445,6 +448,27 @@ def _antonym_said(main: str, question: str) -> bool:
     asked = {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
     said = {_adjective(w) for w in re.findall(r"[a-z]+", main.lower())}
     return any(said & _ANTONYMS[a] and a not in said for a in asked)
+
+
+_ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([A-Za-z][\w-]*)(?:\s+[\w-]+){0,3}?\s+(\w+er|more\s+\w+)\s+than\s+(?:the\s+)?([A-Za-z][\w-]*)",
+                               re.IGNORECASE)
+
+
+def _compared(text: str, question: str) -> str | None:
+    """"Is A longer than B?": the output names B (not A) as the longer one -> no; A -> yes."""
+    m = _ASKS_COMPARED_RE.match(question)
+    if not m:
+        return None
+    a, comparative, b = stem(m.group(1)), m.group(2).lower(), stem(m.group(3))
+    head = first_part(text)[0] if len(first_part(text)[0].split()) > 3 else text
+    for said in re.finditer(rf"\b{re.escape(comparative)}\b(?!\s+than)", head, re.IGNORECASE):
+        before = re.findall(r"[A-Za-z][\w-]*", head[:said.start()])[-4:]  # "the Nile as longer", "the Nile is longer"
+        if _NEGATION_RE.search(" ".join(before)):
+            return None
+        named = [stem(w) for w in before if stem(w) in (a, b)]
+        if named:
+            return "no" if named[-1] == b else "yes"
+    return None
 
 
 def _other_count(main: str, question: str) -> bool:
