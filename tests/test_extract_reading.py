@@ -379,3 +379,21 @@ def test_which_of_two_is_compared():
     assert yn("Most atlases list Superior as larger.", "Is Superior larger than Victoria?") == "yes"
     # counter-example: the comparative negated is left to other rules
     assert yn("Victoria is not larger; Superior is.", "Is Victoria larger than Superior?") != "yes"
+
+
+def test_superlatives_guesses_instruments_and_apposed_names():
+    assert tx("Mercury moves fastest, circling the Sun every 88 days.", "Which planet orbits fastest?") == "Mercury"
+    assert tx("Lyon? No - Paris. Lyon is the third-largest city.", "What is the capital of France?") == "Paris"
+    assert tx("Whales breathe using their lungs, through a blowhole.", "Which organ do whales use to breathe?") == "lungs"
+    assert tx("It's Saturn's moon Titan.", "What is the moon with the thickest atmosphere?") == "Titan"
+    # counter-example: the owner is the answer when the question asks for the planet
+    assert tx("Jupiter's Great Red Spot is a storm.", "Which planet has the Great Red Spot?") == "Jupiter"
+
+
+def test_exceptions_to_all_and_another_name_with_more():
+    assert yn("Mercury and Venus have none.", "Do all planets have moons?") == "no"
+    assert yn("The Volga is longer.", "Is the Danube the longest river in Europe?") == "no"
+    assert yn("The Volga is longer.", "Is the Danube the longest river in Europe?", disable=("negation",)) is None
+    # counter-examples: a refusal to a question about "all", and the asked name itself
+    assert yn("I can't tell you that; please ask an adviser.", "Should I invest all my savings?") is None
+    assert yn("The Danube is longer than the Rhine.", "Is the Danube the longest river in Germany?") != "no"

@@ -80,6 +80,15 @@ _QUOTES = " \t\"'“”‘’«»‹›.,:;!?*`"
 _HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|professor)\s+(?=[A-Z])", re.IGNORECASE)
 
 
+_INSTRUMENT_RE = re.compile(r"^(?:using|with|through|via|by\s+means\s+of)\s+(?:(?:their|its|his|her|the|a|an)\s+)?(?=\S)", re.IGNORECASE)
+
+
+def _apposed(span: str, ctx: Context) -> str:
+    """"Jupiter's moon Ganymede" for "What is the largest moon?": the name after the type the question asks for."""
+    m = re.match(r"^(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*'s\s+((?:[a-z]+\s+){1,2})([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)$", span)
+    return m.group(2) if m and ctx.question and all(_is_question_word(w, ctx) for w in m.group(1).split()) else span
+
+
 def _strip(span: str) -> str:
     if "\\" in span or "$" in span:  # "$\text{Warsaw}$": LaTeX around the answer
         span = re.sub(r"\\(?:text|textbf|textit|mathrm|mathbf|operatorname)\s*\{([^{}]*)\}", r"\1", span)
@@ -315,7 +324,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         runs = [r for r in runs if r]
         if runs:
             s = " ".join(runs[0])
-    s = _strip(s)
+    s = _strip(_INSTRUMENT_RE.sub("", s))  # "using their gills"
     if s and ctx.question and _WHO_RE.match(ctx.question) and not re.search(r"[A-Z]", s):
         names = [n for n in _CAPITAL_NAME_RE.findall(sentence) if n.split()[0].lower() not in _NOT_NAMES
                  and not any(_is_question_word(w, ctx) for w in n.split()) and n != sentence.split()[0]]
@@ -381,6 +390,8 @@ def _subject(s: str, ctx: Context) -> str | None:
     rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
     person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    superlative = re.compile(r"\b(?:\w{3,}est|most|least)\b", re.IGNORECASE)
+    person = person or bool(superlative.search(ctx.question) and superlative.search(" ".join(rest[:3])) and rest and rest[0][:1].islower())
     person = person or bool(re.match(r"(?:\w+ly\s+)?(?:beats?|tops?|leads?|overtakes?|outnumbers?|exceeds?|surpasses?|outranks?|edges?\s+out|wins?|won)\b",
                                      " ".join(rest[:3]), re.IGNORECASE))
     return _strip(name) if speaks or person else None
@@ -676,6 +687,10 @@ def _answer_first(ctx: Context) -> str | None:
     if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
         text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
     head, _ = first_part(text)
+    if head.rstrip().endswith("?"):  # "Bergen? No - Oslo.": a guess asked back, then the answer
+        after = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
+        fixed = re.match(r"^\W*(?:no|nope|actually|wait)\b\W+(.+)$", after, re.IGNORECASE)
+        head = fixed.group(1) if fixed and len(fixed.group(1).split()) <= 3 else head
     if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?") or _VERDICT_ONLY_RE.match(head):
         return None  # "That's a fun one!", "Casablanca? No - ...": a pleasantry or a guess asked back, not an answer
     head = _UNSURE_BUT_RE.sub("", head, count=1)  # "I'm not 100% sure, but I believe it's the Pacific."
@@ -707,6 +722,8 @@ def _answer_first(ctx: Context) -> str | None:
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
+        if ctx.question and _apposed(_strip(clause), ctx) != _strip(clause):
+            return _apposed(_strip(clause), ctx)  # "It's Jupiter's moon Ganymede."
         if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
             return _span(clause, ctx)
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)

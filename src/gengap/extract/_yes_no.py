@@ -65,7 +65,7 @@ _YES_VERDICT = (
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
-    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
+    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
     r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
     r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
@@ -298,6 +298,24 @@ def _not_all(ctx: Context) -> str | None:
     """"Almost all", "not every" for a question about all or every: no."""
     if ctx.question and _ALL_RE.search(ctx.question) and (_NOT_ALL_RE.match(ctx.prose) or _SOME_RE.match(ctx.prose)):
         return "no"  # "Some do, but not all." for "Do all birds migrate?"
+    if ctx.question and _ALL_RE.search(ctx.question) and not _FIRST_RE.match(ctx.prose) \
+            and not re.search(r"\b(?:i|you|we|me|my|your)\b", first_part(ctx.prose)[0], re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", first_part(ctx.prose)[0], re.IGNORECASE):
+        return "no"  # "Mercury and Venus have none." for "Do all planets have moons?": an exception answers no
+    return None
+
+
+def _other_is_more(ctx: Context) -> str | None:
+    """"Is X the longest ...?" - "The Volga is longer.": another name has more of the quality: no."""
+    if not ctx.question:
+        return None
+    sup = re.search(r"\b(?:the\s+)?([a-z]{2,}?)(?:est|iest)\b", ctx.question, re.IGNORECASE)
+    if not sup or not re.match(r"\W*(?:is|are|was|were)\b", ctx.question, re.IGNORECASE):
+        return None
+    root = sup.group(1).lower()
+    head = first_part(ctx.prose)[0]
+    m = re.match(rf"\W*(?:the\s+)?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:is|are|was|were)\s+(?:\w+\s+)?{re.escape(root)}\w*er\b", head)
+    if m and not any(stem(w) in ctx.question_stems for w in m.group(1).split()) and not _NEGATION_RE.search(head):
+        return "no"
     return None
 
 
@@ -537,6 +555,7 @@ RULES = (
     Rule("table", "table", _table),
     Rule("last_word", "last", _last_word),
     Rule("contrast_not", "negation", _contrast_not),
+    Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
     Rule("restatement", "answer_inside_sentence", _restatement),
 )
