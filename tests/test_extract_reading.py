@@ -397,3 +397,20 @@ def test_exceptions_to_all_and_another_name_with_more():
     # counter-examples: a refusal to a question about "all", and the asked name itself
     assert yn("I can't tell you that; please ask an adviser.", "Should I invest all my savings?") is None
     assert yn("The Danube is longer than the Rhine.", "Is the Danube the longest river in Germany?") != "no"
+
+
+def test_since_then_lowercase_names_and_credited_others():
+    assert tx("Calcutta was the capital of British India until 1911; since then it's New Delhi.",
+              "What is the capital of India?") == "New Delhi"
+    assert tx("lima peru", "What is the capital of Peru?") == "lima"
+    assert tx("thirty-two degrees Fahrenheit", "What is the freezing point in Fahrenheit, in words?") == "thirty-two degrees Fahrenheit"
+    assert yn("That was Raphael.", "Did Michelangelo paint The School of Athens?") == "no"
+    assert yn("That was Michelangelo.", "Did Michelangelo paint the Sistine ceiling?") == "yes"  # counter-example
+
+
+def test_approximate_numbers_fractions_and_places_by_pronoun():
+    assert yn("About 29.5 days, from one new moon to the next.", "Does the Moon's cycle take 29 days?") == "yes"
+    assert yn("About 12 days.", "Does the Moon's cycle take 29 days?") != "yes"  # counter-example: another number
+    assert yn("Venus is roughly a third of the way... no: Mercury is about a third the size of Earth.", "Is Mercury bigger than Earth?") == "no"
+    assert yn("Jupiter is about eleven times the diameter of Earth.", "Is Jupiter bigger than Earth?") == "yes"
+    assert yn("It lies off the coast of Belize.", "Is the Blue Hole off the coast of Mexico?") == "no"

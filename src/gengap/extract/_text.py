@@ -643,7 +643,7 @@ _WHERE_HOW_RE = re.compile(r"^\W*(?:where|how|when)\b(?!\s+(?:many|much|long|far
 _PREP_ANSWER_RE = re.compile(r"^\W*(?:in|at|on|by|through|via|near|from|inside|using|with|during)\s+([^,.;:()]+?)\s*(?:[,.;:(]|$)", re.IGNORECASE)
 
 
-_NOWADAYS_RE = re.compile(r"[;,]\s*(?:but\s+)?(?:today|now|nowadays|currently|these\s+days)\b,?\s*", re.IGNORECASE)
+_NOWADAYS_RE = re.compile(r"[;,]\s*(?:but\s+)?(?:today|now|nowadays|currently|these\s+days|since\s+[^,;]{1,30}?(?=\s+(?:it|they|the)\b))\b,?\s*", re.IGNORECASE)
 _ALTERNATIVES_RE = re.compile(r"[,:]\s*(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s+or\s+(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s*\?\s*$")
 
 
@@ -746,6 +746,9 @@ def _trim_leading(span: str, ctx: Context) -> str:
         return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?")
     while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx):
         tokens.pop(0)
+    named = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", ctx.question or "")}
+    while len(tokens) > 1 and tokens[-1].strip(_QUOTES).lower() in named and (span.islower() or tokens[-2][:1].isupper()):
+        tokens.pop()  # "dublin ireland" for "... of Ireland?": the question's own name, not a head noun
     return " ".join(tokens)
 
 

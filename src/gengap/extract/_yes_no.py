@@ -205,6 +205,15 @@ def _verdict(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
+    credited = re.match(r"^\W*(?i:that|it)\s+(?i:was|is|'s)\s+(?i:actually\s+|really\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)\W*$", head)
+    if credited and ctx.question and not re.search(r"\b(?:who|which)\b", ctx.question, re.IGNORECASE):
+        return "yes" if any(stem(w) in ctx.question_stems for w in credited.group(1).split()) else "no"  # "That was Michelangelo."
+    about = re.match(r"^\W*(?:about|around|roughly|approximately|nearly|almost|just\s+(?:over|under))\s+(\d[\d,]*(?:\.\d+)?)", head, re.IGNORECASE)
+    if about and ctx.question:
+        asked = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", ctx.question)]
+        said = float(about.group(1).replace(",", ""))
+        if asked and any(abs(said - a) <= 0.05 * max(abs(a), 1) for a in asked):
+            return "yes"  # "About 365.25 days" for "... in 365 days?"
     elliptic = _ELLIPTIC_RE.match(head)
     if elliptic:
         negative = re.search(r"\b(?:hardly|barely|scarcely|no|nobody|none|nothing|never|rarely|seldom|few)\b", head[:elliptic.start("yes")] if elliptic.group("yes") else "", re.IGNORECASE)
@@ -373,7 +382,7 @@ def _other_place(ctx: Context) -> str | None:
              and "".join(w[0] for w in n.split()).lower() not in acronyms]  # "the European Union" for "the EU"
     if same:
         return None  # the question's own place: the other rules read it
-    pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", head, re.IGNORECASE)
+    pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re)?\b", head, re.IGNORECASE)
     subject = re.match(r"\W*(?:the\s+)?([A-Za-z][\w'-]*)", head)
     names_subject = subject is not None and stem(subject.group(1)) in ctx.question_stems  # "Tokyo is in Japan." for "Is Tokyo in China?"
     return "no" if other and (pronoun or names_subject) else None
@@ -478,6 +487,10 @@ def _compared(text: str, question: str) -> str | None:
     if not m:
         return None
     a, comparative, b = stem(m.group(1)), m.group(2).lower(), stem(m.group(3))
+    fraction = re.search(rf"\b{re.escape(m.group(1))}\b[^.;]*?\b(?:is|are|was|has)\s+(?:only\s+|about\s+|roughly\s+|around\s+)?"
+                         r"(?:(half|a\s+third|a\s+quarter|a\s+fraction|one[-\s]\w+)|(twice|double|triple|\w+\s+times))\b", text, re.IGNORECASE)
+    if fraction and comparative in ("bigger", "larger", "heavier", "longer", "taller", "older", "wider", "higher", "deeper", "faster"):
+        return "no" if fraction.group(1) else "yes"  # "Mars is about half the diameter of Earth." for "Is Mars bigger than Earth?"
     head = first_part(text)[0] if len(first_part(text)[0].split()) > 3 else text
     for said in re.finditer(rf"\b{re.escape(comparative)}\b(?!\s+than)", head, re.IGNORECASE):
         before = re.findall(r"[A-Za-z][\w-]*", head[:said.start()])[-4:]  # "the Nile as longer", "the Nile is longer"
