@@ -414,3 +414,11 @@ def test_approximate_numbers_fractions_and_places_by_pronoun():
     assert yn("Venus is roughly a third of the way... no: Mercury is about a third the size of Earth.", "Is Mercury bigger than Earth?") == "no"
     assert yn("Jupiter is about eleven times the diameter of Earth.", "Is Jupiter bigger than Earth?") == "yes"
     assert yn("It lies off the coast of Belize.", "Is the Blue Hole off the coast of Mexico?") == "no"
+
+
+def test_stated_noun_phrases_and_common_noun_subjects():
+    assert tx("It's the tiger shark, which can reach 5 m.", "What is the most dangerous species of shark?") == "tiger shark"
+    assert tx("That'd be the snowy owl.", "What is the largest owl in the Arctic?") == "snowy owl"
+    assert tx("The pancreas releases insulin into the blood, while the liver stores glycogen.", "Which organ controls blood sugar?") == "pancreas"
+    # counter-example: a sentence whose subject is the question's own noun
+    assert tx("The blood carries oxygen to the cells.", "Which organ pumps the blood?") != "blood"

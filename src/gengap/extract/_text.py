@@ -34,7 +34,7 @@ _TEXT_MARK_RE = re.compile(
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
-    r"^(?:(?:it(?:'s|\s+is|\s+was)|that(?:'s|\s+is|\s+was|\s+would\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
+    r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
     r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
@@ -372,6 +372,11 @@ def _subject(s: str, ctx: Context) -> str | None:
                     return _strip(re.sub(r"'s$", "", before)) or None  # "Canada's flag has ..." for "Which country's flag ...?"
                 break
     initials = re.match(r"(?:[A-Z]\.\s?){1,3}(?=[A-Z][a-z])", s)  # "J.R.R. Tolkien wrote ..."
+    common = re.match(r"^(?i:the|a|an)\s+([a-z][a-z-]+)\s+([a-z]+s)\s+(.+)$", s)
+    if common and _WHICH_NOUN_RE.match(ctx.question) and not _is_question_word(common.group(1), ctx) \
+            and common.group(1) not in STOPWORDS and common.group(1) not in _EVALUATIVE and common.group(2) not in ("is", "was", "has", "does") \
+            and any(_is_question_word(w, ctx) for w in common.group(3).split()):
+        return common.group(1)  # "The liver detoxifies the blood" for "Which organ cleans the blood?"
     head = _CAPITAL_NAME_RE.match(s, initials.end() if initials else 0)
     if not head or len(head.group(0)) >= len(s) or not s[:1].isupper():
         return None
@@ -724,9 +729,13 @@ def _answer_first(ctx: Context) -> str | None:
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
         if ctx.question and _apposed(_strip(clause), ctx) != _strip(clause):
             return _apposed(_strip(clause), ctx)  # "It's Jupiter's moon Ganymede."
-        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx) \
+                and not (re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE)
+                         and _bare(clause, ctx, whole=clause)):
             return _span(clause, ctx)
-        span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
+        stated = bool(re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE))
+        bare = _bare(clause, ctx) or (stated and _bare(clause, ctx, whole=clause))  # "It's the whale shark, which ..."
+        span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if bare else _trim_question_words(_strip(clause), ctx)
         span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
         gloss = re.search(r"\(([A-Za-z][\w' -]{0,40})\)", head) if _foreign(span, ctx) else None
         if gloss:
