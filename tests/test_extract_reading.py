@@ -422,3 +422,15 @@ def test_stated_noun_phrases_and_common_noun_subjects():
     assert tx("The pancreas releases insulin into the blood, while the liver stores glycogen.", "Which organ controls blood sugar?") == "pancreas"
     # counter-example: a sentence whose subject is the question's own noun
     assert tx("The blood carries oxygen to the cells.", "Which organ pumps the blood?") != "blood"
+
+
+def test_yes_no_manner_adverbs_evidence_majorities_and_pronoun_kinds():
+    assert yn("Superbly - they can dive 500 m.", "Can seals swim?") == "yes"
+    assert yn("Rarely - only a few species do.", "Do sharks sleep?") == "no"  # counter-example: a frequency adverb denies
+    assert yn("Practically impossible without equipment.", "Can you climb it in a day?") == "no"
+    assert yn("There's little evidence for it; it's a cartoon trope.", "Do cats hate cucumbers?") == "no"
+    assert yn("Most people who practise daily learn to juggle within a week.", "Is it possible to learn to juggle in a week?") == "yes"
+    assert yn("It flows into the Mediterranean.", "Does the Nile flow into the Red Sea?") == "no"
+    assert yn("Lisbon is Portugal's capital; Spain's is Madrid.", "Is Lisbon the capital of Spain?") == "no"
+    assert yn("It's a self-governing territory of Denmark.", "Is the Faroe Islands a country?") == "no"
+    assert yn("Since 2010 it has been, overtaking Japan.", "Is China the second-largest economy?") == "yes"

@@ -44,13 +44,14 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
-    r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|(?:practically|virtually|nearly|almost|basically|essentially|physically)\s+impossible"
+    r"|there(?:'s|\s+is)\s+(?:little|scant|hardly\s+any|no\s+real)\s+(?:evidence|proof|support)|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
-    r"(?:myth|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
+    r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
@@ -66,6 +67,7 @@ _YES_VERDICT = (
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
     r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
+    r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
     r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
     r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
@@ -196,7 +198,7 @@ _QUALIFIER_RE = re.compile(r"^\W*(?!(?:yes|no|not|never|true|false)\b)[A-Za-z][^
 
 # an elliptical reply with a noun subject: "The fruit isn't; ...", "Most species do."
 _ELLIPTIC_RE = re.compile(r"^\W*(?:(?:the|a|an|these|those|their|its)\s+)?(?:[\w'-]+\s+){0,2}?(?:(?P<no>isn't|aren't|wasn't|weren't|doesn't"
-                          r"|don't|didn't|can't|cannot|won't|hasn't|haven't|is\s+not|are\s+not|does\s+not|do\s+not|can\s+not)|(?P<yes>is|are|was|were|does|do|did|can|has|have))"
+                          r"|don't|didn't|can't|cannot|won't|hasn't|haven't|is\s+not|are\s+not|does\s+not|do\s+not|can\s+not)|(?P<yes>(?:has|have|had)\s+been|is|are|was|were|does|do|did|can|has|have))"
                           r"\s*(?:[;:!\u2014]|\.\s|\.$|\s-\s|(?<=t)\s*,\s+but\b)", re.IGNORECASE)
 
 
@@ -214,6 +216,10 @@ def _verdict(ctx: Context) -> str | None:
         said = float(about.group(1).replace(",", ""))
         if asked and any(abs(said - a) <= 0.05 * max(abs(a), 1) for a in asked):
             return "yes"  # "About 365.25 days" for "... in 365 days?"
+    head = re.sub(r"^\W*(?:since|from|as\s+of|by)\s+\d{3,4}\s*,?\s*", "", head, flags=re.IGNORECASE)  # "Since 2023 it has been"
+    if re.match(r"^\W*(?:most|many|the\s+majority\s+of)\b", head, re.IGNORECASE) and content_stems(head) & ctx.question_stems \
+            and not _NEGATION_RE.search(head) and not (ctx.question and _ALL_RE.search(ctx.question)):
+        return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
     elliptic = _ELLIPTIC_RE.match(head)
     if elliptic:
         negative = re.search(r"\b(?:hardly|barely|scarcely|no|nobody|none|nothing|never|rarely|seldom|few)\b", head[:elliptic.start("yes")] if elliptic.group("yes") else "", re.IGNORECASE)
@@ -359,7 +365,7 @@ def _contrast_not(ctx: Context) -> str | None:
     return None
 
 
-_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
 
 
 def _other_place(ctx: Context) -> str | None:
@@ -372,7 +378,10 @@ def _other_place(ctx: Context) -> str | None:
         return None
     head, _ = first_part(ctx.prose)
     head = re.split(r",\s+(?:near|next\s+to|close\s+to|not\s+far\s+from|just\s+(?:across|over))\b", head, maxsplit=1)[0]
+    head = head.split(";", 1)[0]  # the first clause: "...; Brazil's capital is Brasília" speaks of something else
     said = [(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(head)]
+    said += [("of", m.group(1)) for m in re.finditer(r"([A-Z][\w-]*(?:\s+[A-Z][\w-]*)*)'s\s+([a-z]+)", head)
+             if stem(m.group(2)) in ctx.question_stems]  # "Madrid is Spain's capital" for "... the capital of Portugal?"
     if not said or _NEGATION_RE.search(head):
         return None
     preps = {p for p, _ in asked}
@@ -403,6 +412,9 @@ def _restatement(ctx: Context) -> str | None:
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
         return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
+    if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", main, re.IGNORECASE) and not _NEGATION_RE.search(main) \
+            and (_other_kind(main, ctx.question) or _other_count(main, ctx.question)):
+        return "no"  # "It's an autonomous territory ..." for "Is Greenland a country?": the pronoun is the question's subject
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)) and not detail:
