@@ -434,3 +434,19 @@ def test_yes_no_manner_adverbs_evidence_majorities_and_pronoun_kinds():
     assert yn("Lisbon is Portugal's capital; Spain's is Madrid.", "Is Lisbon the capital of Spain?") == "no"
     assert yn("It's a self-governing territory of Denmark.", "Is the Faroe Islands a country?") == "no"
     assert yn("Since 2010 it has been, overtaking Japan.", "Is China the second-largest economy?") == "yes"
+
+
+def test_lists_with_no_single_answer_and_compound_predicates():
+    assert tx("There isn't one: Dutch, French and German are all official.", "What is the official language of Belgium?") is None
+    assert tx("The femur runs from the hip to the knee and is the longest bone in the body.", "What is the name of the longest bone?") == "femur"
+    # counter-example: the subject of a simple copula sentence is read as before
+    assert tx("The femur is the longest bone in the body.", "What is the name of the longest bone?") == "femur"
+
+
+def test_yes_no_negated_first_clause_other_subject_and_directions():
+    assert yn("Iceland is not an EU member, but it's in the Schengen Area.", "Is Iceland in the EU?") == "no"
+    assert yn("Cardiff is.", "Is Swansea the capital of Wales?") == "no"
+    assert yn("Indeed it is.", "Is Cardiff the capital of Wales?") == "yes"  # counter-example: an adverb is no other name
+    assert yn("Rubber is a poor conductor.", "Is rubber a good conductor?") == "no"
+    assert yn("It sets in the west.", "Does the Sun set in the east?") == "no"
+    assert yn("Albany is the capital.", "Is New York City the capital of New York State?") == "no"

@@ -253,6 +253,10 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if not s:
         return None
     sides = _COPULA_RE.split(f" {s} ", maxsplit=1)
+    if len(sides) == 2 and ctx.question:
+        compound = re.match(r"^(?i:the|a|an)\s+([a-z][a-z-]+)\s+[a-z]+s\s.*\band$", sides[0].strip())
+        if compound and not _is_question_word(compound.group(1), ctx):
+            return compound.group(1)  # "The humerus runs from the shoulder ... and is the longest bone": the subject
     if len(sides) == 2:
         left, right = sides[0].strip(), sides[1].strip()
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
@@ -452,6 +456,9 @@ def _no_such(ctx: Context) -> str | None:
         return None
     head, _ = first_part(ctx.text)
     m = _NO_SUCH_RE.search(head)
+    listed = m is not None and re.match(r"\s*:\s*[^,;.]+(?:,\s*[^,;.]+)+,?\s+and\s+", head[m.end():])
+    if m is not None and listed:
+        return ABSTAIN  # "There isn't one: German, French, Italian and Romansh are all ...": several, none the answer
     if m is None or re.search(r"\bbut\b|:", head[m.end():]):
         return None  # "Bolivia has no single capital: Sucre ...": an answer follows
     return ABSTAIN if m.group(1) is None or stem(m.group(1)) in ctx.question_stems else None

@@ -221,6 +221,10 @@ def _verdict(ctx: Context) -> str | None:
             and not _NEGATION_RE.search(head) and not (ctx.question and _ALL_RE.search(ctx.question)):
         return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
     elliptic = _ELLIPTIC_RE.match(head)
+    subject_name = re.fullmatch(r"\W*([A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*)\s*", head[:elliptic.start("yes")]) if elliptic and elliptic.group("yes") else None
+    if subject_name and ctx.question and subject_name.group(1).split()[0].lower() not in _YES | {"indeed", "it", "that", "this", "they", "so", "well"} \
+            and not subject_name.group(1).lower().endswith("ly") and _other_name(subject_name.group(1), ctx):
+        return "no"  # "Canberra is." for "Is Sydney the capital of Australia?"
     if elliptic:
         negative = re.search(r"\b(?:hardly|barely|scarcely|no|nobody|none|nothing|never|rarely|seldom|few)\b", head[:elliptic.start("yes")] if elliptic.group("yes") else "", re.IGNORECASE)
         return "no" if elliptic.group("no") or negative else "yes"  # "Hardly anyone can;" denies
@@ -365,7 +369,8 @@ def _contrast_not(ctx: Context) -> str | None:
     return None
 
 
-_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
+                       r"|(?:north|south)?(?:east|west)|north|south)\b")
 
 
 def _other_place(ctx: Context) -> str | None:
@@ -406,6 +411,9 @@ def _restatement(ctx: Context) -> str | None:
         return None
     parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
     main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
+    first_shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems
+    if turn and len(first_shared) >= 2 and _NEGATION_RE.search(main):
+        return "no"  # "Norway is not an EU member, but it's in the EEA.": the first clause answers, the turn adds
     if turn and content_stems(turn[0]) & ctx.question_stems:
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
@@ -417,6 +425,8 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "It's an autonomous territory ..." for "Is Greenland a country?": the pronoun is the question's subject
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
+    if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
+        return "no"  # "Sacramento is the capital." for "Is Los Angeles the capital of California?"
     if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)) and not detail:
         return None  # it speaks of something else: not read (unless "It fell in 1989" restates the question's own date)
     if _other_name(main, ctx):
@@ -457,7 +467,7 @@ def _other_kind(main: str, question: str) -> bool:
     return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
 
 
-_ANTONYM_PAIRS = ("fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
+_ANTONYM_PAIRS = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
 _ANTONYMS: dict[str, set[str]] = {}
