@@ -583,7 +583,9 @@ def test_shards_follow_the_model_speed_and_a_dead_server_loses_at_most_one(serve
     # server could answer at best in 0.5 s (4 in flight, 0.1 s each), never fewer than the concurrency
     assert sizes[0] == 8 and all(4 <= s <= 20 for s in sizes[1:]), sizes
     answered = posts_before_death
-    assert stored == sum(sizes) and answered - stored <= max(sizes), (answered, stored, sizes)
+    # lost: the answered rows of the shard that failed, and of the next shard's requests that took the slots its
+    # last requests left free (fewer than the concurrency: under one round trip of work)
+    assert stored == sum(sizes) and answered - stored <= max(sizes) + model.concurrency - 1, (answered, stored, sizes)
     # resuming asks only for what is missing
     fake.answer = original
     seen = len(fake.posts())
