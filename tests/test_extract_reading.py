@@ -170,3 +170,196 @@ def test_a_disclaimer_in_the_first_person_is_not_the_answer():
               "Which team won the most recent title?") == "Dolphins"
     # counter-example: no pronoun, the side that restates the question is still dropped
     assert tx("Ottawa is the capital of Canada.", "What is the capital of Canada?") == "Ottawa"
+
+
+def test_a_heading_or_list_opening_the_answer():
+    assert tx("### Short answer\nJupiter\n\n### Details\nJupiter has 95 moons; Saturn has more by some counts.",
+              "Which planet is the most massive?") == "Jupiter"
+    assert tx("1. Pacific\n2. Atlantic\n3. Indian\n\nThe Pacific is by far the largest.", "Which ocean is the largest?") == "Pacific"
+    # counter-example: a heading that is no answer label leaves the prose to answer
+    assert tx("### Background\nThe largest ocean is the Pacific.", "Which ocean is the largest?") == "Pacific"
+
+
+def test_a_guess_asked_back_then_corrected():
+    assert tx("Sydney? No - the capital is Canberra. Sydney is the biggest city.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Sydney? No - the capital is Canberra.", "What is the capital of Australia?", disable=("answer_inside_sentence",)) is None
+
+
+def test_unsure_but_committed():
+    assert tx("I'm not 100% sure, but I believe it's the Nile.", "What is the longest river?") == "Nile"
+    # counter-example: unsure between two answers commits to neither
+    assert tx("I'm not sure, it's either the Nile or the Amazon.", "What is the longest river?") is None
+
+
+def test_subject_forms():
+    assert tx("The lungs take in oxygen with every breath.", "Which organ takes in oxygen?") == "lungs"
+    assert tx("The River Seine runs through Paris.", "Which river runs through Paris?") == "River Seine"
+    assert tx("Marie Curie and Pierre Curie shared the 1903 prize with Becquerel.", "Who discovered radium?") == "Marie Curie and Pierre Curie"
+    # counter-example: two countries named for a "which country" question are not joined
+    assert tx("Norway and Sweden both claim it.", "Which country invented skiing?") != "Norway and Sweden"
+
+
+def test_elliptical_verdicts_with_a_noun_subject():
+    assert yn("The bark isn't; the berries are, though.", "Is yew bark poisonous?") == "no"
+    assert yn("Emperor penguins do: they huddle for warmth.", "Do emperor penguins huddle?") == "yes"
+    # counter-example: a marked answer still decides
+    assert yn("The answer is: no", "Is lead a noble metal?") == "no"
+
+
+def test_quantities_and_adverbs_as_verdicts():
+    assert yn("Plenty. The reef is home to hundreds of species.", "Does the reef have fish?") == "yes"
+    assert yn("Not directly. Viruses cause colds.", "Does cold weather cause colds?") == "no"
+    assert yn("Some do, but not all.", "Do all birds migrate?") == "no"
+    # counter-examples: "not only" adds; "some do" answers yes when the question is not about all
+    assert yn("Some do.", "Do bats use echolocation?") == "yes"
+
+
+def test_another_place_than_the_question_names():
+    assert yn("It's actually in Tanzania, near the Kenyan border.", "Is Mount Kilimanjaro in Kenya?") == "no"
+    assert yn("It's actually in Tanzania.", "Is Mount Kilimanjaro in Kenya?", disable=("negation",)) != "no"
+    # counter-example: the place the question names
+    assert yn("It's in Kenya, north of Nairobi.", "Is Mount Kenya in Kenya?") != "no"
+
+
+def test_the_one_full_name_for_who():
+    assert tx("The Persistence of Memory is among Salvador Dali's best-known paintings.", "Who painted 'The Persistence of Memory'?") == "Salvador Dali"
+    # counter-example: a name with its title and numeral stays whole
+    assert tx("King George V\n\nHe reigned from 1910 to 1936.", "Who was the British monarch in 1920?") == "King George V"
+
+
+def test_the_owner_of_the_questions_thing():
+    assert tx("Saturn's rings are made mostly of ice.", "Which planet has the most visible rings?") != "ice"
+    assert tx("Neptune's Great Dark Spot was a storm seen by Voyager 2.", "Which planet had the Great Dark Spot?") == "Neptune"
+    # counter-example: the owner is the question's own word
+    assert tx("Jupiter's largest moon is Ganymede.", "What is Jupiter's largest moon?") == "Ganymede"
+
+
+def test_yes_and_no_and_not_yet():
+    assert yn("Yes and no - it depends on how you measure it.", "Is the Nile the longest river?") is None
+    assert yn("Not yet. Only probes have been there.", "Have people walked on Venus?") == "no"
+    # counter-example: "yes, and ..." adds to a yes
+    assert yn("Yes, and not only that: it is the capital.", "Is Oslo in Norway?") == "yes"
+
+
+def test_another_count_than_the_question_gives():
+    assert yn("Insects have six legs.", "Do insects have eight legs?") == "no"
+    assert yn("Insects have six legs.", "Do insects have eight legs?", disable=("answer_inside_sentence",)) is None
+    # counter-examples: the same count, and a bound rather than a count
+    assert yn("All insects have six legs and three body parts.", "Do insects have six legs?") == "yes"
+    assert yn("It's possible: one student folded paper 12 times.", "Can paper be folded more than 7 times?") == "yes"
+
+
+def test_pleasantry_exclamation_and_numbered_names():
+    assert tx("Well, that's a classic! Johannes Vermeer painted it around 1665.", "Who painted 'Girl with a Pearl Earring'?") == "Johannes Vermeer"
+    assert tx("Voyager 1 carried the Golden Record out of the solar system first.", "Which probe first carried a record out of the solar system?") == "Voyager 1"
+    # counter-example: a one-word exclamation that answers
+    assert tx("Mars! It's the fourth planet.", "Which planet is red?") == "Mars"
+
+
+def test_exaggerations_not_only_and_adverbs_before_not():
+    assert yn("That's an exaggeration. They sense blood at close range only.", "Can sharks smell blood miles away?") == "no"
+    assert yn("Not only allowed, it's encouraged.", "Is cycling allowed in the park?") == "yes"
+    assert yn("It's generally not harmful, though it may sting.", "Is a nettle sting dangerous?") == "no"
+    # counter-example: an adverb before a plain affirmation
+    assert yn("It's generally safe, though it may sting.", "Is a nettle sting safe?") == "yes"
+
+
+def test_latex_around_a_short_answer_and_owner_needs_a_cue():
+    assert tx("$\\text{Madrid}$", "What is the capital of Spain?") == "Madrid"
+    # counter-example: the dog's owner is not the dog's name
+    assert tx("Alice's cat is called Dinah.", "What is the name of the cat in 'Alice in Wonderland'?") == "Dinah"
+
+
+def test_negative_subjects_and_adverb_not():
+    assert yn("Hardly anyone can; the reflex is too strong.", "Can people lick their elbow?") == "no"
+    assert yn("Sadly not.", "Can pigs fly?") == "no"
+    # counter-example: an adverb and yes
+    assert yn("Sadly, yes.", "Is the glacier shrinking?") == "yes"
+
+
+def test_the_first_bold_when_it_opens_the_answer():
+    out = "**Edmund Hillary** and Tenzing Norgay reached it in 1953, decades after **George Mallory** vanished."
+    assert tx(out, "Who first climbed Everest with Tenzing Norgay?") == "Edmund Hillary"
+    # counter-example: reasoning first, the bold answer last
+    assert tx("Mallory tried in 1924 and vanished. The first to succeed was **Edmund Hillary**.",
+              "Who first climbed Everest with Tenzing Norgay?") == "Edmund Hillary"
+
+
+def test_loops_adverbs_and_clauses_about_the_answer():
+    assert tx("Lima Lima Lima Lima Lima", "What is the capital of Peru?") == "Lima"
+    assert tx("Toronto narrowly, though Montreal was larger until the 1970s.", "What is the largest city in Canada?") == "Toronto"
+    assert tx("The Caspian is often cited, but strictly it's a lake.", "Which sea is the largest?") != "it's a lake"
+    # counter-example: a word ending in -ly that is part of the answer
+    assert tx("Italy", "Which country is shaped like a boot?") == "Italy"
+
+
+def test_yes_no_partial_truths_none_and_a_restated_date():
+    assert yn("Partly true for adults, partly false for children.", "Is coffee good for you?") is None
+    assert yn("None native. The island has no native snakes.", "Are there snakes in Iceland?") == "no"
+    assert yn("That's an oversimplification; there are more.", "Are there only three states of matter?") == "no"
+    assert yn("It opened on 4 July 1976, after years of work.", "Did the museum open in 1976?") == "yes"
+    # counter-example: "Nonetheless" is not "none"
+    assert yn("Nonetheless, yes.", "Is the bridge safe?") == "yes"
+
+
+def test_end_of_turn_tokens_without_underscores():
+    assert tx("Lisbon<end_of_turn>\n<start_of_turn>user\nWhat is the capital of Spain?", "What is the capital of Portugal?") == "Lisbon"
+    assert own_answer("Lisbon<endofturn>\nnext").strip() == "Lisbon"
+
+
+def test_answers_in_other_languages():
+    assert tx("Die Hauptstadt ist Wien.", "What is the capital of Austria?") == "Wien"
+    assert tx("La capitale de l'Italie est Rome.", "What is the capital of Italy?") == "Rome"
+    assert yn("Ja, er liegt in Ägypten.", "Is the Nile in Egypt?") == "yes"
+    assert yn("Non, c'est une île.", "Is Corsica a country?") == "no"
+    # counter-example: "non-" as a prefix is no answer word
+    assert yn("Non-stick pans are coated, yes.", "Are non-stick pans coated?") == "yes"
+
+
+def test_remarks_consensus_and_initials():
+    assert tx("This is debated. Most sources list Mount Everest, though Chimborazo is farthest from Earth's centre.",
+              "What is the highest mountain?") == "Mount Everest"
+    assert tx("This is debated.", "What is the highest mountain?") is None
+    assert tx("C.S. Lewis wrote the Narnia books in the 1950s.", "Who wrote the Narnia books?") == "C.S. Lewis"
+
+
+def test_yes_no_other_kind_appearance_opposite():
+    assert yn("Asia is a continent of 48 countries.", "Is Asia a country?") == "no"
+    assert yn("The Sun is a G-type main-sequence star.", "Is the Sun a star?") == "yes"  # counter-example: the asked kind is named
+    assert yn("Snow looks white, but it's actually clear ice.", "Is snow white?") == "no"
+    assert yn("Quite the opposite: it's the wettest.", "Is the Amazon the driest forest?") == "no"
+    assert yn("They sure do, all year.", "Do pines keep their needles?") == "yes"
+    assert yn("Lagos is in Nigeria.", "Is Lagos in Ghana?") == "no"
+    assert yn("Lagos is in Nigeria.", "Is Lagos in Nigeria?") == "yes"  # counter-example: the same place
+
+
+def test_text_labels_beliefs_comparisons_and_degenerate_outputs():
+    assert tx("Mercury: one orbit takes only 88 Earth days, the shortest of all.", "Which planet has the shortest year?") == "Mercury"
+    assert tx("- Name: Victoria Falls\n- Country: Zambia", "What is the widest waterfall?") == "Victoria Falls"  # counter-example: a label
+    assert tx("Most people guess Sydney. It's actually Canberra.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Mandarin narrowly beats English, counting native speakers.", "Which language has the most speakers?") == "Mandarin"
+    assert tx("the the the xyz", "What is the capital of Chile?") is None
+    assert tx("Oceans are fascinating. They cover most of the planet.", "Which ocean is the deepest?") is None
+    assert tx("There is no single capital, but Amsterdam is the constitutional capital.", "What is the capital of the Netherlands?") == "Amsterdam"
+    assert tx("Sucre is the constitutional capital.", "What is the capital of Bolivia?") == "Sucre"
+
+
+def test_yes_no_quantities_antonyms_and_other_names():
+    assert yn("One of the best - it's used in cables.", "Is copper a good conductor?") == "yes"
+    assert yn("Many: Hamlet, Macbeth and Othello.", "Did Shakespeare write tragedies?") == "yes"
+    assert yn("Most do, but not all.", "Do all cats hate water?") == "no"
+    assert yn("Quito is the capital of Ecuador.", "Is Quito the capital of Peru?") == "no"
+    assert yn("Quito is the capital of Ecuador.", "Is Quito the capital of Ecuador?") == "yes"  # counter-example
+    assert yn("Tortoises are among the slowest reptiles.", "Do tortoises move fast?") == "no"
+    assert yn("Cheetahs are the fastest land animals.", "Are cheetahs fast?") == "yes"  # counter-example: the quality itself
+    assert yn("Trials found no link between chocolate and acne.", "Does chocolate cause acne?") == "no"
+    assert yn("No clear answer - the records conflict.", "Was the tower finished in 1350?") is None
+    assert yn("Brown bears are bears, obviously.", "Is a brown bear a bear?") == "yes"
+    assert yn("Koalas are marsupials.", "Is a koala a bear?") == "no"
+
+
+def test_long_names_stay_whole_and_disputed_figures_hedge():
+    assert tx("The Statue of Unity, at 182 metres tall.", "What is the name of the tallest statue?") == "Statue of Unity"
+    assert tx("The cheetah and the pronghorn are usually named, but measurements are disputed.", "What is the fastest land animal?") is None
+    # counter-example: one answer, its figure disputed only in passing
+    assert tx("The cheetah; its top speed is often quoted as 110 km/h.", "What is the fastest land animal?") == "cheetah"

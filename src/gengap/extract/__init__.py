@@ -21,13 +21,18 @@ choice      JSON, ``\\boxed{}``, a self-correction, a marked letter or option, a
             one option named by text, paraphrase ("a carnivore" for "Carnivorous") or value
             ("3.14159" for "3.14"), the last parenthesized letter.
 yes_no      JSON, ``\\boxed{}``, a self-correction, a marked answer, yes/no/true/false first (not
-            "no doubt", "no wonder"), a refusal, a verdict without those words ("Certainly",
-            "That's a myth", "Not at all", "It does not"), a concluding "so, no", a hedge, the last
-            yes/no word, a restatement of the question, negated or not.
+            "no doubt", "no wonder"; "Yes and no" or a closing "So it depends" is no answer), a
+            refusal, a verdict without those words ("Certainly", "That's a myth", "Not at all",
+            "It does not", "The fruit isn't;", "Plenty"), a concluding "so, no", a hedge, a table row
+            before the notes under it, the last yes/no word, a contrast that denies the question's
+            term ("..., not relativity") or names another place, a restatement of the question,
+            negated or with another count than the question's.
 text        JSON, ``\\boxed{}``, a refusal, a self-correction, a marked answer, a bold span, a
-            table cell, a short answer opening the output, a hedge or an unfinished ramble
-            (unextracted), a quoted span, the span of a sentence that answers the question
-            (the words the question already says are not the answer).
+            table cell (or the cell under the column the question names), a short answer opening the
+            output (a bare phrase keeps the question's words that end it: "white blood cells"), a
+            hedge or an unfinished ramble (unextracted), a quoted span, the span of a sentence that
+            answers the question (the words the question already says are not the answer; the
+            subject when it asks who or what does something; the one full name when it asks who).
 ==========  ================================================================================
 
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count

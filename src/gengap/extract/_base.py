@@ -320,7 +320,7 @@ HEDGE_RE = re.compile(
     r"|estimates\s+(?:vary|range|differ)\b(?![^.]*\b(?:i'?d|i\s+would|most\s+(?:\w+\s+)?(?:say|put|give)|best\s+(?:guess|estimate)|usually|commonly|typically|about|around)\b)|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+say"
     r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
     r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
-    r"|toss[-\s]up|coin[-\s]?(?:flip|toss)|either\s+(?:one\s+)?(?:could|would|might|may)\s+be\s+(?:right|correct|fine|acceptable)|i\s+(?:can'?t|cannot)\s+(?:choose|pick|decide)\b"
+    r"|(?:measurements|figures|estimates|records|claims|sources)\s+(?:are|remain)\s+(?:\w+\s+)?(?:disputed|contested|debated|unreliable|inconsistent)|toss[-\s]up|coin[-\s]?(?:flip|toss)|either\s+(?:one\s+)?(?:could|would|might|may)\s+be\s+(?:right|correct|fine|acceptable)|i\s+(?:can'?t|cannot)\s+(?:choose|pick|decide)\b"
     r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
     re.IGNORECASE,
 )
@@ -418,7 +418,8 @@ _CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|
                               r"|(?<=[.!?])[ \t]+(?:Question|Q|Problem)\s*\d*\s*:\s", re.IGNORECASE)
 
 
-_END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_end\|>|<\|eot_id\|>|<eos>|<end_of_turn>|<\|end\|>")
+# (cleaning may have dropped the underscores: "<endofturn>")
+_END_TOKEN_RE = re.compile(r"</s>|<\|endoftext\|>|<\|im_?end\|>|<\|eot_?id\|>|<eos>|<end_?of_?turn>|<start_?of_?turn>|<\|end\|>")
 _NEXT_QUESTION_RE = re.compile(r"\n\s*(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"
                                r"|should|has|have)\b[^\n]*\?", re.IGNORECASE)
 _ECHO_RE = re.compile(r"^\s*(?:(?:q|question)\s*\d*\s*[:.]\s*)?(?:what|which|who|whom|whose|how|is|are|can|could|do|does|did|when|where|why|was|were|will|would"

@@ -25,6 +25,7 @@ from gengap.extract._base import (
 
 _TEXT_MARK_RE = re.compile(
     r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
+    r"|(?:^|\n)[ \t]*(?:short|quick|brief|direct|simple|final|the)\s+answer[ \t]*:?[ \t]*\n"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
@@ -43,7 +44,7 @@ _LEAD_RE = re.compile(
 )
 _CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
                             re.IGNORECASE)
-_COPULA_RE = re.compile(r"\s(?:is|was|are|were|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
+_COPULA_RE = re.compile(r"\s(?:is|was|are|were|ist|est|es|é|è|är|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
 _PASSIVE_BY_RE = re.compile(r"\b(?:\w+ed|\w+en|made|done|built|written|painted|invented|discovered|founded|led|sung|won|held|given|drawn)\s+by\s",
                             re.IGNORECASE)
@@ -78,6 +79,9 @@ _HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|profe
 
 
 def _strip(span: str) -> str:
+    if "\\" in span or "$" in span:  # "$\text{Warsaw}$": LaTeX around the answer
+        span = re.sub(r"\\(?:text|textbf|textit|mathrm|mathbf|operatorname)\s*\{([^{}]*)\}", r"\1", span)
+        span = re.sub(r"^\s*\$+\s*(.*?)\s*\$+\s*$", r"\1", span)
     span = _HONORIFIC_RE.sub("", span.strip().strip(_QUOTES).strip())
     span = re.sub(r"^(?:the|a|an)\s+(?=\S)", "", span, flags=re.IGNORECASE) if len(span.split()) > 1 else span
     return span.strip(_QUOTES).strip()
@@ -166,7 +170,7 @@ _PREDICATE_PREP_RE = re.compile(r"^(?:(?:best|most|\w+ly)\s+)?(?:famous|famed|re
                                 r"(?:(?:playing|making|writing|being|using|having)\s+)?", re.IGNORECASE)
 
 
-_INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?:ay)?|sure)\s*[,!.:;]\s+", re.IGNORECASE)
+_INTERJECTION_RE = re.compile(r"^\W*(?:yes|no|yeah|yep|right|correct|indeed|ok(?:ay)?|sure)(?:\s*[,!.:;]|\s+-)\s+", re.IGNORECASE)
 _PRO_FORM_RE = re.compile(r"^(?:the|this|that)\s+(?:\w+\s+){0,2}one\b", re.IGNORECASE)
 _WHICH_NOUN_RE = re.compile(r"^\W*(?:(?:in|on|at|from|to|of|around|near)\s+)?(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|can\b)[a-z]+",
                             re.IGNORECASE)
@@ -201,13 +205,24 @@ _DATE_RE = re.compile(rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}
 _ASKS_TIME_RE = re.compile(r"^\W*(?:when\b|(?:in\s+)?(?:what|which)\s+(?:year|date|century|decade|month|day)\b)", re.IGNORECASE)
 
 
+# a name owning the question's thing: "Jupiter's Great Red Spot ...", "Canada's maple leaf flag ..."
+_OWNER_RE = re.compile(r"^\W*(?:the\s+)?((?:[A-Z][\w-]+\s+){0,3}[A-Z][\w-]+)'s\s+((?:[A-Za-z][\w-]*\s+){0,3}?[A-Za-z][\w-]*)\s+"
+                       r"(?=is\b|was\b|are\b|were\b|has\b|had\b|lies\b|stands\b)")
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
+    if _VERDICT_ONLY_RE.match(sentence):
+        return None  # "This is debated."
     if ctx.question and _ASKS_TIME_RE.match(ctx.question):
         when = [d for d in _DATE_RE.findall(sentence) if d not in ctx.question]
         if when:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
     s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    owner = _OWNER_RE.match(s)
+    if owner and ctx.question and re.search(r"\b(?:its|their|his|her|whose|has|have|had)\b", ctx.question, re.IGNORECASE) and not _is_question_word(owner.group(1).split()[-1], ctx) \
+            and all(_is_question_word(w, ctx) for w in owner.group(2).split()):
+        return owner.group(1)  # "Jupiter's Great Red Spot is a storm" for "Which planet has the Great Red Spot?"
     opening = _SUBORDINATE_RE.match(s)
     disclaimer = opening is not None and bool(re.match(r"but\b", s[opening.end():], re.IGNORECASE)) and bool(_FIRST_PERSON_RE.search(s[opening.end():]))
     if opening and not disclaimer and not (ctx.question and content_stems(opening.group(0)) & ctx.question_stems
@@ -217,7 +232,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if len(segments) > 1 and ctx.question:  # "from general knowledge: the ceiling was painted by ..."
         s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
-    if len(contrast) == 2 and ctx.question and content_stems(contrast[1]) & ctx.question_stems and not _FIRST_PERSON_RE.search(contrast[1]):
+    denied = len(contrast) == 2 and re.match(r"\W*there\s+(?:is|are|was|'s)\s+no\b", contrast[0], re.IGNORECASE) and _COPULA_RE.search(f" {contrast[1]} ")
+    if len(contrast) == 2 and ctx.question and (content_stems(contrast[1]) & ctx.question_stems or denied) and not _FIRST_PERSON_RE.search(contrast[1]):
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
     concluded = _SO_CLAUSE_RE.split(s)
     if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
@@ -236,7 +252,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
                                          and len(right.split()) > len(left.split())))) else right
         if s == left and re.search(r"\b(?:it|this|that|he|she|they)$", left, re.IGNORECASE) and _has_content(right, ctx):
             s = right  # "As of my last update it was Pope Francis": the pronoun stands for what is asked
-        if s == right and q_left == q_right and ctx.question and _WHICH_NOUN_RE.match(ctx.question) and _is_name(left, ctx) \
+        if s == right and q_left == q_right and ctx.question and re.match(r"\W*(?:what|which|who|whom)\b", ctx.question, re.IGNORECASE) and _is_name(left, ctx) \
                 and not _is_name(right, ctx):
             s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
         if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
@@ -283,7 +299,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
     while len(tokens) > 1 and (tokens[0].lower() in _LIGHT_VERBS or (tokens[0].islower() and tokens[0].endswith("ly"))):
         tokens.pop(0)
     s = " ".join(tokens)
-    if ctx.question and len(tokens) > 3:
+    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx):  # "Great Wall of China" stays whole
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
@@ -304,15 +320,24 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = names[0]  # "That honour goes to Marie Curie": a person is asked for
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None
-    if _no_answer_words(s):
-        return None
+    if _no_answer_words(s) or re.match(r"(?:it|that|this|they|he|she)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", s, re.IGNORECASE):
+        return None  # "it's a lake": a clause about the answer, not the answer
+    if ctx.question and re.match(r"\W*who\b", ctx.question, re.IGNORECASE) and len(s.split()) > 2:
+        names = [re.sub(r"'s$", "", n) for n in _FULL_NAME_RE.findall(s) if n.split()[0].lower() not in _NOT_NAMES]
+        if len(names) == 1 and " and " not in s and any(t[:1].islower() for t in s.split()):
+            s = names[0]  # "among Salvador Dali's best-known paintings": the person asked for
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
 
 
-_ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
+_ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
                               r"|can\b|could\b|will\b|would\b|should\b|may\b|might\b|must\b)([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _verb_root(word: str) -> str:
+    """A verb without its ending, to find the question's verb in the answer ("filters" ~ "filter")."""
+    return re.sub(r"(?:es|s|ed|ing)$", "", word.lower()) if len(word) > 4 else word.lower()
 
 
 def _subject(s: str, ctx: Context) -> str | None:
@@ -325,28 +350,36 @@ def _subject(s: str, ctx: Context) -> str | None:
         return None
     asks = _ASKS_SUBJECT_RE.match(ctx.question)
     if asks:  # the question's verb in the sentence: what comes before it is its subject
-        verb = stem(asks.group(1))
+        verb = _verb_root(asks.group(1))
         tokens = s.split()
         for i, token in enumerate(tokens[1:5], start=1):
-            if stem(token.strip(_QUOTES)) == verb:
+            if _verb_root(token.strip(_QUOTES)) == verb:
                 before = " ".join(tokens[:i])
-                if not any(_is_question_word(w, ctx) for w in tokens[:i]) and _has_content(before, ctx) \
+                if (not any(_is_question_word(w, ctx) for w in tokens[:i]) or _is_name(before, ctx)) and _has_content(before, ctx) \
                         and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
                     return _strip(re.sub(r"'s$", "", before)) or None  # "Canada's flag has ..." for "Which country's flag ...?"
                 break
-    head = _CAPITAL_NAME_RE.match(s)
+    initials = re.match(r"(?:[A-Z]\.\s?){1,3}(?=[A-Z][a-z])", s)  # "J.R.R. Tolkien wrote ..."
+    head = _CAPITAL_NAME_RE.match(s, initials.end() if initials else 0)
     if not head or len(head.group(0)) >= len(s) or not s[:1].isupper():
         return None
-    name = re.sub(r"'s$", "", head.group(0))  # "Canada's flag has ...", asked which country's flag
+    numeral = re.match(r"\s+(?:\d+|[IVX]+)\b(?!\s*[%.,]\d)", s[head.end():])  # "Apollo 11", "Louis XIV"
+    head_end = head.end() + (numeral.end() if numeral else 0)
+    name = re.sub(r"'s$", "", s[:head_end].strip())  # "Canada's flag has ...", asked which country's flag
     parts = name.split()
     if parts[0].lower() in _NOT_NAMES or _GENERIC_SUBJECT_RE.match(name) or not _has_content(name, ctx):
         return None
     start = 1 if parts[0].lower() == "the" and len(parts) > 1 else 0
     if _is_question_word(parts[start], ctx):
         return None  # the question's own subject opens the sentence
-    rest = s[head.end():].split()
+    joined = re.match(r"\s+and\s+((?:[A-Z][\w'-]+\s+){0,3}[A-Z][\w'-]+)", s[head_end:])
+    if joined and re.match(r"\W*who\b", ctx.question, re.IGNORECASE):  # "James Watson and Francis Crick discovered it"
+        name, head_end = f"{name} and {joined.group(1)}", head_end + joined.end()
+    rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
     person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    person = person or bool(re.match(r"(?:\w+ly\s+)?(?:beats?|tops?|leads?|overtakes?|outnumbers?|exceeds?|surpasses?|outranks?|edges?\s+out|wins?|won)\b",
+                                     " ".join(rest[:3]), re.IGNORECASE))
     return _strip(name) if speaks or person else None
 
 
@@ -359,11 +392,16 @@ def _is_name(side: str, ctx: Context) -> bool:
     return bool(_CAPITAL_NAME_RE.fullmatch(name)) and any(not _is_question_word(w, ctx) for w in name.split())
 
 
+_EVALUATIVE = frozenset("""fascinating interesting amazing beautiful complicated important unique diverse huge big small large great
+wonderful incredible remarkable common rare popular famous different various many several numerous varied tricky""".split())
+
+
 def _no_answer_words(span: str) -> bool:
     """A span no answer is made of: function words only ("answer", "the one"), a quantifier ("many"),
     a negated verb ("wasn't")."""
     tokens = [t.strip(_QUOTES).lower() for t in span.split()]
-    return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0].endswith("n't")))
+    return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0] in _EVALUATIVE
+                                                                          or tokens[0].endswith("n't")))
 
 
 def _short(text: str) -> bool:
@@ -405,7 +443,7 @@ def _refusal(ctx: Context) -> str | None:
         return ABSTAIN
     if ctx.question:
         for m in _HAS_NO_RE.finditer(ctx.text):
-            if stem(m.group(1)) in ctx.question_stems:
+            if stem(m.group(1)) in ctx.question_stems and not re.match(r"[^.;\n]*,?\s+but\s", ctx.text[m.end():]):
                 return ABSTAIN  # "it never existed, so it has no capital"
     return None
 
@@ -500,7 +538,8 @@ def _bold(ctx: Context) -> str | None:
              and not b.rstrip().endswith(":") and not _off_type(b.strip(), ctx)]
     if not found:
         return None
-    span = _strip(_clause(found[-1]))
+    opening = ctx.raw.lstrip().startswith("**" + found[0])  # "**Amundsen** reached it ... before **Scott**": the first stated
+    span = _strip(_clause(found[0] if opening else found[-1]))
     return span if _short(span) else None
 
 
@@ -611,15 +650,35 @@ def _alternative(head: str, ctx: Context) -> str | None:
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^\W*(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*$", re.IGNORECASE)
+# "This is debated.", "It's complicated.": a remark about the question, no answer
+_VERDICT_ONLY_RE = re.compile(r"^\W*(?:this|that|it)(?:'s|\s+is|\s+was)\s+(?:\w+\s+)?(?:debated|disputed|contested|controversial|complicated|tricky"
+                              r"|complex|subjective|unclear|uncertain|unknown|ambiguous|a\s+(?:tricky|good|hard|difficult)\s+one)\W*$", re.IGNORECASE)
+_TRAILING_ADVERB_RE = re.compile(r"\s+(?:narrowly|barely|probably|mostly|roughly|approximately|definitely|certainly|likely|possibly|arguably"
+                                r"|technically|officially|traditionally|usually|generally|typically|originally|historically|currently"
+                                r"|clearly|obviously|apparently|presumably|overall|too|again|though)$")
+_BELIEF_RE = re.compile(r"^\W*(?:most|many|some|a\s+lot\s+of)\s+(?:people|folks|visitors|tourists|students)\s+(?:\w+\s+)?(?:guess|think|say|assume|believe|expect)\b",
+                        re.IGNORECASE)
+_UNSURE_BUT_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\S+\s+){0,2}(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong|not\s+(?:\S+\s+){0,2}sure)"
+                            r"[^,;]{0,30}[,;]\s*but\s+", re.IGNORECASE)
+_PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:that'?s|that\s+is|what)\s+(?:a|an)\s+(?:\w+\s+)?(?:one|question)\W*"
+                            r"|(?:that'?s|what)\s+(?:a|an)\s+(?:\w+\s+){0,2}\w+\s*!+)$", re.IGNORECASE)
 
 
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
-    text = _without_tables(ctx.text)
+    text = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
+    looped = re.fullmatch(r"\s*(\w[\w'-]*(?:\s+\w[\w'-]*)??)[.!]?(?:\s+\1[.!]?){2,}\s*", text)
+    if looped:
+        return _strip(looped.group(1))  # "Cairo Cairo Cairo ...": a base model repeating its answer
+    if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
+        text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
     head, _ = first_part(text)
-    if _PLEASANTRY_RE.match(head):
-        return None  # "That's a fun one!": a pleasantry, not an answer
+    if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?") or _VERDICT_ONLY_RE.match(head):
+        return None  # "That's a fun one!", "Casablanca? No - ...": a pleasantry or a guess asked back, not an answer
+    head = _UNSURE_BUT_RE.sub("", head, count=1)  # "I'm not 100% sure, but I believe it's the Pacific."
+    if _BELIEF_RE.match(head) and not re.search(r"\bbut\b", head):
+        rest = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
+        head = re.sub(r"^\W*(?:it|that)(?:'s|\s+is)\s+(?:actually|really|in\s+fact)\s+", "", rest) if rest else head  # "Most people guess X. It's actually Y."
     head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
@@ -630,7 +689,12 @@ def _answer_first(ctx: Context) -> str | None:
         return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
-        head = label.group(2)  # "The coldest continent: Antarctica"
+        if ctx.question and label.group(1)[:1].isupper() and len(label.group(1).split()) <= 3 and _has_content(label.group(1), ctx) \
+                and not any(_is_question_word(w, ctx) for w in label.group(1).split()) and len(label.group(2).split()) >= 5 \
+                and not re.search(r"\d|^(?:step|note|answer|assistant|user|summary|explanation|reason|example|tl;?dr|q|a)\b", label.group(1), re.IGNORECASE):
+            head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
+        else:
+            head = label.group(2)  # "The coldest continent: Antarctica"
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
@@ -643,6 +707,7 @@ def _answer_first(ctx: Context) -> str | None:
         if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx):
             return _span(clause, ctx)
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if _bare(clause, ctx) else _trim_question_words(_strip(clause), ctx)
+        span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
         if _foreign(span, ctx) or _no_answer_words(span):
             return None  # "The answer:" with nothing after it
         quoted = _QUOTED_RE.search(span)
@@ -669,6 +734,14 @@ def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
     return whole == phrase.strip().strip(_QUOTES) and 1 < len(phrase.split()) <= 4 and "\n" not in whole \
         and not all(_is_question_word(w, ctx) or w.lower().strip(_QUOTES) in STOPWORDS for w in phrase.split()) \
         and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
+
+
+_GARBLED_RE = re.compile(r"\b(the|a|an|of|and|to|in)\s+\1\b", re.IGNORECASE)
+
+
+def _garbled(ctx: Context) -> str | None:
+    """"asdf qwerty the the the": a function word repeated back to back is a degenerate output, no answer."""
+    return ABSTAIN if _GARBLED_RE.search(ctx.text) else None
 
 
 def _hedge(ctx: Context) -> str | None:
@@ -713,14 +786,42 @@ def _in_sentence(ctx: Context) -> str | None:
             span = _span(part, ctx)
             if span is not None and _off_type(span, ctx) and (i + 1 < len(about) or re.match(r"\W*there\s+(?:are|were|is|was)\b", part, re.IGNORECASE)):
                 continue  # a bare number where none is asked: a count of things ("There are around 18 species") answers nothing
-            return span
+            return span if span is not None else _person_named(part, ctx)
         if about:
             return None
     return _span(parts[0], ctx) if len(parts) == 1 else None
 
 
+_FULL_NAME_RE = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:\s+(?:(?:de|van|von|da|di|du|del|der|la|le|bin|al)\s+)?[A-Z][a-z][\w'-]*)+")
+
+
+def _person_named(sentence: str, ctx: Context) -> str | None:
+    """For "Who ...?": the one full name in a sentence about the question that no other reading found
+    ("Guernica is one of Pablo Picasso's most famous works")."""
+    if not ctx.question or not re.match(r"\W*who\b", ctx.question, re.IGNORECASE):
+        return None
+    names = {re.sub(r"'s$", "", n) for n in _FULL_NAME_RE.findall(sentence)
+             if n.split()[0].lower() not in _NOT_NAMES and not any(_is_question_word(w, ctx) for w in n.split())}
+    return names.pop() if len(names) == 1 else None
+
+
 # a sentence about the telling, not the answer: "Let me tell you about penguins."
 _TALK_RE = re.compile(r"^\W*(?:let\s+me|let'?s|let\s+us)\s+(?:tell|talk|explain|think|see|look|start|begin|walk)\b", re.IGNORECASE)
+
+
+_CONSENSUS_RE = re.compile(r"^\W*(?:most|many|nearly\s+all|almost\s+all|the\s+majority\s+of)\s+(?:\w+\s+)?(?:sources|experts|references|scholars"
+                           r"|geographers|historians|scientists|lists|encyclopedias|textbooks)\s+(?:list|say|give|name|cite|consider|rank|put|favou?r)\s+"
+                           r"(?:it\s+as\s+)?", re.IGNORECASE)
+
+
+def _consensus(ctx: Context) -> str | None:
+    """"This is debated. Most sources list the Nile, though ...": what most sources give is the answer."""
+    for part in sentences(_without_tables(ctx.text))[:4]:
+        m = _CONSENSUS_RE.match(part)
+        if m:
+            span = _strip(_clause(part[m.end():], lead=False))
+            return span if span and _short(span) and _has_content(span, ctx) else None
+    return None
 
 
 def _off_type(span: str, ctx: Context) -> bool:
@@ -734,6 +835,7 @@ RULES = (
     Rule("echo", "abstain", echo_rule),
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
+    Rule("garbled", "abstain", _garbled),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
@@ -746,4 +848,5 @@ RULES = (
     Rule("concluding", "marker", _concluding),
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
     Rule("quoted", "quotes", _quoted),
+    Rule("consensus", "answer_inside_sentence", _consensus),
 )

@@ -33,7 +33,7 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
-_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
+_NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:(?:clear|simple|single|definitive|easy|straight|straightforward|right|agreed)\s+answer|one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
 _LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
          r"|simply\s+put|answer|please|generally|usually|typically|normally|mostly|largely|[a-z]+ly(?=,)"
          r"|in\s+(?:a|some)\s+(?:sense|way)(?=\s+(?:it|they|he|she|that|this|you|we)\b)|to\s+(?:a|some)\s+(?:degree|extent)(?=\s+(?:it|they|he|she|that|this|you|we)\b)"
@@ -44,17 +44,17 @@ _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)",
 
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
-    r"|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
+    r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
-    r"(?:myth|misconception|misunderstanding|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
+    r"(?:myth|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
-    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+not\b|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
+    r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
@@ -64,9 +64,10 @@ _YES_VERDICT = (
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
-    r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|really|indeed|absolutely|still|do|does|did))?"
+    r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
     r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
-    r"|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
+    r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
+    r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
 )
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
@@ -79,7 +80,7 @@ _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'
 _CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
-                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
+                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
                           re.IGNORECASE)
 
 
@@ -157,9 +158,13 @@ def _no_idiom(ctx: Context) -> str | None:
     return _word(then.group(1)) if then else "yes"
 
 
+_BOTH_RE = re.compile(r"^\W*(?:(?:both\s+)?yes\s+and\s+no|no\s+and\s+yes|(?:partially|partly|half|somewhat)\s+(?:true|right|correct)\b|yes\s+or\s+no\s*,?\s+depending)\b", re.IGNORECASE)
+
+
 def _closing_hedge(ctx: Context) -> str | None:
-    """An answer taken back by a closing hedge ("No, not usually. ... yes, faintly. So it depends."): unextracted."""
-    return ABSTAIN if closing_hedge(ctx.prose) else None
+    """An answer taken back by a closing hedge ("No, not usually. ... yes, faintly. So it depends."), or
+    "Yes and no" opening the reply: unextracted."""
+    return ABSTAIN if _BOTH_RE.match(ctx.prose) or closing_hedge(ctx.prose) else None
 
 
 # the closing sentence gives the verdict after a turn: "Yes above sea level - but from base to peak, no. So strictly speaking, no."
@@ -173,13 +178,26 @@ def _closing(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
+# yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
+_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|oui|sim|ano|tak|da)|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet))\s*[,.!;:]", re.IGNORECASE)
+
+
 def _first_word(ctx: Context) -> str | None:
     m = _FIRST_RE.match(ctx.prose)
-    return _word(m.group(1)) if m else None
+    if m:
+        return _word(m.group(1))
+    foreign = _FOREIGN_WORD_RE.match(ctx.prose)
+    return None if foreign is None else "yes" if foreign.group("yes") else "no"
 
 
 # a short qualifying phrase before the verdict: "Botanically speaking, ...", "Measured from sea level, ..."
 _QUALIFIER_RE = re.compile(r"^\W*(?!(?:yes|no|not|never|true|false)\b)[A-Za-z][^,.;:!?]{0,40},\s+")
+
+
+# an elliptical reply with a noun subject: "The fruit isn't; ...", "Most species do."
+_ELLIPTIC_RE = re.compile(r"^\W*(?:(?:the|a|an|these|those|their|its)\s+)?(?:[\w'-]+\s+){0,2}?(?:(?P<no>isn't|aren't|wasn't|weren't|doesn't"
+                          r"|don't|didn't|can't|cannot|won't|hasn't|haven't|is\s+not|are\s+not|does\s+not|do\s+not|can\s+not)|(?P<yes>is|are|was|were|does|do|did|can|has|have))"
+                          r"\s*(?:[;:!\u2014]|\.\s|\.$|\s-\s|(?<=t)\s*,\s+but\b)", re.IGNORECASE)
 
 
 def _verdict(ctx: Context) -> str | None:
@@ -187,6 +205,10 @@ def _verdict(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
+    elliptic = _ELLIPTIC_RE.match(head)
+    if elliptic:
+        negative = re.search(r"\b(?:hardly|barely|scarcely|no|nobody|none|nothing|never|rarely|seldom|few)\b", head[:elliptic.start("yes")] if elliptic.group("yes") else "", re.IGNORECASE)
+        return "no" if elliptic.group("no") or negative else "yes"  # "Hardly anyone can;" denies
     contrary = _CONTRARY_RE.match(head)
     if contrary:  # "Contrary to popular belief, X does/doesn't ...": the clause after the comma answers
         rest = head[contrary.end():]
@@ -269,10 +291,13 @@ _ALL_RE = re.compile(r"\b(?:all|every|always|everyone|everything)\b", re.IGNOREC
 _NOT_ALL_RE = re.compile(r"^\W*(?:(?:almost|nearly|not|virtually)\s+(?:all|every|always)|not\s+(?:quite\s+)?(?:all|every))\b", re.IGNORECASE)
 
 
+_SOME_RE = re.compile(r"^\W*(?:only\s+)?(?:some|a\s+few|few|not\s+many|many|most|several)\b(?!\s+(?:say|think|believe|argue|claim)\b)", re.IGNORECASE)
+
+
 def _not_all(ctx: Context) -> str | None:
     """"Almost all", "not every" for a question about all or every: no."""
-    if ctx.question and _NOT_ALL_RE.match(ctx.prose) and _ALL_RE.search(ctx.question):
-        return "no"
+    if ctx.question and _ALL_RE.search(ctx.question) and (_NOT_ALL_RE.match(ctx.prose) or _SOME_RE.match(ctx.prose)):
+        return "no"  # "Some do, but not all." for "Do all birds migrate?"
     return None
 
 
@@ -307,6 +332,35 @@ def _contrast_not(ctx: Context) -> str | None:
     return None
 
 
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)")
+
+
+def _other_place(ctx: Context) -> str | None:
+    """The opening sentence puts the question's subject in another place, or by another agent, than the
+    question says, with the same preposition: no; in the same one: yes."""
+    if not ctx.question:
+        return None
+    asked = {(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(ctx.question) if m.start() > 0}
+    if not asked:
+        return None
+    head, _ = first_part(ctx.prose)
+    head = re.split(r",\s+(?:near|next\s+to|close\s+to|not\s+far\s+from|just\s+(?:across|over))\b", head, maxsplit=1)[0]
+    said = [(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(head)]
+    if not said or _NEGATION_RE.search(head):
+        return None
+    preps = {p for p, _ in asked}
+    same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
+    acronyms = {"".join(w[0] for w in n.split()).lower() for _, n in asked} | {n.lower() for _, n in asked}
+    other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())
+             and "".join(w[0] for w in n.split()).lower() not in acronyms]  # "the European Union" for "the EU"
+    if same:
+        return None  # the question's own place: the other rules read it
+    pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", head, re.IGNORECASE)
+    subject = re.match(r"\W*(?:the\s+)?([A-Za-z][\w'-]*)", head)
+    names_subject = subject is not None and stem(subject.group(1)) in ctx.question_stems  # "Tokyo is in Japan." for "Is Tokyo in China?"
+    return "no" if other and (pronoun or names_subject) else None
+
+
 def _restatement(ctx: Context) -> str | None:
     """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
     if not ctx.question:
@@ -323,12 +377,83 @@ def _restatement(ctx: Context) -> str | None:
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
         return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
-    if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)):
-        return None  # it speaks of something else: not read
+    detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
+    if len(shared) < max(1, min(2, len(ctx.question_stems) // 2)) and not detail:
+        return None  # it speaks of something else: not read (unless "It fell in 1989" restates the question's own date)
     if _other_name(main, ctx):
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
+    if _other_count(main, ctx.question) or (not _NEGATION_RE.search(main) and _other_kind(main, ctx.question)):
+        return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."; "Is Africa a country?" - "Africa is a continent"
+    if _antonym_said(main, ctx.question) and not _NEGATION_RE.search(main):
+        return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."
+    if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
+        return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
+
+
+_COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
+_COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z])", re.IGNORECASE)
+
+
+def _counts(text: str) -> set[float]:
+    return {float(_COUNT_WORDS.get(m.group(0).lower(), m.group(0)) if m.group(0).lower() in _COUNT_WORDS else m.group(0))
+            for m in _COUNT_RE.finditer(text)}
+
+
+_ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
+_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+                           re.IGNORECASE)
+
+
+def _other_kind(main: str, question: str) -> bool:
+    """"Is Africa a country?" - "Africa is a continent ...": the restatement calls it another kind of thing."""
+    asked = _ASKS_KIND_RE.match(question)
+    said = _SAYS_KIND_RE.search(main)
+    if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
+        return False
+    return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
+
+
+_ANTONYM_PAIRS = ("fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
+                  "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
+                  "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
+_ANTONYMS: dict[str, set[str]] = {}
+for _pair in _ANTONYM_PAIRS:
+    _a, _b = _pair.split()
+    _ANTONYMS.setdefault(_a, set()).add(_b)
+    _ANTONYMS.setdefault(_b, set()).add(_a)
+
+
+def _adjective(word: str) -> str:
+    """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
+    w = word.lower()
+    if w in _ANTONYMS:
+        return w
+    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("er", ""), ("ly", "")):
+        if w.endswith(suffix) and len(w) > len(suffix) + 2:
+            base = w[: -len(suffix)] + add
+            if len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]  # "biggest" -> "big"
+            if base in _ANTONYMS:
+                return base
+    return w
+
+
+def _antonym_said(main: str, question: str) -> bool:
+    """The question asks about a quality and the restatement gives its opposite, not the quality itself."""
+    asked = {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
+    said = {_adjective(w) for w in re.findall(r"[a-z]+", main.lower())}
+    return any(said & _ANTONYMS[a] and a not in said for a in asked)
+
+
+def _other_count(main: str, question: str) -> bool:
+    """The question counts something ("six legs") and the restatement gives another count of it ("eight legs")."""
+    if re.search(r"\b(?:than|least|most|over|under|up\s+to|about|around|nearly|almost|approximately)\s+(?:\S+\s+)?\d", question, re.IGNORECASE):
+        return False  # a bound ("more than 7 times"), not a count
+    asked = _counts(question)
+    said = _counts(main)
+    return bool(asked and said and not asked & said)
 
 
 def _subject_of(question: str) -> str | None:
@@ -343,6 +468,8 @@ _NAME_RUN_RE = re.compile(r"(?<![\w'])[A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*
 
 def _other_name(main: str, ctx: Context) -> bool:
     """The clause names someone or something the question does not, in place of the name the question asks about."""
+    if re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE):
+        return False  # "It fell on 9 November 1989": the pronoun stands for the question's subject
     question = re.sub(r"^\W*\w+\s+", "", ctx.question or "")  # without its auxiliary ("Is", "Did")
     asked = _NAME_RUN_RE.match(re.sub(r"^(?:the|a|an)\s+", "", question, flags=re.IGNORECASE))
     if not asked:
@@ -386,5 +513,6 @@ RULES = (
     Rule("table", "table", _table),
     Rule("last_word", "last", _last_word),
     Rule("contrast_not", "negation", _contrast_not),
+    Rule("other_place", "negation", _other_place),
     Rule("restatement", "answer_inside_sentence", _restatement),
 )
