@@ -183,3 +183,17 @@ def test_negated_pick_switched_off():
 ])
 def test_unsure_without_commitment(output, expected):
     assert choice(output, "Which metal conducts best?", ["Copper", "Glass", "Rubber"]) == expected
+
+
+@pytest.mark.parametrize("kind, output, question, choices, expected", [
+    # a later sentence opening with "No," takes back what came before
+    ("number", "A spider has 6 legs. No, that's insects; spiders have 8.", "How many legs does a spider have?", None, "8"),
+    ("choice", "Sydney. No, Sydney is the largest city; the capital is Canberra.", "What is the capital of Australia?",
+     ["Sydney", "Canberra", "Melbourne"], "B"),
+    # counter-example: "No" opening the output is not a retraction of anything
+    ("number", "No, not 5: it is 7 days.", "How many days are in a week?", None, "7"),
+])
+def test_no_opening_a_later_sentence(kind, output, question, choices, expected):
+    assert extract(output, kind, question=question, choices=choices).value == expected
+    if kind == "number" and expected == "8":
+        assert extract(output, kind, question=question, disable=["self_correction"]).value != "8"

@@ -23,7 +23,7 @@ from gengap.extract._base import (
     stem,
     words,
 )
-from gengap.extract._numbers import numbers_in
+from gengap.extract._numbers import correction_region, numbers_in
 
 
 def choice_letters(n: int) -> str:
@@ -323,9 +323,10 @@ def _strict_read(ctx: Context, text: str) -> str | None:
 def _correction(ctx: Context) -> str | None:
     """After a self-correction: a letter stated outright, else the option it names by ordinal ("no, sorry,
     the second: Spanish") or by text, in its first clause or alone in its last sentence ("... The Sun.")."""
-    region = ctx.correction
+    region = correction_region(ctx)
     if region is None:
         return None
+    region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
     found = _strict_read(ctx, region)
     if found or not ctx.choices:
         return found
@@ -334,7 +335,15 @@ def _correction(ctx: Context) -> str | None:
     if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
         return _ordinal_letter(ordinal, len(ctx.choices))
     last = sentences(region)[-1] if sentences(region) else ""
-    return _exact_option(ctx, last) or (_one_option(ctx, first) if ctx.question_stems & content_stems(first) else None)
+    exact = _exact_option(ctx, last)
+    if exact:
+        return exact
+    for clause in reversed(re.split(r"[,;:.!?]\s|\s-\s|\n", region)):  # "...; the capital is Ankara."
+        if ctx.question_stems & content_stems(clause):
+            named = _one_option(ctx, clause)
+            if named:
+                return named
+    return None
 
 
 def _marked(ctx: Context) -> str | None:

@@ -20,6 +20,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    last_match,
     open_sum,
     sentences,
     stem,
@@ -379,10 +380,26 @@ _RESTATED_BEFORE_RE = re.compile(r"^\W*(?:(?:no|nope|wait|so|then|ok(?:ay)?|actu
 _RESTATED_AFTER_RE = re.compile(r"^(?!\s+(?:is|are|was|were|=)\b)\s*%?\s*(?:[A-Za-z°²³]+\s*){0,2}(?:[.,:;!()]|$|\n)")
 
 
+_NO_OPENING_RE = re.compile(r"(?<=[.!?])\s+(?:no|nope)\s*[,;:!]\s*(?=\w)", re.IGNORECASE)
+
+
+def correction_region(ctx: Context) -> str | None:
+    """The text after a self-correction: the shared cues ("wait", "sorry", ...), or a later sentence that
+    opens with "No," and takes back what came before ("Insects have 8 legs. No, that's spiders; insects
+    have 6."): for a number or an option, a sentence-initial "No" is no answer of its own."""
+    if ctx.correction is not None or "self_correction" in ctx.disabled:
+        return ctx.correction
+    low = ctx.text.lower()
+    if "no" not in low:
+        return None
+    found = last_match(_NO_OPENING_RE, ctx.text)
+    return ctx.text[found.end():].strip() or None if found else None
+
+
 def _correction(ctx: Context) -> str | None:
     """After a self-correction: the value it restates first ("Wait, that should be 47: 20 + 20 = 40 and
     3 + 4 = 7."), or the count of what is asked, else the region's marked or last number."""
-    region = ctx.correction
+    region = correction_region(ctx)
     if region is None:
         return None
     nums = _nums(ctx, region)
