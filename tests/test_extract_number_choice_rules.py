@@ -197,3 +197,17 @@ def test_no_opening_a_later_sentence(kind, output, question, choices, expected):
     assert extract(output, kind, question=question, choices=choices).value == expected
     if kind == "number" and expected == "8":
         assert extract(output, kind, question=question, disable=["self_correction"]).value != "8"
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # an aside in parentheses, in the same line as the answer, is no answer
+    ("4 dozen = 4 × 12 = 48 rolls. (A baker's dozen would make it 52.)", "How many rolls are in 4 dozen?", "48"),
+    ("There are 27 pupils in total (10 + 9 + 8).", "How many pupils are there?", "27"),
+    ("Roughly 900 kg (at 15 °C).", "How much does a cubic metre of oil weigh, in kg?", "900"),
+    # the year asked for is not an aside between commas
+    ("It opened on May 24, 1883, after 14 years of work.", "In what year did the bridge open?", "1883"),
+    # counter-example: a worked result in parentheses is the answer's derivation
+    ("That's seven weeks (49 ÷ 7 = 7).", "How many weeks is 49 days?", "7"),
+])
+def test_asides(output, question, expected):
+    assert number(output, question) == expected

@@ -600,6 +600,8 @@ def _answer_first(ctx: Context) -> str | None:
             return None
     main = _SUBORDINATE_RE.sub("", plain, count=1)
     source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
+    if source is not main and len(_preferred(ctx, _nums(ctx, main))) < len(_nums(ctx, main)):
+        source = main  # "on April 15, 1912, after ..." for "what year": the year is no aside
     nums = _nums(ctx, source)
     if not nums:
         return None
@@ -747,7 +749,7 @@ def _after_mark(ctx: Context, sentence: str, mark: re.Match[str]) -> Num | None:
     if _RETRACTED_RE.search(sentence):
         return None
     rest = sentence[mark.end():]
-    if re.match(r"^\s*(?:[;,.:]|$)", rest) and _TOTAL_AFTER_RE.search(sentence[:mark.end()]):
+    if re.match(r"^\s*(?:[;,.:(]|$)", rest) and _TOTAL_AFTER_RE.search(sentence[:mark.end()]):
         before = _nums(ctx, sentence[:mark.start()])
         if before:
             return before[-1]
@@ -763,13 +765,19 @@ _RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\
 _ASIDE_LINE_RE = re.compile(r"^[ \t]*\([^\n]*\)[ \t.]*$\n?", re.MULTILINE)
 
 
+_ASIDE_RE = re.compile(r"^\([^()]*\)\W*$")
+
+
 def _body(ctx: Context) -> list[str]:
     """The sentences of the prose without asides: a paragraph wholly in parentheses ("(A common mistake
     is to add 20%, which gives $60.)") remarks on the answer, it does not state it."""
     memo = ctx.__dict__.get("_body")
     if memo is None:
         text = _ASIDE_LINE_RE.sub("", ctx.prose).strip() if "(" in ctx.prose else ctx.prose
-        memo = ctx.__dict__["_body"] = sentences(text or ctx.prose)
+        parts = sentences(text or ctx.prose)
+        if "(" in text:  # "(A baker's dozen would be 13 each, so 39.)" after the answer
+            parts = [p for p in parts if not _ASIDE_RE.match(p)] or parts
+        memo = ctx.__dict__["_body"] = parts
     return memo
 
 
@@ -814,6 +822,9 @@ def _last_number(ctx: Context) -> str | None:
     if not parts:
         return None
     last = parts[-1]
+    if "(" in last:  # "About 1 kg (at 4 °C).": the aside's numbers are not the answer (a worked "(60 ÷ 12 = 5)" is no aside)
+        outside = re.sub(r"\([^()=]*\)", " ", last)
+        last = outside if _nums(ctx, outside) else last
     total = _TOTAL_WORD_RE.search(last)
     if total and _nums(ctx, last[total.end():]):  # "3 × 3 = 9, 2 × 4 = 8, total 17."
         return _answer(_nums(ctx, last[total.end():])[0], ctx)
