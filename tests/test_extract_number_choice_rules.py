@@ -211,3 +211,14 @@ def test_no_opening_a_later_sentence(kind, output, question, choices, expected):
 ])
 def test_asides(output, question, expected):
     assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, choices, expected", [
+    # a listing of options written out (even "B.Text" without a space, or another question's) picks none
+    ("Which of these is false?\nA. Bees make honey.\nB.Ants are insects.\nC.Spiders have eight legs.", ["Bee", "Ant", "Spider"], None),
+    ("How many legs has a spider?\nA. 4\nB. 6\nC. 8\nAnswer with the letter.\nHow many legs has a spider?", ["4", "6", "8"], None),
+    # counter-example: a listing followed by a choice
+    ("A. 4\nB. 6\nC. 8\n\nAnswer: C", ["4", "6", "8"], "C"),
+])
+def test_listing_is_no_answer(output, choices, expected):
+    assert choice(output, "How many legs has a spider?", choices) == expected

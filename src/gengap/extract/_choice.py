@@ -111,7 +111,7 @@ def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
     return choice_letters(n)[index - 1]
 
 
-_LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]]\s+\S.*$\n?", re.MULTILINE)
+_LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]](?:\s+\S|(?=[A-Z]))(?:.*(?:\n(?![ \t]*[\(\[]?[A-Ea-e][.)\]])[a-z].*)*)?$\n?", re.MULTILINE)
 
 
 def _unlisted(ctx: Context) -> str:
@@ -422,7 +422,8 @@ def _by_value(ctx: Context) -> str | None:
         return None
     from gengap.extract import _numbers
 
-    number = _numbers.read(ctx.raw, ctx.question, ctx.disabled)
+    unlisted = _unlisted(ctx)  # a listing of the options written out is no answer ("A. 5 / B. 6 / ...")
+    number = _numbers.read(ctx.raw if unlisted is ctx.text else unlisted, ctx.question, ctx.disabled)
     if number is None:
         return None
     got = Fraction(number)
