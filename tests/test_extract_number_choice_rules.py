@@ -222,3 +222,17 @@ def test_asides(output, question, expected):
 ])
 def test_listing_is_no_answer(output, choices, expected):
     assert choice(output, "How many legs has a spider?", choices) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # "≈" gives a rounded result: after an expression it is the answer, after an exact value it only rounds it
+    ("C = 2πr = 2π × 3 ≈ 18.85", "What is the circumference of a circle of radius 3, to two decimal places?", "18.85"),
+    ("3 of the 12 months, so the probability is 1/4 ≈ 25%.", "What is the probability that a random month starts with J... or rather is in spring?", "0.25"),
+    # "and a half" after a number or "an hour"
+    ("Two and a half.", "How many pizzas are left?", "2.5"),
+    ("An hour and a half.", "How many hours is 90 minutes?", "1.5"),
+    # counter-example: "half" alone stays a half
+    ("One half.", "What fraction of the cake is left, as a decimal?", "0.5"),
+])
+def test_rounded_results_and_halves(output, question, expected):
+    assert number(output, question) == expected

@@ -49,6 +49,7 @@ _ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter"
                       "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
+_AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
 _WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES, "a", "and"], key=len, reverse=True))
 _WORDS_RE = re.compile(rf"\b(?:minus\s+|negative\s+)?(?:{_WORD})(?:[\s-]+(?:{_WORD}))*\b", re.IGNORECASE)
 
@@ -133,7 +134,15 @@ def numbers_in(text: str) -> list[Num]:
         for m in _VULGAR_RE.finditer(text):  # "¾", "1½"
             found.append(Num(m.start(), m.end(), int(m.group(1) or 0) + _VULGAR[m.group(2)], False))
             covered.append(m.span())
+    if "half" in text:  # "two and a half", "an hour and a half", "3 and a half"
+        for m in _AND_A_HALF_RE.finditer(text):
+            word = m.group(1).lower()
+            whole = int(word) if word.isdigit() else 1 if word in ("a", "an") else _SMALL.get(word, _TENS.get(word, 0))
+            found.append(Num(m.start(), m.end(), whole + Fraction(1, 2), False))
+            covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in covered):
+            continue
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
         covered.append(m.span())
@@ -345,6 +354,12 @@ def _boxed(ctx: Context) -> str | None:
 
 def _result(ctx: Context, segment: str) -> Num | None:
     """The number a stretch of text arrives at: the one after its last "=", else its first."""
+    if "\u2248" in segment:  # "≈": the value before it when that is a bare number ("1/6 ≈ 16.7%"), else the one after
+        before = segment.split("\u2248", 1)[0]
+        exact = re.search(r"(?:^|[=\s])([-$€£]?\d[\d.,/]*%?)\s*$", before)
+        if exact and not re.search(r"[×x*+\u00f7/-]\s*$", before[:exact.start(1)]) and _nums(ctx, exact.group(1)):
+            return _nums(ctx, exact.group(1))[0]
+        segment = segment.replace("\u2248", "=")
     for sep in ("=", " is "):
         if sep in segment:
             nums = _nums(ctx, segment.rsplit(sep, 1)[1])
@@ -831,7 +846,7 @@ def _last_number(ctx: Context) -> str | None:
     wanted = _preferred(ctx, _nums(ctx, last))
     if wanted and len(wanted) < len(_nums(ctx, last)):
         return _answer(wanted[-1], ctx)
-    if "=" in last or _ENDS_IS_NUMBER_RE.search(last):  # "144 divided by 12 is 12."
+    if "=" in last or "\u2248" in last or _ENDS_IS_NUMBER_RE.search(last):  # "144 divided by 12 is 12."
         found = _result(ctx, last)
         if found:
             return _answer(found, ctx)
