@@ -689,7 +689,10 @@ _FIRST_WORD_RE = re.compile(r"^[^\w]*([^\W_]+)")
 def _opens_with_number(ctx: Context) -> bool:
     """Whether the output opens with a number ("206", "Four.", "4 left over."): the answer, stated first."""
     m = _FIRST_WORD_RE.match(ctx.text)
-    return bool(m) and (m.group(1)[0].isdigit() or m.group(1).lower() in _SMALL or m.group(1).lower() in _TENS)
+    if m is None:
+        return False
+    word = m.group(1).lower()
+    return word[0].isdigit() or word in _SMALL or word in _TENS
 
 
 def _counted(ctx: Context) -> str | None:
