@@ -236,3 +236,16 @@ def test_listing_is_no_answer(output, choices, expected):
 ])
 def test_rounded_results_and_halves(output, question, expected):
     assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("kind, output, choices, expected", [
+    # a chat model's end-of-turn token ends its answer, underscores and all
+    ("number", "9 planets<end_of_turn>\n<start_of_turn>user\nHow many moons has Mars?", None, "9"),
+    ("choice", "C<end_of_turn>\n<start_of_turn>user\nWhich is a bird?\nA. Cat\nB. Dog\nC. Owl", ["Cat", "Dog", "Owl"], "C"),
+    # a repeated answer cut off after its last marker
+    ("number", " The answer is 9. The answer is 9. The answer is", None, "9"),
+    # counter-example: a single marker with nothing after it reads nothing
+    ("number", "Let me see. The answer is", None, None),
+])
+def test_end_tokens_and_cut_markers(kind, output, choices, expected):
+    assert extract(output, kind, question="How many planets were there before 2006?", choices=choices).value == expected

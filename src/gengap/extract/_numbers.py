@@ -425,7 +425,12 @@ def _correction(ctx: Context) -> str | None:
 
 
 def _marked(ctx: Context) -> str | None:
-    tail = after_last(STRONG_MARK_RE, ctx.text, matches=ctx.strong_marks)
+    """The number after the last answer marker; a marker the output was cut off after ("The answer is 13.
+    The answer is 13. The answer is") leaves the one before it."""
+    marks = ctx.strong_marks
+    while marks and not ctx.text[marks[-1].end():].strip() and len(marks) > 1:
+        marks = marks[:-1]
+    tail = after_last(STRONG_MARK_RE, ctx.text, matches=marks)
     if tail is None:
         return None
     nums = _nums(ctx, tail)
