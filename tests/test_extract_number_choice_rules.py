@@ -249,3 +249,29 @@ def test_rounded_results_and_halves(output, question, expected):
 ])
 def test_end_tokens_and_cut_markers(kind, output, choices, expected):
     assert extract(output, kind, question="How many planets were there before 2006?", choices=choices).value == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # a few-shot "A:" is the answer's label: what follows it names the option
+    ("A: 12\nQ: What is 8 + 5?\nA: 13", "B"),
+    ("A: C\nQ: What is 8 + 5?\nA: D", "C"),
+    ("A: twelve", "B"),
+    # counter-example: "A: ..." that names no option is still the letter A with its reason
+    ("A: it is the only one below 12.", "A"),
+])
+def test_few_shot_answer_label(output, expected):
+    assert choice(output, "What is 7 + 5?", ["11", "12", "13", "14"]) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # a hedge that only qualifies a number stated first
+    ("About 60, though it depends on the breed: small ones live longer.", "How many kilograms does an adult male sheep weigh?", "60"),
+    # counter-example: a hedge with no number committed first
+    ("It depends on the breed: small ones weigh 45 kg and large ones 160 kg.", "How many kilograms does an adult male sheep weigh?", None),
+    # a supposition cut off after the answer
+    ("4 crates × 9 melons = 36 melons. If the shop orders 2 more crates, it will have", "How many melons are in 4 crates of 9?", "36"),
+    # a table's total line with an aside in parentheses
+    ("| Item | Qty | Cost |\n|---|---|---|\n| Mug | 3 | $12 |\n\nTotal: $12 (before a possible 10% discount).", "What do 3 mugs at $4 cost, in dollars?", "12"),
+])
+def test_hedges_suppositions_and_total_lines(output, question, expected):
+    assert number(output, question) == expected

@@ -372,12 +372,38 @@ _RECALLED_RE = re.compile(r"\b(?:i\s+)?(?:initially|at\s+first|first|originally|
                           re.IGNORECASE)
 
 
+_QA_LABEL_RE = re.compile(r"^\s*A\s*:\s*(\S[^\n]*?)\s*$", re.MULTILINE)
+
+
+def _answer_label(ctx: Context, text: str) -> str | None:
+    """A few-shot "Q: ... / A: ..." answer: "A: 12" names the option 12, not option A, when what follows
+    the label is an option's text or value."""
+    m = _QA_LABEL_RE.match(text)
+    if not m or not ctx.choices:
+        return None
+    letter = re.fullmatch(rf"[\(\[]?([{_letters(ctx)}])[\)\]]?\.?", m.group(1))
+    if letter:
+        return letter.group(1)  # "A: C" - the label, then the letter chosen
+    exact = _exact_option(ctx, m.group(1).rstrip("."))
+    if exact:
+        return exact
+    said = m.group(1).rstrip(".")
+    nums = numbers_in(said)
+    if len(nums) == 1 and nums[0].start == 0 and not said[nums[0].end:].strip(" %"):  # "A: 12", "A: twelve"
+        same = [letter for letter, (v, _) in zip(choice_letters(len(ctx.choices)), values_with_places(ctx)) if v == nums[0].value]
+        return same[0] if len(same) == 1 else None
+    return None
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
     text = _unlisted(ctx)
     if "|" in text:
         text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
+    labelled = _answer_label(ctx, text)
+    if labelled:
+        return labelled
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()

@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from gengap.extract._base import (
     ABSTAIN,
+    HEDGE_RE,
     STRONG_MARK_RE,
     WEAK_MARK_RE,
     Context,
@@ -457,6 +458,8 @@ def _table(ctx: Context) -> str | None:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells and _TOTAL_ROW_RE.match(cells[0]):
             rest = " ".join(cells[1:]) if len(cells) > 1 else cells[0]
+            if "(" in rest and _nums(ctx, re.sub(r"\([^()]*\)", " ", rest)):
+                rest = re.sub(r"\([^()]*\)", " ", rest)  # "Total: $10.00 (before a 5% discount)"
             nums = _nums(ctx, rest)
             if nums:
                 return _answer(nums[-1], ctx)
@@ -688,11 +691,12 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
-_FIRST_WORD_RE = re.compile(r"^[^\w]*([^\W_]+)")
+_FIRST_WORD_RE = re.compile(r"^[^\w]*(?:(?:about|around|approximately|roughly|nearly|almost|over|under|just|exactly|only|some)\s+)?([^\W_]+)",
+                            re.IGNORECASE)
 
 
 def _opens_with_number(ctx: Context) -> bool:
-    """Whether the output opens with a number ("206", "Four.", "4 left over."): the answer, stated first."""
+    """Whether the output opens with a number ("206", "Four.", "About 95,"): the answer, stated first."""
     m = _FIRST_WORD_RE.match(ctx.text)
     if m is None:
         return False
@@ -726,7 +730,17 @@ def _off_topic(ctx: Context) -> str | None:
 
 
 def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
+    """A hedge commits to no number, unless a number was stated first and the hedge only qualifies it
+    ("Around 95, though it depends on the size: ...")."""
+    if not ctx.hedged:
+        return None
+    m = HEDGE_RE.search(ctx.text)
+    before = ctx.text[:m.start()] if m else ""
+    lead = re.split(r",\s|;\s|:\s|\s-\s", before, maxsplit=1)[0]
+    if re.search(r"\b(?:though|although|but)\s+$", before) and len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1 \
+            and len(sentences(before)) == 1:
+        return None
+    return ABSTAIN
 
 
 def _unfinished(ctx: Context) -> str | None:
@@ -740,7 +754,18 @@ def _unfinished(ctx: Context) -> str | None:
     last = sentences(text)[-1]
     if WEAK_MARK_RE.search(last) or re.search(r"\d[\d,.]*\s*%?\s*[A-Za-z°/²³]{0,12}$", last):
         return None
+    if _HYPOTHETICAL_RE.match(last) and _nums(ctx, text[:len(text) - len(last)]):
+        return None  # "21 sheep. If the farmer buys 4 more sheep, he will have": an aside cut off after the answer
     return ABSTAIN
+
+
+_HYPOTHETICAL_RE = re.compile(r"^\W*(?:if|suppose|supposing|for\s+example|for\s+instance|imagine|by\s+comparison|in\s+comparison|to\s+(?:check|verify|confirm)"
+                              r"|(?:to\s+)?double[-\s]?check\w*)\b", re.IGNORECASE)
+
+
+def _cut_aside(sentence: str) -> bool:
+    """A last sentence cut off mid-clause that only supposes or checks ("If he buys 4 more, he will have")."""
+    return bool(sentence) and sentence[-1].isalpha() and bool(_HYPOTHETICAL_RE.match(sentence))
 
 
 _LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.MULTILINE)
@@ -842,6 +867,8 @@ def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
     parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
+    if len(parts) > 1 and _cut_aside(parts[-1]):
+        parts = parts[:-1]
     if not parts:
         return None
     last = parts[-1]
