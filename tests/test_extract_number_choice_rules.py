@@ -275,3 +275,25 @@ def test_few_shot_answer_label(output, expected):
 ])
 def test_hedges_suppositions_and_total_lines(output, question, expected):
     assert number(output, question) == expected
+
+
+DIRECTIONS = ["It falls", "It is unchanged", "It rises"]
+
+
+@pytest.mark.parametrize("output, expected", [
+    # options that name a direction of change, read from the output's own words for it
+    ("The air warms and expands, so the balloon's volume goes up.", "C"),
+    ("It shrinks a little as it cools.", "A"),
+    ("Nothing happens to it: it doesn't change.", "B"),
+    # counter-examples: two directions stated, or one ruled out without another chosen
+    ("Pressure goes up, so the volume drops.", None),
+    ("It does not increase.", None),
+])
+def test_direction(output, expected):
+    assert choice(output, "What happens to the balloon's volume when it is heated?", DIRECTIONS) == expected
+
+
+def test_direction_switched_off():
+    output = "The air warms and expands, so the balloon's volume goes up."
+    assert extract(output, "choice", question="What happens to the balloon's volume?", choices=DIRECTIONS).rule == "direction"
+    assert choice(output, "What happens to the balloon's volume?", DIRECTIONS, disable=("direction",)) is None

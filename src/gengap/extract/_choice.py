@@ -592,6 +592,45 @@ def _negated_pick(ctx: Context) -> str | None:
     return picked.pop() if len(picked) == 1 else None
 
 
+_DIRECTIONS = {
+    "up": re.compile(r"\b(?:increas\w*|ris(?:e|es|ing)|rose|go(?:es)?\s+up|went\s+up|grows?|growing|expands?|expanding|higher|larger|bigger"
+                     r"|greater|doubles?|goes\s+higher)\b", re.IGNORECASE),
+    "down": re.compile(r"\b(?:decreas\w*|falls?|falling|fell|drops?|dropping|go(?:es)?\s+down|went\s+down|shrinks?|shrinking|contracts?"
+                       r"|lower|smaller|fewer|halves|declines?|declining|reduc\w*)\b", re.IGNORECASE),
+    "same": re.compile(r"\b(?:(?:stays?|remains?|is|keeps?)\s+(?:the\s+)?(?:same|constant|unchanged|steady)|unchanged|constant"
+                       r"|(?:does\s*n[o']t|doesn't|won't|will\s+not|do\s*n[o']t)\s+change|no\s+change)\b", re.IGNORECASE),
+}
+_NEGATED_DIRECTION_RE = re.compile(r"\b(?:not|n't|never|neither|nor)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
+def _direction_of(text: str) -> set[str]:
+    """The directions of change ``text`` states ("expands", "goes up" -> up); "same" takes "doesn't change"."""
+    found = set()
+    for name, pattern in _DIRECTIONS.items():
+        for m in pattern.finditer(text):
+            if name != "same" and _NEGATED_DIRECTION_RE.search(text[max(0, m.start() - 25):m.start()]):
+                return {"?"}  # "does not increase": up is ruled out, not down chosen
+            found.add(name)
+    if "same" in found:  # "stays the same, neither rising nor falling" names one direction
+        found = {"same"}
+    return found
+
+
+def _direction(ctx: Context) -> str | None:
+    """Options that name directions of change ("It increases" / "It decreases" / "It stays the same"):
+    the one direction the output states, in other words ("the gas expands - volume goes up")."""
+    if not ctx.choices:
+        return None
+    per_option = [_direction_of(c) for c in ctx.choices]
+    if sum(1 for d in per_option if len(d) == 1) < 2:
+        return None
+    said = _direction_of(_TABLE_LINE_RE.sub("", _unlisted(ctx)))
+    if len(said) != 1 or "?" in said:
+        return None
+    match = [letter for letter, d in zip(choice_letters(len(ctx.choices)), per_option) if d == said]
+    return match[0] if len(match) == 1 else None
+
+
 def _last_letter(ctx: Context) -> str | None:
     paren = _patterns(_letters(ctx))[2]
     found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
@@ -616,6 +655,7 @@ RULES = (
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),
     Rule("option_text", "option_text", _option_text),
+    Rule("direction", "option_text", _direction),
     Rule("last_letter", "last", _last_letter),
 )
 
