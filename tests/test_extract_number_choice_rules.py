@@ -297,3 +297,24 @@ def test_direction_switched_off():
     output = "The air warms and expands, so the balloon's volume goes up."
     assert extract(output, "choice", question="What happens to the balloon's volume?", choices=DIRECTIONS).rule == "direction"
     assert choice(output, "What happens to the balloon's volume?", DIRECTIONS, disable=("direction",)) is None
+
+
+@pytest.mark.parametrize("output, question, choices, expected", [
+    # an adjective names its place or body: "Italian" -> Italy, "solar" -> the Sun
+    ("It was brought to Europe by Italian merchants.", "Which country's merchants brought the spice to Europe?", ["Spain", "Italy", "Greece"], "B"),
+    ("Solar heating drives it.", "What drives the water cycle?", ["The Moon", "The Sun", "Earth's core"], "B"),
+    # counter-example: an adjective the question itself uses names nothing
+    ("Mexico, with about 130 million Spanish speakers.", "Which country has the most Spanish speakers?", ["Spain", "Mexico", "Colombia"], "B"),
+])
+def test_adjectives_name_places(output, question, choices, expected):
+    assert choice(output, question, choices) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("Around 2560 BC.", "-2560"),
+    ("In 44 B.C.", "-44"),
+    # counter-example: a year of the common era stays positive
+    ("In AD 79.", "79"),
+])
+def test_years_before_the_common_era(output, expected):
+    assert number(output, "In what year was it built?") == expected
