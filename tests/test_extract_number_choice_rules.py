@@ -318,3 +318,15 @@ def test_adjectives_name_places(output, question, choices, expected):
 ])
 def test_years_before_the_common_era(output, expected):
     assert number(output, "In what year was it built?") == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # a range alone commits to no one number
+    ("Between 40 and 60.", None),
+    ("40-60 kg", None),
+    # counter-examples: a range followed by a single answer, and a subtraction with its result
+    ("40 to 60 kg; for an adult male, 50.", "50"),
+    ("Between 40 and 60. The answer is 50.", "50"),
+])
+def test_range_alone(output, expected):
+    assert number(output, "How many kilograms does the dog weigh?") == expected

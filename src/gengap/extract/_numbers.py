@@ -606,8 +606,8 @@ def _stated_first(ctx: Context) -> str | None:
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
     head, rest = first_part(ctx.text)
-    if not head or _WORKING_RE.match(head):
-        return None
+    if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
+        return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
@@ -732,10 +732,17 @@ def _off_topic(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+_RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
+                       r"(?:-|to|and)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
+
+
 def _hedge(ctx: Context) -> str | None:
     """A hedge commits to no number, unless a number was stated first and the hedge only qualifies it
     ("Around 95, though it depends on the size: ...")."""
     if not ctx.hedged:
+        head = first_part(ctx.text)[0]
+        if _RANGE_RE.match(head) and not ctx.strong_marks:
+            return ABSTAIN  # "Between 5 and 7.": a range, no one number
         return None
     m = HEDGE_RE.search(ctx.text)
     before = ctx.text[:m.start()] if m else ""
