@@ -330,3 +330,18 @@ def test_years_before_the_common_era(output, expected):
 ])
 def test_range_alone(output, expected):
     assert number(output, "How many kilograms does the dog weigh?") == expected
+
+
+@pytest.mark.parametrize("kind, output, choices, expected", [
+    # "I don't know" followed by a committed guess reads the guess
+    ("choice", "I don't know, but if I had to guess, C.", ["Rome", "Milan", "Naples"], "C"),
+    ("number", "I don't know, but my best guess is 40.", None, "40"),
+    # counter-example: "I don't know" alone, or two alternatives
+    ("choice", "I don't know.", ["Rome", "Milan", "Naples"], None),
+    ("number", "40 or 45.", None, None),
+    # "No." as a sentence of its own retracts; a letter ruled out is not chosen
+    ("choice", "Milan? No. Rome.", ["Rome", "Milan", "Naples"], "A"),
+    ("choice", "It's definitely not C.", ["Rome", "Milan", "Naples"], None),
+])
+def test_guesses_and_rulings_out(kind, output, choices, expected):
+    assert extract(output, kind, question="Which city is meant?" if choices else "How many are meant?", choices=choices).value == expected

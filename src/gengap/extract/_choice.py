@@ -23,7 +23,7 @@ from gengap.extract._base import (
     stem,
     words,
 )
-from gengap.extract._numbers import correction_region, numbers_in
+from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
 
 def choice_letters(n: int) -> str:
@@ -492,7 +492,7 @@ def _hedge(ctx: Context) -> str | None:
     """A hedge that names two answers, or "I'm not certain" with nothing committed to ("Either wind or...
     hmm, I'm not certain."): unextracted. "I'm not sure, but I'd guess Ottawa." commits."""
     if ctx.hedged:
-        return ABSTAIN
+        return None if guessed_after_hedge(ctx) else ABSTAIN
     return ABSTAIN if _UNSURE_RE.search(ctx.text) and not _COMMITS_RE.search(ctx.text) else None
 
 
@@ -554,7 +554,8 @@ def _trailing(ctx: Context) -> str | None:
     text = _unlisted(ctx)
     hit = trailing.search(text)
     if hit and not re.search(r"\b(?:a|an|the|of|and|or|to|in|vitamin|plan|type|grade|group)\s*\(?[A-Z]\)?[.!]?\s*$",
-                             text[max(0, hit.start() - 8):], re.IGNORECASE):
+                             text[max(0, hit.start() - 8):], re.IGNORECASE) \
+            and not re.search(r"\bnot\s+(?:\w+\s+)?$", text[max(0, hit.start() - 20):hit.start() + 1], re.IGNORECASE):  # "definitely not D."
         return hit.group(1)
     last_line = text.rsplit("\n", 1)[-1].strip()
     hit = bare.match(last_line)

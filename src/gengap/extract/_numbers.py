@@ -399,7 +399,7 @@ _RESTATED_BEFORE_RE = re.compile(r"^\W*(?:(?:no|nope|wait|so|then|ok(?:ay)?|actu
 _RESTATED_AFTER_RE = re.compile(r"^(?!\s+(?:is|are|was|were|=)\b)\s*%?\s*(?:[A-Za-z°²³]+\s*){0,2}(?:[.,:;!()]|$|\n)")
 
 
-_NO_OPENING_RE = re.compile(r"(?<=[.!?])\s+(?:no|nope)\s*[,;:!]\s*(?=\w)", re.IGNORECASE)
+_NO_OPENING_RE = re.compile(r"(?<=[.!?])\s+(?:no|nope)\s*[,;:!.]\s*(?=\w)", re.IGNORECASE)
 
 
 def correction_region(ctx: Context) -> str | None:
@@ -732,13 +732,26 @@ def _off_topic(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+_GUESS_RE = re.compile(r"\b(?:if\s+i\s+(?:had|have)\s+to\s+(?:guess|pick|choose|say|bet)|my\s+(?:best\s+)?guess\s+(?:is|would\s+be)"
+                       r"|i'?d\s+(?:guess|go\s+with|say|pick)|i\s+would\s+(?:guess|go\s+with|say|pick)|best\s+guess)\b", re.IGNORECASE)
+
+
+def guessed_after_hedge(ctx: Context) -> bool:
+    """Whether an output that says it does not know goes on to commit to a guess ("I don't know, but if I
+    had to guess, B."): the guess is its answer."""
+    m = HEDGE_RE.search(ctx.text)
+    return m is not None and _GUESS_RE.search(ctx.text, m.end()) is not None
+
+
 _RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
-                       r"(?:-|to|and)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
+                       r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
 
 
 def _hedge(ctx: Context) -> str | None:
     """A hedge commits to no number, unless a number was stated first and the hedge only qualifies it
     ("Around 95, though it depends on the size: ...")."""
+    if ctx.hedged and guessed_after_hedge(ctx):
+        return None
     if not ctx.hedged:
         head = first_part(ctx.text)[0]
         if _RANGE_RE.match(head) and not ctx.strong_marks:
