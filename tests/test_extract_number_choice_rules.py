@@ -345,3 +345,13 @@ def test_range_alone(output, expected):
 ])
 def test_guesses_and_rulings_out(kind, output, choices, expected):
     assert extract(output, kind, question="Which city is meant?" if choices else "How many are meant?", choices=choices).value == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # a conditional cut off after the answer ("... it would hold") is an aside
+    ("15 × 6 = 90 litres. After 8 minutes it would hold", "90"),
+    # counter-example: reasoning cut off before any result reads nothing
+    ("First we multiply the rate by the time, and the tank would then hold", None),
+])
+def test_cut_off_conditionals(output, expected):
+    assert number(output, "A tank fills at 15 litres a minute. How many litres after 6 minutes?") == expected

@@ -777,7 +777,7 @@ def _unfinished(ctx: Context) -> str | None:
     last = sentences(text)[-1]
     if WEAK_MARK_RE.search(last) or re.search(r"\d[\d,.]*\s*%?\s*[A-Za-z°/²³]{0,12}$", last):
         return None
-    if _HYPOTHETICAL_RE.match(last) and _nums(ctx, text[:len(text) - len(last)]):
+    if _cut_aside(last) and _nums(ctx, text[:len(text) - len(last)]):
         return None  # "21 sheep. If the farmer buys 4 more sheep, he will have": an aside cut off after the answer
     return ABSTAIN
 
@@ -788,7 +788,7 @@ _HYPOTHETICAL_RE = re.compile(r"^\W*(?:if|suppose|supposing|for\s+example|for\s+
 
 def _cut_aside(sentence: str) -> bool:
     """A last sentence cut off mid-clause that only supposes or checks ("If he buys 4 more, he will have")."""
-    return bool(sentence) and sentence[-1].isalpha() and bool(_HYPOTHETICAL_RE.match(sentence))
+    return bool(sentence) and sentence[-1].isalpha() and bool(_HYPOTHETICAL_RE.match(sentence) or re.search(r"\b(?:would|could)\b", sentence))
 
 
 _LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.MULTILINE)
