@@ -265,12 +265,20 @@ def _one_option(ctx: Context, text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _normalized_options(choices: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(normalize_text(c) for c in choices)
+
+
 def _exact_option(ctx: Context, text: str) -> str | None:
+    """The option ``text`` is, word for word (case, punctuation and articles aside)."""
     if not ctx.choices:
         return None
     norm = normalize_text(text)
-    for letter, c in zip(choice_letters(len(ctx.choices)), ctx.choices):
-        if norm and norm == normalize_text(c):
+    if not norm:
+        return None
+    for letter, c in zip(choice_letters(len(ctx.choices)), _normalized_options(tuple(ctx.choices))):
+        if norm == c:
             return letter
     return None
 

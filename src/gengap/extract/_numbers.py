@@ -570,6 +570,14 @@ def _of_given_unit(question: str, after: str) -> bool:
     return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
+def _first(ctx: Context) -> tuple[str, str]:
+    """``first_part`` of the output, computed once per output (several rules look at its first sentence)."""
+    memo = ctx.__dict__.get("_first")
+    if memo is None:
+        memo = ctx.__dict__["_first"] = first_part(ctx.text)
+    return memo
+
+
 def _later_form(ctx: Context, nums: list[Num], later: str) -> bool:
     """Whether ``nums`` are not in the form the question asks for (a percentage, a probability) and ``later``
     has a number in that form ("The discount is $30, which is 20% of $150." for "as a decimal fraction")."""
@@ -589,7 +597,7 @@ def _stated_first(ctx: Context) -> str | None:
     "The average is 8."), whatever working follows with other numbers."""
     if not ctx.question:
         return None
-    head, rest = first_part(ctx.text)
+    head, rest = _first(ctx)
     m = _STATED_RE.match(head)
     if not m or not rest or "=" in head or _EXPRESSION_RE.search(head):
         return None
@@ -605,7 +613,7 @@ def _stated_first(ctx: Context) -> str | None:
 
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
-    head, rest = first_part(ctx.text)
+    head, rest = _first(ctx)
     if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
         return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
@@ -753,7 +761,7 @@ def _hedge(ctx: Context) -> str | None:
     if ctx.hedged and guessed_after_hedge(ctx):
         return None
     if not ctx.hedged:
-        head = first_part(ctx.text)[0]
+        head = _first(ctx)[0]
         if _RANGE_RE.match(head) and not ctx.strong_marks:
             return ABSTAIN  # "Between 5 and 7.": a range, no one number
         return None
