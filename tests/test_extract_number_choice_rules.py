@@ -355,3 +355,16 @@ def test_guesses_and_rulings_out(kind, output, choices, expected):
 ])
 def test_cut_off_conditionals(output, expected):
     assert number(output, "A tank fills at 15 litres a minute. How many litres after 6 minutes?") == expected
+
+
+@pytest.mark.parametrize("output, choices, expected", [
+    # options gone through one per line, one marked right and the others wrong
+    ("Going through them:\n- A) Mercury - incorrect, it is closest.\n- B) Venus - correct, its clouds trap heat.\n- C) Mars - wrong.",
+     ["Mercury", "Venus", "Mars"], "B"),
+    # "Option B ..." capitalized names the option before a later "option A"
+    ("Option B is correct, and option A is a common distractor.", ["Mercury", "Venus", "Mars"], "B"),
+    # counter-example: a listing of options whose own text is a verdict word judges nothing
+    ("A. True\nB. False", ["True", "False"], None),
+])
+def test_verdict_lists(output, choices, expected):
+    assert choice(output, "Which planet is hottest?" if len(choices) == 3 else "Is Venus the hottest planet?", choices) == expected

@@ -459,7 +459,7 @@ def _answer_first(ctx: Context) -> str | None:
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
             return subject
-    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?:option|choice)\s+([{_letters(ctx)}])\b", head)
+    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", head)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()
     return _one_option(ctx, head)
@@ -527,6 +527,31 @@ def _ticked_row(ctx: Context) -> str | None:
         elif any(_CROSS_RE.match(c) for c in cells[1:]):
             crossed.add(letter)
     return next(iter(ticked)) if len(ticked) == 1 and crossed else None
+
+
+_LIST_OPTION_RE = re.compile(r"^[\s>*\-\u2022]*(?:\*\*)?(?:option\s+)?[\(\[]?([A-Z])[\)\].:]", re.IGNORECASE)
+_RIGHT_RE = re.compile(r"(?<!not )(?<!in)\b(?:correct|right|true)\b|[\u2713\u2714\u2705]", re.IGNORECASE)
+_WRONG_RE = re.compile(r"\b(?:incorrect|wrong|false|not\s+(?:correct|right|true))\b|[\u2717\u2718\u274c]", re.IGNORECASE)
+
+
+def _verdict_list(ctx: Context) -> str | None:
+    """Options gone through one per line with a verdict ("- A) Alpha - incorrect. / - C) Gamma - correct."):
+    the one line marked right, when the others are marked wrong."""
+    if "\n" not in ctx.text or not ctx.choices:
+        return None
+    letters = _letters(ctx)
+    right, wrong = set(), set()
+    for line in ctx.text.split("\n"):
+        m = _LIST_OPTION_RE.match(line)
+        if not m or m.group(1).upper() not in letters:
+            continue
+        option = ctx.choices[letters.index(m.group(1).upper())]
+        verdict = re.sub(re.escape(option), " ", line[m.end():], flags=re.IGNORECASE)  # "A. True" lists, not judges
+        if _WRONG_RE.search(verdict):
+            wrong.add(m.group(1).upper())
+        elif _RIGHT_RE.search(verdict):
+            right.add(m.group(1).upper())
+    return next(iter(right)) if len(right) == 1 and wrong and not right & wrong else None
 
 
 def _unfinished(ctx: Context) -> str | None:
@@ -671,6 +696,7 @@ RULES = (
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
+    Rule("verdict_list", "marker", _verdict_list),
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
