@@ -368,3 +368,14 @@ def test_cut_off_conditionals(output, expected):
 ])
 def test_verdict_lists(output, choices, expected):
     assert choice(output, "Which planet is hottest?" if len(choices) == 3 else "Is Venus the hottest planet?", choices) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # odds in words read as a probability when one is asked for
+    ("There's a one-in-four chance.", "What is the probability of drawing a heart?", "0.25"),
+    ("About one in five.", "What is the probability that a random weekday is a Monday?", "0.2"),
+    # counter-example: "one in four" when no probability is asked keeps its numbers
+    ("One in four people.", "How many people in a group of four wear glasses?", "1"),
+])
+def test_odds_in_words(output, question, expected):
+    assert number(output, question) == expected

@@ -299,7 +299,7 @@ def _nums(ctx: Context, text: str) -> list[Num]:
     if text not in memo:
         plain = text.replace("\\$", "$")
         if _wants_probability(ctx):  # "1 in 4", "3 out of 10": a probability (same length, places kept)
-            plain = _ODDS_RE.sub(lambda m: f"{m.group(1)}/{m.group(2)}".ljust(len(m.group(0))), plain)
+            plain = _ODDS_RE.sub(lambda m: f"{_count(m.group(1))}/{_count(m.group(2))}".ljust(len(m.group(0))), plain)
         unit = _asks(ctx.question)[3] if ctx.question and "percent" not in ctx.disabled else None
         if unit:  # "1 h 45 min" for "how many minutes": one number in the unit asked for (same length)
             plain = _DURATION_RE.sub(lambda m: _duration(m, unit).ljust(len(m.group(0))), plain)
@@ -319,7 +319,13 @@ def _duration(m: re.Match[str], unit: str) -> str:
     return str(seconds) if unit == "second" else format_number(Fraction(seconds, 60)) if unit == "minute" else m.group(0)
 
 
-_ODDS_RE = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
+_COUNT_WORD = "|".join([*_SMALL, *_TENS])
+# "1 in 4", "3 out of 10", "one-in-three": a probability when one is asked for (same length, places kept)
+_ODDS_RE = re.compile(rf"\b(\d+|{_COUNT_WORD})[\s-]+(?:in|out[\s-]+of)[\s-]+(\d+|{_COUNT_WORD})\b", re.IGNORECASE)
+
+
+def _count(word: str) -> str:
+    return word if word.isdigit() else str(_SMALL.get(word.lower(), _TENS.get(word.lower(), 0)))
 
 
 def _question_values(ctx: Context) -> frozenset[Fraction]:
