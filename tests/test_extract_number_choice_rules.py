@@ -379,3 +379,14 @@ def test_verdict_lists(output, choices, expected):
 ])
 def test_odds_in_words(output, question, expected):
     assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("Copper? No - silver, by a small margin.", "B"),
+    ("The answer is A... just kidding, B.", "B"),
+    ("The answer is number two.", "B"),
+    # counter-example: a question answered "No" to a different point keeps the first answer
+    ("Silver. Is copper close? No, not quite.", "B"),
+])
+def test_more_retractions_and_option_numbers(output, expected):
+    assert choice(output, "Which metal conducts electricity best?", ["Copper", "Silver", "Gold"]) == expected

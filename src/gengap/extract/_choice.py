@@ -318,9 +318,11 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
-        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)", line, re.IGNORECASE)
+        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)"
+                         r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
         if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
-            k = _ORDINALS.get(index.group(1).lower()) or (int(index.group(1)) if index.group(1).isdigit() else 0)
+            word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."
+            k = _ORDINALS.get(word) or (int(word) if word.isdigit() else 0)
             if 1 <= k <= len(ctx.choices):
                 return choice_letters(len(ctx.choices))[k - 1]
         option = _exact_option(ctx, line) or _one_option(ctx, line.split(". ", 1)[0])
@@ -360,7 +362,7 @@ def _correction(ctx: Context) -> str | None:
     if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
         return _ordinal_letter(ordinal, len(ctx.choices))
     last = sentences(region)[-1] if sentences(region) else ""
-    exact = _exact_option(ctx, last)
+    exact = _exact_option(ctx, last) or _exact_option(ctx, first)  # "... The Sun.", "No - nitrogen, about 78%."
     if exact:
         return exact
     for clause in reversed(re.split(r"[,;:.!?]\s|\s-\s|\n", region)):  # "...; the capital is Ankara."

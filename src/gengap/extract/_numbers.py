@@ -405,7 +405,8 @@ _RESTATED_BEFORE_RE = re.compile(r"^\W*(?:(?:no|nope|wait|so|then|ok(?:ay)?|actu
 _RESTATED_AFTER_RE = re.compile(r"^(?!\s+(?:is|are|was|were|=)\b)\s*%?\s*(?:[A-Za-z°²³]+\s*){0,2}(?:[.,:;!()]|$|\n)")
 
 
-_NO_OPENING_RE = re.compile(r"(?<=[.!?])\s+(?:no|nope)\s*[,;:!.]\s*(?=\w)", re.IGNORECASE)
+_NO_OPENING_RE = re.compile(r"(?<=[.!?])\s+(?:no|nope)\s*(?:[,;:!.]|\s-)\s*(?=\w)"
+                            r"|\b(?:just\s+kidding|j/k|i\s+take\s+(?:that|it)\s+back)\b[\s,.:;!-]*(?=\w)", re.IGNORECASE)
 
 
 def correction_region(ctx: Context) -> str | None:
@@ -415,7 +416,7 @@ def correction_region(ctx: Context) -> str | None:
     if ctx.correction is not None or "self_correction" in ctx.disabled:
         return ctx.correction
     low = ctx.text.lower()
-    if "no" not in low:
+    if "no" not in low and "kidding" not in low and "j/k" not in low and "back" not in low:
         return None
     found = last_match(_NO_OPENING_RE, ctx.text)
     return ctx.text[found.end():].strip() or None if found else None
