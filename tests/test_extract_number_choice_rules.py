@@ -390,3 +390,8 @@ def test_odds_in_words(output, question, expected):
 ])
 def test_more_retractions_and_option_numbers(output, expected):
     assert choice(output, "Which metal conducts electricity best?", ["Copper", "Silver", "Gold"]) == expected
+
+
+def test_no_is_an_answer_when_an_option_says_no():
+    # with an option "No", a "No," after a self-correction is that option, not a retraction
+    assert choice("Yes. No, wait: no, it is toxic.", "Is it safe to eat?", ["Yes", "No"]) == "B"

@@ -350,10 +350,12 @@ def _strict_read(ctx: Context, text: str) -> str | None:
 def _correction(ctx: Context) -> str | None:
     """After a self-correction: a letter stated outright, else the option it names by ordinal ("no, sorry,
     the second: Spanish") or by text, in its first clause or alone in its last sentence ("... The Sun.")."""
-    region = correction_region(ctx)
+    says_no = any(c in ("no", "nope") for c in _normalized_options(tuple(ctx.choices or ())))
+    region = ctx.correction if says_no else correction_region(ctx)  # with an option "No", "No," is an answer
     if region is None:
         return None
-    region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    if not says_no:
+        region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
     found = _strict_read(ctx, region)
     if found or not ctx.choices:
         return found
