@@ -700,8 +700,10 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
         return None
     asked = _given_units(ctx.question)[1]
     if asked:
+        if asked[:4] not in text.lower():
+            return None  # a cheap test first: the counted noun is nowhere in the text
         found = [n for n in _nums(ctx, text) if not _given(ctx, n) and _unit_of(text, n)[:4] == asked[:4]]
-    elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE):
+    elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE) and ("age" in text.lower() or "old" in text):
         found = [n for n in _nums(ctx, text)
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
     else:
