@@ -21,7 +21,7 @@ import pytest
 import tomllib
 
 import gengap
-from gengap import Store
+from gengap.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "gengap"

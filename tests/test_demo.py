@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 import gengap
 from gengap.cli import app
 from gengap.demo import _subsample
+from gengap.store import Store
 from gengap.tasks.scan import scan_dataset
 
 pytest.importorskip("torch")
@@ -50,13 +51,13 @@ def test_demo_end_to_end_through_the_cli(tmp_path):
     assert results["sections"]["published"]["published"] == {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
 
     # an interrupted demo resumes as a demo (not "started from Python"): stored splits are kept
-    with gengap.Store(out / "gengap.duckdb") as store:
+    with Store(out / "gengap.duckdb") as store:
         store.finish_run(run, "failed")
     resumed = runner.invoke(app, ["resume", str(out), "--no-progress"])
     assert resumed.exit_code == 0, resumed.output
     assert resumed.output.startswith(f"Resuming the SCAN demo in {out}: the splits already scored are kept.")
     assert "started from Python" not in resumed.output and "Lake & Baroni" in resumed.output
-    with gengap.Store(out / "gengap.duckdb", read_only=True) as store:
+    with Store(out / "gengap.duckdb", read_only=True) as store:
         assert store.runs()["status"].tolist() == ["done"] and len(store.rows(run)) == len(rows)
 
 

@@ -183,3 +183,215 @@ def test_negated_pick_switched_off():
 ])
 def test_unsure_without_commitment(output, expected):
     assert choice(output, "Which metal conducts best?", ["Copper", "Glass", "Rubber"]) == expected
+
+
+@pytest.mark.parametrize("kind, output, question, choices, expected", [
+    # a later sentence opening with "No," takes back what came before
+    ("number", "A spider has 6 legs. No, that's insects; spiders have 8.", "How many legs does a spider have?", None, "8"),
+    ("choice", "Sydney. No, Sydney is the largest city; the capital is Canberra.", "What is the capital of Australia?",
+     ["Sydney", "Canberra", "Melbourne"], "B"),
+    # counter-example: "No" opening the output is not a retraction of anything
+    ("number", "No, not 5: it is 7 days.", "How many days are in a week?", None, "7"),
+])
+def test_no_opening_a_later_sentence(kind, output, question, choices, expected):
+    assert extract(output, kind, question=question, choices=choices).value == expected
+    if kind == "number" and expected == "8":
+        assert extract(output, kind, question=question, disable=["self_correction"]).value != "8"
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # an aside in parentheses, in the same line as the answer, is no answer
+    ("4 dozen = 4 × 12 = 48 rolls. (A baker's dozen would make it 52.)", "How many rolls are in 4 dozen?", "48"),
+    ("There are 27 pupils in total (10 + 9 + 8).", "How many pupils are there?", "27"),
+    ("Roughly 900 kg (at 15 °C).", "How much does a cubic metre of oil weigh, in kg?", "900"),
+    # the year asked for is not an aside between commas
+    ("It opened on May 24, 1883, after 14 years of work.", "In what year did the bridge open?", "1883"),
+    # counter-example: a worked result in parentheses is the answer's derivation
+    ("That's seven weeks (49 ÷ 7 = 7).", "How many weeks is 49 days?", "7"),
+])
+def test_asides(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, choices, expected", [
+    # a listing of options written out (even "B.Text" without a space, or another question's) picks none
+    ("Which of these is false?\nA. Bees make honey.\nB.Ants are insects.\nC.Spiders have eight legs.", ["Bee", "Ant", "Spider"], None),
+    ("How many legs has a spider?\nA. 4\nB. 6\nC. 8\nAnswer with the letter.\nHow many legs has a spider?", ["4", "6", "8"], None),
+    # counter-example: a listing followed by a choice
+    ("A. 4\nB. 6\nC. 8\n\nAnswer: C", ["4", "6", "8"], "C"),
+])
+def test_listing_is_no_answer(output, choices, expected):
+    assert choice(output, "How many legs has a spider?", choices) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # "≈" gives a rounded result: after an expression it is the answer, after an exact value it only rounds it
+    ("C = 2πr = 2π × 3 ≈ 18.85", "What is the circumference of a circle of radius 3, to two decimal places?", "18.85"),
+    ("3 of the 12 months, so the probability is 1/4 ≈ 25%.", "What is the probability that a random month starts with J... or rather is in spring?", "0.25"),
+    # "and a half" after a number or "an hour"
+    ("Two and a half.", "How many pizzas are left?", "2.5"),
+    ("An hour and a half.", "How many hours is 90 minutes?", "1.5"),
+    # counter-example: "half" alone stays a half
+    ("One half.", "What fraction of the cake is left, as a decimal?", "0.5"),
+])
+def test_rounded_results_and_halves(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("kind, output, choices, expected", [
+    # a chat model's end-of-turn token ends its answer, underscores and all
+    ("number", "9 planets<end_of_turn>\n<start_of_turn>user\nHow many moons has Mars?", None, "9"),
+    ("choice", "C<end_of_turn>\n<start_of_turn>user\nWhich is a bird?\nA. Cat\nB. Dog\nC. Owl", ["Cat", "Dog", "Owl"], "C"),
+    # a repeated answer cut off after its last marker
+    ("number", " The answer is 9. The answer is 9. The answer is", None, "9"),
+    # counter-example: a single marker with nothing after it reads nothing
+    ("number", "Let me see. The answer is", None, None),
+])
+def test_end_tokens_and_cut_markers(kind, output, choices, expected):
+    assert extract(output, kind, question="How many planets were there before 2006?", choices=choices).value == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # a few-shot "A:" is the answer's label: what follows it names the option
+    ("A: 12\nQ: What is 8 + 5?\nA: 13", "B"),
+    ("A: C\nQ: What is 8 + 5?\nA: D", "C"),
+    ("A: twelve", "B"),
+    # counter-example: "A: ..." that names no option is still the letter A with its reason
+    ("A: it is the only one below 12.", "A"),
+])
+def test_few_shot_answer_label(output, expected):
+    assert choice(output, "What is 7 + 5?", ["11", "12", "13", "14"]) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # a hedge that only qualifies a number stated first
+    ("About 60, though it depends on the breed: small ones live longer.", "How many kilograms does an adult male sheep weigh?", "60"),
+    # counter-example: a hedge with no number committed first
+    ("It depends on the breed: small ones weigh 45 kg and large ones 160 kg.", "How many kilograms does an adult male sheep weigh?", None),
+    # a supposition cut off after the answer
+    ("4 crates × 9 melons = 36 melons. If the shop orders 2 more crates, it will have", "How many melons are in 4 crates of 9?", "36"),
+    # a table's total line with an aside in parentheses
+    ("| Item | Qty | Cost |\n|---|---|---|\n| Mug | 3 | $12 |\n\nTotal: $12 (before a possible 10% discount).", "What do 3 mugs at $4 cost, in dollars?", "12"),
+])
+def test_hedges_suppositions_and_total_lines(output, question, expected):
+    assert number(output, question) == expected
+
+
+DIRECTIONS = ["It falls", "It is unchanged", "It rises"]
+
+
+@pytest.mark.parametrize("output, expected", [
+    # options that name a direction of change, read from the output's own words for it
+    ("The air warms and expands, so the balloon's volume goes up.", "C"),
+    ("It shrinks a little as it cools.", "A"),
+    ("Nothing happens to it: it doesn't change.", "B"),
+    # counter-examples: two directions stated, or one ruled out without another chosen
+    ("Pressure goes up, so the volume drops.", None),
+    ("It does not increase.", None),
+])
+def test_direction(output, expected):
+    assert choice(output, "What happens to the balloon's volume when it is heated?", DIRECTIONS) == expected
+
+
+def test_direction_switched_off():
+    output = "The air warms and expands, so the balloon's volume goes up."
+    assert extract(output, "choice", question="What happens to the balloon's volume?", choices=DIRECTIONS).rule == "direction"
+    assert choice(output, "What happens to the balloon's volume?", DIRECTIONS, disable=("direction",)) is None
+
+
+@pytest.mark.parametrize("output, question, choices, expected", [
+    # an adjective names its place or body: "Italian" -> Italy, "solar" -> the Sun
+    ("It was brought to Europe by Italian merchants.", "Which country's merchants brought the spice to Europe?", ["Spain", "Italy", "Greece"], "B"),
+    ("Solar heating drives it.", "What drives the water cycle?", ["The Moon", "The Sun", "Earth's core"], "B"),
+    # counter-example: an adjective the question itself uses names nothing
+    ("Mexico, with about 130 million Spanish speakers.", "Which country has the most Spanish speakers?", ["Spain", "Mexico", "Colombia"], "B"),
+])
+def test_adjectives_name_places(output, question, choices, expected):
+    assert choice(output, question, choices) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("Around 2560 BC.", "-2560"),
+    ("In 44 B.C.", "-44"),
+    # counter-example: a year of the common era stays positive
+    ("In AD 79.", "79"),
+])
+def test_years_before_the_common_era(output, expected):
+    assert number(output, "In what year was it built?") == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # a range alone commits to no one number
+    ("Between 40 and 60.", None),
+    ("40-60 kg", None),
+    # counter-examples: a range followed by a single answer, and a subtraction with its result
+    ("40 to 60 kg; for an adult male, 50.", "50"),
+    ("Between 40 and 60. The answer is 50.", "50"),
+])
+def test_range_alone(output, expected):
+    assert number(output, "How many kilograms does the dog weigh?") == expected
+
+
+@pytest.mark.parametrize("kind, output, choices, expected", [
+    # "I don't know" followed by a committed guess reads the guess
+    ("choice", "I don't know, but if I had to guess, C.", ["Rome", "Milan", "Naples"], "C"),
+    ("number", "I don't know, but my best guess is 40.", None, "40"),
+    # counter-example: "I don't know" alone, or two alternatives
+    ("choice", "I don't know.", ["Rome", "Milan", "Naples"], None),
+    ("number", "40 or 45.", None, None),
+    # "No." as a sentence of its own retracts; a letter ruled out is not chosen
+    ("choice", "Milan? No. Rome.", ["Rome", "Milan", "Naples"], "A"),
+    ("choice", "It's definitely not C.", ["Rome", "Milan", "Naples"], None),
+])
+def test_guesses_and_rulings_out(kind, output, choices, expected):
+    assert extract(output, kind, question="Which city is meant?" if choices else "How many are meant?", choices=choices).value == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    # a conditional cut off after the answer ("... it would hold") is an aside
+    ("15 × 6 = 90 litres. After 8 minutes it would hold", "90"),
+    # counter-example: reasoning cut off before any result reads nothing
+    ("First we multiply the rate by the time, and the tank would then hold", None),
+])
+def test_cut_off_conditionals(output, expected):
+    assert number(output, "A tank fills at 15 litres a minute. How many litres after 6 minutes?") == expected
+
+
+@pytest.mark.parametrize("output, choices, expected", [
+    # options gone through one per line, one marked right and the others wrong
+    ("Going through them:\n- A) Mercury - incorrect, it is closest.\n- B) Venus - correct, its clouds trap heat.\n- C) Mars - wrong.",
+     ["Mercury", "Venus", "Mars"], "B"),
+    # "Option B ..." capitalized names the option before a later "option A"
+    ("Option B is correct, and option A is a common distractor.", ["Mercury", "Venus", "Mars"], "B"),
+    # counter-example: a listing of options whose own text is a verdict word judges nothing
+    ("A. True\nB. False", ["True", "False"], None),
+])
+def test_verdict_lists(output, choices, expected):
+    assert choice(output, "Which planet is hottest?" if len(choices) == 3 else "Is Venus the hottest planet?", choices) == expected
+
+
+@pytest.mark.parametrize("output, question, expected", [
+    # odds in words read as a probability when one is asked for
+    ("There's a one-in-four chance.", "What is the probability of drawing a heart?", "0.25"),
+    ("About one in five.", "What is the probability that a random weekday is a Monday?", "0.2"),
+    # counter-example: "one in four" when no probability is asked keeps its numbers
+    ("One in four people.", "How many people in a group of four wear glasses?", "1"),
+])
+def test_odds_in_words(output, question, expected):
+    assert number(output, question) == expected
+
+
+@pytest.mark.parametrize("output, expected", [
+    ("Copper? No - silver, by a small margin.", "B"),
+    ("The answer is A... just kidding, B.", "B"),
+    ("The answer is number two.", "B"),
+    # counter-example: a question answered "No" to a different point keeps the first answer
+    ("Silver. Is copper close? No, not quite.", "B"),
+])
+def test_more_retractions_and_option_numbers(output, expected):
+    assert choice(output, "Which metal conducts electricity best?", ["Copper", "Silver", "Gold"]) == expected
+
+
+def test_no_is_an_answer_when_an_option_says_no():
+    # with an option "No", a "No," after a self-correction is that option, not a retraction
+    assert choice("Yes. No, wait: no, it is toxic.", "Is it safe to eat?", ["Yes", "No"]) == "B"

@@ -248,3 +248,21 @@ def test_the_next_shard_takes_the_slots_the_last_requests_of_a_shard_leave_free(
     # rows 8 and 9 end the first shard with two of the four slots free: rows 10 and 11 take them at once,
     # not after rows 8 and 9 are answered (the server never waits on the runner between shards)
     assert sent["r10"] - sent["r8"] < 0.08 and sent["r11"] - sent["r8"] < 0.08, sent
+
+
+def test_a_run_stopped_while_storing_stops_the_next_shards_requests(server, tmp_path, monkeypatch):  # noqa: F811
+    fake, url = server
+    fake.delay = 0.05
+
+    def full_disk(self, run_id, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(Store, "add_predictions", full_disk)
+    model = OpenAIModel(url, model_name="tiny-echo", concurrency=2, max_tokens=8)
+    with pytest.raises(OSError, match="No space left"):
+        gengap.evaluate(model, _dataset(100), ["all"], out=tmp_path, progress=False, shard_size=20, cache=False)
+    sent = len(fake.posts())
+    time.sleep(0.3)
+    # the first shard, and the few requests of the next one sent before it was cancelled (two in flight, each
+    # 0.05 s: a round or two on a busy machine); none after
+    assert 20 <= sent <= 24 and len(fake.posts()) == sent, sent

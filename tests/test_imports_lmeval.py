@@ -16,9 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from gengap import Store
 from gengap._errors import DataError
 from gengap.imports import import_lm_eval, read_lm_eval
+from gengap.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "lmeval"

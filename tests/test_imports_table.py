@@ -7,9 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from gengap import Store
 from gengap._errors import ConfigError, DataError
 from gengap.imports import import_table
+from gengap.store import Store
 
 
 def _frame(model: str, shift: int) -> pd.DataFrame:

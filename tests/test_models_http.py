@@ -24,6 +24,7 @@ import pytest
 import gengap
 from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel, _retry_after
+from gengap.store import Store
 
 
 class FakeOpenAI:
@@ -436,7 +437,7 @@ def test_a_prompt_longer_than_the_context_window_names_the_row_and_the_fix(serve
     with pytest.raises(EndpointError, match=r"example id '13'") as err:
         gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False, shard_size=5)
     assert "rows 13..13" in str(err.value)  # the row of the test part, not of the shard
-    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+    with Store(tmp_path / "gengap.duckdb", read_only=True) as store:
         assert store.sql("SELECT count(*) AS n FROM predictions")["n"].iloc[0] >= 10
 
 
@@ -531,7 +532,7 @@ def test_cli_prompt_and_generation_settings_reach_the_server_and_the_store(serve
     assert body["stop"] == ["\n\n", "Question:"]  # the prompt's stops: a blank line and the next example's prefix
     assert (body["max_tokens"], body["temperature"], body["top_p"], body["seed"], body["repeat_penalty"]) == (6, 0.5, 0.9, 4, 1.1)
     assert body["prompt"].count("Question: ") == 3 and body["prompt"].endswith("\nAnswer:")
-    with gengap.Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
+    with Store(tmp_path / "rep" / "gengap.duckdb", read_only=True) as store:
         preds = store.predictions(store.latest_run())
     assert sorted(preds["prompt"]) == sorted(r["body"]["prompt"] for r in fake.posts())
     assert preds["prompt_tokens"].notna().all() and (preds["latency_s"] > 0).all()
@@ -576,14 +577,16 @@ def test_shards_follow_the_model_speed_and_a_dead_server_loses_at_most_one(serve
     with pytest.raises(EndpointError, match="HTTP 503") as err:
         gengap.evaluate(model, ds, ["all"], out=tmp_path, progress=False)
     assert "example id" in str(err.value)
-    with gengap.Store(tmp_path / "gengap.duckdb", read_only=True) as store:
+    with Store(tmp_path / "gengap.duckdb", read_only=True) as store:
         sizes = store.sql("SELECT n_rows FROM shards ORDER BY finished_at")["n_rows"].tolist()
         stored = int(store.sql("SELECT count(*) AS n FROM predictions")["n"].iloc[0])
     # 2 x concurrency rows first; then about 0.5 s of measured model time each: never more than the 20 rows the
     # server could answer at best in 0.5 s (4 in flight, 0.1 s each), never fewer than the concurrency
     assert sizes[0] == 8 and all(4 <= s <= 20 for s in sizes[1:]), sizes
     answered = posts_before_death
-    assert stored == sum(sizes) and answered - stored <= max(sizes), (answered, stored, sizes)
+    # lost: the answered rows of the shard that failed, and of the next shard's requests that took the slots its
+    # last requests left free (fewer than the concurrency: under one round trip of work)
+    assert stored == sum(sizes) and answered - stored <= max(sizes) + model.concurrency - 1, (answered, stored, sizes)
     # resuming asks only for what is missing
     fake.answer = original
     seen = len(fake.posts())
@@ -601,7 +604,7 @@ def test_multiple_choice_by_log_likelihood_through_evaluate(server, tmp_path):
     rows = ev.rows().sort_values("example_id", key=lambda s: s.astype(int))
     # summed: " aeiou" (-1.5) beats " bb" (-3) and " xyz" (-4); written as the target is (text or letter)
     assert rows["output"].tolist() == ["B", "aeiou"] * 4 and rows["score"].tolist() == [0.0, 1.0] * 4
-    with gengap.Store(ev.store_path, read_only=True) as store:
+    with Store(ev.store_path, read_only=True) as store:
         details = [json.loads(d) for d in store.predictions(ev.run_id)["details"]]
     assert all(d["loglik"] == pytest.approx([-4.0, -1.5, -3.0]) and d["n_tokens"] == [4, 6, 3] for d in details)
     norm = gengap.evaluate(model, ds, ["all"], out=tmp_path / "norm", progress=False, prompt="{input}\nAnswer:",

@@ -8,6 +8,7 @@ import gengap
 from gengap import ConfigError
 from gengap.perturb import make_perturbations
 from gengap.prompts import Prompt, as_prompt
+from gengap.store import Store
 
 TRAIN = gengap.load([{"input": f"{i} + {i}", "target": str(2 * i), "topic": "add"} for i in range(10)])
 TEST = gengap.load([{"input": f"{i} + 1", "target": str(i + 1), "topic": "add"} for i in range(20, 25)])
@@ -76,7 +77,7 @@ def test_evaluate_with_a_prompt_stores_it_and_perturbs_only_the_question(tmp_pat
     rows = ev.rows()
     clean = rows[rows["perturbation"] == "none"]
     assert clean["score"].tolist() == [1.0] * 6
-    with gengap.Store(ev.store_path, read_only=True) as store:
+    with Store(ev.store_path, read_only=True) as store:
         preds = store.predictions(ev.run_id).set_index(["perturbation", "example_id"])
     for example_id in clean["example_id"]:
         plain, upper = preds.loc[("none", example_id), "prompt"], preds.loc[("casing:mode=upper", example_id), "prompt"]
@@ -87,7 +88,7 @@ def test_evaluate_with_a_prompt_stores_it_and_perturbs_only_the_question(tmp_pat
     # asked to, the perturbation changes the shots instead, and leaves the question alone
     ev2 = gengap.evaluate(echo_last_line, data, ["random"], out=tmp_path / "shots", progress=False,
                           prompt={"template": "{input}", "k": 2, "perturb": "shots"}, perturbations=make_perturbations(["casing:mode=upper"]))
-    with gengap.Store(ev2.store_path, read_only=True) as store:
+    with Store(ev2.store_path, read_only=True) as store:
         preds = store.predictions(ev2.run_id).set_index(["perturbation", "example_id"])
     example_id = clean["example_id"].iloc[0]
     plain, upper = preds.loc[("none", example_id), "prompt"], preds.loc[("casing:mode=upper", example_id), "prompt"]

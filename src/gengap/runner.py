@@ -757,7 +757,7 @@ def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], 
     top_up()
     try:
         while queued:
-            key, fresh, future, times = queued.popleft()
+            key, fresh, future, times = queued[0]  # left in the queue until answered: an interrupt cancels it
             outputs: list[Any] = []
             if future is not None:
                 try:
@@ -769,10 +769,13 @@ def _pipelined(model: Model, plan: Callable[[int, int], tuple[str, list[Any]]], 
                     raise error from e
                 outputs = checked_outputs(model, got, len(fresh), where=key)
                 bar.advance(len(fresh))
+                # the done callback may not have run yet when result() returns: then the answer is just in
+                done_at = times[1] if len(times) > 1 else time.perf_counter()
                 if adaptive:  # rows per second of model time (from when the shard before was answered)
-                    rate = len(fresh) / max(times[-1] - max(times[0], answered_at), 1e-3)
+                    rate = len(fresh) / max(done_at - max(times[0], answered_at), 1e-3)
                     step = int(min(size, max(concurrency, rate * SHARD_SECONDS)))
-                answered_at = times[-1]
+                answered_at = done_at
+            queued.popleft()
             calls += len(outputs)
             finish(key, outputs)  # the next shard's requests run meanwhile
             top_up()

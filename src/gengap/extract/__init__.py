@@ -109,7 +109,7 @@ def rule_families(kind: str) -> dict[str, list[str]]:
     """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order.
 
     >>> rule_families("number")["abstain"]
-    ['echo', 'refusal', 'hedge', 'unfinished']
+    ['echo', 'refusal', 'hedge', 'unfinished', 'off_topic']
     """
     families: dict[str, list[str]] = {}
     for rule in CASCADES[kind]:

@@ -170,8 +170,10 @@ class Context:
 
     @_lazy
     def text(self) -> str:
-        cleaned = clean(self.raw)
-        return (cleaned if "continuation" in self.disabled else own_answer(cleaned)).strip()
+        if "continuation" in self.disabled:
+            return clean(self.raw).strip()
+        end = _END_TOKEN_RE.search(self.raw)  # before clean(), which reads "<end_of_turn>"'s underscores as Markdown
+        return own_answer(clean(self.raw[:end.start()] if end else self.raw)).strip()
 
     @_lazy
     def loop(self) -> bool:

@@ -23,7 +23,7 @@ from gengap.extract._base import (
     stem,
     words,
 )
-from gengap.extract._numbers import numbers_in
+from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
 
 def choice_letters(n: int) -> str:
@@ -111,7 +111,7 @@ def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
     return choice_letters(n)[index - 1]
 
 
-_LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]]\s+\S.*$\n?", re.MULTILINE)
+_LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]](?:\s+\S|(?=[A-Z]))(?:.*(?:\n(?![ \t]*[\(\[]?[A-Ea-e][.)\]])[a-z].*)*)?$\n?", re.MULTILINE)
 
 
 def _unlisted(ctx: Context) -> str:
@@ -161,6 +161,19 @@ _WRONG_AFTER_RE = re.compile(r"^\W*(?:\w+\s+){0,2}(?:is|are|was|were)\s+(?:wrong
                              re.IGNORECASE)
 
 
+#: adjectives that name a place or body whose name is another word ("French" -> France, "solar" -> Sun): stems
+_ADJECTIVE_OF = {adjective: stem(noun) for adjective, noun in (
+    ("french", "France"), ("english", "England"), ("spanish", "Spain"), ("italian", "Italy"), ("german", "Germany"),
+    ("chinese", "China"), ("japanese", "Japan"), ("russian", "Russia"), ("indian", "India"), ("brazilian", "Brazil"),
+    ("mexican", "Mexico"), ("canadian", "Canada"), ("american", "America"), ("british", "Britain"), ("egyptian", "Egypt"),
+    ("greek", "Greece"), ("dutch", "Netherlands"), ("swedish", "Sweden"), ("norwegian", "Norway"), ("portuguese", "Portugal"),
+    ("australian", "Australia"), ("korean", "Korea"), ("turkish", "Turkey"), ("polish", "Poland"), ("irish", "Ireland"),
+    ("scottish", "Scotland"), ("swiss", "Switzerland"), ("danish", "Denmark"), ("finnish", "Finland"), ("thai", "Thailand"),
+    ("vietnamese", "Vietnam"), ("argentine", "Argentina"), ("argentinian", "Argentina"), ("peruvian", "Peru"),
+    ("chilean", "Chile"), ("iranian", "Iran"), ("persian", "Persia"), ("roman", "Rome"), ("solar", "Sun"), ("lunar", "Moon"),
+    ("martian", "Mars"), ("terrestrial", "Earth"))}
+
+
 def _mentions(ctx: Context, text: str) -> dict[str, int]:
     """Option letter -> position of its first mention in ``text`` (by text, paraphrase or value),
     leaving out negated mentions ("not Paris", "Paris is wrong")."""
@@ -170,6 +183,10 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
     found: dict[str, int] = {}
     tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
     stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
+    if any(w.lower() in _ADJECTIVE_OF for _, _, w in stems):  # "the French people" names France
+        stems = [item for pos, s, w in stems
+                 for item in ([(pos, s, w), (pos, _ADJECTIVE_OF[w.lower()], w)]
+                              if w.lower() in _ADJECTIVE_OF and s not in ctx.question_stems else [(pos, s, w)])]
     values = _option_values(ctx)
     numeric = all(v is not None for v in values)
     for letter, option_stems in zip(letters, _option_stems(ctx)):
@@ -248,12 +265,20 @@ def _one_option(ctx: Context, text: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=4096)
+def _normalized_options(choices: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(normalize_text(c) for c in choices)
+
+
 def _exact_option(ctx: Context, text: str) -> str | None:
+    """The option ``text`` is, word for word (case, punctuation and articles aside)."""
     if not ctx.choices:
         return None
     norm = normalize_text(text)
-    for letter, c in zip(choice_letters(len(ctx.choices)), ctx.choices):
-        if norm and norm == normalize_text(c):
+    if not norm:
+        return None
+    for letter, c in zip(choice_letters(len(ctx.choices)), _normalized_options(tuple(ctx.choices))):
+        if norm == c:
             return letter
     return None
 
@@ -293,9 +318,11 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
-        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)", line, re.IGNORECASE)
+        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)"
+                         r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
         if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
-            k = _ORDINALS.get(index.group(1).lower()) or (int(index.group(1)) if index.group(1).isdigit() else 0)
+            word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."
+            k = _ORDINALS.get(word) or (int(word) if word.isdigit() else 0)
             if 1 <= k <= len(ctx.choices):
                 return choice_letters(len(ctx.choices))[k - 1]
         option = _exact_option(ctx, line) or _one_option(ctx, line.split(". ", 1)[0])
@@ -323,9 +350,12 @@ def _strict_read(ctx: Context, text: str) -> str | None:
 def _correction(ctx: Context) -> str | None:
     """After a self-correction: a letter stated outright, else the option it names by ordinal ("no, sorry,
     the second: Spanish") or by text, in its first clause or alone in its last sentence ("... The Sun.")."""
-    region = ctx.correction
+    says_no = any(c in ("no", "nope") for c in _normalized_options(tuple(ctx.choices or ())))
+    region = ctx.correction if says_no else correction_region(ctx)  # with an option "No", "No," is an answer
     if region is None:
         return None
+    if not says_no:
+        region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
     found = _strict_read(ctx, region)
     if found or not ctx.choices:
         return found
@@ -334,7 +364,15 @@ def _correction(ctx: Context) -> str | None:
     if ordinal and _ordinal_letter(ordinal, len(ctx.choices)):
         return _ordinal_letter(ordinal, len(ctx.choices))
     last = sentences(region)[-1] if sentences(region) else ""
-    return _exact_option(ctx, last) or (_one_option(ctx, first) if ctx.question_stems & content_stems(first) else None)
+    exact = _exact_option(ctx, last) or _exact_option(ctx, first)  # "... The Sun.", "No - nitrogen, about 78%."
+    if exact:
+        return exact
+    for clause in reversed(re.split(r"[,;:.!?]\s|\s-\s|\n", region)):  # "...; the capital is Ankara."
+        if ctx.question_stems & content_stems(clause):
+            named = _one_option(ctx, clause)
+            if named:
+                return named
+    return None
 
 
 def _marked(ctx: Context) -> str | None:
@@ -363,12 +401,38 @@ _RECALLED_RE = re.compile(r"\b(?:i\s+)?(?:initially|at\s+first|first|originally|
                           re.IGNORECASE)
 
 
+_QA_LABEL_RE = re.compile(r"^\s*A\s*:\s*(\S[^\n]*?)\s*$", re.MULTILINE)
+
+
+def _answer_label(ctx: Context, text: str) -> str | None:
+    """A few-shot "Q: ... / A: ..." answer: "A: 12" names the option 12, not option A, when what follows
+    the label is an option's text or value."""
+    m = _QA_LABEL_RE.match(text)
+    if not m or not ctx.choices:
+        return None
+    letter = re.fullmatch(rf"[\(\[]?([{_letters(ctx)}])[\)\]]?\.?", m.group(1))
+    if letter:
+        return letter.group(1)  # "A: C" - the label, then the letter chosen
+    exact = _exact_option(ctx, m.group(1).rstrip("."))
+    if exact:
+        return exact
+    said = m.group(1).rstrip(".")
+    nums = numbers_in(said)
+    if len(nums) == 1 and nums[0].start == 0 and not said[nums[0].end:].strip(" %"):  # "A: 12", "A: twelve"
+        same = [letter for letter, (v, _) in zip(choice_letters(len(ctx.choices)), values_with_places(ctx)) if v == nums[0].value]
+        return same[0] if len(same) == 1 else None
+    return None
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A letter, option number or option text opening the output, the explanation after it."""
     _, bare, *_ = _patterns(_letters(ctx))
     text = _unlisted(ctx)
     if "|" in text:
         text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
+    labelled = _answer_label(ctx, text)
+    if labelled:
+        return labelled
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
@@ -399,7 +463,7 @@ def _answer_first(ctx: Context) -> str | None:
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
             return subject
-    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?:option|choice)\s+([{_letters(ctx)}])\b", head)
+    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", head)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()
     return _one_option(ctx, head)
@@ -413,7 +477,8 @@ def _by_value(ctx: Context) -> str | None:
         return None
     from gengap.extract import _numbers
 
-    number = _numbers.read(ctx.raw, ctx.question, ctx.disabled)
+    unlisted = _unlisted(ctx)  # a listing of the options written out is no answer ("A. 5 / B. 6 / ...")
+    number = _numbers.read(ctx.raw if unlisted is ctx.text else unlisted, ctx.question, ctx.disabled)
     if number is None:
         return None
     got = Fraction(number)
@@ -439,7 +504,7 @@ def _hedge(ctx: Context) -> str | None:
     """A hedge that names two answers, or "I'm not certain" with nothing committed to ("Either wind or...
     hmm, I'm not certain."): unextracted. "I'm not sure, but I'd guess Ottawa." commits."""
     if ctx.hedged:
-        return ABSTAIN
+        return None if guessed_after_hedge(ctx) else ABSTAIN
     return ABSTAIN if _UNSURE_RE.search(ctx.text) and not _COMMITS_RE.search(ctx.text) else None
 
 
@@ -466,6 +531,31 @@ def _ticked_row(ctx: Context) -> str | None:
         elif any(_CROSS_RE.match(c) for c in cells[1:]):
             crossed.add(letter)
     return next(iter(ticked)) if len(ticked) == 1 and crossed else None
+
+
+_LIST_OPTION_RE = re.compile(r"^[\s>*\-\u2022]*(?:\*\*)?(?:option\s+)?[\(\[]?([A-Z])[\)\].:]", re.IGNORECASE)
+_RIGHT_RE = re.compile(r"(?<!not )(?<!in)\b(?:correct|right|true)\b|[\u2713\u2714\u2705]", re.IGNORECASE)
+_WRONG_RE = re.compile(r"\b(?:incorrect|wrong|false|not\s+(?:correct|right|true))\b|[\u2717\u2718\u274c]", re.IGNORECASE)
+
+
+def _verdict_list(ctx: Context) -> str | None:
+    """Options gone through one per line with a verdict ("- A) Alpha - incorrect. / - C) Gamma - correct."):
+    the one line marked right, when the others are marked wrong."""
+    if "\n" not in ctx.text or not ctx.choices:
+        return None
+    letters = _letters(ctx)
+    right, wrong = set(), set()
+    for line in ctx.text.split("\n"):
+        m = _LIST_OPTION_RE.match(line)
+        if not m or m.group(1).upper() not in letters:
+            continue
+        option = ctx.choices[letters.index(m.group(1).upper())]
+        verdict = re.sub(re.escape(option), " ", line[m.end():], flags=re.IGNORECASE)  # "A. True" lists, not judges
+        if _WRONG_RE.search(verdict):
+            wrong.add(m.group(1).upper())
+        elif _RIGHT_RE.search(verdict):
+            right.add(m.group(1).upper())
+    return next(iter(right)) if len(right) == 1 and wrong and not right & wrong else None
 
 
 def _unfinished(ctx: Context) -> str | None:
@@ -501,7 +591,8 @@ def _trailing(ctx: Context) -> str | None:
     text = _unlisted(ctx)
     hit = trailing.search(text)
     if hit and not re.search(r"\b(?:a|an|the|of|and|or|to|in|vitamin|plan|type|grade|group)\s*\(?[A-Z]\)?[.!]?\s*$",
-                             text[max(0, hit.start() - 8):], re.IGNORECASE):
+                             text[max(0, hit.start() - 8):], re.IGNORECASE) \
+            and not re.search(r"\bnot\s+(?:\w+\s+)?$", text[max(0, hit.start() - 20):hit.start() + 1], re.IGNORECASE):  # "definitely not D."
         return hit.group(1)
     last_line = text.rsplit("\n", 1)[-1].strip()
     hit = bare.match(last_line)
@@ -556,6 +647,45 @@ def _negated_pick(ctx: Context) -> str | None:
     return picked.pop() if len(picked) == 1 else None
 
 
+_DIRECTIONS = {
+    "up": re.compile(r"\b(?:increas\w*|ris(?:e|es|ing)|rose|go(?:es)?\s+up|went\s+up|grows?|growing|expands?|expanding|higher|larger|bigger"
+                     r"|greater|doubles?|goes\s+higher)\b", re.IGNORECASE),
+    "down": re.compile(r"\b(?:decreas\w*|falls?|falling|fell|drops?|dropping|go(?:es)?\s+down|went\s+down|shrinks?|shrinking|contracts?"
+                       r"|lower|smaller|fewer|halves|declines?|declining|reduc\w*)\b", re.IGNORECASE),
+    "same": re.compile(r"\b(?:(?:stays?|remains?|is|keeps?)\s+(?:the\s+)?(?:same|constant|unchanged|steady)|unchanged|constant"
+                       r"|(?:does\s*n[o']t|doesn't|won't|will\s+not|do\s*n[o']t)\s+change|no\s+change)\b", re.IGNORECASE),
+}
+_NEGATED_DIRECTION_RE = re.compile(r"\b(?:not|n't|never|neither|nor)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+
+
+def _direction_of(text: str) -> set[str]:
+    """The directions of change ``text`` states ("expands", "goes up" -> up); "same" takes "doesn't change"."""
+    found = set()
+    for name, pattern in _DIRECTIONS.items():
+        for m in pattern.finditer(text):
+            if name != "same" and _NEGATED_DIRECTION_RE.search(text[max(0, m.start() - 25):m.start()]):
+                return {"?"}  # "does not increase": up is ruled out, not down chosen
+            found.add(name)
+    if "same" in found:  # "stays the same, neither rising nor falling" names one direction
+        found = {"same"}
+    return found
+
+
+def _direction(ctx: Context) -> str | None:
+    """Options that name directions of change ("It increases" / "It decreases" / "It stays the same"):
+    the one direction the output states, in other words ("the gas expands - volume goes up")."""
+    if not ctx.choices:
+        return None
+    per_option = [_direction_of(c) for c in ctx.choices]
+    if sum(1 for d in per_option if len(d) == 1) < 2:
+        return None
+    said = _direction_of(_TABLE_LINE_RE.sub("", _unlisted(ctx)))
+    if len(said) != 1 or "?" in said:
+        return None
+    match = [letter for letter, d in zip(choice_letters(len(ctx.choices)), per_option) if d == said]
+    return match[0] if len(match) == 1 else None
+
+
 def _last_letter(ctx: Context) -> str | None:
     paren = _patterns(_letters(ctx))[2]
     found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
@@ -570,6 +700,7 @@ RULES = (
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
+    Rule("verdict_list", "marker", _verdict_list),
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
@@ -580,6 +711,7 @@ RULES = (
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),
     Rule("option_text", "option_text", _option_text),
+    Rule("direction", "option_text", _direction),
     Rule("last_letter", "last", _last_letter),
 )
 

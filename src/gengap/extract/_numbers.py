@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from gengap.extract._base import (
     ABSTAIN,
+    HEDGE_RE,
     STRONG_MARK_RE,
     WEAK_MARK_RE,
     Context,
@@ -20,6 +21,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    last_match,
     open_sum,
     sentences,
     stem,
@@ -48,6 +50,8 @@ _ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter"
                       "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
+_BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
+_AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
 _WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES, "a", "and"], key=len, reverse=True))
 _WORDS_RE = re.compile(rf"\b(?:minus\s+|negative\s+)?(?:{_WORD})(?:[\s-]+(?:{_WORD}))*\b", re.IGNORECASE)
 
@@ -132,7 +136,15 @@ def numbers_in(text: str) -> list[Num]:
         for m in _VULGAR_RE.finditer(text):  # "¾", "1½"
             found.append(Num(m.start(), m.end(), int(m.group(1) or 0) + _VULGAR[m.group(2)], False))
             covered.append(m.span())
+    if "half" in text:  # "two and a half", "an hour and a half", "3 and a half"
+        for m in _AND_A_HALF_RE.finditer(text):
+            word = m.group(1).lower()
+            whole = int(word) if word.isdigit() else 1 if word in ("a", "an") else _SMALL.get(word, _TENS.get(word, 0))
+            found.append(Num(m.start(), m.end(), whole + Fraction(1, 2), False))
+            covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
+        if any(a <= m.start() < b for a, b in covered):
+            continue
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
         covered.append(m.span())
@@ -176,6 +188,8 @@ def numbers_in(text: str) -> list[Num]:
             value += Fraction(int(comma.group(1)), 100) * (1 if value >= 0 else -1)
             found.append(Num(m.start(), comma.end(), value, False))
             continue
+        if value > 0 and g["pct"] is None and _BC_RE.match(text, m.end()):
+            value = -value  # "5400 BC": a year before the common era
         found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
@@ -285,7 +299,7 @@ def _nums(ctx: Context, text: str) -> list[Num]:
     if text not in memo:
         plain = text.replace("\\$", "$")
         if _wants_probability(ctx):  # "1 in 4", "3 out of 10": a probability (same length, places kept)
-            plain = _ODDS_RE.sub(lambda m: f"{m.group(1)}/{m.group(2)}".ljust(len(m.group(0))), plain)
+            plain = _ODDS_RE.sub(lambda m: f"{_count(m.group(1))}/{_count(m.group(2))}".ljust(len(m.group(0))), plain)
         unit = _asks(ctx.question)[3] if ctx.question and "percent" not in ctx.disabled else None
         if unit:  # "1 h 45 min" for "how many minutes": one number in the unit asked for (same length)
             plain = _DURATION_RE.sub(lambda m: _duration(m, unit).ljust(len(m.group(0))), plain)
@@ -305,7 +319,13 @@ def _duration(m: re.Match[str], unit: str) -> str:
     return str(seconds) if unit == "second" else format_number(Fraction(seconds, 60)) if unit == "minute" else m.group(0)
 
 
-_ODDS_RE = re.compile(r"\b(\d+)\s+(?:in|out\s+of)\s+(\d+)\b")
+_COUNT_WORD = "|".join([*_SMALL, *_TENS])
+# "1 in 4", "3 out of 10", "one-in-three": a probability when one is asked for (same length, places kept)
+_ODDS_RE = re.compile(rf"\b(\d+|{_COUNT_WORD})[\s-]+(?:in|out[\s-]+of)[\s-]+(\d+|{_COUNT_WORD})\b", re.IGNORECASE)
+
+
+def _count(word: str) -> str:
+    return word if word.isdigit() else str(_SMALL.get(word.lower(), _TENS.get(word.lower(), 0)))
 
 
 def _question_values(ctx: Context) -> frozenset[Fraction]:
@@ -344,6 +364,12 @@ def _boxed(ctx: Context) -> str | None:
 
 def _result(ctx: Context, segment: str) -> Num | None:
     """The number a stretch of text arrives at: the one after its last "=", else its first."""
+    if "\u2248" in segment:  # "≈": the value before it when that is a bare number ("1/6 ≈ 16.7%"), else the one after
+        before = segment.split("\u2248", 1)[0]
+        exact = re.search(r"(?:^|[=\s])([-$€£]?\d[\d.,/]*%?)\s*$", before)
+        if exact and not re.search(r"[×x*+\u00f7/-]\s*$", before[:exact.start(1)]) and _nums(ctx, exact.group(1)):
+            return _nums(ctx, exact.group(1))[0]
+        segment = segment.replace("\u2248", "=")
     for sep in ("=", " is "):
         if sep in segment:
             nums = _nums(ctx, segment.rsplit(sep, 1)[1])
@@ -379,10 +405,27 @@ _RESTATED_BEFORE_RE = re.compile(r"^\W*(?:(?:no|nope|wait|so|then|ok(?:ay)?|actu
 _RESTATED_AFTER_RE = re.compile(r"^(?!\s+(?:is|are|was|were|=)\b)\s*%?\s*(?:[A-Za-z°²³]+\s*){0,2}(?:[.,:;!()]|$|\n)")
 
 
+_NO_OPENING_RE = re.compile(r"(?<=[.!?])\s+(?:no|nope)\s*(?:[,;:!.]|\s-)\s*(?=\w)"
+                            r"|\b(?:just\s+kidding|j/k|i\s+take\s+(?:that|it)\s+back)\b[\s,.:;!-]*(?=\w)", re.IGNORECASE)
+
+
+def correction_region(ctx: Context) -> str | None:
+    """The text after a self-correction: the shared cues ("wait", "sorry", ...), or a later sentence that
+    opens with "No," and takes back what came before ("Insects have 8 legs. No, that's spiders; insects
+    have 6."): for a number or an option, a sentence-initial "No" is no answer of its own."""
+    if ctx.correction is not None or "self_correction" in ctx.disabled:
+        return ctx.correction
+    low = ctx.text.lower()
+    if "no" not in low and "kidding" not in low and "j/k" not in low and "back" not in low:
+        return None
+    found = last_match(_NO_OPENING_RE, ctx.text)
+    return ctx.text[found.end():].strip() or None if found else None
+
+
 def _correction(ctx: Context) -> str | None:
     """After a self-correction: the value it restates first ("Wait, that should be 47: 20 + 20 = 40 and
     3 + 4 = 7."), or the count of what is asked, else the region's marked or last number."""
-    region = ctx.correction
+    region = correction_region(ctx)
     if region is None:
         return None
     nums = _nums(ctx, region)
@@ -393,7 +436,12 @@ def _correction(ctx: Context) -> str | None:
 
 
 def _marked(ctx: Context) -> str | None:
-    tail = after_last(STRONG_MARK_RE, ctx.text, matches=ctx.strong_marks)
+    """The number after the last answer marker; a marker the output was cut off after ("The answer is 13.
+    The answer is 13. The answer is") leaves the one before it."""
+    marks = ctx.strong_marks
+    while marks and not ctx.text[marks[-1].end():].strip() and len(marks) > 1:
+        marks = marks[:-1]
+    tail = after_last(STRONG_MARK_RE, ctx.text, matches=marks)
     if tail is None:
         return None
     nums = _nums(ctx, tail)
@@ -420,6 +468,8 @@ def _table(ctx: Context) -> str | None:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if cells and _TOTAL_ROW_RE.match(cells[0]):
             rest = " ".join(cells[1:]) if len(cells) > 1 else cells[0]
+            if "(" in rest and _nums(ctx, re.sub(r"\([^()]*\)", " ", rest)):
+                rest = re.sub(r"\([^()]*\)", " ", rest)  # "Total: $10.00 (before a 5% discount)"
             nums = _nums(ctx, rest)
             if nums:
                 return _answer(nums[-1], ctx)
@@ -527,6 +577,14 @@ def _of_given_unit(question: str, after: str) -> bool:
     return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
+def _first(ctx: Context) -> tuple[str, str]:
+    """``first_part`` of the output, computed once per output (several rules look at its first sentence)."""
+    memo = ctx.__dict__.get("_first")
+    if memo is None:
+        memo = ctx.__dict__["_first"] = first_part(ctx.text)
+    return memo
+
+
 def _later_form(ctx: Context, nums: list[Num], later: str) -> bool:
     """Whether ``nums`` are not in the form the question asks for (a percentage, a probability) and ``later``
     has a number in that form ("The discount is $30, which is 20% of $150." for "as a decimal fraction")."""
@@ -546,7 +604,7 @@ def _stated_first(ctx: Context) -> str | None:
     "The average is 8."), whatever working follows with other numbers."""
     if not ctx.question:
         return None
-    head, rest = first_part(ctx.text)
+    head, rest = _first(ctx)
     m = _STATED_RE.match(head)
     if not m or not rest or "=" in head or _EXPRESSION_RE.search(head):
         return None
@@ -562,9 +620,9 @@ def _stated_first(ctx: Context) -> str | None:
 
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
-    head, rest = first_part(ctx.text)
-    if not head or _WORKING_RE.match(head):
-        return None
+    head, rest = _first(ctx)
+    if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
+        return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
@@ -583,6 +641,8 @@ def _answer_first(ctx: Context) -> str | None:
             return None
     main = _SUBORDINATE_RE.sub("", plain, count=1)
     source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
+    if source is not main and len(_preferred(ctx, _nums(ctx, main))) < len(_nums(ctx, main)):
+        source = main  # "on April 15, 1912, after ..." for "what year": the year is no aside
     nums = _nums(ctx, source)
     if not nums:
         return None
@@ -640,8 +700,10 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
         return None
     asked = _given_units(ctx.question)[1]
     if asked:
+        if asked[:4] not in text.lower():
+            return None  # a cheap test first: the counted noun is nowhere in the text
         found = [n for n in _nums(ctx, text) if not _given(ctx, n) and _unit_of(text, n)[:4] == asked[:4]]
-    elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE):
+    elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE) and ("age" in text.lower() or "old" in text):
         found = [n for n in _nums(ctx, text)
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
     else:
@@ -649,16 +711,17 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
-_FIRST_WORD_RE = re.compile(r"^[^\w]*([^\W_]+)")
+_FIRST_WORD_RE = re.compile(r"^[^\w]*(?:(?:about|around|approximately|roughly|nearly|almost|over|under|just|exactly|only|some)\s+)?([^\W_]+)",
+                            re.IGNORECASE)
 
 
 def _opens_with_number(ctx: Context) -> bool:
-    """Whether the output opens with a number ("206", "Four.", "4 left over."): the answer, stated first."""
+    """Whether the output opens with a number ("206", "Four.", "About 95,"): the answer, stated first."""
     m = _FIRST_WORD_RE.match(ctx.text)
     if m is None:
         return False
-    word = m.group(1)
-    return word[0].isdigit() or word.lower() in _SMALL or word.lower() in _TENS
+    word = m.group(1).lower()
+    return word[0].isdigit() or word in _SMALL or word in _TENS
 
 
 def _counted(ctx: Context) -> str | None:
@@ -686,8 +749,38 @@ def _off_topic(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+_GUESS_RE = re.compile(r"\b(?:if\s+i\s+(?:had|have)\s+to\s+(?:guess|pick|choose|say|bet)|my\s+(?:best\s+)?guess\s+(?:is|would\s+be)"
+                       r"|i'?d\s+(?:guess|go\s+with|say|pick)|i\s+would\s+(?:guess|go\s+with|say|pick)|best\s+guess)\b", re.IGNORECASE)
+
+
+def guessed_after_hedge(ctx: Context) -> bool:
+    """Whether an output that says it does not know goes on to commit to a guess ("I don't know, but if I
+    had to guess, B."): the guess is its answer."""
+    m = HEDGE_RE.search(ctx.text)
+    return m is not None and _GUESS_RE.search(ctx.text, m.end()) is not None
+
+
+_RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
+                       r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
+
+
 def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
+    """A hedge commits to no number, unless a number was stated first and the hedge only qualifies it
+    ("Around 95, though it depends on the size: ...")."""
+    if ctx.hedged and guessed_after_hedge(ctx):
+        return None
+    if not ctx.hedged:
+        head = _first(ctx)[0]
+        if _RANGE_RE.match(head) and not ctx.strong_marks:
+            return ABSTAIN  # "Between 5 and 7.": a range, no one number
+        return None
+    m = HEDGE_RE.search(ctx.text)
+    before = ctx.text[:m.start()] if m else ""
+    lead = re.split(r",\s|;\s|:\s|\s-\s", before, maxsplit=1)[0]
+    if re.search(r"\b(?:though|although|but)\s+$", before) and len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1 \
+            and len(sentences(before)) == 1:
+        return None
+    return ABSTAIN
 
 
 def _unfinished(ctx: Context) -> str | None:
@@ -701,7 +794,18 @@ def _unfinished(ctx: Context) -> str | None:
     last = sentences(text)[-1]
     if WEAK_MARK_RE.search(last) or re.search(r"\d[\d,.]*\s*%?\s*[A-Za-z°/²³]{0,12}$", last):
         return None
+    if _cut_aside(last) and _nums(ctx, text[:len(text) - len(last)]):
+        return None  # "21 sheep. If the farmer buys 4 more sheep, he will have": an aside cut off after the answer
     return ABSTAIN
+
+
+_HYPOTHETICAL_RE = re.compile(r"^\W*(?:if|suppose|supposing|for\s+example|for\s+instance|imagine|by\s+comparison|in\s+comparison|to\s+(?:check|verify|confirm)"
+                              r"|(?:to\s+)?double[-\s]?check\w*)\b", re.IGNORECASE)
+
+
+def _cut_aside(sentence: str) -> bool:
+    """A last sentence cut off mid-clause that only supposes or checks ("If he buys 4 more, he will have")."""
+    return bool(sentence) and sentence[-1].isalpha() and bool(_HYPOTHETICAL_RE.match(sentence) or re.search(r"\b(?:would|could)\b", sentence))
 
 
 _LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.MULTILINE)
@@ -733,7 +837,7 @@ def _after_mark(ctx: Context, sentence: str, mark: re.Match[str]) -> Num | None:
     if _RETRACTED_RE.search(sentence):
         return None
     rest = sentence[mark.end():]
-    if re.match(r"^\s*(?:[;,.:]|$)", rest) and _TOTAL_AFTER_RE.search(sentence[:mark.end()]):
+    if re.match(r"^\s*(?:[;,.:(]|$)", rest) and _TOTAL_AFTER_RE.search(sentence[:mark.end()]):
         before = _nums(ctx, sentence[:mark.start()])
         if before:
             return before[-1]
@@ -749,13 +853,19 @@ _RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\
 _ASIDE_LINE_RE = re.compile(r"^[ \t]*\([^\n]*\)[ \t.]*$\n?", re.MULTILINE)
 
 
+_ASIDE_RE = re.compile(r"^\([^()]*\)\W*$")
+
+
 def _body(ctx: Context) -> list[str]:
     """The sentences of the prose without asides: a paragraph wholly in parentheses ("(A common mistake
     is to add 20%, which gives $60.)") remarks on the answer, it does not state it."""
     memo = ctx.__dict__.get("_body")
     if memo is None:
         text = _ASIDE_LINE_RE.sub("", ctx.prose).strip() if "(" in ctx.prose else ctx.prose
-        memo = ctx.__dict__["_body"] = sentences(text or ctx.prose)
+        parts = sentences(text or ctx.prose)
+        if "(" in text:  # "(A baker's dozen would be 13 each, so 39.)" after the answer
+            parts = [p for p in parts if not _ASIDE_RE.match(p)] or parts
+        memo = ctx.__dict__["_body"] = parts
     return memo
 
 
@@ -797,16 +907,21 @@ def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
     parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
+    if len(parts) > 1 and _cut_aside(parts[-1]):
+        parts = parts[:-1]
     if not parts:
         return None
     last = parts[-1]
+    if "(" in last:  # "About 1 kg (at 4 °C).": the aside's numbers are not the answer (a worked "(60 ÷ 12 = 5)" is no aside)
+        outside = re.sub(r"\([^()=]*\)", " ", last)
+        last = outside if _nums(ctx, outside) else last
     total = _TOTAL_WORD_RE.search(last)
     if total and _nums(ctx, last[total.end():]):  # "3 × 3 = 9, 2 × 4 = 8, total 17."
         return _answer(_nums(ctx, last[total.end():])[0], ctx)
     wanted = _preferred(ctx, _nums(ctx, last))
     if wanted and len(wanted) < len(_nums(ctx, last)):
         return _answer(wanted[-1], ctx)
-    if "=" in last or _ENDS_IS_NUMBER_RE.search(last):  # "144 divided by 12 is 12."
+    if "=" in last or "\u2248" in last or _ENDS_IS_NUMBER_RE.search(last):  # "144 divided by 12 is 12."
         found = _result(ctx, last)
         if found:
             return _answer(found, ctx)

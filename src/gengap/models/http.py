@@ -7,6 +7,8 @@ in flight at once, and the outputs come back in input order. (aiohttp, not httpx
 httpx's connection pool scans every connection for every request, which held it to a few percent
 of the concurrency-bound ideal at 128 requests in flight; see benchmarks/bench_http.py.) Each output is a :class:`Completion`:
 the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
+:meth:`OpenAIModel.submit` starts the requests and returns a future at once, so the runner stores
+one shard while the server answers the next; calls made together share the ``concurrency``.
 
 An input ``{"prompt": text, "choices": [continuation, ...]}`` (``api="completions"``) asks for
 multiple choice by log-likelihood instead of generation: each continuation is scored by the
