@@ -18,6 +18,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    run_cascade,
     sentences,
     stem,
     unfinished,
@@ -871,7 +872,62 @@ def _off_type(span: str, ctx: Context) -> bool:
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
 
 
+# A courtesy or thinking-aloud opener and a closing pleasantry state nothing about the answer: "Thanks for
+# asking! Rome", "Okay, let me think.\n\nRome", "Rome. Hope that helps!" read as "Rome".
+_COURTESY_OPENER_RE = re.compile(
+    r"^\s*(?:(?:sure(?:\s+thing)?|of\s+course|absolutely|certainly|ok(?:ay)?|alright|all\s+right|hi(?:\s+there)?|hello|hey(?:\s+there)?|hmm+|well"
+    r"|(?:a\s+|what\s+a\s+|that'?s\s+a\s+)?(?:great|good|excellent|nice|interesting|fun|fair)\s+question|(?:i'?m\s+|i\s+am\s+)?(?:happy|glad)\s+to\s+help"
+    r"|thanks?(?:\s+you)?\s+for\s+(?:asking|the\s+question|your\s+question)|no\s+problem|let\s+me\s+(?:think|see|help|check|explain)(?:\s+(?:this|that))?"
+    r"|let'?s\s+see|here'?s\s+(?:the|my)\s+answer|here\s+is\s+(?:the|my)\s+answer|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question"
+    r"|here'?s\s+how\s+to\s+think\s+about\s+(?:it|this)|let'?s\s+(?:solve|work\s+through|think\s+through|think\s+about|figure\s+out|break)\s+(?:this|it)(?:\s+down)?"
+    r"(?:\s+step\s+by\s+step)?|let'?s\s+think\s+step\s+by\s+step)"
+    r"(?:\s*(?:,|\s)\s*(?:so|then|here'?s\s+(?:the|my)\s+answer|let\s+me\s+(?:think|see|explain)|here\s+you\s+go))*\s*(?:[.!:]+|\u2014|\s-)\s*"
+    r"|(?:ok(?:ay)?|alright|all\s+right|hmm+|well|so),\s+)+(?=\S|$)",
+    re.IGNORECASE,
+)
+_COURTESY_CLOSER_RE = re.compile(
+    r"(?:(?<=[.!?)*\"'`\u201d\u00bb])|(?<=\w)(?=\s*\n)|(?<=\w)(?=\s+(?-i:[A-Z]))|^)\s*(?:(?:i\s+)?hope\s+(?:this|that|it)\s+helps|let\s+me\s+know\s+if|feel\s+free\s+to|is\s+there\s+anything\s+else"
+    r"|would\s+you\s+like\s+(?:to\s+know|me\s+to|help|more)|do\s+you\s+want\s+(?:to\s+know|me\s+to|more)|happy\s+(?:learning|studying|reading)|good\s+luck"
+    r"|thanks?(?:\s+you)?\s+for\s+(?:the|asking|your)|have\s+a\s+(?:great|good|nice|wonderful)\s+day|if\s+you\s+have\s+(?:any\s+)?(?:other|more|further)\s+questions"
+    r"|enjoy|cheers)\b[^\n]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _without_courtesy(raw: str) -> str:
+    """``raw`` without an opening courtesy and closing pleasantries (empty of words when that is all it holds)."""
+    text = raw
+    while True:
+        opener = _COURTESY_OPENER_RE.match(text)
+        rest = text[opener.end():] if opener else text
+        closer = _COURTESY_CLOSER_RE.search(rest)
+        rest = rest[:closer.start()] if closer else rest
+        if not re.search(r"\w", rest) and len(re.findall(r"\w+", text)) < 2:
+            return text  # "OK." alone may be the answer (Oklahoma's abbreviation)
+        if rest == text or not re.search(r"\w", rest):
+            return rest
+        text = rest
+
+
+def _courtesy(ctx: Context) -> str | None:
+    """The output read again without a courtesy around it: what the courtesy encloses is the reply."""
+    if not (_COURTESY_OPENER_RE.match(ctx.raw) or _CLOSER_CUE_RE.search(ctx.raw, max(0, len(ctx.raw) - 160))):
+        return None  # a cheap test first: most outputs open and close without a pleasantry
+    inner = _without_courtesy(ctx.raw)
+    if inner == ctx.raw:
+        return None
+    if not re.search(r"\w", inner):
+        return ABSTAIN  # a courtesy and nothing else: no answer
+    found = run_cascade(RULES, Context(inner, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return found.value if found.value is not None else ABSTAIN
+
+
+_CLOSER_CUE_RE = re.compile(r"hope|let me know|feel free|anything else|would you like|do you want|happy|good luck|thank|have a|questions|enjoy|cheers",
+                            re.IGNORECASE)
+
+
 RULES = (
+    Rule("courtesy", "format", _courtesy),
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
