@@ -30,3 +30,13 @@ def test_a_courtesy_does_not_hide_a_refusal_or_a_hedge():
     q = "What is the name of my neighbour's cat?"
     assert tx("Of course! Here's the answer:\n\nI'm sorry, I don't have any information about your neighbour.", q) is None
     assert tx("Great question! It could be either Athens or Sparta; I can't say.", "Which city won?") is None
+
+
+# ------------------------------------------------------------------ the question's noun heads a phrase of the answer's own
+def test_the_question_noun_after_a_modifier_is_the_head_of_the_answer():
+    assert tx("It's the polar bear.", "What is the largest species of bear?") == "polar bear"
+    assert tx("I believe it's white blood cells.", "Which blood cells fight infection?") == "white blood cells"
+    assert tx("Probably the whale shark.", "What is the largest shark?") == "whale shark"
+    # counter-examples: a count is no modifier of a name, and a name keeps only its own words
+    assert tx("Saturn has many moons, including Titan and Rhea.", "What is the largest moon of Saturn?") != "many moons"
+    assert tx("It's the planet Jupiter.", "Which planet is the largest?") == "Jupiter"

@@ -151,9 +151,30 @@ def _trim_question_words(span: str, ctx: Context) -> str:
         return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
     while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]):
         tokens.pop(0)
-    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]):
+    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]) \
+            and not _head_noun(tokens, ctx):
         tokens.pop()
     return " ".join(tokens)
+
+
+def _head_noun(tokens: list[str], ctx: Context) -> bool:
+    """Whether the last token is the head noun of a common-noun phrase, the question's word after a modifier
+    of the answer's own ("polar bear" for "the largest bear", "white blood cells"): it stays."""
+    last = tokens[-1].strip(_QUOTES)
+    if not (last.isalpha() and last.islower() and last not in STOPWORDS):
+        return False
+    i = len(tokens) - 2  # the word before the question's words that end the phrase ("white" in "white blood cells")
+    while i > 0 and _is_question_word(tokens[i], ctx) and tokens[i].strip(_QUOTES).isalpha() and tokens[i].strip(_QUOTES).islower():
+        i -= 1
+    before = tokens[i].strip(_QUOTES)
+    before = before.lower() if i == 0 and before[1:].islower() else before  # "Polar bear" opening a sentence
+    return before.replace("-", "").isalpha() and before.islower() \
+        and before.lower() not in STOPWORDS and before.lower() not in _LIGHT_VERBS and not _is_question_word(before, ctx) \
+        and not _no_answer_words(before) and not _COUNT_WORD_RE.fullmatch(before)  # "many moons", "three capitals": a count, no name
+
+
+_COUNT_WORD_RE = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|dozens?|hundreds?|thousands?|millions?"
+                            r"|numerous|countless|multiple|various|several|few|fewer|more|most|many|lots|plenty)", re.IGNORECASE)
 
 
 def _clause(text: str, *, lead: bool = True) -> str:
