@@ -161,8 +161,8 @@ def _head_noun(tokens: list[str], ctx: Context) -> bool:
     """Whether the last token is the head noun of a common-noun phrase, the question's word after a modifier
     of the answer's own ("polar bear" for "the largest bear", "white blood cells"): it stays."""
     last = tokens[-1].strip(_QUOTES)
-    if not (last.isalpha() and last.islower() and last not in STOPWORDS):
-        return False
+    if not (last.isalpha() and last.islower() and last not in STOPWORDS and last not in _LIGHT_VERBS):
+        return False  # "The lungs take in oxygen": the question's verb, not a noun
     i = len(tokens) - 2  # the word before the question's words that end the phrase ("white" in "white blood cells")
     while i > 0 and _is_question_word(tokens[i], ctx) and tokens[i].strip(_QUOTES).isalpha() and tokens[i].strip(_QUOTES).islower():
         i -= 1
