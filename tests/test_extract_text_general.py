@@ -40,3 +40,26 @@ def test_the_question_noun_after_a_modifier_is_the_head_of_the_answer():
     # counter-examples: a count is no modifier of a name, and a name keeps only its own words
     assert tx("Saturn has many moons, including Titan and Rhea.", "What is the largest moon of Saturn?") != "many moons"
     assert tx("It's the planet Jupiter.", "Which planet is the largest?") == "Jupiter"
+
+
+# ------------------------------------------------------------------ "the A of the B": the thing of the asked kind is B
+def test_a_part_or_state_of_the_asked_thing_names_the_thing():
+    assert tx("Hepatitis is inflammation of the liver.", "Which organ is affected by hepatitis?") == "liver"
+    assert tx("Insulin is made by the beta cells of the pancreas.", "Which organ produces insulin?") == "pancreas"
+    assert tx("The sky on a clear day is a shade of blue.", "What colour is the sky on a clear day?") == "blue"
+    # counter-examples: the question's own noun after "of", a name with "of", a question without a kind
+    assert tx("It's called a pride of lions.", "What is a group of lions called?") == "pride"
+    assert tx("It is the Gulf of Mexico.", "Which body of water borders Texas?") == "Gulf of Mexico"
+    assert extract("Hepatitis is inflammation of the liver.", "text", question="Which organ is affected by hepatitis?",
+                   disable=["in_sentence"]).value != "liver"
+
+
+# ------------------------------------------------------------------ an output cut off after the answer was stated
+def test_a_cut_after_a_complete_sentence_that_restates_the_question_reads_that_sentence():
+    out = " Greenland is the largest island in the world, with an area of about 2.16 million km2. Australia is"
+    assert tx(out, "Q: What is the largest island in the world?\nA:") == "Greenland"
+    # counter-examples: a first sentence about the question's subject but not its question, then the cut
+    out = " The Sydney Opera House is one of the most famous buildings of the 20th century. It is located on Bennelong Point. It was"
+    assert tx(out, "Who designed the Sydney Opera House?") is None
+    out = "Cities in Australia are often located along the coast. The country has six states and two territories, each with its own"
+    assert tx(out, "What is the name of the largest city in Australia?") is None

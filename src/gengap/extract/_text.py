@@ -337,6 +337,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
     while len(tokens) > 1 and (tokens[0].lower() in _LIGHT_VERBS or (tokens[0].islower() and tokens[0].endswith("ly"))):
         tokens.pop(0)
     s = " ".join(tokens)
+    whole = _whole_of_part(s, ctx)
+    if whole:
+        s, tokens = whole, whole.split()
     if ctx.question and len(tokens) > 3 and not _is_name(s, ctx):  # "Great Wall of China" stays whole
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
@@ -367,6 +370,25 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
+
+
+_PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
+
+
+def _whole_of_part(span: str, ctx: Context) -> str | None:
+    """For "Which organ ...?" answered by "inflammation of the liver" or "the beta cells of the pancreas":
+    the thing of the asked kind is the one the phrase is "of"; the common noun before "of" is a part,
+    a state or a process of it. Not when that noun is the question's own ("a pride of lions")."""
+    if not ctx.question or not _WHICH_NOUN_RE.match(ctx.question):
+        return None
+    m = _PART_OF_WHOLE_RE.match(span.strip())
+    if not m:
+        return None
+    part, whole = m.group(1).split(), m.group(2).split()
+    if any(_is_question_word(w, ctx) or w in STOPWORDS or _COUNT_WORD_RE.fullmatch(w) for w in part) \
+            or any(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in whole):
+        return None
+    return " ".join(whole)
 
 
 _ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
@@ -813,8 +835,17 @@ def _hedge(ctx: Context) -> str | None:
 
 
 def _unfinished(ctx: Context) -> str | None:
-    """An output that stops mid-sentence after rambling is not read."""
-    return ABSTAIN if unfinished(ctx.text) else None
+    """An output that stops mid-sentence after rambling is not read, unless a complete sentence before the
+    cut already stated the answer: its first sentence restates the whole question ("Greenland is the largest
+    island in the world, with ... Australia is" for "What is the largest island in the world?")."""
+    if not unfinished(ctx.text):
+        return None
+    parts = sentences(_without_tables(ctx.text))
+    if ctx.question and len(parts) >= 2 and ctx.question_stems and parts[0].rstrip()[-1:] in ".!":
+        asked = {w for w in ctx.question_stems if len(w) > 1} - {"name", "question"}  # not a "Q:"/"Question:" label
+        if len(asked) >= 2 and asked <= content_stems(parts[0]):  # every word of the question, its verb included
+            return _span(parts[0], ctx) or ABSTAIN
+    return ABSTAIN
 
 
 def _whole_quote(ctx: Context) -> str | None:
