@@ -63,3 +63,23 @@ def test_a_cut_after_a_complete_sentence_that_restates_the_question_reads_that_s
     assert tx(out, "Who designed the Sydney Opera House?") is None
     out = "Cities in Australia are often located along the coast. The country has six states and two territories, each with its own"
     assert tx(out, "What is the name of the largest city in Australia?") is None
+
+
+# ------------------------------------------------------------------ the question restated around a copula is not the answer
+def test_the_question_restated_before_or_after_is_is_set_aside():
+    q = "What is the name of the ship on which Darwin sailed around the world?"
+    assert tx("The name of the ship on which Darwin sailed around the world is HMS Beagle.", q) == "HMS Beagle"
+    q = "What is the largest desert in the world (including cold deserts)?"
+    assert tx("I believe the largest desert in the world (including cold deserts) is Antarctica.", q) == "Antarctica"
+    q = "What is the name of a scientist who studies rocks?"
+    assert tx("The name of a scientist who studies rocks is geologist. It is well known.", q) == "geologist"
+    # counter-examples: the answer on the other side keeps its copula; a sentence without one keeps its words
+    assert tx("Paris is the capital of France, on the Seine.", "What is the capital of France?") == "Paris"
+    assert tx("Iron has the chemical symbol Fe.", "Which element has the chemical symbol Fe?") == "Iron"
+
+
+def test_the_question_verb_makes_a_sentence_whose_subject_answers():
+    assert tx("Alexander Fleming discovered penicillin.", "Who discovered penicillin?") == "Alexander Fleming"
+    assert tx("Piano has 88 keys.", "Which instrument has 88 keys?") == "Piano"
+    # counter-example: a bare noun phrase ending in the question's noun stays whole
+    assert tx("White blood cells!", "Which blood cells fight infection?") == "White blood cells"

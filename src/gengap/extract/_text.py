@@ -243,6 +243,46 @@ _OWNER_RE = re.compile(r"^\W*(?:the\s+)?((?:[A-Z][\w-]+\s+){0,3}[A-Z][\w-]+)'s\s
                        r"(?=is\b|was\b|are\b|were\b|has\b|had\b|lies\b|stands\b)")
 
 
+_TOKEN_RE = re.compile(r"\S+")
+_RUN_EDGE = frozenset("is was are were be been the a an and".split())
+_COPULAS = frozenset("is was are were remains".split())
+
+
+@lru_cache(maxsize=4096)
+def _question_ngrams(question: str) -> frozenset[tuple[str, ...]]:
+    tokens = [t for t in (normalize(w) for w in question.split()) if t]
+    return frozenset(tuple(tokens[i:j]) for i in range(len(tokens)) for j in range(i + 3, len(tokens) + 1))
+
+
+def _restated(sentence: str, ctx: Context) -> str:
+    """``sentence`` with the longest run of words it repeats from the question (three or more, two of them
+    content words) cut down to its first content word: the question restated is no part of the answer,
+    and its own "which"/"who"/commas must not cut the sentence ("The name of the ship on which Darwin
+    sailed is HMS Beagle." -> "name is HMS Beagle.")."""
+    if not ctx.question or " or " in ctx.question or len(sentence) < 20:
+        return sentence
+    grams = _question_ngrams(ctx.question)
+    found = [(m.start(), m.end(), normalize(m.group(0))) for m in _TOKEN_RE.finditer(sentence)]
+    found = [f for f in found if f[2]]
+    best = (0, 0)
+    for i in range(len(found)):
+        j = i + 3
+        while j <= len(found) and tuple(f[2] for f in found[i:j]) in grams:
+            j += 1
+        if j - 1 - i >= 3 and j - 1 - i > best[1] - best[0]:
+            best = (i, j - 1)
+    i, j = best
+    while i < j and found[i][2] in _RUN_EDGE:
+        i += 1
+    while j > i and found[j - 1][2] in _RUN_EDGE:
+        j -= 1  # the copula stays: "Paris is the capital of France" keeps its "is"
+    content = [f[2] for f in found[i:j] if f[2] not in STOPWORDS]
+    copula = (j < len(found) and found[j][2] in _COPULAS) or (i > 0 and found[i - 1][2] in _COPULAS)
+    if j - i < 3 or len(content) < 2 or not copula:
+        return sentence  # only "<the question restated> is X" and "X is <the question restated>"
+    return sentence[:found[i][0]] + content[0] + sentence[found[j - 1][1]:]
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     if _VERDICT_ONLY_RE.match(sentence):
@@ -251,7 +291,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         when = [d for d in _DATE_RE.findall(sentence) if d not in ctx.question]
         if when:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
-    s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    s = _INTERJECTION_RE.sub("", _restated(sentence, ctx).strip().rstrip(".!?"), count=1)
     owner = _OWNER_RE.match(s)
     if owner and ctx.question and re.search(r"\b(?:its|their|his|her|whose|has|have|had)\b", ctx.question, re.IGNORECASE) and not _is_question_word(owner.group(1).split()[-1], ctx) \
             and all(_is_question_word(w, ctx) for w in owner.group(2).split()):
@@ -769,6 +809,7 @@ def _answer_first(ctx: Context) -> str | None:
             head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
         else:
             head = label.group(2)  # "The coldest continent: Antarctica"
+    head = _restated(head, ctx)
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
@@ -819,7 +860,17 @@ def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
     whole = (ctx.text if whole is None else whole).strip().strip(_QUOTES)
     return whole == phrase.strip().strip(_QUOTES) and 1 < len(phrase.split()) <= 4 and "\n" not in whole \
         and not all(_is_question_word(w, ctx) or w.lower().strip(_QUOTES) in STOPWORDS for w in phrase.split()) \
-        and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
+        and not any(w.lower() in _VERBS or w.lower() in ("has", "have", "had") for w in phrase.split()) \
+        and not _question_verb_in(phrase, ctx)  # "Brazilians speak Portuguese", "Fleming discovered penicillin" are sentences
+
+
+def _question_verb_in(phrase: str, ctx: Context) -> bool:
+    """Whether ``phrase`` holds the verb of a "who/which X <verb> ...?" question ("discovered" for "Who discovered penicillin?")."""
+    asks = _ASKS_SUBJECT_RE.match(ctx.question or "")
+    if asks is None:
+        return False
+    verb = _verb_root(asks.group(1))
+    return any(_verb_root(w.strip(_QUOTES)) == verb for w in phrase.split()[1:-1])  # a verb has its object after it
 
 
 _GARBLED_RE = re.compile(r"\b(the|a|an|of|and|to|in)\s+\1\b", re.IGNORECASE)
