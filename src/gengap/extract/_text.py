@@ -246,6 +246,7 @@ _OWNER_RE = re.compile(r"^\W*(?:the\s+)?((?:[A-Z][\w-]+\s+){0,3}[A-Z][\w-]+)'s\s
 _TOKEN_RE = re.compile(r"\S+")
 _RUN_EDGE = frozenset("is was are were be been the a an and".split())
 _COPULAS = frozenset("is was are were remains".split())
+_COPULA_WORD_RE = re.compile(r"\b(?:is|was|are|were|remains)\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -259,14 +260,16 @@ def _restated(sentence: str, ctx: Context) -> str:
     content words) cut down to its first content word: the question restated is no part of the answer,
     and its own "which"/"who"/commas must not cut the sentence ("The name of the ship on which Darwin
     sailed is HMS Beagle." -> "name is HMS Beagle.")."""
-    if not ctx.question or " or " in ctx.question or len(sentence) < 20:
+    if not ctx.question or len(sentence) < 20 or not _COPULA_WORD_RE.search(sentence) or " or " in ctx.question:
         return sentence
     grams = _question_ngrams(ctx.question)
     found = [(m.start(), m.end(), normalize(m.group(0))) for m in _TOKEN_RE.finditer(sentence)]
     found = [f for f in found if f[2]]
     best = (0, 0)
-    for i in range(len(found)):
-        j = i + 3
+    for i in range(len(found) - 2):
+        if (found[i][2], found[i + 1][2], found[i + 2][2]) not in grams:
+            continue
+        j = i + 4
         while j <= len(found) and tuple(f[2] for f in found[i:j]) in grams:
             j += 1
         if j - 1 - i >= 3 and j - 1 - i > best[1] - best[0]:
