@@ -83,3 +83,17 @@ def test_the_question_verb_makes_a_sentence_whose_subject_answers():
     assert tx("Piano has 88 keys.", "Which instrument has 88 keys?") == "Piano"
     # counter-example: a bare noun phrase ending in the question's noun stays whole
     assert tx("White blood cells!", "Which blood cells fight infection?") == "White blood cells"
+
+
+def test_a_single_surname_before_a_past_verb_answers_who():
+    assert tx("Beethoven set Schiller's poem in the final movement of his Ninth Symphony.", "Who composed the 'Ode to Joy'?") == "Beethoven"
+    assert tx("Fleming noticed the mould in 1928.", "Who discovered penicillin?") == "Fleming"
+    # counter-example: a name before a verb in the present tense is not read as the one who did it
+    assert tx("Beethoven stays popular.", "Who composed the 'Ode to Joy'?") != "Beethoven"
+
+
+def test_a_period_after_a_word_ending_in_a_capital_ends_the_sentence():
+    assert tx("H2O. It is two hydrogen atoms and one oxygen atom.", "What is the chemical formula of water?") == "H2O"
+    assert tx("H2O. Let me know if you have any other questions.", "What is the chemical formula of water?") == "H2O"
+    # counter-example: initials stay inside the name
+    assert tx("J. R. R. Tolkien wrote it in 1937.", "Who wrote The Hobbit?") == "J. R. R. Tolkien"

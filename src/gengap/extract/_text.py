@@ -485,12 +485,18 @@ def _subject(s: str, ctx: Context) -> str | None:
         name, head_end = f"{name} and {joined.group(1)}", head_end + joined.end()
     rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
-    person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    person = bool(_WHO_RE.match(ctx.question)) and bool(rest) and rest[0][:1].islower() \
+        and (len(parts) - start >= 2 or bool(_PAST_VERB_RE.fullmatch(rest[0])))  # "Beethoven set Schiller's poem to music"
     superlative = re.compile(r"\b(?:\w{3,}est|most|least)\b", re.IGNORECASE)
     person = person or bool(superlative.search(ctx.question) and superlative.search(" ".join(rest[:3])) and rest and rest[0][:1].islower())
     person = person or bool(re.match(r"(?:\w+ly\s+)?(?:beats?|tops?|leads?|overtakes?|outnumbers?|exceeds?|surpasses?|outranks?|edges?\s+out|wins?|won)\b",
                                      " ".join(rest[:3]), re.IGNORECASE))
     return _strip(name) if speaks or person else None
+
+
+# a verb in the past tense: what a person did ("Beethoven set ...", "Fleming noticed ...")
+_PAST_VERB_RE = re.compile(r"[a-z]{2,}ed|wrote|set|built|drew|sang|led|won|made|found|gave|took|began|came|ran|put|held|brought|taught|fought"
+                           r"|thought|sold|told|kept|left|met|saw|became|invented|discovered|composed|painted|designed|founded")
 
 
 _SO_CLAUSE_RE = re.compile(r"[,;]\s+(?:and\s+)?(?:so|therefore|thus|hence)\s+", re.IGNORECASE)
