@@ -97,3 +97,16 @@ def test_a_period_after_a_word_ending_in_a_capital_ends_the_sentence():
     assert tx("H2O. Let me know if you have any other questions.", "What is the chemical formula of water?") == "H2O"
     # counter-example: initials stay inside the name
     assert tx("J. R. R. Tolkien wrote it in 1937.", "Who wrote The Hobbit?") == "J. R. R. Tolkien"
+
+
+# ------------------------------------------------------------------ the answer first, then a remark set off by a dash, parenthesis or colon
+def test_a_remark_after_the_answer_does_not_replace_it():
+    q = "What is the capital of Japan?"
+    assert tx("Tokyo — many people confuse it with Kyoto, but that's wrong.", q) == "Tokyo"
+    assert tx("Tokyo — fun fact: Osaka and Kyoto were capitals too.", q) == "Tokyo"
+    assert tx("Tokyo (fun fact: Kyoto was the capital until 1868)", q) == "Tokyo"
+    assert tx("Sputnik 1: it was launched by the Soviet Union in 1957.", "What was the name of the first artificial satellite?") == "Sputnik 1"
+    assert tx("K. It was named from the Latin kalium.", "What is the chemical symbol for potassium?") == "K"
+    # counter-examples: a belief opening the reply is still turned by its "but"; a step label is no answer
+    assert tx("Most people guess Sydney, but it's Canberra.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Step 1: the capital of Japan is Tokyo.", q) == "Tokyo"

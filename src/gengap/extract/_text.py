@@ -740,7 +740,7 @@ def _without_tables(text: str) -> str:
 
 
 # what people wrongly think, then the answer: "Most people guess the liver, but it's the skin."
-_BELIEF_BUT_RE = re.compile(r"^[^.;]*\b(?:guess(?:es)?|think|thinks|assume[sd]?|believe[sd]?|say|says|expect|confuse[sd]?|mistake[sn]?|often\s+cited)\b"
+_BELIEF_BUT_RE = re.compile(r"^(?:(?!\s-\s)[^.;:(])*\b(?:guess(?:es)?|think|thinks|assume[sd]?|believe[sd]?|say|says|expect|confuse[sd]?|mistake[sn]?|often\s+cited)\b"
                             r"[^.;]*?,?\s+but\s+(?:actually\s+|in\s+fact\s+)?", re.IGNORECASE)
 
 
@@ -811,10 +811,13 @@ def _answer_first(ctx: Context) -> str | None:
     if opening and _has_content(opening.group(1), ctx) and len(opening.group(1).split()) <= 4 and not _PRONOUN_RE.search(opening.group(1)):
         return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
+    if label and (" - " in label.group(1) or "(" in label.group(1)):
+        label = None  # "Tokyo - fun fact: ...", "Tokyo (fun fact: ...)": the answer, then a remark with its own label
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         if ctx.question and label.group(1)[:1].isupper() and len(label.group(1).split()) <= 3 and _has_content(label.group(1), ctx) \
                 and not any(_is_question_word(w, ctx) for w in label.group(1).split()) and len(label.group(2).split()) >= 5 \
-                and not re.search(r"\d|^(?:step|note|answer|assistant|user|summary|explanation|reason|example|tl;?dr|q|a)\b", label.group(1), re.IGNORECASE):
+                and not re.search(r"^[\d\W]+$|^(?:step|part|option|choice|item|no|number|note|answer|assistant|user|summary|explanation|reason|example|tl;?dr|q|a)\b",
+                                  label.group(1), re.IGNORECASE):
             head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
         else:
             head = label.group(2)  # "The coldest continent: Antarctica"
