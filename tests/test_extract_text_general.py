@@ -110,3 +110,15 @@ def test_a_remark_after_the_answer_does_not_replace_it():
     # counter-examples: a belief opening the reply is still turned by its "but"; a step label is no answer
     assert tx("Most people guess Sydney, but it's Canberra.", "What is the capital of Australia?") == "Canberra"
     assert tx("Step 1: the capital of Japan is Tokyo.", q) == "Tokyo"
+
+
+# ------------------------------------------------------------------ a candidate denied at the opening is not the answer
+def test_a_denied_candidate_gives_way_to_what_follows():
+    q = "What is the capital of Australia?"
+    assert tx("Not Sydney — Canberra.", q) == "Canberra"
+    assert tx("Definitely not Sydney. It's Canberra.", q) == "Canberra"
+    assert tx("I initially thought Sydney, but it's Canberra.", q) == "Canberra"
+    # counter-examples: an unsure opener is no denied candidate, and "not only" denies nothing
+    assert tx("Not sure, sorry.", "What is the largest reef system in the world?") is None
+    assert tx("Not sure, but I think it's Canberra.", q) == "Canberra"
+    assert extract("Not Sydney — Canberra.", "text", question=q, disable=["answer_first"]).value != "Sydney"

@@ -783,6 +783,12 @@ _PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:tha
                             r"|(?:that'?s|what)\s+(?:a|an)\s+(?:\w+\s+){0,2}\w+\s*!+)$", re.IGNORECASE)
 
 
+# a candidate denied at the opening of a reply, then the answer: "Not Sydney - Canberra.", "I first thought Sydney, but ..."
+_DENIED_RE = re.compile(r"^\W*(?:(?:(?:definitely|certainly|surely|probably|it'?s|it\s+is|that'?s|the\s+answer\s+is)\s+)?not\s+(?!only\b|just\b|all\b|every\b|many\b|much\b|quite\b|sure\b|certain\b|positive\b|confident\b|100|entirely\b|exactly\b|really\b|known\b|clear\b)"
+                        r"|i\s+(?:\w+ly\s+)?(?:thought|guessed|assumed|believed|figured)\s+(?:it\s+was\s+|of\s+)?)"
+                        r"[^.;,\n]{1,40}?(?:\s+-\s+|[.;!]\s+|,\s+(?:but\s+)?|\s+but\s+)", re.IGNORECASE)
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
@@ -791,6 +797,9 @@ def _answer_first(ctx: Context) -> str | None:
         return _strip(looped.group(1))  # "Cairo Cairo Cairo ...": a base model repeating its answer
     if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
         text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
+    denied = _DENIED_RE.match(text)
+    if denied and re.search(r"\w", text[denied.end():]):
+        text = text[denied.end():]  # "Not Sydney - Canberra.", "Definitely not Sydney. It's Canberra."
     head, _ = first_part(text)
     if head.rstrip().endswith("?"):  # "Bergen? No - Oslo.": a guess asked back, then the answer
         after = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
