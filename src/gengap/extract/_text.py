@@ -789,6 +789,12 @@ _DENIED_RE = re.compile(r"^\W*(?:(?:(?:definitely|certainly|surely|probably|it'?
                         r"[^.;,\n]{1,40}?(?:\s+-\s+|[.;!]\s+|,\s+(?:but\s+)?|\s+but\s+)", re.IGNORECASE)
 
 
+def _undenied(text: str) -> str:
+    """``text`` from after a candidate it denies at its opening ("Not Sydney - Canberra." -> "Canberra.")."""
+    denied = _DENIED_RE.match(text)
+    return text[denied.end():] if denied and re.search(r"\w", text[denied.end():]) else text
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
     text = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
@@ -797,9 +803,7 @@ def _answer_first(ctx: Context) -> str | None:
         return _strip(looped.group(1))  # "Cairo Cairo Cairo ...": a base model repeating its answer
     if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
         text = text.strip().split("\n", 1)[1]  # "### Background\n...": a heading labels what follows, it is no answer
-    denied = _DENIED_RE.match(text)
-    if denied and re.search(r"\w", text[denied.end():]):
-        text = text[denied.end():]  # "Not Sydney - Canberra.", "Definitely not Sydney. It's Canberra."
+    text = _undenied(text)
     head, _ = first_part(text)
     if head.rstrip().endswith("?"):  # "Bergen? No - Oslo.": a guess asked back, then the answer
         after = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
@@ -943,7 +947,7 @@ def _concluding(ctx: Context) -> str | None:
 
 
 def _in_sentence(ctx: Context) -> str | None:
-    text = _without_tables(ctx.text)
+    text = _undenied(_without_tables(ctx.text))
     parts = sentences(text)
     if not parts:
         return None
