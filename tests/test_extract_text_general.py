@@ -122,3 +122,10 @@ def test_a_denied_candidate_gives_way_to_what_follows():
     assert tx("Not sure, sorry.", "What is the largest reef system in the world?") is None
     assert tx("Not sure, but I think it's Canberra.", q) == "Canberra"
     assert extract("Not Sydney — Canberra.", "text", question=q, disable=["answer_first"]).value != "Sydney"
+
+
+def test_the_question_preposition_echoed_before_a_bare_answer_is_not_part_of_it():
+    assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
+    assert tx("In Peru, high in the Andes.", "In which country is Machu Picchu?") == "Peru"
+    # counter-example: a name that opens with the preposition's word stays whole when no preposition is asked
+    assert tx("In-N-Out Burger.", "Which burger chain started in California?") == "In-N-Out Burger"

@@ -744,7 +744,8 @@ _BELIEF_BUT_RE = re.compile(r"^(?:(?!\s-\s)[^.;:(])*\b(?:guess(?:es)?|think|thin
                             r"[^.;]*?,?\s+but\s+(?:actually\s+|in\s+fact\s+)?", re.IGNORECASE)
 
 
-_WHERE_HOW_RE = re.compile(r"^\W*(?:where|how|when)\b(?!\s+(?:many|much|long|far|old|big|tall|often))", re.IGNORECASE)
+_WHERE_HOW_RE = re.compile(r"^\W*(?:(?:where|how|when)\b(?!\s+(?:many|much|long|far|old|big|tall|often))|(?:in|at|on|from|near|inside)\s+(?:which|what)\b)",
+                           re.IGNORECASE)  # "In which city ...?" answered "In Rome."
 _PREP_ANSWER_RE = re.compile(r"^\W*(?:in|at|on|by|through|via|near|from|inside|using|with|during)\s+([^,.;:()]+?)\s*(?:[,.;:(]|$)", re.IGNORECASE)
 
 
