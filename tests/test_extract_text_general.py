@@ -129,3 +129,17 @@ def test_the_question_preposition_echoed_before_a_bare_answer_is_not_part_of_it(
     assert tx("In Peru, high in the Andes.", "In which country is Machu Picchu?") == "Peru"
     # counter-example: a name that opens with the preposition's word stays whole when no preposition is asked
     assert tx("In-N-Out Burger.", "Which burger chain started in California?") == "In-N-Out Burger"
+
+
+# ------------------------------------------------------------------ a tentative pick is a pick; two candidates unchosen are none
+def test_tentative_picks_caveats_and_unchosen_candidates():
+    q = "What is the capital of Australia?"
+    assert tx("Canberra? I'm not completely sure.", q) == "Canberra"
+    assert tx("I believe Canberra, but please verify.", q) == "Canberra"
+    assert tx("I think it's Canberra, but I could be wrong.", q) == "Canberra"
+    assert tx("Sydney or Canberra, I'm not sure which.", q) is None
+    assert tx("Maybe Sydney or Canberra.", q) is None
+    # counter-examples: an answer that is itself a disjunction, and others' belief turned by "but"
+    assert tx("Butterflies or moths, after the pupa stage.", "What do caterpillars turn into?") == "Butterflies or moths"
+    assert tx("Many people think Sydney, but it's Canberra.", q) == "Canberra"
+    assert tx("Which city? Canberra.", q) != "Which city"

@@ -790,6 +790,19 @@ _DENIED_RE = re.compile(r"^\W*(?:(?:(?:definitely|certainly|surely|probably|it'?
                         r"[^.;,\n]{1,40}?(?:\s+-\s+|[.;!]\s+|,\s+(?:but\s+)?|\s+but\s+)", re.IGNORECASE)
 
 
+_UNSURE_AFTER_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\w+\s+)?(?:sure|certain|positive)|not\s+(?:\w+\s+)?(?:sure|certain)|i\s+think|maybe|probably"
+                              r"|i\s+(?:could|might|may)\s+be\s+wrong|don'?t\s+quote\s+me)\b", re.IGNORECASE)
+_ECHO_START_RE = re.compile(r"^\W*(?:what|which|who|whom|whose|how|why|when|where|is|are|was|were|do|does|did|can|could|should|would|will)\b", re.IGNORECASE)
+# a caveat after the answer takes nothing back: "..., but please verify", "..., but double-check"
+_CAVEAT_RE = re.compile(r",?\s+but\s+(?:please\s+|you\s+(?:may|might|should)\s+(?:want\s+to\s+)?)?(?:verify|check|double[-\s]?check|confirm|don'?t\s+quote\s+me"
+                        r"|i'?m\s+not\s+(?:\w+\s+)?(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong)\b.*$", re.IGNORECASE)
+_OWN_BELIEF_RE = re.compile(r"^\W*i\s+(?:\w+ly\s+)?(?:think|believe|guess|suppose|say)\b", re.IGNORECASE)
+# two short candidates joined by "or", nothing chosen: "Sydney or Canberra, I'm not sure which."
+_TWO_CANDIDATES_RE = re.compile(r"^\W*(?:(?:maybe|perhaps|possibly)\s+(?:it'?s\s+)?[\w'-]+(?:\s+[\w'-]+){0,3}\s+or\s+[\w'-]+(?:\s+[\w'-]+){0,3}\s*(?:[,;.!?-]|$)"
+                                r"|[\w'-]+(?:\s+[\w'-]+){0,3}\s+or\s+[\w'-]+(?:\s+[\w'-]+){0,3}\s*[,;.!?-]\s*(?:but\s+)?(?:i'?m\s+not\s+(?:\w+\s+)?sure|not\s+sure"
+                                r"|i\s+(?:don'?t|can'?t|cannot)\s+(?:know|remember|recall|tell)|i\s+forget))", re.IGNORECASE)
+
+
 def _undenied(text: str) -> str:
     """``text`` from after a candidate it denies at its opening ("Not Sydney - Canberra." -> "Canberra.")."""
     denied = _DENIED_RE.match(text)
@@ -810,13 +823,22 @@ def _answer_first(ctx: Context) -> str | None:
         after = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
         fixed = re.match(r"^\W*(?:no|nope|actually|wait)\b\W+(.+)$", after, re.IGNORECASE)
         head = fixed.group(1) if fixed and len(fixed.group(1).split()) <= 3 else head
+        if head.rstrip().endswith("?") and _UNSURE_AFTER_RE.match(after) and len(head.split()) <= 4 and not _ECHO_START_RE.match(head):
+            head = head.rstrip(" ?")  # "Canberra? I'm not completely sure.": a tentative pick is a pick
     if _PLEASANTRY_RE.match(head) or head.rstrip().endswith("?") or _VERDICT_ONLY_RE.match(head):
         return None  # "That's a fun one!", "Casablanca? No - ...": a pleasantry or a guess asked back, not an answer
     head = _UNSURE_BUT_RE.sub("", head, count=1)  # "I'm not 100% sure, but I believe it's the Pacific."
     if _BELIEF_RE.match(head) and not re.search(r"\bbut\b", head):
         rest = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
         head = re.sub(r"^\W*(?:it|that)(?:'s|\s+is)\s+(?:actually|really|in\s+fact)\s+", "", rest) if rest else head  # "Most people guess X. It's actually Y."
-    head = _BELIEF_BUT_RE.sub("", re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head), count=1)  # a list item; "Most guess X, but it's Y"
+    head = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head)  # a list item
+    caveat = _CAVEAT_RE.search(head)
+    if caveat:
+        head = head[:caveat.start()]  # "I believe Canberra, but please verify.": the caveat takes nothing back
+    elif not _OWN_BELIEF_RE.match(head):
+        head = _BELIEF_BUT_RE.sub("", head, count=1)  # "Most guess X, but it's Y" (not "I think X, but ...": the speaker's own pick)
+    if _TWO_CANDIDATES_RE.match(head) and " or " not in (ctx.question or " or "):
+        return ABSTAIN  # "Sydney or Canberra, I'm not sure which.": two candidates, none chosen
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
     if pick:
