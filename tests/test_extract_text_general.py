@@ -143,3 +143,13 @@ def test_tentative_picks_caveats_and_unchosen_candidates():
     assert tx("Butterflies or moths, after the pupa stage.", "What do caterpillars turn into?") == "Butterflies or moths"
     assert tx("Many people think Sydney, but it's Canberra.", q) == "Canberra"
     assert tx("Which city? Canberra.", q) != "Which city"
+
+
+# ------------------------------------------------------------------ the question's word as a modifier, and quantities in words
+def test_a_question_word_modifying_a_new_head_stays_and_a_quantity_keeps_its_unit():
+    assert tx("Miso paste (fermented soybean paste), usually with dashi.", "What is the main ingredient in a miso soup?") == "Miso paste"
+    q = "What is the boiling point of water at sea level in Celsius, as a phrase?"
+    assert tx("One hundred degrees Celsius is the boiling point of water at sea level.", q) == "One hundred degrees Celsius"
+    # counter-examples: the kind asked for is an apposition ("the planet Mars"); an adverb is no modifier
+    assert tx("The planet Mars, because of its iron oxide.", "Which planet is called the Red Planet?") == "Mars"
+    assert tx("Mainly hydrogen (~73%), then helium.", "What is the main component of the Sun?") == "hydrogen"

@@ -131,8 +131,21 @@ def _question_words(question: str) -> tuple[str, ...]:
     return tuple({w.lower() for w in re.findall(r"[A-Za-z]+", question) if w.lower() not in STOPWORDS})
 
 
+_NUMBER_WORD = (r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen"
+                r"|eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety|hundred|thousand|million|billion)(?:-\w+)?")
+# a quantity written in words with its unit: "one hundred degrees Celsius", "two hundred seventy-three point one five kelvin"
+_NUMBER_PHRASE_RE = re.compile(rf"(?i:{_NUMBER_WORD}(?:\s+(?:and\s+|point\s+)?{_NUMBER_WORD})*)(?:\s+[A-Za-z]+){{0,2}}")
+
+
+def _number_phrase(span: str) -> bool:
+    """Whether ``span`` is a quantity in words with at most a two-word unit (it is read whole)."""
+    return bool(_NUMBER_PHRASE_RE.fullmatch(span.strip())) and len(span.split()) >= 2
+
+
 def _trim_question_words(span: str, ctx: Context) -> str:
     """Words of the question at either edge of a span are the question restated, not the answer."""
+    if _number_phrase(span):
+        return span.strip()  # "one hundred degrees Celsius" for "... in Celsius, in words?": the unit belongs to the number
     tokens = span.split()
 
     def keeps(rest: list[str]) -> bool:  # "vitamin C" stays whole: "C" alone says too little
@@ -149,12 +162,28 @@ def _trim_question_words(span: str, ctx: Context) -> str:
         tokens.pop()
     if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
         return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
-    while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]):
+    while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]) \
+            and not _modifier_of_new_head(tokens, ctx):
         tokens.pop(0)
     while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]) \
             and not _head_noun(tokens, ctx):
         tokens.pop()
     return " ".join(tokens)
+
+
+def _modifier_of_new_head(tokens: list[str], ctx: Context) -> bool:
+    """Whether a two-word phrase is the question's word modifying a common noun of the answer's own ("miso paste"
+    for "... in a miso soup?"): it stays whole. Not when the question's word is the kind it asks for ("planet")."""
+    if len(tokens) != 2 or tokens[0].lower() in STOPWORDS or tokens[0].lower().endswith("ly"):
+        return False  # "Mainly hydrogen": an adverb
+    head = tokens[1].strip(_QUOTES)
+    asked = _WHICH_NOUN_RE.match(ctx.question or "")
+    kind = asked.group(0).split()[-1].lower() if asked else ""
+    if not (head.isalpha() and head.islower() and head not in STOPWORDS and head not in _LIGHT_VERBS and not _is_question_word(head, ctx)
+            and stem(tokens[0]) != stem(kind) and not _no_answer_words(head)):
+        return False
+    q = re.findall(r"[A-Za-z]+", ctx.question or "")  # a modifier in the question too: "miso" in "a miso soup", not a verb ("release oxygen")
+    return any(stem(w) == stem(tokens[0]) and w.islower() and i + 1 < len(q) and q[i + 1].lower() not in STOPWORDS for i, w in enumerate(q))
 
 
 def _head_noun(tokens: list[str], ctx: Context) -> bool:
@@ -383,7 +412,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
     whole = _whole_of_part(s, ctx)
     if whole:
         s, tokens = whole, whole.split()
-    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx):  # "Great Wall of China" stays whole
+    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx) and not _number_phrase(s):  # "Great Wall of China" stays whole
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
@@ -521,7 +550,7 @@ def _no_answer_words(span: str) -> bool:
 
 
 def _short(text: str) -> bool:
-    return bool(text) and len(text.split()) <= 5 and not _COPULA_RE.search(f" {text} ")
+    return bool(text) and (len(text.split()) <= 5 or _number_phrase(text)) and not _COPULA_RE.search(f" {text} ")
 
 
 # ---------------------------------------------------------------------------------------- the rules
@@ -891,9 +920,9 @@ def _trim_leading(span: str, ctx: Context) -> str:
     """A bare answer keeps the question's words that end it (its head noun: "white blood cells" for
     "Which blood cells ...?"), not those that open it ("planet Mars" for "Which planet ...?")."""
     tokens = span.split()
-    if all(t[:1].isupper() or t[:1].isdigit() for t in tokens):
-        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?")
-    while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx):
+    if all(t[:1].isupper() or t[:1].isdigit() for t in tokens) or _number_phrase(span):
+        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?"), a number its unit
+    while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx) and not _modifier_of_new_head(tokens, ctx):
         tokens.pop(0)
     named = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", ctx.question or "")}
     while len(tokens) > 1 and tokens[-1].strip(_QUOTES).lower() in named and (span.islower() or tokens[-2][:1].isupper()):
