@@ -153,3 +153,11 @@ def test_a_question_word_modifying_a_new_head_stays_and_a_quantity_keeps_its_uni
     # counter-examples: the kind asked for is an apposition ("the planet Mars"); an adverb is no modifier
     assert tx("The planet Mars, because of its iron oxide.", "Which planet is called the Red Planet?") == "Mars"
     assert tx("Mainly hydrogen (~73%), then helium.", "What is the main component of the Sun?") == "hydrogen"
+
+
+# ------------------------------------------------------------------ precision: a description of the subject is no answer
+def test_a_superlative_description_of_the_subject_is_not_read_as_the_answer():
+    assert tx("Wimbledon is the oldest tennis tournament in the world.", "Which sport is played at Wimbledon?") is None
+    # counter-examples: the question asks the superlative; a name is no superlative
+    assert tx("The Nile is the longest river in Africa.", "What is the longest river in Africa?") == "Nile"
+    assert tx("Ernest Hemingway is the answer.", "Who wrote 'The Old Man and the Sea'?") == "Ernest Hemingway"

@@ -431,6 +431,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
                  and not any(_is_question_word(w, ctx) for w in n.split()) and n != sentence.split()[0]]
         if names:
             s = names[0]  # "That honour goes to Marie Curie": a person is asked for
+    if s and ctx.question and _SUPERLATIVE_RE.match(s) and len(s.split()) >= 2 and not _SUPERLATIVE_RE.search(ctx.question):
+        return None  # "Wimbledon is the oldest tennis tournament" for "Which sport ...?": a description of the subject, no answer
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
         return None
     if _no_answer_words(s) or re.match(r"(?:it|that|this|they|he|she)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\b", s, re.IGNORECASE):
@@ -461,6 +463,9 @@ def _whole_of_part(span: str, ctx: Context) -> str | None:
             or any(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in whole):
         return None
     return " ".join(whole)
+
+
+_SUPERLATIVE_RE = re.compile(r"\b(?:(?!(?:west|interest|forest|honest|modest|rest|test|guest|chest|nest|best|request|contest|harvest|pest|vest|quest)\b)[a-z]{2,}est|[Mm]ost|[Ll]east|[Bb]est|[Ww]orst)\b")  # lower case: "Ernest" is a name
 
 
 _ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
