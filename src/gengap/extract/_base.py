@@ -304,7 +304,7 @@ _NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no
 STRONG_MARK_RE = re.compile(
     r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?"
-    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
+    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
 WEAK_MARK_RE = re.compile(

@@ -11,6 +11,7 @@ from functools import lru_cache
 from gengap._errors import DataError
 from gengap.extract._base import (
     ABSTAIN,
+    HEDGE_RE,
     STOPWORDS,
     Context,
     Rule,
@@ -72,7 +73,7 @@ _CHOICE_MARK_RE = re.compile(
     r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|stays|remains|to))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice|one)(?:\s+(?:is|would\s+be|should\s+be))?"
     r"|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)|my\s+(?:choice|pick)\s+is"
-    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)"
+    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)(?![a-z])"
     r"\s*(?:[:=\-]|\bis\b)?\s*(?:(?:option|choice|letter)\s*)?",
     re.IGNORECASE,
 )
@@ -356,6 +357,8 @@ def _correction(ctx: Context) -> str | None:
         return None
     if not says_no:
         region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    if HEDGE_RE.search(region):
+        return None  # "Hmm, both A and D work. I can't pick just one.": a doubt, not a correction
     found = _strict_read(ctx, region)
     if found or not ctx.choices:
         return found

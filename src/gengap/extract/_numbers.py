@@ -894,7 +894,7 @@ def _concluding(ctx: Context) -> str | None:
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s+help|is\s+there\s+anything\s+else|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
                             r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b"
                             r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
