@@ -78,6 +78,9 @@ _CHOICE_MARK_RE = re.compile(
     re.IGNORECASE,
 )
 _NOT_RE = re.compile(r"\bnot\s+$", re.IGNORECASE)
+# "A" opening a sentence as its article: a capital A, then a lower-case word that is not a connective
+_ARTICLE_A_RE = re.compile(r"^\W{0,3}A\s+(?!(?:because|since|as|is|was|seems|looks|or|and|but|for|with|which|given|here|again|too|also"
+                           r"|instead|then|though|although|over|rather|not|only|definitely|clearly|obviously|probably|i|it)\b)[a-z]{2,}")
 _TABLE_LINE_RE = re.compile(r"^\s*\|.*$\n?", re.MULTILINE)
 # a concession opening a sentence names what the answer is not ("Although Mercury is closer, Venus ...")
 _CONCESSION_RE = re.compile(r"(?:^|(?<=[.!?]\s))(?:although|though|while|whereas|even\s+though|despite|unlike)\b[^,.]{1,80},\s*",
@@ -309,6 +312,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
             continue
         hit = marked.match(tail)
+        if hit and _ARTICLE_A_RE.match(tail):
+            hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
         if hit and (hit.group(1).isupper() or re.match(r"^\W{0,3}(?:option|choice|letter)?\s*[\(\[]", tail, re.IGNORECASE)
                     or re.match(rf"^{hit.group(1)}(?:\W|$)", tail)):
             letter = hit.group(1).upper()
@@ -319,7 +324,7 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
-        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)"
+        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)(?!(?<=[ivIV])(?:[A-Za-z'\u2019]|\s+[a-z]))"
                          r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
         if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
             word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."

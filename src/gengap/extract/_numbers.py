@@ -445,6 +445,8 @@ def _marked(ctx: Context) -> str | None:
     if tail is None:
         return None
     nums = _nums(ctx, tail)
+    if len(nums) > 1 and "\n" in marks[-1].group(0) and not _BARE_RE.match(tail):
+        return None  # "Here's the answer:\n\n15 + 27 = 42": the marker announces the whole reply, read as one
     return _answer(nums[0], ctx) if nums else None
 
 
