@@ -547,6 +547,24 @@ def first_part(text: str) -> tuple[str, str]:
     return line.strip(), rest.strip()
 
 
+# a courtesy or a thinking-aloud opener that states nothing: "Great question!", "Sure!", "Okay, let me think."
+_PREAMBLE_RE = re.compile(r"^\s*(?:(?:sure(?:\s+thing)?|of\s+course|absolutely|certainly|okay|ok|alright|all\s+right|great|good|hi(?:\s+there)?|hello"
+                          r"|(?:great|good|excellent|nice|interesting|fun)\s+question|(?:i'?m\s+)?(?:happy|glad)\s+to\s+help|thanks\s+for\s+asking"
+                          r"|let\s+me\s+(?:think|see|help|check)|let'?s\s+see|here'?s\s+(?:the|my)\s+answer|here\s+is\s+(?:the|my)\s+answer)"
+                          r"(?:\s*(?:,|\s)\s*(?:so|then|here'?s\s+(?:the|my)\s+answer|let\s+me\s+(?:think|see)))*\s*[.!:]+\s+)+(?=\S)",
+                          re.IGNORECASE)
+
+
+def without_preamble(text: str) -> str:
+    """``text`` without an opening courtesy that states nothing ("Great question! ", "Okay, let me think.\\n\\n").
+
+    >>> without_preamble("Great question! C) Carbon dioxide"), without_preamble("Sure")
+    ('C) Carbon dioxide', 'Sure')
+    """
+    m = _PREAMBLE_RE.match(text)
+    return text[m.end():] if m else text
+
+
 _CONNECTIVE_RE = re.compile(r"^\W*(?:so|but|and|overall|in\s+short|honestly|ultimately|really|then|in\s+the\s+end)\b\W*", re.IGNORECASE)
 
 

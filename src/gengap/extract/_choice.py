@@ -22,6 +22,7 @@ from gengap.extract._base import (
     open_sum,
     sentences,
     stem,
+    without_preamble,
     words,
 )
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
@@ -438,6 +439,8 @@ def _answer_first(ctx: Context) -> str | None:
     text = _unlisted(ctx)
     if "|" in text:
         text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
+    after_table = text is not _unlisted(ctx)
+    text = without_preamble(text)  # "Great question! **C) Carbon dioxide**"
     labelled = _answer_label(ctx, text)
     if labelled:
         return labelled
@@ -467,7 +470,7 @@ def _answer_first(ctx: Context) -> str | None:
     if opening and opening.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (opening.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
                                                        and not re.search(r"\b[B-E]\b", text)):
         return opening.group(1)
-    if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
+    if after_table:  # after a table: the option its first clause names, before a letter remarked on later
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
             return subject
