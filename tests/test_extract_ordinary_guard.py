@@ -25,9 +25,13 @@ ROWS = [json.loads(line) for line in ORDINARY.read_text(encoding="utf-8").splitl
 
 # courtesies that change nothing about the answer
 OPENERS = ("Sure! ", "Great question! ", "Certainly. ", "Of course! Here's the answer:\n\n", "Happy to help.\n\n",
-           "Okay, let me think.\n\n")
+           "Okay, let me think.\n\n", "Let's solve this step by step.\n\n", "Good question! Let me explain.\n\n",
+           "Here's how to think about it:\n\n", "To answer your question: ", "Hi there! ", "Thanks for asking! ", "Sure, here you go:\n\n")
 CLOSERS = ("\n\nI hope this helps!", " Let me know if you have any other questions.", "\n\nIs there anything else you'd like to know?",
-           " \U0001f60a", "\n\nFeel free to ask if you need more details.", "</s>", "\n\nHope that answers your question!")
+           " \U0001f60a", "\n\nFeel free to ask if you need more details.", "</s>", "\n\nHope that answers your question!",
+           "\n\nLet me know if you'd like me to explain any step in more detail.", "\n\nWould you like help with another problem?",
+           "\n\nGood luck with your studies!", "\n\nIs there anything else I can help you with?", "\n\nHappy learning!",
+           "\n\nThanks for the great question!")
 
 
 def reads(row: dict, output: str) -> bool:

@@ -896,7 +896,9 @@ def _concluding(ctx: Context) -> str | None:
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s+help|is\s+there\s+anything\s+else|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s+help|is\s+there\s+anything\s+else|anything\s+else\b|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+                            r"|happy\s+(?:learning|studying|cooking|baking|travel(?:l?ing)?|reading|coding|holidays)\b|enjoy\b|cheers\b|have\s+(?:a|fun)\b|best\s+of\s+luck|keep\s+up\b"
+                            r"|(?:would|do)\s+you\s+(?:like|want)\s+(?:me\s+to|help|to\s+(?:see|try|know))|(?:let\s+me\s+know|tell\s+me)\s+if\b|reach\s+out\b"
                             r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b"
                             r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
