@@ -78,6 +78,10 @@ def test_courtesies_change_no_reading(kind):
     ("Answer: 12 (3 × 4)", "What is 3 times 4?", "12"),
     ("**Answer:**\n\n35 marbles", "Tom has 52 marbles and gives 17 away. How many are left?", "35"),
     ("The answer is 7, since 12 = 5 + 7.", "What is 12 - 5?", "7"),
+    # a result the output arrives at is an answer, also when the question holds the same number
+    ("After working it out, I get 12.", "What is 144 divided by 12?", "12"),
+    # counter-example: a remark about the question's own numbers is none
+    ("You would need to divide 144 by 12.", "What is 144 divided by 12?", None),
 ])
 def test_number_markers_in_ordinary_replies(output, question, expected):
     assert extract(output, "number", question=question).value == expected

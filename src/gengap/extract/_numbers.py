@@ -903,6 +903,8 @@ _PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s
                             r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
 
+_ARRIVED_RE = re.compile(r"\b(?:i|we|you)\s+(?:get|got|obtain(?:ed)?|arrive(?:d)?\s+at|end(?:ed)?\s+up\s+with|calculated|computed|found)\s+[-$\u20ac\u00a3]?$",
+                         re.IGNORECASE)
 _TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=[-$€£]?\d)", re.IGNORECASE)
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
@@ -932,8 +934,9 @@ def _last_number(ctx: Context) -> str | None:
     nums = _nums(ctx, last)
     if not nums:
         return ABSTAIN
-    if _given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3:
-        return ABSTAIN  # a remark about the question's own numbers
+    if (_given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3
+            and not _ARRIVED_RE.search(last[:nums[-1].start])):
+        return ABSTAIN  # a remark about the question's own numbers ("I get 12" arrives at it: an answer)
     return _answer(nums[-1], ctx)
 
 
