@@ -118,6 +118,28 @@ def test_choice_in_ordinary_replies(output, question, choices, expected):
     assert extract(output, "choice", question=question, choices=choices).value == expected
 
 
+VITAMINS = ["Vitamin A", "Vitamin C", "Vitamin D", "Vitamin K"]
+CITIES = ["Sydney", "Melbourne", "Canberra", "Perth"]
+
+
+@pytest.mark.parametrize("output, choices, expected", [
+    # a lone letter names the option of that letter, also when an option's text ends in a letter
+    ("Definitely C.", VITAMINS, "C"),
+    ("It's C.", VITAMINS, "C"),
+    # counter-examples: the option's own words name it
+    ("Vitamin C.", VITAMINS, "B"),
+    ("We get vitamin D from sunlight.", VITAMINS, "C"),
+    # someone else's pick is not the output's
+    ("I'd say C. Some people pick A, but that's a misconception.", CITIES, "C"),
+    ("Many students choose A, but it's C.", CITIES, "C"),
+    # counter-example: the output's own pick
+    ("I pick C.", CITIES, "C"),
+])
+def test_letters_in_ordinary_replies(output, choices, expected):
+    question = "Which vitamin do we get from sunlight?" if choices is VITAMINS else "What is the capital of Australia?"
+    assert extract(output, "choice", question=question, choices=choices).value == expected
+
+
 def test_without_preamble_keeps_a_bare_word():
     assert without_preamble("Great question! C) Carbon dioxide") == "C) Carbon dioxide"
     assert without_preamble("Sure") == "Sure"

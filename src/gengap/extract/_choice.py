@@ -194,10 +194,14 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                               if w.lower() in _ADJECTIVE_OF and s not in ctx.question_stems else [(pos, s, w)])]
     values = _option_values(ctx)
     numeric = all(v is not None for v in values)
-    for letter, option_stems in zip(letters, _option_stems(ctx)):
+    lone = {pos for pos, _, w in stems if len(w) == 1 and w in letters}  # a capital that may be an option letter
+    previous = {pos: stem(tokens[i - 1][1]) if i else "" for i, (pos, _) in enumerate(tokens) if pos in lone} if lone else {}
+    for letter, option_stems, option in zip(letters, _option_stems(ctx), ctx.choices):
         if numeric:
             break  # options that are numbers are named by value (below), not by their digits
         for pos, s, _ in stems:
+            if pos in lone and " " in option.strip() and previous[pos] not in {stem(x) for x in words(option)}:
+                continue  # "It's C." names option C, not "Vitamin C" (which "vitamin C" names)
             if any(_stem_match(s, o) for o in option_stems):
                 before = text[max(0, pos - 30):pos]
                 after = text[pos:pos + 60]
@@ -574,8 +578,15 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN if open_sum(ctx.text) else None
 
 
+# someone else's pick, named before the verb: "Some people pick A, but ...", "many students choose B"
+_OTHERS_PICK_RE = re.compile(r"\b(?:people|students|folks|many|most|some|others|they|someone|somebody|one|you|readers|guessers)\s+"
+                             r"(?:(?:often|usually|might|may|would|tend\s+to|sometimes|mistakenly|wrongly|instinctively)\s+)*$", re.IGNORECASE)
+
+
 def _declared(ctx: Context) -> str | None:
-    found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
+    text = _TABLE_LINE_RE.sub("", _unlisted(ctx))
+    found = [m for m in _patterns(_letters(ctx))[3].finditer(text)
+             if not _OTHERS_PICK_RE.search(text[max(0, m.start() - 40):m.start()])]
     return next(g for g in found[-1].groups() if g) if found else None
 
 
