@@ -82,6 +82,14 @@ def test_courtesies_change_no_reading(kind):
     ("After working it out, I get 12.", "What is 144 divided by 12?", "12"),
     # counter-example: a remark about the question's own numbers is none
     ("You would need to divide 144 by 12.", "What is 144 divided by 12?", None),
+    # a calculation in words states its result last
+    ("3 times 60 gives 180.", "How many minutes are in 3 hours?", "180"),
+    ("60 times 3 is 180.", "How many minutes are in 3 hours?", "180"),
+    ("Multiply 3 by 60 to get 180.", "How many minutes are in 3 hours?", "180"),
+    ("144 and 12 give 12.", "What is 144 divided by 12?", "12"),
+    # counter-examples: the answer first, then the calculation; a count in a sentence
+    ("180 minutes. 3 times 60 gives 180.", "How many minutes are in 3 hours?", "180"),
+    ("It has 8 legs and 2 body segments.", "How many legs does a spider have?", "8"),
 ])
 def test_number_markers_in_ordinary_replies(output, question, expected):
     assert extract(output, "number", question=question).value == expected

@@ -538,6 +538,10 @@ def _refusal(ctx: Context) -> str | None:
 
 _WORKING_RE = re.compile(r"^\s*(?:first|let|let's|to\s|we\s|step|start|begin|given|since|if\s|suppose|note|check)", re.IGNORECASE)
 _EXPRESSION_RE = re.compile(r"\d\s*[a-z]?\s*[-+×x*/÷^]\s*\d|\d\s*%?\s+of\s+\d", re.IGNORECASE)
+# a calculation in words: "3 times 60 gives 180", "Multiply 3 by 60 to get 180", "15 and 27 make 42"
+_WORDED_SUM_RE = re.compile(r"\d[\d.,/%]*\s*(?:[a-z]+\s+){0,2}?(?:times|plus|minus|multiplied\s+by|divided\s+by|over|by|and|from|to)\s+[$\u20ac\u00a3]?\d[\d.,/%]*"
+                            r"\s*(?:[a-z]+\s+){0,2}?(?:gives?|makes?|equals?|is|are|comes\s+to|to\s+get|(?:we|you|i)\s+get|yields?|results?\s+in"
+                            r"|adds?\s+up\s+to|sums?\s+to)\s+[-$\u20ac\u00a3]?\d", re.IGNORECASE)
 _ASSIGNMENT_RE = re.compile(r"^\s*[a-z]\s*=\s*[-+$]?\s*[\d.,]+\s*[a-z%°]{0,6}\s*[.!]?\s*$", re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\s*[A-Za-z][\w ]{0,20}:\s*\S")
 _BARE_RE = re.compile(r"^\W*[-+$€£]?\s*[\d.,/]+\s*%?\s*(?:[A-Za-z°²³/]+\s*){0,2}\W*$")
@@ -633,7 +637,7 @@ def _answer_first(ctx: Context) -> str | None:
             and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
-    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
+    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain or _WORDED_SUM_RE.search(plain)) and not _ASSIGNMENT_RE.match(plain):
         return None  # working, not an answer
     bare = bare or (len(plain.split()) <= 3 and ":" not in plain)
     if not bare:
@@ -935,7 +939,7 @@ def _last_number(ctx: Context) -> str | None:
     if not nums:
         return ABSTAIN
     if (_given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3
-            and not _ARRIVED_RE.search(last[:nums[-1].start])):
+            and not _ARRIVED_RE.search(last[:nums[-1].start]) and not _WORDED_SUM_RE.search(last)):
         return ABSTAIN  # a remark about the question's own numbers ("I get 12" arrives at it: an answer)
     return _answer(nums[-1], ctx)
 
