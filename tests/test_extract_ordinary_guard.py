@@ -80,6 +80,7 @@ def test_courtesies_change_no_reading(kind):
     ("The answer is 7, since 12 = 5 + 7.", "What is 12 - 5?", "7"),
     # a result the output arrives at is an answer, also when the question holds the same number
     ("After working it out, I get 12.", "What is 144 divided by 12?", "12"),
+    ("A dozen is 12 eggs.", "How many eggs are in a dozen?", "12"),
     # counter-example: a remark about the question's own numbers is none
     ("You would need to divide 144 by 12.", "What is 144 divided by 12?", None),
     # a calculation in words states its result last

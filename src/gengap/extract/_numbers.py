@@ -907,7 +907,8 @@ _PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s
                             r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
 
-_ARRIVED_RE = re.compile(r"\b(?:i|we|you)\s+(?:get|got|obtain(?:ed)?|arrive(?:d)?\s+at|end(?:ed)?\s+up\s+with|calculated|computed|found)\s+[-$\u20ac\u00a3]?$",
+_ARRIVED_RE = re.compile(r"\b(?:(?:i|we|you)\s+(?:get|got|obtain(?:ed)?|arrive(?:d)?\s+at|end(?:ed)?\s+up\s+with|calculated|computed|found)"
+                         r"|^\W*(?:an?|one)\s+\w+\s+(?:is|equals|has|makes|contains)(?:\s+exactly)?)\s+[-$\u20ac\u00a3]?$",
                          re.IGNORECASE)
 _TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=[-$€£]?\d)", re.IGNORECASE)
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
