@@ -152,4 +152,5 @@ def test_letters_in_ordinary_replies(output, choices, expected):
 def test_without_preamble_keeps_a_bare_word():
     assert without_preamble("Great question! C) Carbon dioxide") == "C) Carbon dioxide"
     assert without_preamble("Sure") == "Sure"
+    assert without_preamble("To answer your question: B") == "B"
     assert without_preamble("Good luck with the exam.") == "Good luck with the exam."

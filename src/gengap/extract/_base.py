@@ -550,7 +550,7 @@ def first_part(text: str) -> tuple[str, str]:
 # a courtesy or a thinking-aloud opener that states nothing: "Great question!", "Sure!", "Okay, let me think."
 _PREAMBLE_RE = re.compile(r"^\s*(?:(?:sure(?:\s+thing)?|of\s+course|absolutely|certainly|okay|ok|alright|all\s+right|great|good|hi(?:\s+there)?|hello"
                           r"|(?:great|good|excellent|nice|interesting|fun)\s+question|(?:i'?m\s+)?(?:happy|glad)\s+to\s+help|thanks\s+for\s+asking"
-                          r"|let\s+me\s+(?:think|see|help|check|explain)|let'?s\s+see|here'?s\s+(?:the|my)\s+answer|here\s+is\s+(?:the|my)\s+answer|here\s+you\s+go"
+                          r"|let\s+me\s+(?:think|see|help|check|explain)|let'?s\s+see|here'?s\s+(?:the|my)\s+answer|here\s+is\s+(?:the|my)\s+answer|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question"
                           r"|here'?s\s+how\s+to\s+think\s+about\s+it|let'?s\s+(?:solve|work\s+through|think\s+through|think\s+about)\s+(?:this|it)(?:\s+step\s+by\s+step)?"
                           r"|let'?s\s+think\s+step\s+by\s+step)"
                           r"(?:\s*(?:,|\s)\s*(?:so|then|here'?s\s+(?:the|my)\s+answer|let\s+me\s+(?:think|see|explain)|here\s+you\s+go))*\s*[.!:]+\s+)+(?=\S)",
