@@ -81,6 +81,12 @@ def test_courtesies_change_no_reading(kind):
     # a result the output arrives at is an answer, also when the question holds the same number
     ("After working it out, I get 12.", "What is 144 divided by 12?", "12"),
     ("A dozen is 12 eggs.", "How many eggs are in a dozen?", "12"),
+    # "one" as a pronoun in a closing remark is no number, and the remark no trailing sentence
+    ("2 + 2 = 4. Easy one!", "What is 2 + 2?", "4"),
+    ("That one is 7.", "What is 3 + 4?", "7"),
+    # counter-examples: "one" as the count
+    ("Only one.", "How many moons does Earth have?", "1"),
+    ("Earth has just one moon.", "How many moons does Earth have?", "1"),
     # counter-example: a remark about the question's own numbers is none
     ("You would need to divide 144 by 12.", "What is 144 divided by 12?", None),
     # a calculation in words states its result last

@@ -121,6 +121,11 @@ def _words_value(phrase: str) -> int | None:
     return sign * (total + current) if seen else None
 
 
+_PRONOUN_ONE_RE = re.compile(r"\b(?:this|that|which|each|every|any|another|right|correct|wrong|easy|tricky|fun|good|great|nice|simple|hard|tough"
+                             r"|fair|interesting|classic|common|popular|obvious|likely|best|last|other|the\s+(?:right|correct|first|last|other|same|only))\s+$",
+                             re.IGNORECASE)
+
+
 def numbers_in(text: str) -> list[Num]:
     """Every number in ``text`` with its place (digits, LaTeX fractions and number words), in order."""
     found: list[Num] = []
@@ -194,6 +199,8 @@ def numbers_in(text: str) -> list[Num]:
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
             continue  # "two-digit", "three-year-old": a word, not a number
+        if m.group(0).lower() == "one" and _PRONOUN_ONE_RE.search(text[max(0, m.start() - 20):m.start()]):
+            continue  # "Easy one!", "the right one": a pronoun, not the number 1
         count = _words_value(m.group(0))
         if count is not None:
             found.append(Num(m.start(), m.end(), Fraction(count), False))
@@ -901,6 +908,7 @@ def _concluding(ctx: Context) -> str | None:
 
 
 _PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s+help|is\s+there\s+anything\s+else|anything\s+else\b|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+                            r"|(?:(?:an?|that\s+was\s+an?|what\s+an?)\s+)?(?:easy|simple|fun|good|great|nice|tricky|neat|classic|interesting)\s+(?:one|question|problem|puzzle)\b[^\d]*$"
                             r"|happy\s+(?:learning|studying|cooking|baking|travel(?:l?ing)?|reading|coding|holidays)\b|enjoy\b|cheers\b|have\s+(?:a|fun)\b|best\s+of\s+luck|keep\s+up\b"
                             r"|(?:would|do)\s+you\s+(?:like|want)\s+(?:me\s+to|help|to\s+(?:see|try|know))|(?:let\s+me\s+know|tell\s+me)\s+if\b|reach\s+out\b"
                             r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b"
