@@ -11,6 +11,7 @@ from functools import lru_cache
 from gengap._errors import DataError
 from gengap.extract._base import (
     ABSTAIN,
+    HEDGE_RE,
     STOPWORDS,
     Context,
     Rule,
@@ -21,6 +22,7 @@ from gengap.extract._base import (
     open_sum,
     sentences,
     stem,
+    without_preamble,
     words,
 )
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
@@ -72,11 +74,14 @@ _CHOICE_MARK_RE = re.compile(
     r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|stays|remains|to))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice|one)(?:\s+(?:is|would\s+be|should\s+be))?"
     r"|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)|my\s+(?:choice|pick)\s+is"
-    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)"
+    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)(?![a-z])"
     r"\s*(?:[:=\-]|\bis\b)?\s*(?:(?:option|choice|letter)\s*)?",
     re.IGNORECASE,
 )
 _NOT_RE = re.compile(r"\bnot\s+$", re.IGNORECASE)
+# "A" opening a sentence as its article: a capital A, then a lower-case word that is not a connective
+_ARTICLE_A_RE = re.compile(r"^\W{0,3}A\s+(?!(?:because|since|as|is|was|seems|looks|or|and|but|for|with|which|given|here|again|too|also"
+                           r"|instead|then|though|although|over|rather|not|only|definitely|clearly|obviously|probably|i|it)\b)[a-z]{2,}")
 _TABLE_LINE_RE = re.compile(r"^\s*\|.*$\n?", re.MULTILINE)
 # a concession opening a sentence names what the answer is not ("Although Mercury is closer, Venus ...")
 _CONCESSION_RE = re.compile(r"(?:^|(?<=[.!?]\s))(?:although|though|while|whereas|even\s+though|despite|unlike)\b[^,.]{1,80},\s*",
@@ -189,10 +194,14 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                               if w.lower() in _ADJECTIVE_OF and s not in ctx.question_stems else [(pos, s, w)])]
     values = _option_values(ctx)
     numeric = all(v is not None for v in values)
-    for letter, option_stems in zip(letters, _option_stems(ctx)):
+    lone = {pos for pos, _, w in stems if len(w) == 1 and w in letters}  # a capital that may be an option letter
+    previous = {pos: stem(tokens[i - 1][1]) if i else "" for i, (pos, _) in enumerate(tokens) if pos in lone} if lone else {}
+    for letter, option_stems, option in zip(letters, _option_stems(ctx), ctx.choices):
         if numeric:
             break  # options that are numbers are named by value (below), not by their digits
         for pos, s, _ in stems:
+            if pos in lone and " " in option.strip() and previous[pos] not in {stem(x) for x in words(option)}:
+                continue  # "It's C." names option C, not "Vitamin C" (which "vitamin C" names)
             if any(_stem_match(s, o) for o in option_stems):
                 before = text[max(0, pos - 30):pos]
                 after = text[pos:pos + 60]
@@ -308,6 +317,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
             continue
         hit = marked.match(tail)
+        if hit and _ARTICLE_A_RE.match(tail):
+            hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
         if hit and (hit.group(1).isupper() or re.match(r"^\W{0,3}(?:option|choice|letter)?\s*[\(\[]", tail, re.IGNORECASE)
                     or re.match(rf"^{hit.group(1)}(?:\W|$)", tail)):
             letter = hit.group(1).upper()
@@ -318,7 +329,7 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
-        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)"
+        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)(?!(?<=[ivIV])(?:[A-Za-z'\u2019]|\s+[a-z]))"
                          r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
         if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
             word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."
@@ -356,6 +367,8 @@ def _correction(ctx: Context) -> str | None:
         return None
     if not says_no:
         region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    if HEDGE_RE.search(region):
+        return None  # "Hmm, both A and D work. I can't pick just one.": a doubt, not a correction
     found = _strict_read(ctx, region)
     if found or not ctx.choices:
         return found
@@ -430,6 +443,8 @@ def _answer_first(ctx: Context) -> str | None:
     text = _unlisted(ctx)
     if "|" in text:
         text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
+    after_table = text is not _unlisted(ctx)
+    text = without_preamble(text)  # "Great question! **C) Carbon dioxide**"
     labelled = _answer_label(ctx, text)
     if labelled:
         return labelled
@@ -459,7 +474,7 @@ def _answer_first(ctx: Context) -> str | None:
     if opening and opening.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (opening.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
                                                        and not re.search(r"\b[B-E]\b", text)):
         return opening.group(1)
-    if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
+    if after_table:  # after a table: the option its first clause names, before a letter remarked on later
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
             return subject
@@ -563,8 +578,15 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN if open_sum(ctx.text) else None
 
 
+# someone else's pick, named before the verb: "Some people pick A, but ...", "many students choose B"
+_OTHERS_PICK_RE = re.compile(r"\b(?:people|students|folks|many|most|some|others|they|someone|somebody|one|you|readers|guessers)\s+"
+                             r"(?:(?:often|usually|might|may|would|tend\s+to|sometimes|mistakenly|wrongly|instinctively)\s+)*$", re.IGNORECASE)
+
+
 def _declared(ctx: Context) -> str | None:
-    found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
+    text = _TABLE_LINE_RE.sub("", _unlisted(ctx))
+    found = [m for m in _patterns(_letters(ctx))[3].finditer(text)
+             if not _OTHERS_PICK_RE.search(text[max(0, m.start() - 40):m.start()])]
     return next(g for g in found[-1].groups() if g) if found else None
 
 

@@ -121,6 +121,11 @@ def _words_value(phrase: str) -> int | None:
     return sign * (total + current) if seen else None
 
 
+_PRONOUN_ONE_RE = re.compile(r"\b(?:this|that|which|each|every|any|another|right|correct|wrong|easy|tricky|fun|good|great|nice|simple|hard|tough"
+                             r"|fair|interesting|classic|common|popular|obvious|likely|best|last|other|the\s+(?:right|correct|first|last|other|same|only))\s+$",
+                             re.IGNORECASE)
+
+
 def numbers_in(text: str) -> list[Num]:
     """Every number in ``text`` with its place (digits, LaTeX fractions and number words), in order."""
     found: list[Num] = []
@@ -194,6 +199,8 @@ def numbers_in(text: str) -> list[Num]:
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
             continue  # "two-digit", "three-year-old": a word, not a number
+        if m.group(0).lower() == "one" and _PRONOUN_ONE_RE.search(text[max(0, m.start() - 20):m.start()]):
+            continue  # "Easy one!", "the right one": a pronoun, not the number 1
         count = _words_value(m.group(0))
         if count is not None:
             found.append(Num(m.start(), m.end(), Fraction(count), False))
@@ -445,6 +452,8 @@ def _marked(ctx: Context) -> str | None:
     if tail is None:
         return None
     nums = _nums(ctx, tail)
+    if len(nums) > 1 and "\n" in marks[-1].group(0) and not _BARE_RE.match(tail):
+        return None  # "Here's the answer:\n\n15 + 27 = 42": the marker announces the whole reply, read as one
     return _answer(nums[0], ctx) if nums else None
 
 
@@ -536,6 +545,10 @@ def _refusal(ctx: Context) -> str | None:
 
 _WORKING_RE = re.compile(r"^\s*(?:first|let|let's|to\s|we\s|step|start|begin|given|since|if\s|suppose|note|check)", re.IGNORECASE)
 _EXPRESSION_RE = re.compile(r"\d\s*[a-z]?\s*[-+×x*/÷^]\s*\d|\d\s*%?\s+of\s+\d", re.IGNORECASE)
+# a calculation in words: "3 times 60 gives 180", "Multiply 3 by 60 to get 180", "15 and 27 make 42"
+_WORDED_SUM_RE = re.compile(r"\d[\d.,/%]*\s*(?:[a-z]+\s+){0,2}?(?:times|plus|minus|multiplied\s+by|divided\s+by|over|by|and|from|to)\s+[$\u20ac\u00a3]?\d[\d.,/%]*"
+                            r"\s*(?:[a-z]+\s+){0,2}?(?:gives?|makes?|equals?|is|are|comes\s+to|to\s+get|(?:we|you|i)\s+get|yields?|results?\s+in"
+                            r"|adds?\s+up\s+to|sums?\s+to)\s+[-$\u20ac\u00a3]?\d", re.IGNORECASE)
 _ASSIGNMENT_RE = re.compile(r"^\s*[a-z]\s*=\s*[-+$]?\s*[\d.,]+\s*[a-z%°]{0,6}\s*[.!]?\s*$", re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\s*[A-Za-z][\w ]{0,20}:\s*\S")
 _BARE_RE = re.compile(r"^\W*[-+$€£]?\s*[\d.,/]+\s*%?\s*(?:[A-Za-z°²³/]+\s*){0,2}\W*$")
@@ -631,7 +644,7 @@ def _answer_first(ctx: Context) -> str | None:
             and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
-    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
+    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain or _WORDED_SUM_RE.search(plain)) and not _ASSIGNMENT_RE.match(plain):
         return None  # working, not an answer
     bare = bare or (len(plain.split()) <= 3 and ":" not in plain)
     if not bare:
@@ -894,11 +907,17 @@ def _concluding(ctx: Context) -> str | None:
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s+help|is\s+there\s+anything\s+else|anything\s+else\b|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+                            r"|(?:(?:an?|that\s+was\s+an?|what\s+an?)\s+)?(?:easy|simple|fun|good|great|nice|tricky|neat|classic|interesting)\s+(?:one|question|problem|puzzle)\b[^\d]*$"
+                            r"|happy\s+(?:learning|studying|cooking|baking|travel(?:l?ing)?|reading|coding|holidays)\b|enjoy\b|cheers\b|have\s+(?:a|fun)\b|best\s+of\s+luck|keep\s+up\b"
+                            r"|(?:would|do)\s+you\s+(?:like|want)\s+(?:me\s+to|help|to\s+(?:see|try|know))|(?:let\s+me\s+know|tell\s+me)\s+if\b|reach\s+out\b"
                             r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b"
                             r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
 
+_ARRIVED_RE = re.compile(r"\b(?:(?:i|we|you)\s+(?:get|got|obtain(?:ed)?|arrive(?:d)?\s+at|end(?:ed)?\s+up\s+with|calculated|computed|found)"
+                         r"|^\W*(?:an?|one)\s+\w+\s+(?:is|equals|has|makes|contains)(?:\s+exactly)?)\s+[-$\u20ac\u00a3]?$",
+                         re.IGNORECASE)
 _TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=[-$€£]?\d)", re.IGNORECASE)
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
@@ -928,8 +947,9 @@ def _last_number(ctx: Context) -> str | None:
     nums = _nums(ctx, last)
     if not nums:
         return ABSTAIN
-    if _given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3:
-        return ABSTAIN  # a remark about the question's own numbers
+    if (_given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3
+            and not _ARRIVED_RE.search(last[:nums[-1].start]) and not _WORDED_SUM_RE.search(last)):
+        return ABSTAIN  # a remark about the question's own numbers ("I get 12" arrives at it: an answer)
     return _answer(nums[-1], ctx)
 
 
