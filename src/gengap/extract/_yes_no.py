@@ -18,6 +18,7 @@ from gengap.extract._base import (
     echo_rule,
     first_part,
     last_match,
+    run_cascade,
     stem,
     unfinished,
 )
@@ -42,6 +43,10 @@ _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
 _LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
 
+# the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
+# auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
+_ELLIPSIS = (r"(?=(?:\s+been)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
+             r"\s*(?:$|[.!,;:\u2014)-]))")
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
     r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|(?:practically|virtually|nearly|almost|basically|essentially|physically)\s+impossible"
@@ -66,7 +71,7 @@ _YES_VERDICT = (
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
-    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
+    rf"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s){_ELLIPSIS}"
     r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
     r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
     r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
@@ -178,6 +183,48 @@ def _closing(ctx: Context) -> str | None:
     """A last sentence that is only a concluding verdict ("So strictly speaking, no."); it overrides the opening word."""
     m = _CLOSING_RE.search(ctx.prose)
     return _word(m.group(1)) if m else None
+
+
+# An opening courtesy states no verdict ("Great question!", "Happy to help.", "Let me explain:"): the reply
+# after it is read on its own.
+_COURTESY_RE = re.compile(
+    r"^\W*(?:(?:hi|hello|hey)(?:\s+there)?|(?:(?:what|that'?s|that\s+is|such)\s+(?:a\s+|an\s+)?|an?\s+)?(?:really\s+|very\s+)?(?:great|good|nice|excellent"
+    r"|interesting|fun|fascinating|fantastic|thoughtful|common|classic|popular)\s+question|thanks?(?:\s+you)?\s+for\s+(?:asking|the\s+question|your\s+question)"
+    r"|(?:i'?m\s+|i\s+am\s+)?(?:happy|glad|delighted)\s+to\s+(?:help|answer|explain)(?:\s+with\s+that)?|okay|ok|alright|all\s+right"
+    r"|let(?:'s|\s+us|\s+me)\s+(?:think|see|check|explain|look|break|solve|work|reason|figure|take\s+a\s+look|clarify|answer)\b[^.!:\n]{0,40}"
+    r"|here(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+|a\s+|an\s+|some\s+|what\s+|how\s+)[^.!:\n]{0,40}|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question)"
+    r"\s*(?:[.!:]+|,(?=\s+(?:so|then|let|here|to|the|it|this|that|yes|no|not|well)\b))\s+(?=\S)", re.IGNORECASE)
+# A word of compliance that is also a verdict ("Sure!", "Certainly.", "Of course!"): an explicit verdict after it answers
+_COMPLIANCE_RE = re.compile(r"^\W*(?:(?P<sure>sure(?:\s+thing)?)|certainly|of\s+course|absolutely|definitely)\s*[!.,:]+\s+(?=\S)", re.IGNORECASE)
+# the rules whose reading of the reply after a compliance word is an explicit verdict
+_DENIAL_OPENS_RE = re.compile(r"\W*(?:[a-z]+ly,?\s+)?(?:not|never|hardly|rarely|seldom|no|nope|none|far\s+from)\b", re.IGNORECASE)
+_EXPLICIT = frozenset({"first_word", "not_all", "verdict", "closing", "closing_hedge", "hedge", "refusal", "marked", "no_idiom", "correction", "unextracted"})
+
+
+def _courtesy(ctx: Context) -> str | None:
+    """An opening courtesy is no verdict; the reply after it is read on its own. A compliance word that
+    can also be a verdict ("Sure! No, penguins cannot fly.") yields to an explicit verdict after it, and
+    "Sure!" to any reading of what follows; otherwise the rules after this one read it as a verdict."""
+    prose = ctx.prose
+    m = _COURTESY_RE.match(prose)
+    if m:
+        rest = prose[m.end():]
+        while (more := _COURTESY_RE.match(rest)) is not None:
+            rest = rest[more.end():]
+        found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+        return found.value or ABSTAIN
+    m = _COMPLIANCE_RE.match(prose)
+    if not m:
+        return None
+    rest = prose[m.end():]
+    courtesy = _COURTESY_RE.match(rest)  # "Of course! Here's the answer: ..."
+    found = run_cascade(RULES, Context(rest[courtesy.end():] if courtesy else rest, ctx.kind, question=ctx.question,
+                                       disabled=ctx.disabled), disabled=ctx.disabled)
+    if courtesy or m.group("sure"):
+        return found.value if found.value is not None or found.rule == "unextracted" and courtesy else None
+    if found.rule in _EXPLICIT and found.rule != "unextracted" and (found.rule != "verdict" or _DENIAL_OPENS_RE.match(rest)):
+        return found.value or ABSTAIN
+    return None
 
 
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
@@ -526,7 +573,7 @@ def _compared(text: str, question: str) -> str | None:
 
 def _other_count(main: str, question: str) -> bool:
     """The question counts something ("six legs") and the restatement gives another count of it ("eight legs")."""
-    if re.search(r"\b(?:than|least|most|over|under|up\s+to|about|around|nearly|almost|approximately)\s+(?:\S+\s+)?\d", question, re.IGNORECASE):
+    if re.search(r"\b(?:than|least|most|over|under|up\s+to|about|around|nearly|almost|approximately)\s+(?:\S+\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)", question, re.IGNORECASE):
         return False  # a bound ("more than 7 times"), not a count
     asked = _counts(question)
     said = _counts(main)
@@ -575,6 +622,7 @@ RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
+    Rule("courtesy", "answer_first", _courtesy),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
