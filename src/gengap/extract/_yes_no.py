@@ -19,6 +19,7 @@ from gengap.extract._base import (
     first_part,
     last_match,
     run_cascade,
+    sentences,
     stem,
     unfinished,
 )
@@ -41,7 +42,9 @@ _LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|tech
          r"|(?:the\s+)?(?:evidence|research|studies|data|science)\s+(?:suggests?|shows?|indicates?|says?)(?:\s+that)?)\W{1,3}|no\s+need\s+to\s+(?:worry|panic|fret)\W{1,6}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
 _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
-_LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
+# "yes or no", "true/false": the pair an instruction offers, never a verdict
+_NOT_OFFERED = r"(?<!yes or )(?<!no or )(?<!true or )(?<!false or )(?<!yes/)(?<!true/)"
+_LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
 
 # the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
 # auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
@@ -185,6 +188,21 @@ def _closing(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
+_INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
+
+
+def _only_prompts(ctx: Context) -> str | None:
+    """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
+    Is the") states no answer: unextracted."""
+    parts = [p for p in sentences(ctx.prose) if p.strip()]
+    if not parts or not any(p.rstrip().endswith("?") for p in parts):
+        return None
+    for i, part in enumerate(parts):
+        last_cut = i == len(parts) - 1 and part[-1:].isalpha() and len(part.split()) <= 8 and not _ANY_WORD_RE.search(part)
+        if not (part.rstrip().endswith("?") or _INSTRUCTION_SENTENCE_RE.match(part) or last_cut):
+            return None
+    return ABSTAIN
+
 # An opening courtesy states no verdict ("Great question!", "Happy to help.", "Let me explain:"): the reply
 # after it is read on its own.
 _COURTESY_RE = re.compile(
@@ -218,17 +236,24 @@ def _courtesy(ctx: Context) -> str | None:
         return None
     rest = prose[m.end():]
     courtesy = _COURTESY_RE.match(rest)  # "Of course! Here's the answer: ..."
-    found = run_cascade(RULES, Context(rest[courtesy.end():] if courtesy else rest, ctx.kind, question=ctx.question,
-                                       disabled=ctx.disabled), disabled=ctx.disabled)
-    if courtesy or m.group("sure"):
-        return found.value if found.value is not None or found.rule == "unextracted" and courtesy else None
+    if courtesy:
+        rest = rest[courtesy.end():]
+    if HEDGE_RE.match(first_part(rest)[0]):
+        return ABSTAIN  # "Sure! It depends. ..."
+    found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    if courtesy:
+        return found.value or ABSTAIN
+    if m.group("sure"):
+        return found.value  # nothing read after "Sure!": the rules after this one read it as a yes
     if found.rule in _EXPLICIT and found.rule != "unextracted" and (found.rule != "verdict" or _DENIAL_OPENS_RE.match(rest)):
         return found.value or ABSTAIN
     return None
 
 
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
-_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|oui|sim|ano|tak|da)|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet))\s*[,.!;:]", re.IGNORECASE)
+_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|ano|tak|da|да|так|是的|是|对|對|没错|沒錯|はい|ええ|네|예)"
+                              r"|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet|нет|ні|不是|不对|不對|不|没有|沒有|否|いいえ|아니요|아니오|아뇨))"
+                              r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
 
 
 def _first_word(ctx: Context) -> str | None:
@@ -299,6 +324,25 @@ def _verdict(ctx: Context) -> str | None:
     return None
 
 
+# a verdict reported in a frame, its predicate left out: "The consensus is increasingly that they do."
+_REPORTED_RE = re.compile(rf"^(?P<frame>[^.;!?\n]{{3,90}}?)\b(?:that\s+|,\s*)(?:it|they|he|she|you|we)\s+(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?"
+                          rf"(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
+_FRAME_RE = re.compile(r"\b(?:consensus|evidence|research|studies|study|science|scientists?|experts?|researchers?|doctors?|biologists?|historians?|view|answer"
+                       r"|verdict|agrees?|says?|said|suggests?|shows?|showed|indicates?|believes?|thinks?|concludes?|concluded|finds?|found|seems?|appears?"
+                       r"|turns\s+out|looks\s+like|likely|probably|clear|true|fair\s+to\s+say|safe\s+to\s+say)\b", re.IGNORECASE)
+_FRAME_DOUBT_RE = re.compile(r"\b(?:few|no|nobody|little|doubt\w*|unclear|unsure|whether|if|debated?|disputed?|wonder)\b", re.IGNORECASE)
+
+
+def _reported(ctx: Context) -> str | None:
+    """A verdict given inside a reporting frame with its predicate left out ("The scientific consensus is
+    that they do.", "Most researchers now agree it does not."); a doubting frame ("Few think they do") is
+    not read."""
+    head, _ = first_part(ctx.prose)
+    m = _REPORTED_RE.match(head)
+    if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
+        return None
+    return "no" if m.group("neg") else "yes"
+
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
 # "it's (entirely) possible": the question's own adjective affirmed in the opening clause
@@ -327,9 +371,13 @@ def _hedge(ctx: Context) -> str | None:
 def _unfinished(ctx: Context) -> str | None:
     """An output cut off mid-sentence before any verdict ("... their legs are built like"); one that
     says yes or no somewhere is left to the rules after this one."""
-    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose):
+    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose) and not _CLAUSE_BEFORE_CUT_RE.match(ctx.prose):
         return ABSTAIN
     return None
+
+
+# one sentence cut off after its main clause: "Gold is an excellent conductor, which is why it is used in the"
+_CLAUSE_BEFORE_CUT_RE = re.compile(r"^[^.!?;\n]{12,}?,\s+(?:which|who|where|so|because|since|as|and\s+(?:so|that|this|it)|making|meaning)\b[^.!?;\n]*$", re.IGNORECASE)
 
 
 _ANY_WORD_RE = re.compile(rf"\b{_YN_WORD}\b", re.IGNORECASE)
@@ -449,6 +497,9 @@ def _other_place(ctx: Context) -> str | None:
     return "no" if other and (pronoun or names_subject) else None
 
 
+_DIFFICULT_RE = re.compile(r"\b(?:hard|difficult|tricky|rare|unusual|uncommon)\s+(?:\w+\s+)?(?:to|for)\b|\bpossible\s+but\s+(?:rare|unlikely|difficult|hard)", re.IGNORECASE)
+
+
 def _restatement(ctx: Context) -> str | None:
     """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
     if not ctx.question:
@@ -456,6 +507,8 @@ def _restatement(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None
+    if _DIFFICULT_RE.search(head):
+        return None  # "It's very hard to overdose on it": qualified by difficulty or rarity, no plain verdict
     parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
     main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
     first_shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems
@@ -464,11 +517,15 @@ def _restatement(ctx: Context) -> str | None:
     if turn and content_stems(turn[0]) & ctx.question_stems:
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
+    # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
+    core = re.sub(r"^\W*(?:[a-z]{3,}ly|strictly\s+speaking|technically\s+speaking|scientifically\s+speaking)\s*,?\s+(?=(?:it|they|he|she)\b)", "", main, flags=re.IGNORECASE)
+    if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) and _antonym_said(core, ctx.question):
+        return "no"  # "He lost." for "Did Napoleon win at Waterloo?": the pronoun's predicate is the opposite of the question's
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
         return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
-    if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", main, re.IGNORECASE) and not _NEGATION_RE.search(main) \
-            and (_other_kind(main, ctx.question) or _other_count(main, ctx.question)):
+    if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
+            and (_other_kind(core, ctx.question) or _other_count(core, ctx.question)):
         return "no"  # "It's an autonomous territory ..." for "Is Greenland a country?": the pronoun is the question's subject
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
@@ -490,6 +547,17 @@ def _restatement(ctx: Context) -> str | None:
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
     return "no" if negated else "yes"
 
+
+
+_MYTH_RE = re.compile(r"(?<!not )(?<!no )(?<!isn't )\b(?:the|this|that|a|common|popular|widespread|old)\s+(?:myth|misconception|misunderstanding)\b", re.IGNORECASE)
+
+
+def _debunked(ctx: Context) -> str | None:
+    """A reply that calls what is asked a myth or misconception anywhere ("The myth comes from ...") answers
+    no, unless the question itself asks about a myth or whether something is true."""
+    if not ctx.question or re.search(r"\b(?:myth|misconception|true|false|really|actually)\b", ctx.question, re.IGNORECASE):
+        return None
+    return "no" if _MYTH_RE.search(ctx.prose) else None
 
 _COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z])", re.IGNORECASE)
@@ -517,6 +585,14 @@ def _other_kind(main: str, question: str) -> bool:
 _ANTONYM_PAIRS = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
+_ANTONYM_PAIRS += ("win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+                   "succeed fail", "open close", "allow forbid", "allow ban")
+# the forms of those verbs that an ending does not give
+_VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
+               "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
+               "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
+               "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
+               "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _ANTONYM_PAIRS:
     _a, _b = _pair.split()
@@ -527,6 +603,7 @@ for _pair in _ANTONYM_PAIRS:
 def _adjective(word: str) -> str:
     """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
     w = word.lower()
+    w = _VERB_FORMS.get(w, w)
     if w in _ANTONYMS:
         return w
     for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("er", ""), ("ly", "")):
@@ -622,6 +699,7 @@ RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
+    Rule("only_prompts", "abstain", _only_prompts),
     Rule("courtesy", "answer_first", _courtesy),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
@@ -632,6 +710,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("not_all", "verdict", _not_all),
     Rule("verdict", "verdict", _verdict),
+    Rule("reported", "verdict", _reported),
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
@@ -641,4 +720,5 @@ RULES = (
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
     Rule("restatement", "answer_inside_sentence", _restatement),
+    Rule("debunked", "negation", _debunked),
 )

@@ -1,0 +1,102 @@
+"""Principles a careful reader applies to yes/no replies, each with a counter-example that must keep its
+reading (written for outputs scored before the rules were changed: extraction_v6dev/yes_no_r*.jsonl)."""
+
+from __future__ import annotations
+
+from gengap.extract import extract
+
+
+def yn(output: str, question: str, **kw) -> str | None:
+    return extract(output, "yes_no", question=question, **kw).value
+
+
+def rule(output: str, question: str) -> str:
+    return extract(output, "yes_no", question=question).rule
+
+
+def test_an_opening_courtesy_is_no_verdict():
+    q = "Can penguins fly?"
+    assert yn("Great question! No, penguins cannot fly.", q) == "no"
+    assert yn("Happy to help.\n\nNot really - their wings are flippers.", q) == "no"
+    assert yn("Hi there! Absolutely not.", q) == "no"
+    assert yn("Okay, let me think.\n\nYes - in a sense, underwater.", q) == "yes"
+    assert yn("Thanks for asking! It depends on what you call flying.", q) is None
+    # a compliance word yields to an explicit verdict after it, and "Sure!" to any reading after it
+    assert yn("Sure! No, penguins cannot fly.", q) == "no"
+    assert yn("Certainly. Not really - their wings are flippers.", q) == "no"
+    assert yn("Sure! It depends on what you call flying.", q) is None
+    assert yn("Sure! A triangle has three sides, not four.", "Does a triangle have four sides?") == "no"
+    # counter-examples: the same words as the verdict itself
+    assert yn("Of course. It cannot be written as a ratio of two integers.", "Is the square root of 2 irrational?") == "yes"
+    assert yn("Absolutely. Tall buildings are hit many times a year.", "Can lightning strike the same place twice?") == "yes"
+    assert yn("Sure! Let it cool quickly and freeze it in portions.", "Can I freeze cooked rice?") == "yes"
+    opened = "Great question! Absolutely. At 8,849 m it is the highest."
+    assert yn(opened, "Is Everest the highest mountain?") == "yes"
+    assert extract(opened, "yes_no", question="Is Everest the highest mountain?", disable=["courtesy"]).value is None
+
+
+def test_a_pronoun_and_auxiliary_affirm_only_when_the_predicate_is_left_out():
+    assert yn("They do, mostly.", "Do cats purr?") == "yes"
+    assert yn("It is indeed.", "Is Cardiff the capital of Wales?") == "yes"
+    assert yn("Since 2023 it has been, overtaking China.", "Is India the most populous country?") == "yes"
+    # counter-examples: a predicate of its own is a statement, not "yes"
+    assert yn("This is a famously contentious question! Some say it is a sandwich.", "Is a hot dog a sandwich?") is None
+    assert yn("He was actually of average height for his time.", "Was Napoleon unusually short?") is None
+    # the negated form still denies: the pronoun stands for the question's subject
+    assert yn("It isn't illegal, but you must control the car safely.", "Is it illegal to drive barefoot in the UK?") == "no"
+
+
+def test_the_pair_an_instruction_offers_is_no_verdict():
+    q = "Is the Amazon the longest river in the world? Answer yes or no."
+    out = " Is the Amazon the longest river in the world? Answer yes or no.\nIs the Nile the longest river in the world? Answer yes or no.\nIs the"
+    assert yn(out, q) is None
+    assert rule(out, q) == "unextracted"
+    # counter-example: an answer after the echoed prompt is read
+    assert yn(" Is the Amazon the longest river in the world? Answer yes or no.\nNo, the Nile is longer.", q) == "no"
+    assert yn("The Nile is usually listed as longer, so the answer is no.", q) == "no"
+
+
+def test_a_verdict_reported_in_a_frame():
+    assert yn("The scientific consensus is increasingly that they do. Fish have nociceptors.", "Do fish feel pain?") == "yes"
+    assert yn("Most researchers now agree that it does not.", "Does sugar cause hyperactivity?") == "no"
+    # counter-example: a doubting frame reports no verdict
+    assert yn("Few scientists still think that they do.", "Do goldfish have a three-second memory?") is None
+    assert yn("It is unclear whether they do.", "Do plants feel pain?") is None
+
+
+def test_yes_and_no_in_other_scripts():
+    assert yn("是的，马德里是西班牙的首都。", "Is Madrid the capital of Spain?") == "yes"
+    assert yn("不是。悉尼不是澳大利亚的首都。", "Is Sydney the capital of Australia?") == "no"
+    assert yn("Нет, это не так.", "Is the Sun a planet?") == "no"
+    assert yn("はい、そうです。", "Is Tokyo in Japan?") == "yes"
+    # counter-example: a word that only starts with the same characters
+    assert yn("不错的问题", "Is Tokyo in Japan?") is None
+
+
+def test_a_main_clause_before_the_cut_stands():
+    q = "Question: Is gold a good conductor of electricity?\nAnswer:"
+    assert yn(" Gold is an excellent conductor of electricity, which is why it is used in electrical connectors and on the contacts of", q) == "yes"
+    # counter-example: a sentence cut off before its main clause says nothing
+    assert yn(" Gold is used in connectors because its conductivity and its resistance to corrosion make it the", q) is None
+
+
+def test_difficulty_or_rarity_is_no_plain_verdict():
+    assert yn("It's very hard to overdose on vitamin C because your body excretes the excess.", "Can you overdose on vitamin C?") is None
+    # counter-example: the plain restatement affirms
+    assert yn("You can overdose on vitamin C if you take very large doses.", "Can you overdose on vitamin C?") == "yes"
+
+
+def test_the_opposite_predicate_and_a_qualified_pronoun():
+    assert yn(" He lost. Wellington and Blücher defeated him.", "Did Napoleon win the Battle of Waterloo?") == "no"
+    assert yn("Botanically it's a legume, a relative of peas and beans.", "Is a peanut a nut?") == "no"
+    # counter-examples: the question's own predicate affirms
+    assert yn("He won, narrowly.", "Did Wellington win the Battle of Waterloo?") == "yes"
+    assert yn("Botanically it's a berry.", "Is a banana a berry?") == "yes"
+
+
+def test_a_myth_named_anywhere_denies_the_question():
+    q = "Did Napoleon Bonaparte have an unusually short height?"
+    assert yn("He was of average height for his time. The myth comes from a confusion of French and English inches.", q) == "no"
+    # counter-example: a question that itself asks about a myth is not denied by the word
+    assert yn("He was of average height. The myth comes from British cartoons.", "Is it a myth that Napoleon was short?") is None
+    assert yn("The myth of Atlantis comes from Plato.", "Did Plato write about Atlantis?") != "yes"
