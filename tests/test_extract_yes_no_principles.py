@@ -100,3 +100,52 @@ def test_a_myth_named_anywhere_denies_the_question():
     # counter-example: a question that itself asks about a myth is not denied by the word
     assert yn("He was of average height. The myth comes from British cartoons.", "Is it a myth that Napoleon was short?") is None
     assert yn("The myth of Atlantis comes from Plato.", "Did Plato write about Atlantis?") != "yes"
+
+
+def test_stance_and_knowledge_frames_keep_the_verdict():
+    q = "Do cats like water?"
+    assert yn("I'm afraid not.", q) == "no"
+    assert yn("Not that I know of.", q) == "no"
+    assert yn("Not to my knowledge.", q) == "no"
+    assert yn("For the most part, no.", q) == "no"
+    assert yn("Nah.", q) == "no"
+    assert yn("Not one bit.", q) == "no"
+    assert yn("Always.", q) == "yes"
+    # counter-examples: a hedge between both stays unread; a stance toward "so" affirms
+    assert yn("Maybe, maybe not - the evidence is mixed and I can't say either way.", q) is None
+    assert yn("I believe so.", q) == "yes"
+
+
+def test_the_larger_share_answers_and_a_topic_echo_is_no_verdict():
+    q = "Do cats like water?"
+    assert yn("Some do, most don't.", q) == "no"
+    assert yn("A few do, but most do not.", q) == "no"
+    assert yn("Cats? Not really.", q) == "no"
+    # counter-example: the larger share affirming
+    assert yn("Most do, though a few don't.", q) == "yes"
+
+
+def test_the_opposite_quality_or_preference_denies():
+    q = "Do cats like water?"
+    assert yn("Cats generally dislike water.", q) == "no"
+    assert yn("Most cats hate water, though some breeds enjoy swimming.", q) == "no"
+    assert yn("Pluto is smaller than Earth's Moon.", "Is Pluto bigger than the Moon?") == "no"
+    # counter-examples: the same quality in another word affirms
+    assert yn("Canada is slightly larger in total area.", "Is Canada bigger than the USA?") == "yes"
+    assert yn("Cats generally like water less than dogs do, but many enjoy it.", q) != "no"
+
+
+def test_a_restatement_affirms_only_what_is_asked_of_the_subject():
+    assert yn("Earth is an oblate spheroid, roughly a sphere.", "Is Earth flat?") is None
+    assert yn("Cats tend to avoid getting wet.", "Do cats like water?") is None
+    # counter-examples: the predicate restated affirms
+    assert yn("It sits on the border between Nepal and China.", "Is Mount Everest in Nepal?") == "yes"
+    assert yn("Mercury is indeed the closest planet to the Sun.", "Is Mercury the closest planet to the Sun?") == "yes"
+
+
+def test_two_clauses_that_answer_otherwise_give_no_verdict():
+    assert yn("Botanically, a tomato is a fruit, but it's usually treated as a vegetable in cooking.", "Is a tomato a vegetable?") is None
+    assert yn("They have no external ears, but they do have inner ears.", "Do snakes have ears?") is None
+    # counter-examples: an appearance, or a first clause that does not answer, yields to the turn
+    assert yn("It looks prime at first glance, but 91 = 7 x 13, so it isn't prime.", "Is 91 a prime number?") == "no"
+    assert yn("Penguins are birds, but they can't fly.", "Can penguins fly?") == "no"

@@ -5,6 +5,7 @@ reply that echoes the question ("It does not."), and a restatement that negates 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from gengap.extract._base import (
     ABSTAIN,
@@ -26,7 +27,7 @@ from gengap.extract._base import (
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
 _NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}
-_YN_WORD = r"(yes|no|true|false|correct|incorrect|nope|yep|yeah|yup)"
+_YN_WORD = r"(yes|no|true|false|correct|incorrect|nope|nah|yep|yeah|yup)"
 # "no" that opens a yes: "no doubt", "no wonder it does", "there is no denying it", "none greater"
 _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|argu\w*"
              r"|disput\w*|mistak\w*|kidding|exaggerat\w*|lie|brainer|two\s+ways|debat\w*|getting\s+(?:around|away\s+from)|escaping|secret"
@@ -36,7 +37,8 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
 _NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:(?:clear|simple|single|definitive|easy|straight|straightforward|right|agreed)\s+answer|one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
-_LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
+_LEAD = (r"^\W{0,4}(?:(?:for\s+the\s+most\s+part(?=,)|in\s+(?:most|many|some)\s+cases(?=,)|on\s+the\s+whole(?=,)|by\s+and\s+large(?=,)|as\s+a\s+rule(?=,)"
+         r"|in\s+(?:theory|practice|principle|general)(?=,)|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)(?=,)|to\s+(?:my|our)\s+knowledge(?=,)|well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
          r"|simply\s+put|answer|please|generally|usually|typically|normally|mostly|largely|[a-z]+ly(?=,)"
          r"|in\s+(?:a|some)\s+(?:sense|way)(?=\s+(?:it|they|he|she|that|this|you|we)\b)|to\s+(?:a|some)\s+(?:degree|extent)(?=\s+(?:it|they|he|she|that|this|you|we)\b)"
          r"|(?:the\s+)?(?:evidence|research|studies|data|science)\s+(?:suggests?|shows?|indicates?|says?)(?:\s+that)?)\W{1,3}|no\s+need\s+to\s+(?:worry|panic|fret)\W{1,6}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
@@ -54,7 +56,10 @@ _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
     r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|(?:practically|virtually|nearly|almost|basically|essentially|physically)\s+impossible"
     r"|there(?:'s|\s+is)\s+(?:little|scant|hardly\s+any|no\s+real)\s+(?:evidence|proof|support)|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
-    r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
+    r"|far\s+from\s+it|not\s+(?:that\s+(?:i|we)\s+(?:know|am\s+aware|are\s+aware)\s+of|to\s+(?:my|our|anyone's)\s+knowledge|as\s+far\s+as\s+(?:i|we)\s+know)"
+    r"|(?:only\s+|very\s+)(?:rarely|seldom)|not\s+(?:one|a|the\s+least|the\s+slightest)\s+bit|not\s+in\s+the\s+least|not\s+even\s+close|not\s+remotely|not\s+a\s+chance|nowhere\s+near"
+    r"|nothing\s+could\s+be\s+(?:further|farther)\s+from\s+the\s+truth|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|seemingly)\s+not\b"
+    r"|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
@@ -69,13 +74,15 @@ _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
-    r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
+    r"|(?:very\s+)?much\s+so|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
     rf"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s){_ELLIPSIS}"
-    r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
+    r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)"
+    r"(?!(?!typically|emphatically)[a-z]+ically\b|(?:legal|official|cultural|strict|nutritional|culinari|linguistic|structural|financial|political|medical"
+    r"|commercial|literal|figurative|formal|informal|moral|social|natural|visual|verbal|environmental|ethical|historical|geographical)ly\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
     r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
     r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
@@ -212,6 +219,9 @@ _COURTESY_RE = re.compile(
     r"|let(?:'s|\s+us|\s+me)\s+(?:think|see|check|explain|look|break|solve|work|reason|figure|take\s+a\s+look|clarify|answer)\b[^.!:\n]{0,40}"
     r"|here(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+|a\s+|an\s+|some\s+|what\s+|how\s+)[^.!:\n]{0,40}|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question)"
     r"\s*(?:[.!:]+|,(?=\s+(?:so|then|let|here|to|the|it|this|that|yes|no|not|well)\b))\s+(?=\S)", re.IGNORECASE)
+# the topic said back as a question before the verdict: "Cats? Not really."
+_TOPIC_RE = re.compile(r"^\W*(?!(?:why|how|what|who|whom|where|when|which|whose|is|are|was|were|do|does|did|can|could|will|would|should|has|have|isn't|aren't|don't|doesn't)\b)"
+                       r"(?:[A-Za-z][\w'-]*\s*){1,4}\?\s+(?=\S)", re.IGNORECASE)
 # A word of compliance that is also a verdict ("Sure!", "Certainly.", "Of course!"): an explicit verdict after it answers
 _COMPLIANCE_RE = re.compile(r"^\W*(?:(?P<sure>sure(?:\s+thing)?)|certainly|of\s+course|absolutely|definitely)\s*[!.,:]+\s+(?=\S)", re.IGNORECASE)
 # the rules whose reading of the reply after a compliance word is an explicit verdict
@@ -224,10 +234,10 @@ def _courtesy(ctx: Context) -> str | None:
     can also be a verdict ("Sure! No, penguins cannot fly.") yields to an explicit verdict after it, and
     "Sure!" to any reading of what follows; otherwise the rules after this one read it as a verdict."""
     prose = ctx.prose
-    m = _COURTESY_RE.match(prose)
+    m = _COURTESY_RE.match(prose) or _TOPIC_RE.match(prose)
     if m:
         rest = prose[m.end():]
-        while (more := _COURTESY_RE.match(rest)) is not None:
+        while (more := _COURTESY_RE.match(rest) or _TOPIC_RE.match(rest)) is not None:
             rest = rest[more.end():]
         found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
         return found.value or ABSTAIN
@@ -290,7 +300,7 @@ def _verdict(ctx: Context) -> str | None:
             return "yes"  # "About 365.25 days" for "... in 365 days?"
     head = re.sub(r"^\W*(?:since|from|as\s+of|by)\s+\d{3,4}\s*,?\s*", "", head, flags=re.IGNORECASE)  # "Since 2023 it has been"
     if re.match(r"^\W*(?:most|many|the\s+majority\s+of)\b", head, re.IGNORECASE) and content_stems(head) & ctx.question_stems \
-            and not _NEGATION_RE.search(head) and not (ctx.question and _ALL_RE.search(ctx.question)):
+            and not _NEGATION_RE.search(head) and not (ctx.question and _antonym_said(head.split(",")[0], ctx.question)) and not (ctx.question and _ALL_RE.search(ctx.question)):
         return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
     elliptic = _ELLIPTIC_RE.match(head)
     subject_name = re.fullmatch(r"\W*([A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*)\s*", head[:elliptic.start("yes")]) if elliptic and elliptic.group("yes") else None
@@ -306,6 +316,9 @@ def _verdict(ctx: Context) -> str | None:
         return "no" if _NEGATION_RE.search(rest) else "yes" if content_stems(rest) & ctx.question_stems else None
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
+    most = _MOST_CLAUSE_RE.search(head)
+    if most and _FEW_CLAUSE_RE.search(head):
+        return "no" if most.group("neg") else "yes"  # "Some do, most don't.": the larger share answers
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
@@ -342,6 +355,10 @@ def _reported(ctx: Context) -> str | None:
     if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
         return None
     return "no" if m.group("neg") else "yes"
+
+_SHARE_AUX = r"(?:\s+[\w'-]+){0,3}?\s+(?:do|does|are|is|can|have|has|will|did|were|was)(?P<neg>n't|\s+not)?\b"
+_MOST_CLAUSE_RE = re.compile(rf"(?:^|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:most|the\s+majority|(?:almost|nearly|virtually)\s+all){_SHARE_AUX}", re.IGNORECASE)
+_FEW_CLAUSE_RE = re.compile(rf"(?:^\W*|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:only\s+)?(?:some|a\s+few|few|several|a\s+minority|a\s+handful){_SHARE_AUX}", re.IGNORECASE)
 
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
@@ -497,6 +514,8 @@ def _other_place(ctx: Context) -> str | None:
     return "no" if other and (pronoun or names_subject) else None
 
 
+# a first clause that only says how it looks ("It looks prime at first glance, but ..."): the turn answers
+_APPEARANCE_RE = re.compile(r"\b(?:looks?|seems?|appears?|sounds?)\b|\b(?:might|may|would)\s+(?:think|expect|assume|seem)\b|\bat\s+first\b", re.IGNORECASE)
 _DIFFICULT_RE = re.compile(r"\b(?:hard|difficult|tricky|rare|unusual|uncommon)\s+(?:\w+\s+)?(?:to|for)\b|\bpossible\s+but\s+(?:rare|unlikely|difficult|hard)", re.IGNORECASE)
 
 
@@ -515,6 +534,10 @@ def _restatement(ctx: Context) -> str | None:
     if turn and len(first_shared) >= 2 and _NEGATION_RE.search(main):
         return "no"  # "Norway is not an EU member, but it's in the EEA.": the first clause answers, the turn adds
     if turn and content_stems(turn[0]) & ctx.question_stems:
+        before = _restatement(Context(main, ctx.kind, question=ctx.question, disabled=ctx.disabled))
+        after = _restatement(Context(turn[0], ctx.kind, question=ctx.question, disabled=ctx.disabled))
+        if before and after and before != after and not _APPEARANCE_RE.search(main):
+            return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": each clause answers otherwise
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
     # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
@@ -545,7 +568,29 @@ def _restatement(ctx: Context) -> str | None:
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
+    if not negated and not shared - _question_subject(ctx.question) and not _qualities(main) & _qualities(ctx.question):
+        return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
     return "no" if negated else "yes"
+
+
+_ASKED_SUBJECT_RE = re.compile(r"(?:^|\n)\W*(?:(?:question|q)\s*:\s*)?(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|isn't|aren't|wasn't|doesn't|don't|didn't)"
+                               r"\s+(?:(?:the|a|an|all|most|some|every|any|this|that|these|those|your|my|our)\s+)?"
+                               r"(?P<subj>(?-i:[A-Z][\w'-]*(?:\s+(?:of\s+)?[A-Z][\w'-]*)*)|\d[\d,.]*|[\w'-]+)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _question_subject(question: str | None) -> frozenset[str]:
+    """The stems of the question's subject ("Is Mount Everest in Nepal?" -> mount, everest): a restatement that
+    shares only these speaks of the subject without saying what is asked of it."""
+    if not question:
+        return frozenset()
+    found = [m for m in _ASKED_SUBJECT_RE.finditer(question) if "?" in question[m.end():].split("\n", 1)[0]]
+    if not found:
+        return frozenset()
+    subj = found[-1].group("subj")
+    if not subj[:1].isupper() and not subj[:1].isdigit():
+        subj = subj.split()[0]
+    return frozenset(content_stems(subj))
 
 
 
@@ -582,17 +627,18 @@ def _other_kind(main: str, question: str) -> bool:
     return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
 
 
-_ANTONYM_PAIRS = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
+_ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+_ANTONYM_PAIRS += ("like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
                "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
                "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
                "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
-               "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
+               "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
+               "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _ANTONYM_PAIRS:
     _a, _b = _pair.split()
@@ -606,14 +652,28 @@ def _adjective(word: str) -> str:
     w = _VERB_FORMS.get(w, w)
     if w in _ANTONYMS:
         return w
-    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("er", ""), ("ly", "")):
+    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"), ("ly", "")):
         if w.endswith(suffix) and len(w) > len(suffix) + 2:
             base = w[: -len(suffix)] + add
-            if len(base) > 3 and base[-1] == base[-2]:
-                base = base[:-1]  # "biggest" -> "big"
+            if base not in _ANTONYMS and len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]  # "biggest" -> "big" (but "smaller" -> "small")
             if base in _ANTONYMS:
                 return base
     return w
+
+
+_SAME_QUALITY = {"large": "big", "huge": "big", "great": "big", "little": "small", "tiny": "small", "quick": "fast", "rapid": "fast", "swift": "fast",
+                 "hot": "warm", "elderly": "old", "ancient": "old", "lengthy": "long", "brief": "short", "cool": "cold"}
+
+
+def _qualities(text: str) -> set[str]:
+    """The qualities a text names, in one word each ("larger" and "bigger" are both "big")."""
+    found = set()
+    for w in re.findall(r"[a-z]+", text.lower()):
+        a = _adjective(w)
+        if a in _ANTONYMS or a in _SAME_QUALITY:
+            found.add(_SAME_QUALITY.get(a, a))
+    return found
 
 
 def _antonym_said(main: str, question: str) -> bool:
