@@ -149,3 +149,22 @@ def test_two_clauses_that_answer_otherwise_give_no_verdict():
     # counter-examples: an appearance, or a first clause that does not answer, yields to the turn
     assert yn("It looks prime at first glance, but 91 = 7 x 13, so it isn't prime.", "Is 91 a prime number?") == "no"
     assert yn("Penguins are birds, but they can't fly.", "Can penguins fly?") == "no"
+
+
+def test_a_label_line_and_likelihood():
+    q = "Is it safe to microwave plastic containers?"
+    assert yn("## Short answer\nNot always.\n\n## Details\n- Look for a microwave-safe label", q) == "no"
+    assert yn("TL;DR\nYes, if it says microwave-safe.", q) == "yes"
+    assert yn("It's extremely unlikely; most people survive only about three days.", "Can a person survive without water for a month?") == "no"
+    # counter-example: a label followed by no verdict reads nothing
+    assert yn("## Short answer\nIt depends on the plastic.", q) is None
+
+
+def test_another_number_or_a_bound_compared():
+    assert yn("At sea level water boils at 100 °C.", "Does water boil at 90 degrees Celsius at sea level?") == "no"
+    assert yn("7 is less than 10.", "Is 7 greater than 10?") == "no"
+    assert yn("Including all its branches, it measures about 21,196 km.", "Does the Great Wall of China stretch over 20,000 km?") == "yes"
+    assert yn("It is about 6,650 km long.", "Is the Nile more than 7,000 km long?") == "no"
+    # counter-examples: the question's own number, or a bound said back, are left to the other rules
+    assert yn("At sea level water boils at 100 °C.", "Does water boil at 100 degrees Celsius at sea level?") == "yes"
+    assert yn("Just under 20,000 km by most counts.", "Does the Great Wall of China stretch over 20,000 km?") != "yes"

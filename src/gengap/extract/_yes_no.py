@@ -62,6 +62,7 @@ _NO_VERDICT = (
     r"|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
+    r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
@@ -219,6 +220,9 @@ _COURTESY_RE = re.compile(
     r"|let(?:'s|\s+us|\s+me)\s+(?:think|see|check|explain|look|break|solve|work|reason|figure|take\s+a\s+look|clarify|answer)\b[^.!:\n]{0,40}"
     r"|here(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+|a\s+|an\s+|some\s+|what\s+|how\s+)[^.!:\n]{0,40}|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question)"
     r"\s*(?:[.!:]+|,(?=\s+(?:so|then|let|here|to|the|it|this|that|yes|no|not|well)\b))\s+(?=\S)", re.IGNORECASE)
+# a label on a line of its own before the verdict: "## Short answer\nNot always."
+_LABEL_LINE_RE = re.compile(r"^\W*(?:(?:the\s+)?short\s+answer|(?:my\s+|final\s+)?answer|tl;?\s*dr|verdict|bottom\s+line|in\s+short|summary|conclusion)\s*[:\-]?[ \t]*\n\s*(?=\S)",
+                            re.IGNORECASE)
 # the topic said back as a question before the verdict: "Cats? Not really."
 _TOPIC_RE = re.compile(r"^\W*(?!(?:why|how|what|who|whom|where|when|which|whose|is|are|was|were|do|does|did|can|could|will|would|should|has|have|isn't|aren't|don't|doesn't)\b)"
                        r"(?:[A-Za-z][\w'-]*\s*){1,4}\?\s+(?=\S)", re.IGNORECASE)
@@ -234,7 +238,7 @@ def _courtesy(ctx: Context) -> str | None:
     can also be a verdict ("Sure! No, penguins cannot fly.") yields to an explicit verdict after it, and
     "Sure!" to any reading of what follows; otherwise the rules after this one read it as a verdict."""
     prose = ctx.prose
-    m = _COURTESY_RE.match(prose) or _TOPIC_RE.match(prose)
+    m = _COURTESY_RE.match(prose) or _TOPIC_RE.match(prose) or _LABEL_LINE_RE.match(prose)
     if m:
         rest = prose[m.end():]
         while (more := _COURTESY_RE.match(rest) or _TOPIC_RE.match(rest)) is not None:
@@ -293,7 +297,7 @@ def _verdict(ctx: Context) -> str | None:
     if credited and ctx.question and not re.search(r"\b(?:who|which)\b", ctx.question, re.IGNORECASE):
         return "yes" if any(stem(w) in ctx.question_stems for w in credited.group(1).split()) else "no"  # "That was Michelangelo."
     about = re.match(r"^\W*(?:about|around|roughly|approximately|nearly|almost|just\s+(?:over|under))\s+(\d[\d,]*(?:\.\d+)?)", head, re.IGNORECASE)
-    if about and ctx.question:
+    if about and ctx.question and not _BOUND_RE.search(ctx.question):
         asked = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", ctx.question)]
         said = float(about.group(1).replace(",", ""))
         if asked and any(abs(said - a) <= 0.05 * max(abs(a), 1) for a in asked):
@@ -604,8 +608,43 @@ def _debunked(ctx: Context) -> str | None:
         return None
     return "no" if _MYTH_RE.search(ctx.prose) else None
 
+_BOUND_RE = re.compile(r"\b(?P<dir>over|more\s+than|greater\s+than|at\s+least|above|exceed(?:s|ing)?|longer\s+than|taller\s+than|heavier\s+than|older\s+than"
+                       r"|under|less\s+than|fewer\s+than|at\s+most|below|shorter\s+than|lighter\s+than|younger\s+than)\s+(?P<n>\d[\d,]*(?:\.\d+)?)(?!\s*(?:[,.]\d|%|\s*(?:bc|ad)\b))",
+                       re.IGNORECASE)
+_NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
+
+
+def _bound(ctx: Context) -> str | None:
+    """"Does it stretch over 20,000 km?" - "It measures about 21,196 km.": the one number the opening
+    sentence gives, compared with the question's bound."""
+    if not ctx.question:
+        return None
+    bounds = list(_BOUND_RE.finditer(ctx.question))
+    if len(bounds) != 1:
+        return None
+    head, _ = first_part(ctx.prose)
+    upward = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", bounds[0].group("dir"), re.IGNORECASE)
+    if _NEGATION_RE.search(head):
+        return None  # "not quite 20,000": the other rules read it
+    said_bound = _BOUND_RE.search(head)
+    if said_bound:  # "Just under 20,000 km." for "... over 20,000 km?"
+        same_number = said_bound.group("n").replace(",", "") == bounds[0].group("n").replace(",", "")
+        said_up = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", said_bound.group("dir"), re.IGNORECASE)
+        return ("yes" if said_up == upward else "no") if same_number else None
+    said = {n for n in _NUMBER_RE.findall(head) if n not in ctx.question}
+    if len(said) != 1:
+        return None
+    try:
+        value, limit = float(said.pop().replace(",", "")), float(bounds[0].group("n").replace(",", ""))
+    except ValueError:
+        return None
+    if value == limit:
+        return None
+    return "yes" if (value > limit) == upward else "no"
+
+
 _COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
-_COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z])", re.IGNORECASE)
+_COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z]|\s*[\u00b0%])", re.IGNORECASE)
 
 
 def _counts(text: str) -> set[float]:
@@ -630,7 +669,7 @@ def _other_kind(main: str, question: str) -> bool:
 _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+_ANTONYM_PAIRS += ("more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
@@ -638,7 +677,7 @@ _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "l
                "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
                "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
                "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
-               "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
+               "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "greater": "more", "lesser": "less", "fewer": "less", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _ANTONYM_PAIRS:
     _a, _b = _pair.split()
@@ -779,6 +818,7 @@ RULES = (
     Rule("contrast_not", "negation", _contrast_not),
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
+    Rule("bound", "answer_inside_sentence", _bound),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
 )
