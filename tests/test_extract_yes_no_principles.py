@@ -168,3 +168,21 @@ def test_another_number_or_a_bound_compared():
     # counter-examples: the question's own number, or a bound said back, are left to the other rules
     assert yn("At sea level water boils at 100 °C.", "Does water boil at 100 degrees Celsius at sea level?") == "yes"
     assert yn("Just under 20,000 km by most counts.", "Does the Great Wall of China stretch over 20,000 km?") != "yes"
+
+
+def test_the_opposite_denied_and_one_group_each_way():
+    assert yn("Not cheap, that's for sure.", "Is London expensive?") == "yes"
+    assert yn("Saltwater fish do; freshwater fish don't need to.", "Do fish drink water?") is None
+    # counter-examples: the quality itself denied; a pronoun's verdict with its reason after ";"
+    assert yn("Not expensive at all.", "Is London expensive?") == "no"
+    assert yn("They did not; Roman numerals have no symbol for zero.", "Did the Roman Empire use the number zero?") == "no"
+
+
+def test_a_question_that_denies_or_asks_about_a_myth():
+    assert yn("There is gravity in space; astronauts float because they are in free fall.", "Is there no gravity in space?") == "no"
+    assert yn("Ireland has no native snakes.", "Are there no snakes in Ireland?") == "yes"
+    assert yn("That's a myth - you lose heat from any uncovered body part.", "Is it a myth that we lose most heat through our heads?") == "yes"
+    assert yn("It's not a myth; it really happens.", "Is it a myth that cats always land on their feet?") == "no"
+    # counter-examples: "True or false:" asks no myth question; a plain question is denied by "myth"
+    assert yn(" That is a common myth. Tall buildings are struck many times a year.", "True or false: Lightning never strikes the same place twice.") == "no"
+    assert yn("That's a myth.", "Do we lose most heat through our heads?") == "no"

@@ -303,6 +303,12 @@ def _verdict(ctx: Context) -> str | None:
         if asked and any(abs(said - a) <= 0.05 * max(abs(a), 1) for a in asked):
             return "yes"  # "About 365.25 days" for "... in 365 days?"
     head = re.sub(r"^\W*(?:since|from|as\s+of|by)\s+\d{3,4}\s*,?\s*", "", head, flags=re.IGNORECASE)  # "Since 2023 it has been"
+    litotes = re.match(r"^\W*not\s+(?:(?:at\s+all|exactly|very|so|too|particularly|especially)\s+)?([a-z]+)\b", head, re.IGNORECASE)
+    if litotes and ctx.question and any(_adjective(litotes.group(1)) in _ANTONYMS.get(a, ()) for a in _qualities_asked(ctx.question)):
+        return "yes"  # "Not cheap, that's for sure." for "Is London expensive?": the opposite denied
+    split = _SPLIT_GROUPS_RE.match(head)
+    if split and bool(split.group("neg1")) != bool(split.group("neg2")) and not _MOST_CLAUSE_RE.search(head):
+        return ABSTAIN  # "Saltwater fish do; freshwater fish don't.": one group each way, no verdict for all
     if re.match(r"^\W*(?:most|many|the\s+majority\s+of)\b", head, re.IGNORECASE) and content_stems(head) & ctx.question_stems \
             and not _NEGATION_RE.search(head) and not (ctx.question and _antonym_said(head.split(",")[0], ctx.question)) and not (ctx.question and _ALL_RE.search(ctx.question)):
         return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
@@ -363,6 +369,31 @@ def _reported(ctx: Context) -> str | None:
 _SHARE_AUX = r"(?:\s+[\w'-]+){0,3}?\s+(?:do|does|are|is|can|have|has|will|did|were|was)(?P<neg>n't|\s+not)?\b"
 _MOST_CLAUSE_RE = re.compile(rf"(?:^|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:most|the\s+majority|(?:almost|nearly|virtually)\s+all){_SHARE_AUX}", re.IGNORECASE)
 _FEW_CLAUSE_RE = re.compile(rf"(?:^\W*|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:only\s+)?(?:some|a\s+few|few|several|a\s+minority|a\s+handful){_SHARE_AUX}", re.IGNORECASE)
+
+_AUX = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have)"
+# two groups, one each way: "Saltwater fish do; freshwater fish don't need to."
+_SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?:[\w'-]+\s+){{1,4}}?{_AUX}(?P<neg1>n't|\s+not)?\s*[;,]\s*(?:but\s+|while\s+|whereas\s+)?"
+                              rf"(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?:[\w'-]+\s+){{1,4}}?{_AUX}(?P<neg2>n't|\s+not)?(?=\s*(?:[.;,!]|$)|\s+(?:need|have)\s+to\b)",
+                              re.IGNORECASE)
+
+
+def _qualities_asked(question: str) -> set[str]:
+    """The qualities of the antonym table a question asks about ("Is London expensive?" -> expensive)."""
+    return {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
+
+_ASKS_MYTH_RE = re.compile(r"\b(?:a\s+(?:common\s+|popular\s+)?(?:myth|misconception)|an?\s+urban\s+legend|an?\s+old\s+wives'?\s+tale|(?<!true or )(?<!true/)(?<!true, or )false(?!\s*(?:or|/)\s*true)|untrue)\b", re.IGNORECASE)
+_NOT_MYTH_RE = re.compile(r"\bnot\s+(?:a\s+|just\s+a\s+)?(?:myth|misconception|legend|false)|\bno\s+myth\b|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:actually\s+|really\s+|perfectly\s+)?"
+                          r"(?:true|real|a\s+fact|correct)\b", re.IGNORECASE)
+
+
+def _myth_question(ctx: Context) -> str | None:
+    """The question asks whether something is a myth or false: calling it a myth affirms, calling it true denies."""
+    if not ctx.question or not _ASKS_MYTH_RE.search(ctx.question):
+        return None
+    head, _ = first_part(ctx.prose)
+    if _NOT_MYTH_RE.search(head):
+        return "no"
+    return "yes" if _DEBUNK_RE.search(head) else None
 
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
@@ -574,7 +605,13 @@ def _restatement(ctx: Context) -> str | None:
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
     if not negated and not shared - _question_subject(ctx.question) and not _qualities(main) & _qualities(ctx.question):
         return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
+    if _INNER_NEGATION_RE.search(ctx.question):
+        return "yes" if negated else "no"  # "Is there no gravity in space?" - "There is gravity in space."
     return "no" if negated else "yes"
+
+
+# a question that itself denies ("Is there no gravity in space?", "Do penguins never fly?"), not a leading "Isn't ...?"
+_INNER_NEGATION_RE = re.compile(r"^\W*\w+\s+(?:[\w'-]+\s+){0,6}?(?:no|not|never|none|nothing|nobody|\w+n't)\b(?!\s+(?:only|just|longer)\b)", re.IGNORECASE)
 
 
 _ASKED_SUBJECT_RE = re.compile(r"(?:^|\n)\W*(?:(?:question|q)\s*:\s*)?(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|isn't|aren't|wasn't|doesn't|don't|didn't)"
@@ -808,6 +845,7 @@ RULES = (
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("not_all", "verdict", _not_all),
+    Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
     Rule("reported", "verdict", _reported),
     Rule("concluding", "marker", _concluding),
