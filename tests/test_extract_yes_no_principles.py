@@ -173,7 +173,8 @@ def test_another_number_or_a_bound_compared():
 def test_the_opposite_denied_and_one_group_each_way():
     assert yn("Not cheap, that's for sure.", "Is London expensive?") == "yes"
     assert yn("Saltwater fish do; freshwater fish don't need to.", "Do fish drink water?") is None
-    # counter-examples: the quality itself denied; a pronoun's verdict with its reason after ";"
+    # counter-examples: the quality itself denied; a pronoun's verdict with its reason after ";"; the asked part answers
+    assert yn("The bark isn't; the berries are, though.", "Is yew bark poisonous?") == "no"
     assert yn("Not expensive at all.", "Is London expensive?") == "no"
     assert yn("They did not; Roman numerals have no symbol for zero.", "Did the Roman Empire use the number zero?") == "no"
 

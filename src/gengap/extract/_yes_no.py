@@ -307,7 +307,8 @@ def _verdict(ctx: Context) -> str | None:
     if litotes and ctx.question and any(_adjective(litotes.group(1)) in _ANTONYMS.get(a, ()) for a in _qualities_asked(ctx.question)):
         return "yes"  # "Not cheap, that's for sure." for "Is London expensive?": the opposite denied
     split = _SPLIT_GROUPS_RE.match(head)
-    if split and bool(split.group("neg1")) != bool(split.group("neg2")) and not _MOST_CLAUSE_RE.search(head):
+    if split and bool(split.group("neg1")) != bool(split.group("neg2")) and not _MOST_CLAUSE_RE.search(head) \
+            and all(content_stems(split.group(g)) & ctx.question_stems for g in ("s1", "s2")):
         return ABSTAIN  # "Saltwater fish do; freshwater fish don't.": one group each way, no verdict for all
     if re.match(r"^\W*(?:most|many|the\s+majority\s+of)\b", head, re.IGNORECASE) and content_stems(head) & ctx.question_stems \
             and not _NEGATION_RE.search(head) and not (ctx.question and _antonym_said(head.split(",")[0], ctx.question)) and not (ctx.question and _ALL_RE.search(ctx.question)):
@@ -372,8 +373,8 @@ _FEW_CLAUSE_RE = re.compile(rf"(?:^\W*|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\b
 
 _AUX = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have)"
 # two groups, one each way: "Saltwater fish do; freshwater fish don't need to."
-_SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?:[\w'-]+\s+){{1,4}}?{_AUX}(?P<neg1>n't|\s+not)?\s*[;,]\s*(?:but\s+|while\s+|whereas\s+)?"
-                              rf"(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?:[\w'-]+\s+){{1,4}}?{_AUX}(?P<neg2>n't|\s+not)?(?=\s*(?:[.;,!]|$)|\s+(?:need|have)\s+to\b)",
+_SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?P<s1>(?:[\w'-]+\s+){{1,4}}?){_AUX}(?P<neg1>n't|\s+not)?\s*[;,]\s*(?:but\s+|while\s+|whereas\s+)?"
+                              rf"(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?P<s2>(?:[\w'-]+\s+){{1,4}}?){_AUX}(?P<neg2>n't|\s+not)?(?=\s*(?:[.;,!]|$)|\s+(?:need|have)\s+to\b)",
                               re.IGNORECASE)
 
 
