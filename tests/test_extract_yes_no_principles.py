@@ -187,3 +187,16 @@ def test_a_question_that_denies_or_asks_about_a_myth():
     # counter-examples: "True or false:" asks no myth question; a plain question is denied by "myth"
     assert yn(" That is a common myth. Tall buildings are struck many times a year.", "True or false: Lightning never strikes the same place twice.") == "no"
     assert yn("That's a myth.", "Do we lose most heat through our heads?") == "no"
+
+
+def test_the_question_without_its_instruction_and_another_year_or_place():
+    q = "Is the Moon a planet? Answer yes or no."
+    assert yn(" The Moon is a natural satellite of the Earth.", q) == "no"
+    assert yn("It ended in 1945.", "Did World War II end in 1944?") == "no"
+    assert yn("The Eiffel Tower is in Paris.", "Is the Eiffel Tower in London?") == "no"
+    assert yn(" Ice floats on water because it is less dense.", "Question: Does ice sink in water?\nAnswer:") == "no"
+    # counter-examples: the question's own year, place and kind affirm; another event's year says nothing
+    assert yn("It ended in 1945.", "Did World War II end in 1945?") == "yes"
+    assert yn("The Eiffel Tower is in Paris.", "Is the Eiffel Tower in Paris?") == "yes"
+    assert yn(" The Moon is a natural satellite of the Earth.", "Is the Moon a natural satellite? Answer yes or no.") == "yes"
+    assert yn("It ended in 1945.", "Did World War II begin in 1939?") is None

@@ -476,7 +476,7 @@ def _other_is_more(ctx: Context) -> str | None:
     if not ctx.question:
         return None
     sup = re.search(r"\b(?:the\s+)?([a-z]{2,}?)(?:est|iest)\b", ctx.question, re.IGNORECASE)
-    if not sup or not re.match(r"\W*(?:is|are|was|were)\b", ctx.question, re.IGNORECASE):
+    if not sup or not re.match(r"\W*(?:is|are|was|were)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     root = sup.group(1).lower()
     head = first_part(ctx.prose)[0]
@@ -545,7 +545,7 @@ def _other_place(ctx: Context) -> str | None:
     if same:
         return None  # the question's own place: the other rules read it
     pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re)?\b", head, re.IGNORECASE)
-    subject = re.match(r"\W*(?:the\s+)?([A-Za-z][\w'-]*)", head)
+    subject = re.match(r"\W*(?:(?i:the)\s+)?([A-Za-z][\w'-]*)", head)
     names_subject = subject is not None and stem(subject.group(1)) in ctx.question_stems  # "Tokyo is in Japan." for "Is Tokyo in China?"
     return "no" if other and (pronoun or names_subject) else None
 
@@ -586,6 +586,9 @@ def _restatement(ctx: Context) -> str | None:
     if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
             and (_other_kind(core, ctx.question) or _other_count(core, ctx.question)):
         return "no"  # "It's an autonomous territory ..." for "Is Greenland a country?": the pronoun is the question's subject
+    other_year = _other_year(main, ctx)
+    if other_year:
+        return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
@@ -681,6 +684,23 @@ def _bound(ctx: Context) -> str | None:
     return "yes" if (value > limit) == upward else "no"
 
 
+_YEAR_RE = re.compile(r"(?<![\d,.])(1[0-9]{3}|20[0-9]{2})(?![\d,.]\d|\s*(?:km|m|kg|people|feet|ft|metres|meters|miles)\b)")
+
+
+def _other_year(main: str, ctx: Context) -> str | None:
+    """The question names one year and the restatement, saying what it asks of the subject, gives
+    other years only: no."""
+    asked = set(_YEAR_RE.findall(_asked(ctx.question or "")))
+    said = set(_YEAR_RE.findall(main))
+    if len(asked) != 1 or not said or said & asked or _NEGATION_RE.search(main):
+        return None
+    if re.search(r"\b(?:before|after|by|until|since|around|about|circa|between)\s+(?:the\s+)?(?:year\s+)?\d", _asked(ctx.question or "") + " " + main, re.IGNORECASE):
+        return None  # a bound or an approximation, not a date
+    predicate = ctx.question_stems - _question_subject(ctx.question)
+    verbs = [w for w in content_stems(_YEAR_RE.sub(" ", main)) if any(w == q or len(q) >= 3 and w.startswith(q) for q in predicate)]
+    return "no" if verbs else None  # "ended" for "end": a short stem is a prefix of its forms
+
+
 _COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
 _COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z]|\s*[\u00b0%])", re.IGNORECASE)
 
@@ -697,7 +717,7 @@ _SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+
 
 def _other_kind(main: str, question: str) -> bool:
     """"Is Africa a country?" - "Africa is a continent ...": the restatement calls it another kind of thing."""
-    asked = _ASKS_KIND_RE.match(question)
+    asked = _ASKS_KIND_RE.match(_asked(question))
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
@@ -729,7 +749,7 @@ def _adjective(word: str) -> str:
     w = _VERB_FORMS.get(w, w)
     if w in _ANTONYMS:
         return w
-    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"), ("ly", "")):
+    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"), ("ly", ""), ("s", "")):
         if w.endswith(suffix) and len(w) > len(suffix) + 2:
             base = w[: -len(suffix)] + add
             if base not in _ANTONYMS and len(base) > 3 and base[-1] == base[-2]:
@@ -766,7 +786,7 @@ _ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([
 
 def _compared(text: str, question: str) -> str | None:
     """"Is A longer than B?": the output names B (not A) as the longer one -> no; A -> yes."""
-    m = _ASKS_COMPARED_RE.match(question)
+    m = _ASKS_COMPARED_RE.match(_asked(question))
     if not m:
         return None
     a, comparative, b = stem(m.group(1)), m.group(2).lower(), stem(m.group(3))
@@ -794,10 +814,19 @@ def _other_count(main: str, question: str) -> bool:
     return bool(asked and said and not asked & said)
 
 
+@lru_cache(maxsize=4096)
+def _asked(question: str) -> str:
+    """The question alone: its last line with a question mark, without a "Question:" label or the
+    instruction after it ("Is the Moon a planet? Answer yes or no." -> "Is the Moon a planet?")."""
+    lines = [line for line in question.split("\n") if "?" in line]
+    asked = re.sub(r"^\W*(?:question|q)\s*:\s*", "", lines[-1] if lines else question, flags=re.IGNORECASE)
+    return re.sub(r"\?\s*(?:please\s+)?(?:answer|reply|respond|say)\b[^?]*$", "?", asked, flags=re.IGNORECASE).strip()
+
+
 def _subject_of(question: str) -> str | None:
     """The stem of the question's first content word after its auxiliary ("Is sound faster ...?" -> "sound")."""
     m = re.match(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should)\s+(?:the\s+|a\s+|an\s+)?([A-Za-z][\w-]*)",
-                 question, re.IGNORECASE)
+                 _asked(question), re.IGNORECASE)
     return stem(m.group(1)) if m else None
 
 
@@ -808,7 +837,7 @@ def _other_name(main: str, ctx: Context) -> bool:
     """The clause names someone or something the question does not, in place of the name the question asks about."""
     if re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE):
         return False  # "It fell on 9 November 1989": the pronoun stands for the question's subject
-    question = re.sub(r"^\W*\w+\s+", "", ctx.question or "")  # without its auxiliary ("Is", "Did")
+    question = re.sub(r"^\W*\w+\s+", "", _asked(ctx.question or ""))  # without its auxiliary ("Is", "Did")
     asked = _NAME_RUN_RE.match(re.sub(r"^(?:the|a|an)\s+", "", question, flags=re.IGNORECASE))
     if not asked:
         return False  # the question's subject is not a name
