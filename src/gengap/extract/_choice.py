@@ -179,6 +179,58 @@ _ADJECTIVE_OF = {adjective: stem(noun) for adjective, noun in (
     ("martian", "Mars"), ("terrestrial", "Earth"))}
 
 
+_TURNS = r"\b(?:turn|become|change|go)(?:s|ed|ing)?\s+(?:(?:in)?to\s+)?(?:a\s+)?|\bbecame\s+(?:a\s+)?|\bwent\s+(?:in)?to\s+"
+#: common equivalents a reader knows: a formula and its name, a stance and its wording, a change of state and
+#: what it turns into, a diet and its food, a quantity and the question it answers. Each group is one concept;
+#: an option belongs to a group when one of its phrases is in the option's text, and the output names that
+#: option when it uses any phrase of the group (only where no other option belongs to the same group).
+_GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for group in (
+    (r"\bcarbon\s+dioxide\b", r"(?<![A-Za-z])CO[2\u2082](?!\w)"),
+    (r"\bwater\b", r"(?<![A-Za-z])H[2\u2082]O(?!\w)"),
+    (r"\boxygen\b", r"(?<![A-Za-z])O[2\u2082](?!\w)"),
+    (r"\bnitrogen\b", r"(?<![A-Za-z])N[2\u2082](?!\w)"),
+    (r"\bhydrogen\b", r"(?<![A-Za-z])H[2\u2082](?![\wO])"),
+    (r"\bmethane\b", r"(?<![A-Za-z])CH[4\u2084](?!\w)"),
+    (r"\bsodium\s+chloride\b|\btable\s+salt\b", r"(?<![A-Za-z])NaCl(?!\w)"),
+    (r"\bopposed?\b|\boppos(?:es|ing|ition)\b", r"\bagainst\s+(?:it|this|that|them|the\s+\w+)\b", r"\bdisapprov\w*", r"\bcritical\s+of\b",
+     r"\bdisagrees?\s+with\b"),
+    (r"\bin\s+favou?r\b", r"\bsupport(?:s|ive|ed|ing)?\b", r"\bapprov(?:e|es|ed|ing)\b", r"\bendors\w*", r"\bfor\s+it\b"),
+    (r"\bneutral\b", r"\bimpartial\b", r"\bneither\s+for\s+nor\s+against\b", r"\bno\s+(?:clear\s+)?(?:position|stance|side)\b",
+     r"\b(?:does\s*n[o']t|doesn't|won't)\s+take\s+(?:a\s+)?sides?\b"),
+    (r"\bmelt\w*", rf"(?:{_TURNS})liquid\b", r"\bliquef\w+"),
+    (r"\bfre?ez(?:e|es|ing)\b|\bfroze\w*", rf"(?:{_TURNS})(?:ice|solid)\b", r"\bsolidif\w+"),
+    (r"\bevaporat\w*|\bvapori[sz]\w*", rf"(?:{_TURNS})(?:gas|vapou?r|steam)\b"),
+    (r"\bmeat\b|\bcarnivor\w*", r"\beats?\s+(?:only\s+)?(?:meat|other\s+animals|flesh)\b"),
+    (r"\bplants?\b|\bherbivor\w*", r"\beats?\s+(?:only\s+)?(?:plants|vegetation|grass|leaves)\b"),
+    (r"\bomnivor\w*", r"\b(?:eats?\s+)?both\s+(?:plants\s+and\s+(?:meat|animals)|meat\s+and\s+plants)\b"),
+    (r"\btemperature\b", r"\bhow\s+(?:hot|cold|warm)\b|\bhot\s+or\s+cold\b"),
+    (r"\bspeed\b|\bvelocity\b", r"\bhow\s+fast\b"),
+    (r"\bdistance\b", r"\bhow\s+far\b"),
+    (r"\bweight\b|\bmass\b", r"\bhow\s+heavy\b"),
+))
+
+
+@lru_cache(maxsize=4096)
+def _glosses(choices: tuple[str, ...]) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """Per option that is alone in a gloss group: its letter and the group's phrases."""
+    members: list[list[str]] = [[letter for letter, c in zip(choice_letters(len(choices)), choices) if any(p.search(c) for p in group)]
+                                for group in _GLOSS_GROUPS]
+    return tuple((m[0], group) for m, group in zip(members, _GLOSS_GROUPS) if len(m) == 1)
+
+
+def _glossed(ctx: Context, text: str, found: dict[str, int]) -> None:
+    """Add to ``found`` the options ``text`` names by a common equivalent ("CO2" for "Carbon dioxide",
+    "against it" for "Opposed", "turns into liquid" for "It melts"), leaving out negated ones."""
+    for letter, group in _glosses(tuple(ctx.choices or ())):
+        for pattern in group:
+            for m in pattern.finditer(text):
+                if _NEGATED_MENTION_RE.search(text[max(0, m.start() - 30):m.start()]) or _WRONG_AFTER_RE.match(text[m.start():m.start() + 60]):
+                    continue
+                if letter not in found or m.start() < found[letter]:
+                    found[letter] = m.start()
+                break
+
+
 def _mentions(ctx: Context, text: str) -> dict[str, int]:
     """Option letter -> position of its first mention in ``text`` (by text, paraphrase or value),
     leaving out negated mentions ("not Paris", "Paris is wrong")."""
@@ -211,6 +263,8 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                     continue
                 found.setdefault(letter, pos)
                 break
+    if not numeric:
+        _glossed(ctx, text, found)
     if len(found) > 1:
         found = _verbatim_wins(ctx, text, found)
     # an option that is a number, named by an equal value ("3/2" for "1.5", "3.14159" for "3.14")
@@ -336,7 +390,9 @@ def _marked_in(ctx: Context, text: str) -> str | None:
             k = _ORDINALS.get(word) or (int(word) if word.isdigit() else 0)
             if 1 <= k <= len(ctx.choices):
                 return choice_letters(len(ctx.choices))[k - 1]
-        option = _exact_option(ctx, line) or _one_option(ctx, line.split(". ", 1)[0])
+        said = line.split(". ", 1)[0]
+        named = re.split(r",?\s+(?:since|because|as|given\s+that|while|whereas)\s|\s-\s|;\s", said, maxsplit=1)[0]
+        option = _exact_option(ctx, line) or _one_option(ctx, named) or _one_option(ctx, said)  # the reason after it names others
         if option:
             return option
     return None
