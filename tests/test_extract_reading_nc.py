@@ -1,0 +1,85 @@
+"""Reading principles for numbers and options, added for outputs written after the rules
+(extraction_v6dev ``number_choice_r*``): each case is written here by hand in the shape of its
+principle, with a counter-example that must keep its reading, and the rule switched off once where
+a rule of its own reads it."""
+
+from __future__ import annotations
+
+from gengap.extract import extract
+
+
+def num(output: str, question: str, **kw) -> str | None:
+    return extract(output, "number", question=question, **kw).value
+
+
+def ch(output: str, question: str, choices: list[str], **kw) -> str | None:
+    return extract(output, "choice", question=question, choices=choices, **kw).value
+
+
+# ------------------------------------------------------------------ options named by a common equivalent
+def test_a_formula_names_the_option_of_its_name_and_back():
+    gases = ["Oxygen", "Nitrogen", "Carbon dioxide", "Hydrogen"]
+    assert ch("They absorb CO2 from the air.", "Which gas do plants absorb?", gases) == "C"
+    assert ch("CO₂.", "Which gas do plants absorb?", gases) == "C"
+    assert ch("Water, H2O.", "What is ice made of?", ["H2O", "CO2", "NaCl", "O2"]) == "A"
+    # counter-examples: a formula inside another is not named ("O2" in "CO2"), nor one that is negated
+    assert ch("Not CO2 - they release oxygen.", "Which gas do plants release?", gases) == "A"
+    assert ch("H2O", "Which is water?", ["H2", "H2O", "O2", "HO"]) == "B"
+
+
+def test_a_stance_in_other_words_names_the_stance_option():
+    stances = ["In favor", "Opposed", "Neutral", "Undecided"]
+    q = "What is the author's stance on the policy?"
+    assert ch("She is against it.", q, stances) == "B"
+    assert ch("The author clearly supports the plan.", q, stances) == "A"
+    assert ch("She is neither for nor against it.", q, stances) == "C"
+    # counter-example: "not against it" rules the option out rather than naming it
+    assert ch("She is not against it, but she has doubts.", q, stances) != "B"
+    # counter-example: two options share the concept, so the wording names neither
+    assert ch("She is against it.", q, ["Strongly opposed", "Mildly opposed", "Neutral", "In favor"]) is None
+
+
+def test_a_change_of_state_names_the_verb_option():
+    q = "What happens to ice left at 5°C?"
+    opts = ["It melts", "It freezes harder", "It evaporates instantly", "Nothing"]
+    assert ch("It turns into liquid water.", q, opts) == "A"
+    assert ch("It becomes ice.", "What happens to water at -5°C?", ["It boils", "It freezes", "It evaporates", "Nothing"]) == "B"
+    # counter-example: liquid named where two options could turn into it is not read
+    assert ch("It turns into liquid.", q, ["It melts", "It liquefies", "It boils", "Nothing"]) is None
+
+
+def test_a_diet_and_a_measured_quantity_name_their_option():
+    assert ch("Lions are carnivores.", "What do lions eat?", ["Plants", "Meat", "Fruit", "Seeds"]) == "B"
+    assert ch("Lions eat meat.", "What kind of animal is a lion?", ["Herbivorous", "Carnivorous", "Omnivorous", "Insectivorous"]) == "B"
+    assert ch("It measures how hot or cold something is.", "What does a thermometer measure?",
+              ["Pressure", "Humidity", "Temperature", "Wind speed"]) == "C"
+
+
+def test_after_an_answer_marker_the_reason_names_other_options():
+    opts = ["Frog", "Snake", "Salamander", "Newt"]
+    out = "The answer would be the snake, since frogs, salamanders and newts are amphibians."
+    assert ch(out, "Which is a reptile?", opts) == "B"
+    # counter-example: two options named before the reason are no pick
+    assert ch("The answer would be the snake or the frog, since both are cold-blooded.", "Which is a reptile?", opts) is None
+
+
+# ------------------------------------------------------------------ numbers
+def test_a_unit_equivalence_answers_with_the_unit_asked():
+    q = "How many teaspoons are in a tablespoon?"
+    assert num("3 teaspoons = 1 tablespoon.", q) == "3"
+    assert num("3 teaspoons = 1 tablespoon, and 2 tablespoons = 1 fluid ounce.", q) == "3"
+    assert num("100 cm = 1 m", "How many centimetres are in a metre?") == "100"
+    assert num("1 quart = 4 cups (and 2 pints = 1 quart).", "How many cups are in a quart?") == "4"
+    # counter-examples: the working of a conversion reads its result; a switched-off rule reads the last number
+    assert num("20 mm, since 1 cm = 10 mm.", "How many millimeters are in 2 centimeters?") == "20"
+    assert num("3 teaspoons = 1 tablespoon.", q, disable=("conversion",)) == "1"
+
+
+def test_a_fraction_restated_in_the_form_asked_is_read_in_that_form():
+    q = "What is the probability of rolling a 6 on a fair die? Give your answer as a decimal."
+    assert num("The probability is 1/6, which is approximately 0.167.", q) == "0.167"
+    assert num("4 out of 52, i.e. 1/13 ≈ 0.077", "What is the probability of drawing an ace?") == "0.077"
+    assert num("1/6 ≈ 0.1667, which is about 16.7%.", "What is the chance of a 6, as a percentage?") == "16.7"
+    # counter-examples: a restatement of another value is not the fraction's; no form asked, no change
+    assert num("The probability is 1/6, which is more than 0.1.", q) == "0.166666666667"
+    assert num("1/4, or about 0.25.", "What is 1 divided by 4?") == "0.25"
