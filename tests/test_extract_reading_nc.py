@@ -83,3 +83,38 @@ def test_a_fraction_restated_in_the_form_asked_is_read_in_that_form():
     # counter-examples: a restatement of another value is not the fraction's; no form asked, no change
     assert num("The probability is 1/6, which is more than 0.1.", q) == "0.166666666667"
     assert num("1/4, or about 0.25.", "What is 1 divided by 4?") == "0.25"
+
+
+# ------------------------------------------------------------------ other scripts, notes, enumerations
+def test_accents_and_other_languages_name_the_option():
+    planets = ["Mars", "Jupiter", "Earth", "Venus"]
+    q = "Which planet is largest?"
+    assert ch("Júpiter.", q, planets) == "B"
+    assert ch("La respuesta es B, Júpiter.", q, planets) == "B"
+    assert ch("答案：B", q, planets) == "B"
+    assert ch("La réponse est C.", q, planets) == "C"
+    # counter-example: a word that only looks like a marker is no answer marker
+    assert ch("Respuestas varían.", q, planets) is None
+
+
+def test_digits_after_cjk_text_are_a_number():
+    assert num("答案是10。", "What is 5 + 5?") == "10"
+    # counter-example: a digit glued to Latin letters is a code, not an answer
+    assert num("Take vitamin B12 daily.", "How many vitamins?") is None
+
+
+def test_a_note_after_the_answer_is_not_the_answer():
+    out = "3 hours × 60 minutes/hour = **180 minutes**\n\nNote: 1 hour = 60 minutes."
+    assert num(out, "How many minutes are in 3 hours?") == "180"
+    assert num("She has 12 left.\n\nTip: 3 × 4 = 12 is a quick check.", "How many are left?") == "12"
+    # counter-example: a note that is the only place with a number is still read
+    assert num("Let me think.\n\nNote: the total is 14.", "How many in total?") == "14"
+
+
+def test_parallel_clauses_describing_options_pick_none():
+    planets = ["Mars", "Jupiter", "Earth", "Venus"]
+    out = "Mars is red, Earth has life, Venus is hot. The largest is the gas giant."
+    assert ch(out, "Which planet is largest?", planets) is None
+    # counter-example: the subject compared with the others is the pick
+    out = "Jupiter is the largest, far bigger than Earth, Mars or Venus."
+    assert ch(out, "Which planet is largest?", planets) == "B"

@@ -4,6 +4,7 @@ of it, read as the option's letter."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -74,7 +75,10 @@ _CHOICE_MARK_RE = re.compile(
     r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|stays|remains|to))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice|one)(?:\s+(?:is|would\s+be|should\s+be))?"
     r"|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)|my\s+(?:choice|pick)\s+is"
-    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)(?![a-z])"
+    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be"
+    # the same in other languages: "La respuesta es B", "La réponse est C", "Die Antwort ist A", "答案是 D"
+    r"|(?:la\s+)?respuesta(?:\s+correcta)?(?:\s+es)?|(?:la\s+)?r[ée]ponse(?:\s+correcte)?(?:\s+est)?|(?:die\s+)?(?:richtige\s+)?antwort(?:\s+ist)?"
+    r"|(?:a\s+)?resposta(?:\s+correta)?(?:\s+[ée])?|(?:la\s+)?risposta(?:\s+corretta)?(?:\s+[èe])?|(?:正确)?答案\s*(?:是|为|[:：])?)(?![a-z])"
     r"\s*(?:[:=\-]|\bis\b)?\s*(?:(?:option|choice|letter)\s*)?",
     re.IGNORECASE,
 )
@@ -231,6 +235,11 @@ def _glossed(ctx: Context, text: str, found: dict[str, int]) -> None:
                 break
 
 
+#: accented Latin letters to their base letter, one character for one
+_ACCENTS = {c: unicodedata.normalize("NFKD", chr(c))[0] for c in range(0xC0, 0x250)
+            if unicodedata.normalize("NFKD", chr(c))[0].isascii() and unicodedata.normalize("NFKD", chr(c))[0].isalpha()}
+
+
 def _mentions(ctx: Context, text: str) -> dict[str, int]:
     """Option letter -> position of its first mention in ``text`` (by text, paraphrase or value),
     leaving out negated mentions ("not Paris", "Paris is wrong")."""
@@ -238,6 +247,8 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
         return {}
     letters = choice_letters(len(ctx.choices))
     found: dict[str, int] = {}
+    if not text.isascii():
+        text = text.translate(_ACCENTS)  # "Júpiter" names "Jupiter": accents aside (same length, so places hold)
     tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
     stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
     if any(w.lower() in _ADJECTIVE_OF for _, _, w in stems):  # "the French people" names France
@@ -701,6 +712,10 @@ def _option_text(ctx: Context) -> str | None:
             return after[0]  # "Many people guess Sydney, but the capital is Canberra."
     if ordered[0][1] < len(head) <= ordered[1][1]:
         return ordered[0][0]  # named first; the others are discussed afterwards
+    starts = [0, *(m.end() for m in re.finditer(r",\s+(?:and\s+|or\s+)?|;\s+", head))]
+    subjects = {letter for letter, at in ordered if any(0 <= at - s <= 4 for s in starts)}
+    if len(subjects) >= 3 and len(starts) > 1 and ":" not in head[:starts[1]]:
+        return None  # "Mars is red, Earth has life, Venus is hot.": parallel clauses describe the options, they pick none
     if len(plain[:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
         return ordered[0][0]  # the subject of the opening sentence
     return None

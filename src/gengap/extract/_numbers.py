@@ -158,7 +158,7 @@ def numbers_in(text: str) -> list[Num]:
             continue
         # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
         before = text[m.start() - 1] if m.start() else " "
-        if (before.isalpha() and not m.group("cur")) or before == "^":
+        if (before.isalpha() and before < "\u2e80" and not m.group("cur")) or before == "^":  # CJK scripts put no space before digits
             continue
         g = m.groupdict()
         try:
@@ -993,10 +993,17 @@ _TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
 
+_TRAILING_NOTE_RE = re.compile(r"^\W*(?:notes?|tips?|hint|reminder|caveat|disclaimer|sources?|n\.?b\.?|p\.?s\.?|fun\s+fact|for\s+reference"
+                               r"|(?:by\s+the\s+way|btw))\s*[:,\-]", re.IGNORECASE)
+
+
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
     parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
+    note = next((i for i, s in enumerate(parts) if i and _TRAILING_NOTE_RE.match(s)), None)
+    if note is not None and any(_nums(ctx, s) for s in parts[:note]):
+        parts = parts[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": the notes come after the answer
     if len(parts) > 1 and _cut_aside(parts[-1]):
         parts = parts[:-1]
     if not parts:
