@@ -118,3 +118,26 @@ def test_parallel_clauses_describing_options_pick_none():
     # counter-example: the subject compared with the others is the pick
     out = "Jupiter is the largest, far bigger than Earth, Mars or Venus."
     assert ch(out, "Which planet is largest?", planets) == "B"
+
+
+def test_a_tone_in_other_words_names_the_tone_option():
+    tones = ["Optimistic", "Pessimistic", "Angry", "Humorous"]
+    assert ch("The tone is hopeful and upbeat.", "What is the tone of the passage?", tones) == "A"
+    assert ch("Gloomy - the writer expects things to get worse.", "What is the tone of the passage?", tones) == "B"
+    # counter-example: a negated tone word names nothing
+    assert ch("It is not funny at all.", "What is the tone of the passage?", tones) is None
+
+
+def test_an_acronym_of_an_option_names_it():
+    wars = ["World War I", "World War II", "The Cold War", "The Vietnam War"]
+    assert ch("WWI (1914-1918).", "Which event happened first?", wars) == "A"
+    assert ch("WWII.", "Which war ended in 1945?", wars) == "B"
+    # counter-example: capitals that are no option's initials name nothing
+    assert ch("NATO was founded later.", "Which event happened first?", wars) is None
+
+
+def test_a_check_after_the_answer_is_not_the_answer():
+    assert num("48 ÷ 6 = 8\n\nYou can verify: 8 × 6 = 48 ✓", "What is 48 divided by 6?") == "8"
+    assert num("The total is 27.\n\nCheck: 27 - 12 = 15.", "What is 12 + 15?") == "27"
+    # counter-example: a sentence after the answer that only mentions checking is read as usual
+    assert num("12 + 15 = 26. I checked again: it is 27.", "What is 12 + 15?") == "27"

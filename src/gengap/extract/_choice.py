@@ -207,6 +207,11 @@ _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for gro
     (r"\bmeat\b|\bcarnivor\w*", r"\beats?\s+(?:only\s+)?(?:meat|other\s+animals|flesh)\b"),
     (r"\bplants?\b|\bherbivor\w*", r"\beats?\s+(?:only\s+)?(?:plants|vegetation|grass|leaves)\b"),
     (r"\bomnivor\w*", r"\b(?:eats?\s+)?both\s+(?:plants\s+and\s+(?:meat|animals)|meat\s+and\s+plants)\b"),
+    (r"\boptimis\w*", r"\bhopeful\w*", r"\bupbeat\b", r"\bcheerful\w*"),
+    (r"\bpessimis\w*", r"\bgloom\w*", r"\bbleak\b", r"\bdefeatist\b"),
+    (r"\bhumou?rous\b", r"\bfunny\b", r"\bcomic(?:al)?\b", r"\bwitty\b", r"\bplayful\b"),
+    (r"\bangry\b|\banger\b", r"\bfurious\b", r"\boutraged?\b", r"\birate\b"),
+    (r"\bsad\b|\bsadness\b", r"\bmelanchol\w*", r"\bmournful\b", r"\bsorrowful\b"),
     (r"\btemperature\b", r"\bhow\s+(?:hot|cold|warm)\b|\bhot\s+or\s+cold\b"),
     (r"\bspeed\b|\bvelocity\b", r"\bhow\s+fast\b"),
     (r"\bdistance\b", r"\bhow\s+far\b"),
@@ -222,9 +227,32 @@ def _glosses(choices: tuple[str, ...]) -> tuple[tuple[str, tuple[re.Pattern[str]
     return tuple((m[0], group) for m, group in zip(members, _GLOSS_GROUPS) if len(m) == 1)
 
 
+@lru_cache(maxsize=4096)
+def _initials(choices: tuple[str, ...]) -> dict[str, str]:
+    """Acronym -> letter, for options of two words or more whose initials no other option shares
+    ("World War I" -> "WWI", "United States of America" -> "USA")."""
+    out: dict[str, list[str]] = {}
+    for letter, c in zip(choice_letters(len(choices)), choices):
+        ws = re.findall(r"[A-Za-z]+", c)
+        if len(ws) < 2:
+            continue
+        for kept in (ws, [w for w in ws if w.lower() not in ("of", "the", "and", "for", "a", "an")]):
+            acronym = "".join(w if re.fullmatch(r"I{1,3}|IV|VI{0,3}", w) else w[0] for w in kept).upper()
+            if len(acronym) >= 2:
+                out.setdefault(acronym, []).append(letter)
+    return {a: letters[0] for a, letters in out.items() if len(set(letters)) == 1}
+
+
 def _glossed(ctx: Context, text: str, found: dict[str, int]) -> None:
     """Add to ``found`` the options ``text`` names by a common equivalent ("CO2" for "Carbon dioxide",
     "against it" for "Opposed", "turns into liquid" for "It melts"), leaving out negated ones."""
+    if re.search(r"\b[A-Z]{2,6}\b", text):  # an acronym of an option's words ("WWI" for "World War I")
+        acronyms = _initials(tuple(ctx.choices or ()))
+        for m in re.finditer(r"\b[A-Z]{2,6}\b", text):
+            letter = acronyms.get(m.group(0))
+            if letter and not any(m.group(0) == c.strip().upper() for c in ctx.choices or ()) \
+                    and not _NEGATED_MENTION_RE.search(text[max(0, m.start() - 30):m.start()]):
+                found[letter] = min(found.get(letter, m.start()), m.start())
     for letter, group in _glosses(tuple(ctx.choices or ())):
         for pattern in group:
             for m in pattern.finditer(text):

@@ -994,7 +994,9 @@ _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%
 
 
 _TRAILING_NOTE_RE = re.compile(r"^\W*(?:notes?|tips?|hint|reminder|caveat|disclaimer|sources?|n\.?b\.?|p\.?s\.?|fun\s+fact|for\s+reference"
-                               r"|(?:by\s+the\s+way|btw))\s*[:,\-]", re.IGNORECASE)
+                               r"|(?:by\s+the\s+way|btw))\s*[:,\-]"
+                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:",
+                               re.IGNORECASE)
 
 
 def _last_number(ctx: Context) -> str | None:
