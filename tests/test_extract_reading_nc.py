@@ -141,3 +141,8 @@ def test_a_check_after_the_answer_is_not_the_answer():
     assert num("The total is 27.\n\nCheck: 27 - 12 = 15.", "What is 12 + 15?") == "27"
     # counter-example: a sentence after the answer that only mentions checking is read as usual
     assert num("12 + 15 = 26. I checked again: it is 27.", "What is 12 + 15?") == "27"
+
+
+def test_an_acronym_the_question_uses_is_not_an_answer():
+    opts = ["Deoxyribonucleic acid", "Dinitrogen acid", "Dynamic nucleic acid"]
+    assert ch("DNA stands for deoxyribonucleic acid.", "What does DNA stand for?", opts) == "A"

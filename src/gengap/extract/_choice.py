@@ -230,7 +230,8 @@ def _glosses(choices: tuple[str, ...]) -> tuple[tuple[str, tuple[re.Pattern[str]
 @lru_cache(maxsize=4096)
 def _initials(choices: tuple[str, ...]) -> dict[str, str]:
     """Acronym -> letter, for options of two words or more whose initials no other option shares
-    ("World War I" -> "WWI", "United States of America" -> "USA")."""
+    ("World War I" -> "WWI", "United States of America" -> "USA"); an acronym the question itself uses
+    ("What does DNA stand for?") is what is asked about, not an answer."""
     out: dict[str, list[str]] = {}
     for letter, c in zip(choice_letters(len(choices)), choices):
         ws = re.findall(r"[A-Za-z]+", c)
@@ -251,6 +252,7 @@ def _glossed(ctx: Context, text: str, found: dict[str, int]) -> None:
         for m in re.finditer(r"\b[A-Z]{2,6}\b", text):
             letter = acronyms.get(m.group(0))
             if letter and not any(m.group(0) == c.strip().upper() for c in ctx.choices or ()) \
+                    and not re.search(rf"\b{m.group(0)}\b", ctx.question or "") \
                     and not _NEGATED_MENTION_RE.search(text[max(0, m.start() - 30):m.start()]):
                 found[letter] = min(found.get(letter, m.start()), m.start())
     for letter, group in _glosses(tuple(ctx.choices or ())):
