@@ -146,3 +146,20 @@ def test_a_check_after_the_answer_is_not_the_answer():
 def test_an_acronym_the_question_uses_is_not_an_answer():
     opts = ["Deoxyribonucleic acid", "Dinitrogen acid", "Dynamic nucleic acid"]
     assert ch("DNA stands for deoxyribonucleic acid.", "What does DNA stand for?", opts) == "A"
+
+
+def test_yes_no_options_are_read_as_a_verdict():
+    assert ch("Absolutely not.", "Is the Earth flat?", ["Yes", "No"]) == "B"
+    assert ch("No, the Earth is roughly spherical.", "Is the Earth flat?", ["Yes", "No"]) == "B"
+    assert ch("That's right.", "Water boils at 100 °C at sea level.", ["True", "False"]) == "A"
+    # counter-example: other two-option sets are not verdicts
+    assert ch("Absolutely not.", "Which is heavier?", ["Lead", "Iron"]) is None
+
+
+def test_an_option_named_in_passing_in_a_reply_about_something_else_is_no_pick():
+    planets = ["Venus", "Mercury", "Earth", "Mars"]
+    q = "Which planet is closest to the Sun?"
+    assert ch("I love astronomy! Mars is my favorite planet because of its red color.", q, planets) is None
+    # counter-examples: the reply speaks of what is asked, or states the option first
+    assert ch("I love astronomy! Mercury is the closest, just 58 million km from the Sun.", q, planets) == "B"
+    assert ch("Mercury. It orbits in just 88 days, faster than any other world.", q, planets) == "B"

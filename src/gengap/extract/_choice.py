@@ -581,6 +581,28 @@ def _answer_first(ctx: Context) -> str | None:
     return _one_option(ctx, head)
 
 
+def _verdict(ctx: Context) -> str | None:
+    """Two options that are a verdict ("Yes"/"No", "True"/"False"): the output read as a yes/no answer
+    ("Absolutely not.", "No, the Earth is round.")."""
+    if not ctx.choices or len(ctx.choices) != 2:
+        return None
+    options = _normalized_options(tuple(ctx.choices))
+    if set(options) not in ({"yes", "no"}, {"true", "false"}):
+        return None
+    from gengap.extract import _yes_no
+    from gengap.extract._base import run_cascade
+
+    unlisted = _unlisted(ctx)  # "A. True / B. False" written out is no verdict
+    if not unlisted.strip():
+        return None
+    text = ctx.raw if unlisted is ctx.text else unlisted
+    said = run_cascade(_yes_no.RULES, Context(text, "yes_no", ctx.question, disabled=ctx.disabled), disabled=ctx.disabled).value
+    if said not in ("yes", "no"):
+        return None
+    wanted = {"yes": ("yes", "true"), "no": ("no", "false")}[said]
+    return next(letter for letter, o in zip(choice_letters(2), options) if o in wanted)
+
+
 def _by_value(ctx: Context) -> str | None:
     """Options that are all numbers: the output read as a number (its conclusion, its answer stated
     first, ...), then matched to the option of that value."""
@@ -718,10 +740,34 @@ def _trailing(ctx: Context) -> str | None:
     return hit.group(1).upper() if hit else None
 
 
+_ASKED_KIND_RE = re.compile(r"^\W*(?:which|what)\s+(?:(?:one\s+)?of\s+(?:these|the\s+following)\s+)?([A-Za-z]+)", re.IGNORECASE)
+
+
+def _about_something_else(ctx: Context, text: str) -> bool:
+    """A reply of two sentences or more that shares no word with what the question asks (its words aside from
+    the kind of thing it asks for, "which planet", and the options' own words) answers another
+    question: an option it names is named in passing ("I love astronomy! Mars is my favourite planet.")."""
+    if not ctx.question or len(text.split()) < 8 or len(sentences(text)) < 2:
+        return False
+    found = _mentions(ctx, text)
+    if found and len(text[:min(found.values())].split()) <= 2:
+        return False  # "Jupiter, by far: ...": an answer stated first, explained in other words
+    asked = set(ctx.question_stems)
+    kind = _ASKED_KIND_RE.match(ctx.question)
+    if kind:
+        asked.discard(stem(kind.group(1)))
+    asked -= {stem(w) for c in ctx.choices or () for w in words(c)}
+    asked = {a for a in asked if len(a) >= 3}
+    said = content_stems(text)
+    return bool(asked) and not any(_stem_match(a, w) for a in asked for w in said)
+
+
 def _option_text(ctx: Context) -> str | None:
     """The option the output names: the only one, or the first of several when the others come in
     a later sentence (discussed, not chosen)."""
     text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", _unlisted(ctx)).strip())
+    if _about_something_else(ctx, text):
+        return None
     plain = re.sub(r"\([^()]*\)", " ", text)
     found = _mentions(ctx, plain) or _mentions(ctx, text)
     if not found:
@@ -827,6 +873,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
