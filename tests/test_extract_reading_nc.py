@@ -163,3 +163,20 @@ def test_an_option_named_in_passing_in_a_reply_about_something_else_is_no_pick()
     # counter-examples: the reply speaks of what is asked, or states the option first
     assert ch("I love astronomy! Mercury is the closest, just 58 million km from the Sun.", q, planets) == "B"
     assert ch("Mercury. It orbits in just 88 days, faster than any other world.", q, planets) == "B"
+
+
+def test_none_opening_a_how_many_reply_is_zero():
+    q = "How many bones does a shark have?"
+    assert num("None - sharks have cartilage instead of bones.", q) == "0"
+    assert num("Zero. Their skeletons are cartilage.", q) == "0"
+    # counter-examples: "none of" speaks of something else; a question that counts nothing
+    assert num("None of the 206 bones of a human are in a shark.", q) != "0"
+    assert num("None - sharks have cartilage.", "What is the shark's top speed?") is None
+
+
+def test_a_range_commits_to_no_one_number():
+    q = "How many hours of sleep do adults need?"
+    assert num("Most adults need 7 to 9 hours per night.", q) is None
+    # counter-example: one number stated, the range given as context
+    assert num("I'd say about 8 hours, though anywhere from 7 to 9 is healthy.", q) == "8"
+    assert num("1 mile ≈ 1.609 km", "How many kilometers are in a mile?") == "1.609"

@@ -702,6 +702,8 @@ def _answer_first(ctx: Context) -> str | None:
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
+        if len(fresh) == 2 and _RANGE_START_RE.match(source, fresh[0].end):
+            return ABSTAIN  # "Most adults need 7 to 9 hours.": a range, no one number committed to
         return _answer(fresh[0], ctx)
     if len(nums) == 1 and bare:
         return _answer(nums[0], ctx)  # a bare number, even one the question mentions
@@ -739,7 +741,8 @@ _UNIT_ABBREVIATIONS = {"mm": "millimeter", "cm": "centimeter", "m": "meter", "km
                        "min": "minute", "s": "second", "sec": "second", "ml": "milliliter", "l": "liter", "qt": "quart",
                        "pt": "pint", "gal": "gallon", "c": "cup"}
 _UNIT_NEXT_RE = re.compile(r"\s*([A-Za-z]+)\.?")
-_EQUIVALENT_RE = re.compile(r"\s*(?:=|equals?|is|are|makes?|make\s+up|in|per|to)\s*(?:a|an|one|each|every)?\s*$", re.IGNORECASE)
+_EQUIVALENT_RE = re.compile(r"\s*(?:=|\u2248|~|equals?|is|are|makes?|make\s+up|in|per|to)\s*(?:exactly|about|approximately|roughly|around)?\s*"
+                            r"(?:a|an|one|each|every)?\s*$", re.IGNORECASE)
 
 
 def _unit_key(word: str) -> str:
@@ -772,6 +775,20 @@ def _conversion(ctx: Context) -> str | None:
     return _answer(hits[0], ctx) if len(hits) == 1 and keys[0] != keys[1] else None
 
 
+_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013)\s*[-$\u20ac\u00a3]?\d")
+_RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
+_NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def _none(ctx: Context) -> str | None:
+    """"None", "Zero", "Not one" opening the reply to a "how many" question: the count is 0 ("None - sharks
+    have cartilage instead of bones."); not "none of the above" or "none of them are ...", which speak of options."""
+    if not ctx.question or not re.search(r"\bhow\s+many\b", asked_part(ctx.question), re.IGNORECASE):
+        return None
+    head = _first(ctx)[0]
+    return "0" if _NONE_RE.match(head) and not any(n.value for n in _nums(ctx, re.split(r"[,;:(]|\s-\s", head, maxsplit=1)[0])) else None
+
+
 _AGE_BEFORE_RE = re.compile(r"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+)$", re.IGNORECASE)
 _AGE_AFTER_RE = re.compile(r"^[\s-]+years?[\s-]+old\b", re.IGNORECASE)
 
@@ -792,6 +809,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
     else:
         return None
+    if any(_RANGE_END_RE.search(text[max(0, n.start - 30):n.start]) for n in found):
+        return None  # "7 to 9 hours": a range, no one number
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
@@ -1044,6 +1063,7 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
     Rule("off_topic", "abstain", _off_topic),
+    Rule("none", "answer_first", _none),
     Rule("conversion", "answer_first", _conversion),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
