@@ -158,7 +158,7 @@ def numbers_in(text: str) -> list[Num]:
             continue
         # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
         before = text[m.start() - 1] if m.start() else " "
-        if (before.isalpha() and not m.group("cur")) or before == "^":
+        if (before.isalpha() and before < "\u2e80" and not m.group("cur")) or before == "^":  # CJK scripts put no space before digits
             continue
         g = m.groupdict()
         try:
@@ -278,9 +278,41 @@ def _wants_percent(ctx: Context) -> bool:
     return "percent" not in ctx.disabled and ctx.question is not None and _asks(ctx.question)[1]
 
 
+_FRACTION_LITERAL_RE = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d/])")
+_RESTATED_AS_RE = re.compile(r"\s*(?:,\s*)?(?:(?:which\s+is|that\s+is|that's|i\.?e\.?|or|so|=)\s*,?\s*)?"
+                             r"(?:(?:about|approximately|approx\.?|roughly|around|nearly|close\s+to)\s+|[\u2248~]\s*)"
+                             r"|\s*(?:,\s*)?(?:which\s+is|i\.?e\.?|or|=)\s*,?\s*(?=[\d.])")
+
+
+def _restated_form(n: Num, ctx: Context) -> Num | None:
+    """A fraction restated right after it in the form the question asks for ("1/6, which is approximately
+    0.167" for a probability as a decimal; "1/4, or 25%" for a percentage): that form, as the output rounds it."""
+    if n.value.denominator == 1 or "/" not in ctx.text or not (_wants_probability(ctx) or _wants_percent(ctx)):
+        return None
+    for m in _FRACTION_LITERAL_RE.finditer(ctx.text):
+        if int(m.group(2)) == 0 or Fraction(int(m.group(1)), int(m.group(2))) != n.value:
+            continue
+        at = m.end()
+        while (link := _RESTATED_AS_RE.match(ctx.text, at)) is not None:  # "1/6 ≈ 0.1667, which is about 16.7%"
+            nums = numbers_in(ctx.text[link.end():link.end() + 24])
+            if not nums or nums[0].start != 0:
+                break
+            later = nums[0]
+            value = later.value / 100 if later.pct else later.value
+            if abs(float(value) - float(n.value)) > 0.006:
+                break
+            if (later.pct and _wants_percent(ctx)) or (not later.pct and not _wants_percent(ctx) and later.value.denominator != 1):
+                return later
+            at = link.end() + later.end
+    return None
+
+
 def _answer(n: Num, ctx: Context) -> str:
     """The canonical string of ``n``: a percentage read as a decimal when the question asks for a
     probability, rounded to the decimal places the question asks for."""
+    restated = _restated_form(n, ctx)
+    if restated is not None:
+        n = restated
     value = n.value
     if n.pct and _wants_probability(ctx):
         value = value / 100
@@ -670,6 +702,8 @@ def _answer_first(ctx: Context) -> str | None:
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
+        if len(fresh) == 2 and _RANGE_START_RE.match(source, fresh[0].end):
+            return ABSTAIN  # "Most adults need 7 to 9 hours.": a range, no one number committed to
         return _answer(fresh[0], ctx)
     if len(nums) == 1 and bare:
         return _answer(nums[0], ctx)  # a bare number, even one the question mentions
@@ -701,6 +735,60 @@ def _asked_unit(ctx: Context) -> str | None:
     return _answer(later[-1], ctx) if later else None
 
 
+_UNIT_ABBREVIATIONS = {"mm": "millimeter", "cm": "centimeter", "m": "meter", "km": "kilometer", "mg": "milligram", "g": "gram",
+                       "kg": "kilogram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tsp": "teaspoon", "tbsp": "tablespoon",
+                       "ft": "foot", "feet": "foot", "in": "inch", "yd": "yard", "mi": "mile", "h": "hour", "hr": "hour",
+                       "min": "minute", "s": "second", "sec": "second", "ml": "milliliter", "l": "liter", "qt": "quart",
+                       "pt": "pint", "gal": "gallon", "c": "cup"}
+_UNIT_NEXT_RE = re.compile(r"\s*([A-Za-z]+)\.?")
+_EQUIVALENT_RE = re.compile(r"\s*(?:=|\u2248|~|equals?|is|are|makes?|make\s+up|in|per|to)\s*(?:exactly|about|approximately|roughly|around)?\s*"
+                            r"(?:a|an|one|each|every)?\s*$", re.IGNORECASE)
+
+
+def _unit_key(word: str) -> str:
+    """A unit word in one spelling: abbreviations written out, plurals and British spellings folded ("cm", "centimetres" -> "centimeter")."""
+    low = word.lower()
+    low = _UNIT_ABBREVIATIONS.get(low, low)
+    if len(low) > 3:
+        low = low[:-2] if low.endswith(("ches", "shes", "xes", "sses")) else low[:-1] if low.endswith("s") and not low.endswith("ss") else low
+    return re.sub(r"tre$", "ter", _UNIT_ABBREVIATIONS.get(low, low))
+
+
+def _conversion(ctx: Context) -> str | None:
+    """An equivalence of two units stated first ("3 teaspoons = 1 tablespoon", "100 cm = 1 m") answers "how
+    many teaspoons" with the number of the unit asked for, whichever side it is on."""
+    if not ctx.question:
+        return None
+    asked = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question), re.IGNORECASE)
+    head = re.split(r",\s+(?:and|but|while|whereas)\s|;\s", re.sub(r"\([^()]*\)", " ", _first(ctx)[0]), maxsplit=1)[0]  # its first clause
+    if not asked or not head:
+        return None
+    nums = _nums(ctx, head)
+    if len(nums) != 2:
+        return None
+    units = [_UNIT_NEXT_RE.match(head, n.end) for n in nums]
+    if not units[0] or not units[1] or not _EQUIVALENT_RE.match(head[units[0].end():nums[1].start]):
+        return None
+    keys = [_unit_key(u.group(1)) for u in units]
+    want = _unit_key(asked.group(1))
+    hits = [n for n, k in zip(nums, keys) if k == want]
+    return _answer(hits[0], ctx) if len(hits) == 1 and keys[0] != keys[1] else None
+
+
+_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013)\s*[-$\u20ac\u00a3]?\d")
+_RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
+_NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def _none(ctx: Context) -> str | None:
+    """"None", "Zero", "Not one" opening the reply to a "how many" question: the count is 0 ("None - sharks
+    have cartilage instead of bones."); not "none of the above" or "none of them are ...", which speak of options."""
+    if not ctx.question or not re.search(r"\bhow\s+many\b", asked_part(ctx.question), re.IGNORECASE):
+        return None
+    head = _first(ctx)[0]
+    return "0" if _NONE_RE.match(head) and not any(n.value for n in _nums(ctx, re.split(r"[,;:(]|\s-\s", head, maxsplit=1)[0])) else None
+
+
 _AGE_BEFORE_RE = re.compile(r"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+)$", re.IGNORECASE)
 _AGE_AFTER_RE = re.compile(r"^[\s-]+years?[\s-]+old\b", re.IGNORECASE)
 
@@ -721,6 +809,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
     else:
         return None
+    if any(_RANGE_END_RE.search(text[max(0, n.start - 30):n.start]) for n in found):
+        return None  # "7 to 9 hours": a range, no one number
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
@@ -922,10 +1012,19 @@ _TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
 
 
+_TRAILING_NOTE_RE = re.compile(r"^\W*(?:notes?|tips?|hint|reminder|caveat|disclaimer|sources?|n\.?b\.?|p\.?s\.?|fun\s+fact|for\s+reference"
+                               r"|(?:by\s+the\s+way|btw))\s*[:,\-]"
+                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:",
+                               re.IGNORECASE)
+
+
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
     parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
+    note = next((i for i, s in enumerate(parts) if i and _TRAILING_NOTE_RE.match(s)), None)
+    if note is not None and any(_nums(ctx, s) for s in parts[:note]):
+        parts = parts[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": the notes come after the answer
     if len(parts) > 1 and _cut_aside(parts[-1]):
         parts = parts[:-1]
     if not parts:
@@ -964,6 +1063,8 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
     Rule("off_topic", "abstain", _off_topic),
+    Rule("none", "answer_first", _none),
+    Rule("conversion", "answer_first", _conversion),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
     Rule("asked_unit", "answer_first", _asked_unit),
