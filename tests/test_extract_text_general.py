@@ -161,3 +161,10 @@ def test_a_superlative_description_of_the_subject_is_not_read_as_the_answer():
     # counter-examples: the question asks the superlative; a name is no superlative
     assert tx("The Nile is the longest river in Africa.", "What is the longest river in Africa?") == "Nile"
     assert tx("Ernest Hemingway is the answer.", "Who wrote 'The Old Man and the Sea'?") == "Ernest Hemingway"
+
+
+def test_not_sure_which_of_two_long_candidates_answers_nothing():
+    q = "Who wrote the Harry Potter books?"
+    assert tx("J.K. Rowling or Leonardo DiCaprio, I'm not sure which.", q) is None
+    assert tx("K? I'm not completely sure.", "What is the chemical symbol for potassium?") == "K"
+    assert tx("J.K. Rowling, I'm fairly sure.", q) == "J.K. Rowling"  # counter-example: one candidate

@@ -832,7 +832,7 @@ _CAVEAT_RE = re.compile(r",?\s+but\s+(?:please\s+|you\s+(?:may|might|should)\s+(
                         r"|i'?m\s+not\s+(?:\w+\s+)?(?:sure|certain|positive)|i\s+(?:could|might|may)\s+be\s+wrong)\b.*$", re.IGNORECASE)
 _OWN_BELIEF_RE = re.compile(r"^\W*i\s+(?:\w+ly\s+)?(?:think|believe|guess|suppose|say)\b", re.IGNORECASE)
 # two short candidates joined by "or", nothing chosen: "Sydney or Canberra, I'm not sure which."
-_TWO_CANDIDATES_RE = re.compile(r"^\W*(?:(?:maybe|perhaps|possibly)\s+(?:it'?s\s+)?[\w'-]+(?:\s+[\w'-]+){0,3}\s+or\s+[\w'-]+(?:\s+[\w'-]+){0,3}\s*(?:[,;.!?-]|$)"
+_TWO_CANDIDATES_RE = re.compile(r"^\W*(?:[^\n]{1,80}?\s+or\s+[^\n]{1,80}?[,;.!-]\s*(?:but\s+)?(?:i'?m\s+not\s+(?:\w+\s+)?sure|not\s+sure|i\s+(?:can'?t|cannot)\s+(?:remember|recall|tell))\s+which\b|(?:maybe|perhaps|possibly)\s+(?:it'?s\s+)?[\w'-]+(?:\s+[\w'-]+){0,3}\s+or\s+[\w'-]+(?:\s+[\w'-]+){0,3}\s*(?:[,;.!?-]|$)"
                                 r"|[\w'-]+(?:\s+[\w'-]+){0,3}\s+or\s+[\w'-]+(?:\s+[\w'-]+){0,3}\s*[,;.!?-]\s*(?:but\s+)?(?:i'?m\s+not\s+(?:\w+\s+)?sure|not\s+sure"
                                 r"|i\s+(?:don'?t|can'?t|cannot)\s+(?:know|remember|recall|tell)|i\s+forget))", re.IGNORECASE)
 
