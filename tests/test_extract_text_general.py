@@ -168,3 +168,11 @@ def test_not_sure_which_of_two_long_candidates_answers_nothing():
     assert tx("J.K. Rowling or Leonardo DiCaprio, I'm not sure which.", q) is None
     assert tx("K? I'm not completely sure.", "What is the chemical symbol for potassium?") == "K"
     assert tx("J.K. Rowling, I'm fairly sure.", q) == "J.K. Rowling"  # counter-example: one candidate
+
+
+def test_another_script_is_an_answer_only_when_the_question_asks_for_it():
+    assert tx("It's ありがとう.", "Translate 'thank you' into Japanese.") == "ありがとう"
+    assert tx("It's π.", "Which Greek letter stands for the ratio of a circle's circumference to its diameter?") == "π"
+    # counter-examples: a small model's stray tokens for a question in English
+    assert tx("遷移", "What is the chemical symbol for gold?") is None
+    assert tx("遷移model", "What is the capital of France?") != "遷移"

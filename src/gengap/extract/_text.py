@@ -211,9 +211,15 @@ def _clause(text: str, *, lead: bool = True) -> str:
     return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
 
 
+_ASKS_OTHER_LANGUAGE_RE = re.compile(r"\b(?:translat\w*|(?:in|into)\s+[A-Z][a-z]+(?:ese|ian|ish|ic|ew|ek|ai|ali|di|an)\b|kanji|hiragana|katakana)", re.IGNORECASE)
+_ASKS_SIGN_RE = re.compile(r"\b(?:letter|symbol|character|sign|emoji)\b", re.IGNORECASE)
+
+
 def _foreign(span: str, ctx: Context) -> bool:
-    """A span with no Latin letter or digit, for a question written in them (stray tokens of a small model)."""
-    return ctx.question is not None and ctx.question.isascii() and not re.search(r"[A-Za-z0-9]", span)
+    """A span with no Latin letter or digit, for a question written in them (stray tokens of a small model);
+    not when the question asks for another language ("Translate 'thank you' into Japanese.") or a letter or sign ("π")."""
+    return ctx.question is not None and ctx.question.isascii() and not re.search(r"[A-Za-z0-9]", span) \
+        and not _ASKS_OTHER_LANGUAGE_RE.search(ctx.question) and not (len(span.strip()) == 1 and _ASKS_SIGN_RE.search(ctx.question))
 
 
 def _has_content(text: str, ctx: Context) -> bool:
