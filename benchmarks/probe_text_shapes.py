@@ -2,9 +2,10 @@
 
 Every gold short answer of the tuning sets (never ``extraction_v5``) is written again in everyday shapes
 (a courtesy before or after it, "It's X.", "The <question restated> is X.", "X <question's verb> ...",
-"Not Y - X.", "X? I'm not completely sure.", "Y or X, I'm not sure which.", ...) and read with its
-question. A rule written for one labelled item does not move these counts; a rule that reads the shape
-does. Shapes that state no answer (two candidates unchosen) count as right only when unextracted.
+"Not Y - X.", "X? I'm not completely sure.", "Y or X, I'm not sure which.", "Let me look that up.", ...) and
+read with its question. A rule written for one labelled item does not move these counts; a rule that reads the shape
+does. Shapes that state no answer (two candidates unchosen, a reply about the answering) count as right
+only when unextracted.
 
     python benchmarks/probe_text_shapes.py                # misreads per family of shapes
     python benchmarks/probe_text_shapes.py --show 20      # and the first 20 misreads of each family
@@ -37,6 +38,9 @@ CORRECTED = [("{W}... wait, no - it's {g}.", True), ("{W}. Actually, {g}.", True
 HEDGED = [("Probably {g}, but it could also be {w}.", True), ("{G}? I'm not completely sure.", True), ("I believe {g}, but please verify.", True),
           ("I'm not 100% sure, but I think {g}.", True), ("{G} or {w}, I'm not sure which.", False), ("Maybe {g} or {w}.", False),
           ("It's either {g} or {w}.", False)]
+NO_ANSWER = [(t, False) for t in ("That's a great question! There are many factors to consider.", "Let me look that up.",
+                                   "Sorry, I'm not sure about that one.", "I would rather not guess.", "That's beyond what I know.",
+                                   "There are several possible answers.", "Hmm, I can't recall off the top of my head.", "No idea, sorry!")]
 REMARKED = [("{G} - it was first described in 1850.", True), ("{G} (many people confuse it with {w}, but that's wrong)", True),
             ("{G}\n\nFun fact: {w} is often mentioned too.", True), ("{G}. It was first described in 1850.", True)]
 
@@ -62,7 +66,7 @@ def _sentences(question: str) -> list[tuple[str, bool]]:
 
 FAMILIES: dict[str, Callable[[str], list[tuple[str, bool]]]] = {
     "courtesy": lambda q: COURTESY, "stated": lambda q: STATED, "sentence": _sentences, "corrected": lambda q: CORRECTED,
-    "hedged": lambda q: HEDGED, "remark after": lambda q: REMARKED,
+    "hedged": lambda q: HEDGED, "remark after": lambda q: REMARKED, "no answer": lambda q: NO_ANSWER,
 }
 
 

@@ -176,3 +176,16 @@ def test_another_script_is_an_answer_only_when_the_question_asks_for_it():
     # counter-examples: a small model's stray tokens for a question in English
     assert tx("遷移", "What is the chemical symbol for gold?") is None
     assert tx("遷移model", "What is the capital of France?") != "遷移"
+
+
+# ------------------------------------------------------------------ precision: a reply about the answering states no answer
+def test_a_reply_that_only_speaks_of_the_answering_is_unextracted():
+    q = "What is the capital of France?"
+    for out in ("Let me look that up.", "Sorry, I'm not sure about that one.", "I would rather not guess.",
+                "That's a great question! There are many factors to consider.", "That's beyond what I know."):
+        assert tx(out, q) is None, out
+    # counter-examples: an apology or a promise to look, then the answer
+    assert tx("Sorry, the capital is Paris.", q) == "Paris"
+    assert tx("Let me check. It's Paris.", q) == "Paris"
+    assert tx("I'm not sure, but I think it's Paris.", q) == "Paris"
+    assert tx("Iron (many people confuse it with cobalt, but that's wrong)", "Which element has the chemical symbol Fe?") == "Iron"

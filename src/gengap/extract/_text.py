@@ -15,6 +15,7 @@ from gengap.extract._base import (
     STOPWORDS,
     Context,
     Rule,
+    clean,
     content_stems,
     echo_rule,
     first_part,
@@ -653,8 +654,8 @@ def normalize(text: str) -> str:
 
 
 def _correction(ctx: Context) -> str | None:
-    if ctx.correction is None:
-        return None
+    if ctx.correction is None or not re.search(r"\w", ctx.correction):
+        return None  # "Iron (many confuse it with cobalt, but that's wrong)": nothing follows to correct it to
     before = ctx.text[: len(ctx.text) - len(ctx.correction)]
     if "**" in ctx.raw:  # "wait, no ... made by the beta cells of the **pancreas**": the bold word after the correction
         bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in ctx.correction and b.strip() not in before
@@ -973,6 +974,29 @@ def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
 
 
+# a sentence about the answering, not the answer: an apology, a promise to look, a note that there are several
+_ABOUT_ANSWERING_RE = re.compile(
+    r"^\W*(?:(?:sorry|apologies|unfortunately|hmm+|honestly|oh)\W+)*"
+    r"(?:i'?m\s+(?:really\s+|so\s+)?(?:sorry|afraid|unsure|drawing\s+a\s+blank)|sorry|no\s+idea|not\s+sure"
+    r"|i'?m\s+(?:honestly\s+)?not\s+(?:\w+\s+)?(?:sure|certain|positive)|i\s+(?:honestly\s+)?(?:can'?t|cannot|don'?t|do\s+not)\s+(?:recall|remember|say|know|tell)"
+    r"|let\s+me\s+(?:look|check|think|see|find|search|research|get\s+back)|i\s+(?:would|'d)\s+(?:rather\s+not|need|have\s+to|prefer\s+not)"
+    r"|i'?d\s+(?:rather\s+not|need|have\s+to|prefer\s+not)|there\s+(?:are|is)\s+(?:many|several|various|multiple|a\s+few|a\s+number\s+of|lots\s+of)\s+"
+    r"(?:\w+\s+)?(?:factors|answers|options|ways|possibilities|candidates|views|opinions|theories)"
+    r"|that'?s\s+(?:beyond|outside)\s+(?:what|my)|this\s+is\s+a\s+(?:common|popular|classic|tricky|good|great|fun)\s+(?:trivia\s+)?question)"
+    r"(?:\s+(?!is\b|was\b|are\b|it'?s\b)[a-z'-]+){0,8}\s*[.!]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _about_answering(ctx: Context) -> str | None:
+    """An output whose every sentence speaks of the answering ("Sorry, I'm not sure about that one.", "Let me
+    look that up.", "There are several possible answers.") states no answer: unextracted."""
+    parts = sentences(_without_courtesy(ctx.raw) if ctx.question else ctx.text)
+    if not parts or len(parts) > 3:
+        return None
+    return ABSTAIN if all(_ABOUT_ANSWERING_RE.match(clean(p)) for p in parts) else None
+
+
 def _unfinished(ctx: Context) -> str | None:
     """An output that stops mid-sentence after rambling is not read, unless a complete sentence before the
     cut already stated the answer: its first sentence restates the whole question ("Greenland is the largest
@@ -1073,7 +1097,7 @@ _COURTESY_OPENER_RE = re.compile(
     r"|here'?s\s+how\s+to\s+think\s+about\s+(?:it|this)|let'?s\s+(?:solve|work\s+through|think\s+through|think\s+about|figure\s+out|break)\s+(?:this|it)(?:\s+down)?"
     r"(?:\s+step\s+by\s+step)?|let'?s\s+think\s+step\s+by\s+step)"
     r"(?:\s*(?:,|\s)\s*(?:so|then|here'?s\s+(?:the|my)\s+answer|let\s+me\s+(?:think|see|explain)|here\s+you\s+go))*\s*(?:[.!:]+|\u2014|\s-)\s*"
-    r"|(?:ok(?:ay)?|alright|all\s+right|hmm+|well|so),\s+)+(?=\S|$)",
+    r"|(?:ok(?:ay)?|alright|all\s+right|hmm+|well|so|sorry|my\s+apologies),\s+)+(?=\S|$)",
     re.IGNORECASE,
 )
 _COURTESY_CLOSER_RE = re.compile(
@@ -1131,6 +1155,7 @@ RULES = (
     Rule("table", "table", _table),
     Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
+    Rule("about_answering", "abstain", _about_answering),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
