@@ -296,7 +296,7 @@ def _restated(sentence: str, ctx: Context) -> str:
     content words) cut down to its first content word: the question restated is no part of the answer,
     and its own "which"/"who"/commas must not cut the sentence ("The name of the ship on which Darwin
     sailed is HMS Beagle." -> "name is HMS Beagle.")."""
-    if not ctx.question or len(sentence) < 20 or not _COPULA_WORD_RE.search(sentence) or " or " in ctx.question:
+    if not ctx.question or len(sentence) < 20 or sentence.count(" ") < 5 or not _COPULA_WORD_RE.search(sentence) or " or " in ctx.question:
         return sentence
     grams = _question_ngrams(ctx.question)
     found = [(m.start(), m.end(), normalize(m.group(0))) for m in _TOKEN_RE.finditer(sentence)]
@@ -873,12 +873,12 @@ def _answer_first(ctx: Context) -> str | None:
         rest = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
         head = re.sub(r"^\W*(?:it|that)(?:'s|\s+is)\s+(?:actually|really|in\s+fact)\s+", "", rest) if rest else head  # "Most people guess X. It's actually Y."
     head = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head)  # a list item
-    caveat = _CAVEAT_RE.search(head)
+    caveat = _CAVEAT_RE.search(head) if " but " in head else None
     if caveat:
         head = head[:caveat.start()]  # "I believe Canberra, but please verify.": the caveat takes nothing back
     elif not _OWN_BELIEF_RE.match(head):
         head = _BELIEF_BUT_RE.sub("", head, count=1)  # "Most guess X, but it's Y" (not "I think X, but ...": the speaker's own pick)
-    if _TWO_CANDIDATES_RE.match(head) and " or " not in (ctx.question or " or "):
+    if " or " in head and _TWO_CANDIDATES_RE.match(head) and " or " not in (ctx.question or " or "):
         return ABSTAIN  # "Sydney or Canberra, I'm not sure which.": two candidates, none chosen
     head = _NOWADAYS_RE.split(head)[-1]  # "Kyoto was the capital until 1868; today it is Tokyo."
     pick = _alternative(head, ctx)
@@ -988,9 +988,15 @@ _ABOUT_ANSWERING_RE = re.compile(
 )
 
 
+_ABOUT_CUE_RE = re.compile(r"sorry|apolog|afraid|let me|rather|there (?:are|is)|beyond|outside|sure|certain|positive|recall|remember|can't|cannot|don't"
+                           r"|idea|question|blank|i'd|would|need|have to", re.IGNORECASE)
+
+
 def _about_answering(ctx: Context) -> str | None:
     """An output whose every sentence speaks of the answering ("Sorry, I'm not sure about that one.", "Let me
     look that up.", "There are several possible answers.") states no answer: unextracted."""
+    if len(ctx.raw) > 240 or not _ABOUT_CUE_RE.search(ctx.raw):
+        return None  # a cheap test first
     parts = sentences(_without_courtesy(ctx.raw) if ctx.question else ctx.text)
     if not parts or len(parts) > 3:
         return None
