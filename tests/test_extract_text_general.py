@@ -118,6 +118,7 @@ def test_a_denied_candidate_gives_way_to_what_follows():
     assert tx("Not Sydney — Canberra.", q) == "Canberra"
     assert tx("Definitely not Sydney. It's Canberra.", q) == "Canberra"
     assert tx("I initially thought Sydney, but it's Canberra.", q) == "Canberra"
+    assert tx("Definitely not J.K. Rowling. It's the giraffe.", "What is the tallest animal?") == "giraffe"  # initials
     # counter-examples: an unsure opener is no denied candidate, and "not only" denies nothing
     assert tx("Not sure, sorry.", "What is the largest reef system in the world?") is None
     assert tx("Not sure, but I think it's Canberra.", q) == "Canberra"

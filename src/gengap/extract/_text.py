@@ -828,7 +828,7 @@ _PLEASANTRY_RE = re.compile(r"^\W*(?:(?:well|oh|ah|hmm+|ok(?:ay)?)\W+)?(?:(?:tha
 # a candidate denied at the opening of a reply, then the answer: "Not Sydney - Canberra.", "I first thought Sydney, but ..."
 _DENIED_RE = re.compile(r"^\W*(?:(?:(?:definitely|certainly|surely|probably|it'?s|it\s+is|that'?s|the\s+answer\s+is)\s+)?not\s+(?!only\b|just\b|all\b|every\b|many\b|much\b|quite\b|sure\b|certain\b|positive\b|confident\b|100|entirely\b|exactly\b|really\b|known\b|clear\b)"
                         r"|i\s+(?:\w+ly\s+)?(?:thought|guessed|assumed|believed|figured)\s+(?:it\s+was\s+|of\s+)?)"
-                        r"[^.;,\n]{1,40}?(?:\s+-\s+|[.;!]\s+|,\s+(?:but\s+)?|\s+but\s+)", re.IGNORECASE)
+                        r"(?:[^.;,\n]|(?<=\b[A-Z])\.){1,40}?(?:\s+-\s+|(?<!\b[A-Z])[.;!]\s+|,\s+(?:but\s+)?|\s+but\s+)", re.IGNORECASE)  # "J.K. Rowling": initials
 
 
 _UNSURE_AFTER_RE = re.compile(r"^\W*(?:i'?m\s+not\s+(?:\w+\s+)?(?:sure|certain|positive)|not\s+(?:\w+\s+)?(?:sure|certain)|i\s+think|maybe|probably"
