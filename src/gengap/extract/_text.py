@@ -3,6 +3,13 @@
 Inside a sentence the answer is what the question does not already say: in "The longest river in
 Europe is the Volga." for "What is the longest river in Europe?", the side of "is" that shares words
 with the question is the question restated, the other side is the answer.
+
+Other principles a reader uses, each a rule or a step of one: a courtesy around the reply states nothing
+("Thanks for asking! Rome. Hope that helps!"); a reply that only speaks of the answering states no
+answer ("Let me look that up."); a candidate denied at the opening gives way to what follows ("Not
+Sydney - Canberra."); a tentative pick is a pick, two candidates left unchosen are none; the question's
+noun after a modifier of the answer's own is its head ("polar bear"), the thing of the asked kind in
+"the A of the B" is B ("inflammation of the liver"); a remark after the answer does not replace it.
 """
 
 from __future__ import annotations
