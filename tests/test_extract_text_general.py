@@ -190,3 +190,9 @@ def test_a_reply_that_only_speaks_of_the_answering_is_unextracted():
     assert tx("Let me check. It's Paris.", q) == "Paris"
     assert tx("I'm not sure, but I think it's Paris.", q) == "Paris"
     assert tx("Iron (many people confuse it with cobalt, but that's wrong)", "Which element has the chemical symbol Fe?") == "Iron"
+
+
+def test_several_candidates_then_but_gives_the_answer_after_but():
+    q = "What is the capital of France?"
+    assert tx("There are many theories, but most say Paris.", q) == "Paris"
+    assert tx("There are many theories.", q) is None  # counter-example: no answer follows

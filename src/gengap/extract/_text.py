@@ -352,7 +352,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         s = max(reversed(segments), key=lambda seg: len(content_stems(seg) & ctx.question_stems))
     contrast = re.split(r",?\s+but\s+", s, maxsplit=1)
     denied = len(contrast) == 2 and re.match(r"\W*there\s+(?:is|are|was|'s)\s+no\b", contrast[0], re.IGNORECASE) and _COPULA_RE.search(f" {contrast[1]} ")
-    if len(contrast) == 2 and ctx.question and (content_stems(contrast[1]) & ctx.question_stems or denied) and not _FIRST_PERSON_RE.search(contrast[1]):
+    several = len(contrast) == 2 and re.match(r"\W*there\s+(?:are|is|were)\s+(?:many|several|various|multiple|a\s+few|competing|different)\b", contrast[0], re.IGNORECASE)
+    if len(contrast) == 2 and ctx.question and (content_stems(contrast[1]) & ctx.question_stems or denied or several) and not _FIRST_PERSON_RE.search(contrast[1]):
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
     concluded = _SO_CLAUSE_RE.split(s)
     if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
