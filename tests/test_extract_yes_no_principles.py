@@ -200,3 +200,23 @@ def test_the_question_without_its_instruction_and_another_year_or_place():
     assert yn("The Eiffel Tower is in Paris.", "Is the Eiffel Tower in Paris?") == "yes"
     assert yn(" The Moon is a natural satellite of the Earth.", "Is the Moon a natural satellite? Answer yes or no.") == "yes"
     assert yn("It ended in 1945.", "Did World War II begin in 1939?") is None
+
+
+def test_the_question_s_own_verb_or_an_emphatic_do_affirms():
+    assert yn("It can help a little. Drinking water before meals may make you feel fuller.", "Will drinking water help me lose weight?") == "yes"
+    assert yn("It can be. Colour is no reliable sign of doneness.", "Is it safe to eat chicken that's slightly pink?") == "yes"
+    assert yn("They do rest - most fish have periods of reduced activity.", "Do fish sleep?") == "yes"
+    # counter-examples: another verb after "can", or "do" with a denial, is no affirmation
+    assert yn("It can cause headaches in some people.", "Will drinking water help me lose weight?") != "yes"
+    assert yn("They do not, strictly speaking.", "Do fish sleep?") == "no"
+
+
+def test_a_turn_that_corrects_answers_and_a_debated_point_takes_back():
+    assert yn("Columbus reached the Americas in 1492, but he wasn't the first: Norse explorers reached North America earlier.",
+              "Did Columbus discover America?") == "no"
+    # counter-example: a turn about something else leaves the restatement standing
+    assert yn("Paris is in France, but it isn't the largest city in Europe.", "Is Paris in France?") == "yes"
+    assert yn("Chess is recognized as a sport by the IOC, though whether it counts as one is still debated.", "Is chess a sport?") is None
+    assert yn("He was born in Salzburg, then part of the Holy Roman Empire, now Austria.", "Was Mozart Austrian?") == "yes"
+    # counter-example: a restatement with no debate affirms
+    assert yn("Chess is recognized as a sport by the IOC.", "Is chess a sport?") == "yes"

@@ -50,7 +50,7 @@ _LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATI
 
 # the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
 # auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
-_ELLIPSIS = (r"(?=(?:\s+been)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
+_ELLIPSIS = (r"(?=(?:\s+been|\s+be)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
              r"\s*(?:$|[.!,;:\u2014)-]))")
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
@@ -330,6 +330,12 @@ def _verdict(ctx: Context) -> str | None:
     most = _MOST_CLAUSE_RE.search(head)
     if most and _FEW_CLAUSE_RE.search(head):
         return "no" if most.group("neg") else "yes"  # "Some do, most don't.": the larger share answers
+    if ctx.question and re.match(r"\W*(?:do|does|did)\b", _asked(ctx.question), re.IGNORECASE) and _EMPHATIC_DO_RE.match(head) \
+            and not _NEGATION_RE.search(head.split(",")[0].split(";")[0]):
+        return "yes"  # "They do rest." for "Do fish sleep?"
+    own_verb = _PRONOUN_VERB_RE.match(head)
+    if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
+        return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
@@ -370,6 +376,18 @@ def _reported(ctx: Context) -> str | None:
 _SHARE_AUX = r"(?:\s+[\w'-]+){0,3}?\s+(?:do|does|are|is|can|have|has|will|did|were|was)(?P<neg>n't|\s+not)?\b"
 _MOST_CLAUSE_RE = re.compile(rf"(?:^|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:most|the\s+majority|(?:almost|nearly|virtually)\s+all){_SHARE_AUX}", re.IGNORECASE)
 _FEW_CLAUSE_RE = re.compile(rf"(?:^\W*|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:only\s+)?(?:some|a\s+few|few|several|a\s+minority|a\s+handful){_SHARE_AUX}", re.IGNORECASE)
+
+_PRONOUN_VERB_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:can|could|will|would|does|do|did|may|might|should)\s+(?:(?:[a-z]+ly|really|still|also|even)\s+)?(?!not\b|be\b|have\b)([a-z]{3,})\b",
+                              re.IGNORECASE)
+
+
+def _shared(said: set[str], asked: frozenset[str]) -> set[str]:
+    """The question's stems that ``said`` repeats, a longer form of one counting too ("austrian" for "austria")."""
+    return {q for q in asked if q in said or len(q) >= 5 and any(w.startswith(q) or len(w) >= 5 and q.startswith(w) for w in said)}
+
+
+# emphatic "do" affirms what a do-question asks: "They do rest - ..." for "Do fish sleep?"
+_EMPHATIC_DO_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:certainly\s+|definitely\s+|really\s+)?(?:do|does|did)\s+(?!not\b|so\b|too\b|it\b|that\b|this\b)[a-z]{3,}\b", re.IGNORECASE)
 
 _AUX = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have)"
 # two groups, one each way: "Saltwater fish do; freshwater fish don't need to."
@@ -552,6 +570,8 @@ def _other_place(ctx: Context) -> str | None:
 
 # a first clause that only says how it looks ("It looks prime at first glance, but ..."): the turn answers
 _APPEARANCE_RE = re.compile(r"\b(?:looks?|seems?|appears?|sounds?)\b|\b(?:might|may|would)\s+(?:think|expect|assume|seem)\b|\bat\s+first\b", re.IGNORECASE)
+_DEBATED_RE = re.compile(r"\bwhether\b[^.;]{0,80}?\b(?:is|are|remains?)\s+(?:still\s+|hotly\s+|widely\s+|much\s+|often\s+)?(?:debated|disputed|contested|unclear|controversial|unsettled"
+                         r"|a\s+matter\s+of\s+(?:debate|opinion)|an?\s+open\s+question)", re.IGNORECASE)
 _DIFFICULT_RE = re.compile(r"\b(?:hard|difficult|tricky|rare|unusual|uncommon)\s+(?:\w+\s+)?(?:to|for)\b|\bpossible\s+but\s+(?:rare|unlikely|difficult|hard)", re.IGNORECASE)
 
 
@@ -564,6 +584,8 @@ def _restatement(ctx: Context) -> str | None:
         return None
     if _DIFFICULT_RE.search(head):
         return None  # "It's very hard to overdose on it": qualified by difficulty or rarity, no plain verdict
+    if _DEBATED_RE.search(head):
+        return ABSTAIN  # "..., though whether it counts as one is still debated": the restatement taken back
     parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
     main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
     first_shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems
@@ -572,8 +594,8 @@ def _restatement(ctx: Context) -> str | None:
     if turn and content_stems(turn[0]) & ctx.question_stems:
         before = _restatement(Context(main, ctx.kind, question=ctx.question, disabled=ctx.disabled))
         after = _restatement(Context(turn[0], ctx.kind, question=ctx.question, disabled=ctx.disabled))
-        if before and after and before != after and not _APPEARANCE_RE.search(main):
-            return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": each clause answers otherwise
+        if before == "no" and after == "yes" and not _APPEARANCE_RE.search(main):
+            return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": a denial turned into a partial yes
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
     # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
@@ -589,7 +611,7 @@ def _restatement(ctx: Context) -> str | None:
     other_year = _other_year(main, ctx)
     if other_year:
         return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
-    shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
+    shared = _shared(content_stems(main) | _acronyms_of(main, ctx.question), ctx.question_stems)  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
         return "no"  # "Sacramento is the capital." for "Is Los Angeles the capital of California?"
@@ -633,8 +655,8 @@ def _question_subject(question: str | None) -> frozenset[str]:
     if not found:
         return frozenset()
     subj = found[-1].group("subj")
-    if not subj[:1].isupper() and not subj[:1].isdigit():
-        subj = subj.split()[0]
+    if not subj[:1].isupper() and not subj[:1].isdigit() or content_stems(subj) >= content_stems(_asked(question)):
+        subj = subj.split()[0]  # "Was Mozart Austrian?": a question is not all subject
     return frozenset(content_stems(subj))
 
 
