@@ -220,3 +220,14 @@ def test_a_turn_that_corrects_answers_and_a_debated_point_takes_back():
     assert yn("He was born in Salzburg, then part of the Holy Roman Empire, now Austria.", "Was Mozart Austrian?") == "yes"
     # counter-example: a restatement with no debate affirms
     assert yn("Chess is recognized as a sport by the IOC.", "Is chess a sport?") == "yes"
+
+
+def test_advice_against_a_prefixed_opposite_and_little_effect_deny():
+    assert yn("It's best not to. Expired sunscreen may be less effective.", "Is it OK to use expired sunscreen?") == "no"
+    assert yn("It's illegal to own a hedgehog as a pet in California.", "Is it legal to own a hedgehog in California?") == "no"
+    assert yn("It's perfectly safe if the pan is dry.", "Is it unsafe to use a cast iron pan?") == "no"
+    assert yn("Spanish is considered one of the easiest languages for English speakers.", "Is Spanish hard for English speakers?") == "no"
+    assert yn("For most people, eggs have little effect on blood cholesterol.", "Are eggs bad for cholesterol?") == "no"
+    # counter-examples: the same word affirms; a prefix that makes no opposite ("discover") is not read as one
+    assert yn("It's legal in Texas, though some cities have their own rules.", "Is it legal to own a hedgehog in Texas?") == "yes"
+    assert yn("Columbus reached the Americas in 1492, and he is said to have discovered them.", "Did Columbus cover America?") != "no"

@@ -63,6 +63,7 @@ _NO_VERDICT = (
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
+    r"|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
@@ -98,7 +99,7 @@ _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'
 _CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
-                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
+                          r"|false|untrue|urban\s+legend|no\s+evidence|little\s+(?:or\s+no\s+)?(?:effect|impact|evidence|link|difference|influence)|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
                           re.IGNORECASE)
 
 
@@ -600,7 +601,8 @@ def _restatement(ctx: Context) -> str | None:
     subject = _subject_of(ctx.question)
     # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
     core = re.sub(r"^\W*(?:[a-z]{3,}ly|strictly\s+speaking|technically\s+speaking|scientifically\s+speaking)\s*,?\s+(?=(?:it|they|he|she)\b)", "", main, flags=re.IGNORECASE)
-    if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) and _antonym_said(core, ctx.question):
+    if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
+            and (_antonym_said(core, ctx.question) or _prefixed_opposite(core, ctx.question)):
         return "no"  # "He lost." for "Did Napoleon win at Waterloo?": the pronoun's predicate is the opposite of the question's
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
@@ -624,8 +626,8 @@ def _restatement(ctx: Context) -> str | None:
     compared = _compared(ctx.prose, ctx.question)
     if compared:
         return compared  # "Is the Amazon longer than the Nile?" - "most references list the Nile as longer"
-    if _antonym_said(main, ctx.question) and not _NEGATION_RE.search(main):
-        return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."
+    if (_antonym_said(main, ctx.question) or _prefixed_opposite(main, ctx.question)) and not _NEGATION_RE.search(main):
+        return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."; "It's illegal ..." for "Is it legal ...?"
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
@@ -749,7 +751,7 @@ def _other_kind(main: str, question: str) -> bool:
 _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+_ANTONYM_PAIRS += ("hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
@@ -793,6 +795,28 @@ def _qualities(text: str) -> set[str]:
         if a in _ANTONYMS or a in _SAME_QUALITY:
             found.add(_SAME_QUALITY.get(a, a))
     return found
+
+
+_NEGATIVE_PREFIX_RE = re.compile(r"^(?:un|in|il|im|ir|non-?|dis)(?=[a-z]{4,}$)")
+
+
+def _prefixed_opposite(main: str, question: str) -> bool:
+    """The restatement uses the question's word with a negative prefix, or without the prefix the question
+    has: "illegal" for "Is it legal ...?", "safe" for "Is it unsafe ...?"."""
+    asked = {w for w in re.findall(r"[a-z]+", _asked(question).lower()) if len(w) >= 4}
+    said = set(re.findall(r"[a-z]+", main.lower()))
+    for w in asked - said:
+        if any(p + w in said for p in ("un", "in", "il", "im", "ir", "non", "dis")):
+            return True
+        root = _NEGATIVE_PREFIX_RE.sub("", w)
+        if root != w and root in said and root in _PREFIXABLE:
+            return True
+    return False
+
+
+# roots whose prefixed form is their opposite (not "inform" or "discover")
+_PREFIXABLE = frozenset("legal safe healthy possible true fair able likely usual common necessary polite responsible correct complete "
+                        "visible known honest pleasant popular regular sure lucky clear friendly comfortable tidy kind happy wise".split())
 
 
 def _antonym_said(main: str, question: str) -> bool:
