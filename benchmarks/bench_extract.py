@@ -4,7 +4,8 @@ Data, in the order the figures are printed:
 
 - ``benchmarks/data/extraction_v5/heldout.jsonl``: a held-out-only set of 748 outputs (48 of them
   real Gemma 3 270M outputs) written by someone who never read the rules, frozen before the last
-  round of tuning and measured once after it; printed first.
+  round of tuning and measured once after it; read only with ``--heldout`` (never while tuning),
+  then printed first.
 - ``benchmarks/data/extraction_v4/heldout.jsonl``: the previous held-out-only set, measured once
   (92.4% [90.2, 94.3]) and then tuned on: tuning data now that v5 exists (the fresh figure when v5
   is absent).
@@ -39,7 +40,8 @@ What it prints:
    and how many of the answers the guard kept out (unsupported) were right;
 6. throughput of the rule cascade on one core (target: at least 5,000 outputs per second).
 
-    python benchmarks/bench_extract.py                 # everything (about a minute)
+    python benchmarks/bench_extract.py --heldout       # everything, the held-out set first (about a minute)
+    python benchmarks/bench_extract.py                 # while tuning: everything but the held-out set
     python benchmarks/bench_extract.py --quick         # 20,000 outputs for the throughput figure
     python benchmarks/bench_extract.py --skip-lmeval --show-errors
     python benchmarks/bench_extract.py --batch new.jsonl --log   # a new dev batch, before tuning
@@ -462,6 +464,8 @@ def main() -> None:
     parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
     parser.add_argument("--v4", type=Path, default=DATA_V4, help="folder of the held-out-only v4 set (heldout.jsonl)")
     parser.add_argument("--v5", type=Path, default=DATA_V5, help="folder of the fresh held-out-only v5 set (heldout.jsonl)")
+    parser.add_argument("--heldout", action="store_true",
+                        help="read and print the fresh held-out set (once, after the rules are frozen; never while tuning)")
     parser.add_argument("--v6-dev", type=Path, default=DATA_V6DEV, help="folder of the last development batches (*.jsonl)")
     parser.add_argument("--v3-dev", type=Path, nargs="*", help="v3 development files or folders (default: the v3 folder's dev.jsonl files)")
     parser.add_argument("--batch", type=Path, nargs="+", help="only score these labelled files (a new batch, before tuning)")
@@ -503,16 +507,17 @@ def main() -> None:
 
     # The newest held-out-only set is the fresh one; every older held-out part was measured once and
     # then tuned on, so it is tuning data (v3 held-out: 92.3% on 567f190; v4: 92.4% on 7b4ad0f).
-    v5 = read_rows(args.v5 / "heldout.jsonl") if (args.v5 / "heldout.jsonl").exists() else []
+    v5_file = args.v5 / "heldout.jsonl"
+    v5 = read_rows(v5_file) if args.heldout and v5_file.exists() else []
     v4 = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
-    fresh, fresh_name = (v5, "v5 held-out") if v5 else (v4, "v4 held-out")
-    tuned_v3 = read_files(v3_files("heldout", args.v3)) if fresh else []
-    heldout_v3 = fresh or read_files(v3_files("heldout", args.v3))
-    fresh_name = fresh_name if fresh else "v3 held-out"
+    fresh, fresh_name = (v5, "v5 held-out") if v5_file.exists() else (v4, "v4 held-out")
+    tuned_v3 = read_files(v3_files("heldout", args.v3)) if fresh or v5_file.exists() else []
+    heldout_v3 = fresh or ([] if v5_file.exists() else read_files(v3_files("heldout", args.v3)))
+    fresh_name = fresh_name if fresh or v5_file.exists() else "v3 held-out"
     v6dev = read_files([args.v6_dev]) if args.v6_dev.is_dir() else []
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
     dev_v3 = (read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
-              + (v4 if v5 else []) + v6dev)
+              + (v4 if v5_file.exists() else []) + v6dev)
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
 
     if heldout_v3:
@@ -520,6 +525,9 @@ def main() -> None:
               "the rules, frozen before tuning, measured once")
         for by in ("kind", "difficulty", "source"):
             print("\n".join(summary_lines(heldout_v3, got_h, by)))
+    elif v5_file.exists():
+        print(f"1. {fresh_name} set: not read. It is measured once, after the rules are frozen: pass --heldout "
+              "(never while tuning)")
     else:
         print(f"1. held-out part: not present (expected {args.v4}/heldout.jsonl or {args.v3}/*/heldout.jsonl)")
     base_rows, base_got, base_name = (heldout_v3, got_h, fresh_name) if heldout_v3 else (v2, got_2, "v2 (tuning data)")
@@ -539,7 +547,7 @@ def main() -> None:
             print(f"\n   {label} development batches before tuning ({log.name}): the running estimate of generalization")
             print("\n".join(pooled))
     if dev_v3:
-        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}{', v4' if v5 else ''}"
+        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}{', v4' if v5_file.exists() else ''}"
               f"{', v6 development batches' if v6dev else ''}: {len(dev_v3)} outputs (tuned on, so now tuning data)")
         print("\n".join(summary_lines(dev_v3, got_d, "kind")))
     for name, rows, got in ((fresh_name, heldout_v3, got_h), ("all tuning data", v2 + dev_v3, got_2 + got_d)):

@@ -96,6 +96,11 @@ def test_the_newest_held_out_set_is_printed_first_and_older_ones_become_tuning_d
     argv = ["bench_extract.py", "--data", str(v2), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
             "--v5", str(tmp_path / "v5"), "--v6-dev", str(tmp_path / "v6"), "--skip-lmeval", "--show-errors", "--quick"]
     monkeypatch.setattr(sys, "argv", argv)
+    bench_extract.main()  # while tuning: the held-out set is not read, and v4 is tuning data all the same
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("1. v5 held-out set: not read") and "number-v5-001" not in out
+    assert "v4, v6 development batches: 2 outputs" in out
+    monkeypatch.setattr(sys, "argv", [*argv, "--heldout"])
     bench_extract.main()
     out = capsys.readouterr().out
     first = out.splitlines()[0]

@@ -79,7 +79,7 @@ def clean(text: str) -> str:
     return _MD_RE.sub("", _HTML_RE.sub("", text))
 
 
-_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
+_SENTENCE_RE = re.compile(r"(?:(?<!(?<!\w)[A-Z])|(?=[.!?]*\s+(?:It|It's|The|This|That|These|Those|There|They|He|She|We|You|Many|Most|Some|Fun|In|On)\b))(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
 
 
 def sentences(text: str) -> list[str]:
@@ -304,7 +304,7 @@ _NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no
 STRONG_MARK_RE = re.compile(
     r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?"
-    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
+    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
 WEAK_MARK_RE = re.compile(
@@ -546,6 +546,26 @@ def first_part(text: str) -> tuple[str, str]:
         head = parts[0]
         return head, text[len(head):].strip()
     return line.strip(), rest.strip()
+
+
+# a courtesy or a thinking-aloud opener that states nothing: "Great question!", "Sure!", "Okay, let me think."
+_PREAMBLE_RE = re.compile(r"^\s*(?:(?:sure(?:\s+thing)?|of\s+course|absolutely|certainly|okay|ok|alright|all\s+right|great|good|hi(?:\s+there)?|hello"
+                          r"|(?:great|good|excellent|nice|interesting|fun)\s+question|(?:i'?m\s+)?(?:happy|glad)\s+to\s+help|thanks\s+for\s+asking"
+                          r"|let\s+me\s+(?:think|see|help|check|explain)|let'?s\s+see|here'?s\s+(?:the|my)\s+answer|here\s+is\s+(?:the|my)\s+answer|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question"
+                          r"|here'?s\s+how\s+to\s+think\s+about\s+it|let'?s\s+(?:solve|work\s+through|think\s+through|think\s+about)\s+(?:this|it)(?:\s+step\s+by\s+step)?"
+                          r"|let'?s\s+think\s+step\s+by\s+step)"
+                          r"(?:\s*(?:,|\s)\s*(?:so|then|here'?s\s+(?:the|my)\s+answer|let\s+me\s+(?:think|see|explain)|here\s+you\s+go))*\s*[.!:]+\s+)+(?=\S)",
+                          re.IGNORECASE)
+
+
+def without_preamble(text: str) -> str:
+    """``text`` without an opening courtesy that states nothing ("Great question! ", "Okay, let me think.\\n\\n").
+
+    >>> without_preamble("Great question! C) Carbon dioxide"), without_preamble("Sure")
+    ('C) Carbon dioxide', 'Sure')
+    """
+    m = _PREAMBLE_RE.match(text)
+    return text[m.end():] if m else text
 
 
 _CONNECTIVE_RE = re.compile(r"^\W*(?:so|but|and|overall|in\s+short|honestly|ultimately|really|then|in\s+the\s+end)\b\W*", re.IGNORECASE)

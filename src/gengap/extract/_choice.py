@@ -4,6 +4,7 @@ of it, read as the option's letter."""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from fractions import Fraction
 from functools import lru_cache
@@ -11,6 +12,7 @@ from functools import lru_cache
 from gengap._errors import DataError
 from gengap.extract._base import (
     ABSTAIN,
+    HEDGE_RE,
     STOPWORDS,
     Context,
     Rule,
@@ -21,6 +23,7 @@ from gengap.extract._base import (
     open_sum,
     sentences,
     stem,
+    without_preamble,
     words,
 )
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
@@ -72,11 +75,17 @@ _CHOICE_MARK_RE = re.compile(
     r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|stays|remains|to))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice|one)(?:\s+(?:is|would\s+be|should\s+be))?"
     r"|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)|my\s+(?:choice|pick)\s+is"
-    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be)"
+    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be"
+    # the same in other languages: "La respuesta es B", "La réponse est C", "Die Antwort ist A", "答案是 D"
+    r"|(?:la\s+)?respuesta(?:\s+correcta)?(?:\s+es)?|(?:la\s+)?r[ée]ponse(?:\s+correcte)?(?:\s+est)?|(?:die\s+)?(?:richtige\s+)?antwort(?:\s+ist)?"
+    r"|(?:a\s+)?resposta(?:\s+correta)?(?:\s+[ée])?|(?:la\s+)?risposta(?:\s+corretta)?(?:\s+[èe])?|(?:正确)?答案\s*(?:是|为|[:：])?)(?![a-z])"
     r"\s*(?:[:=\-]|\bis\b)?\s*(?:(?:option|choice|letter)\s*)?",
     re.IGNORECASE,
 )
 _NOT_RE = re.compile(r"\bnot\s+$", re.IGNORECASE)
+# "A" opening a sentence as its article: a capital A, then a lower-case word that is not a connective
+_ARTICLE_A_RE = re.compile(r"^\W{0,3}A\s+(?!(?:because|since|as|is|was|seems|looks|or|and|but|for|with|which|given|here|again|too|also"
+                           r"|instead|then|though|although|over|rather|not|only|definitely|clearly|obviously|probably|i|it)\b)[a-z]{2,}")
 _TABLE_LINE_RE = re.compile(r"^\s*\|.*$\n?", re.MULTILINE)
 # a concession opening a sentence names what the answer is not ("Although Mercury is closer, Venus ...")
 _CONCESSION_RE = re.compile(r"(?:^|(?<=[.!?]\s))(?:although|though|while|whereas|even\s+though|despite|unlike)\b[^,.]{1,80},\s*",
@@ -174,6 +183,93 @@ _ADJECTIVE_OF = {adjective: stem(noun) for adjective, noun in (
     ("martian", "Mars"), ("terrestrial", "Earth"))}
 
 
+_TURNS = r"\b(?:turn|become|change|go)(?:s|ed|ing)?\s+(?:(?:in)?to\s+)?(?:a\s+)?|\bbecame\s+(?:a\s+)?|\bwent\s+(?:in)?to\s+"
+#: common equivalents a reader knows: a formula and its name, a stance and its wording, a change of state and
+#: what it turns into, a diet and its food, a quantity and the question it answers. Each group is one concept;
+#: an option belongs to a group when one of its phrases is in the option's text, and the output names that
+#: option when it uses any phrase of the group (only where no other option belongs to the same group).
+_GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for group in (
+    (r"\bcarbon\s+dioxide\b", r"(?<![A-Za-z])CO[2\u2082](?!\w)"),
+    (r"\bwater\b", r"(?<![A-Za-z])H[2\u2082]O(?!\w)"),
+    (r"\boxygen\b", r"(?<![A-Za-z])O[2\u2082](?!\w)"),
+    (r"\bnitrogen\b", r"(?<![A-Za-z])N[2\u2082](?!\w)"),
+    (r"\bhydrogen\b", r"(?<![A-Za-z])H[2\u2082](?![\wO])"),
+    (r"\bmethane\b", r"(?<![A-Za-z])CH[4\u2084](?!\w)"),
+    (r"\bsodium\s+chloride\b|\btable\s+salt\b", r"(?<![A-Za-z])NaCl(?!\w)"),
+    (r"\bopposed?\b|\boppos(?:es|ing|ition)\b", r"\bagainst\s+(?:it|this|that|them|the\s+\w+)\b", r"\bdisapprov\w*", r"\bcritical\s+of\b",
+     r"\bdisagrees?\s+with\b"),
+    (r"\bin\s+favou?r\b", r"\bsupport(?:s|ive|ed|ing)?\b", r"\bapprov(?:e|es|ed|ing)\b", r"\bendors\w*", r"\bfor\s+it\b"),
+    (r"\bneutral\b", r"\bimpartial\b", r"\bneither\s+for\s+nor\s+against\b", r"\bno\s+(?:clear\s+)?(?:position|stance|side)\b",
+     r"\b(?:does\s*n[o']t|doesn't|won't)\s+take\s+(?:a\s+)?sides?\b"),
+    (r"\bmelt\w*", rf"(?:{_TURNS})liquid\b", r"\bliquef\w+"),
+    (r"\bfre?ez(?:e|es|ing)\b|\bfroze\w*", rf"(?:{_TURNS})(?:ice|solid)\b", r"\bsolidif\w+"),
+    (r"\bevaporat\w*|\bvapori[sz]\w*", rf"(?:{_TURNS})(?:gas|vapou?r|steam)\b"),
+    (r"\bmeat\b|\bcarnivor\w*", r"\beats?\s+(?:only\s+)?(?:meat|other\s+animals|flesh)\b"),
+    (r"\bplants?\b|\bherbivor\w*", r"\beats?\s+(?:only\s+)?(?:plants|vegetation|grass|leaves)\b"),
+    (r"\bomnivor\w*", r"\b(?:eats?\s+)?both\s+(?:plants\s+and\s+(?:meat|animals)|meat\s+and\s+plants)\b"),
+    (r"\boptimis\w*", r"\bhopeful\w*", r"\bupbeat\b", r"\bcheerful\w*"),
+    (r"\bpessimis\w*", r"\bgloom\w*", r"\bbleak\b", r"\bdefeatist\b"),
+    (r"\bhumou?rous\b", r"\bfunny\b", r"\bcomic(?:al)?\b", r"\bwitty\b", r"\bplayful\b"),
+    (r"\bangry\b|\banger\b", r"\bfurious\b", r"\boutraged?\b", r"\birate\b"),
+    (r"\bsad\b|\bsadness\b", r"\bmelanchol\w*", r"\bmournful\b", r"\bsorrowful\b"),
+    (r"\btemperature\b", r"\bhow\s+(?:hot|cold|warm)\b|\bhot\s+or\s+cold\b"),
+    (r"\bspeed\b|\bvelocity\b", r"\bhow\s+fast\b"),
+    (r"\bdistance\b", r"\bhow\s+far\b"),
+    (r"\bweight\b|\bmass\b", r"\bhow\s+heavy\b"),
+))
+
+
+@lru_cache(maxsize=4096)
+def _glosses(choices: tuple[str, ...]) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
+    """Per option that is alone in a gloss group: its letter and the group's phrases."""
+    members: list[list[str]] = [[letter for letter, c in zip(choice_letters(len(choices)), choices) if any(p.search(c) for p in group)]
+                                for group in _GLOSS_GROUPS]
+    return tuple((m[0], group) for m, group in zip(members, _GLOSS_GROUPS) if len(m) == 1)
+
+
+@lru_cache(maxsize=4096)
+def _initials(choices: tuple[str, ...]) -> dict[str, str]:
+    """Acronym -> letter, for options of two words or more whose initials no other option shares
+    ("World War I" -> "WWI", "United States of America" -> "USA"); an acronym the question itself uses
+    ("What does DNA stand for?") is what is asked about, not an answer."""
+    out: dict[str, list[str]] = {}
+    for letter, c in zip(choice_letters(len(choices)), choices):
+        ws = re.findall(r"[A-Za-z]+", c)
+        if len(ws) < 2:
+            continue
+        for kept in (ws, [w for w in ws if w.lower() not in ("of", "the", "and", "for", "a", "an")]):
+            acronym = "".join(w if re.fullmatch(r"I{1,3}|IV|VI{0,3}", w) else w[0] for w in kept).upper()
+            if len(acronym) >= 2:
+                out.setdefault(acronym, []).append(letter)
+    return {a: letters[0] for a, letters in out.items() if len(set(letters)) == 1}
+
+
+def _glossed(ctx: Context, text: str, found: dict[str, int]) -> None:
+    """Add to ``found`` the options ``text`` names by a common equivalent ("CO2" for "Carbon dioxide",
+    "against it" for "Opposed", "turns into liquid" for "It melts"), leaving out negated ones."""
+    if re.search(r"\b[A-Z]{2,6}\b", text):  # an acronym of an option's words ("WWI" for "World War I")
+        acronyms = _initials(tuple(ctx.choices or ()))
+        for m in re.finditer(r"\b[A-Z]{2,6}\b", text):
+            letter = acronyms.get(m.group(0))
+            if letter and not any(m.group(0) == c.strip().upper() for c in ctx.choices or ()) \
+                    and not re.search(rf"\b{m.group(0)}\b", ctx.question or "") \
+                    and not _NEGATED_MENTION_RE.search(text[max(0, m.start() - 30):m.start()]):
+                found[letter] = min(found.get(letter, m.start()), m.start())
+    for letter, group in _glosses(tuple(ctx.choices or ())):
+        for pattern in group:
+            for m in pattern.finditer(text):
+                if _NEGATED_MENTION_RE.search(text[max(0, m.start() - 30):m.start()]) or _WRONG_AFTER_RE.match(text[m.start():m.start() + 60]):
+                    continue
+                if letter not in found or m.start() < found[letter]:
+                    found[letter] = m.start()
+                break
+
+
+#: accented Latin letters to their base letter, one character for one
+_ACCENTS = {c: unicodedata.normalize("NFKD", chr(c))[0] for c in range(0xC0, 0x250)
+            if unicodedata.normalize("NFKD", chr(c))[0].isascii() and unicodedata.normalize("NFKD", chr(c))[0].isalpha()}
+
+
 def _mentions(ctx: Context, text: str) -> dict[str, int]:
     """Option letter -> position of its first mention in ``text`` (by text, paraphrase or value),
     leaving out negated mentions ("not Paris", "Paris is wrong")."""
@@ -181,6 +277,8 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
         return {}
     letters = choice_letters(len(ctx.choices))
     found: dict[str, int] = {}
+    if not text.isascii():
+        text = text.translate(_ACCENTS)  # "Júpiter" names "Jupiter": accents aside (same length, so places hold)
     tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
     stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
     if any(w.lower() in _ADJECTIVE_OF for _, _, w in stems):  # "the French people" names France
@@ -189,10 +287,14 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                               if w.lower() in _ADJECTIVE_OF and s not in ctx.question_stems else [(pos, s, w)])]
     values = _option_values(ctx)
     numeric = all(v is not None for v in values)
-    for letter, option_stems in zip(letters, _option_stems(ctx)):
+    lone = {pos for pos, _, w in stems if len(w) == 1 and w in letters}  # a capital that may be an option letter
+    previous = {pos: stem(tokens[i - 1][1]) if i else "" for i, (pos, _) in enumerate(tokens) if pos in lone} if lone else {}
+    for letter, option_stems, option in zip(letters, _option_stems(ctx), ctx.choices):
         if numeric:
             break  # options that are numbers are named by value (below), not by their digits
         for pos, s, _ in stems:
+            if pos in lone and " " in option.strip() and previous[pos] not in {stem(x) for x in words(option)}:
+                continue  # "It's C." names option C, not "Vitamin C" (which "vitamin C" names)
             if any(_stem_match(s, o) for o in option_stems):
                 before = text[max(0, pos - 30):pos]
                 after = text[pos:pos + 60]
@@ -202,6 +304,8 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
                     continue
                 found.setdefault(letter, pos)
                 break
+    if not numeric:
+        _glossed(ctx, text, found)
     if len(found) > 1:
         found = _verbatim_wins(ctx, text, found)
     # an option that is a number, named by an equal value ("3/2" for "1.5", "3.14159" for "3.14")
@@ -308,6 +412,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
             continue
         hit = marked.match(tail)
+        if hit and _ARTICLE_A_RE.match(tail):
+            hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
         if hit and (hit.group(1).isupper() or re.match(r"^\W{0,3}(?:option|choice|letter)?\s*[\(\[]", tail, re.IGNORECASE)
                     or re.match(rf"^{hit.group(1)}(?:\W|$)", tail)):
             letter = hit.group(1).upper()
@@ -318,14 +424,16 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
         if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
             return _ordinal_letter(ordinal, len(ctx.choices))
-        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)"
+        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)(?!(?<=[ivIV])(?:[A-Za-z'\u2019]|\s+[a-z]))"
                          r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
         if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
             word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."
             k = _ORDINALS.get(word) or (int(word) if word.isdigit() else 0)
             if 1 <= k <= len(ctx.choices):
                 return choice_letters(len(ctx.choices))[k - 1]
-        option = _exact_option(ctx, line) or _one_option(ctx, line.split(". ", 1)[0])
+        said = line.split(". ", 1)[0]
+        named = re.split(r",?\s+(?:since|because|as|given\s+that|while|whereas)\s|\s-\s|;\s", said, maxsplit=1)[0]
+        option = _exact_option(ctx, line) or _one_option(ctx, named) or _one_option(ctx, said)  # the reason after it names others
         if option:
             return option
     return None
@@ -356,6 +464,8 @@ def _correction(ctx: Context) -> str | None:
         return None
     if not says_no:
         region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    if HEDGE_RE.search(region):
+        return None  # "Hmm, both A and D work. I can't pick just one.": a doubt, not a correction
     found = _strict_read(ctx, region)
     if found or not ctx.choices:
         return found
@@ -430,6 +540,8 @@ def _answer_first(ctx: Context) -> str | None:
     text = _unlisted(ctx)
     if "|" in text:
         text = _TABLE_LINE_RE.sub("", text).strip() or text  # a table opening the output is data, not the answer
+    after_table = text is not _unlisted(ctx)
+    text = without_preamble(text)  # "Great question! **C) Carbon dioxide**"
     labelled = _answer_label(ctx, text)
     if labelled:
         return labelled
@@ -459,7 +571,7 @@ def _answer_first(ctx: Context) -> str | None:
     if opening and opening.group(1).isupper() and len(subjects_re.findall(head)) == 1 and not (opening.group(1) == "A" and re.match(r"^\W*A\s+(?:is|was|has|does|would|will)\b", head)
                                                        and not re.search(r"\b[B-E]\b", text)):
         return opening.group(1)
-    if text is not _unlisted(ctx):  # after a table: the option its first clause names, before a letter remarked on later
+    if after_table:  # after a table: the option its first clause names, before a letter remarked on later
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
             return subject
@@ -467,6 +579,28 @@ def _answer_first(ctx: Context) -> str | None:
     if paren:
         return (paren.group(1) or paren.group(2)).upper()
     return _one_option(ctx, head)
+
+
+def _verdict(ctx: Context) -> str | None:
+    """Two options that are a verdict ("Yes"/"No", "True"/"False"): the output read as a yes/no answer
+    ("Absolutely not.", "No, the Earth is round.")."""
+    if not ctx.choices or len(ctx.choices) != 2:
+        return None
+    options = _normalized_options(tuple(ctx.choices))
+    if set(options) not in ({"yes", "no"}, {"true", "false"}):
+        return None
+    from gengap.extract import _yes_no
+    from gengap.extract._base import run_cascade
+
+    unlisted = _unlisted(ctx)  # "A. True / B. False" written out is no verdict
+    if not unlisted.strip():
+        return None
+    text = ctx.raw if unlisted is ctx.text else unlisted
+    said = run_cascade(_yes_no.RULES, Context(text, "yes_no", ctx.question, disabled=ctx.disabled), disabled=ctx.disabled).value
+    if said not in ("yes", "no"):
+        return None
+    wanted = {"yes": ("yes", "true"), "no": ("no", "false")}[said]
+    return next(letter for letter, o in zip(choice_letters(2), options) if o in wanted)
 
 
 def _by_value(ctx: Context) -> str | None:
@@ -563,8 +697,15 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN if open_sum(ctx.text) else None
 
 
+# someone else's pick, named before the verb: "Some people pick A, but ...", "many students choose B"
+_OTHERS_PICK_RE = re.compile(r"\b(?:people|students|folks|many|most|some|others|they|someone|somebody|one|you|readers|guessers)\s+"
+                             r"(?:(?:often|usually|might|may|would|tend\s+to|sometimes|mistakenly|wrongly|instinctively)\s+)*$", re.IGNORECASE)
+
+
 def _declared(ctx: Context) -> str | None:
-    found = list(_patterns(_letters(ctx))[3].finditer(_TABLE_LINE_RE.sub("", _unlisted(ctx))))
+    text = _TABLE_LINE_RE.sub("", _unlisted(ctx))
+    found = [m for m in _patterns(_letters(ctx))[3].finditer(text)
+             if not _OTHERS_PICK_RE.search(text[max(0, m.start() - 40):m.start()])]
     return next(g for g in found[-1].groups() if g) if found else None
 
 
@@ -599,10 +740,34 @@ def _trailing(ctx: Context) -> str | None:
     return hit.group(1).upper() if hit else None
 
 
+_ASKED_KIND_RE = re.compile(r"^\W*(?:which|what)\s+(?:(?:one\s+)?of\s+(?:these|the\s+following)\s+)?([A-Za-z]+)", re.IGNORECASE)
+
+
+def _about_something_else(ctx: Context, text: str) -> bool:
+    """A reply of two sentences or more that shares no word with what the question asks (its words aside from
+    the kind of thing it asks for, "which planet", and the options' own words) answers another
+    question: an option it names is named in passing ("I love astronomy! Mars is my favourite planet.")."""
+    if not ctx.question or len(text.split()) < 8 or len(sentences(text)) < 2:
+        return False
+    found = _mentions(ctx, text)
+    if found and len(text[:min(found.values())].split()) <= 2:
+        return False  # "Jupiter, by far: ...": an answer stated first, explained in other words
+    asked = set(ctx.question_stems)
+    kind = _ASKED_KIND_RE.match(ctx.question)
+    if kind:
+        asked.discard(stem(kind.group(1)))
+    asked -= {stem(w) for c in ctx.choices or () for w in words(c)}
+    asked = {a for a in asked if len(a) >= 3}
+    said = content_stems(text)
+    return bool(asked) and not any(_stem_match(a, w) for a in asked for w in said)
+
+
 def _option_text(ctx: Context) -> str | None:
     """The option the output names: the only one, or the first of several when the others come in
     a later sentence (discussed, not chosen)."""
     text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", _unlisted(ctx)).strip())
+    if _about_something_else(ctx, text):
+        return None
     plain = re.sub(r"\([^()]*\)", " ", text)
     found = _mentions(ctx, plain) or _mentions(ctx, text)
     if not found:
@@ -623,6 +788,10 @@ def _option_text(ctx: Context) -> str | None:
             return after[0]  # "Many people guess Sydney, but the capital is Canberra."
     if ordered[0][1] < len(head) <= ordered[1][1]:
         return ordered[0][0]  # named first; the others are discussed afterwards
+    starts = [0, *(m.end() for m in re.finditer(r",\s+(?:and\s+|or\s+)?|;\s+", head))]
+    subjects = {letter for letter, at in ordered if any(0 <= at - s <= 4 for s in starts)}
+    if len(subjects) >= 3 and len(starts) > 1 and ":" not in head[:starts[1]]:
+        return None  # "Mars is red, Earth has life, Venus is hot.": parallel clauses describe the options, they pick none
     if len(plain[:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
         return ordered[0][0]  # the subject of the opening sentence
     return None
@@ -704,6 +873,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),

@@ -121,6 +121,11 @@ def _words_value(phrase: str) -> int | None:
     return sign * (total + current) if seen else None
 
 
+_PRONOUN_ONE_RE = re.compile(r"\b(?:this|that|which|each|every|any|another|right|correct|wrong|easy|tricky|fun|good|great|nice|simple|hard|tough"
+                             r"|fair|interesting|classic|common|popular|obvious|likely|best|last|other|the\s+(?:right|correct|first|last|other|same|only))\s+$",
+                             re.IGNORECASE)
+
+
 def numbers_in(text: str) -> list[Num]:
     """Every number in ``text`` with its place (digits, LaTeX fractions and number words), in order."""
     found: list[Num] = []
@@ -153,7 +158,7 @@ def numbers_in(text: str) -> list[Num]:
             continue
         # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
         before = text[m.start() - 1] if m.start() else " "
-        if (before.isalpha() and not m.group("cur")) or before == "^":
+        if (before.isalpha() and before < "\u2e80" and not m.group("cur")) or before == "^":  # CJK scripts put no space before digits
             continue
         g = m.groupdict()
         try:
@@ -194,6 +199,8 @@ def numbers_in(text: str) -> list[Num]:
     for m in _WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
             continue  # "two-digit", "three-year-old": a word, not a number
+        if m.group(0).lower() == "one" and _PRONOUN_ONE_RE.search(text[max(0, m.start() - 20):m.start()]):
+            continue  # "Easy one!", "the right one": a pronoun, not the number 1
         count = _words_value(m.group(0))
         if count is not None:
             found.append(Num(m.start(), m.end(), Fraction(count), False))
@@ -271,9 +278,41 @@ def _wants_percent(ctx: Context) -> bool:
     return "percent" not in ctx.disabled and ctx.question is not None and _asks(ctx.question)[1]
 
 
+_FRACTION_LITERAL_RE = re.compile(r"(?<![\d.])(\d+)\s*/\s*(\d+)(?![\d/])")
+_RESTATED_AS_RE = re.compile(r"\s*(?:,\s*)?(?:(?:which\s+is|that\s+is|that's|i\.?e\.?|or|so|=)\s*,?\s*)?"
+                             r"(?:(?:about|approximately|approx\.?|roughly|around|nearly|close\s+to)\s+|[\u2248~]\s*)"
+                             r"|\s*(?:,\s*)?(?:which\s+is|i\.?e\.?|or|=)\s*,?\s*(?=[\d.])")
+
+
+def _restated_form(n: Num, ctx: Context) -> Num | None:
+    """A fraction restated right after it in the form the question asks for ("1/6, which is approximately
+    0.167" for a probability as a decimal; "1/4, or 25%" for a percentage): that form, as the output rounds it."""
+    if n.value.denominator == 1 or "/" not in ctx.text or not (_wants_probability(ctx) or _wants_percent(ctx)):
+        return None
+    for m in _FRACTION_LITERAL_RE.finditer(ctx.text):
+        if int(m.group(2)) == 0 or Fraction(int(m.group(1)), int(m.group(2))) != n.value:
+            continue
+        at = m.end()
+        while (link := _RESTATED_AS_RE.match(ctx.text, at)) is not None:  # "1/6 ≈ 0.1667, which is about 16.7%"
+            nums = numbers_in(ctx.text[link.end():link.end() + 24])
+            if not nums or nums[0].start != 0:
+                break
+            later = nums[0]
+            value = later.value / 100 if later.pct else later.value
+            if abs(float(value) - float(n.value)) > 0.006:
+                break
+            if (later.pct and _wants_percent(ctx)) or (not later.pct and not _wants_percent(ctx) and later.value.denominator != 1):
+                return later
+            at = link.end() + later.end
+    return None
+
+
 def _answer(n: Num, ctx: Context) -> str:
     """The canonical string of ``n``: a percentage read as a decimal when the question asks for a
     probability, rounded to the decimal places the question asks for."""
+    restated = _restated_form(n, ctx)
+    if restated is not None:
+        n = restated
     value = n.value
     if n.pct and _wants_probability(ctx):
         value = value / 100
@@ -445,6 +484,8 @@ def _marked(ctx: Context) -> str | None:
     if tail is None:
         return None
     nums = _nums(ctx, tail)
+    if len(nums) > 1 and "\n" in marks[-1].group(0) and not _BARE_RE.match(tail):
+        return None  # "Here's the answer:\n\n15 + 27 = 42": the marker announces the whole reply, read as one
     return _answer(nums[0], ctx) if nums else None
 
 
@@ -536,6 +577,10 @@ def _refusal(ctx: Context) -> str | None:
 
 _WORKING_RE = re.compile(r"^\s*(?:first|let|let's|to\s|we\s|step|start|begin|given|since|if\s|suppose|note|check)", re.IGNORECASE)
 _EXPRESSION_RE = re.compile(r"\d\s*[a-z]?\s*[-+×x*/÷^]\s*\d|\d\s*%?\s+of\s+\d", re.IGNORECASE)
+# a calculation in words: "3 times 60 gives 180", "Multiply 3 by 60 to get 180", "15 and 27 make 42"
+_WORDED_SUM_RE = re.compile(r"\d[\d.,/%]*\s*(?:[a-z]+\s+){0,2}?(?:times|plus|minus|multiplied\s+by|divided\s+by|over|by|and|from|to)\s+[$\u20ac\u00a3]?\d[\d.,/%]*"
+                            r"\s*(?:[a-z]+\s+){0,2}?(?:gives?|makes?|equals?|is|are|comes\s+to|to\s+get|(?:we|you|i)\s+get|yields?|results?\s+in"
+                            r"|adds?\s+up\s+to|sums?\s+to)\s+[-$\u20ac\u00a3]?\d", re.IGNORECASE)
 _ASSIGNMENT_RE = re.compile(r"^\s*[a-z]\s*=\s*[-+$]?\s*[\d.,]+\s*[a-z%°]{0,6}\s*[.!]?\s*$", re.IGNORECASE)
 _LABEL_RE = re.compile(r"^\s*[A-Za-z][\w ]{0,20}:\s*\S")
 _BARE_RE = re.compile(r"^\W*[-+$€£]?\s*[\d.,/]+\s*%?\s*(?:[A-Za-z°²³/]+\s*){0,2}\W*$")
@@ -631,7 +676,7 @@ def _answer_first(ctx: Context) -> str | None:
             and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
-    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain) and not _ASSIGNMENT_RE.match(plain):
+    if not bare and (_EXPRESSION_RE.search(plain) or "=" in plain or _WORDED_SUM_RE.search(plain)) and not _ASSIGNMENT_RE.match(plain):
         return None  # working, not an answer
     bare = bare or (len(plain.split()) <= 3 and ":" not in plain)
     if not bare:
@@ -657,6 +702,8 @@ def _answer_first(ctx: Context) -> str | None:
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
+        if len(fresh) == 2 and _RANGE_START_RE.match(source, fresh[0].end):
+            return ABSTAIN  # "Most adults need 7 to 9 hours.": a range, no one number committed to
         return _answer(fresh[0], ctx)
     if len(nums) == 1 and bare:
         return _answer(nums[0], ctx)  # a bare number, even one the question mentions
@@ -688,6 +735,60 @@ def _asked_unit(ctx: Context) -> str | None:
     return _answer(later[-1], ctx) if later else None
 
 
+_UNIT_ABBREVIATIONS = {"mm": "millimeter", "cm": "centimeter", "m": "meter", "km": "kilometer", "mg": "milligram", "g": "gram",
+                       "kg": "kilogram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tsp": "teaspoon", "tbsp": "tablespoon",
+                       "ft": "foot", "feet": "foot", "in": "inch", "yd": "yard", "mi": "mile", "h": "hour", "hr": "hour",
+                       "min": "minute", "s": "second", "sec": "second", "ml": "milliliter", "l": "liter", "qt": "quart",
+                       "pt": "pint", "gal": "gallon", "c": "cup"}
+_UNIT_NEXT_RE = re.compile(r"\s*([A-Za-z]+)\.?")
+_EQUIVALENT_RE = re.compile(r"\s*(?:=|\u2248|~|equals?|is|are|makes?|make\s+up|in|per|to)\s*(?:exactly|about|approximately|roughly|around)?\s*"
+                            r"(?:a|an|one|each|every)?\s*$", re.IGNORECASE)
+
+
+def _unit_key(word: str) -> str:
+    """A unit word in one spelling: abbreviations written out, plurals and British spellings folded ("cm", "centimetres" -> "centimeter")."""
+    low = word.lower()
+    low = _UNIT_ABBREVIATIONS.get(low, low)
+    if len(low) > 3:
+        low = low[:-2] if low.endswith(("ches", "shes", "xes", "sses")) else low[:-1] if low.endswith("s") and not low.endswith("ss") else low
+    return re.sub(r"tre$", "ter", _UNIT_ABBREVIATIONS.get(low, low))
+
+
+def _conversion(ctx: Context) -> str | None:
+    """An equivalence of two units stated first ("3 teaspoons = 1 tablespoon", "100 cm = 1 m") answers "how
+    many teaspoons" with the number of the unit asked for, whichever side it is on."""
+    if not ctx.question:
+        return None
+    asked = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question), re.IGNORECASE)
+    head = re.split(r",\s+(?:and|but|while|whereas)\s|;\s", re.sub(r"\([^()]*\)", " ", _first(ctx)[0]), maxsplit=1)[0]  # its first clause
+    if not asked or not head:
+        return None
+    nums = _nums(ctx, head)
+    if len(nums) != 2:
+        return None
+    first, second = (_UNIT_NEXT_RE.match(head, n.end) for n in nums)
+    if first is None or second is None or not _EQUIVALENT_RE.match(head[first.end():nums[1].start]):
+        return None
+    keys = [_unit_key(first.group(1)), _unit_key(second.group(1))]
+    want = _unit_key(asked.group(1))
+    hits = [n for n, k in zip(nums, keys) if k == want]
+    return _answer(hits[0], ctx) if len(hits) == 1 and keys[0] != keys[1] else None
+
+
+_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013)\s*[-$\u20ac\u00a3]?\d")
+_RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
+_NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def _none(ctx: Context) -> str | None:
+    """"None", "Zero", "Not one" opening the reply to a "how many" question: the count is 0 ("None - sharks
+    have cartilage instead of bones."); not "none of the above" or "none of them are ...", which speak of options."""
+    if not ctx.question or not re.search(r"\bhow\s+many\b", asked_part(ctx.question), re.IGNORECASE):
+        return None
+    head = _first(ctx)[0]
+    return "0" if _NONE_RE.match(head) and not any(n.value for n in _nums(ctx, re.split(r"[,;:(]|\s-\s", head, maxsplit=1)[0])) else None
+
+
 _AGE_BEFORE_RE = re.compile(r"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+)$", re.IGNORECASE)
 _AGE_AFTER_RE = re.compile(r"^[\s-]+years?[\s-]+old\b", re.IGNORECASE)
 
@@ -708,6 +809,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
     else:
         return None
+    if any(_RANGE_END_RE.search(text[max(0, n.start - 30):n.start]) for n in found):
+        return None  # "7 to 9 hours": a range, no one number
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
@@ -894,19 +997,34 @@ def _concluding(ctx: Context) -> str | None:
     return None
 
 
-_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+this|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+_PLEASANTRY_RE = re.compile(r"^(?:i\s+hope|hope\s+(?:this|that|it)\b|glad\s+to\s+help|is\s+there\s+anything\s+else|anything\s+else\b|let\s+me\s+know|feel\s+free|good\s+luck|happy\s+to|thanks|thank\s+you"
+                            r"|(?:(?:an?|that\s+was\s+an?|what\s+an?)\s+)?(?:easy|simple|fun|good|great|nice|tricky|neat|classic|interesting)\s+(?:one|question|problem|puzzle)\b[^\d]*$"
+                            r"|happy\s+(?:learning|studying|cooking|baking|travel(?:l?ing)?|reading|coding|holidays)\b|enjoy\b|cheers\b|have\s+(?:a|fun)\b|best\s+of\s+luck|keep\s+up\b"
+                            r"|(?:would|do)\s+you\s+(?:like|want)\s+(?:me\s+to|help|to\s+(?:see|try|know))|(?:let\s+me\s+know|tell\s+me)\s+if\b|reach\s+out\b"
                             r"|\([^()]*\)\W*$|check\b|checking\b|verif\w*|sanity\s+check|proof\b|if\s+(?:you|we|rounded|rounding)\b"
                             r"|(?:to\s+)?double[-\s]?check\w*|to\s+(?:check|verify|confirm)\b|[^\w]*$)", re.IGNORECASE)
 
 
+_ARRIVED_RE = re.compile(r"\b(?:(?:i|we|you)\s+(?:get|got|obtain(?:ed)?|arrive(?:d)?\s+at|end(?:ed)?\s+up\s+with|calculated|computed|found)"
+                         r"|^\W*(?:an?|one)\s+\w+\s+(?:is|equals|has|makes|contains)(?:\s+exactly)?)\s+[-$\u20ac\u00a3]?$",
+                         re.IGNORECASE)
 _TOTAL_WORD_RE = re.compile(r"\b(?:total|altogether|in\s+all|overall)\s*:?\s*(?=[-$€£]?\d)", re.IGNORECASE)
 _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%?\s*\W*$")
+
+
+_TRAILING_NOTE_RE = re.compile(r"^\W*(?:notes?|tips?|hint|reminder|caveat|disclaimer|sources?|n\.?b\.?|p\.?s\.?|fun\s+fact|for\s+reference"
+                               r"|(?:by\s+the\s+way|btw))\s*[:,\-]"
+                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:",
+                               re.IGNORECASE)
 
 
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
     parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
+    note = next((i for i, s in enumerate(parts) if i and _TRAILING_NOTE_RE.match(s)), None)
+    if note is not None and any(_nums(ctx, s) for s in parts[:note]):
+        parts = parts[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": the notes come after the answer
     if len(parts) > 1 and _cut_aside(parts[-1]):
         parts = parts[:-1]
     if not parts:
@@ -928,8 +1046,9 @@ def _last_number(ctx: Context) -> str | None:
     nums = _nums(ctx, last)
     if not nums:
         return ABSTAIN
-    if _given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3:
-        return ABSTAIN  # a remark about the question's own numbers
+    if (_given(ctx, nums[-1]) and len(ctx.sentences) == 1 and len(last.split()) > 3
+            and not _ARRIVED_RE.search(last[:nums[-1].start]) and not _WORDED_SUM_RE.search(last)):
+        return ABSTAIN  # a remark about the question's own numbers ("I get 12" arrives at it: an answer)
     return _answer(nums[-1], ctx)
 
 
@@ -944,6 +1063,8 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
     Rule("off_topic", "abstain", _off_topic),
+    Rule("none", "answer_first", _none),
+    Rule("conversion", "answer_first", _conversion),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
     Rule("asked_unit", "answer_first", _asked_unit),
