@@ -231,3 +231,15 @@ def test_advice_against_a_prefixed_opposite_and_little_effect_deny():
     # counter-examples: the same word affirms; a prefix that makes no opposite ("discover") is not read as one
     assert yn("It's legal in Texas, though some cities have their own rules.", "Is it legal to own a hedgehog in Texas?") == "yes"
     assert yn("Columbus reached the Americas in 1492, and he is said to have discovered them.", "Did Columbus cover America?") != "no"
+
+
+def test_counts_of_the_asked_thing_bounds_in_words_and_alternative_questions():
+    assert yn("Technically, cows have one stomach with four compartments.", "Do cows have four stomachs?") == "no"
+    assert yn("Earth has only one natural satellite, the Moon.", "Does the Earth have more than one moon?") == "no"
+    assert yn("Both - Istanbul straddles the Bosphorus, with parts in Europe and in Asia.", "Is Istanbul in Europe or Asia?") is None
+    assert yn("It's best avoided. Most adult cats are lactose intolerant.", "Is it okay to give my cat milk?") == "no"
+    assert yn("It's actually shrinking, by a few centimetres a year.", "Is the Pacific Ocean getting bigger?") == "no"
+    # counter-examples: the asked count said again; an inclusive bound met; "both" for a plain question
+    assert yn("Spiders have eight legs and two body parts.", "Do spiders have eight legs?") == "yes"
+    assert yn("Mars has two moons, Phobos and Deimos.", "Does Mars have at least two moons?") == "yes"
+    assert yn("Both of them do, yes.", "Do cats and dogs dream?") == "yes"

@@ -63,7 +63,7 @@ _NO_VERDICT = (
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
-    r"|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
+    r"|(?:(?:it'?s|it\s+is|that'?s|they'?re|they\s+are)\s+)?(?:best|better)\s+avoided|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
@@ -328,6 +328,8 @@ def _verdict(ctx: Context) -> str | None:
         return "no" if _NEGATION_RE.search(rest) else "yes" if content_stems(rest) & ctx.question_stems else None
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
+    if ctx.question and re.search(r"\w\s+or\s+(?!not\b)\w", _asked(ctx.question), re.IGNORECASE) and re.match(r"\W*(?:both|neither|either|a\s+bit\s+of\s+both)\b", head, re.IGNORECASE):
+        return ABSTAIN  # "Both - it straddles the Bosphorus." for "Is Istanbul in Europe or Asia?": no yes/no verdict
     most = _MOST_CLAUSE_RE.search(head)
     if most and _FEW_CLAUSE_RE.search(head):
         return "no" if most.group("neg") else "yes"  # "Some do, most don't.": the larger share answers
@@ -674,9 +676,15 @@ def _debunked(ctx: Context) -> str | None:
     return "no" if _MYTH_RE.search(ctx.prose) else None
 
 _BOUND_RE = re.compile(r"\b(?P<dir>over|more\s+than|greater\s+than|at\s+least|above|exceed(?:s|ing)?|longer\s+than|taller\s+than|heavier\s+than|older\s+than"
-                       r"|under|less\s+than|fewer\s+than|at\s+most|below|shorter\s+than|lighter\s+than|younger\s+than)\s+(?P<n>\d[\d,]*(?:\.\d+)?)(?!\s*(?:[,.]\d|%|\s*(?:bc|ad)\b))",
+                       r"|under|less\s+than|fewer\s+than|at\s+most|below|shorter\s+than|lighter\s+than|younger\s+than)\s+(?P<n>\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s*(?:[,.]\d|%|\s*(?:bc|ad)\b))",
                        re.IGNORECASE)
-_NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
+_NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def _value(number: str) -> float:
+    """A number written in digits or as a word up to twelve."""
+    word = number.lower()
+    return float(_COUNT_WORDS[word]) if word in _COUNT_WORDS else float(number.replace(",", ""))
 
 
 def _bound(ctx: Context) -> str | None:
@@ -693,18 +701,17 @@ def _bound(ctx: Context) -> str | None:
         return None  # "not quite 20,000": the other rules read it
     said_bound = _BOUND_RE.search(head)
     if said_bound:  # "Just under 20,000 km." for "... over 20,000 km?"
-        same_number = said_bound.group("n").replace(",", "") == bounds[0].group("n").replace(",", "")
+        same_number = _value(said_bound.group("n")) == _value(bounds[0].group("n"))
         said_up = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", said_bound.group("dir"), re.IGNORECASE)
         return ("yes" if said_up == upward else "no") if same_number else None
-    said = {n for n in _NUMBER_RE.findall(head) if n not in ctx.question}
+    limit = _value(bounds[0].group("n"))
+    said = {_value(n) for n in _NUMBER_RE.findall(head)}
+    said = {v for v in said if v == limit or f"{v:g}" not in ctx.question}
     if len(said) != 1:
         return None
-    try:
-        value, limit = float(said.pop().replace(",", "")), float(bounds[0].group("n").replace(",", ""))
-    except ValueError:
-        return None
-    if value == limit:
-        return None
+    value = said.pop()
+    if value == limit:  # "only one" for "more than one?": a strict bound is not met, an inclusive one is
+        return "yes" if re.match(r"at\s+(?:least|most)", bounds[0].group("dir"), re.IGNORECASE) else "no"
     return "yes" if (value > limit) == upward else "no"
 
 
@@ -751,14 +758,15 @@ def _other_kind(main: str, question: str) -> bool:
 _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+_ANTONYM_PAIRS += ("grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
                "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
                "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
                "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
-               "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
+               "shrinking": "shrink", "shrinks": "shrink", "shrank": "shrink", "shrunk": "shrink", "growing": "grow", "grew": "grow", "grown": "grow",
+               "expanding": "expand", "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
                "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "greater": "more", "lesser": "less", "fewer": "less", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _ANTONYM_PAIRS:
@@ -857,7 +865,23 @@ def _other_count(main: str, question: str) -> bool:
         return False  # a bound ("more than 7 times"), not a count
     asked = _counts(question)
     said = _counts(main)
+    asked_pairs, said_pairs = _counted(question), _counted(main)
+    nouns = {n for _, n in asked_pairs} & {n for _, n in said_pairs}
+    if nouns:  # "one stomach with four compartments" for "four stomachs?": the count of the asked thing
+        return not any(pair in said_pairs for pair in asked_pairs if pair[1] in nouns)
     return bool(asked and said and not asked & said)
+
+
+_COUNTED_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\s+([a-z]{3,})(?:\s+([a-z]{3,}))?", re.IGNORECASE)
+
+
+def _counted(text: str) -> set[tuple[float, str]]:
+    """The counts in ``text`` with the stem of the noun each counts ("four stomachs" -> (4, "stomach"))."""
+    found = set()
+    for m in _COUNTED_RE.finditer(text):
+        n = float(_COUNT_WORDS.get(m.group(1).lower(), m.group(1)) if m.group(1).lower() in _COUNT_WORDS else m.group(1))
+        found |= {(n, stem(w)) for w in m.group(2, 3) if w}  # the noun, or the noun after an adjective ("eight long legs")
+    return found
 
 
 @lru_cache(maxsize=4096)
