@@ -243,3 +243,11 @@ def test_counts_of_the_asked_thing_bounds_in_words_and_alternative_questions():
     assert yn("Spiders have eight legs and two body parts.", "Do spiders have eight legs?") == "yes"
     assert yn("Mars has two moons, Phobos and Deimos.", "Does Mars have at least two moons?") == "yes"
     assert yn("Both of them do, yes.", "Do cats and dogs dream?") == "yes"
+
+
+def test_a_condition_on_the_asked_thing_and_a_demoted_kind():
+    assert yn("Only if you count hot deserts; counting polar deserts, Antarctica is larger.", "Is the Sahara the largest desert in the world?") is None
+    assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a planet?") == "no"
+    # counter-examples: "only in" another place denies; a plain kind affirms
+    assert yn("Only in zoos.", "Do pandas live in the wild in Europe?") == "no"
+    assert yn("Jupiter is classified as a gas giant planet.", "Is Jupiter a planet?") == "yes"

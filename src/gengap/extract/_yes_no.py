@@ -67,7 +67,7 @@ _NO_VERDICT = (
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
-    r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
+    r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
@@ -330,6 +330,8 @@ def _verdict(ctx: Context) -> str | None:
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
     if ctx.question and re.search(r"\w\s+or\s+(?!not\b)\w", _asked(ctx.question), re.IGNORECASE) and re.match(r"\W*(?:both|neither|either|a\s+bit\s+of\s+both)\b", head, re.IGNORECASE):
         return ABSTAIN  # "Both - it straddles the Bosphorus." for "Is Istanbul in Europe or Asia?": no yes/no verdict
+    if re.match(r"\W*(?:but\s+)?only\s+(?:when|if|while|during|once|as\s+long\s+as|provided)\b", head, re.IGNORECASE):
+        return ABSTAIN  # "Only if you count hot deserts.": a condition on the asked thing, neither yes nor no
     most = _MOST_CLAUSE_RE.search(head)
     if most and _FEW_CLAUSE_RE.search(head):
         return "no" if most.group("neg") else "yes"  # "Some do, most don't.": the larger share answers
@@ -742,7 +744,7 @@ def _counts(text: str) -> set[float]:
 
 
 _ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
-_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+|(?:now\s+)?(?:classified|considered|regarded|classed|categorized|known)\s+as\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
                            re.IGNORECASE)
 
 
@@ -752,7 +754,14 @@ def _other_kind(main: str, question: str) -> bool:
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
-    return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
+    kind = stem(asked.group(1))
+    said_words = re.findall(r"[A-Za-z]+", said.group(1))
+    demoted = any(stem(w) == kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
+    return demoted or kind not in {stem(w) for w in said_words}  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+
+
+# qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
+_DEMOTING = frozenset("dwarf minor former ex semi quasi pseudo so-called mock faux imitation".split())
 
 
 _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
