@@ -251,3 +251,12 @@ def test_a_condition_on_the_asked_thing_and_a_demoted_kind():
     # counter-examples: "only in" another place denies; a plain kind affirms
     assert yn("Only in zoos.", "Do pandas live in the wild in Europe?") == "no"
     assert yn("Jupiter is classified as a gas giant planet.", "Is Jupiter a planet?") == "yes"
+
+
+def test_advice_for_or_against():
+    q = "Should I use a VPN on public Wi-Fi?"
+    assert yn("It's a good idea. Public networks can be insecure.", q) == "yes"
+    assert yn("Highly recommended - public networks can be insecure.", q) == "yes"
+    assert yn("That would be a bad idea on a slow connection.", "Should I stream 4K video on mobile data?") == "no"
+    # counter-examples: a hedged "it does depend" is no emphatic yes
+    assert yn("It does depend on how much you drink.", "Does coffee dehydrate you?") != "yes"

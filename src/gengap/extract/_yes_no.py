@@ -63,6 +63,7 @@ _NO_VERDICT = (
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
+    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)"
     r"|(?:(?:it'?s|it\s+is|that'?s|they'?re|they\s+are)\s+)?(?:best|better)\s+avoided|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
@@ -76,7 +77,8 @@ _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
-    r"|(?:very\s+)?much\s+so|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
+    r"|(?:very\s+)?much\s+so|(?:(?:it'?s|it\s+is|that'?s|that\s+is|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:good|great|smart|wise|sensible)\s+idea"
+    r"|(?:(?:it'?s|it\s+is)\s+)?(?:highly\s+|strongly\s+)?(?:recommended|advisable)|(?:it'?s\s+|it\s+is\s+)?(?:a\s+must|worth\s+it)|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
@@ -392,7 +394,7 @@ def _shared(said: set[str], asked: frozenset[str]) -> set[str]:
 
 
 # emphatic "do" affirms what a do-question asks: "They do rest - ..." for "Do fish sleep?"
-_EMPHATIC_DO_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:certainly\s+|definitely\s+|really\s+)?(?:do|does|did)\s+(?!not\b|so\b|too\b|it\b|that\b|this\b)[a-z]{3,}\b", re.IGNORECASE)
+_EMPHATIC_DO_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:certainly\s+|definitely\s+|really\s+)?(?:do|does|did)\s+(?!not\b|so\b|too\b|it\b|that\b|this\b|depend|vary|differ|varies)[a-z]{3,}\b", re.IGNORECASE)
 
 _AUX = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have)"
 # two groups, one each way: "Saltwater fish do; freshwater fish don't need to."
