@@ -105,6 +105,14 @@ _NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|n
                           re.IGNORECASE)
 
 
+def _head(ctx: Context) -> str:
+    """The first line or sentence of the prose, computed once per output (most rules read it)."""
+    head = ctx.__dict__.get("_yes_no_head")
+    if head is None:
+        head = ctx.__dict__["_yes_no_head"] = first_part(ctx.prose)[0]
+    return head
+
+
 def _word(word: str) -> str | None:
     w = word.lower()
     return "yes" if w in _YES else "no" if w in _NO else None
@@ -205,6 +213,8 @@ _INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\
 def _only_prompts(ctx: Context) -> str | None:
     """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
     Is the") states no answer: unextracted."""
+    if "?" not in ctx.prose:
+        return None
     parts = [p for p in sentences(ctx.prose) if p.strip()]
     if not parts or not any(p.rstrip().endswith("?") for p in parts):
         return None
@@ -293,7 +303,7 @@ _ELLIPTIC_RE = re.compile(r"^\W*(?:(?:the|a|an|these|those|their|its)\s+)?(?:[\w
 
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
     credited = re.match(r"^\W*(?i:that|it)\s+(?i:was|is|'s)\s+(?i:actually\s+|really\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)\W*$", head)
@@ -374,7 +384,7 @@ def _reported(ctx: Context) -> str | None:
     """A verdict given inside a reporting frame with its predicate left out ("The scientific consensus is
     that they do.", "Most researchers now agree it does not."); a doubting frame ("Few think they do") is
     not read."""
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     m = _REPORTED_RE.match(head)
     if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
         return None
@@ -416,7 +426,7 @@ def _myth_question(ctx: Context) -> str | None:
     """The question asks whether something is a myth or false: calling it a myth affirms, calling it true denies."""
     if not ctx.question or not _ASKS_MYTH_RE.search(ctx.question):
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     if _NOT_MYTH_RE.search(head):
         return "no"
     return "yes" if _DEBUNK_RE.search(head) else None
@@ -491,7 +501,7 @@ def _not_all(ctx: Context) -> str | None:
     if ctx.question and _ALL_RE.search(ctx.question) and (_NOT_ALL_RE.match(ctx.prose) or _SOME_RE.match(ctx.prose)):
         return "no"  # "Some do, but not all." for "Do all birds migrate?"
     if ctx.question and _ALL_RE.search(ctx.question) and not _FIRST_RE.match(ctx.prose) \
-            and not re.search(r"\b(?:i|you|we|me|my|your)\b", first_part(ctx.prose)[0], re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", first_part(ctx.prose)[0], re.IGNORECASE):
+            and not re.search(r"\b(?:i|you|we|me|my|your)\b", _head(ctx), re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", _head(ctx), re.IGNORECASE):
         return "no"  # "Mercury and Venus have none." for "Do all planets have moons?": an exception answers no
     return None
 
@@ -504,7 +514,7 @@ def _other_is_more(ctx: Context) -> str | None:
     if not sup or not re.match(r"\W*(?:is|are|was|were)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     root = sup.group(1).lower()
-    head = first_part(ctx.prose)[0]
+    head = _head(ctx)
     m = re.match(rf"\W*(?:the\s+)?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:is|are|was|were)\s+(?:\w+\s+)?{re.escape(root)}\w*er\b", head)
     if m and not any(stem(w) in ctx.question_stems for w in m.group(1).split()) and not _NEGATION_RE.search(head):
         return "no"
@@ -535,7 +545,7 @@ def _contrast_not(ctx: Context) -> str | None:
     "He won it, but for the photoelectric effect, not relativity." for "... for relativity?" reads no."""
     if not ctx.question:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     for m in _CONTRAST_NOT_RE.finditer(head):
         if stem(m.group(1)) in ctx.question_stems:
             return "no"
@@ -554,7 +564,7 @@ def _other_place(ctx: Context) -> str | None:
     asked = {(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(ctx.question) if m.start() > 0}
     if not asked:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     head = re.split(r",\s+(?:near|next\s+to|close\s+to|not\s+far\s+from|just\s+(?:across|over))\b", head, maxsplit=1)[0]
     head = head.split(";", 1)[0]  # the first clause: "...; Brazil's capital is Brasília" speaks of something else
     said = [(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(head)]
@@ -586,7 +596,7 @@ def _restatement(ctx: Context) -> str | None:
     """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
     if not ctx.question:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     if head.rstrip().endswith("?"):
         return None
     if _DIFFICULT_RE.search(head):
@@ -699,7 +709,7 @@ def _bound(ctx: Context) -> str | None:
     bounds = list(_BOUND_RE.finditer(ctx.question))
     if len(bounds) != 1:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     upward = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", bounds[0].group("dir"), re.IGNORECASE)
     if _NEGATION_RE.search(head):
         return None  # "not quite 20,000": the other rules read it
