@@ -260,3 +260,9 @@ def test_advice_for_or_against():
     assert yn("That would be a bad idea on a slow connection.", "Should I stream 4K video on mobile data?") == "no"
     # counter-examples: a hedged "it does depend" is no emphatic yes
     assert yn("It does depend on how much you drink.", "Does coffee dehydrate you?") != "yes"
+
+
+def test_a_yes_turned_rare_is_a_no():
+    assert yn("Occasionally, during very strong geomagnetic storms, but it's rare.", "Can you see the Northern Lights from London?") == "no"
+    # counter-example: an occasional permission stays a yes
+    assert yn("Occasionally, as a treat.", "Can cats eat tuna?") == "yes"

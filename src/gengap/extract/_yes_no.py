@@ -362,6 +362,8 @@ def _verdict(ctx: Context) -> str | None:
             return _word(word.group(1))
         m = _VERDICT_RE.match(rest)
     if m:
+        if m.group("yes") and _BUT_RARE_RE.search(head):
+            return "no"  # "Occasionally, during strong storms, but it's rare.": rarely, a no
         return "no" if m.group("no") else "yes"
     echoed = _PREDICATE_RE.match(head)
     if echoed and ctx.question and stem(echoed.group(1)) in ctx.question_stems:
@@ -430,6 +432,8 @@ def _myth_question(ctx: Context) -> str | None:
     if _NOT_MYTH_RE.search(head):
         return "no"
     return "yes" if _DEBUNK_RE.search(head) else None
+
+_BUT_RARE_RE = re.compile(r",?\s+but\s+(?:it'?s|that'?s|this\s+is|it\s+is|that\s+is)\s+(?:very\s+|quite\s+|extremely\s+|pretty\s+)?(?:rare|unlikely|uncommon|unusual)\b", re.IGNORECASE)
 
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
