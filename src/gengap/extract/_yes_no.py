@@ -1,6 +1,12 @@
 """Yes/no answers: the words yes/no and true/false, verdicts that use neither ("Certainly", "That's a
 myth", "Not at all"), idioms with "no" in a yes answer ("no doubt", "there is no denying it"), a short
-reply that echoes the question ("It does not."), and a restatement that negates the question."""
+reply that echoes the question ("It does not."), and a restatement that negates the question.
+
+Principles a careful reader uses, read before the restatement: an opening courtesy is no verdict; a
+pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
+instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
+and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
+a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict."""
 
 from __future__ import annotations
 
