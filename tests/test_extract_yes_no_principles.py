@@ -266,3 +266,10 @@ def test_a_yes_turned_rare_is_a_no():
     assert yn("Occasionally, during very strong geomagnetic storms, but it's rare.", "Can you see the Northern Lights from London?") == "no"
     # counter-example: an occasional permission stays a yes
     assert yn("Occasionally, as a treat.", "Can cats eat tuna?") == "yes"
+
+
+def test_an_echoed_predicate_ends_its_clause_and_the_accepted_explanation_affirms():
+    assert yn("That's the leading explanation. Most scientists agree an asteroid caused it.", "Did the dinosaurs die out because of an asteroid?") == "yes"
+    assert yn('It\'s painted a colour called "International Orange".', "Is the Golden Gate Bridge painted red?") != "yes"
+    # counter-example: the question's own predicate, ending its clause, affirms
+    assert yn("It's possible, though difficult.", "Is it possible to sneeze with your eyes open?") == "yes"

@@ -83,7 +83,8 @@ _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
-    r"|(?:very\s+)?much\s+so|(?:(?:it'?s|it\s+is|that'?s|that\s+is|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:good|great|smart|wise|sensible)\s+idea"
+    r"|(?:very\s+)?much\s+so|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+)?(?:leading|prevailing|accepted|mainstream|consensus|standard|most\s+(?:likely|widely\s+accepted|accepted|plausible))\s+(?:explanation|theory|view|hypothesis|account)"
+    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+is|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:good|great|smart|wise|sensible)\s+idea"
     r"|(?:(?:it'?s|it\s+is)\s+)?(?:highly\s+|strongly\s+)?(?:recommended|advisable)|(?:it'?s\s+|it\s+is\s+)?(?:a\s+must|worth\s+it)|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
@@ -444,7 +445,8 @@ _BUT_RARE_RE = re.compile(r",?\s+but\s+(?:it'?s|that'?s|this\s+is|it\s+is|that\s
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
 # "it's (entirely) possible": the question's own adjective affirmed in the opening clause
-_PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)",
+_PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)"
+                           r"(?=\s*(?:$|[.,;:!)\u2014-])|\s+(?:though|although|but|if|when|as\s+long\s+as|in\s+(?:most|many|some)\s+cases)\b)",
                            re.IGNORECASE)
 
 
