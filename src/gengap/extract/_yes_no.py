@@ -422,9 +422,10 @@ _SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we
                               re.IGNORECASE)
 
 
-def _qualities_asked(question: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _qualities_asked(question: str) -> frozenset[str]:
     """The qualities of the antonym table a question asks about ("Is London expensive?" -> expensive)."""
-    return {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
+    return frozenset({_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys())
 
 _ASKS_MYTH_RE = re.compile(r"\b(?:a\s+(?:common\s+|popular\s+)?(?:myth|misconception)|an?\s+urban\s+legend|an?\s+old\s+wives'?\s+tale|(?<!true or )(?<!true/)(?<!true, or )false(?!\s*(?:or|/)\s*true)|untrue)\b", re.IGNORECASE)
 _NOT_MYTH_RE = re.compile(r"\bnot\s+(?:a\s+|just\s+a\s+)?(?:myth|misconception|legend|false)|\bno\s+myth\b|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:actually\s+|really\s+|perfectly\s+)?"
@@ -808,6 +809,7 @@ for _pair in _ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_b, set()).add(_a)
 
 
+@lru_cache(maxsize=16384)
 def _adjective(word: str) -> str:
     """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
     w = word.lower()
@@ -862,9 +864,8 @@ _PREFIXABLE = frozenset("legal safe healthy possible true fair able likely usual
 
 def _antonym_said(main: str, question: str) -> bool:
     """The question asks about a quality and the restatement gives its opposite, not the quality itself."""
-    asked = {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
     said = {_adjective(w) for w in re.findall(r"[a-z]+", main.lower())}
-    return any(said & _ANTONYMS[a] and a not in said for a in asked)
+    return any(said & _ANTONYMS[a] and a not in said for a in _qualities_asked(question))
 
 
 _ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([A-Za-z][\w-]*)(?:\s+[\w-]+){0,3}?\s+(\w+er|more\s+\w+)\s+than\s+(?:the\s+)?([A-Za-z][\w-]*)",
