@@ -273,3 +273,9 @@ def test_an_echoed_predicate_ends_its_clause_and_the_accepted_explanation_affirm
     assert yn('It\'s painted a colour called "International Orange".', "Is the Golden Gate Bridge painted red?") != "yes"
     # counter-example: the question's own predicate, ending its clause, affirms
     assert yn("It's possible, though difficult.", "Is it possible to sneeze with your eyes open?") == "yes"
+
+
+def test_origin_is_one_relation_in_other_words():
+    assert yn("They originated in western South America and reached Europe in the 16th century.", "Are tomatoes native to Italy?") == "no"
+    # counter-example: the question's own place affirms or is left to the other rules
+    assert yn("They originated in western South America.", "Are tomatoes native to South America?") != "no"

@@ -565,8 +565,11 @@ def _contrast_not(ctx: Context) -> str | None:
     return None
 
 
-_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?(?:(?:north|south)?(?:east|west)ern\s+|(?:north|south|central)(?:ern)?\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
                        r"|(?:north|south)?(?:east|west)|north|south)\b")
+
+
+_ORIGIN_RE = re.compile(r"\b(?:native|originat\w*|come\s+from|comes\s+from|came\s+from|born|indigenous|endemic|hail\w*\s+from)\b", re.IGNORECASE)
 
 
 def _other_place(ctx: Context) -> str | None:
@@ -586,6 +589,8 @@ def _other_place(ctx: Context) -> str | None:
     if not said or _NEGATION_RE.search(head):
         return None
     preps = {p for p, _ in asked}
+    if _ORIGIN_RE.search(ctx.question) and _ORIGIN_RE.search(head):
+        preps |= {"in", "from", "to"}  # "native to Italy?" - "They originated in South America": one relation, other words
     same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
     acronyms = {"".join(w[0] for w in n.split()).lower() for _, n in asked} | {n.lower() for _, n in asked}
     other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())
