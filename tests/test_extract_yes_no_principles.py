@@ -279,3 +279,12 @@ def test_origin_is_one_relation_in_other_words():
     assert yn("They originated in western South America and reached Europe in the 16th century.", "Are tomatoes native to Italy?") == "no"
     # counter-example: the question's own place affirms or is left to the other rules
     assert yn("They originated in western South America.", "Are tomatoes native to South America?") != "no"
+
+
+def test_degree_words_that_grant_the_question():
+    assert yn("Pretty much.", "Is the Earth round?") == "yes"
+    assert yn("More or less - it bulges a little at the equator.", "Is the Earth round?") == "yes"
+    assert yn("Brutally so.", "Is it cold in Antarctica?") == "yes"
+    # counter-examples: "kind of" hedges; "not quite" denies
+    assert yn("Kind of.", "Is the Earth round?") is None
+    assert yn("Not quite; it bulges at the equator.", "Is the Earth round?") == "no"
