@@ -288,3 +288,11 @@ def test_degree_words_that_grant_the_question():
     # counter-examples: "kind of" hedges; "not quite" denies
     assert yn("Kind of.", "Is the Earth round?") is None
     assert yn("Not quite; it bulges at the equator.", "Is the Earth round?") == "no"
+
+
+def test_an_either_or_question_and_harmless():
+    assert yn("Use metric (SI) units. Almost all journals require them.", "Should I use metric or imperial units in a science paper?") is None
+    assert yn("Gentle stretching that makes your back pop is generally harmless.", "Is it bad to crack your back?") == "no"
+    # counter-examples: an outright yes/no to an either-or question is read; "true or false" asks a yes/no question
+    assert yn("No - the Sahara is in Africa, not Asia.", "Is the Sahara in Asia or in Europe?") == "no"
+    assert yn("That statement is false.", "True or false: the Sun orbits the Earth.") == "no"

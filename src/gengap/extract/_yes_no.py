@@ -217,6 +217,15 @@ def _closing(ctx: Context) -> str | None:
 _INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
 
 
+_EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b)\w+[^?]*\?", re.IGNORECASE)
+
+
+def _either_or(ctx: Context) -> str | None:
+    """An either-or question ("Should I use metric or imperial units?") has no yes or no answer unless the
+    reply says one outright (read by the rules before this one): a restatement or a verdict is not read."""
+    return ABSTAIN if ctx.question and _EITHER_OR_RE.search(_asked(ctx.question)) else None
+
+
 def _only_prompts(ctx: Context) -> str | None:
     """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
     Is the") states no answer: unextracted."""
@@ -797,7 +806,7 @@ _DEMOTING = frozenset("dwarf minor former ex semi quasi pseudo so-called mock fa
 _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+_ANTONYM_PAIRS += ("bad harmless", "harmful harmless", "dangerous harmless", "grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
@@ -983,6 +992,7 @@ RULES = (
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
+    Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
