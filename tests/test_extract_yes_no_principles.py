@@ -200,3 +200,99 @@ def test_the_question_without_its_instruction_and_another_year_or_place():
     assert yn("The Eiffel Tower is in Paris.", "Is the Eiffel Tower in Paris?") == "yes"
     assert yn(" The Moon is a natural satellite of the Earth.", "Is the Moon a natural satellite? Answer yes or no.") == "yes"
     assert yn("It ended in 1945.", "Did World War II begin in 1939?") is None
+
+
+def test_the_question_s_own_verb_or_an_emphatic_do_affirms():
+    assert yn("It can help a little. Drinking water before meals may make you feel fuller.", "Will drinking water help me lose weight?") == "yes"
+    assert yn("It can be. Colour is no reliable sign of doneness.", "Is it safe to eat chicken that's slightly pink?") == "yes"
+    assert yn("They do rest - most fish have periods of reduced activity.", "Do fish sleep?") == "yes"
+    # counter-examples: another verb after "can", or "do" with a denial, is no affirmation
+    assert yn("It can cause headaches in some people.", "Will drinking water help me lose weight?") != "yes"
+    assert yn("They do not, strictly speaking.", "Do fish sleep?") == "no"
+
+
+def test_a_turn_that_corrects_answers_and_a_debated_point_takes_back():
+    assert yn("Columbus reached the Americas in 1492, but he wasn't the first: Norse explorers reached North America earlier.",
+              "Did Columbus discover America?") == "no"
+    # counter-example: a turn about something else leaves the restatement standing
+    assert yn("Paris is in France, but it isn't the largest city in Europe.", "Is Paris in France?") == "yes"
+    assert yn("Chess is recognized as a sport by the IOC, though whether it counts as one is still debated.", "Is chess a sport?") is None
+    assert yn("He was born in Salzburg, then part of the Holy Roman Empire, now Austria.", "Was Mozart Austrian?") == "yes"
+    # counter-example: a restatement with no debate affirms
+    assert yn("Chess is recognized as a sport by the IOC.", "Is chess a sport?") == "yes"
+
+
+def test_advice_against_a_prefixed_opposite_and_little_effect_deny():
+    assert yn("It's best not to. Expired sunscreen may be less effective.", "Is it OK to use expired sunscreen?") == "no"
+    assert yn("It's illegal to own a hedgehog as a pet in California.", "Is it legal to own a hedgehog in California?") == "no"
+    assert yn("It's perfectly safe if the pan is dry.", "Is it unsafe to use a cast iron pan?") == "no"
+    assert yn("Spanish is considered one of the easiest languages for English speakers.", "Is Spanish hard for English speakers?") == "no"
+    assert yn("For most people, eggs have little effect on blood cholesterol.", "Are eggs bad for cholesterol?") == "no"
+    # counter-examples: the same word affirms; a prefix that makes no opposite ("discover") is not read as one
+    assert yn("It's legal in Texas, though some cities have their own rules.", "Is it legal to own a hedgehog in Texas?") == "yes"
+    assert yn("Columbus reached the Americas in 1492, and he is said to have discovered them.", "Did Columbus cover America?") != "no"
+
+
+def test_counts_of_the_asked_thing_bounds_in_words_and_alternative_questions():
+    assert yn("Technically, cows have one stomach with four compartments.", "Do cows have four stomachs?") == "no"
+    assert yn("Earth has only one natural satellite, the Moon.", "Does the Earth have more than one moon?") == "no"
+    assert yn("Both - Istanbul straddles the Bosphorus, with parts in Europe and in Asia.", "Is Istanbul in Europe or Asia?") is None
+    assert yn("It's best avoided. Most adult cats are lactose intolerant.", "Is it okay to give my cat milk?") == "no"
+    assert yn("It's actually shrinking, by a few centimetres a year.", "Is the Pacific Ocean getting bigger?") == "no"
+    # counter-examples: the asked count said again; an inclusive bound met; "both" for a plain question
+    assert yn("Spiders have eight legs and two body parts.", "Do spiders have eight legs?") == "yes"
+    assert yn("Mars has two moons, Phobos and Deimos.", "Does Mars have at least two moons?") == "yes"
+    assert yn("Both of them do, yes.", "Do cats and dogs dream?") == "yes"
+
+
+def test_a_condition_on_the_asked_thing_and_a_demoted_kind():
+    assert yn("Only if you count hot deserts; counting polar deserts, Antarctica is larger.", "Is the Sahara the largest desert in the world?") is None
+    assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a planet?") == "no"
+    # counter-examples: "only in" another place denies; a plain kind affirms
+    assert yn("Only in zoos.", "Do pandas live in the wild in Europe?") == "no"
+    assert yn("Jupiter is classified as a gas giant planet.", "Is Jupiter a planet?") == "yes"
+
+
+def test_advice_for_or_against():
+    q = "Should I use a VPN on public Wi-Fi?"
+    assert yn("It's a good idea. Public networks can be insecure.", q) == "yes"
+    assert yn("Highly recommended - public networks can be insecure.", q) == "yes"
+    assert yn("That would be a bad idea on a slow connection.", "Should I stream 4K video on mobile data?") == "no"
+    # counter-examples: a hedged "it does depend" is no emphatic yes
+    assert yn("It does depend on how much you drink.", "Does coffee dehydrate you?") != "yes"
+
+
+def test_a_yes_turned_rare_is_a_no():
+    assert yn("Occasionally, during very strong geomagnetic storms, but it's rare.", "Can you see the Northern Lights from London?") == "no"
+    # counter-example: an occasional permission stays a yes
+    assert yn("Occasionally, as a treat.", "Can cats eat tuna?") == "yes"
+
+
+def test_an_echoed_predicate_ends_its_clause_and_the_accepted_explanation_affirms():
+    assert yn("That's the leading explanation. Most scientists agree an asteroid caused it.", "Did the dinosaurs die out because of an asteroid?") == "yes"
+    assert yn('It\'s painted a colour called "International Orange".', "Is the Golden Gate Bridge painted red?") != "yes"
+    # counter-example: the question's own predicate, ending its clause, affirms
+    assert yn("It's possible, though difficult.", "Is it possible to sneeze with your eyes open?") == "yes"
+
+
+def test_origin_is_one_relation_in_other_words():
+    assert yn("They originated in western South America and reached Europe in the 16th century.", "Are tomatoes native to Italy?") == "no"
+    # counter-example: the question's own place affirms or is left to the other rules
+    assert yn("They originated in western South America.", "Are tomatoes native to South America?") != "no"
+
+
+def test_degree_words_that_grant_the_question():
+    assert yn("Pretty much.", "Is the Earth round?") == "yes"
+    assert yn("More or less - it bulges a little at the equator.", "Is the Earth round?") == "yes"
+    assert yn("Brutally so.", "Is it cold in Antarctica?") == "yes"
+    # counter-examples: "kind of" hedges; "not quite" denies
+    assert yn("Kind of.", "Is the Earth round?") is None
+    assert yn("Not quite; it bulges at the equator.", "Is the Earth round?") == "no"
+
+
+def test_an_either_or_question_and_harmless():
+    assert yn("Use metric (SI) units. Almost all journals require them.", "Should I use metric or imperial units in a science paper?") is None
+    assert yn("Gentle stretching that makes your back pop is generally harmless.", "Is it bad to crack your back?") == "no"
+    # counter-examples: an outright yes/no to an either-or question is read; "true or false" asks a yes/no question
+    assert yn("No - the Sahara is in Africa, not Asia.", "Is the Sahara in Asia or in Europe?") == "no"
+    assert yn("That statement is false.", "True or false: the Sun orbits the Earth.") == "no"

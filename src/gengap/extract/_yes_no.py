@@ -1,6 +1,12 @@
 """Yes/no answers: the words yes/no and true/false, verdicts that use neither ("Certainly", "That's a
 myth", "Not at all"), idioms with "no" in a yes answer ("no doubt", "there is no denying it"), a short
-reply that echoes the question ("It does not."), and a restatement that negates the question."""
+reply that echoes the question ("It does not."), and a restatement that negates the question.
+
+Principles a careful reader uses, read before the restatement: an opening courtesy is no verdict; a
+pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
+instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
+and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
+a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict."""
 
 from __future__ import annotations
 
@@ -50,7 +56,7 @@ _LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATI
 
 # the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
 # auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
-_ELLIPSIS = (r"(?=(?:\s+been)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
+_ELLIPSIS = (r"(?=(?:\s+been|\s+be)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
              r"\s*(?:$|[.!,;:\u2014)-]))")
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
@@ -63,10 +69,12 @@ _NO_VERDICT = (
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
+    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)"
+    r"|(?:(?:it'?s|it\s+is|that'?s|they'?re|they\s+are)\s+)?(?:best|better)\s+avoided|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
-    r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|when|if|under|for|at|by)\b"
+    r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
@@ -75,7 +83,9 @@ _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
-    r"|(?:very\s+)?much\s+so|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
+    r"|(?:very\s+)?much\s+so|[a-z]{3,}ly\s+so(?=\W*(?:$|[.!,;:\u2014-]))|(?:pretty\s+much|more\s+or\s+less|for\s+all\s+intents\s+and\s+purposes)(?=\W*(?:$|[.!,;:\u2014-]))|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+)?(?:leading|prevailing|accepted|mainstream|consensus|standard|most\s+(?:likely|widely\s+accepted|accepted|plausible))\s+(?:explanation|theory|view|hypothesis|account)"
+    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+is|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:good|great|smart|wise|sensible)\s+idea"
+    r"|(?:(?:it'?s|it\s+is)\s+)?(?:highly\s+|strongly\s+)?(?:recommended|advisable)|(?:it'?s\s+|it\s+is\s+)?(?:a\s+must|worth\s+it)|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
@@ -98,8 +108,16 @@ _TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'
 _CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
-                          r"|false|untrue|urban\s+legend|no\s+evidence|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
+                          r"|false|untrue|urban\s+legend|no\s+evidence|little\s+(?:or\s+no\s+)?(?:effect|impact|evidence|link|difference|influence)|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
                           re.IGNORECASE)
+
+
+def _head(ctx: Context) -> str:
+    """The first line or sentence of the prose, computed once per output (most rules read it)."""
+    head = ctx.__dict__.get("_yes_no_head")
+    if head is None:
+        head = ctx.__dict__["_yes_no_head"] = first_part(ctx.prose)[0]
+    return head
 
 
 def _word(word: str) -> str | None:
@@ -199,9 +217,20 @@ def _closing(ctx: Context) -> str | None:
 _INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
 
 
+_EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b)\w+[^?]*\?", re.IGNORECASE)
+
+
+def _either_or(ctx: Context) -> str | None:
+    """An either-or question ("Should I use metric or imperial units?") has no yes or no answer unless the
+    reply says one outright (read by the rules before this one): a restatement or a verdict is not read."""
+    return ABSTAIN if ctx.question and _EITHER_OR_RE.search(_asked(ctx.question)) else None
+
+
 def _only_prompts(ctx: Context) -> str | None:
     """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
     Is the") states no answer: unextracted."""
+    if "?" not in ctx.prose:
+        return None
     parts = [p for p in sentences(ctx.prose) if p.strip()]
     if not parts or not any(p.rstrip().endswith("?") for p in parts):
         return None
@@ -290,7 +319,7 @@ _ELLIPTIC_RE = re.compile(r"^\W*(?:(?:the|a|an|these|those|their|its)\s+)?(?:[\w
 
 def _verdict(ctx: Context) -> str | None:
     """A verdict opening the output without the words yes or no."""
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     if head.rstrip().endswith("?"):
         return None  # a question asked back is no verdict
     credited = re.match(r"^\W*(?i:that|it)\s+(?i:was|is|'s)\s+(?i:actually\s+|really\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*)\W*$", head)
@@ -327,9 +356,19 @@ def _verdict(ctx: Context) -> str | None:
         return "no" if _NEGATION_RE.search(rest) else "yes" if content_stems(rest) & ctx.question_stems else None
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
+    if ctx.question and re.search(r"\w\s+or\s+(?!not\b)\w", _asked(ctx.question), re.IGNORECASE) and re.match(r"\W*(?:both|neither|either|a\s+bit\s+of\s+both)\b", head, re.IGNORECASE):
+        return ABSTAIN  # "Both - it straddles the Bosphorus." for "Is Istanbul in Europe or Asia?": no yes/no verdict
+    if re.match(r"\W*(?:but\s+)?only\s+(?:when|if|while|during|once|as\s+long\s+as|provided)\b", head, re.IGNORECASE):
+        return ABSTAIN  # "Only if you count hot deserts.": a condition on the asked thing, neither yes nor no
     most = _MOST_CLAUSE_RE.search(head)
     if most and _FEW_CLAUSE_RE.search(head):
         return "no" if most.group("neg") else "yes"  # "Some do, most don't.": the larger share answers
+    if ctx.question and re.match(r"\W*(?:do|does|did)\b", _asked(ctx.question), re.IGNORECASE) and _EMPHATIC_DO_RE.match(head) \
+            and not _NEGATION_RE.search(head.split(",")[0].split(";")[0]):
+        return "yes"  # "They do rest." for "Do fish sleep?"
+    own_verb = _PRONOUN_VERB_RE.match(head)
+    if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
+        return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
@@ -339,6 +378,8 @@ def _verdict(ctx: Context) -> str | None:
             return _word(word.group(1))
         m = _VERDICT_RE.match(rest)
     if m:
+        if m.group("yes") and _BUT_RARE_RE.search(head):
+            return "no"  # "Occasionally, during strong storms, but it's rare.": rarely, a no
         return "no" if m.group("no") else "yes"
     echoed = _PREDICATE_RE.match(head)
     if echoed and ctx.question and stem(echoed.group(1)) in ctx.question_stems:
@@ -361,7 +402,7 @@ def _reported(ctx: Context) -> str | None:
     """A verdict given inside a reporting frame with its predicate left out ("The scientific consensus is
     that they do.", "Most researchers now agree it does not."); a doubting frame ("Few think they do") is
     not read."""
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     m = _REPORTED_RE.match(head)
     if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
         return None
@@ -371,6 +412,18 @@ _SHARE_AUX = r"(?:\s+[\w'-]+){0,3}?\s+(?:do|does|are|is|can|have|has|will|did|we
 _MOST_CLAUSE_RE = re.compile(rf"(?:^|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:most|the\s+majority|(?:almost|nearly|virtually)\s+all){_SHARE_AUX}", re.IGNORECASE)
 _FEW_CLAUSE_RE = re.compile(rf"(?:^\W*|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:only\s+)?(?:some|a\s+few|few|several|a\s+minority|a\s+handful){_SHARE_AUX}", re.IGNORECASE)
 
+_PRONOUN_VERB_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:can|could|will|would|does|do|did|may|might|should)\s+(?:(?:[a-z]+ly|really|still|also|even)\s+)?(?!not\b|be\b|have\b)([a-z]{3,})\b",
+                              re.IGNORECASE)
+
+
+def _shared(said: set[str], asked: frozenset[str]) -> set[str]:
+    """The question's stems that ``said`` repeats, a longer form of one counting too ("austrian" for "austria")."""
+    return {q for q in asked if q in said or len(q) >= 5 and any(w.startswith(q) or len(w) >= 5 and q.startswith(w) for w in said)}
+
+
+# emphatic "do" affirms what a do-question asks: "They do rest - ..." for "Do fish sleep?"
+_EMPHATIC_DO_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:certainly\s+|definitely\s+|really\s+)?(?:do|does|did)\s+(?!not\b|so\b|too\b|it\b|that\b|this\b|depend|vary|differ|varies)[a-z]{3,}\b", re.IGNORECASE)
+
 _AUX = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have)"
 # two groups, one each way: "Saltwater fish do; freshwater fish don't need to."
 _SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?P<s1>(?:[\w'-]+\s+){{1,4}}?){_AUX}(?P<neg1>n't|\s+not)?\s*[;,]\s*(?:but\s+|while\s+|whereas\s+)?"
@@ -378,9 +431,10 @@ _SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we
                               re.IGNORECASE)
 
 
-def _qualities_asked(question: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _qualities_asked(question: str) -> frozenset[str]:
     """The qualities of the antonym table a question asks about ("Is London expensive?" -> expensive)."""
-    return {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
+    return frozenset({_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys())
 
 _ASKS_MYTH_RE = re.compile(r"\b(?:a\s+(?:common\s+|popular\s+)?(?:myth|misconception)|an?\s+urban\s+legend|an?\s+old\s+wives'?\s+tale|(?<!true or )(?<!true/)(?<!true, or )false(?!\s*(?:or|/)\s*true)|untrue)\b", re.IGNORECASE)
 _NOT_MYTH_RE = re.compile(r"\bnot\s+(?:a\s+|just\s+a\s+)?(?:myth|misconception|legend|false)|\bno\s+myth\b|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:actually\s+|really\s+|perfectly\s+)?"
@@ -391,15 +445,18 @@ def _myth_question(ctx: Context) -> str | None:
     """The question asks whether something is a myth or false: calling it a myth affirms, calling it true denies."""
     if not ctx.question or not _ASKS_MYTH_RE.search(ctx.question):
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     if _NOT_MYTH_RE.search(head):
         return "no"
     return "yes" if _DEBUNK_RE.search(head) else None
 
+_BUT_RARE_RE = re.compile(r",?\s+but\s+(?:it'?s|that'?s|this\s+is|it\s+is|that\s+is)\s+(?:very\s+|quite\s+|extremely\s+|pretty\s+)?(?:rare|unlikely|uncommon|unusual)\b", re.IGNORECASE)
+
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
 # "it's (entirely) possible": the question's own adjective affirmed in the opening clause
-_PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)",
+_PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)"
+                           r"(?=\s*(?:$|[.,;:!)\u2014-])|\s+(?:though|although|but|if|when|as\s+long\s+as|in\s+(?:most|many|some)\s+cases)\b)",
                            re.IGNORECASE)
 
 
@@ -466,7 +523,7 @@ def _not_all(ctx: Context) -> str | None:
     if ctx.question and _ALL_RE.search(ctx.question) and (_NOT_ALL_RE.match(ctx.prose) or _SOME_RE.match(ctx.prose)):
         return "no"  # "Some do, but not all." for "Do all birds migrate?"
     if ctx.question and _ALL_RE.search(ctx.question) and not _FIRST_RE.match(ctx.prose) \
-            and not re.search(r"\b(?:i|you|we|me|my|your)\b", first_part(ctx.prose)[0], re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", first_part(ctx.prose)[0], re.IGNORECASE):
+            and not re.search(r"\b(?:i|you|we|me|my|your)\b", _head(ctx), re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", _head(ctx), re.IGNORECASE):
         return "no"  # "Mercury and Venus have none." for "Do all planets have moons?": an exception answers no
     return None
 
@@ -479,7 +536,7 @@ def _other_is_more(ctx: Context) -> str | None:
     if not sup or not re.match(r"\W*(?:is|are|was|were)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     root = sup.group(1).lower()
-    head = first_part(ctx.prose)[0]
+    head = _head(ctx)
     m = re.match(rf"\W*(?:the\s+)?([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)\s+(?:is|are|was|were)\s+(?:\w+\s+)?{re.escape(root)}\w*er\b", head)
     if m and not any(stem(w) in ctx.question_stems for w in m.group(1).split()) and not _NEGATION_RE.search(head):
         return "no"
@@ -510,15 +567,18 @@ def _contrast_not(ctx: Context) -> str | None:
     "He won it, but for the photoelectric effect, not relativity." for "... for relativity?" reads no."""
     if not ctx.question:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     for m in _CONTRAST_NOT_RE.finditer(head):
         if stem(m.group(1)) in ctx.question_stems:
             return "no"
     return None
 
 
-_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
+_PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?(?:(?:north|south)?(?:east|west)ern\s+|(?:north|south|central)(?:ern)?\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
                        r"|(?:north|south)?(?:east|west)|north|south)\b")
+
+
+_ORIGIN_RE = re.compile(r"\b(?:native|originat\w*|come\s+from|comes\s+from|came\s+from|born|indigenous|endemic|hail\w*\s+from)\b", re.IGNORECASE)
 
 
 def _other_place(ctx: Context) -> str | None:
@@ -529,7 +589,7 @@ def _other_place(ctx: Context) -> str | None:
     asked = {(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(ctx.question) if m.start() > 0}
     if not asked:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     head = re.split(r",\s+(?:near|next\s+to|close\s+to|not\s+far\s+from|just\s+(?:across|over))\b", head, maxsplit=1)[0]
     head = head.split(";", 1)[0]  # the first clause: "...; Brazil's capital is Brasília" speaks of something else
     said = [(m.group(1).lower(), m.group(2)) for m in _PLACE_RE.finditer(head)]
@@ -538,6 +598,8 @@ def _other_place(ctx: Context) -> str | None:
     if not said or _NEGATION_RE.search(head):
         return None
     preps = {p for p, _ in asked}
+    if _ORIGIN_RE.search(ctx.question) and _ORIGIN_RE.search(head):
+        preps |= {"in", "from", "to"}  # "native to Italy?" - "They originated in South America": one relation, other words
     same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
     acronyms = {"".join(w[0] for w in n.split()).lower() for _, n in asked} | {n.lower() for _, n in asked}
     other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())
@@ -552,6 +614,8 @@ def _other_place(ctx: Context) -> str | None:
 
 # a first clause that only says how it looks ("It looks prime at first glance, but ..."): the turn answers
 _APPEARANCE_RE = re.compile(r"\b(?:looks?|seems?|appears?|sounds?)\b|\b(?:might|may|would)\s+(?:think|expect|assume|seem)\b|\bat\s+first\b", re.IGNORECASE)
+_DEBATED_RE = re.compile(r"\bwhether\b[^.;]{0,80}?\b(?:is|are|remains?)\s+(?:still\s+|hotly\s+|widely\s+|much\s+|often\s+)?(?:debated|disputed|contested|unclear|controversial|unsettled"
+                         r"|a\s+matter\s+of\s+(?:debate|opinion)|an?\s+open\s+question)", re.IGNORECASE)
 _DIFFICULT_RE = re.compile(r"\b(?:hard|difficult|tricky|rare|unusual|uncommon)\s+(?:\w+\s+)?(?:to|for)\b|\bpossible\s+but\s+(?:rare|unlikely|difficult|hard)", re.IGNORECASE)
 
 
@@ -559,11 +623,13 @@ def _restatement(ctx: Context) -> str | None:
     """A first sentence that restates the question: negated, it answers no; affirmed, yes."""
     if not ctx.question:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     if head.rstrip().endswith("?"):
         return None
     if _DIFFICULT_RE.search(head):
         return None  # "It's very hard to overdose on it": qualified by difficulty or rarity, no plain verdict
+    if _DEBATED_RE.search(head):
+        return ABSTAIN  # "..., though whether it counts as one is still debated": the restatement taken back
     parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
     main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
     first_shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems
@@ -572,13 +638,14 @@ def _restatement(ctx: Context) -> str | None:
     if turn and content_stems(turn[0]) & ctx.question_stems:
         before = _restatement(Context(main, ctx.kind, question=ctx.question, disabled=ctx.disabled))
         after = _restatement(Context(turn[0], ctx.kind, question=ctx.question, disabled=ctx.disabled))
-        if before and after and before != after and not _APPEARANCE_RE.search(main):
-            return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": each clause answers otherwise
+        if before == "no" and after == "yes" and not _APPEARANCE_RE.search(main):
+            return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": a denial turned into a partial yes
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
     # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
     core = re.sub(r"^\W*(?:[a-z]{3,}ly|strictly\s+speaking|technically\s+speaking|scientifically\s+speaking)\s*,?\s+(?=(?:it|they|he|she)\b)", "", main, flags=re.IGNORECASE)
-    if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) and _antonym_said(core, ctx.question):
+    if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
+            and (_antonym_said(core, ctx.question) or _prefixed_opposite(core, ctx.question)):
         return "no"  # "He lost." for "Did Napoleon win at Waterloo?": the pronoun's predicate is the opposite of the question's
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
@@ -589,7 +656,7 @@ def _restatement(ctx: Context) -> str | None:
     other_year = _other_year(main, ctx)
     if other_year:
         return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
-    shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
+    shared = _shared(content_stems(main) | _acronyms_of(main, ctx.question), ctx.question_stems)  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
         return "no"  # "Sacramento is the capital." for "Is Los Angeles the capital of California?"
@@ -602,8 +669,8 @@ def _restatement(ctx: Context) -> str | None:
     compared = _compared(ctx.prose, ctx.question)
     if compared:
         return compared  # "Is the Amazon longer than the Nile?" - "most references list the Nile as longer"
-    if _antonym_said(main, ctx.question) and not _NEGATION_RE.search(main):
-        return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."
+    if (_antonym_said(main, ctx.question) or _prefixed_opposite(main, ctx.question)) and not _NEGATION_RE.search(main):
+        return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."; "It's illegal ..." for "Is it legal ...?"
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
@@ -633,8 +700,8 @@ def _question_subject(question: str | None) -> frozenset[str]:
     if not found:
         return frozenset()
     subj = found[-1].group("subj")
-    if not subj[:1].isupper() and not subj[:1].isdigit():
-        subj = subj.split()[0]
+    if not subj[:1].isupper() and not subj[:1].isdigit() or content_stems(subj) >= content_stems(_asked(question)):
+        subj = subj.split()[0]  # "Was Mozart Austrian?": a question is not all subject
     return frozenset(content_stems(subj))
 
 
@@ -650,9 +717,15 @@ def _debunked(ctx: Context) -> str | None:
     return "no" if _MYTH_RE.search(ctx.prose) else None
 
 _BOUND_RE = re.compile(r"\b(?P<dir>over|more\s+than|greater\s+than|at\s+least|above|exceed(?:s|ing)?|longer\s+than|taller\s+than|heavier\s+than|older\s+than"
-                       r"|under|less\s+than|fewer\s+than|at\s+most|below|shorter\s+than|lighter\s+than|younger\s+than)\s+(?P<n>\d[\d,]*(?:\.\d+)?)(?!\s*(?:[,.]\d|%|\s*(?:bc|ad)\b))",
+                       r"|under|less\s+than|fewer\s+than|at\s+most|below|shorter\s+than|lighter\s+than|younger\s+than)\s+(?P<n>\d[\d,]*(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s*(?:[,.]\d|%|\s*(?:bc|ad)\b))",
                        re.IGNORECASE)
-_NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
+_NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b(?!\s+of\b)", re.IGNORECASE)
+
+
+def _value(number: str) -> float:
+    """A number written in digits or as a word up to twelve."""
+    word = number.lower()
+    return float(_COUNT_WORDS[word]) if word in _COUNT_WORDS else float(number.replace(",", ""))
 
 
 def _bound(ctx: Context) -> str | None:
@@ -663,24 +736,23 @@ def _bound(ctx: Context) -> str | None:
     bounds = list(_BOUND_RE.finditer(ctx.question))
     if len(bounds) != 1:
         return None
-    head, _ = first_part(ctx.prose)
+    head = _head(ctx)
     upward = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", bounds[0].group("dir"), re.IGNORECASE)
     if _NEGATION_RE.search(head):
         return None  # "not quite 20,000": the other rules read it
     said_bound = _BOUND_RE.search(head)
     if said_bound:  # "Just under 20,000 km." for "... over 20,000 km?"
-        same_number = said_bound.group("n").replace(",", "") == bounds[0].group("n").replace(",", "")
+        same_number = _value(said_bound.group("n")) == _value(bounds[0].group("n"))
         said_up = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", said_bound.group("dir"), re.IGNORECASE)
         return ("yes" if said_up == upward else "no") if same_number else None
-    said = {n for n in _NUMBER_RE.findall(head) if n not in ctx.question}
+    limit = _value(bounds[0].group("n"))
+    said = {_value(n) for n in _NUMBER_RE.findall(head)}
+    said = {v for v in said if v == limit or f"{v:g}" not in ctx.question}
     if len(said) != 1:
         return None
-    try:
-        value, limit = float(said.pop().replace(",", "")), float(bounds[0].group("n").replace(",", ""))
-    except ValueError:
-        return None
-    if value == limit:
-        return None
+    value = said.pop()
+    if value == limit:  # "only one" for "more than one?": a strict bound is not met, an inclusive one is
+        return "yes" if re.match(r"at\s+(?:least|most)", bounds[0].group("dir"), re.IGNORECASE) else "no"
     return "yes" if (value > limit) == upward else "no"
 
 
@@ -711,7 +783,7 @@ def _counts(text: str) -> set[float]:
 
 
 _ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
-_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+|(?:now\s+)?(?:classified|considered|regarded|classed|categorized|known)\s+as\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
                            re.IGNORECASE)
 
 
@@ -721,20 +793,28 @@ def _other_kind(main: str, question: str) -> bool:
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
-    return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
+    kind = stem(asked.group(1))
+    said_words = re.findall(r"[A-Za-z]+", said.group(1))
+    demoted = any(stem(w) == kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
+    return demoted or kind not in {stem(w) for w in said_words}  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+
+
+# qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
+_DEMOTING = frozenset("dwarf minor former ex semi quasi pseudo so-called mock faux imitation".split())
 
 
 _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+_ANTONYM_PAIRS += ("bad harmless", "harmful harmless", "dangerous harmless", "grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
                "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
                "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
                "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
-               "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
+               "shrinking": "shrink", "shrinks": "shrink", "shrank": "shrink", "shrunk": "shrink", "growing": "grow", "grew": "grow", "grown": "grow",
+               "expanding": "expand", "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
                "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "greater": "more", "lesser": "less", "fewer": "less", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _ANTONYM_PAIRS:
@@ -743,6 +823,7 @@ for _pair in _ANTONYM_PAIRS:
     _ANTONYMS.setdefault(_b, set()).add(_a)
 
 
+@lru_cache(maxsize=16384)
 def _adjective(word: str) -> str:
     """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
     w = word.lower()
@@ -773,11 +854,32 @@ def _qualities(text: str) -> set[str]:
     return found
 
 
+_NEGATIVE_PREFIX_RE = re.compile(r"^(?:un|in|il|im|ir|non-?|dis)(?=[a-z]{4,}$)")
+
+
+def _prefixed_opposite(main: str, question: str) -> bool:
+    """The restatement uses the question's word with a negative prefix, or without the prefix the question
+    has: "illegal" for "Is it legal ...?", "safe" for "Is it unsafe ...?"."""
+    asked = {w for w in re.findall(r"[a-z]+", _asked(question).lower()) if len(w) >= 4}
+    said = set(re.findall(r"[a-z]+", main.lower()))
+    for w in asked - said:
+        if any(p + w in said for p in ("un", "in", "il", "im", "ir", "non", "dis")):
+            return True
+        root = _NEGATIVE_PREFIX_RE.sub("", w)
+        if root != w and root in said and root in _PREFIXABLE:
+            return True
+    return False
+
+
+# roots whose prefixed form is their opposite (not "inform" or "discover")
+_PREFIXABLE = frozenset("legal safe healthy possible true fair able likely usual common necessary polite responsible correct complete "
+                        "visible known honest pleasant popular regular sure lucky clear friendly comfortable tidy kind happy wise".split())
+
+
 def _antonym_said(main: str, question: str) -> bool:
     """The question asks about a quality and the restatement gives its opposite, not the quality itself."""
-    asked = {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
     said = {_adjective(w) for w in re.findall(r"[a-z]+", main.lower())}
-    return any(said & _ANTONYMS[a] and a not in said for a in asked)
+    return any(said & _ANTONYMS[a] and a not in said for a in _qualities_asked(question))
 
 
 _ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([A-Za-z][\w-]*)(?:\s+[\w-]+){0,3}?\s+(\w+er|more\s+\w+)\s+than\s+(?:the\s+)?([A-Za-z][\w-]*)",
@@ -811,7 +913,23 @@ def _other_count(main: str, question: str) -> bool:
         return False  # a bound ("more than 7 times"), not a count
     asked = _counts(question)
     said = _counts(main)
+    asked_pairs, said_pairs = _counted(question), _counted(main)
+    nouns = {n for _, n in asked_pairs} & {n for _, n in said_pairs}
+    if nouns:  # "one stomach with four compartments" for "four stomachs?": the count of the asked thing
+        return not any(pair in said_pairs for pair in asked_pairs if pair[1] in nouns)
     return bool(asked and said and not asked & said)
+
+
+_COUNTED_RE = re.compile(r"\b(\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\s+([a-z]{3,})(?:\s+([a-z]{3,}))?", re.IGNORECASE)
+
+
+def _counted(text: str) -> set[tuple[float, str]]:
+    """The counts in ``text`` with the stem of the noun each counts ("four stomachs" -> (4, "stomach"))."""
+    found = set()
+    for m in _COUNTED_RE.finditer(text):
+        n = float(_COUNT_WORDS.get(m.group(1).lower(), m.group(1)) if m.group(1).lower() in _COUNT_WORDS else m.group(1))
+        found |= {(n, stem(w)) for w in m.group(2, 3) if w}  # the noun, or the noun after an adjective ("eight long legs")
+    return found
 
 
 @lru_cache(maxsize=4096)
@@ -874,6 +992,7 @@ RULES = (
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
+    Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
