@@ -196,3 +196,12 @@ def test_several_candidates_then_but_gives_the_answer_after_but():
     q = "What is the capital of France?"
     assert tx("There are many theories, but most say Paris.", q) == "Paris"
     assert tx("There are many theories.", q) is None  # counter-example: no answer follows
+
+
+def test_a_lowercase_span_is_no_name_for_a_question_that_asks_a_named_kind():
+    q = "In which country is Machu Picchu?"
+    assert tx("Machu Picchu sits high in the Andes of Peru, above the Urubamba valley.", q) != "high"
+    assert tx("It's in Peru.", q) == "Peru"
+    # counter-examples: a kind that is not the head noun, and a common-noun answer to a common-noun kind
+    assert tx(" Octopus", "Which sea creature has three hearts?") == "Octopus"
+    assert tx("octopus is the answer.", "Which sea creature has three hearts?") == "octopus"

@@ -446,6 +446,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
                  and not any(_is_question_word(w, ctx) for w in n.split()) and n != sentence.split()[0]]
         if names:
             s = names[0]  # "That honour goes to Marie Curie": a person is asked for
+    if s and ctx.question and not re.search(r"[A-Z]", s) and _ASKS_NAME_RE.match(ctx.question) and s.isascii():
+        return None  # "sits high in the Andes of Peru" for "In which country ...?": a country is a name, "high" is none
     if s and ctx.question and _SUPERLATIVE_RE.match(s) and len(s.split()) >= 2 and not _SUPERLATIVE_RE.search(ctx.question):
         return None  # "Wimbledon is the oldest tennis tournament" for "Which sport ...?": a description of the subject, no answer
     if not s or len(s.split()) > 6 or _FIRST_PERSON_RE.search(s) or _META_RE.search(s) or _foreign(s, ctx):
@@ -480,6 +482,11 @@ def _whole_of_part(span: str, ctx: Context) -> str | None:
     return " ".join(whole)
 
 
+# a question whose answer is a proper name: "In which country ...?", "Which composer ...?"
+_ASKS_NAME_RE = re.compile(r"^\W*(?:(?:in|on|at|from|to)\s+)?(?:which|what)\s+(?:country|city|capital|continent|state|province|river|mountain|ocean|sea"
+                           r"|planet|island|lake|desert|language|president|author|writer|composer|painter|scientist|king|queen|emperor|company)"
+                           r"\s+(?:is|was|are|were|has|had|have|do|does|did|can|could|will|would|[a-z]+ed|[a-z]+s|wrote|won|led|built|began|ran|lies|sits)\b",
+                           re.IGNORECASE)  # the kind is the head noun: not "Which sea creature ...?"
 _SUPERLATIVE_RE = re.compile(r"\b(?:(?!(?:west|interest|forest|honest|modest|rest|test|guest|chest|nest|best|request|contest|harvest|pest|vest|quest)\b)[a-z]{2,}est|[Mm]ost|[Ll]east|[Bb]est|[Ww]orst)\b")  # lower case: "Ernest" is a name
 
 
