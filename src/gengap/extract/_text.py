@@ -1003,15 +1003,19 @@ _ABOUT_ANSWERING_RE = re.compile(
 )
 
 
-_ABOUT_CUE_RE = re.compile(r"sorry|apolog|afraid|let me|rather|there (?:are|is)|beyond|outside|sure|certain|positive|recall|remember|can't|cannot|don't"
-                           r"|idea|question|blank|i'd|would|need|have to", re.IGNORECASE)
+_ABOUT_CUES = ("sorry", "apolog", "afraid", "let me", "rather", "there are", "there is", "beyond", "outside", "not sure", "unsure", "not certain",
+               "not positive", "recall", "remember", "can't", "cannot", "don't", "do not", "idea", "question", "blank", "i'd", "would", "need",
+               "have to", "not 100")
 
 
 def _about_answering(ctx: Context) -> str | None:
     """An output whose every sentence speaks of the answering ("Sorry, I'm not sure about that one.", "Let me
     look that up.", "There are several possible answers.") states no answer: unextracted."""
-    if len(ctx.raw) > 240 or not _ABOUT_CUE_RE.search(ctx.raw):
-        return None  # a cheap test first
+    if len(ctx.raw) > 200:
+        return None  # a cheap test first: such replies are short and say one of a few things
+    low = ctx.raw.lower()
+    if not any(cue in low for cue in _ABOUT_CUES):
+        return None
     parts = sentences(_without_courtesy(ctx.raw) if ctx.question else ctx.text)
     if not parts or len(parts) > 3:
         return None
@@ -1147,7 +1151,8 @@ def _without_courtesy(raw: str) -> str:
 
 def _courtesy(ctx: Context) -> str | None:
     """The output read again without a courtesy around it: what the courtesy encloses is the reply."""
-    if not (_COURTESY_OPENER_RE.match(ctx.raw) or _CLOSER_CUE_RE.search(ctx.raw, max(0, len(ctx.raw) - 160))):
+    tail = ctx.raw[-160:].lower()
+    if not (any(cue in tail for cue in _CLOSER_CUES) or _COURTESY_OPENER_RE.match(ctx.raw)):
         return None  # a cheap test first: most outputs open and close without a pleasantry
     inner = _without_courtesy(ctx.raw)
     if inner == ctx.raw:
@@ -1158,8 +1163,8 @@ def _courtesy(ctx: Context) -> str | None:
     return found.value if found.value is not None else ABSTAIN
 
 
-_CLOSER_CUE_RE = re.compile(r"hope|let me know|feel free|anything else|would you like|do you want|happy|good luck|thank|have a|questions|enjoy|cheers",
-                            re.IGNORECASE)
+_CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you like", "do you want", "happy", "good luck", "thank", "have a",
+                "questions", "enjoy", "cheers")
 
 
 RULES = (
