@@ -180,3 +180,33 @@ def test_a_range_commits_to_no_one_number():
     # counter-example: one number stated, the range given as context
     assert num("I'd say about 8 hours, though anywhere from 7 to 9 is healthy.", q) == "8"
     assert num("1 mile ≈ 1.609 km", "How many kilometers are in a mile?") == "1.609"
+
+
+def test_an_offer_after_the_answer_is_not_the_answer():
+    out = "9 × 3 = 27\n\nIs there anything else you'd like to know? For example, the 9 times table: 9, 18, 27, 36, 45."
+    assert num(out, "What is 9 × 3?") == "27"
+    # counter-example: working that goes on after a conditional is still working
+    assert num("First 3 + 4 = 7. If we double it, we get 14.", "What is (3 + 4) × 2?") == "14"
+
+
+def test_a_reply_cut_off_after_its_first_sentence_answered_is_read():
+    out = "A bicycle has two wheels. A tricycle has three wheels. A car has four wheels. A truck has"
+    assert num(out, "How many wheels does a bicycle have?") == "2"
+    # counter-example: reasoning cut off before any count of what is asked
+    assert num("To find the wheels we first count the bikes. There are three bikes and each has", "How many wheels?") is None
+
+
+def test_options_written_out_on_one_line_are_no_pick():
+    gases = ["Helium", "Hydrogen", "Oxygen", "Nitrogen"]
+    assert ch("A) Helium B) Hydrogen C) Oxygen D) Nitrogen", "Which is a noble gas?", gases) is None
+    assert ch("A) Helium B) Hydrogen C) Oxygen D) Nitrogen\nAnswer: A", "Which is a noble gas?", gases) == "A"  # counter-example
+
+
+def test_a_line_per_option_picks_the_one_that_has_what_is_asked():
+    gases = ["Helium", "Hydrogen", "Oxygen", "Nitrogen"]
+    out = ("Let's analyze each option:\n\nA) Helium - This is a noble gas (Group 18).\nB) Hydrogen - This is not a noble gas.\n"
+           "C) Oxygen - This is a reactive nonmetal.\nD) Nitrogen - This is a nonmetal.")
+    assert ch(out, "Which is a noble gas?", gases) == "A"
+    # counter-example: two lines say it, so the analysis picks none
+    out = "A) Helium - a noble gas.\nB) Hydrogen - a light gas, maybe noble too.\nC) Oxygen - reactive.\nD) Nitrogen - inert-ish."
+    assert ch(out, "Which is a noble gas?", gases) is None

@@ -131,8 +131,17 @@ def _unlisted(ctx: Context) -> str:
         lines = _LISTING_LINE_RE.findall(ctx.text)
         listing = len(lines) >= 2 and lines[0].strip().lstrip("([")[:1].upper() == "A"  # written out from A
         memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if listing else ctx.text
+        if not listing and ctx.choices and re.fullmatch(_one_line_listing(tuple(ctx.choices)), ctx.text.strip()):
+            memo = ""  # "A) Helium B) Hydrogen C) Oxygen D) Nitrogen" on one line
         ctx.__dict__["_unlisted"] = memo
     return memo
+
+
+@lru_cache(maxsize=4096)
+def _one_line_listing(choices: tuple[str, ...]) -> re.Pattern[str]:
+    """The options written out in order with their letters, on one line."""
+    items = [rf"[\(\[]?{letter}[.):\]]\s*{re.escape(option)}" for letter, option in zip(choice_letters(len(choices)), choices)]
+    return re.compile(r"\W*" + r"\s*[,;]?\s*".join(items) + r"\W*", re.IGNORECASE)
 
 
 def _letters(ctx: Context) -> str:
@@ -740,6 +749,38 @@ def _trailing(ctx: Context) -> str | None:
     return hit.group(1).upper() if hit else None
 
 
+_OPTION_LINE_RE = re.compile(r"^[ \t>*\-\u2022]*(?:\*\*)?(?:option\s+)?[\(\[]?([A-E])[\)\].:](.*)$", re.MULTILINE | re.IGNORECASE)
+_NEGATION_RE = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|wasn't|doesn't|don't|cannot|can't)\b", re.IGNORECASE)
+
+
+def _analysis(ctx: Context) -> str | None:
+    """A line for each option judging it ("A) Helium - a noble gas. / B) Hydrogen - not a noble gas. / ..."):
+    the one option whose line says, without negation, what the question asks for."""
+    if not ctx.choices or not ctx.question:
+        return None
+    lines = [(m.group(1).upper(), m.group(2)) for m in _OPTION_LINE_RE.finditer(ctx.text)]
+    if len(lines) != len(ctx.choices) or [letter for letter, _ in lines] != list(choice_letters(len(ctx.choices))) \
+            or not all(re.search(r"\s[-\u2013\u2192]\s|:\s|\u2192", body) for _, body in lines):
+        return None  # a line per option, each with its judgment after a dash or colon (else a listing of the options)
+    asked = _asked_stems(ctx)
+    if not asked:
+        return None
+    have = [letter for letter, body in lines
+            if any(_stem_match(a, w) for a in asked for w in content_stems(body)) and not _NEGATION_RE.search(body)]
+    return have[0] if len(have) == 1 else None
+
+
+def _asked_stems(ctx: Context) -> set[str]:
+    """The question's words that say what it asks, without the kind of thing asked for ("which planet") and
+    the options' own words."""
+    asked = set(ctx.question_stems)
+    kind = _ASKED_KIND_RE.match(ctx.question or "")
+    if kind:
+        asked.discard(stem(kind.group(1)))
+    asked -= {stem(w) for c in ctx.choices or () for w in words(c)}
+    return {a for a in asked if len(a) >= 3}
+
+
 _ASKED_KIND_RE = re.compile(r"^\W*(?:which|what)\s+(?:(?:one\s+)?of\s+(?:these|the\s+following)\s+)?([A-Za-z]+)", re.IGNORECASE)
 
 
@@ -752,12 +793,7 @@ def _about_something_else(ctx: Context, text: str) -> bool:
     found = _mentions(ctx, text)
     if found and len(text[:min(found.values())].split()) <= 2:
         return False  # "Jupiter, by far: ...": an answer stated first, explained in other words
-    asked = set(ctx.question_stems)
-    kind = _ASKED_KIND_RE.match(ctx.question)
-    if kind:
-        asked.discard(stem(kind.group(1)))
-    asked -= {stem(w) for c in ctx.choices or () for w in words(c)}
-    asked = {a for a in asked if len(a) >= 3}
+    asked = _asked_stems(ctx)
     said = content_stems(text)
     return bool(asked) and not any(_stem_match(a, w) for a in asked for w in said)
 
@@ -880,6 +916,7 @@ RULES = (
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),
+    Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _option_text),
     Rule("direction", "option_text", _direction),
     Rule("last_letter", "last", _last_letter),

@@ -899,6 +899,8 @@ def _unfinished(ctx: Context) -> str | None:
         return None
     if _cut_aside(last) and _nums(ctx, text[:len(text) - len(last)]):
         return None  # "21 sheep. If the farmer buys 4 more sheep, he will have": an aside cut off after the answer
+    if _counted_in(ctx, sentences(text)[0]):
+        return None  # "A bicycle has two wheels. A tricycle has three wheels. A truck has": answered before the cut
     return ABSTAIN
 
 
@@ -1014,17 +1016,19 @@ _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%
 
 _TRAILING_NOTE_RE = re.compile(r"^\W*(?:notes?|tips?|hint|reminder|caveat|disclaimer|sources?|n\.?b\.?|p\.?s\.?|fun\s+fact|for\s+reference"
                                r"|(?:by\s+the\s+way|btw))\s*[:,\-]"
-                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:",
+                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:"
+                               r"|^\W*(?:is\s+there\s+anything\s+else|(?:would|do)\s+you\s+(?:like|want)\s+me\s+to|let\s+me\s+know\s+if|feel\s+free\s+to)\b",
                                re.IGNORECASE)
 
 
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
-    parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
-    note = next((i for i, s in enumerate(parts) if i and _TRAILING_NOTE_RE.match(s)), None)
-    if note is not None and any(_nums(ctx, s) for s in parts[:note]):
-        parts = parts[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": the notes come after the answer
+    body = _body(ctx)
+    note = next((i for i, s in enumerate(body) if i and _TRAILING_NOTE_RE.match(s)), None)
+    if note is not None and any(_nums(ctx, s) for s in body[:note]):
+        body = body[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": notes and offers come after the answer
+    parts = [s for s in body if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
     if len(parts) > 1 and _cut_aside(parts[-1]):
         parts = parts[:-1]
     if not parts:
