@@ -210,3 +210,18 @@ def test_a_line_per_option_picks_the_one_that_has_what_is_asked():
     # counter-example: two lines say it, so the analysis picks none
     out = "A) Helium - a noble gas.\nB) Hydrogen - a light gas, maybe noble too.\nC) Oxygen - reactive.\nD) Nitrogen - inert-ish."
     assert ch(out, "Which is a noble gas?", gases) is None
+
+
+def test_a_value_the_question_gives_for_other_things_can_count_what_is_asked():
+    q = "If 5 workers build a wall in 10 days, how many days would 10 workers take?"
+    assert num("Assuming they work at the same rate, 10 workers would take 5 days.", q) == "5"
+    # counter-example: the value given for the asked thing itself is not an answer
+    assert num("Assuming they work at the same rate, it took them 10 days before.", q) is None
+
+
+def test_the_count_of_the_asked_verb_is_no_ramble():
+    q = "How many Oscars did Titanic win?"
+    assert num("Titanic won 11 Academy Awards in 1998, tying the record set by Ben-Hur (1959).", q) == "11"
+    # counter-example: a ramble about the film with numbers that the asked verb does not count
+    out = "Titanic was released in 1997 and ran for 195 minutes, a very long film for its time in cinemas."
+    assert num(out, q) is None

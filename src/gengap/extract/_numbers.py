@@ -793,6 +793,18 @@ _AGE_BEFORE_RE = re.compile(r"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+)$", 
 _AGE_AFTER_RE = re.compile(r"^[\s-]+years?[\s-]+old\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _question_units(question: str) -> tuple[tuple[Fraction, str], ...]:
+    return tuple((n.value, _unit_of(question, n)) for n in numbers_in(question))
+
+
+def _given_of_other_unit(question: str, value: Fraction, unit: str) -> bool:
+    """Whether the question gives ``value`` only as a count of other things ("5 workers ... how many days":
+    "5 days" is an answer, not the 5 it gives)."""
+    units = [u for v, u in _question_units(question) if v == value]
+    return bool(units) and all(u and u[:4] != unit[:4] for u in units)
+
+
 def _counted_in(ctx: Context, text: str) -> Num | None:
     """The number that counts what the question asks for ("how many edges": "... and 12 edges"; "how
     old": "at the age of 35"), when every such number the question does not give has one value. Not
@@ -803,7 +815,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     if asked:
         if asked[:4] not in text.lower():
             return None  # a cheap test first: the counted noun is nowhere in the text
-        found = [n for n in _nums(ctx, text) if not _given(ctx, n) and _unit_of(text, n)[:4] == asked[:4]]
+        found = [n for n in _nums(ctx, text) if _unit_of(text, n)[:4] == asked[:4]
+                 and (not _given(ctx, n) or _given_of_other_unit(ctx.question, n.value, asked))]
     elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE) and ("age" in text.lower() or "old" in text):
         found = [n for n in _nums(ctx, text)
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
@@ -849,7 +862,27 @@ def _off_topic(ctx: Context) -> str | None:
         return None
     if any(stem(w)[:4] == asked[:4] for w in words(ctx.text)):
         return None
+    verb = re.search(r"\bhow\s+many\s+[A-Za-z]+\s+(?:does|did|do|will|would|can|could)\s+(?:[\w'-]+\s+){1,4}?([a-z]+)\W*$",
+                     asked_part(ctx.question), re.IGNORECASE)
+    if verb and re.search(rf"\b{_verb_forms(verb.group(1).lower())}\s+(?:(?:about|around|over|nearly|only|just|exactly)\s+)?\d",
+                          ctx.text, re.IGNORECASE):
+        return None  # "Titanic won 11 Academy Awards ..." for "How many Oscars did Titanic win?": the asked verb's count
     return ABSTAIN
+
+
+_IRREGULAR_PAST = {"win": "won", "have": "has|had", "get": "got", "make": "made", "take": "took", "sell": "sold", "buy": "bought",
+                   "eat": "ate", "give": "gave", "lose": "lost", "write": "wrote", "find": "found", "catch": "caught", "see": "saw",
+                   "hold": "held", "lay": "laid", "build": "built", "spend": "spent", "keep": "kept", "run": "ran", "throw": "threw",
+                   "drink": "drank", "grow": "grew", "fly": "flew", "bring": "brought", "teach": "taught", "do": "did|does"}
+
+
+def _verb_forms(verb: str) -> str:
+    """A regex alternation of the forms of ``verb`` ("win" -> "win|wins|won|winning|...")."""
+    base = verb[:-1] if verb.endswith("e") else verb
+    forms = {verb, verb + "s", verb + "es", base + "ed", base + "ing", verb + verb[-1] + "ed", verb + verb[-1] + "ing"}
+    if verb.endswith("y"):
+        forms |= {verb[:-1] + "ies", verb[:-1] + "ied"}
+    return "(?:" + "|".join(sorted(forms)) + (("|" + _IRREGULAR_PAST[verb]) if verb in _IRREGULAR_PAST else "") + ")"
 
 
 _GUESS_RE = re.compile(r"\b(?:if\s+i\s+(?:had|have)\s+to\s+(?:guess|pick|choose|say|bet)|my\s+(?:best\s+)?guess\s+(?:is|would\s+be)"
