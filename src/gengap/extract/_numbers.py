@@ -766,10 +766,10 @@ def _conversion(ctx: Context) -> str | None:
     nums = _nums(ctx, head)
     if len(nums) != 2:
         return None
-    units = [_UNIT_NEXT_RE.match(head, n.end) for n in nums]
-    if not units[0] or not units[1] or not _EQUIVALENT_RE.match(head[units[0].end():nums[1].start]):
+    first, second = (_UNIT_NEXT_RE.match(head, n.end) for n in nums)
+    if not first or not second or not _EQUIVALENT_RE.match(head[first.end():nums[1].start]):
         return None
-    keys = [_unit_key(u.group(1)) for u in units]
+    keys = [_unit_key(first.group(1)), _unit_key(second.group(1))]
     want = _unit_key(asked.group(1))
     hits = [n for n, k in zip(nums, keys) if k == want]
     return _answer(hits[0], ctx) if len(hits) == 1 and keys[0] != keys[1] else None
