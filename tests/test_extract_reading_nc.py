@@ -225,3 +225,23 @@ def test_the_count_of_the_asked_verb_is_no_ramble():
     # counter-example: a ramble about the film with numbers that the asked verb does not count
     out = "Titanic was released in 1997 and ran for 195 minutes, a very long film for its time in cinemas."
     assert num(out, q) is None
+
+
+def test_a_retracted_earlier_answer_gives_way_to_what_follows():
+    q = "What is 17 + 25?"
+    assert num("I said 32 earlier, but that was wrong: 17 + 25 = 42.", q) == "42"
+    # counter-example: a retraction in an aside after the answer leaves the answer
+    assert num("42 (I initially wrote 32 by mistake).", q) == "42"
+
+
+def test_an_ordinal_ranks_and_does_not_count():
+    out = "As of 2025, Donald Trump is the 47th president, but only 45 different people have served."
+    assert num(out, "How many US presidents have there been?") == "45"
+    # counter-example: a question that asks for a place reads the ordinal
+    assert num("She finished 3rd.", "In what place did she finish?") == "3"
+
+
+def test_a_marker_that_closes_its_sentence_is_followed_by_no_letter():
+    cities = ["Barcelona", "Madrid", "Seville", "Valencia"]
+    assert ch("B is the answer. A, C and D are other Spanish cities.", "What is the capital of Spain?", cities) == "B"
+    assert ch("The answer: B. A, C and D are other cities.", "What is the capital of Spain?", cities) == "B"  # counter-example

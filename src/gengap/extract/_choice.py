@@ -420,6 +420,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         tail = text[m.end():m.end() + 200]
         if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
             continue
+        if re.match(r"[.!?]\s", tail):
+            continue  # "B is the answer. A, C and D are ...": the marker closes its sentence
         hit = marked.match(tail)
         if hit and _ARTICLE_A_RE.match(tail):
             hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A

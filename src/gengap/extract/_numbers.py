@@ -331,6 +331,13 @@ def _answer(n: Num, ctx: Context) -> str:
     return format_number(value)
 
 
+_ORDINAL_SUFFIX_RE = re.compile(r"(?:st|nd|rd|th)\b")
+
+
+def _asks_count(ctx: Context) -> bool:
+    return re.search(r"\bhow\s+many\b", ctx.question or "", re.IGNORECASE) is not None
+
+
 def _nums(ctx: Context, text: str) -> list[Num]:
     """The numbers of ``text`` that are not negated ("4, not 6": the 6 is no answer); remembered per
     output, since several rules look at the same sentence."""
@@ -342,7 +349,10 @@ def _nums(ctx: Context, text: str) -> list[Num]:
         unit = _asks(ctx.question)[3] if ctx.question and "percent" not in ctx.disabled else None
         if unit:  # "1 h 45 min" for "how many minutes": one number in the unit asked for (same length)
             plain = _DURATION_RE.sub(lambda m: _duration(m, unit).ljust(len(m.group(0))), plain)
-        memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
+        found = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
+        if _asks_count(ctx) and any(_ORDINAL_SUFFIX_RE.match(plain, n.end) for n in found):
+            found = [n for n in found if not _ORDINAL_SUFFIX_RE.match(plain, n.end)]  # "the 47th president" ranks, it does not count
+        memo[text] = found
     return memo[text]
 
 
@@ -669,6 +679,11 @@ def _answer_first(ctx: Context) -> str | None:
     if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
         return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
+    retracted = last_match(_RETRACTED_RE, plain)
+    if retracted:  # "I said 32 earlier, but that was wrong: 17 + 25 = 42.": what follows the retraction
+        tail = plain[retracted.end():]
+        found = _result(ctx, tail) if "=" in tail else next(iter(_nums(ctx, tail)[-1:]), None)
+        return _answer(found, ctx) if found else None
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
@@ -985,6 +1000,7 @@ def _after_mark(ctx: Context, sentence: str, mark: re.Match[str]) -> Num | None:
 # a sentence that recalls an answer taken back: "Earlier I said 63 by mistake."
 _RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\s+(?:i\s+)?(?:said|wrote|gave|answered|put|thought)"
                            r"|i\s+(?:first|initially|previously|earlier)\s+(?:said|wrote|gave|answered|put|thought)|by\s+mistake"
+                           r"|i\s+(?:said|wrote|gave|answered|put)\s+[^.;:]{0,20}?\b(?:earlier|before|at\s+first|first)\b[^.;:]{0,40}?\b(?:wrong|incorrect|mistake|error)"
                            r"|(?:was|is)\s+(?:wrong|incorrect|a\s+(?:mistake|typo|slip)))\b", re.IGNORECASE)
 
 
