@@ -245,3 +245,16 @@ def test_a_marker_that_closes_its_sentence_is_followed_by_no_letter():
     cities = ["Barcelona", "Madrid", "Seville", "Valencia"]
     assert ch("B is the answer. A, C and D are other Spanish cities.", "What is the capital of Spain?", cities) == "B"
     assert ch("The answer: B. A, C and D are other cities.", "What is the capital of Spain?", cities) == "B"  # counter-example
+
+
+def test_derived_and_plural_forms_name_the_option():
+    assert ch("Wolves are carnivorous.", "Which is a carnivore?", ["Deer", "Rabbit", "Wolf", "Cow"]) == "C"
+    assert ch("Eastward.", "Which direction does the Sun rise?", ["North", "South", "East", "West"]) == "C"
+    # counter-example: a longer word that merely starts like an option is not it
+    assert ch("Eastwood.", "Who directed it?", ["East", "Clint", "Sergio", "Leone"]) is None
+
+
+def test_options_in_number_words_are_named_by_value():
+    assert ch("8", "How many legs does a spider have?", ["Six", "Eight", "Ten", "Four"]) == "B"
+    # counter-example: an option with other words is not a number
+    assert ch("8", "How many legs does a spider have?", ["Six legs or so", "Eight legs or so", "Ten", "Four"]) is None

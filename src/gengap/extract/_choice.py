@@ -149,10 +149,17 @@ def _letters(ctx: Context) -> str:
 
 
 # ---------------------------------------------------------------------------------------- option texts
+_DERIVED_RE = re.compile(r"(?:wards?|ern|erly)$")  # "eastward", "eastern", "westerly" from "east", "west"
+
+
 def _stem_match(a: str, b: str) -> bool:
     if a == b:
         return True
+    if (a[-1:], b[-1:]) in (("v", "f"), ("f", "v")):
+        return a[:-1] == b[:-1] and len(a) >= 3  # "wolves" / "wolf", "leaves" / "leaf"
     short, long = (a, b) if len(a) <= len(b) else (b, a)
+    if len(short) >= 4 and long.startswith(short) and _DERIVED_RE.fullmatch(long[len(short):]):
+        return True
     if long.startswith(short) and (len(short) >= 5 or (len(short) >= 3 and len(long) - len(short) <= 2)):
         return True
     return len(short) >= 6 and short[:6] == long[:6] and not short.isdigit()
@@ -364,7 +371,8 @@ def _values_and_places(choices: tuple[str, ...]) -> tuple[tuple[Fraction | None,
         nums = numbers_in(c)
         plain = re.sub(r"[\d.,/%$\s-]", "", c)
         m = re.search(r"\.(\d+)", c)
-        out.append((nums[0].value if len(nums) == 1 and len(plain) <= 3 else None, len(m.group(1)) if m else 0))
+        whole = len(nums) == 1 and not c[:nums[0].start].strip() and not c[nums[0].end:].strip(" .")  # "Eight", "twelve"
+        out.append((nums[0].value if len(nums) == 1 and (len(plain) <= 3 or whole) else None, len(m.group(1)) if m else 0))
     return tuple(out)
 
 
