@@ -26,7 +26,7 @@ SYNONYMS = {"against": "Opposed", "in favour": "Enthusiastic", "shrug": "Indiffe
 POLICY = ["Enthusiastic", "Opposed", "Indifferent"]
 QUESTION = "How does the author feel about the new policy?"
 #: An output the rules leave unextracted (it names two options) that the judge reads as B, which it names.
-OPPOSED = "She is against it. Some would say indifferent, but opposed fits."
+OPPOSED = "Her words could be read as opposed or as indifferent. Against, on balance."
 
 
 def _read_prompt(prompt: str) -> tuple[str, dict[str, str]]:
@@ -124,7 +124,7 @@ def test_answers_the_output_does_not_contain_are_unsupported_and_stay_unextracte
 def test_judge_is_asked_only_where_the_rules_abstain(judge):
     fake, url = judge
     ex = Extractor("choice", judge=url)
-    outputs = ["B", OPPOSED, "Hard to say; it depends.", "Not enthusiastic. She is against it."]
+    outputs = ["B", OPPOSED, "Hard to say; it depends.", "No idea. Against?"]
     got = ex.extract_all(outputs, [POLICY] * 4, [QUESTION] * 4)
     # the last: the judge reads B ("against" is its synonym of "Opposed"), but the output names no option
     assert [g.value for g in got] == ["B", "B", None, None]

@@ -79,7 +79,7 @@ def clean(text: str) -> str:
     return _MD_RE.sub("", _HTML_RE.sub("", text))
 
 
-_SENTENCE_RE = re.compile(r"(?<![A-Z])(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
+_SENTENCE_RE = re.compile(r"(?:(?<!(?<!\w)[A-Z])|(?=[.!?]*\s+(?:It|It's|The|This|That|These|Those|There|They|He|She|We|You|Many|Most|Some|Fun|In|On)\b))(?<!\b(?:Mr|Dr|St|Ms|vs|Mt|No))(?<!\.\w)[.!?]+(?=\s|$)(?!\s*=)|\n\s*")
 
 
 def sentences(text: str) -> list[str]:

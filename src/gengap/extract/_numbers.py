@@ -782,7 +782,7 @@ def _conversion(ctx: Context) -> str | None:
     if len(nums) != 2:
         return None
     first, second = (_UNIT_NEXT_RE.match(head, n.end) for n in nums)
-    if not first or not second or not _EQUIVALENT_RE.match(head[first.end():nums[1].start]):
+    if first is None or second is None or not _EQUIVALENT_RE.match(head[first.end():nums[1].start]):
         return None
     keys = [_unit_key(first.group(1)), _unit_key(second.group(1))]
     want = _unit_key(asked.group(1))

@@ -18,6 +18,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    run_cascade,
     sentences,
     stem,
     unfinished,
@@ -150,9 +151,30 @@ def _trim_question_words(span: str, ctx: Context) -> str:
         return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
     while len(tokens) > 1 and (_is_question_word(tokens[0], ctx) or tokens[0].lower() in STOPWORDS) and keeps(tokens[1:]):
         tokens.pop(0)
-    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]):
+    while len(tokens) > 1 and (_is_question_word(tokens[-1], ctx) or tokens[-1].lower() in STOPWORDS) and keeps(tokens[:-1]) \
+            and not _head_noun(tokens, ctx):
         tokens.pop()
     return " ".join(tokens)
+
+
+def _head_noun(tokens: list[str], ctx: Context) -> bool:
+    """Whether the last token is the head noun of a common-noun phrase, the question's word after a modifier
+    of the answer's own ("polar bear" for "the largest bear", "white blood cells"): it stays."""
+    last = tokens[-1].strip(_QUOTES)
+    if not (last.isalpha() and last.islower() and last not in STOPWORDS and last not in _LIGHT_VERBS):
+        return False  # "The lungs take in oxygen": the question's verb, not a noun
+    i = len(tokens) - 2  # the word before the question's words that end the phrase ("white" in "white blood cells")
+    while i > 0 and _is_question_word(tokens[i], ctx) and tokens[i].strip(_QUOTES).isalpha() and tokens[i].strip(_QUOTES).islower():
+        i -= 1
+    before = tokens[i].strip(_QUOTES)
+    before = before.lower() if i == 0 and before[1:].islower() else before  # "Polar bear" opening a sentence
+    return before.replace("-", "").isalpha() and before.islower() \
+        and before.lower() not in STOPWORDS and before.lower() not in _LIGHT_VERBS and not _is_question_word(before, ctx) \
+        and not _no_answer_words(before) and not _COUNT_WORD_RE.fullmatch(before)  # "many moons", "three capitals": a count, no name
+
+
+_COUNT_WORD_RE = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|dozens?|hundreds?|thousands?|millions?"
+                            r"|numerous|countless|multiple|various|several|few|fewer|more|most|many|lots|plenty)", re.IGNORECASE)
 
 
 def _clause(text: str, *, lead: bool = True) -> str:
@@ -221,6 +243,49 @@ _OWNER_RE = re.compile(r"^\W*(?:the\s+)?((?:[A-Z][\w-]+\s+){0,3}[A-Z][\w-]+)'s\s
                        r"(?=is\b|was\b|are\b|were\b|has\b|had\b|lies\b|stands\b)")
 
 
+_TOKEN_RE = re.compile(r"\S+")
+_RUN_EDGE = frozenset("is was are were be been the a an and".split())
+_COPULAS = frozenset("is was are were remains".split())
+_COPULA_WORD_RE = re.compile(r"\b(?:is|was|are|were|remains)\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _question_ngrams(question: str) -> frozenset[tuple[str, ...]]:
+    tokens = [t for t in (normalize(w) for w in question.split()) if t]
+    return frozenset(tuple(tokens[i:j]) for i in range(len(tokens)) for j in range(i + 3, len(tokens) + 1))
+
+
+def _restated(sentence: str, ctx: Context) -> str:
+    """``sentence`` with the longest run of words it repeats from the question (three or more, two of them
+    content words) cut down to its first content word: the question restated is no part of the answer,
+    and its own "which"/"who"/commas must not cut the sentence ("The name of the ship on which Darwin
+    sailed is HMS Beagle." -> "name is HMS Beagle.")."""
+    if not ctx.question or len(sentence) < 20 or not _COPULA_WORD_RE.search(sentence) or " or " in ctx.question:
+        return sentence
+    grams = _question_ngrams(ctx.question)
+    found = [(m.start(), m.end(), normalize(m.group(0))) for m in _TOKEN_RE.finditer(sentence)]
+    found = [f for f in found if f[2]]
+    best = (0, 0)
+    for i in range(len(found) - 2):
+        if (found[i][2], found[i + 1][2], found[i + 2][2]) not in grams:
+            continue
+        j = i + 4
+        while j <= len(found) and tuple(f[2] for f in found[i:j]) in grams:
+            j += 1
+        if j - 1 - i >= 3 and j - 1 - i > best[1] - best[0]:
+            best = (i, j - 1)
+    i, j = best
+    while i < j and found[i][2] in _RUN_EDGE:
+        i += 1
+    while j > i and found[j - 1][2] in _RUN_EDGE:
+        j -= 1  # the copula stays: "Paris is the capital of France" keeps its "is"
+    content = [f[2] for f in found[i:j] if f[2] not in STOPWORDS]
+    copula = (j < len(found) and found[j][2] in _COPULAS) or (i > 0 and found[i - 1][2] in _COPULAS)
+    if j - i < 3 or len(content) < 2 or not copula:
+        return sentence  # only "<the question restated> is X" and "X is <the question restated>"
+    return sentence[:found[i][0]] + content[0] + sentence[found[j - 1][1]:]
+
+
 def _span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     if _VERDICT_ONLY_RE.match(sentence):
@@ -229,7 +294,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         when = [d for d in _DATE_RE.findall(sentence) if d not in ctx.question]
         if when:
             return when[0]  # "World War II ended in 1945." for "When did ...?"
-    s = _INTERJECTION_RE.sub("", sentence.strip().rstrip(".!?"), count=1)
+    s = _INTERJECTION_RE.sub("", _restated(sentence, ctx).strip().rstrip(".!?"), count=1)
     owner = _OWNER_RE.match(s)
     if owner and ctx.question and re.search(r"\b(?:its|their|his|her|whose|has|have|had)\b", ctx.question, re.IGNORECASE) and not _is_question_word(owner.group(1).split()[-1], ctx) \
             and all(_is_question_word(w, ctx) for w in owner.group(2).split()):
@@ -315,6 +380,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
     while len(tokens) > 1 and (tokens[0].lower() in _LIGHT_VERBS or (tokens[0].islower() and tokens[0].endswith("ly"))):
         tokens.pop(0)
     s = " ".join(tokens)
+    whole = _whole_of_part(s, ctx)
+    if whole:
+        s, tokens = whole, whole.split()
     if ctx.question and len(tokens) > 3 and not _is_name(s, ctx):  # "Great Wall of China" stays whole
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
@@ -345,6 +413,25 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
+
+
+_PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
+
+
+def _whole_of_part(span: str, ctx: Context) -> str | None:
+    """For "Which organ ...?" answered by "inflammation of the liver" or "the beta cells of the pancreas":
+    the thing of the asked kind is the one the phrase is "of"; the common noun before "of" is a part,
+    a state or a process of it. Not when that noun is the question's own ("a pride of lions")."""
+    if not ctx.question or not _WHICH_NOUN_RE.match(ctx.question):
+        return None
+    m = _PART_OF_WHOLE_RE.match(span.strip())
+    if not m:
+        return None
+    part, whole = m.group(1).split(), m.group(2).split()
+    if any(_is_question_word(w, ctx) or w in STOPWORDS or _COUNT_WORD_RE.fullmatch(w) for w in part) \
+            or any(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in whole):
+        return None
+    return " ".join(whole)
 
 
 _ASKS_SUBJECT_RE = re.compile(r"^\W*(?:(?:which|what)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b)[a-z]+(?:'s)?|who)\s+(?!is\b|are\b|was\b|were\b|do\b|does\b|did\b|has\b|have\b|had\b"
@@ -398,12 +485,18 @@ def _subject(s: str, ctx: Context) -> str | None:
         name, head_end = f"{name} and {joined.group(1)}", head_end + joined.end()
     rest = s[head_end:].split()
     speaks = any(_is_question_word(w, ctx) for w in rest)  # "gave it to the US" for "... to the United States?"
-    person = bool(_WHO_RE.match(ctx.question)) and len(parts) - start >= 2 and bool(rest) and rest[0][:1].islower()
+    person = bool(_WHO_RE.match(ctx.question)) and bool(rest) and rest[0][:1].islower() \
+        and (len(parts) - start >= 2 or bool(_PAST_VERB_RE.fullmatch(rest[0])))  # "Beethoven set Schiller's poem to music"
     superlative = re.compile(r"\b(?:\w{3,}est|most|least)\b", re.IGNORECASE)
     person = person or bool(superlative.search(ctx.question) and superlative.search(" ".join(rest[:3])) and rest and rest[0][:1].islower())
     person = person or bool(re.match(r"(?:\w+ly\s+)?(?:beats?|tops?|leads?|overtakes?|outnumbers?|exceeds?|surpasses?|outranks?|edges?\s+out|wins?|won)\b",
                                      " ".join(rest[:3]), re.IGNORECASE))
     return _strip(name) if speaks or person else None
+
+
+# a verb in the past tense: what a person did ("Beethoven set ...", "Fleming noticed ...")
+_PAST_VERB_RE = re.compile(r"[a-z]{2,}ed|wrote|set|built|drew|sang|led|won|made|found|gave|took|began|came|ran|put|held|brought|taught|fought"
+                           r"|thought|sold|told|kept|left|met|saw|became|invented|discovered|composed|painted|designed|founded")
 
 
 _SO_CLAUSE_RE = re.compile(r"[,;]\s+(?:and\s+)?(?:so|therefore|thus|hence)\s+", re.IGNORECASE)
@@ -647,7 +740,7 @@ def _without_tables(text: str) -> str:
 
 
 # what people wrongly think, then the answer: "Most people guess the liver, but it's the skin."
-_BELIEF_BUT_RE = re.compile(r"^[^.;]*\b(?:guess(?:es)?|think|thinks|assume[sd]?|believe[sd]?|say|says|expect|confuse[sd]?|mistake[sn]?|often\s+cited)\b"
+_BELIEF_BUT_RE = re.compile(r"^(?:(?!\s-\s)[^.;:(])*\b(?:guess(?:es)?|think|thinks|assume[sd]?|believe[sd]?|say|says|expect|confuse[sd]?|mistake[sn]?|often\s+cited)\b"
                             r"[^.;]*?,?\s+but\s+(?:actually\s+|in\s+fact\s+)?", re.IGNORECASE)
 
 
@@ -718,13 +811,17 @@ def _answer_first(ctx: Context) -> str | None:
     if opening and _has_content(opening.group(1), ctx) and len(opening.group(1).split()) <= 4 and not _PRONOUN_RE.search(opening.group(1)):
         return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
     label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
+    if label and (" - " in label.group(1) or "(" in label.group(1)):
+        label = None  # "Tokyo - fun fact: ...", "Tokyo (fun fact: ...)": the answer, then a remark with its own label
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
         if ctx.question and label.group(1)[:1].isupper() and len(label.group(1).split()) <= 3 and _has_content(label.group(1), ctx) \
                 and not any(_is_question_word(w, ctx) for w in label.group(1).split()) and len(label.group(2).split()) >= 5 \
-                and not re.search(r"\d|^(?:step|note|answer|assistant|user|summary|explanation|reason|example|tl;?dr|q|a)\b", label.group(1), re.IGNORECASE):
+                and not re.search(r"^[\d\W]+$|^(?:step|part|option|choice|item|no|number|note|answer|assistant|user|summary|explanation|reason|example|tl;?dr|q|a)\b",
+                                  label.group(1), re.IGNORECASE):
             head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
         else:
             head = label.group(2)  # "The coldest continent: Antarctica"
+    head = _restated(head, ctx)
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
@@ -775,7 +872,17 @@ def _bare(phrase: str, ctx: Context, whole: str | None = None) -> bool:
     whole = (ctx.text if whole is None else whole).strip().strip(_QUOTES)
     return whole == phrase.strip().strip(_QUOTES) and 1 < len(phrase.split()) <= 4 and "\n" not in whole \
         and not all(_is_question_word(w, ctx) or w.lower().strip(_QUOTES) in STOPWORDS for w in phrase.split()) \
-        and not any(w.lower() in _VERBS for w in phrase.split())  # "Brazilians speak Portuguese" is a sentence
+        and not any(w.lower() in _VERBS or w.lower() in ("has", "have", "had") for w in phrase.split()) \
+        and not _question_verb_in(phrase, ctx)  # "Brazilians speak Portuguese", "Fleming discovered penicillin" are sentences
+
+
+def _question_verb_in(phrase: str, ctx: Context) -> bool:
+    """Whether ``phrase`` holds the verb of a "who/which X <verb> ...?" question ("discovered" for "Who discovered penicillin?")."""
+    asks = _ASKS_SUBJECT_RE.match(ctx.question or "")
+    if asks is None:
+        return False
+    verb = _verb_root(asks.group(1))
+    return any(_verb_root(w.strip(_QUOTES)) == verb for w in phrase.split()[1:-1])  # a verb has its object after it
 
 
 _GARBLED_RE = re.compile(r"\b(the|a|an|of|and|to|in)\s+\1\b", re.IGNORECASE)
@@ -791,8 +898,17 @@ def _hedge(ctx: Context) -> str | None:
 
 
 def _unfinished(ctx: Context) -> str | None:
-    """An output that stops mid-sentence after rambling is not read."""
-    return ABSTAIN if unfinished(ctx.text) else None
+    """An output that stops mid-sentence after rambling is not read, unless a complete sentence before the
+    cut already stated the answer: its first sentence restates the whole question ("Greenland is the largest
+    island in the world, with ... Australia is" for "What is the largest island in the world?")."""
+    if not unfinished(ctx.text):
+        return None
+    parts = sentences(_without_tables(ctx.text))
+    if ctx.question and len(parts) >= 2 and ctx.question_stems and parts[0].rstrip()[-1:] in ".!":
+        asked = {w for w in ctx.question_stems if len(w) > 1} - {"name", "question"}  # not a "Q:"/"Question:" label
+        if len(asked) >= 2 and asked <= content_stems(parts[0]):  # every word of the question, its verb included
+            return _span(parts[0], ctx) or ABSTAIN
+    return ABSTAIN
 
 
 def _whole_quote(ctx: Context) -> str | None:
@@ -871,7 +987,62 @@ def _off_type(span: str, ctx: Context) -> bool:
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
 
 
+# A courtesy or thinking-aloud opener and a closing pleasantry state nothing about the answer: "Thanks for
+# asking! Rome", "Okay, let me think.\n\nRome", "Rome. Hope that helps!" read as "Rome".
+_COURTESY_OPENER_RE = re.compile(
+    r"^\s*(?:(?:sure(?:\s+thing)?|of\s+course|absolutely|certainly|ok(?:ay)?|alright|all\s+right|hi(?:\s+there)?|hello|hey(?:\s+there)?|hmm+|well"
+    r"|(?:a\s+|what\s+a\s+|that'?s\s+a\s+)?(?:great|good|excellent|nice|interesting|fun|fair)\s+question|(?:i'?m\s+|i\s+am\s+)?(?:happy|glad)\s+to\s+help"
+    r"|thanks?(?:\s+you)?\s+for\s+(?:asking|the\s+question|your\s+question)|no\s+problem|let\s+me\s+(?:think|see|help|check|explain)(?:\s+(?:this|that))?"
+    r"|let'?s\s+see|here'?s\s+(?:the|my)\s+answer|here\s+is\s+(?:the|my)\s+answer|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question"
+    r"|here'?s\s+how\s+to\s+think\s+about\s+(?:it|this)|let'?s\s+(?:solve|work\s+through|think\s+through|think\s+about|figure\s+out|break)\s+(?:this|it)(?:\s+down)?"
+    r"(?:\s+step\s+by\s+step)?|let'?s\s+think\s+step\s+by\s+step)"
+    r"(?:\s*(?:,|\s)\s*(?:so|then|here'?s\s+(?:the|my)\s+answer|let\s+me\s+(?:think|see|explain)|here\s+you\s+go))*\s*(?:[.!:]+|\u2014|\s-)\s*"
+    r"|(?:ok(?:ay)?|alright|all\s+right|hmm+|well|so),\s+)+(?=\S|$)",
+    re.IGNORECASE,
+)
+_COURTESY_CLOSER_RE = re.compile(
+    r"(?:(?<=[.!?)*\"'`\u201d\u00bb])|(?<=\w)(?=\s*\n)|(?<=\w)(?=\s+(?-i:[A-Z]))|^)\s*(?:(?:i\s+)?hope\s+(?:this|that|it)\s+helps|let\s+me\s+know\s+if|feel\s+free\s+to|is\s+there\s+anything\s+else"
+    r"|would\s+you\s+like\s+(?:to\s+know|me\s+to|help|more)|do\s+you\s+want\s+(?:to\s+know|me\s+to|more)|happy\s+(?:learning|studying|reading)|good\s+luck"
+    r"|thanks?(?:\s+you)?\s+for\s+(?:the|asking|your)|have\s+a\s+(?:great|good|nice|wonderful)\s+day|if\s+you\s+have\s+(?:any\s+)?(?:other|more|further)\s+questions"
+    r"|enjoy|cheers)\b[^\n]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def _without_courtesy(raw: str) -> str:
+    """``raw`` without an opening courtesy and closing pleasantries (empty of words when that is all it holds)."""
+    text = raw
+    while True:
+        opener = _COURTESY_OPENER_RE.match(text)
+        rest = text[opener.end():] if opener else text
+        closer = _COURTESY_CLOSER_RE.search(rest)
+        rest = rest[:closer.start()] if closer else rest
+        if not re.search(r"\w", rest) and len(re.findall(r"\w+", text)) < 2:
+            return text  # "OK." alone may be the answer (Oklahoma's abbreviation)
+        if rest == text or not re.search(r"\w", rest):
+            return rest
+        text = rest
+
+
+def _courtesy(ctx: Context) -> str | None:
+    """The output read again without a courtesy around it: what the courtesy encloses is the reply."""
+    if not (_COURTESY_OPENER_RE.match(ctx.raw) or _CLOSER_CUE_RE.search(ctx.raw, max(0, len(ctx.raw) - 160))):
+        return None  # a cheap test first: most outputs open and close without a pleasantry
+    inner = _without_courtesy(ctx.raw)
+    if inner == ctx.raw:
+        return None
+    if not re.search(r"\w", inner):
+        return ABSTAIN  # a courtesy and nothing else: no answer
+    found = run_cascade(RULES, Context(inner, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return found.value if found.value is not None else ABSTAIN
+
+
+_CLOSER_CUE_RE = re.compile(r"hope|let me know|feel free|anything else|would you like|do you want|happy|good luck|thank|have a|questions|enjoy|cheers",
+                            re.IGNORECASE)
+
+
 RULES = (
+    Rule("courtesy", "format", _courtesy),
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),

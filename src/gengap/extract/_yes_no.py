@@ -5,6 +5,7 @@ reply that echoes the question ("It does not."), and a restatement that negates 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from gengap.extract._base import (
     ABSTAIN,
@@ -18,13 +19,15 @@ from gengap.extract._base import (
     echo_rule,
     first_part,
     last_match,
+    run_cascade,
+    sentences,
     stem,
     unfinished,
 )
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
 _NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}
-_YN_WORD = r"(yes|no|true|false|correct|incorrect|nope|yep|yeah|yup)"
+_YN_WORD = r"(yes|no|true|false|correct|incorrect|nope|nah|yep|yeah|yup)"
 # "no" that opens a yes: "no doubt", "no wonder it does", "there is no denying it", "none greater"
 _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|argu\w*"
              r"|disput\w*|mistak\w*|kidding|exaggerat\w*|lie|brainer|two\s+ways|debat\w*|getting\s+(?:around|away\s+from)|escaping|secret"
@@ -34,21 +37,32 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
 _NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
 _NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:(?:clear|simple|single|definitive|easy|straight|straightforward|right|agreed)\s+answer|one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
-_LEAD = (r"^\W{0,4}(?:(?:well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
+_LEAD = (r"^\W{0,4}(?:(?:for\s+the\s+most\s+part(?=,)|in\s+(?:most|many|some)\s+cases(?=,)|on\s+the\s+whole(?=,)|by\s+and\s+large(?=,)|as\s+a\s+rule(?=,)"
+         r"|in\s+(?:theory|practice|principle|general)(?=,)|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)(?=,)|to\s+(?:my|our)\s+knowledge(?=,)|well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
          r"|simply\s+put|answer|please|generally|usually|typically|normally|mostly|largely|[a-z]+ly(?=,)"
          r"|in\s+(?:a|some)\s+(?:sense|way)(?=\s+(?:it|they|he|she|that|this|you|we)\b)|to\s+(?:a|some)\s+(?:degree|extent)(?=\s+(?:it|they|he|she|that|this|you|we)\b)"
          r"|(?:the\s+)?(?:evidence|research|studies|data|science)\s+(?:suggests?|shows?|indicates?|says?)(?:\s+that)?)\W{1,3}|no\s+need\s+to\s+(?:worry|panic|fret)\W{1,6}|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?\s+)*")
 _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or no": the question's own words
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
-_LAST_RE = re.compile(rf"\b{_YN_WORD}\b{_NOT_IDIOM}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
+# "yes or no", "true/false": the pair an instruction offers, never a verdict
+_NOT_OFFERED = r"(?<!yes or )(?<!no or )(?<!true or )(?<!false or )(?<!yes/)(?<!true/)"
+_LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
 
+# the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
+# auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
+_ELLIPSIS = (r"(?=(?:\s+been)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
+             r"\s*(?:$|[.!,;:\u2014)-]))")
 _NO_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|surely|probably|likely|most\s+likely|almost\s+certainly|obviously|evidently)\s+not\b|not\s+at\s+all|not\s+really"
     r"|(?:quite\s+|just\s+|rather\s+|in\s+fact\s+)?the\s+(?:opposite|reverse)\b|(?:practically|virtually|nearly|almost|basically|essentially|physically)\s+impossible"
     r"|there(?:'s|\s+is)\s+(?:little|scant|hardly\s+any|no\s+real)\s+(?:evidence|proof|support)|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
-    r"|far\s+from\s+it|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
+    r"|far\s+from\s+it|not\s+(?:that\s+(?:i|we)\s+(?:know|am\s+aware|are\s+aware)\s+of|to\s+(?:my|our|anyone's)\s+knowledge|as\s+far\s+as\s+(?:i|we)\s+know)"
+    r"|(?:only\s+|very\s+)(?:rarely|seldom)|not\s+(?:one|a|the\s+least|the\s+slightest)\s+bit|not\s+in\s+the\s+least|not\s+even\s+close|not\s+remotely|not\s+a\s+chance|nowhere\s+near"
+    r"|nothing\s+could\s+be\s+(?:further|farther)\s+from\s+the\s+truth|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|seemingly)\s+not\b"
+    r"|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
+    r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
@@ -61,13 +75,15 @@ _YES_VERDICT = (
     r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
-    r"|(?:very\s+)?much\s+so|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
+    r"|(?:very\s+)?much\s+so|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|fortunately|thankfully|happily|seemingly)\s+so|always(?=\W*$|\s*[.!,;:\u2014-])|by\s+all\s+means|yes+|that'?s\s+(?:exactly|precisely|just)|(?:it|that|this)\s+(?:is|does)\s+(?:exactly|precisely)"
     r"|(?:far|much|way|well|a\s+lot|many\s+times)\s+(?:more|over|\w+er)|by\s+(?:far|a\s+long\s+way|a\s+wide\s+margin)"
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
-    r"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s)"
-    r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
+    rf"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s){_ELLIPSIS}"
+    r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)"
+    r"(?!(?!typically|emphatically)[a-z]+ically\b|(?:legal|official|cultural|strict|nutritional|culinari|linguistic|structural|financial|political|medical"
+    r"|commercial|literal|figurative|formal|informal|moral|social|natural|visual|verbal|environmental|ethical|historical|geographical)ly\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
     r"|one\s+of\s+the\s+(?:best|most|greatest|top|finest|biggest|largest|highest|fastest|strongest)\b"
     r"|not\s+only\b|(?:plenty|lots|loads|heaps|tons|many|several|numerous|dozens|hundreds)(?:\s+of\s+them)?(?=\W*(?:$|[.!,;:\u2014-]))|you\s+got\s+it|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+case|so)\b"
     r"|(?:it|they|he|she|that|this|you|we)(?:'s|'re)\s+(?:true|right|correct)"
@@ -180,8 +196,78 @@ def _closing(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
+_INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
+
+
+def _only_prompts(ctx: Context) -> str | None:
+    """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
+    Is the") states no answer: unextracted."""
+    parts = [p for p in sentences(ctx.prose) if p.strip()]
+    if not parts or not any(p.rstrip().endswith("?") for p in parts):
+        return None
+    for i, part in enumerate(parts):
+        last_cut = i == len(parts) - 1 and part[-1:].isalpha() and len(part.split()) <= 8 and not _ANY_WORD_RE.search(part)
+        if not (part.rstrip().endswith("?") or _INSTRUCTION_SENTENCE_RE.match(part) or last_cut):
+            return None
+    return ABSTAIN
+
+# An opening courtesy states no verdict ("Great question!", "Happy to help.", "Let me explain:"): the reply
+# after it is read on its own.
+_COURTESY_RE = re.compile(
+    r"^\W*(?:(?:hi|hello|hey)(?:\s+there)?|(?:(?:what|that'?s|that\s+is|such)\s+(?:a\s+|an\s+)?|an?\s+)?(?:really\s+|very\s+)?(?:great|good|nice|excellent"
+    r"|interesting|fun|fascinating|fantastic|thoughtful|common|classic|popular)\s+question|thanks?(?:\s+you)?\s+for\s+(?:asking|the\s+question|your\s+question)"
+    r"|(?:i'?m\s+|i\s+am\s+)?(?:happy|glad|delighted)\s+to\s+(?:help|answer|explain)(?:\s+with\s+that)?|okay|ok|alright|all\s+right"
+    r"|let(?:'s|\s+us|\s+me)\s+(?:think|see|check|explain|look|break|solve|work|reason|figure|take\s+a\s+look|clarify|answer)\b[^.!:\n]{0,40}"
+    r"|here(?:'s|\s+is|\s+are)\s+(?:the\s+|my\s+|a\s+|an\s+|some\s+|what\s+|how\s+)[^.!:\n]{0,40}|here\s+you\s+go|to\s+answer\s+(?:your|the|this)\s+question)"
+    r"\s*(?:[.!:]+|,(?=\s+(?:so|then|let|here|to|the|it|this|that|yes|no|not|well)\b))\s+(?=\S)", re.IGNORECASE)
+# a label on a line of its own before the verdict: "## Short answer\nNot always."
+_LABEL_LINE_RE = re.compile(r"^\W*(?:(?:the\s+)?short\s+answer|(?:my\s+|final\s+)?answer|tl;?\s*dr|verdict|bottom\s+line|in\s+short|summary|conclusion)\s*[:\-]?[ \t]*\n\s*(?=\S)",
+                            re.IGNORECASE)
+# the topic said back as a question before the verdict: "Cats? Not really."
+_TOPIC_RE = re.compile(r"^\W*(?!(?:why|how|what|who|whom|where|when|which|whose|is|are|was|were|do|does|did|can|could|will|would|should|has|have|isn't|aren't|don't|doesn't)\b)"
+                       r"(?:[A-Za-z][\w'-]*\s*){1,4}\?\s+(?=\S)", re.IGNORECASE)
+# A word of compliance that is also a verdict ("Sure!", "Certainly.", "Of course!"): an explicit verdict after it answers
+_COMPLIANCE_RE = re.compile(r"^\W*(?:(?P<sure>sure(?:\s+thing)?)|certainly|of\s+course|absolutely|definitely)\s*[!.,:]+\s+(?=\S)", re.IGNORECASE)
+# the rules whose reading of the reply after a compliance word is an explicit verdict
+_DENIAL_OPENS_RE = re.compile(r"\W*(?:[a-z]+ly,?\s+)?(?:not|never|hardly|rarely|seldom|no|nope|none|far\s+from)\b", re.IGNORECASE)
+_EXPLICIT = frozenset({"first_word", "not_all", "verdict", "closing", "closing_hedge", "hedge", "refusal", "marked", "no_idiom", "correction", "unextracted"})
+
+
+def _courtesy(ctx: Context) -> str | None:
+    """An opening courtesy is no verdict; the reply after it is read on its own. A compliance word that
+    can also be a verdict ("Sure! No, penguins cannot fly.") yields to an explicit verdict after it, and
+    "Sure!" to any reading of what follows; otherwise the rules after this one read it as a verdict."""
+    prose = ctx.prose
+    m = _COURTESY_RE.match(prose) or _TOPIC_RE.match(prose) or _LABEL_LINE_RE.match(prose)
+    if m:
+        rest = prose[m.end():]
+        while (more := _COURTESY_RE.match(rest) or _TOPIC_RE.match(rest)) is not None:
+            rest = rest[more.end():]
+        found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+        return found.value or ABSTAIN
+    m = _COMPLIANCE_RE.match(prose)
+    if not m:
+        return None
+    rest = prose[m.end():]
+    courtesy = _COURTESY_RE.match(rest)  # "Of course! Here's the answer: ..."
+    if courtesy:
+        rest = rest[courtesy.end():]
+    if HEDGE_RE.match(first_part(rest)[0]):
+        return ABSTAIN  # "Sure! It depends. ..."
+    found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    if courtesy:
+        return found.value or ABSTAIN
+    if m.group("sure"):
+        return found.value  # nothing read after "Sure!": the rules after this one read it as a yes
+    if found.rule in _EXPLICIT and found.rule != "unextracted" and (found.rule != "verdict" or _DENIAL_OPENS_RE.match(rest)):
+        return found.value or ABSTAIN
+    return None
+
+
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
-_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|oui|sim|ano|tak|da)|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet))\s*[,.!;:]", re.IGNORECASE)
+_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|ano|tak|da|да|так|是的|是|对|對|没错|沒錯|はい|ええ|네|예)"
+                              r"|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet|нет|ні|不是|不对|不對|不|没有|沒有|否|いいえ|아니요|아니오|아뇨))"
+                              r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
 
 
 def _first_word(ctx: Context) -> str | None:
@@ -211,14 +297,21 @@ def _verdict(ctx: Context) -> str | None:
     if credited and ctx.question and not re.search(r"\b(?:who|which)\b", ctx.question, re.IGNORECASE):
         return "yes" if any(stem(w) in ctx.question_stems for w in credited.group(1).split()) else "no"  # "That was Michelangelo."
     about = re.match(r"^\W*(?:about|around|roughly|approximately|nearly|almost|just\s+(?:over|under))\s+(\d[\d,]*(?:\.\d+)?)", head, re.IGNORECASE)
-    if about and ctx.question:
+    if about and ctx.question and not _BOUND_RE.search(ctx.question):
         asked = [float(x.replace(",", "")) for x in re.findall(r"\d[\d,]*(?:\.\d+)?", ctx.question)]
         said = float(about.group(1).replace(",", ""))
         if asked and any(abs(said - a) <= 0.05 * max(abs(a), 1) for a in asked):
             return "yes"  # "About 365.25 days" for "... in 365 days?"
     head = re.sub(r"^\W*(?:since|from|as\s+of|by)\s+\d{3,4}\s*,?\s*", "", head, flags=re.IGNORECASE)  # "Since 2023 it has been"
+    litotes = re.match(r"^\W*not\s+(?:(?:at\s+all|exactly|very|so|too|particularly|especially)\s+)?([a-z]+)\b", head, re.IGNORECASE)
+    if litotes and ctx.question and any(_adjective(litotes.group(1)) in _ANTONYMS.get(a, ()) for a in _qualities_asked(ctx.question)):
+        return "yes"  # "Not cheap, that's for sure." for "Is London expensive?": the opposite denied
+    split = _SPLIT_GROUPS_RE.match(head)
+    if split and bool(split.group("neg1")) != bool(split.group("neg2")) and not _MOST_CLAUSE_RE.search(head) \
+            and all(content_stems(split.group(g)) & ctx.question_stems for g in ("s1", "s2")):
+        return ABSTAIN  # "Saltwater fish do; freshwater fish don't.": one group each way, no verdict for all
     if re.match(r"^\W*(?:most|many|the\s+majority\s+of)\b", head, re.IGNORECASE) and content_stems(head) & ctx.question_stems \
-            and not _NEGATION_RE.search(head) and not (ctx.question and _ALL_RE.search(ctx.question)):
+            and not _NEGATION_RE.search(head) and not (ctx.question and _antonym_said(head.split(",")[0], ctx.question)) and not (ctx.question and _ALL_RE.search(ctx.question)):
         return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
     elliptic = _ELLIPTIC_RE.match(head)
     subject_name = re.fullmatch(r"\W*([A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*)\s*", head[:elliptic.start("yes")]) if elliptic and elliptic.group("yes") else None
@@ -234,6 +327,9 @@ def _verdict(ctx: Context) -> str | None:
         return "no" if _NEGATION_RE.search(rest) else "yes" if content_stems(rest) & ctx.question_stems else None
     if HEDGE_RE.search(re.split(r"[,;:]|\s-\s", head, maxsplit=1)[0]):
         return ABSTAIN  # "Cannot be determined.", "Hard to say."
+    most = _MOST_CLAUSE_RE.search(head)
+    if most and _FEW_CLAUSE_RE.search(head):
+        return "no" if most.group("neg") else "yes"  # "Some do, most don't.": the larger share answers
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
@@ -251,6 +347,54 @@ def _verdict(ctx: Context) -> str | None:
         return "no"
     return None
 
+
+# a verdict reported in a frame, its predicate left out: "The consensus is increasingly that they do."
+_REPORTED_RE = re.compile(rf"^(?P<frame>[^.;!?\n]{{3,90}}?)\b(?:that\s+|,\s*)(?:it|they|he|she|you|we)\s+(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?"
+                          rf"(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
+_FRAME_RE = re.compile(r"\b(?:consensus|evidence|research|studies|study|science|scientists?|experts?|researchers?|doctors?|biologists?|historians?|view|answer"
+                       r"|verdict|agrees?|says?|said|suggests?|shows?|showed|indicates?|believes?|thinks?|concludes?|concluded|finds?|found|seems?|appears?"
+                       r"|turns\s+out|looks\s+like|likely|probably|clear|true|fair\s+to\s+say|safe\s+to\s+say)\b", re.IGNORECASE)
+_FRAME_DOUBT_RE = re.compile(r"\b(?:few|no|nobody|little|doubt\w*|unclear|unsure|whether|if|debated?|disputed?|wonder)\b", re.IGNORECASE)
+
+
+def _reported(ctx: Context) -> str | None:
+    """A verdict given inside a reporting frame with its predicate left out ("The scientific consensus is
+    that they do.", "Most researchers now agree it does not."); a doubting frame ("Few think they do") is
+    not read."""
+    head, _ = first_part(ctx.prose)
+    m = _REPORTED_RE.match(head)
+    if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
+        return None
+    return "no" if m.group("neg") else "yes"
+
+_SHARE_AUX = r"(?:\s+[\w'-]+){0,3}?\s+(?:do|does|are|is|can|have|has|will|did|were|was)(?P<neg>n't|\s+not)?\b"
+_MOST_CLAUSE_RE = re.compile(rf"(?:^|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:most|the\s+majority|(?:almost|nearly|virtually)\s+all){_SHARE_AUX}", re.IGNORECASE)
+_FEW_CLAUSE_RE = re.compile(rf"(?:^\W*|[,;]\s*(?:but\s+|while\s+|whereas\s+)?|\bbut\s+)(?:only\s+)?(?:some|a\s+few|few|several|a\s+minority|a\s+handful){_SHARE_AUX}", re.IGNORECASE)
+
+_AUX = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have)"
+# two groups, one each way: "Saltwater fish do; freshwater fish don't need to."
+_SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?P<s1>(?:[\w'-]+\s+){{1,4}}?){_AUX}(?P<neg1>n't|\s+not)?\s*[;,]\s*(?:but\s+|while\s+|whereas\s+)?"
+                              rf"(?!(?:it|they|he|she|that|this|there|you|we|i)\b)(?P<s2>(?:[\w'-]+\s+){{1,4}}?){_AUX}(?P<neg2>n't|\s+not)?(?=\s*(?:[.;,!]|$)|\s+(?:need|have)\s+to\b)",
+                              re.IGNORECASE)
+
+
+def _qualities_asked(question: str) -> set[str]:
+    """The qualities of the antonym table a question asks about ("Is London expensive?" -> expensive)."""
+    return {_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys()
+
+_ASKS_MYTH_RE = re.compile(r"\b(?:a\s+(?:common\s+|popular\s+)?(?:myth|misconception)|an?\s+urban\s+legend|an?\s+old\s+wives'?\s+tale|(?<!true or )(?<!true/)(?<!true, or )false(?!\s*(?:or|/)\s*true)|untrue)\b", re.IGNORECASE)
+_NOT_MYTH_RE = re.compile(r"\bnot\s+(?:a\s+|just\s+a\s+)?(?:myth|misconception|legend|false)|\bno\s+myth\b|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:actually\s+|really\s+|perfectly\s+)?"
+                          r"(?:true|real|a\s+fact|correct)\b", re.IGNORECASE)
+
+
+def _myth_question(ctx: Context) -> str | None:
+    """The question asks whether something is a myth or false: calling it a myth affirms, calling it true denies."""
+    if not ctx.question or not _ASKS_MYTH_RE.search(ctx.question):
+        return None
+    head, _ = first_part(ctx.prose)
+    if _NOT_MYTH_RE.search(head):
+        return "no"
+    return "yes" if _DEBUNK_RE.search(head) else None
 
 _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE)
 
@@ -280,9 +424,13 @@ def _hedge(ctx: Context) -> str | None:
 def _unfinished(ctx: Context) -> str | None:
     """An output cut off mid-sentence before any verdict ("... their legs are built like"); one that
     says yes or no somewhere is left to the rules after this one."""
-    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose):
+    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose) and not _CLAUSE_BEFORE_CUT_RE.match(ctx.prose):
         return ABSTAIN
     return None
+
+
+# one sentence cut off after its main clause: "Gold is an excellent conductor, which is why it is used in the"
+_CLAUSE_BEFORE_CUT_RE = re.compile(r"^[^.!?;\n]{12,}?,\s+(?:which|who|where|so|because|since|as|and\s+(?:so|that|this|it)|making|meaning)\b[^.!?;\n]*$", re.IGNORECASE)
 
 
 _ANY_WORD_RE = re.compile(rf"\b{_YN_WORD}\b", re.IGNORECASE)
@@ -328,7 +476,7 @@ def _other_is_more(ctx: Context) -> str | None:
     if not ctx.question:
         return None
     sup = re.search(r"\b(?:the\s+)?([a-z]{2,}?)(?:est|iest)\b", ctx.question, re.IGNORECASE)
-    if not sup or not re.match(r"\W*(?:is|are|was|were)\b", ctx.question, re.IGNORECASE):
+    if not sup or not re.match(r"\W*(?:is|are|was|were)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     root = sup.group(1).lower()
     head = first_part(ctx.prose)[0]
@@ -397,9 +545,14 @@ def _other_place(ctx: Context) -> str | None:
     if same:
         return None  # the question's own place: the other rules read it
     pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re)?\b", head, re.IGNORECASE)
-    subject = re.match(r"\W*(?:the\s+)?([A-Za-z][\w'-]*)", head)
+    subject = re.match(r"\W*(?:(?i:the)\s+)?([A-Za-z][\w'-]*)", head)
     names_subject = subject is not None and stem(subject.group(1)) in ctx.question_stems  # "Tokyo is in Japan." for "Is Tokyo in China?"
     return "no" if other and (pronoun or names_subject) else None
+
+
+# a first clause that only says how it looks ("It looks prime at first glance, but ..."): the turn answers
+_APPEARANCE_RE = re.compile(r"\b(?:looks?|seems?|appears?|sounds?)\b|\b(?:might|may|would)\s+(?:think|expect|assume|seem)\b|\bat\s+first\b", re.IGNORECASE)
+_DIFFICULT_RE = re.compile(r"\b(?:hard|difficult|tricky|rare|unusual|uncommon)\s+(?:\w+\s+)?(?:to|for)\b|\bpossible\s+but\s+(?:rare|unlikely|difficult|hard)", re.IGNORECASE)
 
 
 def _restatement(ctx: Context) -> str | None:
@@ -409,20 +562,33 @@ def _restatement(ctx: Context) -> str | None:
     head, _ = first_part(ctx.prose)
     if head.rstrip().endswith("?"):
         return None
+    if _DIFFICULT_RE.search(head):
+        return None  # "It's very hard to overdose on it": qualified by difficulty or rarity, no plain verdict
     parts = re.split(r",?\s+(?:though|although|while|whereas|even\s+though)\s", head, maxsplit=1)[0]
     main, *turn = re.split(r",?\s+but\s", parts, maxsplit=1)
     first_shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems
     if turn and len(first_shared) >= 2 and _NEGATION_RE.search(main):
         return "no"  # "Norway is not an EU member, but it's in the EEA.": the first clause answers, the turn adds
     if turn and content_stems(turn[0]) & ctx.question_stems:
+        before = _restatement(Context(main, ctx.kind, question=ctx.question, disabled=ctx.disabled))
+        after = _restatement(Context(turn[0], ctx.kind, question=ctx.question, disabled=ctx.disabled))
+        if before and after and before != after and not _APPEARANCE_RE.search(main):
+            return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": each clause answers otherwise
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
+    # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
+    core = re.sub(r"^\W*(?:[a-z]{3,}ly|strictly\s+speaking|technically\s+speaking|scientifically\s+speaking)\s*,?\s+(?=(?:it|they|he|she)\b)", "", main, flags=re.IGNORECASE)
+    if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) and _antonym_said(core, ctx.question):
+        return "no"  # "He lost." for "Did Napoleon win at Waterloo?": the pronoun's predicate is the opposite of the question's
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
         return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
-    if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", main, re.IGNORECASE) and not _NEGATION_RE.search(main) \
-            and (_other_kind(main, ctx.question) or _other_count(main, ctx.question)):
+    if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
+            and (_other_kind(core, ctx.question) or _other_count(core, ctx.question)):
         return "no"  # "It's an autonomous territory ..." for "Is Greenland a country?": the pronoun is the question's subject
+    other_year = _other_year(main, ctx)
+    if other_year:
+        return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
     shared = (content_stems(main) | _acronyms_of(main, ctx.question)) & ctx.question_stems  # a concession ("though they are cooked as ...") restates nothing
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
@@ -441,11 +607,102 @@ def _restatement(ctx: Context) -> str | None:
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
+    if not negated and not shared - _question_subject(ctx.question) and not _qualities(main) & _qualities(ctx.question):
+        return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
+    if _INNER_NEGATION_RE.search(ctx.question):
+        return "yes" if negated else "no"  # "Is there no gravity in space?" - "There is gravity in space."
     return "no" if negated else "yes"
 
 
+# a question that itself denies ("Is there no gravity in space?", "Do penguins never fly?"), not a leading "Isn't ...?"
+_INNER_NEGATION_RE = re.compile(r"^\W*\w+\s+(?:[\w'-]+\s+){0,6}?(?:no|not|never|none|nothing|nobody|\w+n't)\b(?!\s+(?:only|just|longer)\b)", re.IGNORECASE)
+
+
+_ASKED_SUBJECT_RE = re.compile(r"(?:^|\n)\W*(?:(?:question|q)\s*:\s*)?(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|isn't|aren't|wasn't|doesn't|don't|didn't)"
+                               r"\s+(?:(?:the|a|an|all|most|some|every|any|this|that|these|those|your|my|our)\s+)?"
+                               r"(?P<subj>(?-i:[A-Z][\w'-]*(?:\s+(?:of\s+)?[A-Z][\w'-]*)*)|\d[\d,.]*|[\w'-]+)", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _question_subject(question: str | None) -> frozenset[str]:
+    """The stems of the question's subject ("Is Mount Everest in Nepal?" -> mount, everest): a restatement that
+    shares only these speaks of the subject without saying what is asked of it."""
+    if not question:
+        return frozenset()
+    found = [m for m in _ASKED_SUBJECT_RE.finditer(question) if "?" in question[m.end():].split("\n", 1)[0]]
+    if not found:
+        return frozenset()
+    subj = found[-1].group("subj")
+    if not subj[:1].isupper() and not subj[:1].isdigit():
+        subj = subj.split()[0]
+    return frozenset(content_stems(subj))
+
+
+
+_MYTH_RE = re.compile(r"(?<!not )(?<!no )(?<!isn't )\b(?:the|this|that|a|common|popular|widespread|old)\s+(?:myth|misconception|misunderstanding)\b", re.IGNORECASE)
+
+
+def _debunked(ctx: Context) -> str | None:
+    """A reply that calls what is asked a myth or misconception anywhere ("The myth comes from ...") answers
+    no, unless the question itself asks about a myth or whether something is true."""
+    if not ctx.question or re.search(r"\b(?:myth|misconception|true|false|really|actually)\b", ctx.question, re.IGNORECASE):
+        return None
+    return "no" if _MYTH_RE.search(ctx.prose) else None
+
+_BOUND_RE = re.compile(r"\b(?P<dir>over|more\s+than|greater\s+than|at\s+least|above|exceed(?:s|ing)?|longer\s+than|taller\s+than|heavier\s+than|older\s+than"
+                       r"|under|less\s+than|fewer\s+than|at\s+most|below|shorter\s+than|lighter\s+than|younger\s+than)\s+(?P<n>\d[\d,]*(?:\.\d+)?)(?!\s*(?:[,.]\d|%|\s*(?:bc|ad)\b))",
+                       re.IGNORECASE)
+_NUMBER_RE = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
+
+
+def _bound(ctx: Context) -> str | None:
+    """"Does it stretch over 20,000 km?" - "It measures about 21,196 km.": the one number the opening
+    sentence gives, compared with the question's bound."""
+    if not ctx.question:
+        return None
+    bounds = list(_BOUND_RE.finditer(ctx.question))
+    if len(bounds) != 1:
+        return None
+    head, _ = first_part(ctx.prose)
+    upward = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", bounds[0].group("dir"), re.IGNORECASE)
+    if _NEGATION_RE.search(head):
+        return None  # "not quite 20,000": the other rules read it
+    said_bound = _BOUND_RE.search(head)
+    if said_bound:  # "Just under 20,000 km." for "... over 20,000 km?"
+        same_number = said_bound.group("n").replace(",", "") == bounds[0].group("n").replace(",", "")
+        said_up = not re.match(r"under|less|fewer|at\s+most|below|shorter|lighter|younger", said_bound.group("dir"), re.IGNORECASE)
+        return ("yes" if said_up == upward else "no") if same_number else None
+    said = {n for n in _NUMBER_RE.findall(head) if n not in ctx.question}
+    if len(said) != 1:
+        return None
+    try:
+        value, limit = float(said.pop().replace(",", "")), float(bounds[0].group("n").replace(",", ""))
+    except ValueError:
+        return None
+    if value == limit:
+        return None
+    return "yes" if (value > limit) == upward else "no"
+
+
+_YEAR_RE = re.compile(r"(?<![\d,.])(1[0-9]{3}|20[0-9]{2})(?![\d,.]\d|\s*(?:km|m|kg|people|feet|ft|metres|meters|miles)\b)")
+
+
+def _other_year(main: str, ctx: Context) -> str | None:
+    """The question names one year and the restatement, saying what it asks of the subject, gives
+    other years only: no."""
+    asked = set(_YEAR_RE.findall(_asked(ctx.question or "")))
+    said = set(_YEAR_RE.findall(main))
+    if len(asked) != 1 or not said or said & asked or _NEGATION_RE.search(main):
+        return None
+    if re.search(r"\b(?:before|after|by|until|since|around|about|circa|between)\s+(?:the\s+)?(?:year\s+)?\d", _asked(ctx.question or "") + " " + main, re.IGNORECASE):
+        return None  # a bound or an approximation, not a date
+    predicate = ctx.question_stems - _question_subject(ctx.question)
+    verbs = [w for w in content_stems(_YEAR_RE.sub(" ", main)) if any(w == q or len(q) >= 3 and w.startswith(q) for q in predicate)]
+    return "no" if verbs else None  # "ended" for "end": a short stem is a prefix of its forms
+
+
 _COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
-_COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z])", re.IGNORECASE)
+_COUNT_RE = re.compile(r"\b(?:\d+(?:\.\d+)?|" + "|".join(_COUNT_WORDS) + r")\b(?=\s+[a-z]|\s*[\u00b0%])", re.IGNORECASE)
 
 
 def _counts(text: str) -> set[float]:
@@ -460,16 +717,25 @@ _SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+
 
 def _other_kind(main: str, question: str) -> bool:
     """"Is Africa a country?" - "Africa is a continent ...": the restatement calls it another kind of thing."""
-    asked = _ASKS_KIND_RE.match(question)
+    asked = _ASKS_KIND_RE.match(_asked(question))
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
     return stem(asked.group(1)) not in {stem(w) for w in re.findall(r"[A-Za-z]+", said.group(1))}  # "a G-type main-sequence star" names a star
 
 
-_ANTONYM_PAIRS = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
+_ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
                   "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
+_ANTONYM_PAIRS += ("more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
+                   "succeed fail", "open close", "allow forbid", "allow ban")
+# the forms of those verbs that an ending does not give
+_VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
+               "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
+               "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
+               "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
+               "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
+               "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "greater": "more", "lesser": "less", "fewer": "less", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
 _ANTONYMS: dict[str, set[str]] = {}
 for _pair in _ANTONYM_PAIRS:
     _a, _b = _pair.split()
@@ -480,16 +746,31 @@ for _pair in _ANTONYM_PAIRS:
 def _adjective(word: str) -> str:
     """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
     w = word.lower()
+    w = _VERB_FORMS.get(w, w)
     if w in _ANTONYMS:
         return w
-    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("er", ""), ("ly", "")):
+    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"), ("ly", ""), ("s", "")):
         if w.endswith(suffix) and len(w) > len(suffix) + 2:
             base = w[: -len(suffix)] + add
-            if len(base) > 3 and base[-1] == base[-2]:
-                base = base[:-1]  # "biggest" -> "big"
+            if base not in _ANTONYMS and len(base) > 3 and base[-1] == base[-2]:
+                base = base[:-1]  # "biggest" -> "big" (but "smaller" -> "small")
             if base in _ANTONYMS:
                 return base
     return w
+
+
+_SAME_QUALITY = {"large": "big", "huge": "big", "great": "big", "little": "small", "tiny": "small", "quick": "fast", "rapid": "fast", "swift": "fast",
+                 "hot": "warm", "elderly": "old", "ancient": "old", "lengthy": "long", "brief": "short", "cool": "cold"}
+
+
+def _qualities(text: str) -> set[str]:
+    """The qualities a text names, in one word each ("larger" and "bigger" are both "big")."""
+    found = set()
+    for w in re.findall(r"[a-z]+", text.lower()):
+        a = _adjective(w)
+        if a in _ANTONYMS or a in _SAME_QUALITY:
+            found.add(_SAME_QUALITY.get(a, a))
+    return found
 
 
 def _antonym_said(main: str, question: str) -> bool:
@@ -505,7 +786,7 @@ _ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([
 
 def _compared(text: str, question: str) -> str | None:
     """"Is A longer than B?": the output names B (not A) as the longer one -> no; A -> yes."""
-    m = _ASKS_COMPARED_RE.match(question)
+    m = _ASKS_COMPARED_RE.match(_asked(question))
     if not m:
         return None
     a, comparative, b = stem(m.group(1)), m.group(2).lower(), stem(m.group(3))
@@ -526,17 +807,26 @@ def _compared(text: str, question: str) -> str | None:
 
 def _other_count(main: str, question: str) -> bool:
     """The question counts something ("six legs") and the restatement gives another count of it ("eight legs")."""
-    if re.search(r"\b(?:than|least|most|over|under|up\s+to|about|around|nearly|almost|approximately)\s+(?:\S+\s+)?\d", question, re.IGNORECASE):
+    if re.search(r"\b(?:than|least|most|over|under|up\s+to|about|around|nearly|almost|approximately)\s+(?:\S+\s+)?(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\b)", question, re.IGNORECASE):
         return False  # a bound ("more than 7 times"), not a count
     asked = _counts(question)
     said = _counts(main)
     return bool(asked and said and not asked & said)
 
 
+@lru_cache(maxsize=4096)
+def _asked(question: str) -> str:
+    """The question alone: its last line with a question mark, without a "Question:" label or the
+    instruction after it ("Is the Moon a planet? Answer yes or no." -> "Is the Moon a planet?")."""
+    lines = [line for line in question.split("\n") if "?" in line]
+    asked = re.sub(r"^\W*(?:question|q)\s*:\s*", "", lines[-1] if lines else question, flags=re.IGNORECASE)
+    return re.sub(r"\?\s*(?:please\s+)?(?:answer|reply|respond|say)\b[^?]*$", "?", asked, flags=re.IGNORECASE).strip()
+
+
 def _subject_of(question: str) -> str | None:
     """The stem of the question's first content word after its auxiliary ("Is sound faster ...?" -> "sound")."""
     m = re.match(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should)\s+(?:the\s+|a\s+|an\s+)?([A-Za-z][\w-]*)",
-                 question, re.IGNORECASE)
+                 _asked(question), re.IGNORECASE)
     return stem(m.group(1)) if m else None
 
 
@@ -547,7 +837,7 @@ def _other_name(main: str, ctx: Context) -> bool:
     """The clause names someone or something the question does not, in place of the name the question asks about."""
     if re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE):
         return False  # "It fell on 9 November 1989": the pronoun stands for the question's subject
-    question = re.sub(r"^\W*\w+\s+", "", ctx.question or "")  # without its auxiliary ("Is", "Did")
+    question = re.sub(r"^\W*\w+\s+", "", _asked(ctx.question or ""))  # without its auxiliary ("Is", "Did")
     asked = _NAME_RUN_RE.match(re.sub(r"^(?:the|a|an)\s+", "", question, flags=re.IGNORECASE))
     if not asked:
         return False  # the question's subject is not a name
@@ -575,6 +865,8 @@ RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
+    Rule("only_prompts", "abstain", _only_prompts),
+    Rule("courtesy", "answer_first", _courtesy),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
@@ -583,7 +875,9 @@ RULES = (
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("not_all", "verdict", _not_all),
+    Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
+    Rule("reported", "verdict", _reported),
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
@@ -592,5 +886,7 @@ RULES = (
     Rule("contrast_not", "negation", _contrast_not),
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
+    Rule("bound", "answer_inside_sentence", _bound),
     Rule("restatement", "answer_inside_sentence", _restatement),
+    Rule("debunked", "negation", _debunked),
 )
