@@ -258,3 +258,17 @@ def test_options_in_number_words_are_named_by_value():
     assert ch("8", "How many legs does a spider have?", ["Six", "Eight", "Ten", "Four"]) == "B"
     # counter-example: an option with other words is not a number
     assert ch("8", "How many legs does a spider have?", ["Six legs or so", "Eight legs or so", "Ten", "Four"]) is None
+
+
+def test_an_opening_courtesy_is_not_the_first_sentence_of_the_answer():
+    q = "What is the boiling point of water at sea level in °F?"
+    out = "212°F. That is the same as 100 °C; at 2,000 m water boils near 93 °C."
+    assert num(out, q) == "212"
+    assert num("Sure! Here's the answer.\n\n" + out, q) == "212"
+    assert num("Great question! four", "How many legs does a dog have?") == "4"
+    cities = ["Sydney", "Melbourne", "Canberra", "Perth"]
+    assert ch("Sure! Here's the answer.\n\nMany people guess Sydney, but the capital is Canberra.", "What is the capital of Australia?",
+              cities) == "C"
+    # counter-example: an opening that announces working is followed by working, not an answer stated first
+    out = "Let's work through this step by step.\n\n1. Total pencils: 3 × 12 = 36\n2. After giving away 10: 36 − 10 = 26\n\nSarah has 26 left."
+    assert num(out, "How many pencils are left?") == "26"

@@ -811,7 +811,7 @@ def _about_something_else(ctx: Context, text: str) -> bool:
 def _option_text(ctx: Context) -> str | None:
     """The option the output names: the only one, or the first of several when the others come in
     a later sentence (discussed, not chosen)."""
-    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", _unlisted(ctx)).strip())
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), without_preamble(_TABLE_LINE_RE.sub("", _unlisted(ctx)).strip()))
     if _about_something_else(ctx, text):
         return None
     plain = re.sub(r"\([^()]*\)", " ", text)

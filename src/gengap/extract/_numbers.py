@@ -25,6 +25,7 @@ from gengap.extract._base import (
     open_sum,
     sentences,
     stem,
+    without_preamble,
     words,
 )
 
@@ -632,11 +633,22 @@ def _of_given_unit(question: str, after: str) -> bool:
     return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
+_ANNOUNCES_WORKING_RE = re.compile(r"\blet(?:'s|\s+me|\s+us)?\b|\bstep\s+by\s+step\b|\bthink\b|\bhow\s+to\b", re.IGNORECASE)
+
+
+def _courtesy_off(text: str) -> str:
+    """``text`` without an opening courtesy ("Sure! Here's the answer.", "Great question! "), which states
+    nothing; an opening that announces working ("Let's work through this step by step.") is kept, since
+    the lines after it are working, not an answer stated first."""
+    rest = without_preamble(text)
+    return text if rest is text or _ANNOUNCES_WORKING_RE.search(text[:len(text) - len(rest)]) else rest
+
+
 def _first(ctx: Context) -> tuple[str, str]:
     """``first_part`` of the output, computed once per output (several rules look at its first sentence)."""
     memo = ctx.__dict__.get("_first")
     if memo is None:
-        memo = ctx.__dict__["_first"] = first_part(ctx.text)
+        memo = ctx.__dict__["_first"] = first_part(_courtesy_off(ctx.text))
     return memo
 
 
@@ -740,7 +752,7 @@ def _asked_unit(ctx: Context) -> str | None:
     if not ctx.question:
         return None
     asked = _given_units(ctx.question)[1]
-    head, rest = first_part(ctx.prose)
+    head, rest = first_part(_courtesy_off(ctx.prose))
     if not asked or not rest:
         return None
     first = [_unit_of(head, n) for n in _nums(ctx, head)]
@@ -848,7 +860,7 @@ _FIRST_WORD_RE = re.compile(r"^[^\w]*(?:(?:about|around|approximately|roughly|ne
 
 def _opens_with_number(ctx: Context) -> bool:
     """Whether the output opens with a number ("206", "Four.", "About 95,"): the answer, stated first."""
-    m = _FIRST_WORD_RE.match(ctx.text)
+    m = _FIRST_WORD_RE.match(_courtesy_off(ctx.text))
     if m is None:
         return False
     word = m.group(1).lower()
@@ -937,7 +949,7 @@ def _hedge(ctx: Context) -> str | None:
 def _unfinished(ctx: Context) -> str | None:
     """Reasoning cut off before it reached a number: several sentences, the last one stopping
     mid-clause (no closing punctuation, not a number with its unit)."""
-    text = ctx.prose
+    text = _courtesy_off(ctx.prose)  # "Great question! four" is no reasoning cut off
     if open_sum(ctx.text):
         return ABSTAIN  # "... we divide: 240 / 3 =": cut off before the result
     if not text or not text[-1].isalpha() or len(sentences(text)) < 2:
