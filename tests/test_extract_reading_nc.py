@@ -272,3 +272,14 @@ def test_an_opening_courtesy_is_not_the_first_sentence_of_the_answer():
     # counter-example: an opening that announces working is followed by working, not an answer stated first
     out = "Let's work through this step by step.\n\n1. Total pencils: 3 × 12 = 36\n2. After giving away 10: 36 − 10 = 26\n\nSarah has 26 left."
     assert num(out, "How many pencils are left?") == "26"
+
+
+def test_a_closing_offer_or_note_after_the_answer_leaves_the_answer():
+    opts = ["Paris", "Lyon", "Nice", "Lille"]
+    q = "What is the capital of France?"
+    assert ch("If I recall correctly, A.\n\nLet me know if you have any other questions!", q, opts) == "A"
+    assert ch("If I recall correctly, A.\n\nNote: answers may vary slightly by source.", q, opts) == "A"
+    out = "Probably 2? Phobos and Deimos, if I remember right.\n\nLet me know if you have any other questions!"
+    assert num(out, "How many moons does Mars have?") == "2"
+    # counter-example: a note that gives the letter is read
+    assert ch("Hmm.\n\nNote: the answer is A.", q, opts) == "A"

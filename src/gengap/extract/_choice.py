@@ -26,6 +26,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
+from gengap.extract._numbers import CLOSING_RE as _CLOSING_RE
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
 
@@ -123,6 +124,9 @@ def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
 _LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]](?:\s+\S|(?=[A-Z]))(?:.*(?:\n(?![ \t]*[\(\[]?[A-Ea-e][.)\]])[a-z].*)*)?$\n?", re.MULTILINE)
 
 
+_FINAL_NOTE_RE = re.compile(r"\n\s*(?:notes?|tips?|disclaimer|caveat|n\.?b\.?)\s*:[^\n]*$", re.IGNORECASE)
+
+
 def _unlisted(ctx: Context) -> str:
     """The output without a listing of options ("A. Paris / B. Lyon / ..." on lines of their own):
     a model that writes the options out has not chosen one yet."""
@@ -131,6 +135,12 @@ def _unlisted(ctx: Context) -> str:
         lines = _LISTING_LINE_RE.findall(ctx.text)
         listing = len(lines) >= 2 and lines[0].strip().lstrip("([")[:1].upper() == "A"  # written out from A
         memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if listing else ctx.text
+        closing = _CLOSING_RE.search(memo)
+        if closing and closing.start() > 0:
+            memo = memo[:closing.start()].rstrip()  # "If I recall correctly, C.\n\nLet me know if ...": the offer closes the reply
+        note = _FINAL_NOTE_RE.search(memo)
+        if note and note.start() > 0 and not re.search(rf"\b[{_letters(ctx)}]\b", note.group(0)) and not _mentions(ctx, note.group(0)):
+            memo = memo[:note.start()].rstrip()  # a closing note that names no option remarks on the answer
         if not listing and ctx.choices and re.fullmatch(_one_line_listing(tuple(ctx.choices)), ctx.text.strip()):
             memo = ""  # "A) Helium B) Hydrogen C) Oxygen D) Nitrogen" on one line
         ctx.__dict__["_unlisted"] = memo

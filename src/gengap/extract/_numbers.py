@@ -633,6 +633,18 @@ def _of_given_unit(question: str, after: str) -> bool:
     return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
+#: a closing courtesy or offer and all after it ("\n\nLet me know if you have any other questions!")
+CLOSING_RE = re.compile(r"(?:(?<=[.!?])\s+|\n\s*)(?:(?:i\s+)?hope\s+(?:this|that|it)\s+helps|let\s+me\s+know\s+if|feel\s+free\s+to|is\s+there\s+anything\s+else"
+                        r"|(?:i'?m\s+)?(?:happy|glad)\s+to\s+help|good\s+luck|(?:do|would)\s+you\s+(?:like|want)\s+me\s+to)\b[^\n]*(?:\n[^\n]*)*$",
+                        re.IGNORECASE)
+
+
+def without_closing(text: str) -> str:
+    """``text`` without a closing courtesy or offer after its answer."""
+    m = CLOSING_RE.search(text)
+    return text[:m.start()].rstrip() if m and m.start() > 0 else text
+
+
 _ANNOUNCES_WORKING_RE = re.compile(r"\blet(?:'s|\s+me|\s+us)?\b|\bstep\s+by\s+step\b|\bthink\b|\bhow\s+to\b", re.IGNORECASE)
 
 
@@ -880,7 +892,7 @@ def _counted(ctx: Context) -> str | None:
 def _off_topic(ctx: Context) -> str | None:
     """A ramble that never speaks of what the question counts ("how many moons": a paragraph about the
     planet with its distance and a year, no moon in it) answers nothing: unextracted."""
-    if not ctx.question or ctx.strong_marks or "=" in ctx.text or len(ctx.text.split()) < 12 or _opens_with_number(ctx):
+    if not ctx.question or ctx.strong_marks or "=" in ctx.text or len(without_closing(ctx.text).split()) < 12 or _opens_with_number(ctx):
         return None
     if not re.search(r"\bhow\s+many\b", asked_part(ctx.question), re.IGNORECASE):
         return None
