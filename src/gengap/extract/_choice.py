@@ -141,10 +141,14 @@ def _unlisted(ctx: Context) -> str:
         note = _FINAL_NOTE_RE.search(memo)
         if note and note.start() > 0 and not re.search(rf"\b[{_letters(ctx)}]\b", note.group(0)) and not _mentions(ctx, note.group(0)):
             memo = memo[:note.start()].rstrip()  # a closing note that names no option remarks on the answer
-        if not listing and ctx.choices and re.fullmatch(_one_line_listing(tuple(ctx.choices)), ctx.text.strip()):
+        if not listing and ctx.choices and "\n" not in ctx.text.strip() and _LISTING_START_RE.match(ctx.text) \
+                and re.fullmatch(_one_line_listing(tuple(ctx.choices)), ctx.text.strip()):
             memo = ""  # "A) Helium B) Hydrogen C) Oxygen D) Nitrogen" on one line
         ctx.__dict__["_unlisted"] = memo
     return memo
+
+
+_LISTING_START_RE = re.compile(r"\W*[\(\[]?A[.):\]]\s*\S.*\bB[.):\]]", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)
@@ -245,12 +249,15 @@ _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for gro
 ))
 
 
+_GLOSS_JOINED = tuple(re.compile("|".join(f"(?:{p.pattern})" for p in group), re.IGNORECASE) for group in _GLOSS_GROUPS)
+
+
 @lru_cache(maxsize=4096)
 def _glosses(choices: tuple[str, ...]) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
     """Per option that is alone in a gloss group: its letter and the group's phrases."""
-    members: list[list[str]] = [[letter for letter, c in zip(choice_letters(len(choices)), choices) if any(p.search(c) for p in group)]
-                                for group in _GLOSS_GROUPS]
-    return tuple((m[0], group) for m, group in zip(members, _GLOSS_GROUPS) if len(m) == 1)
+    members: list[list[str]] = [[letter for letter, c in zip(choice_letters(len(choices)), choices) if joined.search(c)]
+                                for joined in _GLOSS_JOINED]
+    return tuple((m[0], (joined,)) for m, joined in zip(members, _GLOSS_JOINED) if len(m) == 1)
 
 
 @lru_cache(maxsize=4096)

@@ -798,6 +798,8 @@ def _conversion(ctx: Context) -> str | None:
     many teaspoons" with the number of the unit asked for, whichever side it is on."""
     if not ctx.question:
         return None
+    if len(_nums(ctx, _first(ctx)[0])) < 2:
+        return None  # an equivalence has two numbers
     asked = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question), re.IGNORECASE)
     head = re.split(r",\s+(?:and|but|while|whereas)\s|;\s", re.sub(r"\([^()]*\)", " ", _first(ctx)[0]), maxsplit=1)[0]  # its first clause
     if not asked or not head:
