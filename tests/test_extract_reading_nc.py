@@ -283,3 +283,10 @@ def test_a_closing_offer_or_note_after_the_answer_leaves_the_answer():
     assert num(out, "How many moons does Mars have?") == "2"
     # counter-example: a note that gives the letter is read
     assert ch("Hmm.\n\nNote: the answer is A.", q, opts) == "A"
+
+
+def test_a_check_that_confirms_gives_the_confirmed_value():
+    q = "Two numbers sum to 40. One is 14. What is the other?"
+    assert num("The other is 40 − 14 = 26. Hmm wait, 14 + 26 = 40, yes, 26.", q) == "26"
+    # counter-example: a correction that finds a new value reads the new value
+    assert num("The other is 24. Wait, 40 − 14 = 26.", q) == "26"

@@ -430,6 +430,10 @@ def _result(ctx: Context, segment: str) -> Num | None:
     return (fresh or nums)[0] if nums else None
 
 
+_CONFIRMED_RE = re.compile(r"=[^=]*?(?:\byes\b|\byep\b|\bcorrect\b|\bthat'?s\s+right\b|[\u2713\u2714])\W{0,3}\s*(?:so\s+|it'?s\s+|the\s+answer\s+is\s+)?"
+                           r"([-$]?\d[\d,]*(?:\.\d+)?)\s*\W*$", re.IGNORECASE)
+
+
 def _read_region(ctx: Context, region: str) -> str | None:
     """The answer in a stretch of text: its last marked number, else its last concluding one, else its last
     (a check or an aside in parentheses after it is no answer)."""
@@ -442,6 +446,9 @@ def _read_region(ctx: Context, region: str) -> str | None:
             if found:
                 return _answer(found, ctx)
     last = sentences(region)
+    confirmed = _CONFIRMED_RE.search(last[-1]) if last else None
+    if confirmed and _nums(ctx, confirmed.group(1)):  # "14 + 26 = 40, yes, 26.": the check confirms the value after it
+        return _answer(_nums(ctx, confirmed.group(1))[0], ctx)
     found = _result(ctx, last[-1]) if last else None
     if found and "=" in last[-1]:
         return _answer(found, ctx)
