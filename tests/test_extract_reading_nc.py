@@ -290,3 +290,24 @@ def test_a_check_that_confirms_gives_the_confirmed_value():
     assert num("The other is 40 − 14 = 26. Hmm wait, 14 + 26 = 40, yes, 26.", q) == "26"
     # counter-example: a correction that finds a new value reads the new value
     assert num("The other is 24. Wait, 40 − 14 = 26.", q) == "26"
+
+
+def test_courtesies_around_the_fresh_batches_keep_every_reading():
+    """Every number and choice output of the fresh batches, wrapped in an opening courtesy or a closing
+    offer, keeps the reading it has bare (a preamble or an offer states no answer)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "extraction_v6dev"
+    rows = [json.loads(line) for name in ("number_choice_r1.jsonl", "number_choice_r2.jsonl")
+            for line in (folder / name).read_text(encoding="utf-8").splitlines()]
+    wraps = (lambda o: "Sure! Here's the answer.\n\n" + o, lambda o: o + "\n\nLet me know if you have any other questions!",
+             lambda o: "Great question! " + o + "\n\nI hope this helps!")
+    changed = []
+    for r in rows:
+        bare = extract(r["output"], r["kind"], question=r["question"], choices=r["choices"]).value
+        for wrap in wraps:
+            got = extract(wrap(r["output"]), r["kind"], question=r["question"], choices=r["choices"]).value
+            if got != bare:
+                changed.append((r["id"], bare, got))
+    assert len(rows) == 140 and not changed
