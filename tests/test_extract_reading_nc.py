@@ -311,3 +311,10 @@ def test_courtesies_around_the_fresh_batches_keep_every_reading():
             if got != bare:
                 changed.append((r["id"], bare, got))
     assert len(rows) == 140 and not changed
+
+
+def test_two_candidate_numbers_commit_to_neither():
+    q = "How old is someone born in 1990 in 2024?"
+    assert num("They would be 33 or 34, depending on whether their birthday has passed.", q) is None
+    # counter-example: the same value said twice is one answer
+    assert num("They are 34, or 34 years and a few months.", q) == "34"

@@ -748,8 +748,8 @@ def _answer_first(ctx: Context) -> str | None:
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
-        if len(fresh) == 2 and _RANGE_START_RE.match(source, fresh[0].end):
-            return ABSTAIN  # "Most adults need 7 to 9 hours.": a range, no one number committed to
+        if len(fresh) == 2 and fresh[0].value != fresh[1].value and _RANGE_START_RE.match(source, fresh[0].end):
+            return ABSTAIN  # "Most adults need 7 to 9 hours.", "33 or 34": a range or two candidates, no one number committed to
         return _answer(fresh[0], ctx)
     if len(nums) == 1 and bare:
         return _answer(nums[0], ctx)  # a bare number, even one the question mentions
@@ -823,7 +823,7 @@ def _conversion(ctx: Context) -> str | None:
     return _answer(hits[0], ctx) if len(hits) == 1 and keys[0] != keys[1] else None
 
 
-_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013)\s*[-$\u20ac\u00a3]?\d")
+_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013|or)\s*[-$\u20ac\u00a3]?\d")
 _RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
 _NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
 
