@@ -318,3 +318,11 @@ def test_two_candidate_numbers_commit_to_neither():
     assert num("They would be 33 or 34, depending on whether their birthday has passed.", q) is None
     # counter-example: the same value said twice is one answer
     assert num("They are 34, or 34 years and a few months.", q) == "34"
+
+
+def test_a_first_clause_about_what_is_asked_names_the_pick_in_another_word_form():
+    opts = ["Rubber", "Copper", "Glass", "Wood"]
+    out = "Copper is an excellent conductor; rubber, glass and wood are insulators."
+    assert ch(out, "Which of these materials conducts electricity best?", opts) == "B"
+    # counter-example: a first clause about something else picks none
+    assert ch("Copper is reddish; rubber, glass and wood are not.", "Which of these materials conducts electricity best?", opts) is None

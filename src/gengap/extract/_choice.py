@@ -842,7 +842,7 @@ def _option_text(ctx: Context) -> str | None:
     clause = re.split(r";\s|\s-\s|:\s", head, maxsplit=1)[0]
     if len(clause) < len(head):
         named = [letter for letter, at in ordered if at < len(clause)]
-        if len(named) == 1 and ctx.question_stems & content_stems(clause):
+        if len(named) == 1 and any(a == w or (len(a) >= 4 and _stem_match(a, w)) for a in ctx.question_stems for w in content_stems(clause)):
             return named[0]  # "The largest is Jupiter; Earth and Mars are rocky."
     turn = list(re.finditer(r",?\s+but\s+", head))
     if turn:
