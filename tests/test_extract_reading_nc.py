@@ -222,6 +222,7 @@ def test_a_value_the_question_gives_for_other_things_can_count_what_is_asked():
 def test_the_count_of_the_asked_verb_is_no_ramble():
     q = "How many Oscars did Titanic win?"
     assert num("Titanic won 11 Academy Awards in 1998, tying the record set by Ben-Hur (1959).", q) == "11"
+    assert num("Titanic won 11 Academy Awards in 1998, tying the record set by Ben-Hur (1959).", q + " Answer with a number.") == "11"
     # counter-example: a ramble about the film with numbers that the asked verb does not count
     out = "Titanic was released in 1997 and ran for 195 minutes, a very long film for its time in cinemas."
     assert num(out, q) is None

@@ -910,7 +910,7 @@ def _off_topic(ctx: Context) -> str | None:
         return None
     if any(stem(w)[:4] == asked[:4] for w in words(ctx.text)):
         return None
-    verb = re.search(r"\bhow\s+many\s+[A-Za-z]+\s+(?:does|did|do|will|would|can|could)\s+(?:[\w'-]+\s+){1,4}?([a-z]+)\W*$",
+    verb = re.search(r"\bhow\s+many\s+[A-Za-z]+\s+(?:does|did|do|will|would|can|could)\s+(?:[\w'-]+\s+){1,4}?([a-z]+)\s*(?:\?|$)",
                      asked_part(ctx.question), re.IGNORECASE)
     if verb and re.search(rf"\b{_verb_forms(verb.group(1).lower())}\s+(?:(?:about|around|over|nearly|only|just|exactly)\s+)?\d",
                           ctx.text, re.IGNORECASE):
