@@ -327,3 +327,14 @@ def test_a_first_clause_about_what_is_asked_names_the_pick_in_another_word_form(
     assert ch(out, "Which of these materials conducts electricity best?", opts) == "B"
     # counter-example: a first clause about something else picks none
     assert ch("Copper is reddish; rubber, glass and wood are not.", "Which of these materials conducts electricity best?", opts) is None
+
+
+def test_a_number_word_of_another_language_opening_the_reply_is_read():
+    q = "How many legs does a spider have?"
+    assert num("Acht Beine.", q) == "8"
+    assert num("Ocho patas.", q) == "8"
+    assert num("Sieben.", "How many days are in a week?") == "7"
+    # counter-examples: English words that look alike, and replies with digits, are read as before
+    assert num("Um, I'm not sure.", q) is None
+    assert num("Once upon a time there was a spider.", q) is None
+    assert num("Acht (8) Beine.", q) == "8"

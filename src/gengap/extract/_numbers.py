@@ -825,6 +825,23 @@ def _conversion(ctx: Context) -> str | None:
 
 _RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013|or)\s*[-$\u20ac\u00a3]?\d")
 _RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
+#: number words of other languages (German, Spanish, French, Italian, Portuguese) that are no English word
+_FOREIGN_WORDS = {w: i for i, ws in enumerate((
+    "cero zéro", "eins uno", "zwei dos deux dois", "drei tres trois três", "vier cuatro quatre quattro quatro",
+    "fünf cinco cinq cinque", "sechs seis", "sieben siete sept sette sete", "acht ocho huit oito",
+    "neun nueve neuf nove", "zehn diez dix dieci dez", "onze undici", "zwölf doce douze dodici doze")) for w in ws.split()}
+_FOREIGN_FIRST_RE = re.compile(r"^\W*([^\W\d_]+)\W*(?:$|[.!,;:]|\s+[^\W\d_]+)")
+
+
+def _foreign_word(ctx: Context) -> str | None:
+    """A reply in another language that opens with a number word and has no digits ("Sieben.", "Acht Beine.")."""
+    if any(c.isdigit() for c in ctx.text):
+        return None
+    m = _FOREIGN_FIRST_RE.match(_courtesy_off(ctx.text))
+    value = _FOREIGN_WORDS.get(m.group(1).lower()) if m else None
+    return str(value) if value is not None else None
+
+
 _NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
 
 
@@ -1150,6 +1167,7 @@ RULES = (
     Rule("unfinished", "abstain", _unfinished),
     Rule("off_topic", "abstain", _off_topic),
     Rule("none", "answer_first", _none),
+    Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
