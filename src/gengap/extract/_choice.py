@@ -169,14 +169,15 @@ _DERIVED_RE = re.compile(r"(?:wards?|ern|erly)$")  # "eastward", "eastern", "wes
 def _stem_match(a: str, b: str) -> bool:
     if a == b:
         return True
-    if (a[-1:], b[-1:]) in (("v", "f"), ("f", "v")):
-        return a[:-1] == b[:-1] and len(a) >= 3  # "wolves" / "wolf", "leaves" / "leaf"
+    if not a or not b or a[0] != b[0]:
+        return False
     short, long = (a, b) if len(a) <= len(b) else (b, a)
-    if len(short) >= 4 and long.startswith(short) and _DERIVED_RE.fullmatch(long[len(short):]):
+    if long.startswith(short):
+        return len(short) >= 5 or (len(short) >= 3 and len(long) - len(short) <= 2) \
+            or (len(short) >= 4 and _DERIVED_RE.fullmatch(long[len(short):]) is not None)  # "eastward", "eastern"
+    if len(short) >= 6 and short[:6] == long[:6] and not short.isdigit():
         return True
-    if long.startswith(short) and (len(short) >= 5 or (len(short) >= 3 and len(long) - len(short) <= 2)):
-        return True
-    return len(short) >= 6 and short[:6] == long[:6] and not short.isdigit()
+    return len(a) == len(b) >= 3 and a[:-1] == b[:-1] and {a[-1], b[-1]} == {"v", "f"}  # "wolves" / "wolf", "leaves" / "leaf"
 
 
 def _option_stems(ctx: Context) -> tuple[frozenset[str], ...]:
@@ -445,7 +446,7 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         tail = text[m.end():m.end() + 200]
         if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
             continue
-        if re.match(r"[.!?]\s", tail):
+        if tail[:1] in ".!?" and tail[1:2].isspace():
             continue  # "B is the answer. A, C and D are ...": the marker closes its sentence
         hit = marked.match(tail)
         if hit and _ARTICLE_A_RE.match(tail):
