@@ -336,7 +336,10 @@ _ORDINAL_SUFFIX_RE = re.compile(r"(?:st|nd|rd|th)\b")
 
 
 def _asks_count(ctx: Context) -> bool:
-    return re.search(r"\bhow\s+many\b", ctx.question or "", re.IGNORECASE) is not None
+    memo = ctx.__dict__.get("_asks_count")
+    if memo is None:
+        memo = ctx.__dict__["_asks_count"] = re.search(r"\bhow\s+many\b", ctx.question or "", re.IGNORECASE) is not None
+    return memo
 
 
 def _nums(ctx: Context, text: str) -> list[Num]:
@@ -800,14 +803,17 @@ def _unit_key(word: str) -> str:
     return re.sub(r"tre$", "ter", _UNIT_ABBREVIATIONS.get(low, low))
 
 
+_EQUIVALENCE_HINT_RE = re.compile(r"[=\u2248~]|\b(?:equals?|is|are|makes?|make\s+up|in|per|to)\b", re.IGNORECASE)
+
+
 def _conversion(ctx: Context) -> str | None:
     """An equivalence of two units stated first ("3 teaspoons = 1 tablespoon", "100 cm = 1 m") answers "how
     many teaspoons" with the number of the unit asked for, whichever side it is on."""
-    if not ctx.question:
+    if not ctx.question or not _EQUIVALENCE_HINT_RE.search(_first(ctx)[0]):
         return None
-    if len(_nums(ctx, _first(ctx)[0])) < 2:
-        return None  # an equivalence has two numbers
     asked = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question), re.IGNORECASE)
+    if not asked or len(_nums(ctx, _first(ctx)[0])) < 2:
+        return None  # an equivalence has two numbers
     head = re.split(r",\s+(?:and|but|while|whereas)\s|;\s", re.sub(r"\([^()]*\)", " ", _first(ctx)[0]), maxsplit=1)[0]  # its first clause
     if not asked or not head:
         return None
