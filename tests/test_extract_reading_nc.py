@@ -180,3 +180,161 @@ def test_a_range_commits_to_no_one_number():
     # counter-example: one number stated, the range given as context
     assert num("I'd say about 8 hours, though anywhere from 7 to 9 is healthy.", q) == "8"
     assert num("1 mile ≈ 1.609 km", "How many kilometers are in a mile?") == "1.609"
+
+
+def test_an_offer_after_the_answer_is_not_the_answer():
+    out = "9 × 3 = 27\n\nIs there anything else you'd like to know? For example, the 9 times table: 9, 18, 27, 36, 45."
+    assert num(out, "What is 9 × 3?") == "27"
+    # counter-example: working that goes on after a conditional is still working
+    assert num("First 3 + 4 = 7. If we double it, we get 14.", "What is (3 + 4) × 2?") == "14"
+
+
+def test_a_reply_cut_off_after_its_first_sentence_answered_is_read():
+    out = "A bicycle has two wheels. A tricycle has three wheels. A car has four wheels. A truck has"
+    assert num(out, "How many wheels does a bicycle have?") == "2"
+    # counter-example: reasoning cut off before any count of what is asked
+    assert num("To find the wheels we first count the bikes. There are three bikes and each has", "How many wheels?") is None
+
+
+def test_options_written_out_on_one_line_are_no_pick():
+    gases = ["Helium", "Hydrogen", "Oxygen", "Nitrogen"]
+    assert ch("A) Helium B) Hydrogen C) Oxygen D) Nitrogen", "Which is a noble gas?", gases) is None
+    assert ch("A) Helium B) Hydrogen C) Oxygen D) Nitrogen\nAnswer: A", "Which is a noble gas?", gases) == "A"  # counter-example
+
+
+def test_a_line_per_option_picks_the_one_that_has_what_is_asked():
+    gases = ["Helium", "Hydrogen", "Oxygen", "Nitrogen"]
+    out = ("Let's analyze each option:\n\nA) Helium - This is a noble gas (Group 18).\nB) Hydrogen - This is not a noble gas.\n"
+           "C) Oxygen - This is a reactive nonmetal.\nD) Nitrogen - This is a nonmetal.")
+    assert ch(out, "Which is a noble gas?", gases) == "A"
+    # counter-example: two lines say it, so the analysis picks none
+    out = "A) Helium - a noble gas.\nB) Hydrogen - a light gas, maybe noble too.\nC) Oxygen - reactive.\nD) Nitrogen - inert-ish."
+    assert ch(out, "Which is a noble gas?", gases) is None
+
+
+def test_a_value_the_question_gives_for_other_things_can_count_what_is_asked():
+    q = "If 5 workers build a wall in 10 days, how many days would 10 workers take?"
+    assert num("Assuming they work at the same rate, 10 workers would take 5 days.", q) == "5"
+    # counter-example: the value given for the asked thing itself is not an answer
+    assert num("Assuming they work at the same rate, it took them 10 days before.", q) is None
+
+
+def test_the_count_of_the_asked_verb_is_no_ramble():
+    q = "How many Oscars did Titanic win?"
+    assert num("Titanic won 11 Academy Awards in 1998, tying the record set by Ben-Hur (1959).", q) == "11"
+    assert num("Titanic won 11 Academy Awards in 1998, tying the record set by Ben-Hur (1959).", q + " Answer with a number.") == "11"
+    # counter-example: a ramble about the film with numbers that the asked verb does not count
+    out = "Titanic was released in 1997 and ran for 195 minutes, a very long film for its time in cinemas."
+    assert num(out, q) is None
+
+
+def test_a_retracted_earlier_answer_gives_way_to_what_follows():
+    q = "What is 17 + 25?"
+    assert num("I said 32 earlier, but that was wrong: 17 + 25 = 42.", q) == "42"
+    # counter-example: a retraction in an aside after the answer leaves the answer
+    assert num("42 (I initially wrote 32 by mistake).", q) == "42"
+
+
+def test_an_ordinal_ranks_and_does_not_count():
+    out = "As of 2025, Donald Trump is the 47th president, but only 45 different people have served."
+    assert num(out, "How many US presidents have there been?") == "45"
+    # counter-example: a question that asks for a place reads the ordinal
+    assert num("She finished 3rd.", "In what place did she finish?") == "3"
+
+
+def test_a_marker_that_closes_its_sentence_is_followed_by_no_letter():
+    cities = ["Barcelona", "Madrid", "Seville", "Valencia"]
+    assert ch("B is the answer. A, C and D are other Spanish cities.", "What is the capital of Spain?", cities) == "B"
+    assert ch("The answer: B. A, C and D are other cities.", "What is the capital of Spain?", cities) == "B"  # counter-example
+
+
+def test_derived_and_plural_forms_name_the_option():
+    assert ch("Wolves are carnivorous.", "Which is a carnivore?", ["Deer", "Rabbit", "Wolf", "Cow"]) == "C"
+    assert ch("Eastward.", "Which direction does the Sun rise?", ["North", "South", "East", "West"]) == "C"
+    # counter-example: a longer word that merely starts like an option is not it
+    assert ch("Eastwood.", "Who directed it?", ["East", "Clint", "Sergio", "Leone"]) is None
+
+
+def test_options_in_number_words_are_named_by_value():
+    assert ch("8", "How many legs does a spider have?", ["Six", "Eight", "Ten", "Four"]) == "B"
+    # counter-example: an option with other words is not a number
+    assert ch("8", "How many legs does a spider have?", ["Six legs or so", "Eight legs or so", "Ten", "Four"]) is None
+
+
+def test_an_opening_courtesy_is_not_the_first_sentence_of_the_answer():
+    q = "What is the boiling point of water at sea level in °F?"
+    out = "212°F. That is the same as 100 °C; at 2,000 m water boils near 93 °C."
+    assert num(out, q) == "212"
+    assert num("Sure! Here's the answer.\n\n" + out, q) == "212"
+    assert num("Great question! four", "How many legs does a dog have?") == "4"
+    cities = ["Sydney", "Melbourne", "Canberra", "Perth"]
+    assert ch("Sure! Here's the answer.\n\nMany people guess Sydney, but the capital is Canberra.", "What is the capital of Australia?",
+              cities) == "C"
+    # counter-example: an opening that announces working is followed by working, not an answer stated first
+    out = "Let's work through this step by step.\n\n1. Total pencils: 3 × 12 = 36\n2. After giving away 10: 36 − 10 = 26\n\nSarah has 26 left."
+    assert num(out, "How many pencils are left?") == "26"
+
+
+def test_a_closing_offer_or_note_after_the_answer_leaves_the_answer():
+    opts = ["Paris", "Lyon", "Nice", "Lille"]
+    q = "What is the capital of France?"
+    assert ch("If I recall correctly, A.\n\nLet me know if you have any other questions!", q, opts) == "A"
+    assert ch("If I recall correctly, A.\n\nNote: answers may vary slightly by source.", q, opts) == "A"
+    out = "Probably 2? Phobos and Deimos, if I remember right.\n\nLet me know if you have any other questions!"
+    assert num(out, "How many moons does Mars have?") == "2"
+    # counter-example: a note that gives the letter is read
+    assert ch("Hmm.\n\nNote: the answer is A.", q, opts) == "A"
+
+
+def test_a_check_that_confirms_gives_the_confirmed_value():
+    q = "Two numbers sum to 40. One is 14. What is the other?"
+    assert num("The other is 40 − 14 = 26. Hmm wait, 14 + 26 = 40, yes, 26.", q) == "26"
+    # counter-example: a correction that finds a new value reads the new value
+    assert num("The other is 24. Wait, 40 − 14 = 26.", q) == "26"
+
+
+def test_courtesies_around_the_fresh_batches_keep_every_reading():
+    """Every number and choice output of the fresh batches, wrapped in an opening courtesy or a closing
+    offer, keeps the reading it has bare (a preamble or an offer states no answer)."""
+    import json
+    from pathlib import Path
+
+    folder = Path(__file__).resolve().parent.parent / "benchmarks" / "data" / "extraction_v6dev"
+    rows = [json.loads(line) for name in ("number_choice_r1.jsonl", "number_choice_r2.jsonl")
+            for line in (folder / name).read_text(encoding="utf-8").splitlines()]
+    wraps = (lambda o: "Sure! Here's the answer.\n\n" + o, lambda o: o + "\n\nLet me know if you have any other questions!",
+             lambda o: "Great question! " + o + "\n\nI hope this helps!")
+    changed = []
+    for r in rows:
+        bare = extract(r["output"], r["kind"], question=r["question"], choices=r["choices"]).value
+        for wrap in wraps:
+            got = extract(wrap(r["output"]), r["kind"], question=r["question"], choices=r["choices"]).value
+            if got != bare:
+                changed.append((r["id"], bare, got))
+    assert len(rows) == 140 and not changed
+
+
+def test_two_candidate_numbers_commit_to_neither():
+    q = "How old is someone born in 1990 in 2024?"
+    assert num("They would be 33 or 34, depending on whether their birthday has passed.", q) is None
+    # counter-example: the same value said twice is one answer
+    assert num("They are 34, or 34 years and a few months.", q) == "34"
+
+
+def test_a_first_clause_about_what_is_asked_names_the_pick_in_another_word_form():
+    opts = ["Rubber", "Copper", "Glass", "Wood"]
+    out = "Copper is an excellent conductor; rubber, glass and wood are insulators."
+    assert ch(out, "Which of these materials conducts electricity best?", opts) == "B"
+    # counter-example: a first clause about something else picks none
+    assert ch("Copper is reddish; rubber, glass and wood are not.", "Which of these materials conducts electricity best?", opts) is None
+
+
+def test_a_number_word_of_another_language_opening_the_reply_is_read():
+    q = "How many legs does a spider have?"
+    assert num("Acht Beine.", q) == "8"
+    assert num("Ocho patas.", q) == "8"
+    assert num("Sieben.", "How many days are in a week?") == "7"
+    # counter-examples: English words that look alike, and replies with digits, are read as before
+    assert num("Um, I'm not sure.", q) is None
+    assert num("Once upon a time there was a spider.", q) is None
+    assert num("Acht (8) Beine.", q) == "8"

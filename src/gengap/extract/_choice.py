@@ -26,6 +26,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
+from gengap.extract._numbers import CLOSING_RE as _CLOSING_RE
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
 
@@ -123,6 +124,9 @@ def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
 _LISTING_LINE_RE = re.compile(r"^\s*[\(\[]?[A-Ea-e][.)\]](?:\s+\S|(?=[A-Z]))(?:.*(?:\n(?![ \t]*[\(\[]?[A-Ea-e][.)\]])[a-z].*)*)?$\n?", re.MULTILINE)
 
 
+_FINAL_NOTE_RE = re.compile(r"\n\s*(?:notes?|tips?|disclaimer|caveat|n\.?b\.?)\s*:[^\n]*$", re.IGNORECASE)
+
+
 def _unlisted(ctx: Context) -> str:
     """The output without a listing of options ("A. Paris / B. Lyon / ..." on lines of their own):
     a model that writes the options out has not chosen one yet."""
@@ -131,8 +135,27 @@ def _unlisted(ctx: Context) -> str:
         lines = _LISTING_LINE_RE.findall(ctx.text)
         listing = len(lines) >= 2 and lines[0].strip().lstrip("([")[:1].upper() == "A"  # written out from A
         memo = _LISTING_LINE_RE.sub("", ctx.text).strip() if listing else ctx.text
+        closing = _CLOSING_RE.search(memo)
+        if closing and closing.start() > 0:
+            memo = memo[:closing.start()].rstrip()  # "If I recall correctly, C.\n\nLet me know if ...": the offer closes the reply
+        note = _FINAL_NOTE_RE.search(memo)
+        if note and note.start() > 0 and not re.search(rf"\b[{_letters(ctx)}]\b", note.group(0)) and not _mentions(ctx, note.group(0)):
+            memo = memo[:note.start()].rstrip()  # a closing note that names no option remarks on the answer
+        if not listing and ctx.choices and "\n" not in ctx.text.strip() and _LISTING_START_RE.match(ctx.text) \
+                and re.fullmatch(_one_line_listing(tuple(ctx.choices)), ctx.text.strip()):
+            memo = ""  # "A) Helium B) Hydrogen C) Oxygen D) Nitrogen" on one line
         ctx.__dict__["_unlisted"] = memo
     return memo
+
+
+_LISTING_START_RE = re.compile(r"\W*[\(\[]?A[.):\]]\s*\S.*\bB[.):\]]", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _one_line_listing(choices: tuple[str, ...]) -> re.Pattern[str]:
+    """The options written out in order with their letters, on one line."""
+    items = [rf"[\(\[]?{letter}[.):\]]\s*{re.escape(option)}" for letter, option in zip(choice_letters(len(choices)), choices)]
+    return re.compile(r"\W*" + r"\s*[,;]?\s*".join(items) + r"\W*", re.IGNORECASE)
 
 
 def _letters(ctx: Context) -> str:
@@ -140,13 +163,21 @@ def _letters(ctx: Context) -> str:
 
 
 # ---------------------------------------------------------------------------------------- option texts
+_DERIVED_RE = re.compile(r"(?:wards?|ern|erly)$")  # "eastward", "eastern", "westerly" from "east", "west"
+
+
 def _stem_match(a: str, b: str) -> bool:
     if a == b:
         return True
+    if not a or not b or a[0] != b[0]:
+        return False
     short, long = (a, b) if len(a) <= len(b) else (b, a)
-    if long.startswith(short) and (len(short) >= 5 or (len(short) >= 3 and len(long) - len(short) <= 2)):
+    if long.startswith(short):
+        return len(short) >= 5 or (len(short) >= 3 and len(long) - len(short) <= 2) \
+            or (len(short) >= 4 and _DERIVED_RE.fullmatch(long[len(short):]) is not None)  # "eastward", "eastern"
+    if len(short) >= 6 and short[:6] == long[:6] and not short.isdigit():
         return True
-    return len(short) >= 6 and short[:6] == long[:6] and not short.isdigit()
+    return len(a) == len(b) >= 3 and a[:-1] == b[:-1] and {a[-1], b[-1]} == {"v", "f"}  # "wolves" / "wolf", "leaves" / "leaf"
 
 
 def _option_stems(ctx: Context) -> tuple[frozenset[str], ...]:
@@ -219,12 +250,15 @@ _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for gro
 ))
 
 
+_GLOSS_JOINED = tuple(re.compile("|".join(f"(?:{p.pattern})" for p in group), re.IGNORECASE) for group in _GLOSS_GROUPS)
+
+
 @lru_cache(maxsize=4096)
 def _glosses(choices: tuple[str, ...]) -> tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]:
     """Per option that is alone in a gloss group: its letter and the group's phrases."""
-    members: list[list[str]] = [[letter for letter, c in zip(choice_letters(len(choices)), choices) if any(p.search(c) for p in group)]
-                                for group in _GLOSS_GROUPS]
-    return tuple((m[0], group) for m, group in zip(members, _GLOSS_GROUPS) if len(m) == 1)
+    members: list[list[str]] = [[letter for letter, c in zip(choice_letters(len(choices)), choices) if joined.search(c)]
+                                for joined in _GLOSS_JOINED]
+    return tuple((m[0], (joined,)) for m, joined in zip(members, _GLOSS_JOINED) if len(m) == 1)
 
 
 @lru_cache(maxsize=4096)
@@ -355,7 +389,8 @@ def _values_and_places(choices: tuple[str, ...]) -> tuple[tuple[Fraction | None,
         nums = numbers_in(c)
         plain = re.sub(r"[\d.,/%$\s-]", "", c)
         m = re.search(r"\.(\d+)", c)
-        out.append((nums[0].value if len(nums) == 1 and len(plain) <= 3 else None, len(m.group(1)) if m else 0))
+        whole = len(nums) == 1 and not c[:nums[0].start].strip() and not c[nums[0].end:].strip(" .")  # "Eight", "twelve"
+        out.append((nums[0].value if len(nums) == 1 and (len(plain) <= 3 or whole) else None, len(m.group(1)) if m else 0))
     return tuple(out)
 
 
@@ -411,6 +446,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
         tail = text[m.end():m.end() + 200]
         if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
             continue
+        if tail[:1] in ".!?" and tail[1:2].isspace():
+            continue  # "B is the answer. A, C and D are ...": the marker closes its sentence
         hit = marked.match(tail)
         if hit and _ARTICLE_A_RE.match(tail):
             hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
@@ -740,6 +777,38 @@ def _trailing(ctx: Context) -> str | None:
     return hit.group(1).upper() if hit else None
 
 
+_OPTION_LINE_RE = re.compile(r"^[ \t>*\-\u2022]*(?:\*\*)?(?:option\s+)?[\(\[]?([A-E])[\)\].:](.*)$", re.MULTILINE | re.IGNORECASE)
+_NEGATION_RE = re.compile(r"\b(?:not|no|never|neither|nor|isn't|aren't|wasn't|doesn't|don't|cannot|can't)\b", re.IGNORECASE)
+
+
+def _analysis(ctx: Context) -> str | None:
+    """A line for each option judging it ("A) Helium - a noble gas. / B) Hydrogen - not a noble gas. / ..."):
+    the one option whose line says, without negation, what the question asks for."""
+    if not ctx.choices or not ctx.question:
+        return None
+    lines = [(m.group(1).upper(), m.group(2)) for m in _OPTION_LINE_RE.finditer(ctx.text)]
+    if len(lines) != len(ctx.choices) or [letter for letter, _ in lines] != list(choice_letters(len(ctx.choices))) \
+            or not all(re.search(r"\s[-\u2013\u2192]\s|:\s|\u2192", body) for _, body in lines):
+        return None  # a line per option, each with its judgment after a dash or colon (else a listing of the options)
+    asked = _asked_stems(ctx)
+    if not asked:
+        return None
+    have = [letter for letter, body in lines
+            if any(_stem_match(a, w) for a in asked for w in content_stems(body)) and not _NEGATION_RE.search(body)]
+    return have[0] if len(have) == 1 else None
+
+
+def _asked_stems(ctx: Context) -> set[str]:
+    """The question's words that say what it asks, without the kind of thing asked for ("which planet") and
+    the options' own words."""
+    asked = set(ctx.question_stems)
+    kind = _ASKED_KIND_RE.match(ctx.question or "")
+    if kind:
+        asked.discard(stem(kind.group(1)))
+    asked -= {stem(w) for c in ctx.choices or () for w in words(c)}
+    return {a for a in asked if len(a) >= 3}
+
+
 _ASKED_KIND_RE = re.compile(r"^\W*(?:which|what)\s+(?:(?:one\s+)?of\s+(?:these|the\s+following)\s+)?([A-Za-z]+)", re.IGNORECASE)
 
 
@@ -752,12 +821,7 @@ def _about_something_else(ctx: Context, text: str) -> bool:
     found = _mentions(ctx, text)
     if found and len(text[:min(found.values())].split()) <= 2:
         return False  # "Jupiter, by far: ...": an answer stated first, explained in other words
-    asked = set(ctx.question_stems)
-    kind = _ASKED_KIND_RE.match(ctx.question)
-    if kind:
-        asked.discard(stem(kind.group(1)))
-    asked -= {stem(w) for c in ctx.choices or () for w in words(c)}
-    asked = {a for a in asked if len(a) >= 3}
+    asked = _asked_stems(ctx)
     said = content_stems(text)
     return bool(asked) and not any(_stem_match(a, w) for a in asked for w in said)
 
@@ -765,7 +829,7 @@ def _about_something_else(ctx: Context, text: str) -> bool:
 def _option_text(ctx: Context) -> str | None:
     """The option the output names: the only one, or the first of several when the others come in
     a later sentence (discussed, not chosen)."""
-    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), _TABLE_LINE_RE.sub("", _unlisted(ctx)).strip())
+    text = _CONCESSION_RE.sub(lambda m: " " * len(m.group(0)), without_preamble(_TABLE_LINE_RE.sub("", _unlisted(ctx)).strip()))
     if _about_something_else(ctx, text):
         return None
     plain = re.sub(r"\([^()]*\)", " ", text)
@@ -779,7 +843,7 @@ def _option_text(ctx: Context) -> str | None:
     clause = re.split(r";\s|\s-\s|:\s", head, maxsplit=1)[0]
     if len(clause) < len(head):
         named = [letter for letter, at in ordered if at < len(clause)]
-        if len(named) == 1 and ctx.question_stems & content_stems(clause):
+        if len(named) == 1 and any(a == w or (len(a) >= 4 and _stem_match(a, w)) for a in ctx.question_stems for w in content_stems(clause)):
             return named[0]  # "The largest is Jupiter; Earth and Mars are rocky."
     turn = list(re.finditer(r",?\s+but\s+", head))
     if turn:
@@ -880,6 +944,7 @@ RULES = (
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),
+    Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _option_text),
     Rule("direction", "option_text", _direction),
     Rule("last_letter", "last", _last_letter),

@@ -25,6 +25,7 @@ from gengap.extract._base import (
     open_sum,
     sentences,
     stem,
+    without_preamble,
     words,
 )
 
@@ -331,6 +332,16 @@ def _answer(n: Num, ctx: Context) -> str:
     return format_number(value)
 
 
+_ORDINAL_SUFFIX_RE = re.compile(r"(?:st|nd|rd|th)\b")
+
+
+def _asks_count(ctx: Context) -> bool:
+    memo = ctx.__dict__.get("_asks_count")
+    if memo is None:
+        memo = ctx.__dict__["_asks_count"] = re.search(r"\bhow\s+many\b", ctx.question or "", re.IGNORECASE) is not None
+    return memo
+
+
 def _nums(ctx: Context, text: str) -> list[Num]:
     """The numbers of ``text`` that are not negated ("4, not 6": the 6 is no answer); remembered per
     output, since several rules look at the same sentence."""
@@ -342,7 +353,10 @@ def _nums(ctx: Context, text: str) -> list[Num]:
         unit = _asks(ctx.question)[3] if ctx.question and "percent" not in ctx.disabled else None
         if unit:  # "1 h 45 min" for "how many minutes": one number in the unit asked for (same length)
             plain = _DURATION_RE.sub(lambda m: _duration(m, unit).ljust(len(m.group(0))), plain)
-        memo[text] = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
+        found = [n for n in numbers_in(plain) if not _NEGATED_RE.search(plain[max(0, n.start - 14):n.start])]
+        if _asks_count(ctx) and any(_ORDINAL_SUFFIX_RE.match(plain, n.end) for n in found):
+            found = [n for n in found if not _ORDINAL_SUFFIX_RE.match(plain, n.end)]  # "the 47th president" ranks, it does not count
+        memo[text] = found
     return memo[text]
 
 
@@ -419,6 +433,10 @@ def _result(ctx: Context, segment: str) -> Num | None:
     return (fresh or nums)[0] if nums else None
 
 
+_CONFIRMED_RE = re.compile(r"=[^=]*?(?:\byes\b|\byep\b|\bcorrect\b|\bthat'?s\s+right\b|[\u2713\u2714])\W{0,3}\s*(?:so\s+|it'?s\s+|the\s+answer\s+is\s+)?"
+                           r"([-$]?\d[\d,]*(?:\.\d+)?)\s*\W*$", re.IGNORECASE)
+
+
 def _read_region(ctx: Context, region: str) -> str | None:
     """The answer in a stretch of text: its last marked number, else its last concluding one, else its last
     (a check or an aside in parentheses after it is no answer)."""
@@ -431,6 +449,9 @@ def _read_region(ctx: Context, region: str) -> str | None:
             if found:
                 return _answer(found, ctx)
     last = sentences(region)
+    confirmed = _CONFIRMED_RE.search(last[-1]) if last else None
+    if confirmed and _nums(ctx, confirmed.group(1)):  # "14 + 26 = 40, yes, 26.": the check confirms the value after it
+        return _answer(_nums(ctx, confirmed.group(1))[0], ctx)
     found = _result(ctx, last[-1]) if last else None
     if found and "=" in last[-1]:
         return _answer(found, ctx)
@@ -622,11 +643,34 @@ def _of_given_unit(question: str, after: str) -> bool:
     return bool(m and asked and unit in given and unit[:1] != asked[:1])  # "km" stands for "kilometres"
 
 
+#: a closing courtesy or offer and all after it ("\n\nLet me know if you have any other questions!")
+CLOSING_RE = re.compile(r"(?:(?<=[.!?])\s+|\n\s*)(?:(?:i\s+)?hope\s+(?:this|that|it)\s+helps|let\s+me\s+know\s+if|feel\s+free\s+to|is\s+there\s+anything\s+else"
+                        r"|(?:i'?m\s+)?(?:happy|glad)\s+to\s+help|good\s+luck|(?:do|would)\s+you\s+(?:like|want)\s+me\s+to)\b[^\n]*(?:\n[^\n]*)*$",
+                        re.IGNORECASE)
+
+
+def without_closing(text: str) -> str:
+    """``text`` without a closing courtesy or offer after its answer."""
+    m = CLOSING_RE.search(text)
+    return text[:m.start()].rstrip() if m and m.start() > 0 else text
+
+
+_ANNOUNCES_WORKING_RE = re.compile(r"\blet(?:'s|\s+me|\s+us)?\b|\bstep\s+by\s+step\b|\bthink\b|\bhow\s+to\b", re.IGNORECASE)
+
+
+def _courtesy_off(text: str) -> str:
+    """``text`` without an opening courtesy ("Sure! Here's the answer.", "Great question! "), which states
+    nothing; an opening that announces working ("Let's work through this step by step.") is kept, since
+    the lines after it are working, not an answer stated first."""
+    rest = without_preamble(text)
+    return text if rest is text or _ANNOUNCES_WORKING_RE.search(text[:len(text) - len(rest)]) else rest
+
+
 def _first(ctx: Context) -> tuple[str, str]:
     """``first_part`` of the output, computed once per output (several rules look at its first sentence)."""
     memo = ctx.__dict__.get("_first")
     if memo is None:
-        memo = ctx.__dict__["_first"] = first_part(ctx.text)
+        memo = ctx.__dict__["_first"] = first_part(_courtesy_off(ctx.text))
     return memo
 
 
@@ -669,6 +713,11 @@ def _answer_first(ctx: Context) -> str | None:
     if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
         return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
+    retracted = last_match(_RETRACTED_RE, plain)
+    if retracted:  # "I said 32 earlier, but that was wrong: 17 + 25 = 42.": what follows the retraction
+        tail = plain[retracted.end():]
+        found = _result(ctx, tail) if "=" in tail else next(iter(_nums(ctx, tail)[-1:]), None)
+        return _answer(found, ctx) if found else None
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
@@ -702,8 +751,8 @@ def _answer_first(ctx: Context) -> str | None:
     if fresh:
         if _LABEL_RE.match(plain) and len(fresh) > 1:
             return None
-        if len(fresh) == 2 and _RANGE_START_RE.match(source, fresh[0].end):
-            return ABSTAIN  # "Most adults need 7 to 9 hours.": a range, no one number committed to
+        if len(fresh) == 2 and fresh[0].value != fresh[1].value and _RANGE_START_RE.match(source, fresh[0].end):
+            return ABSTAIN  # "Most adults need 7 to 9 hours.", "33 or 34": a range or two candidates, no one number committed to
         return _answer(fresh[0], ctx)
     if len(nums) == 1 and bare:
         return _answer(nums[0], ctx)  # a bare number, even one the question mentions
@@ -725,7 +774,7 @@ def _asked_unit(ctx: Context) -> str | None:
     if not ctx.question:
         return None
     asked = _given_units(ctx.question)[1]
-    head, rest = first_part(ctx.prose)
+    head, rest = first_part(_courtesy_off(ctx.prose))
     if not asked or not rest:
         return None
     first = [_unit_of(head, n) for n in _nums(ctx, head)]
@@ -754,12 +803,17 @@ def _unit_key(word: str) -> str:
     return re.sub(r"tre$", "ter", _UNIT_ABBREVIATIONS.get(low, low))
 
 
+_EQUIVALENCE_HINT_RE = re.compile(r"[=\u2248~]|\b(?:equals?|is|are|makes?|make\s+up|in|per|to)\b", re.IGNORECASE)
+
+
 def _conversion(ctx: Context) -> str | None:
     """An equivalence of two units stated first ("3 teaspoons = 1 tablespoon", "100 cm = 1 m") answers "how
     many teaspoons" with the number of the unit asked for, whichever side it is on."""
-    if not ctx.question:
+    if not ctx.question or not _EQUIVALENCE_HINT_RE.search(_first(ctx)[0]):
         return None
     asked = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question), re.IGNORECASE)
+    if not asked or len(_nums(ctx, _first(ctx)[0])) < 2:
+        return None  # an equivalence has two numbers
     head = re.split(r",\s+(?:and|but|while|whereas)\s|;\s", re.sub(r"\([^()]*\)", " ", _first(ctx)[0]), maxsplit=1)[0]  # its first clause
     if not asked or not head:
         return None
@@ -775,8 +829,25 @@ def _conversion(ctx: Context) -> str | None:
     return _answer(hits[0], ctx) if len(hits) == 1 and keys[0] != keys[1] else None
 
 
-_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013)\s*[-$\u20ac\u00a3]?\d")
+_RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013|or)\s*[-$\u20ac\u00a3]?\d")
 _RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
+#: number words of other languages (German, Spanish, French, Italian, Portuguese) that are no English word
+_FOREIGN_WORDS = {w: i for i, ws in enumerate((
+    "cero zéro", "eins uno", "zwei dos deux dois", "drei tres trois três", "vier cuatro quatre quattro quatro",
+    "fünf cinco cinq cinque", "sechs seis", "sieben siete sept sette sete", "acht ocho huit oito",
+    "neun nueve neuf nove", "zehn diez dix dieci dez", "onze undici", "zwölf doce douze dodici doze")) for w in ws.split()}
+_FOREIGN_FIRST_RE = re.compile(r"^\W*([^\W\d_]+)\W*(?:$|[.!,;:]|\s+[^\W\d_]+)")
+
+
+def _foreign_word(ctx: Context) -> str | None:
+    """A reply in another language that opens with a number word and has no digits ("Sieben.", "Acht Beine.")."""
+    if any(c.isdigit() for c in ctx.text):
+        return None
+    m = _FOREIGN_FIRST_RE.match(_courtesy_off(ctx.text))
+    value = _FOREIGN_WORDS.get(m.group(1).lower()) if m else None
+    return str(value) if value is not None else None
+
+
 _NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
 
 
@@ -793,6 +864,18 @@ _AGE_BEFORE_RE = re.compile(r"\b(?:at\s+(?:the\s+)?age\s+(?:of\s+)?|aged\s+)$", 
 _AGE_AFTER_RE = re.compile(r"^[\s-]+years?[\s-]+old\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _question_units(question: str) -> tuple[tuple[Fraction, str], ...]:
+    return tuple((n.value, _unit_of(question, n)) for n in numbers_in(question))
+
+
+def _given_of_other_unit(question: str, value: Fraction, unit: str) -> bool:
+    """Whether the question gives ``value`` only as a count of other things ("5 workers ... how many days":
+    "5 days" is an answer, not the 5 it gives)."""
+    units = [u for v, u in _question_units(question) if v == value]
+    return bool(units) and all(u and u[:4] != unit[:4] for u in units)
+
+
 def _counted_in(ctx: Context, text: str) -> Num | None:
     """The number that counts what the question asks for ("how many edges": "... and 12 edges"; "how
     old": "at the age of 35"), when every such number the question does not give has one value. Not
@@ -803,7 +886,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     if asked:
         if asked[:4] not in text.lower():
             return None  # a cheap test first: the counted noun is nowhere in the text
-        found = [n for n in _nums(ctx, text) if not _given(ctx, n) and _unit_of(text, n)[:4] == asked[:4]]
+        found = [n for n in _nums(ctx, text) if _unit_of(text, n)[:4] == asked[:4]
+                 and (not _given(ctx, n) or _given_of_other_unit(ctx.question, n.value, asked))]
     elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE) and ("age" in text.lower() or "old" in text):
         found = [n for n in _nums(ctx, text)
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
@@ -820,7 +904,7 @@ _FIRST_WORD_RE = re.compile(r"^[^\w]*(?:(?:about|around|approximately|roughly|ne
 
 def _opens_with_number(ctx: Context) -> bool:
     """Whether the output opens with a number ("206", "Four.", "About 95,"): the answer, stated first."""
-    m = _FIRST_WORD_RE.match(ctx.text)
+    m = _FIRST_WORD_RE.match(_courtesy_off(ctx.text))
     if m is None:
         return False
     word = m.group(1).lower()
@@ -840,7 +924,7 @@ def _counted(ctx: Context) -> str | None:
 def _off_topic(ctx: Context) -> str | None:
     """A ramble that never speaks of what the question counts ("how many moons": a paragraph about the
     planet with its distance and a year, no moon in it) answers nothing: unextracted."""
-    if not ctx.question or ctx.strong_marks or "=" in ctx.text or len(ctx.text.split()) < 12 or _opens_with_number(ctx):
+    if not ctx.question or ctx.strong_marks or "=" in ctx.text or len(without_closing(ctx.text).split()) < 12 or _opens_with_number(ctx):
         return None
     if not re.search(r"\bhow\s+many\b", asked_part(ctx.question), re.IGNORECASE):
         return None
@@ -849,7 +933,27 @@ def _off_topic(ctx: Context) -> str | None:
         return None
     if any(stem(w)[:4] == asked[:4] for w in words(ctx.text)):
         return None
+    verb = re.search(r"\bhow\s+many\s+[A-Za-z]+\s+(?:does|did|do|will|would|can|could)\s+(?:[\w'-]+\s+){1,4}?([a-z]+)\s*(?:\?|$)",
+                     asked_part(ctx.question), re.IGNORECASE)
+    if verb and re.search(rf"\b{_verb_forms(verb.group(1).lower())}\s+(?:(?:about|around|over|nearly|only|just|exactly)\s+)?\d",
+                          ctx.text, re.IGNORECASE):
+        return None  # "Titanic won 11 Academy Awards ..." for "How many Oscars did Titanic win?": the asked verb's count
     return ABSTAIN
+
+
+_IRREGULAR_PAST = {"win": "won", "have": "has|had", "get": "got", "make": "made", "take": "took", "sell": "sold", "buy": "bought",
+                   "eat": "ate", "give": "gave", "lose": "lost", "write": "wrote", "find": "found", "catch": "caught", "see": "saw",
+                   "hold": "held", "lay": "laid", "build": "built", "spend": "spent", "keep": "kept", "run": "ran", "throw": "threw",
+                   "drink": "drank", "grow": "grew", "fly": "flew", "bring": "brought", "teach": "taught", "do": "did|does"}
+
+
+def _verb_forms(verb: str) -> str:
+    """A regex alternation of the forms of ``verb`` ("win" -> "win|wins|won|winning|...")."""
+    base = verb[:-1] if verb.endswith("e") else verb
+    forms = {verb, verb + "s", verb + "es", base + "ed", base + "ing", verb + verb[-1] + "ed", verb + verb[-1] + "ing"}
+    if verb.endswith("y"):
+        forms |= {verb[:-1] + "ies", verb[:-1] + "ied"}
+    return "(?:" + "|".join(sorted(forms)) + (("|" + _IRREGULAR_PAST[verb]) if verb in _IRREGULAR_PAST else "") + ")"
 
 
 _GUESS_RE = re.compile(r"\b(?:if\s+i\s+(?:had|have)\s+to\s+(?:guess|pick|choose|say|bet)|my\s+(?:best\s+)?guess\s+(?:is|would\s+be)"
@@ -889,7 +993,7 @@ def _hedge(ctx: Context) -> str | None:
 def _unfinished(ctx: Context) -> str | None:
     """Reasoning cut off before it reached a number: several sentences, the last one stopping
     mid-clause (no closing punctuation, not a number with its unit)."""
-    text = ctx.prose
+    text = _courtesy_off(ctx.prose)  # "Great question! four" is no reasoning cut off
     if open_sum(ctx.text):
         return ABSTAIN  # "... we divide: 240 / 3 =": cut off before the result
     if not text or not text[-1].isalpha() or len(sentences(text)) < 2:
@@ -899,6 +1003,8 @@ def _unfinished(ctx: Context) -> str | None:
         return None
     if _cut_aside(last) and _nums(ctx, text[:len(text) - len(last)]):
         return None  # "21 sheep. If the farmer buys 4 more sheep, he will have": an aside cut off after the answer
+    if _counted_in(ctx, sentences(text)[0]):
+        return None  # "A bicycle has two wheels. A tricycle has three wheels. A truck has": answered before the cut
     return ABSTAIN
 
 
@@ -950,6 +1056,7 @@ def _after_mark(ctx: Context, sentence: str, mark: re.Match[str]) -> Num | None:
 # a sentence that recalls an answer taken back: "Earlier I said 63 by mistake."
 _RETRACTED_RE = re.compile(r"\b(?:(?:earlier|before|first|previously|initially)\s+(?:i\s+)?(?:said|wrote|gave|answered|put|thought)"
                            r"|i\s+(?:first|initially|previously|earlier)\s+(?:said|wrote|gave|answered|put|thought)|by\s+mistake"
+                           r"|i\s+(?:said|wrote|gave|answered|put)\s+[^.;:]{0,20}?\b(?:earlier|before|at\s+first|first)\b[^.;:]{0,40}?\b(?:wrong|incorrect|mistake|error)"
                            r"|(?:was|is)\s+(?:wrong|incorrect|a\s+(?:mistake|typo|slip)))\b", re.IGNORECASE)
 
 
@@ -1014,17 +1121,19 @@ _ENDS_IS_NUMBER_RE = re.compile(r"\s(?:is|are|equals|makes)\s+[-$]?\d[\d,.]*\s*%
 
 _TRAILING_NOTE_RE = re.compile(r"^\W*(?:notes?|tips?|hint|reminder|caveat|disclaimer|sources?|n\.?b\.?|p\.?s\.?|fun\s+fact|for\s+reference"
                                r"|(?:by\s+the\s+way|btw))\s*[:,\-]"
-                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:",
+                               r"|^\W*(?:(?:you\s+can\s+|let's\s+|to\s+)?(?:check|verify|confirm|double[-\s]check)(?:ing)?|verification|sanity\s+check)\b[^:]{0,20}:"
+                               r"|^\W*(?:is\s+there\s+anything\s+else|(?:would|do)\s+you\s+(?:like|want)\s+me\s+to|let\s+me\s+know\s+if|feel\s+free\s+to)\b",
                                re.IGNORECASE)
 
 
 def _last_number(ctx: Context) -> str | None:
     """The last number, when it sits in the last sentence; an output whose last sentence has no number
     trails off or rambles, and is not read."""
-    parts = [s for s in _body(ctx) if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
-    note = next((i for i, s in enumerate(parts) if i and _TRAILING_NOTE_RE.match(s)), None)
-    if note is not None and any(_nums(ctx, s) for s in parts[:note]):
-        parts = parts[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": the notes come after the answer
+    body = _body(ctx)
+    note = next((i for i, s in enumerate(body) if i and _TRAILING_NOTE_RE.match(s)), None)
+    if note is not None and any(_nums(ctx, s) for s in body[:note]):
+        body = body[:note]  # "... = 180 minutes. Note: 1 hour = 60 minutes.": notes and offers come after the answer
+    parts = [s for s in body if not _PLEASANTRY_RE.match(s) and not _RETRACTED_RE.search(s)]
     if len(parts) > 1 and _cut_aside(parts[-1]):
         parts = parts[:-1]
     if not parts:
@@ -1064,6 +1173,7 @@ RULES = (
     Rule("unfinished", "abstain", _unfinished),
     Rule("off_topic", "abstain", _off_topic),
     Rule("none", "answer_first", _none),
+    Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
