@@ -450,3 +450,17 @@ def test_yes_no_negated_first_clause_other_subject_and_directions():
     assert yn("Rubber is a poor conductor.", "Is rubber a good conductor?") == "no"
     assert yn("It sets in the west.", "Does the Sun set in the east?") == "no"
     assert yn("Albany is the capital.", "Is New York City the capital of New York State?") == "no"
+
+
+def test_a_choice_left_open_in_so_many_words_is_no_pick():
+    options, question = ["Enthusiastic", "Opposed", "Indifferent"], "How does the author feel about the new policy?"
+
+    def ch(output: str) -> str | None:
+        return extract(output, "choice", question=question, choices=options).value
+
+    assert ch("Hard to tell; maybe against it, maybe not.") is None
+    assert ch("I could not say whether she is for or against it.") is None
+    assert ch("Maybe opposed, maybe not.") is None
+    # counter-examples: a pick stays a pick
+    assert ch("She is against it.") == "B"
+    assert ch("Opposed. She calls it a mistake twice.") == "B"
