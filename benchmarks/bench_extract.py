@@ -2,13 +2,12 @@
 
 Data, in the order the figures are printed:
 
-- ``benchmarks/data/extraction_v5/heldout.jsonl``: a held-out-only set of 748 outputs (48 of them
-  real Gemma 3 270M outputs) written by someone who never read the rules, frozen before the last
-  round of tuning and measured once after it; read only with ``--heldout`` (never while tuning),
-  then printed first.
-- ``benchmarks/data/extraction_v4/heldout.jsonl``: the previous held-out-only set, measured once
-  (92.4% [90.2, 94.3]) and then tuned on: tuning data now that v5 exists (the fresh figure when v5
-  is absent).
+- ``benchmarks/data/extraction_v7/heldout*.jsonl``: the fresh held-out-only set (one file per writer),
+  written by people who never read the rules, frozen before the last round of tuning and measured once
+  after it; read only with ``--heldout`` (never while tuning), then printed first.
+- ``benchmarks/data/extraction_v5/heldout.jsonl`` (748 outputs, 48 of them real Gemma 3 270M outputs)
+  and ``extraction_v4/heldout.jsonl``: earlier held-out-only sets, each measured once (v4 92.4%
+  [90.2, 94.3], v5 93.0% [91.0, 94.8]) and then tuned on: tuning data now that a newer set exists.
 - ``benchmarks/data/extraction_v3/``: one folder per writer, ``dev.jsonl`` tuned on batch by batch
   (``TUNING_LOG.md`` keeps each batch's score taken before any rule changed for it) and
   ``heldout.jsonl``, measured once (92.3%) and then tuned on.
@@ -74,6 +73,7 @@ DATA = HERE / "data" / "extraction_v2"
 DATA_V3 = HERE / "data" / "extraction_v3"
 DATA_V4 = HERE / "data" / "extraction_v4"
 DATA_V5 = HERE / "data" / "extraction_v5"
+DATA_V7 = HERE / "data" / "extraction_v7"
 DATA_V6DEV = HERE / "data" / "extraction_v6dev"
 LEGACY = HERE / "data" / "extraction_labelled.jsonl"
 KINDS = ["number", "choice", "yes_no", "text"]
@@ -361,6 +361,11 @@ def v3_files(part: str, root: Path = DATA_V3) -> list[Path]:
     return found
 
 
+def heldout_files(folder: Path) -> list[Path]:
+    """A held-out-only set's files: ``heldout.jsonl``, or one ``heldout_<writer>.jsonl`` per writer."""
+    return sorted(folder.glob("heldout*.jsonl"))
+
+
 def read_files(paths: list[Path]) -> list[dict]:
     """The records of several labelled files (a folder stands for its ``*.jsonl`` files), ids kept unique."""
     rows: list[dict] = []
@@ -463,7 +468,8 @@ def main() -> None:
     parser.add_argument("--data", type=Path, default=DATA, help="folder with the v2 dev.jsonl and heldout.jsonl")
     parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
     parser.add_argument("--v4", type=Path, default=DATA_V4, help="folder of the held-out-only v4 set (heldout.jsonl)")
-    parser.add_argument("--v5", type=Path, default=DATA_V5, help="folder of the fresh held-out-only v5 set (heldout.jsonl)")
+    parser.add_argument("--v5", type=Path, default=DATA_V5, help="folder of the held-out-only v5 set (tuning data once v7 exists)")
+    parser.add_argument("--v7", type=Path, default=DATA_V7, help="folder of the fresh held-out-only v7 set (heldout*.jsonl)")
     parser.add_argument("--heldout", action="store_true",
                         help="read and print the fresh held-out set (once, after the rules are frozen; never while tuning)")
     parser.add_argument("--v6-dev", type=Path, default=DATA_V6DEV, help="folder of the last development batches (*.jsonl)")
@@ -505,31 +511,33 @@ def main() -> None:
         print("\n".join(run_judge(rows, read_all(rows), args)))
         return
 
-    # The newest held-out-only set is the fresh one; every older held-out part was measured once and
-    # then tuned on, so it is tuning data (v3 held-out: 92.3% on 567f190; v4: 92.4% on 7b4ad0f).
-    v5_file = args.v5 / "heldout.jsonl"
-    v5 = read_rows(v5_file) if args.heldout and v5_file.exists() else []
-    v4 = read_rows(args.v4 / "heldout.jsonl") if (args.v4 / "heldout.jsonl").exists() else []
-    fresh, fresh_name = (v5, "v5 held-out") if v5_file.exists() else (v4, "v4 held-out")
-    tuned_v3 = read_files(v3_files("heldout", args.v3)) if fresh or v5_file.exists() else []
-    heldout_v3 = fresh or ([] if v5_file.exists() else read_files(v3_files("heldout", args.v3)))
-    fresh_name = fresh_name if fresh or v5_file.exists() else "v3 held-out"
+    # Held-out-only sets, oldest first; a set is present once its folder exists. The newest present
+    # one is the fresh set, read only with --heldout. Every older one was measured once and then tuned
+    # on, so it is tuning data (v3 held-out: 92.3% on 567f190; v4: 92.4% on 7b4ad0f; v5: 93.0% on e66c1cc).
+    generations = [(name, folder) for name, folder in (("v4", args.v4), ("v5", args.v5), ("v7", args.v7))
+                   if folder.is_dir()]
+    fresh_name = f"{generations[-1][0]} held-out" if generations else "v3 held-out"
+    fresh_files = heldout_files(generations[-1][1]) if generations else v3_files("heldout", args.v3)
+    older = [(name, read_files(heldout_files(folder))) for name, folder in generations[:-1]]
+    tuned_v3 = read_files(v3_files("heldout", args.v3)) if generations else []
+    heldout_v3 = read_files(fresh_files) if args.heldout else []
     v6dev = read_files([args.v6_dev]) if args.v6_dev.is_dir() else []
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
     dev_v3 = (read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
-              + (v4 if v5_file.exists() else []) + v6dev)
+              + [row for _, rows in older for row in rows] + v6dev)
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
 
     if heldout_v3:
-        print(f"1. {fresh_name} {'set' if fresh else 'part'}: {len(heldout_v3)} outputs written by people who never read "
+        print(f"1. {fresh_name} set: {len(heldout_v3)} outputs written by people who never read "
               "the rules, frozen before tuning, measured once")
         for by in ("kind", "difficulty", "source"):
             print("\n".join(summary_lines(heldout_v3, got_h, by)))
-    elif v5_file.exists():
+    elif fresh_files:
         print(f"1. {fresh_name} set: not read. It is measured once, after the rules are frozen: pass --heldout "
               "(never while tuning)")
     else:
-        print(f"1. held-out part: not present (expected {args.v4}/heldout.jsonl or {args.v3}/*/heldout.jsonl)")
+        where = generations[-1][1] if generations else args.v3
+        print(f"1. {fresh_name} set: not present yet (expected {where}/heldout*.jsonl)")
     base_rows, base_got, base_name = (heldout_v3, got_h, fresh_name) if heldout_v3 else (v2, got_2, "v2 (tuning data)")
     if args.skip_lmeval:
         print("\n2. lm-evaluation-harness stock filters: skipped (--skip-lmeval)")
@@ -547,7 +555,7 @@ def main() -> None:
             print(f"\n   {label} development batches before tuning ({log.name}): the running estimate of generalization")
             print("\n".join(pooled))
     if dev_v3:
-        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}{', v4' if v5_file.exists() else ''}"
+        print(f"\n   v3 development part{' and held-out part' if tuned_v3 else ''}{''.join(', ' + n for n, _ in older)}"
               f"{', v6 development batches' if v6dev else ''}: {len(dev_v3)} outputs (tuned on, so now tuning data)")
         print("\n".join(summary_lines(dev_v3, got_d, "kind")))
     for name, rows, got in ((fresh_name, heldout_v3, got_h), ("all tuning data", v2 + dev_v3, got_2 + got_d)):

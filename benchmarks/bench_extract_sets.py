@@ -1,7 +1,7 @@
 """Extraction accuracy per labelled set and answer kind, for comparing two versions of the rules.
 
-Reads the tuning sets only (extraction_v2, v3, v4 and every ``extraction_v6dev/*.jsonl`` batch), never
-the frozen held-out ``extraction_v5``. Each output is read with the question and options it answers
+Reads the tuning sets only (extraction_v2, v3, v4, v5 and every ``extraction_v6dev/*.jsonl`` batch),
+never the frozen held-out ``extraction_v7``. Each output is read with the question and options it answers
 and judged by ``bench_extract.is_correct``, the same judge as ``bench_extract.py``.
 
     python benchmarks/bench_extract_sets.py --kinds text yes_no
@@ -26,11 +26,12 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def tuning_sets(root: Path = DATA) -> dict[str, list[dict]]:
-    """The labelled tuning sets by name: v2, v3 (development and held-out parts), v4, and each v6dev batch."""
+    """The labelled tuning sets by name: v2, v3 (development and held-out parts), v4, v5 and each v6dev batch."""
     sets = {
         "v2": read_rows(root / "extraction_v2" / "dev.jsonl") + read_rows(root / "extraction_v2" / "heldout.jsonl"),
         "v3": read_files(v3_files("dev", root / "extraction_v3") + v3_files("heldout", root / "extraction_v3")),
         "v4": read_rows(root / "extraction_v4" / "heldout.jsonl"),
+        "v5": read_rows(root / "extraction_v5" / "heldout.jsonl"),
     }
     for path in sorted((root / "extraction_v6dev").glob("*.jsonl"), key=lambda p: (len(p.stem), p.stem)):
         sets[f"v6dev/{path.stem}"] = read_rows(path)

@@ -1,6 +1,6 @@
 """Short text answers restated in the shapes chat models put around an answer: a generalization probe.
 
-Every gold short answer of the tuning sets (never ``extraction_v5``) is written again in everyday shapes
+Every gold short answer of the tuning sets (never the held-out ``extraction_v7``) is written again in everyday shapes
 (a courtesy before or after it, "It's X.", "The <question restated> is X.", "X <question's verb> ...",
 "Not Y - X.", "X? I'm not completely sure.", "Y or X, I'm not sure which.", "Let me look that up.", ...) and
 read with its question. A rule written for one labelled item does not move these counts; a rule that reads the shape

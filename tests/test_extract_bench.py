@@ -94,7 +94,8 @@ def test_the_newest_held_out_set_is_printed_first_and_older_ones_become_tuning_d
     write(tmp_path / "v5" / "heldout.jsonl", [ROWS[2], {**wrong, "id": "number-v5-001"}])
     write(tmp_path / "v6" / "b1.jsonl", [{**ROWS[1], "id": "text-v6-001"}])
     argv = ["bench_extract.py", "--data", str(v2), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
-            "--v5", str(tmp_path / "v5"), "--v6-dev", str(tmp_path / "v6"), "--skip-lmeval", "--show-errors", "--quick"]
+            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v6-dev", str(tmp_path / "v6"),
+            "--skip-lmeval", "--show-errors", "--quick"]
     monkeypatch.setattr(sys, "argv", argv)
     bench_extract.main()  # while tuning: the held-out set is not read, and v4 is tuning data all the same
     out = capsys.readouterr().out
@@ -108,3 +109,26 @@ def test_the_newest_held_out_set_is_printed_first_and_older_ones_become_tuning_d
     assert "v4, v6 development batches: 2 outputs" in out  # v4 and the v6 batch joined the tuning data
     assert "MISS number-v4-001" in out  # misreadings are shown on tuning data ...
     assert "number-v5-001" not in out  # ... never on the fresh held-out set
+
+
+def test_a_newer_held_out_set_turns_v5_into_tuning_data_and_reads_one_file_per_writer(tmp_path, monkeypatch, capsys):
+    wrong = {**ROWS[0], "id": "number-x-009", "output": "I think 7.", "gold": "8"}
+    write(tmp_path / "v2" / "dev.jsonl", ROWS[:1])
+    write(tmp_path / "v2" / "heldout.jsonl", ROWS[1:2])
+    write(tmp_path / "v5" / "heldout.jsonl", [{**wrong, "id": "number-v5-001"}])
+    (tmp_path / "v7").mkdir()
+    argv = ["bench_extract.py", "--data", str(tmp_path / "v2"), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
+            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v6-dev", str(tmp_path / "v6"),
+            "--skip-lmeval", "--show-errors", "--quick"]
+    monkeypatch.setattr(sys, "argv", argv)
+    bench_extract.main()  # the v7 folder exists but its writers have not committed a file yet
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("1. v7 held-out set: not present yet")
+    assert ", v5: 1 outputs" in out and "MISS number-v5-001" in out  # v5 is tuning data now
+    write(tmp_path / "v7" / "heldout_a.jsonl", [{**ROWS[2], "id": "number-v7a-001"}])
+    write(tmp_path / "v7" / "heldout_b.jsonl", [{**wrong, "id": "number-v7b-001"}])
+    monkeypatch.setattr(sys, "argv", [*argv, "--heldout"])
+    bench_extract.main()
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("1. v7 held-out set: 2 outputs")
+    assert "number-v7b-001" not in out  # never a misreading of the fresh set
