@@ -132,3 +132,16 @@ def test_a_newer_held_out_set_turns_v5_into_tuning_data_and_reads_one_file_per_w
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("1. v7 held-out set: 2 outputs")
     assert "number-v7b-001" not in out  # never a misreading of the fresh set
+
+
+def test_two_rule_versions_compared_on_the_same_outputs_count_fixes_and_breaks():
+    from benchmarks.compare_extract_rules import comparison_lines
+
+    rows = ROWS * 10  # 30 outputs: number gold 8, text gold Santiago, yes/no gold null
+    now = ["8", "Santiago", None] * 10
+    before = ["2", "Santiago", None] * 9 + ["8", "Chile", "no"]  # 9 numbers and the last text and yes/no fixed
+    lines = comparison_lines(rows, now, before, "old")
+    assert lines[-1].startswith("   paired gain +36.7%") and "11 outputs fixed, 0 broken" in lines[-1]
+    assert any(line.split()[:2] == ["all", "30"] and "100.0%" in line for line in lines)
+    lines = comparison_lines(rows, before, now, "new")  # the other way round: the same pairs, broken
+    assert "0 outputs fixed, 11 broken" in lines[-1] and "McNemar p = 0.0009766" in lines[-1]
