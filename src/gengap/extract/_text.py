@@ -15,6 +15,7 @@ noun after a modifier of the answer's own is its head ("polar bear"), the thing 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 from gengap.extract._base import (
@@ -31,6 +32,7 @@ from gengap.extract._base import (
     stem,
     unfinished,
 )
+from gengap.extract._text_span import OPENING_FRAME, cleft_span, tidied, whole_code_span, without_foreign_article, without_trailing_date
 
 _TEXT_MARK_RE = re.compile(
     r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
@@ -71,7 +73,7 @@ _META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesti
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|" + OPENING_FRAME + r"),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -278,7 +280,7 @@ _GENERIC_VERB_RE = re.compile(r"^(?:we|they|you|people|humans|most\s+people)\s+(
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
 _DATE_RE = re.compile(rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\s+\d{{3,4}}"
                       rf"|{_MONTH}\s+\d{{3,4}}|\d{{3,4}}\s*(?:BC|BCE|AD|CE)\b|(?<![\d.,])\d{{4}}(?![\d.,]\d)|\d{{1,2}}(?:st|nd|rd|th)\s+century)")
-_ASKS_TIME_RE = re.compile(r"^\W*(?:when\b|(?:in\s+)?(?:what|which)\s+(?:year|date|century|decade|month|day)\b)", re.IGNORECASE)
+_ASKS_TIME_RE = re.compile(r"^\W*(?:when\b|(?:(?:in|on|by|until|since)\s+)?(?:what|which)\s+(?:year|date|century|decade|month|day(?!\s+of\s+the\s+week))\b)", re.IGNORECASE)
 
 
 # a name owning the question's thing: "Jupiter's Great Red Spot ...", "Canada's maple leaf flag ..."
@@ -1167,7 +1169,69 @@ _CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you 
                 "questions", "enjoy", "cheers")
 
 
-RULES = (
+def _tidy(ctx: Context) -> str | None:
+    """The output read again without reference marks and footnotes ("London [1]"), an initial's period before
+    a sentence adverb read as a sentence end ("Vitamin D. Specifically, ...")."""
+    if "[" not in ctx.raw and ". " not in ctx.raw and "\u3010" not in ctx.raw:
+        return None
+    inner = tidied(ctx.raw)
+    if inner == ctx.raw:
+        return None
+    found = run_cascade(RULES, Context(inner, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return found.value if found.value is not None else ABSTAIN
+
+
+def _cleft(ctx: Context) -> str | None:
+    """"C'est Léonard de Vinci qui ...", "Fue Colón quien ...": the cleft's focus, in German, French, Spanish, Portuguese."""
+    if ctx.text.isascii() and not re.search(r"\b(?:c'est|es|fue|foi|war)\b", ctx.text[:20], re.IGNORECASE):
+        return None
+    head, _ = first_part(ctx.text)
+    return cleft_span(head)
+
+
+# a title or a case name written alone: "As You Like It", "Marbury v. Madison", "The Lord of the Rings"
+_TITLE_WORD_RE = re.compile(r"(?:[A-Z0-9][\w'-]*|[A-Z][a-z]?\.|of|the|and|in|on|at|to|for|with|a|an|from|by|or|v\.?|vs\.?|de|da|di|del|du|der|von|van|la|le|y|e|&)")
+
+
+_NOT_IN_TITLES = frozenset("is are was were answer question it's that's this's there's here's what's he's she's they're i'm i'd i'll".split())
+
+
+def _title(ctx: Context) -> str | None:
+    """A short line of capitalized words and the small words between them, and nothing else, is a title or a
+    name: read whole, even where a word of it is one the question says ("As You Like It")."""
+    line = ctx.text.strip().rstrip(".!")
+    if "\n" in line or not 2 <= len(line.split()) <= 8 or not line[:1].isupper() or ctx.kind != "text":
+        return None
+    tokens = line.split()
+    if not all(_TITLE_WORD_RE.fullmatch(t) for t in tokens) or sum(t[:1].isupper() for t in tokens) < 2 \
+            or tokens[-1].lower() in STOPWORDS - {"it", "me", "you", "us", "them", "him", "her"}:
+        return None
+    if any(t.lower() in _NOT_IN_TITLES for t in tokens) or len({t.lower() for t in tokens}) == 1:
+        return None  # "Paris Is The Capital", "It's Nairobi": a sentence in capitals; "Cairo Cairo Cairo": a loop
+    if ctx.question and re.search(rf"\b{re.escape(tokens[0])}\b", ctx.question, re.IGNORECASE) and tokens[0].lower() in STOPWORDS:
+        return None  # "In Rome." for "In which city ...?": the question's preposition, then the answer
+    return _strip(line) or None
+
+
+def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
+    article of the reply's language."""
+    def finish(ctx: Context) -> str | None:
+        value = read(ctx)
+        if not value or value == ABSTAIN:
+            return value
+        whole = whole_code_span(value, ctx.raw)
+        if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
+            value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
+        value = without_trailing_date(value, ctx.question)
+        return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
+    finish.__name__ = read.__name__
+    finish.__doc__ = read.__doc__
+    return finish
+
+
+RULES: tuple[Rule, ...] = (
+    Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
@@ -1183,6 +1247,8 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
     Rule("whole_quote", "quotes", _whole_quote),
+    Rule("title", "quotes", _title),
+    Rule("cleft", "answer_inside_sentence", _cleft),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("concluding", "marker", _concluding),
@@ -1190,3 +1256,4 @@ RULES = (
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
 )
+RULES = tuple(Rule(r.name, r.family, _finished(r.read)) for r in RULES)

@@ -1,0 +1,153 @@
+"""How a reader trims a short text answer once it has been found, and what a reader reads past first.
+
+Principles, each one function:
+
+- an article is no part of the answer in any language: "Der Rhein", "o real", "La France" read "Rhein",
+  "real", "France" when the reply is written in that language (a name that carries its article, "La Paz",
+  "Los Angeles", keeps it, and so does an English reply: "O negative");
+- a cleft sentence names its answer in other languages as in English: "C'est Léonard de Vinci qui ...",
+  "Fue Colón quien ...", "Foi Cabral quem ...", "Es war Goethe, der ...";
+- a date after the answer says when, not what: "Alexander Fleming in 1928." reads "Alexander Fleming"
+  (unless the question asks when);
+- a code span is one token: "The command is `git status`." reads "git status", not the part of it the
+  question does not say;
+- reference marks and footnotes are no part of the answer: "London [1]", "Chinua Achebe [source: ...]";
+- an initial's period is not a sentence end before a sentence adverb: "Vitamin D. Specifically, ...".
+"""
+
+from __future__ import annotations
+
+import re
+
+# function words that mark a reply's language (each specific enough not to be English)
+_LANGUAGE_WORDS: dict[str, frozenset[str]] = {
+    "de": frozenset("der die das den dem des ein eine einen ist sind war waren und nicht mit von auf für im zum zur auch wird wurde".split()),
+    "fr": frozenset("le la les du des une est sont était fut et qui que dans pour au aux avec c'est il elle été".split()),
+    "es": frozenset("el la los las del una es son fue era y que en por con para su se está".split()),
+    "pt": frozenset("o os do da dos das um uma é são foi era que em na com para não".split()),
+}
+_ENGLISH_WORDS = frozenset("the is was are were of and in to it this that with by for".split())
+_WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+_ARTICLES: dict[str, frozenset[str]] = {
+    "de": frozenset("der die das den dem des ein eine einen".split()),
+    "fr": frozenset("le la les un une".split()),
+    "es": frozenset("el la los las un una".split()),
+    "pt": frozenset("o a os as um uma".split()),
+}
+# names that carry their article: it stays
+_ARTICLE_NAMES = frozenset("""la paz|la plata|las vegas|los angeles|el salvador|el paso|le havre|le mans|la rochelle|las palmas
+|la mancha|la scala|la coruña|los alamos|la habana|la niña|el niño|der spiegel|die zeit|die welt|le monde|le figaro|la traviata
+|el greco|el cid|la marseillaise|la gioconda|la bohème|la boheme|die walküre|das kapital|das boot""".replace("\n", "").split("|"))
+
+
+def reply_language(text: str) -> str | None:
+    """The language of ``text`` among German, French, Spanish and Portuguese (``de``, ``fr``, ``es``, ``pt``),
+    by its function words; None for English or too little to tell.
+
+    >>> reply_language("Der Rhein ist der längste Fluss."), reply_language("The Rhine is the longest river.")
+    ('de', None)
+    """
+    tokens = {t.lower() for t in _WORD_RE.findall(text[:400])}
+    if not tokens:
+        return None
+    english = len(tokens & _ENGLISH_WORDS)
+    scores = {lang: len(tokens & words) for lang, words in _LANGUAGE_WORDS.items()}
+    lang, best = max(scores.items(), key=lambda kv: kv[1])
+    return lang if best >= 2 and best > english else None
+
+
+def without_foreign_article(span: str, text: str) -> str:
+    """``span`` without an opening article of the language ``text`` is written in ("Der Blauwal" -> "Blauwal");
+    an English reply, a one-word span and a name that carries its article ("La Paz") are left as they are."""
+    first, _, rest = span.partition(" ")
+    elided = re.match(r"^[lL]['\u2019](?=\w)", span)  # "l'Everest"
+    if not rest and not elided:
+        return span
+    lang = reply_language(text)
+    if lang is None:
+        return span
+    if elided and lang == "fr":
+        return span[elided.end():]
+    if first.lower() not in _ARTICLES[lang] or span.lower() in _ARTICLE_NAMES or " ".join(span.lower().split()[:2]) in _ARTICLE_NAMES:
+        return span
+    return rest.strip()
+
+
+# "C'est X qui ...", "Es X quien ...", "Fue X quien ...", "Foi X quem ...", "Es war X, der ...": X answers
+_CLEFT_RE = re.compile(
+    r"^\W*(?:c['\u2019]est|c['\u2019]était|ce\s+fut|ce\s+sont|es|fue|era|fueron|foi|é|era|es\s+war|es\s+ist|das\s+war)\s+"
+    r"(?P<span>[^,;:.?!()]{1,60}?)\s*,?\s+(?:qui|que|qu['\u2019]|quien|quienes|el\s+que|la\s+que|los\s+que|quem|o\s+que|a\s+que|der|die|das|welcher|welche)\b",
+    re.IGNORECASE,
+)
+
+
+def cleft_span(sentence: str) -> str | None:
+    """The answer a cleft sentence in German, French, Spanish or Portuguese puts in focus, or None.
+
+    >>> cleft_span("C'est Léonard de Vinci qui a peint la Joconde.")
+    'Léonard de Vinci'
+    """
+    m = _CLEFT_RE.match(sentence)
+    if m is None or reply_language(sentence) is None:
+        return None
+    span = without_foreign_article(m.group("span").strip(), sentence)
+    return span if 0 < len(span.split()) <= 5 else None
+
+
+_MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
+_TRAILING_DATE_RE = re.compile(
+    rf"\s+(?:in|on|around|circa|c\.|during)\s+(?:(?:about|around|roughly|early|late|mid)\s+)?(?:the\s+)?"
+    rf"(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{3,4}}|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+\d{{3,4}}|{_MONTH}\s+\d{{3,4}}"
+    rf"|\d{{3,4}}s?(?:\s*(?:BC|BCE|AD|CE))?|\d{{1,2}}(?:st|nd|rd|th)\s+century)$"
+)
+_ASKS_WHEN_RE = re.compile(r"\b(?:when|what\s+(?:year|date|century|decade)|which\s+(?:year|date|century|decade)|how\s+long)\b", re.IGNORECASE)
+
+
+def without_trailing_date(span: str, question: str | None) -> str:
+    """``span`` without a date after it ("Alexander Fleming in 1928" -> "Alexander Fleming"), unless the
+    question asks when."""
+    m = _TRAILING_DATE_RE.search(span)
+    if m is None or m.start() == 0 or (question and _ASKS_WHEN_RE.search(question)):
+        return span
+    return span[:m.start()].rstrip(" ,")
+
+
+_CODE_SPAN_RE = re.compile(r"(?<!`)`([^`\n]{1,60})`(?!`)")
+
+
+def whole_code_span(span: str, raw: str) -> str:
+    """The inline code span of ``raw`` that holds ``span`` as a part: a command or expression is read whole
+    ("status" inside "`git status`" reads "git status")."""
+    if "`" not in raw:
+        return span
+    for code in _CODE_SPAN_RE.findall(raw):
+        code = code.strip()
+        if span != code and len(span) < len(code) and re.search(rf"(?<![\w-]){re.escape(span)}(?![\w-])", code):
+            return code
+    return span
+
+
+# "[1]", "[2, 3]", "[^1]", "[source: ...]", "【4†source】": a reference mark
+_REFERENCE_RE = re.compile(r"\s*(?:\[\^?\d{1,3}(?:\s*[,-]\s*\d{1,3})*\]|\[(?:source|sources|citation|ref|reference|cite)\b[^\]\n]{0,120}\]"
+                           r"|\u3010[^\u3011\n]{0,60}\u3011)", re.IGNORECASE)
+_FOOTNOTE_LINE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\]:?[ \t]+[^\n]*$\n?", re.MULTILINE)
+# a sentence adverb after a one-letter word's period: "Vitamin D. Specifically, ...": the period ends a sentence
+_ADVERB_AFTER_INITIAL_RE = re.compile(r"(?<=\b[A-Z])\.[ \t]+(?=(?:[A-Z][a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|edly|ingly|fully)"
+                                      r"|However|Also|Note|This|Its|His|Her|Their)\b)")
+
+
+def tidied(raw: str) -> str:
+    """``raw`` without reference marks and footnote lines, an initial's period before a sentence adverb made a
+    line end; ``raw`` itself when there is nothing to tidy."""
+    text = raw
+    if "[" in text or "\u3010" in text:
+        text = _REFERENCE_RE.sub("", _FOOTNOTE_LINE_RE.sub("", text)) if re.search(r"\S", _REFERENCE_RE.sub("", _FOOTNOTE_LINE_RE.sub("", text))) else text
+    if ". " in text:
+        text = _ADVERB_AFTER_INITIAL_RE.sub(".\n", text)
+    return text
+
+
+# a sentence adverb or a framing phrase set off by a comma: "Technically, ...", "Strictly speaking, ...", "Contrary to its name, ..."
+OPENING_FRAME = (r"[a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|edly|ingly|fully)|strictly\s+speaking|in\s+fact|of\s+course"
+                 r"|contrary\s+to\s+[^,]{1,40}|as\s+with\s+[^,]{1,40}|compared\s+(?:to|with)\s+[^,]{1,40}|in\s+contrast(?:\s+to\s+[^,]{1,40})?")

@@ -1,0 +1,112 @@
+"""How a reader trims a short text answer: articles of other languages, clefts, dates after the answer,
+code spans, reference marks, titles and opening adverbs. Each principle with a case read through the
+real extractor and a counter-example that keeps its reading."""
+
+from __future__ import annotations
+
+from gengap.extract import extract
+from gengap.extract._text_span import reply_language
+
+
+def tx(output: str, question: str, **kw) -> str | None:
+    return extract(output, "text", question=question, **kw).value
+
+
+# ------------------------------------------------------------------ an article is no part of the answer, in any language
+def test_an_article_of_the_reply_language_is_not_part_of_the_answer():
+    assert tx("Der Rhein ist mit rund 865 km der längste Fluss Deutschlands.", "Wie heißt der längste Fluss Deutschlands?") == "Rhein"
+    assert tx("Der Blauwal.", "Welches Tier ist das größte Säugetier der Welt?") == "Blauwal"
+    assert tx("A moeda oficial do Brasil é o real (R$).", "Qual é a moeda oficial do Brasil?") == "real"
+    assert tx("La France a remporté la Coupe du monde 2018.", "Quel pays a remporté la Coupe du monde 2018 ?") == "France"
+
+
+def test_a_name_that_carries_its_article_and_an_english_reply_keep_it():
+    assert tx("La Paz es la sede del gobierno de Bolivia.", "¿Cuál es la sede del gobierno de Bolivia?") == "La Paz"
+    assert tx("O negative is the universal donor.", "Which blood type is the universal donor?") == "O negative"
+    assert tx("Los Angeles.", "Which US city hosted the 1984 Summer Olympics?") == "Los Angeles"
+
+
+def test_reply_language_needs_function_words_of_its_own():
+    assert reply_language("A baby kangaroo is called a joey.") is None
+    assert reply_language("El océano Pacífico es el más grande del mundo.") == "es"
+
+
+# ------------------------------------------------------------------ a cleft names its answer in other languages too
+def test_a_cleft_in_another_language_names_the_answer():
+    assert tx("C'est Léonard de Vinci qui a peint la Joconde.", "Qui a peint la Joconde ?") == "Léonard de Vinci"
+    assert tx("Fue Cristóbal Colón quien llegó a América en 1492.", "¿Quién llegó a América en 1492?") == "Cristóbal Colón"
+    assert tx("Foi Pedro Álvares Cabral quem chegou ao Brasil em 1500.", "Quem descobriu o Brasil?") == "Pedro Álvares Cabral"
+    assert extract("C'est Léonard de Vinci qui a peint la Joconde.", "text", question="Qui a peint la Joconde ?",
+                   disable=["cleft"]).value != "Léonard de Vinci"
+
+
+def test_an_english_sentence_opening_with_es_is_no_cleft():
+    assert tx("It was Michelangelo who painted the ceiling.", "Who painted the Sistine Chapel ceiling?") == "Michelangelo"
+
+
+# ------------------------------------------------------------------ a date after the answer says when, not what
+def test_a_date_after_the_answer_is_not_part_of_it():
+    assert tx("Alexander Fleming in 1928.", "Who discovered penicillin?") == "Alexander Fleming"
+    assert tx(" Alexander Fleming in 1928.\nQ: Who discovered DNA?\nA: Watson", "Who discovered penicillin?") == "Alexander Fleming"
+
+
+def test_a_date_stays_when_the_question_asks_when_or_it_is_the_whole_answer():
+    assert tx("In 1928.", "When was penicillin discovered?") in ("1928", "In 1928")
+    assert tx("Sputnik 1", "What was the first artificial satellite?") == "Sputnik 1"
+
+
+# ------------------------------------------------------------------ a command in a code span is one token
+def test_a_code_span_is_read_whole():
+    assert tx("The command is `git status`.", "Which Git command shows which files are modified?") == "git status"
+
+
+def test_a_keyword_inside_a_longer_code_example_is_not_widened():
+    out = "Use `DISTINCT`: for example `SELECT DISTINCT country FROM customers;` returns each country once."
+    assert tx(out, "Which SQL keyword removes duplicate rows from a result?") != "SELECT DISTINCT country FROM customers;"
+
+
+# ------------------------------------------------------------------ reference marks and footnotes are no part of the answer
+def test_reference_marks_and_footnotes_are_dropped():
+    assert tx("London [1]\n\n[1] The Metropolitan Railway opened in 1863.", "Which city opened the first underground railway?") == "London"
+    assert tx("Chinua Achebe [source: Encyclopaedia Britannica]", "Who wrote 'Things Fall Apart'?") == "Chinua Achebe"
+    assert tx("Canberra【3†source】", "What is the capital of Australia?") == "Canberra"
+
+
+def test_a_bracket_that_is_the_answer_stays():
+    assert tx("[1, 2, 3]", "What does list(range(1, 4)) return in Python?") is not None
+
+
+# ------------------------------------------------------------------ an initial's period before a sentence adverb ends the sentence
+def test_a_sentence_adverb_after_a_one_letter_word_starts_a_new_sentence():
+    out = "Vitamin D. Specifically, UVB rays trigger the synthesis of vitamin D3 in the skin."
+    assert tx(out, "Which vitamin is produced when skin is exposed to sunlight?") == "Vitamin D"
+    assert tx("J. K. Rowling wrote it.", "Who wrote Harry Potter?") in ("J. K. Rowling", "J.K. Rowling", "J. K. Rowling wrote it")
+
+
+# ------------------------------------------------------------------ a title written alone is read whole
+def test_a_title_or_case_name_alone_is_read_whole():
+    assert tx("As You Like It", "Which Shakespeare play features the characters Rosalind and Orlando?") == "As You Like It"
+    assert tx("Marbury v. Madison", "Which case established judicial review in the United States?") == "Marbury v. Madison"
+
+
+def test_a_sentence_in_capitals_a_loop_or_a_prepositional_answer_is_no_title():
+    assert tx("It's Nairobi", "What is the capital of Kenya?") == "Nairobi"
+    assert tx("Cairo Cairo Cairo Cairo", "What is the capital of Egypt?") == "Cairo"
+    assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
+
+
+# ------------------------------------------------------------------ an opening adverb or frame is not the answer
+def test_an_opening_sentence_adverb_frames_the_statement():
+    out = "Technically, the largest desert in the world is the Antarctic Desert, since a desert is defined by low precipitation."
+    assert tx(out, "What is the largest desert in the world?") == "Antarctic Desert"
+
+
+def test_a_name_ending_in_ly_is_no_adverb():
+    assert tx("Italy, of course.", "Which country is shaped like a boot?") == "Italy"
+    assert tx("Sicily, the largest island in the Mediterranean.", "What is the largest island in the Mediterranean?") == "Sicily"
+
+
+def test_the_day_of_the_week_is_not_a_date():
+    out = "1 Jan 2000 was a Saturday. (1 Jan 1999 was a Friday.)"
+    assert tx(out, "Which day of the week was 1 January 2000?") == "Saturday"
+    assert tx("It ended on 2 September 1945.", "On what date did World War II end?") == "2 September 1945"
