@@ -245,6 +245,10 @@ def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str]
     """Read ``ctx`` with the first rule that has an opinion; with ``contest``, also note whether the
     next rule with an opinion reads something else."""
     found: Extraction | None = None
+    if ctx.raw and "structured" not in disabled:  # a JSON, tagged or code output: read the part it marks as the answer
+        structured = read_structured(rules, ctx)
+        if structured is not None:
+            return structured
     for rule in rules:
         if rule.family in disabled or rule.name in disabled:
             continue
@@ -588,3 +592,6 @@ def closing_hedge(text: str) -> bool:
     m = HEDGE_RE.match(last)
     return m is not None and (re.match(r"i\b|i'", m.group(0), re.IGNORECASE) is not None
                               or not re.match(r"\s+(?:on|upon)\b", last[m.end():], re.IGNORECASE))
+
+
+from gengap.extract._structured import read_structured  # noqa: E402 - it reads with this module's Context

@@ -1,0 +1,459 @@
+"""Outputs in a machine-style wrapper: unwrap the structure, then read the answer part with the kind's own rules.
+
+A careful reader of a structured output first finds the part the format designates as the answer,
+and only then reads it:
+
+- reasoning blocks (``<think>...</think>``, ``<reasoning>...</reasoning>``) are the way to the answer,
+  not the answer: what follows the last one is read;
+- an answer tag (``<answer>C</answer>``) or an answer field of a JSON object (``{"answer": 75}``,
+  nested ``{"response": {"selected_option": "D"}}``, or the field the question names:
+  ``{"capital": "Ottawa"}``) holds the answer; an empty or ``"unknown"`` field, or a list of several
+  answers, commits to none;
+- a base model that goes on to write the next few-shot item (``<question>...``, ``{"question": ...}``)
+  answered before it;
+- when the question asks what code prints or returns, the program's output in a transcript
+  (``>>> expr`` then its value, ``$ cmd`` then what it prints) or in a block introduced as the output
+  is the answer, not the code; when it asks for a command, the one-line code block is;
+- a record of labelled lines ("- Base salary: ...", "- **Total: ...**") answers with the line whose
+  label the question asks for; prose after the record is a note.
+
+Each of these hands the answer part to the kind's cascade (switched to plain reading, so the part is
+read as any short answer is). All of it is one rule family, ``structured``, so a benchmark can switch it off.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+from gengap.extract._base import (
+    _END_TOKEN_RE,
+    ABSTAIN,
+    STOPWORDS,
+    Context,
+    Extraction,
+    Rule,
+    stem,
+    words,
+)
+
+FAMILY = "structured"
+
+# ---------------------------------------------------------------------------------------- reasoning blocks and tags
+_REASONING_TAGS = r"think|thinking|thought|thoughts|reasoning|reason|scratchpad|analysis|rationale|explanation|working|steps"
+_REASONING_CLOSE_RE = re.compile(rf"</(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
+_ANSWER_TAGS = r"answer|final_?answer|final|response|result|solution|output"
+_ANSWER_TAG_RE = re.compile(rf"<({_ANSWER_TAGS})\s*>(.*?)(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
+_ANSWER_CLOSE_RE = re.compile(rf"</(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
+_ANSWER_OPEN_RE = re.compile(rf"<(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
+# a few-shot prompt in tags or JSON lines that a base model goes on writing
+_NEXT_ITEM_TAG_RE = re.compile(r"<(?:question|q|problem|input|prompt|user|query|passage)\s*>", re.IGNORECASE)
+_ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage"})
+
+
+_REASONING_BLOCK_RE = re.compile(rf"<({_REASONING_TAGS})\s*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def _without_reasoning(text: str) -> str | None:
+    """``text`` without its reasoning blocks (and without all before a closing tag whose opening the
+    prompt wrote); None when it has none."""
+    if not _REASONING_CLOSE_RE.search(text):
+        return None
+    rest = _REASONING_BLOCK_RE.sub("\n", text)
+    last = None
+    for last in _REASONING_CLOSE_RE.finditer(rest):  # noqa: B007 - the loop keeps the last match
+        pass
+    return rest[last.end():] if last else rest
+
+
+def _tagged(text: str) -> str | None:
+    """The content of the answer tag (the last one, before any next few-shot item), or of a stray closing
+    tag that a continuing base model writes first ("Oxygen</answer>...")."""
+    item = _NEXT_ITEM_TAG_RE.search(text)
+    if item and text[:item.start()].strip():
+        text = text[:item.start()]
+    close = _ANSWER_CLOSE_RE.search(text)
+    if close and not _ANSWER_OPEN_RE.search(text, 0, close.start()):
+        return text[:close.start()]  # the prompt ended on "<answer>": the model's answer, then its closing tag
+    found = list(_ANSWER_TAG_RE.finditer(text))
+    return found[-1].group(2) if found else None
+
+
+# ---------------------------------------------------------------------------------------- JSON
+_DECODER = json.JSONDecoder()
+_CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# answer fields, strongest first; "result", "response", "output", "data" are often envelopes around one
+_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "verdict", "decision", "prediction",
+                "label", "conclusion", "result", "value", "solution", "response", "output")
+_NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale", "confidence", "note", "notes", "steps", "working",
+                              "work", "thoughts", "thought", "analysis", "unit", "units", "source", "sources", "error", "comment",
+                              "justification", "evidence", "caveat", "caveats", "score", "probability_estimate", "certainty"})
+_ENVELOPES = frozenset({"data", "result", "response", "output", "results", "answer", "final", "payload", "content"})
+#: field values that commit to no answer
+_EMPTY_VALUES = frozenset({"", "unknown", "n/a", "na", "null", "nil", "none given", "undefined", "not available", "not applicable",
+                           "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--"})
+
+
+def _objects(text: str) -> list[tuple[int, int, Any]]:
+    """The JSON objects in ``text`` (outermost only), with where they start and end."""
+    found, i = [], text.find("{")
+    while i >= 0:
+        try:
+            obj, end = _DECODER.raw_decode(text, i)
+        except ValueError:
+            i = text.find("{", i + 1)
+            continue
+        if isinstance(obj, dict):
+            found.append((i, end, obj))
+        i = text.find("{", end)
+    return found
+
+
+def _key_tokens(key: str) -> list[str]:
+    return [t for t in re.split(r"[_\-\s.]+", _CAMEL_RE.sub("_", str(key)).lower()) if t]
+
+
+def _key_rank(key: str) -> int | None:
+    """How strongly a field name says "this is the answer" (0 strongest), None when it does not."""
+    tokens = _key_tokens(key)
+    if not tokens or "_".join(tokens) in _NOT_ANSWER_KEYS or tokens[-1] in _NOT_ANSWER_KEYS:
+        return None
+    for rank, name in enumerate(_ANSWER_KEYS):
+        if name in tokens or (name == "answer" and any(t.startswith("answer") for t in tokens)):
+            return rank
+    return None
+
+
+def _answer_field(obj: dict, depth: int = 0) -> tuple[bool, Any]:
+    """(found, value) of the answer field of ``obj``, looking into envelopes ("response", "data") and
+    into an answer field that is itself an object ({"answer": {"value": 3.5, "unit": "h"}})."""
+    ranked = sorted((r, i, k) for i, k in enumerate(obj) if (r := _key_rank(k)) is not None)
+    for _, _, key in ranked:
+        value = obj[key]
+        if isinstance(value, dict):
+            if depth < 3:
+                found, inner = _answer_field(value, depth + 1)
+                if found:
+                    return True, inner
+            continue
+        return True, value
+    if depth < 3:
+        for key, value in obj.items():
+            if isinstance(value, dict) and _key_tokens(key) and _key_tokens(key)[-1] in _ENVELOPES:
+                found, inner = _answer_field(value, depth + 1)
+                if found:
+                    return True, inner
+    return False, None
+
+
+def _leaves(obj: Any, prefix: str = "", depth: int = 0) -> list[tuple[str, Any]]:
+    """The scalar fields of ``obj`` with their (dotted) names."""
+    out: list[tuple[str, Any]] = []
+    if isinstance(obj, dict) and depth < 3:
+        for k, v in obj.items():
+            out += _leaves(v, f"{prefix} {k}", depth + 1)
+    elif not isinstance(obj, (dict, list)):
+        out.append((prefix, obj))
+    return out
+
+
+@lru_cache(maxsize=4096)
+def asked_stems(question: str) -> frozenset[str]:
+    """The content stems of the part of ``question`` that asks (its last sentence), not of the facts it gives first.
+
+    >>> sorted(asked_stems("A salary is $52,000 with a bonus. What is her total pay?"))
+    ['pay', 'total']
+    """
+    parts = [p for p in re.split(r"(?<=[.?!])\s+|\n+", question.strip()) if p.strip()]
+    asks = [p for p in parts if "?" in p]
+    part = asks[-1] if asks else (parts[-1] if parts else question)
+    return frozenset(stem(w) for w in words(part) if w.lower() not in STOPWORDS and not w[0].isdigit())
+
+
+def _named_field(obj: dict, kind: str, question: str | None) -> tuple[bool, Any]:
+    """The one field whose name the question asks for ({"capital": "Ottawa"} for "What is the capital of
+    Canada?"; {"is_prime": false} for "Is 91 prime?"), among fields whose value fits the kind."""
+    if not question:
+        return False, None
+    asked = asked_stems(question)
+    best: list[tuple[int, Any]] = []
+    for name, value in _leaves(obj):
+        if not _fits(value, kind):
+            continue
+        overlap = len({stem(t) for t in _key_tokens(name) if t not in STOPWORDS} & asked)
+        if overlap:
+            best.append((overlap, value))
+    if not best:
+        return False, None
+    top = max(o for o, _ in best)
+    picked = [v for o, v in best if o == top]
+    return (True, picked[0]) if len(picked) == 1 else (False, None)
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if value is None:
+        return False
+    if kind == "yes_no":
+        return isinstance(value, bool) or (isinstance(value, str) and bool(re.match(r"\W*(?:yes|no|true|false)\b", value, re.IGNORECASE)))
+    if kind == "number":
+        return not isinstance(value, bool) and (isinstance(value, (int, float)) or (isinstance(value, str) and bool(re.search(r"\d", value))))
+    return isinstance(value, str) and 0 < len(value.split()) <= 8
+
+
+def _as_part(value: Any, kind: str) -> str | None:
+    """A field's value as text for the kind's reader; ABSTAIN when it commits to no answer."""
+    if isinstance(value, list):
+        distinct = []
+        for v in value:
+            if v not in distinct:
+                distinct.append(v)
+        if len(distinct) != 1:
+            return ABSTAIN  # several answers, or none: no pick
+        value = distinct[0]
+    if value is None or isinstance(value, (dict, list)):
+        return ABSTAIN
+    if isinstance(value, bool):
+        return ("Yes" if value else "No") if kind == "yes_no" else ("True" if value else "False")
+    text = str(value).strip()
+    low = text.lower().strip(" .!")
+    if low in _EMPTY_VALUES or (kind == "text" and low == "none"):
+        return ABSTAIN
+    return text
+
+
+def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, bool] | None:
+    """The answer part of an output holding JSON: (part, explicit). None when no object has an answer."""
+    if "{" not in text:
+        return None
+    objs = _objects(text)
+    if not objs:
+        return None
+    items = [o for o in objs if {str(k).lower() for k in o[2]} & _ITEM_KEYS]
+    before = text[:items[0][0]] if items else ""
+    if before.rstrip().endswith("}") and "{" not in before:
+        return before, False  # it closes the object its prompt opened, then writes the next few-shot items
+    if items and items[0][0] == objs[0][0]:
+        objs = objs[:1]  # the model's own item; the ones after it are the next few-shot items it invents
+    for _, _, obj in reversed(objs):
+        found, value = _answer_field(obj)
+        if found:
+            return _as_part(value, kind), True
+    outside = text
+    for start, end, _ in reversed(objs):
+        outside = outside[:start] + outside[end:]
+    if len(words(outside)) > 25:
+        return None  # JSON inside prose: the prose answers
+    for _, _, obj in reversed(objs):
+        found, value = _named_field(obj, kind, question)
+        if found:
+            return _as_part(value, kind), True
+    return None
+
+
+# ---------------------------------------------------------------------------------------- code and transcripts
+_PROMPT_RE = re.compile(r"^[ \t]*(?:>>>|\$(?=[ \t]+[^\s$])(?![^\n]*\$[ \t]*$)|In\s*\[\d*\]:|julia>|irb(?:\([^)]*\))?[:\d]*>|sqlite>|mysql>|postgres=#|PS\s[^>\n]*>|scala>|ghci>|Prelude>)[ \t]?(.*)$")
+_CONTINUED_RE = re.compile(r"^[ \t]*\.\.\.(?:[ \t]|$)|^[ \t]*\.\.\.:")
+_OUT_PREFIX_RE = re.compile(r"^[ \t]*(?:Out\s*\[\d*\]:|=>|#=>|//\s*=>|\[\d+\]\s)[ \t]*")
+_FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~)[\w+#.-]*[ \t]*$", re.MULTILINE)
+# the question asks what code does: "What does X print?", "What is the output of ...", "evaluate to"
+_ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|returns|returned|evaluate|evaluates|display|displays|echo|echoes"
+                             r"|yield|yields|produce|produces|result\s+of|value\s+of|log|logs)\b", re.IGNORECASE)
+# the question is about code: it quotes some, or names a language, a program or its output
+_CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
+                               r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
+_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
+                              re.IGNORECASE)
+# a line introducing a block as the program's output: "It prints:", "Output:", "Result:"
+_OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))\s*:?|=)\s*$",
+                              re.IGNORECASE)
+_COMMAND_INTRO_RE = re.compile(r"(?:^|\n)[^\n]{0,60}\b(?:use|run|type|try|enter|command|formula|function|query)\b[^\n]{0,30}:\s*$", re.IGNORECASE)
+_SQUEEZE_RE = re.compile(r"\s+")
+_QUESTION_CODE_RE = re.compile(r"`([^`\n]+)`")
+
+
+def _squeeze(code: str) -> str:
+    code = re.sub(r"^\s*(?:print|console\.log|echo|puts|p)\s*\(?\s*(.*?)\s*\)?\s*;?\s*$", r"\1", code.strip())
+    return _SQUEEZE_RE.sub("", code).replace('"', "'").rstrip(";")
+
+
+def _question_codes(question: str) -> list[str]:
+    """The code the question quotes (in backticks, or on lines of its own), squeezed for matching."""
+    codes = _QUESTION_CODE_RE.findall(question)
+    lines = [ln for ln in question.split("\n")[1:] if ln.strip()]
+    return [c for c in (_squeeze(x) for x in [*codes, *lines]) if len(c) >= 2]
+
+
+def _transcript(text: str, question: str) -> str | None:
+    """The output of the command in a transcript that the question asks about (or of the one command run)."""
+    if not any(p in text for p in (">>>", "$ ", "In [", "> ", "=#")):
+        return None
+    runs: list[tuple[str, list[str]]] = []
+    for line in text.split("\n"):
+        if _FENCE_RE.match(line):
+            if runs and runs[-1][1]:
+                runs.append(("", []))  # a closing fence ends the output of the last command
+            continue
+        m = _PROMPT_RE.match(line)
+        if m:
+            runs.append((m.group(1), []))
+        elif _CONTINUED_RE.match(line) and runs:
+            continue
+        elif runs and runs[-1][0] and line.strip():
+            runs[-1][1].append(_OUT_PREFIX_RE.sub("", line).strip())
+        elif runs and runs[-1][1] and not line.strip():
+            runs.append(("", []))  # a blank line ends it too
+    runs = [r for r in runs if r[0] and r[1]]
+    if not runs:
+        return None
+    codes = _question_codes(question)
+    matched = [r for r in runs if codes and any(_squeeze(r[0]) == c or (len(c) >= 4 and c in _squeeze(r[0])) for c in codes)]
+    if matched:
+        return "\n".join(matched[0][1])
+    if len(runs) == 1 and _ASKS_OUTPUT_RE.search(question):
+        return "\n".join(runs[0][1])
+    return None
+
+
+def _blocks(text: str) -> list[tuple[int, str]]:
+    """The fenced code blocks of ``text``: where each opens and what it holds."""
+    fences = list(_FENCE_RE.finditer(text))
+    return [(a.start(), text[a.end():b.start()].strip("\n")) for a, b in zip(fences[::2], fences[1::2])]
+
+
+_VERBATIM = "\x00verbatim:"  # a command is its own answer, read as it stands
+
+
+def _code_part(text: str, kind: str, question: str | None) -> str | None:
+    """The answer part of an output about code: a transcript's output, a block introduced as what the
+    code prints, or (for a question asking for a command) the one-line block that gives it."""
+    if not question:
+        return None
+    if not _CODE_QUESTION_RE.search(question):
+        return None
+    asks_output = _ASKS_OUTPUT_RE.search(question) is not None
+    ran = _transcript(text, question)
+    if ran is not None:
+        return ran
+    if "```" not in text and "~~~" not in text:
+        return None
+    blocks = _blocks(text)
+    if asks_output:
+        for start, body in blocks:
+            intro = text[:start].rstrip()
+            if body.strip() and _OUTPUT_INTRO_RE.search(intro) and len(body.strip().split("\n")) <= 3:
+                return body
+    if kind == "text" and _ASKS_COMMAND_RE.search(question) and blocks:
+        start, body = blocks[0]
+        lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.strip().startswith("#")]
+        if len(lines) == 1 and (not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip())):
+            return _VERBATIM + lines[0]
+    return None
+
+
+# ---------------------------------------------------------------------------------------- labelled records
+_RECORD_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:\n*]{0,48}?)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$")
+
+
+def _record_part(text: str, kind: str, question: str | None) -> str | None:
+    """In a bulleted list of "Label: value" lines, the one line set in bold, when its label is what the
+    question asks for ("- **Total cash compensation: $57,200**"): the list marks its answer, and prose
+    under the list is a note. Numbered steps are a chain of thought, not a record."""
+    if not question or kind != "number" or "**" not in text and "__" not in text:
+        return None
+    asked = asked_stems(question)
+    record: list[tuple[bool, bool, str]] = []
+    records: list[list[tuple[bool, bool, str]]] = []
+    for line in [*text.split("\n"), ""]:
+        m = _RECORD_LINE_RE.match(line)
+        if m and re.search(r"\d", m.group(3)):
+            named = bool({stem(w) for w in words(m.group(2)) if w.lower() not in STOPWORDS} & asked)
+            record.append((bool(m.group(1)), named, m.group(3).strip(" *_")))
+            continue
+        if len(record) >= 2:
+            records.append(record)
+        record = []
+    if len(records) != 1:
+        return None
+    bold = [r for r in records[0] if r[0]]
+    return bold[0][2] if len(bold) == 1 and bold[0][1] else None
+
+
+# ---------------------------------------------------------------------------------------- the hook
+def _own(raw: str) -> str:
+    end = _END_TOKEN_RE.search(raw)
+    return raw[:end.start()] if end else raw
+
+
+def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
+    """The part of a structured output that holds its answer: (part or ABSTAIN, whether the format
+    designates it explicitly, which structure). None when the output is not structured."""
+    raw = ctx.raw
+    if not any(c in raw for c in "{<`>$:"):
+        return None  # a cheap test first: most outputs carry no structure
+    text = _own(raw)
+    how = []
+    if "<" in text:
+        bare = _without_reasoning(text)
+        if bare is not None:
+            if not bare.strip():
+                return None  # nothing but reasoning: read it as plain text
+            text, how = bare, ["reasoning"]
+        tagged = _tagged(text)
+        if tagged is not None:
+            text, how = tagged, [*how, "tag"]
+    explicit = "tag" in how
+    found = _json_part(text, ctx.kind, ctx.question)
+    if found is not None:
+        part, strong = found
+        return part, strong or explicit, "json"
+    code = _code_part(text, ctx.kind, ctx.question)
+    if code is not None:
+        return code, explicit, "command" if code.startswith(_VERBATIM) else "code"
+    record = _record_part(text, ctx.kind, ctx.question)
+    if record is not None:
+        return record, explicit, "record"
+    if how:
+        return text, explicit, how[-1]
+    return None
+
+
+_PHRASE_RE = re.compile(r"[^\W_][\w'\-. &]*", re.UNICODE)
+_COPULA_RE = re.compile(r"\b(?:is|are|was|were|be|been|i|it|this|that|not|maybe|probably|possibly|perhaps|either|or)\b", re.IGNORECASE)
+
+
+def _phrase(part: str) -> str | None:
+    """A short answer field read as it stands ("Treaty of Versailles"): a name or phrase of up to six
+    words, without a sentence's verb, a hedge or a second clause."""
+    s = part.strip().strip("*_`\"'\u201c\u201d\u2018\u2019").strip().rstrip(".").strip()
+    if not s or len(s.split()) > 6 or not _PHRASE_RE.fullmatch(s) or _COPULA_RE.search(s):
+        return None
+    return s
+
+
+def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
+    """Read a structured output: its answer part by the kind's rules (``rules``), or None to read it as plain text."""
+    if FAMILY in ctx.disabled:
+        return None
+    found = answer_part(ctx)
+    if found is None:
+        return None
+    part, explicit, how = found
+    rule = f"structured_{how}"
+    if part == ABSTAIN:
+        return Extraction(None, ctx.kind, "unextracted")
+    if part is None or not part.strip():
+        return Extraction(None, ctx.kind, "unextracted") if explicit else None
+    if ctx.kind == "text" and explicit and (phrase := _phrase(part)):
+        return Extraction(phrase, ctx.kind, rule)
+    if part.startswith(_VERBATIM):
+        return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
+    from gengap.extract._base import run_cascade
+
+    inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled | {FAMILY})
+    value = run_cascade(rules, inner, disabled=inner.disabled).value
+    if value is None:
+        return Extraction(None, ctx.kind, "unextracted") if explicit else None
+    return Extraction(value, ctx.kind, rule)
