@@ -53,6 +53,10 @@ _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
 _AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
+_HALF_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
+_HALF_SCALE_RE = re.compile(r"\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b", re.IGNORECASE)
+_SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
+_SUPERSCRIPT_POWER_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?(?:\u00d7|x|\*|\u00b7|\\times)\s?10([\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
 _WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES, "a", "and"], key=len, reverse=True))
 _WORDS_RE = re.compile(rf"\b(?:minus\s+|negative\s+)?(?:{_WORD})(?:[\s-]+(?:{_WORD}))*\b", re.IGNORECASE)
 
@@ -106,7 +110,7 @@ def _words_value(phrase: str) -> int | None:
     total, current, seen = 0, 0, False
     for t in tokens:
         if t == "a":
-            current = max(current, 1)
+            continue  # "a hundred", "a dozen": the scale word counts it; "a six" is six
         elif t in _SMALL:
             current += _SMALL[t]
             seen = True
@@ -147,6 +151,16 @@ def numbers_in(text: str) -> list[Num]:
             word = m.group(1).lower()
             whole = int(word) if word.isdigit() else 1 if word in ("a", "an") else _SMALL.get(word, _TENS.get(word, 0))
             found.append(Num(m.start(), m.end(), whole + Fraction(1, 2), False))
+            covered.append(m.span())
+    if "alf" in text:  # "half a dozen", "Half a million": half the scale
+        for m in _HALF_SCALE_RE.finditer(text):
+            if not any(a <= m.start() < b for a, b in covered):
+                found.append(Num(m.start(), m.end(), Fraction(_HALF_SCALES[m.group(1).lower()], 2), False))
+                covered.append(m.span())
+    if not text.isascii():  # "6.02 × 10²³": a power of ten written in superscript digits
+        for m in _SUPERSCRIPT_POWER_RE.finditer(text):
+            exponent = int(m.group(2).translate(_SUPERSCRIPT_DIGITS))
+            found.append(Num(m.start(), m.end(), _to_fraction(m.group(1)) * Fraction(10) ** exponent, False))
             covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered):
@@ -831,21 +845,110 @@ def _conversion(ctx: Context) -> str | None:
 
 _RANGE_START_RE = re.compile(r"\s*%?\s*(?:[A-Za-z]+\s+)?(?:to|-|\u2013|or)\s*[-$\u20ac\u00a3]?\d")
 _RANGE_END_RE = re.compile(r"(?:\d\s*%?\s*(?:to|-|or)|\bbetween\s+\d[\d.,]*\s*%?\s*and)\s*$", re.IGNORECASE)
-#: number words of other languages (German, Spanish, French, Italian, Portuguese) that are no English word
-_FOREIGN_WORDS = {w: i for i, ws in enumerate((
-    "cero zéro", "eins uno", "zwei dos deux dois", "drei tres trois três", "vier cuatro quatre quattro quatro",
-    "fünf cinco cinq cinque", "sechs seis", "sieben siete sept sette sete", "acht ocho huit oito",
-    "neun nueve neuf nove", "zehn diez dix dieci dez", "onze undici", "zwölf doce douze dodici doze")) for w in ws.split()}
+#: number words of other languages (German, Spanish, French, Italian, Portuguese), by value
+_FOREIGN_WORDS: dict[str, int] = {w: i for i, ws in enumerate((
+    "cero zéro null", "eins uno", "zwei dos deux dois due", "drei tres trois três tre", "vier cuatro quatre quattro quatro",
+    "fünf cinco cinq cinque", "sechs seis sei", "sieben siete sept sette sete", "acht ocho huit oito otto",
+    "neun nueve neuf nove", "zehn diez dix dieci dez", "elf once onze undici", "zwölf doce douze dodici doze",
+    "dreizehn trece treize tredici treze", "vierzehn catorce quatorze quattordici catorze", "fünfzehn quince quinze quindici",
+    "sechzehn dieciséis dieciseis seize sedici dezesseis dezasseis", "siebzehn diecisiete diciassette dezessete dezassete",
+    "achtzehn dieciocho diciotto dezoito", "neunzehn diecinueve diciannove dezenove dezanove")) for w in ws.split()}
+_FOREIGN_WORDS.update({w: 10 * (i + 2) for i, ws in enumerate((
+    "zwanzig veinte vingt venti vinte", "dreißig dreissig treinta trente trenta trinta",
+    "vierzig cuarenta quarante quaranta quarenta", "fünfzig cincuenta cinquante cinquanta cinquenta",
+    "sechzig sesenta soixante sessanta sessenta", "siebzig setenta settanta", "achtzig ochenta ottanta oitenta",
+    "neunzig noventa novanta")) for w in ws.split()})
+_FOREIGN_WORDS.update(dict.fromkeys("hundert cien ciento cento cem".split(), 100))
+_FOREIGN_WORDS.update(dict.fromkeys("tausend mil mille".split(), 1000))
+#: foreign number words that are also English words or articles: read only when the reply is that word
+_FOREIGN_AMBIGUOUS = frozenset("once elf null sept due tre otto mil uno".split())
 _FOREIGN_FIRST_RE = re.compile(r"^\W*([^\W\d_]+)\W*(?:$|[.!,;:]|\s+[^\W\d_]+)")
+_FOREIGN_UNITS = {"ein": 1, "eins": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5, "sechs": 6, "sieben": 7, "acht": 8, "neun": 9}
+_GERMAN_COMPOUND_RE = re.compile(rf"^({'|'.join(_FOREIGN_UNITS)})und([a-zß]+zig)$")
+_ITALIAN_UNITS = {"uno": 1, "due": 2, "tre": 3, "tré": 3, "quattro": 4, "cinque": 5, "sei": 6, "sette": 7, "otto": 8, "nove": 9}
+_ITALIAN_COMPOUND_RE = re.compile(r"^(vent|trent|quarant|cinquant|sessant|settant|ottant|novant)[ai]?(uno|due|tré|tre|quattro|cinque|sei|sette|otto|nove)$")
+_SPANISH_UNITS = {"uno": 1, "ún": 1, "un": 1, "dós": 2, "dos": 2, "trés": 3, "tres": 3, "cuatro": 4, "cinco": 5, "séis": 6, "seis": 6,
+                  "siete": 7, "ocho": 8, "nueve": 9}
+_FOREIGN_LINK = frozenset("y e et und".split())
+_FOREIGN_ONE = frozenset("un une uno una um uma ein eins".split())
+
+
+def _foreign_token(word: str) -> int | None:
+    """The value of one foreign number word, glued compounds included ("einundzwanzig", "veintidós", "ventotto")."""
+    w = word.lower()
+    if w in _FOREIGN_WORDS:
+        return _FOREIGN_WORDS[w]
+    if w in ("quatrevingt", "quatrevingts"):
+        return 80
+    m = _GERMAN_COMPOUND_RE.match(w)
+    if m and m.group(2) in _FOREIGN_WORDS:
+        return _FOREIGN_UNITS[m.group(1)] + _FOREIGN_WORDS[m.group(2)]
+    if w.startswith("veinti") and w[6:] in _SPANISH_UNITS:
+        return 20 + _SPANISH_UNITS[w[6:]]
+    m = _ITALIAN_COMPOUND_RE.match(w)
+    if m:
+        tens = _FOREIGN_WORDS[next(t for t in _FOREIGN_WORDS if t.startswith(m.group(1)) and _FOREIGN_WORDS[t] % 10 == 0)]
+        return tens + _ITALIAN_UNITS[m.group(2)]
+    return None
+
+
+def foreign_numbers(text: str) -> list[int]:
+    """The values of the number phrases written in German, Spanish, French, Italian or Portuguese words
+    ("sechs", "treinta y dos", "quatre-vingt-dix", "einundzwanzig"), in order; words that are also
+    English ("once", "due") or articles ("un", "ein") are left out.
+
+    >>> foreign_numbers("Ein Insekt hat sechs Beine."), foreign_numbers("Vingt et un, soit trois fois huit.")
+    ([6], [21, 3, 8])
+    """
+    values: list[int] = []
+    total, current, seen, last_end = 0, 0, False, -1
+    text = re.sub(r"quatre-vingt", "quatrevingt", text, flags=re.IGNORECASE)
+    for m in re.finditer(r"[^\W\d_]+(?:-[^\W\d_]+)*", text):
+        tokens = m.group(0).split("-")
+        glued = seen and text[last_end:m.start()].strip() == ""
+        if seen and glued and len(tokens) == 1 and tokens[0].lower() in _FOREIGN_ONE:
+            vals: list[int | None] = [1]  # "vingt et un", "vinte e um": one after a link
+        else:
+            vals = [_foreign_token(t) for t in tokens]
+        if all(v is not None for v in vals) and (len(tokens) > 1 or glued or tokens[0].lower() not in _FOREIGN_AMBIGUOUS):
+            if seen and not glued:
+                values.append(total + current)
+                total, current = 0, 0
+            for v in vals:
+                if v == 100:
+                    current = max(current, 1) * 100
+                elif v == 1000:
+                    total += max(current, 1) * 1000
+                    current = 0
+                else:
+                    current += v or 0
+            seen, last_end = True, m.end()
+        elif seen and glued and m.group(0).lower() in _FOREIGN_LINK and current >= 20 and current % 10 == 0:
+            last_end = m.end()  # "treinta y dos", "vingt et un": a link inside one number ("dos y dos" is two)
+        elif seen:
+            values.append(total + current)
+            total, current, seen = 0, 0, False
+    if seen:
+        values.append(total + current)
+    return values
 
 
 def _foreign_word(ctx: Context) -> str | None:
-    """A reply in another language that opens with a number word and has no digits ("Sieben.", "Acht Beine.")."""
+    """A reply in another language with no digits and no English number word: its number words when they
+    name one value ("Sieben.", "Ein Insekt hat sechs Beine.", "Los insectos tienen seis patas.")."""
     if any(c.isdigit() for c in ctx.text):
         return None
     m = _FOREIGN_FIRST_RE.match(_courtesy_off(ctx.text))
     value = _FOREIGN_WORDS.get(m.group(1).lower()) if m else None
-    return str(value) if value is not None else None
+    if m and m.group(1).lower() in _FOREIGN_AMBIGUOUS and re.search(r"\w\W+\w", _courtesy_off(ctx.text)):
+        value = None  # "Once upon a time ...": an English word; "Once." alone is the number
+    if value is not None:
+        whole = foreign_numbers(_courtesy_off(ctx.text)) if "number_words" not in ctx.disabled else []
+        return str(whole[0] if whole and whole[0] > value else value)  # "Vingt et un.": the whole number
+    if "number_words" in ctx.disabled or numbers_in(ctx.text) or not ctx.text.strip():
+        return None
+    values = set(foreign_numbers(ctx.text))
+    return str(values.pop()) if len(values) == 1 else None
 
 
 _NONE_RE = re.compile(r"^\W*(?:none|zero|not\s+(?:a\s+single\s+)?one|not\s+any)\b(?!\s+of\b)", re.IGNORECASE)
@@ -931,7 +1034,7 @@ def _off_topic(ctx: Context) -> str | None:
     asked = _given_units(ctx.question)[1]
     if not asked or len(asked) < 3 or WEAK_MARK_RE.search(ctx.text):
         return None
-    if any(stem(w)[:4] == asked[:4] for w in words(ctx.text)):
+    if any(stem(w)[:4] == asked[:4] for w in words(ctx.text)) or _names_asked_unit(ctx):
         return None
     verb = re.search(r"\bhow\s+many\s+[A-Za-z]+\s+(?:does|did|do|will|would|can|could)\s+(?:[\w'-]+\s+){1,4}?([a-z]+)\s*(?:\?|$)",
                      asked_part(ctx.question), re.IGNORECASE)
@@ -939,6 +1042,16 @@ def _off_topic(ctx: Context) -> str | None:
                           ctx.text, re.IGNORECASE):
         return None  # "Titanic won 11 Academy Awards ..." for "How many Oscars did Titanic win?": the asked verb's count
     return ABSTAIN
+
+
+def _names_asked_unit(ctx: Context) -> bool:
+    """Whether the output speaks of the unit a "how many" question asks for by its symbol ("42.2 km" for
+    "how many kilometers", "250 ml" for "how many millilitres")."""
+    asked = re.search(r"\bhow\s+many\s+([A-Za-z]+)", asked_part(ctx.question or ""), re.IGNORECASE)
+    if not asked:
+        return False
+    want = _unit_key(asked.group(1))
+    return any(_unit_key(m.group(1)) == want for m in re.finditer(r"\d\s?([A-Za-z]{1,4})\b", ctx.text))
 
 
 _IRREGULAR_PAST = {"win": "won", "have": "has|had", "get": "got", "make": "made", "take": "took", "sell": "sold", "buy": "bought",

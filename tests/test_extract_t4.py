@@ -1,0 +1,62 @@
+"""Reading yes/no, number and choice answers in everyday chat shapes: one test per principle a careful
+reader uses, each with cases and counter-examples, through the public ``extract``."""
+
+from __future__ import annotations
+
+from gengap.extract import extract
+
+
+def num(output: str, question: str | None = None) -> str | None:
+    return extract(output, "number", question=question).value
+
+
+def yn(output: str, question: str | None = None) -> str | None:
+    return extract(output, "yes_no", question=question).value
+
+
+def ch(output: str, question: str | None, choices: list[str]) -> str | None:
+    return extract(output, "choice", question=question, choices=choices).value
+
+
+# ---------------------------------------------------------------------------------------- numbers
+def test_number_words_of_another_language_anywhere_in_a_reply_without_digits():
+    q = "How many legs does an insect have?"
+    assert num("Ein Insekt hat sechs Beine.", q) == "6"
+    assert num("Los insectos tienen seis patas.", q) == "6"
+    assert num("Un pentagone a cinq côtés.", "How many sides does a pentagon have?") == "5"
+    assert num("Sechzig.", "What is 25 + 35?") == "60"
+    assert num("Vingt et un.", "What is 7 × 3?") == "21"
+    assert num("Einundzwanzig.", "What is 7 × 3?") == "21"
+    assert num("Treinta y dos.", "What is 4 × 8?") == "32"
+    # counter-examples: two different values commit to none; English look-alikes are English
+    assert num("Creo que dos o tres.", "How many moons does Mars have?") is None
+    assert num("Once upon a time there was a spider.", q) is None
+    assert num("Due to the rain, I can't say.", q) is None
+
+
+def test_a_before_a_number_word_is_an_article_or_a_verb_not_one_more():
+    assert num("Un hexagone a six côtés.", "Combien de côtés a un hexagone ?") == "6"
+    assert num("A hundred.", "How many years are in a century?") == "100"
+    assert num("A dozen eggs.", "How many eggs are in a dozen?") == "12"
+
+
+def test_half_a_scale_word_is_half_of_it():
+    assert num("Half a dozen.", "How many legs does an insect have?") == "6"
+    assert num("About half a million people.", "What is the population of the city?") == "500000"
+    # counter-example: "a dozen" alone is twelve
+    assert num("A dozen.", "How many months are in a year?") == "12"
+
+
+def test_a_power_of_ten_in_superscript_digits():
+    assert num("6.02 × 10²³ per mole", "What is Avogadro's number?") == "6.02e+23"
+    assert num("About 1.6 × 10⁻¹⁹ C.", "What is the charge of an electron in coulombs?") == "1.6e-19"
+    # counter-example: a plain power with a caret is read as before
+    assert num("6.02 x 10^23", "What is Avogadro's number?") == "6.02e+23"
+
+
+def test_the_asked_unit_named_by_its_symbol_keeps_the_reply_on_topic():
+    q = "How many kilometers is a marathon? Round to one decimal place."
+    assert num("A marathon is 42.195 km, which rounds to 42.2 km (26.2 miles).", q) == "42.2"
+    # counter-example: a ramble that never speaks of kilometres, in words or symbols, stays unread
+    ramble = "The marathon commemorates the run of the messenger Pheidippides in 490 BC, a legend retold for centuries."
+    assert num(ramble, "How many kilometers is a marathon?") is None
