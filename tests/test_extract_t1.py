@@ -110,3 +110,40 @@ def test_the_day_of_the_week_is_not_a_date():
     out = "1 Jan 2000 was a Saturday. (1 Jan 1999 was a Friday.)"
     assert tx(out, "Which day of the week was 1 January 2000?") == "Saturday"
     assert tx("It ended on 2 September 1945.", "On what date did World War II end?") == "2 September 1945"
+
+
+# ------------------------------------------------------------------ a reply naming what the asker describes
+def test_you_are_describing_x_names_x():
+    q = "Which spreadsheet feature repeats a formula down a column when you drag the small square at a cell's corner?"
+    assert tx("You're describing the fill handle (AutoFill).", q) == "fill handle"
+    assert tx("That sounds like the Doppler effect.", "What is the change in pitch of a passing siren called?") == "Doppler effect"
+    assert tx("You're thinking of Ada Lovelace.", "Who wrote the first computer program?") == "Ada Lovelace"
+    assert tx("Use CONCAT (or the older CONCATENATE); TEXTJOIN adds a delimiter.", "Which Excel function joins text from several cells?") == "CONCAT"
+
+
+def test_use_of_is_no_instruction():
+    assert tx("Use of force is regulated by the UN Charter.", "Which document regulates the use of force?") == "UN Charter"
+
+
+def test_a_framing_phrase_before_its_x():
+    out = "In the myth it's Atlas - Prometheus, by contrast, was chained to a rock for stealing fire."
+    assert tx(out, "Who was the Greek titan condemned to hold up the sky?") == "Atlas"
+
+
+def test_a_capitalized_word_of_a_name_is_not_the_questions_verb():
+    assert tx("The European Central Bank (ECB), based in Frankfurt.", "Which central bank sets interest rates for the euro area?") \
+        == "European Central Bank"
+    assert tx("The liver filters the blood.", "Which organ filters the blood?") == "liver"  # counter-example: a verb in lower case
+
+
+# ------------------------------------------------------------------ a question and answer pair of the model's own
+def test_an_invented_pair_about_another_question_answers_nothing():
+    out = " What is the capital of Kazakhstan?\nAnswer: Astana\n\nQuestion: What is the capital of Uzbekistan?"
+    assert tx(out, "What is the capital of Mongolia?") is None
+    out = " Q: What is the largest desert in Africa?\nA: Sahara\nQ: What is the largest desert in Australia?\nA:"
+    assert tx(out, "Q: What is the largest desert in Asia?\nA:") is None
+
+
+def test_the_asked_question_echoed_then_answered_is_read():
+    out = " What is the capital of Mongolia?\nAnswer: Ulaanbaatar\n\nQuestion: What is the capital of Uzbekistan?"
+    assert tx(out, "What is the capital of Mongolia?") == "Ulaanbaatar"

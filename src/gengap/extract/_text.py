@@ -48,6 +48,8 @@ _LEAD_RE = re.compile(
     r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
     r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
+    r"|you'?re\s+(?:\w+ly\s+)?(?:describing|thinking\s+of|referring\s+to|talking\s+about|looking\s+for|asking\s+about)|you\s+(?:\w+ly\s+)?mean"
+    r"|(?:that|this|it)\s+sounds\s+like|sounds\s+like|use(?!\s+of\b)"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
@@ -216,8 +218,18 @@ _COUNT_WORD_RE = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine|te
                             r"|numerous|countless|multiple|various|several|few|fewer|more|most|many|lots|plenty)", re.IGNORECASE)
 
 
+# a framing phrase before "it's X": "In the myth it's Atlas", "For most people it's Python"
+_FRAME_IT_RE = re.compile(r"^(?:in|on|at|for|by|among|according\s+to|to)\s+(?:[\w'-]+\s+){1,4}?(?=(?:it'?s|it\s+(?:is|was)|that'?s|they'?re|they\s+(?:are|were))\s+\S)",
+                          re.IGNORECASE)
+
+
+def _lead_off(text: str) -> str:
+    """``text`` without the words that lead to its answer ("It's", "I think", "You're describing", "In the myth it's")."""
+    return _LEAD_RE.sub("", _FRAME_IT_RE.sub("", text.strip(), count=1))
+
+
 def _clause(text: str, *, lead: bool = True) -> str:
-    text = _LEAD_RE.sub("", text.strip()) if lead else text.strip()
+    text = _lead_off(text) if lead else text.strip()
     return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
 
 
@@ -403,7 +415,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if by:
             s = s[by.end():]
     else:
-        s = _LEAD_RE.sub("", s.strip())
+        s = _lead_off(s)
         subject = _subject(s, ctx)
         if subject:
             return subject
@@ -514,7 +526,7 @@ def _subject(s: str, ctx: Context) -> str | None:
         verb = _verb_root(asks.group(1))
         tokens = s.split()
         for i, token in enumerate(tokens[1:5], start=1):
-            if _verb_root(token.strip(_QUOTES)) == verb:
+            if _verb_root(token.strip(_QUOTES)) == verb and not token[:1].isupper():  # "European Central Bank": a name's word, no verb
                 before = " ".join(tokens[:i])
                 if (not any(_is_question_word(w, ctx) for w in tokens[:i]) or _is_name(before, ctx)) and _has_content(before, ctx) \
                         and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
@@ -1213,6 +1225,23 @@ def _title(ctx: Context) -> str | None:
     return _strip(line) or None
 
 
+_INVENTED_PAIR_RE = re.compile(r"^\s*(?:(?:q|question)\s*\d*\s*[:.]\s*)?((?:what|which|who|whom|whose|where|when|how|in\s+which|in\s+what)\b[^\n]{3,200}\?)[ \t]*\n"
+                               r"\s*(?:a|answer)\s*\d*\s*[:.]", re.IGNORECASE)
+
+
+def _other_question(ctx: Context) -> str | None:
+    """A base model that opens with a question and answer pair of its own answers that other question, not
+    the one asked ("What is the capital of Kazakhstan?\nAnswer: Astana" for the capital of Mongolia)."""
+    if not ctx.question or "?" not in ctx.raw[:220]:
+        return None
+    m = _INVENTED_PAIR_RE.match(ctx.raw)
+    if m is None:
+        return None
+    asked = re.sub(r"^\s*(?:q|question)\s*\d*\s*[:.]\s*", "", ctx.question.strip(), flags=re.IGNORECASE).split("\n")[0]
+    new = content_stems(m.group(1)) - content_stems(asked)
+    return ABSTAIN if new else None
+
+
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1236,6 +1265,7 @@ RULES: tuple[Rule, ...] = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
+    Rule("other_question", "abstain", _other_question),
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
