@@ -147,3 +147,47 @@ def test_an_invented_pair_about_another_question_answers_nothing():
 def test_the_asked_question_echoed_then_answered_is_read():
     out = " What is the capital of Mongolia?\nAnswer: Ulaanbaatar\n\nQuestion: What is the capital of Uzbekistan?"
     assert tx(out, "What is the capital of Mongolia?") == "Ulaanbaatar"
+
+
+# ------------------------------------------------------------------ a literal written alone is read as written
+def test_a_data_literal_alone_is_read_whole():
+    assert tx("['a', 'b', 'c']", "What does list('abc') return in Python?") == "['a', 'b', 'c']"
+    assert tx("(3, 4)", "What does divmod(19, 5) return?") == "(3, 4)"
+
+
+def test_brackets_or_quotes_around_a_plain_answer_are_not_a_literal():
+    assert tx("(Paris)", "What is the capital of France?") == "Paris"
+    assert tx("'Jupiter'", "Which planet is the largest?") == "Jupiter"
+
+
+# ------------------------------------------------------------------ the subject may hold a relative clause
+def test_a_relative_clause_inside_the_subject_does_not_cut_the_sentence():
+    out = "Anubis is associated with mummification, but the god shown with green skin who rules the afterlife is Osiris."
+    q = "In Egyptian mythology, who is the god of the dead and the afterlife, often shown with green skin?"
+    assert tx(out, q) == "Osiris"
+
+
+def test_a_relative_clause_with_a_description_after_it_names_no_one():
+    assert tx("The man who painted it was famous in his day.", "Who painted the Night Watch?") != "famous"
+
+
+# ------------------------------------------------------------------ a scope opening a clause is not the answer
+def test_a_scope_phrase_before_the_answer():
+    out = ("Carbon has the highest sublimation point, but among elements that actually melt at normal pressure, "
+           "tungsten is highest at about 3,422 °C.")
+    assert tx(out, "Which element has the highest melting point?") == "tungsten"
+    assert tx("Of all the planets, Jupiter is the largest.", "Which planet is the largest?") == "Jupiter"
+
+
+# ------------------------------------------------------------------ the speaker and a quantity are not answers
+def test_the_speakers_self_description_is_never_the_answer():
+    out = ("As an AI language model, I don't have personal opinions, but I can tell you that opera is a rich art form "
+           "with many famous works from the 18th and 19th centuries.")
+    assert tx(out, "Which composer wrote the opera 'The Magic Flute'?") is None
+    assert tx("An AI language model.", "What kind of system is ChatGPT?") is not None  # counter-example: asked about it
+
+
+def test_a_verb_and_a_quantity_name_nothing():
+    out = ("That's a great question! The endocrine system includes many glands, such as the thyroid, adrenal glands and "
+           "pancreas, each with important roles in regulating the body.")
+    assert tx(out, "Which gland is known as the 'master gland' of the endocrine system?") is None

@@ -75,7 +75,7 @@ _META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesti
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|" + OPENING_FRAME + r"),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|(?:among|amongst|of\s+all|out\s+of\s+all)\s[^,]{1,70}|" + OPENING_FRAME + r"),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -369,9 +369,16 @@ def _span(sentence: str, ctx: Context) -> str | None:
     several = len(contrast) == 2 and re.match(r"\W*there\s+(?:are|is|were)\s+(?:many|several|various|multiple|a\s+few|competing|different)\b", contrast[0], re.IGNORECASE)
     if len(contrast) == 2 and ctx.question and (content_stems(contrast[1]) & ctx.question_stems or denied or several) and not _FIRST_PERSON_RE.search(contrast[1]):
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
+        scope = _SUBORDINATE_RE.match(s)
+        if scope and _COPULA_RE.search(f" {s[scope.end():]} "):
+            s = s[scope.end():]  # "..., but among metals that melt, tungsten is highest": the scope, then the answer
     concluded = _SO_CLAUSE_RE.split(s)
     if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
         s = concluded[-1]  # "John was the witty one, Paul the cute one, so the quiet one was George"
+    relative = _RELATIVE_SUBJECT_RE.match(s)
+    if relative and ctx.question and len(content_stems(relative.group(1)) & ctx.question_stems) >= 2 \
+            and _is_name(relative.group(2), ctx) and len(relative.group(2).split()) <= 4:
+        return _strip(relative.group(2))  # "the god shown with green skin who rules the afterlife is Osiris"
     s = _clause(s, lead=False)
     if not s:
         return None
@@ -475,6 +482,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
     if ctx.question and " or " not in ctx.question and len(sentence.split()) > 3 and all(_is_question_word(w, ctx) or w.lower() in STOPWORDS for w in s.split()):
         return None  # only the question's own words (unless it asks "X or Y?")  # "I'm not sure", "an interesting question": about the answer, not the answer
     return s
+
+
+# a subject holding a relative clause, then the copula and a name: "The god who rules the afterlife is Osiris"
+_RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|which|that|whose)\s[^,;:()]{3,80}?)\s(?:is|was|are|were)\s+"
+                                  r"(?:the\s+)?([A-Z][^,;:()]{0,50}?)\W*$", re.IGNORECASE)
 
 
 _PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
@@ -1056,6 +1068,22 @@ def _whole_quote(ctx: Context) -> str | None:
     return _strip(m.group(1)) if m and len(m.group(1).split()) <= 8 else None
 
 
+# a data or code literal written alone: "['a', 'b', 'c']", "(3, 4)", "'a-b-c'"
+_LITERAL_RE = re.compile(r"\[[^\[\]\n]{1,80}\]|\([^()\n]{1,80}\)|\{[^{}\n]{1,80}\}")
+
+
+def _literal(ctx: Context) -> str | None:
+    """An output that is one data or code literal and nothing else is read as written, brackets and quotes
+    included (a list or tuple a program prints); brackets around a plain short answer are dropped."""
+    text = ctx.raw.strip()
+    if not text or text[0] not in "[({" or "\n" in text or not _LITERAL_RE.fullmatch(text):
+        return None
+    inner = text[1:-1]
+    if "," in inner or "'" in inner or '"' in inner:
+        return text  # "['a', 'b', 'c']", "(3, 4)"
+    return _strip(inner) or None if len(inner.split()) <= 4 else None  # "(Paris)": brackets around a plain answer are no part of it
+
+
 def _quoted(ctx: Context) -> str | None:
     head, _ = first_part(_without_tables(ctx.text))
     found = [a or b for a, b in _QUOTED_RE.findall(head)]
@@ -1242,6 +1270,10 @@ def _other_question(ctx: Context) -> str | None:
     return ABSTAIN if new else None
 
 
+_SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
+                                  re.IGNORECASE)
+
+
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1253,6 +1285,10 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
+        if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
+            return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
+        if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
+            return None  # "includes many": a verb and a quantity, no name
         return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
     finish.__name__ = read.__name__
     finish.__doc__ = read.__doc__
@@ -1278,6 +1314,7 @@ RULES: tuple[Rule, ...] = (
     Rule("about_answering", "abstain", _about_answering),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
+    Rule("literal", "quotes", _literal),
     Rule("cleft", "answer_inside_sentence", _cleft),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
