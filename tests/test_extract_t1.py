@@ -93,6 +93,8 @@ def test_a_sentence_in_capitals_a_loop_or_a_prepositional_answer_is_no_title():
     assert tx("It's Nairobi", "What is the capital of Kenya?") == "Nairobi"
     assert tx("Cairo Cairo Cairo Cairo", "What is the capital of Egypt?") == "Cairo"
     assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
+    assert tx("Probably Ottawa.", "What is the capital of Canada?") == "Ottawa"  # a lead word, then the answer
+    assert tx("Sure! Marbury v. Madison", "Which case established judicial review?") == "Marbury v. Madison"
 
 
 # ------------------------------------------------------------------ an opening adverb or frame is not the answer

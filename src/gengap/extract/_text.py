@@ -1246,7 +1246,8 @@ def _title(ctx: Context) -> str | None:
     if not all(_TITLE_WORD_RE.fullmatch(t) for t in tokens) or sum(t[:1].isupper() for t in tokens) < 2 \
             or tokens[-1].lower() in STOPWORDS - {"it", "me", "you", "us", "them", "him", "her"}:
         return None
-    if any(t.lower() in _NOT_IN_TITLES for t in tokens) or len({t.lower() for t in tokens}) == 1:
+    if any(t.lower() in _NOT_IN_TITLES for t in tokens) or len({t.lower() for t in tokens}) == 1 or _lead_off(line) != line \
+            or tokens[0].lower().endswith("ly") or _OPENER_RE.match(line):
         return None  # "Paris Is The Capital", "It's Nairobi": a sentence in capitals; "Cairo Cairo Cairo": a loop
     if ctx.question and re.search(rf"\b{re.escape(tokens[0])}\b", ctx.question, re.IGNORECASE) and tokens[0].lower() in STOPWORDS:
         return None  # "In Rome." for "In which city ...?": the question's preposition, then the answer
