@@ -193,3 +193,28 @@ def test_a_verb_and_a_quantity_name_nothing():
     out = ("That's a great question! The endocrine system includes many glands, such as the thyroid, adrenal glands and "
            "pancreas, each with important roles in regulating the body.")
     assert tx(out, "Which gland is known as the 'master gland' of the endocrine system?") is None
+
+
+# ------------------------------------------------------------------ an answer marker in another language
+def test_an_answer_marker_in_another_language():
+    assert tx("Die Antwort ist Bern.", "Was ist die Hauptstadt der Schweiz?") == "Bern"
+    assert tx("La réponse est : Ottawa.", "Quelle est la capitale du Canada ?") == "Ottawa"
+    assert tx("Después de pensarlo, la respuesta correcta es Lima.", "¿Cuál es la capital de Perú?") == "Lima"
+    assert tx("A resposta é Brasília.", "Qual é a capital do Brasil?") == "Brasília"
+
+
+def test_the_word_answer_in_another_language_without_a_verb_or_colon_marks_nothing():
+    out = "Ich kenne die Antwort nicht."
+    assert tx(out, "Was ist die Hauptstadt der Mongolei?") != "nicht"
+
+
+# ------------------------------------------------------------------ an English cleft puts a name in focus
+def test_an_english_cleft_names_the_answer():
+    assert tx("It was Na that reacted with the water.", "Which element reacted violently with water?") == "Na"
+    assert tx("It was Michelangelo who painted it.", "Who painted the Sistine Chapel ceiling?") == "Michelangelo"
+
+
+def test_it_is_a_noun_that_is_a_relative_clause_not_a_cleft():
+    for out, q in (("It is a fruit that grows on trees.", "What kind of food is a mango?"),
+                   ("C'est une ville qui a beaucoup d'histoire.", "Quelle est la capitale de l'Italie ?")):
+        assert extract(out, "text", question=q).rule != "cleft"

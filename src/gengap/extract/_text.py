@@ -39,7 +39,11 @@ _TEXT_MARK_RE = re.compile(
     r"|(?:^|\n)[ \t]*(?:short|quick|brief|direct|simple|final|the)\s+answer[ \t]*:?[ \t]*\n"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
-    r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
+    r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:]"
+    # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
+    r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
+    r"|\b(?:la\s+)?respuesta(?:\s+correcta)?(?:\s*:|\s+(?:es|sería)\b\s*:?)|\b(?:a\s+)?resposta(?:\s+correta)?(?:\s*:|\s+(?:é|seria)(?!\w)\s*:?)"
+    r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
     re.IGNORECASE,
 )
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
@@ -1222,8 +1226,8 @@ def _tidy(ctx: Context) -> str | None:
 
 
 def _cleft(ctx: Context) -> str | None:
-    """"C'est Léonard de Vinci qui ...", "Fue Colón quien ...": the cleft's focus, in German, French, Spanish, Portuguese."""
-    if ctx.text.isascii() and not re.search(r"\b(?:c'est|es|fue|foi|war)\b", ctx.text[:20], re.IGNORECASE):
+    """"It was Na that ...", "C'est Léonard de Vinci qui ...", "Fue Colón quien ...": the name a cleft puts in focus."""
+    if ctx.text.isascii() and not re.search(r"\b(?:c'est|es|fue|foi|war|it\s+was|it\s+is)\b", ctx.text[:20], re.IGNORECASE):
         return None
     head, _ = first_part(ctx.text)
     return cleft_span(head)

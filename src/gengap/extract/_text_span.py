@@ -82,17 +82,21 @@ _CLEFT_RE = re.compile(
 )
 
 
+_ENGLISH_CLEFT_RE = re.compile(r"^\W*it\s+(?:was|is)\s+(?P<span>[^,;:.?!()]{1,60}?)\s+(?:who|that)\s+(?!is\b|was\b|are\b|were\b)", re.IGNORECASE)
+
+
 def cleft_span(sentence: str) -> str | None:
-    """The answer a cleft sentence in German, French, Spanish or Portuguese puts in focus, or None.
+    """The name a cleft sentence puts in focus ("It was Na that ...", "C'est Léonard de Vinci qui ..."), or None.
 
     >>> cleft_span("C'est Léonard de Vinci qui a peint la Joconde.")
     'Léonard de Vinci'
     """
-    m = _CLEFT_RE.match(sentence)
-    if m is None or reply_language(sentence) is None:
+    m = _CLEFT_RE.match(sentence) or _ENGLISH_CLEFT_RE.match(sentence)
+    if m is None or (m.re is _CLEFT_RE and reply_language(sentence) is None):
         return None
     span = without_foreign_article(m.group("span").strip(), sentence)
-    return span if 0 < len(span.split()) <= 5 else None
+    # a name or symbol in focus: "C'est une ville qui ...", "It is a fruit that ..." are relative clauses, no clefts
+    return span if 0 < len(span.split()) <= 5 and (span[:1].isupper() or span[:1].isdigit()) else None
 
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
