@@ -218,3 +218,19 @@ def test_it_is_a_noun_that_is_a_relative_clause_not_a_cleft():
     for out, q in (("It is a fruit that grows on trees.", "What kind of food is a mango?"),
                    ("C'est une ville qui a beaucoup d'histoire.", "Quelle est la capitale de l'Italie ?")):
         assert extract(out, "text", question=q).rule != "cleft"
+
+
+# ------------------------------------------------------------------ "it is", "I think" in other languages lead to the answer
+def test_it_is_and_i_think_in_other_languages_lead_to_the_answer():
+    assert tx("Es ist Bern.", "Was ist die Hauptstadt der Schweiz?") == "Bern"
+    assert tx("Das ist der Rhein.", "Welcher Fluss fließt durch Köln?") == "Rhein"
+    assert tx("C'est Ottawa.", "Quelle est la capitale du Canada ?") == "Ottawa"
+    assert tx("Creo que es Lima, pero no estoy seguro.", "¿Cuál es la capital de Perú?") == "Lima"
+    assert tx("Ich glaube, es ist Bern.", "Was ist die Hauptstadt der Schweiz?") == "Bern"
+    assert tx("É Brasília.", "Qual é a capital do Brasil?") == "Brasília"
+
+
+def test_there_are_many_in_other_languages_answers_nothing():
+    assert tx("Es gibt viele Flüsse in Europa.", "Was ist der längste Fluss Europas?") is None
+    assert tx("Il y a beaucoup de fleuves.", "Quel est le plus long fleuve de France ?") is None
+    assert tx("Hay muchos ríos en Europa.", "¿Cuál es el río más largo de Europa?") is None

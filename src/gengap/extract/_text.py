@@ -54,6 +54,9 @@ _LEAD_RE = re.compile(
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|you'?re\s+(?:\w+ly\s+)?(?:describing|thinking\s+of|referring\s+to|talking\s+about|looking\s+for|asking\s+about)|you\s+(?:\w+ly\s+)?mean"
     r"|(?:that|this|it)\s+sounds\s+like|sounds\s+like|use(?!\s+of\b)"
+    # "it is", "that is", "I think" in German, French, Spanish, Portuguese, Italian: "Es ist X", "C'est X", "Creo que es X"
+    r"|c'(?:est|était)|ce\s+(?:serait|sont|fut)|(?:es|das)\s+(?:ist|war|wäre)|es(?!\s+gibt\b)|sería|será|fue|é|foi|seria|è|sarebbe"
+    r"|ich\s+(?:glaube|denke|vermute)(?:\s*,)?|je\s+(?:pense|crois)(?:\s+que|\s+qu')?|(?:creo|pienso|acho|penso)\s+que|credo\s+che|wahrscheinlich|probablement|probablemente|provavelmente"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
@@ -1275,6 +1278,10 @@ def _other_question(ctx: Context) -> str | None:
     return ABSTAIN if new else None
 
 
+# "there is/are" and "many" in German, French, Spanish, Portuguese, Italian
+_THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
+                                r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
+_FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
 _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
                                   re.IGNORECASE)
 
@@ -1294,6 +1301,10 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
             return None  # "includes many": a verb and a quantity, no name
+        if value.lower() in _FOREIGN_PRONOUNS:
+            return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
+        if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
+            return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
         return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
     finish.__name__ = read.__name__
     finish.__doc__ = read.__doc__

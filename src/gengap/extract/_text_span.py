@@ -26,6 +26,8 @@ _LANGUAGE_WORDS: dict[str, frozenset[str]] = {
     "es": frozenset("el la los las del una es son fue era y que en por con para su se está".split()),
     "pt": frozenset("o os do da dos das um uma é são foi era que em na com para não".split()),
 }
+# letters that only (or mostly) one of these languages writes: one more piece of evidence for it
+_LANGUAGE_LETTERS = {"de": "[ßäöüÄÖÜ]", "fr": "[çèêàâîôûœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}
 _ENGLISH_WORDS = frozenset("the is was are were of and in to it this that with by for".split())
 _WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -52,7 +54,8 @@ def reply_language(text: str) -> str | None:
     if not tokens:
         return None
     english = len(tokens & _ENGLISH_WORDS)
-    scores = {lang: len(tokens & words) for lang, words in _LANGUAGE_WORDS.items()}
+    scores = {lang: len(tokens & words) + bool(re.search(letters, text[:400])) for lang, words in _LANGUAGE_WORDS.items()
+              for letters in (_LANGUAGE_LETTERS[lang],)}
     lang, best = max(scores.items(), key=lambda kv: kv[1])
     return lang if best >= 2 and best > english else None
 
