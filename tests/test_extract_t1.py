@@ -232,3 +232,9 @@ def test_there_are_many_in_other_languages_answers_nothing():
     assert tx("Es gibt viele Flüsse in Europa.", "Was ist der längste Fluss Europas?") is None
     assert tx("Il y a beaucoup de fleuves.", "Quel est le plus long fleuve de France ?") is None
     assert tx("Hay muchos ríos en Europa.", "¿Cuál es el río más largo de Europa?") is None
+
+
+def test_via_in_a_name_is_no_instrument():
+    q = "What is the name of the Roman road connecting Rome to Brindisi?"
+    assert tx("The name of the Roman road connecting Rome to Brindisi is Via Appia.", q) == "Via Appia"
+    assert tx("Through photosynthesis.", "How do plants make their food?") == "photosynthesis"

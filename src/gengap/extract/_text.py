@@ -100,7 +100,7 @@ _QUOTES = " \t\"'“”‘’«»‹›.,:;!?*`"
 _HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|professor)\s+(?=[A-Z])", re.IGNORECASE)
 
 
-_INSTRUMENT_RE = re.compile(r"^(?:using|with|through|via|by\s+means\s+of)\s+(?:(?:their|its|his|her|the|a|an)\s+)?(?=\S)", re.IGNORECASE)
+_INSTRUMENT_RE = re.compile(r"^(?:(?i:using|with|through|by\s+means\s+of)|via)\s+(?:(?i:their|its|his|her|the|a|an)\s+)?(?=\S)")  # "Via Appia" is a name
 
 
 def _apposed(span: str, ctx: Context) -> str:
