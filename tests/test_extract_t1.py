@@ -238,3 +238,10 @@ def test_via_in_a_name_is_no_instrument():
     q = "What is the name of the Roman road connecting Rome to Brindisi?"
     assert tx("The name of the Roman road connecting Rome to Brindisi is Via Appia.", q) == "Via Appia"
     assert tx("Through photosynthesis.", "How do plants make their food?") == "photosynthesis"
+
+
+# ------------------------------------------------------------------ the alternative turned down after the answer
+def test_rather_than_and_instead_of_name_the_alternative_turned_down():
+    assert tx("Definitely Ottawa rather than Toronto.", "What is the capital of Canada?") == "Ottawa"
+    assert tx("Canberra instead of Sydney.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Rather than guessing, I'd say it's Ottawa.", "What is the capital of Canada?") != "guessing"
