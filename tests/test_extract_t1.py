@@ -245,3 +245,24 @@ def test_rather_than_and_instead_of_name_the_alternative_turned_down():
     assert tx("Definitely Ottawa rather than Toronto.", "What is the capital of Canada?") == "Ottawa"
     assert tx("Canberra instead of Sydney.", "What is the capital of Australia?") == "Canberra"
     assert tx("Rather than guessing, I'd say it's Ottawa.", "What is the capital of Canada?") != "guessing"
+
+
+# ------------------------------------------------------------------ what the speaker remembers frames the answer
+def test_a_memory_frame_is_not_the_answer():
+    q = "What is the capital of Japan?"
+    for out in ("From what I remember, it's Tokyo.", "As far as I know, Tokyo.", "If I recall correctly, Tokyo.",
+                "To the best of my knowledge, it's Tokyo.", "If memory serves, Tokyo."):
+        assert tx(out, q) == "Tokyo", out
+
+
+def test_the_short_answer_not_the_long_one():
+    q = "Which element has the chemical symbol K?"
+    assert tx("Short answer: potassium. Long answer: it depends on the source.", q) == "potassium"
+    assert tx("Short answer: K. Long answer: it depends on the source.", "What is the chemical symbol for potassium?") == "K"
+    assert tx("In short: Tokyo.", "What is the capital of Japan?") == "Tokyo"
+    assert tx("The answer to your question is Tokyo.", "What is the capital of Japan?") == "Tokyo"
+
+
+def test_a_name_keeps_its_small_connecting_words():
+    assert tx("Answer: Treaty of Versailles", "Which treaty ended the First World War?") == "Treaty of Versailles"
+    assert tx("Answer: planet Mars", "Which planet is called the Red Planet?") == "Mars"  # counter-example: not a name

@@ -35,11 +35,13 @@ from gengap.extract._base import (
 from gengap.extract._text_span import OPENING_FRAME, cleft_span, tidied, whole_code_span, without_foreign_article, without_trailing_date
 
 _TEXT_MARK_RE = re.compile(
-    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
+    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )(?<!long )(?<!longer )(?<!detailed )(?<!full )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
     r"|(?:^|\n)[ \t]*(?:short|quick|brief|direct|simple|final|the)\s+answer[ \t]*:?[ \t]*\n"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:]"
+    r"|\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
+    r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
     # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
     r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
     r"|\b(?:la\s+)?respuesta(?:\s+correcta)?(?:\s*:|\s+(?:es|sería)\b\s*:?)|\b(?:a\s+)?resposta(?:\s+correta)?(?:\s*:|\s+(?:é|seria)(?!\w)\s*:?)"
@@ -976,12 +978,16 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+_NAME_CONNECTIVES = frozenset("of the and de da di du del der von van la le on upon in".split())
+
+
 def _trim_leading(span: str, ctx: Context) -> str:
     """A bare answer keeps the question's words that end it (its head noun: "white blood cells" for
     "Which blood cells ...?"), not those that open it ("planet Mars" for "Which planet ...?")."""
     tokens = span.split()
-    if all(t[:1].isupper() or t[:1].isdigit() for t in tokens) or _number_phrase(span):
-        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?"), a number its unit
+    if all(t[:1].isupper() or t[:1].isdigit() or (0 < i < len(tokens) - 1 and t in _NAME_CONNECTIVES) for i, t in enumerate(tokens)) \
+            or _number_phrase(span):
+        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?", "Treaty of Versailles"), a number its unit
     while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx) and not _modifier_of_new_head(tokens, ctx):
         tokens.pop(0)
     named = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", ctx.question or "")}

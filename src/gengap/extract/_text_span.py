@@ -139,9 +139,9 @@ def whole_code_span(span: str, raw: str) -> str:
 _REFERENCE_RE = re.compile(r"\s*(?:\[\^?\d{1,3}(?:\s*[,-]\s*\d{1,3})*\]|\[(?:source|sources|citation|ref|reference|cite)\b[^\]\n]{0,120}\]"
                            r"|\u3010[^\u3011\n]{0,60}\u3011)", re.IGNORECASE)
 _FOOTNOTE_LINE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\]:?[ \t]+[^\n]*$\n?", re.MULTILINE)
-# a sentence adverb after a one-letter word's period: "Vitamin D. Specifically, ...": the period ends a sentence
+# a sentence adverb or a label after a one-letter word's period: "Vitamin D. Specifically, ...", "K. Long answer: ...": a sentence end
 _ADVERB_AFTER_INITIAL_RE = re.compile(r"(?<=\b[A-Z])\.[ \t]+(?=(?:[A-Z][a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|edly|ingly|fully)"
-                                      r"|However|Also|Note|This|Its|His|Her|Their)\b)")
+                                      r"|However|Also|Note|This|Its|His|Her|Their)\b|[A-Z][a-z]+(?:\s+[a-z]+)?\s*:)")
 
 
 def tidied(raw: str) -> str:
@@ -157,4 +157,7 @@ def tidied(raw: str) -> str:
 
 # a sentence adverb or a framing phrase set off by a comma: "Technically, ...", "Strictly speaking, ...", "Contrary to its name, ..."
 OPENING_FRAME = (r"[a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|edly|ingly|fully)|strictly\s+speaking|in\s+fact|of\s+course"
+                 r"|from\s+what\s+i\s+(?:remember|recall|know)|as\s+far\s+as\s+i\s+(?:know|remember|recall|can\s+tell)|if\s+i\s+(?:recall|remember)(?:\s+correctly|\s+right)?"
+                 r"|to\s+(?:the\s+best\s+of\s+)?my\s+knowledge|if\s+memory\s+serves(?:\s+me)?(?:\s+(?:right|correctly|well))?|from\s+memory"
+                 r"|based\s+on\s+(?:what\s+i\s+know|my\s+knowledge|my\s+training(?:\s+data)?)"
                  r"|contrary\s+to\s+[^,]{1,40}|as\s+with\s+[^,]{1,40}|compared\s+(?:to|with)\s+[^,]{1,40}|in\s+contrast(?:\s+to\s+[^,]{1,40})?")
