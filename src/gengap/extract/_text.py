@@ -1222,11 +1222,14 @@ _CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you 
                 "questions", "enjoy", "cheers")
 
 
+_TIDY_CUE_RE = re.compile(r"\[|\u3010|\b[A-Z]\.[ \t]+[A-Z]")
+
+
 def _tidy(ctx: Context) -> str | None:
     """The output read again without reference marks and footnotes ("London [1]"), an initial's period before
     a sentence adverb read as a sentence end ("Vitamin D. Specifically, ...")."""
-    if "[" not in ctx.raw and ". " not in ctx.raw and "\u3010" not in ctx.raw:
-        return None
+    if not _TIDY_CUE_RE.search(ctx.raw):
+        return None  # a cheap test first: no bracket, no one-letter word before a period
     inner = tidied(ctx.raw)
     if inner == ctx.raw:
         return None
@@ -1234,10 +1237,13 @@ def _tidy(ctx: Context) -> str | None:
     return found.value if found.value is not None else ABSTAIN
 
 
+_CLEFT_CUE_RE = re.compile(r"\W*(?:c['\u2019]|ce\s|es\b|fue|era|foi|é|das\s|it\s+was|it\s+is)", re.IGNORECASE)
+
+
 def _cleft(ctx: Context) -> str | None:
     """"It was Na that ...", "C'est Léonard de Vinci qui ...", "Fue Colón quien ...": the name a cleft puts in focus."""
-    if ctx.text.isascii() and not re.search(r"\b(?:c'est|es|fue|foi|war|it\s+was|it\s+is)\b", ctx.text[:20], re.IGNORECASE):
-        return None
+    if not _CLEFT_CUE_RE.match(ctx.text):
+        return None  # a cheap test first: a cleft opens with "it was", "c'est", "es", ...
     head, _ = first_part(ctx.text)
     return cleft_span(head)
 
@@ -1345,4 +1351,6 @@ RULES: tuple[Rule, ...] = (
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
 )
-RULES = tuple(Rule(r.name, r.family, _finished(r.read)) for r in RULES)
+# the rules that read a span are finished; those that only abstain, and those that read the output again, are not
+RULES = tuple(r if r.name in ("tidy", "courtesy", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
+              else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

@@ -37,6 +37,8 @@ _ARTICLES: dict[str, frozenset[str]] = {
     "es": frozenset("el la los las un una".split()),
     "pt": frozenset("o a os as um uma".split()),
 }
+_ELIDED_RE = re.compile(r"^[lL]['\u2019](?=\w)")
+_ALL_ARTICLES = frozenset().union(*_ARTICLES.values())
 # names that carry their article: it stays
 _ARTICLE_NAMES = frozenset("""la paz|la plata|las vegas|los angeles|el salvador|el paso|le havre|le mans|la rochelle|las palmas
 |la mancha|la scala|la coruña|los alamos|la habana|la niña|el niño|der spiegel|die zeit|die welt|le monde|le figaro|la traviata
@@ -64,9 +66,9 @@ def without_foreign_article(span: str, text: str) -> str:
     """``span`` without an opening article of the language ``text`` is written in ("Der Blauwal" -> "Blauwal");
     an English reply, a one-word span and a name that carries its article ("La Paz") are left as they are."""
     first, _, rest = span.partition(" ")
-    elided = re.match(r"^[lL]['\u2019](?=\w)", span)  # "l'Everest"
-    if not rest and not elided:
-        return span
+    elided = _ELIDED_RE.match(span) if span[:1] in "lL" else None  # "l'Everest"
+    if (not rest or first.lower() not in _ALL_ARTICLES) and not elided:
+        return span  # a cheap test first: most spans open with no article of these languages
     lang = reply_language(text)
     if lang is None:
         return span
