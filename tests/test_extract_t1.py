@@ -266,3 +266,8 @@ def test_the_short_answer_not_the_long_one():
 def test_a_name_keeps_its_small_connecting_words():
     assert tx("Answer: Treaty of Versailles", "Which treaty ended the First World War?") == "Treaty of Versailles"
     assert tx("Answer: planet Mars", "Which planet is called the Red Planet?") == "Mars"  # counter-example: not a name
+
+
+def test_a_markdown_quote_mark_is_not_part_of_the_answer():
+    assert tx("> Great Wall of China", "What is the longest structure ever built?") == "Great Wall of China"
+    assert tx("x > 5 holds, so the answer is True.", "What does the expression x > 5 evaluate to for x = 7?") == "True"

@@ -11,7 +11,8 @@ Principles, each one function:
   (unless the question asks when);
 - a code span is one token: "The command is `git status`." reads "git status", not the part of it the
   question does not say;
-- reference marks and footnotes are no part of the answer: "London [1]", "Chinua Achebe [source: ...]";
+- reference marks, footnotes and Markdown quote marks are no part of the answer: "London [1]", "Chinua Achebe
+  [source: ...]", "> Rome";
 - an initial's period is not a sentence end before a sentence adverb: "Vitamin D. Specifically, ...".
 """
 
@@ -146,14 +147,19 @@ _ADVERB_AFTER_INITIAL_RE = re.compile(r"(?<=\b[A-Z])\.[ \t]+(?=(?:[A-Z][a-z]+(?:
                                       r"|However|Also|Note|This|Its|His|Her|Their)\b|[A-Z][a-z]+(?:\s+[a-z]+)?\s*:)")
 
 
+_BLOCKQUOTE_RE = re.compile(r"^[ \t]*>[ \t]?(?=\S)", re.MULTILINE)
+
+
 def tidied(raw: str) -> str:
-    """``raw`` without reference marks and footnote lines, an initial's period before a sentence adverb made a
-    line end; ``raw`` itself when there is nothing to tidy."""
+    """``raw`` without reference marks, footnote lines and Markdown quote marks ("> Rome"), an initial's period
+    before a sentence adverb made a line end; ``raw`` itself when there is nothing to tidy."""
     text = raw
     if "[" in text or "\u3010" in text:
         text = _REFERENCE_RE.sub("", _FOOTNOTE_LINE_RE.sub("", text)) if re.search(r"\S", _REFERENCE_RE.sub("", _FOOTNOTE_LINE_RE.sub("", text))) else text
     if ". " in text:
         text = _ADVERB_AFTER_INITIAL_RE.sub(".\n", text)
+    if ">" in text:
+        text = _BLOCKQUOTE_RE.sub("", text)
     return text
 
 
