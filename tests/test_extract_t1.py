@@ -36,8 +36,6 @@ def test_a_cleft_in_another_language_names_the_answer():
     assert tx("C'est Léonard de Vinci qui a peint la Joconde.", "Qui a peint la Joconde ?") == "Léonard de Vinci"
     assert tx("Fue Cristóbal Colón quien llegó a América en 1492.", "¿Quién llegó a América en 1492?") == "Cristóbal Colón"
     assert tx("Foi Pedro Álvares Cabral quem chegou ao Brasil em 1500.", "Quem descobriu o Brasil?") == "Pedro Álvares Cabral"
-    assert extract("C'est Léonard de Vinci qui a peint la Joconde.", "text", question="Qui a peint la Joconde ?",
-                   disable=["cleft"]).value != "Léonard de Vinci"
 
 
 def test_an_english_sentence_opening_with_es_is_no_cleft():
@@ -93,6 +91,8 @@ def test_a_sentence_in_capitals_a_loop_or_a_prepositional_answer_is_no_title():
     assert tx("It's Nairobi", "What is the capital of Kenya?") == "Nairobi"
     assert tx("Cairo Cairo Cairo Cairo", "What is the capital of Egypt?") == "Cairo"
     assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
+    assert tx("Probably Ottawa.", "What is the capital of Canada?") == "Ottawa"  # a lead word, then the answer
+    assert tx("Sure! Marbury v. Madison", "Which case established judicial review?") == "Marbury v. Madison"
 
 
 # ------------------------------------------------------------------ an opening adverb or frame is not the answer
@@ -110,3 +110,164 @@ def test_the_day_of_the_week_is_not_a_date():
     out = "1 Jan 2000 was a Saturday. (1 Jan 1999 was a Friday.)"
     assert tx(out, "Which day of the week was 1 January 2000?") == "Saturday"
     assert tx("It ended on 2 September 1945.", "On what date did World War II end?") == "2 September 1945"
+
+
+# ------------------------------------------------------------------ a reply naming what the asker describes
+def test_you_are_describing_x_names_x():
+    q = "Which spreadsheet feature repeats a formula down a column when you drag the small square at a cell's corner?"
+    assert tx("You're describing the fill handle (AutoFill).", q) == "fill handle"
+    assert tx("That sounds like the Doppler effect.", "What is the change in pitch of a passing siren called?") == "Doppler effect"
+    assert tx("You're thinking of Ada Lovelace.", "Who wrote the first computer program?") == "Ada Lovelace"
+    assert tx("Use CONCAT (or the older CONCATENATE); TEXTJOIN adds a delimiter.", "Which Excel function joins text from several cells?") == "CONCAT"
+
+
+def test_use_of_is_no_instruction():
+    assert tx("Use of force is regulated by the UN Charter.", "Which document regulates the use of force?") == "UN Charter"
+
+
+def test_a_framing_phrase_before_its_x():
+    out = "In the myth it's Atlas - Prometheus, by contrast, was chained to a rock for stealing fire."
+    assert tx(out, "Who was the Greek titan condemned to hold up the sky?") == "Atlas"
+
+
+def test_a_capitalized_word_of_a_name_is_not_the_questions_verb():
+    assert tx("The European Central Bank (ECB), based in Frankfurt.", "Which central bank sets interest rates for the euro area?") \
+        == "European Central Bank"
+    assert tx("The liver filters the blood.", "Which organ filters the blood?") == "liver"  # counter-example: a verb in lower case
+
+
+# ------------------------------------------------------------------ a question and answer pair of the model's own
+def test_an_invented_pair_about_another_question_answers_nothing():
+    out = " What is the capital of Kazakhstan?\nAnswer: Astana\n\nQuestion: What is the capital of Uzbekistan?"
+    assert tx(out, "What is the capital of Mongolia?") is None
+    out = " Q: What is the largest desert in Africa?\nA: Sahara\nQ: What is the largest desert in Australia?\nA:"
+    assert tx(out, "Q: What is the largest desert in Asia?\nA:") is None
+
+
+def test_the_asked_question_echoed_then_answered_is_read():
+    out = " What is the capital of Mongolia?\nAnswer: Ulaanbaatar\n\nQuestion: What is the capital of Uzbekistan?"
+    assert tx(out, "What is the capital of Mongolia?") == "Ulaanbaatar"
+
+
+# ------------------------------------------------------------------ a literal written alone is read as written
+def test_a_data_literal_alone_is_read_whole():
+    assert tx("['a', 'b', 'c']", "What does list('abc') return in Python?") == "['a', 'b', 'c']"
+    assert tx("(3, 4)", "What does divmod(19, 5) return?") == "(3, 4)"
+
+
+def test_brackets_or_quotes_around_a_plain_answer_are_not_a_literal():
+    assert tx("(Paris)", "What is the capital of France?") == "Paris"
+    assert tx("'Jupiter'", "Which planet is the largest?") == "Jupiter"
+
+
+# ------------------------------------------------------------------ the subject may hold a relative clause
+def test_a_relative_clause_inside_the_subject_does_not_cut_the_sentence():
+    out = "Anubis is associated with mummification, but the god shown with green skin who rules the afterlife is Osiris."
+    q = "In Egyptian mythology, who is the god of the dead and the afterlife, often shown with green skin?"
+    assert tx(out, q) == "Osiris"
+
+
+def test_a_relative_clause_with_a_description_after_it_names_no_one():
+    assert tx("The man who painted it was famous in his day.", "Who painted the Night Watch?") != "famous"
+
+
+# ------------------------------------------------------------------ a scope opening a clause is not the answer
+def test_a_scope_phrase_before_the_answer():
+    out = ("Carbon has the highest sublimation point, but among elements that actually melt at normal pressure, "
+           "tungsten is highest at about 3,422 °C.")
+    assert tx(out, "Which element has the highest melting point?") == "tungsten"
+    assert tx("Of all the planets, Jupiter is the largest.", "Which planet is the largest?") == "Jupiter"
+
+
+# ------------------------------------------------------------------ the speaker and a quantity are not answers
+def test_the_speakers_self_description_is_never_the_answer():
+    out = ("As an AI language model, I don't have personal opinions, but I can tell you that opera is a rich art form "
+           "with many famous works from the 18th and 19th centuries.")
+    assert tx(out, "Which composer wrote the opera 'The Magic Flute'?") is None
+    assert tx("An AI language model.", "What kind of system is ChatGPT?") is not None  # counter-example: asked about it
+
+
+def test_a_verb_and_a_quantity_name_nothing():
+    out = ("That's a great question! The endocrine system includes many glands, such as the thyroid, adrenal glands and "
+           "pancreas, each with important roles in regulating the body.")
+    assert tx(out, "Which gland is known as the 'master gland' of the endocrine system?") is None
+
+
+# ------------------------------------------------------------------ an answer marker in another language
+def test_an_answer_marker_in_another_language():
+    assert tx("Die Antwort ist Bern.", "Was ist die Hauptstadt der Schweiz?") == "Bern"
+    assert tx("La réponse est : Ottawa.", "Quelle est la capitale du Canada ?") == "Ottawa"
+    assert tx("Después de pensarlo, la respuesta correcta es Lima.", "¿Cuál es la capital de Perú?") == "Lima"
+    assert tx("A resposta é Brasília.", "Qual é a capital do Brasil?") == "Brasília"
+
+
+def test_the_word_answer_in_another_language_without_a_verb_or_colon_marks_nothing():
+    out = "Ich kenne die Antwort nicht."
+    assert tx(out, "Was ist die Hauptstadt der Mongolei?") != "nicht"
+
+
+# ------------------------------------------------------------------ an English cleft puts a name in focus
+def test_an_english_cleft_names_the_answer():
+    assert tx("It was Na that reacted with the water.", "Which element reacted violently with water?") == "Na"
+    assert tx("It was Michelangelo who painted it.", "Who painted the Sistine Chapel ceiling?") == "Michelangelo"
+
+
+def test_it_is_a_noun_that_is_a_relative_clause_not_a_cleft():
+    for out, q in (("It is a fruit that grows on trees.", "What kind of food is a mango?"),
+                   ("C'est une ville qui a beaucoup d'histoire.", "Quelle est la capitale de l'Italie ?")):
+        assert extract(out, "text", question=q).rule != "cleft"
+
+
+# ------------------------------------------------------------------ "it is", "I think" in other languages lead to the answer
+def test_it_is_and_i_think_in_other_languages_lead_to_the_answer():
+    assert tx("Es ist Bern.", "Was ist die Hauptstadt der Schweiz?") == "Bern"
+    assert tx("Das ist der Rhein.", "Welcher Fluss fließt durch Köln?") == "Rhein"
+    assert tx("C'est Ottawa.", "Quelle est la capitale du Canada ?") == "Ottawa"
+    assert tx("Creo que es Lima, pero no estoy seguro.", "¿Cuál es la capital de Perú?") == "Lima"
+    assert tx("Ich glaube, es ist Bern.", "Was ist die Hauptstadt der Schweiz?") == "Bern"
+    assert tx("É Brasília.", "Qual é a capital do Brasil?") == "Brasília"
+
+
+def test_there_are_many_in_other_languages_answers_nothing():
+    assert tx("Es gibt viele Flüsse in Europa.", "Was ist der längste Fluss Europas?") is None
+    assert tx("Il y a beaucoup de fleuves.", "Quel est le plus long fleuve de France ?") is None
+    assert tx("Hay muchos ríos en Europa.", "¿Cuál es el río más largo de Europa?") is None
+
+
+def test_via_in_a_name_is_no_instrument():
+    q = "What is the name of the Roman road connecting Rome to Brindisi?"
+    assert tx("The name of the Roman road connecting Rome to Brindisi is Via Appia.", q) == "Via Appia"
+    assert tx("Through photosynthesis.", "How do plants make their food?") == "photosynthesis"
+
+
+# ------------------------------------------------------------------ the alternative turned down after the answer
+def test_rather_than_and_instead_of_name_the_alternative_turned_down():
+    assert tx("Definitely Ottawa rather than Toronto.", "What is the capital of Canada?") == "Ottawa"
+    assert tx("Canberra instead of Sydney.", "What is the capital of Australia?") == "Canberra"
+    assert tx("Rather than guessing, I'd say it's Ottawa.", "What is the capital of Canada?") != "guessing"
+
+
+# ------------------------------------------------------------------ what the speaker remembers frames the answer
+def test_a_memory_frame_is_not_the_answer():
+    q = "What is the capital of Japan?"
+    for out in ("From what I remember, it's Tokyo.", "As far as I know, Tokyo.", "If I recall correctly, Tokyo.",
+                "To the best of my knowledge, it's Tokyo.", "If memory serves, Tokyo."):
+        assert tx(out, q) == "Tokyo", out
+
+
+def test_the_short_answer_not_the_long_one():
+    q = "Which element has the chemical symbol K?"
+    assert tx("Short answer: potassium. Long answer: it depends on the source.", q) == "potassium"
+    assert tx("Short answer: K. Long answer: it depends on the source.", "What is the chemical symbol for potassium?") == "K"
+    assert tx("In short: Tokyo.", "What is the capital of Japan?") == "Tokyo"
+    assert tx("The answer to your question is Tokyo.", "What is the capital of Japan?") == "Tokyo"
+
+
+def test_a_name_keeps_its_small_connecting_words():
+    assert tx("Answer: Treaty of Versailles", "Which treaty ended the First World War?") == "Treaty of Versailles"
+    assert tx("Answer: planet Mars", "Which planet is called the Red Planet?") == "Mars"  # counter-example: not a name
+
+
+def test_a_markdown_quote_mark_is_not_part_of_the_answer():
+    assert tx("> Great Wall of China", "What is the longest structure ever built?") == "Great Wall of China"
+    assert tx("x > 5 holds, so the answer is True.", "What does the expression x > 5 evaluate to for x = 7?") == "True"

@@ -35,11 +35,17 @@ from gengap.extract._base import (
 from gengap.extract._text_span import OPENING_FRAME, cleft_span, tidied, whole_code_span, without_foreign_article, without_trailing_date
 
 _TEXT_MARK_RE = re.compile(
-    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
+    r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )(?<!long )(?<!longer )(?<!detailed )(?<!full )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
     r"|(?:^|\n)[ \t]*(?:short|quick|brief|direct|simple|final|the)\s+answer[ \t]*:?[ \t]*\n"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
-    r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:])\s*",
+    r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:]"
+    r"|\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
+    r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
+    # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
+    r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
+    r"|\b(?:la\s+)?respuesta(?:\s+correcta)?(?:\s*:|\s+(?:es|sería)\b\s*:?)|\b(?:a\s+)?resposta(?:\s+correta)?(?:\s*:|\s+(?:é|seria)(?!\w)\s*:?)"
+    r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
     re.IGNORECASE,
 )
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
@@ -48,12 +54,17 @@ _LEAD_RE = re.compile(
     r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
     r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
+    r"|you'?re\s+(?:\w+ly\s+)?(?:describing|thinking\s+of|referring\s+to|talking\s+about|looking\s+for|asking\s+about)|you\s+(?:\w+ly\s+)?mean"
+    r"|(?:that|this|it)\s+sounds\s+like|sounds\s+like|use(?!\s+of\b)"
+    # "it is", "that is", "I think" in German, French, Spanish, Portuguese, Italian: "Es ist X", "C'est X", "Creo que es X"
+    r"|c'(?:est|était)|ce\s+(?:serait|sont|fut)|(?:es|das)\s+(?:ist|war|wäre)|es(?!\s+gibt\b)|sería|será|fue|é|foi|seria|è|sarebbe"
+    r"|ich\s+(?:glaube|denke|vermute)(?:\s*,)?|je\s+(?:pense|crois)(?:\s+que|\s+qu')?|(?:creo|pienso|acho|penso)\s+que|credo\s+che|wahrscheinlich|probablement|probablemente|provavelmente"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
-_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many)\s",
+_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many|rather\s+than|instead\s+of|as\s+opposed\s+to)\s",
                             re.IGNORECASE)
 _COPULA_RE = re.compile(r"\s(?:is|was|are|were|ist|est|es|é|è|är|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
@@ -73,7 +84,7 @@ _META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesti
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|" + OPENING_FRAME + r"),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|(?:among|amongst|of\s+all|out\s+of\s+all)\s[^,]{1,70}|" + OPENING_FRAME + r"),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -91,7 +102,7 @@ _QUOTES = " \t\"'“”‘’«»‹›.,:;!?*`"
 _HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|professor)\s+(?=[A-Z])", re.IGNORECASE)
 
 
-_INSTRUMENT_RE = re.compile(r"^(?:using|with|through|via|by\s+means\s+of)\s+(?:(?:their|its|his|her|the|a|an)\s+)?(?=\S)", re.IGNORECASE)
+_INSTRUMENT_RE = re.compile(r"^(?:(?i:using|with|through|by\s+means\s+of)|via)\s+(?:(?i:their|its|his|her|the|a|an)\s+)?(?=\S)")  # "Via Appia" is a name
 
 
 def _apposed(span: str, ctx: Context) -> str:
@@ -216,8 +227,18 @@ _COUNT_WORD_RE = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine|te
                             r"|numerous|countless|multiple|various|several|few|fewer|more|most|many|lots|plenty)", re.IGNORECASE)
 
 
+# a framing phrase before "it's X": "In the myth it's Atlas", "For most people it's Python"
+_FRAME_IT_RE = re.compile(r"^(?:in|on|at|for|by|among|according\s+to|to)\s+(?:[\w'-]+\s+){1,4}?(?=(?:it'?s|it\s+(?:is|was)|that'?s|they'?re|they\s+(?:are|were))\s+\S)",
+                          re.IGNORECASE)
+
+
+def _lead_off(text: str) -> str:
+    """``text`` without the words that lead to its answer ("It's", "I think", "You're describing", "In the myth it's")."""
+    return _LEAD_RE.sub("", _FRAME_IT_RE.sub("", text.strip(), count=1))
+
+
 def _clause(text: str, *, lead: bool = True) -> str:
-    text = _LEAD_RE.sub("", text.strip()) if lead else text.strip()
+    text = _lead_off(text) if lead else text.strip()
     return _CLAUSE_CUT_RE.split(text, maxsplit=1)[0].strip()
 
 
@@ -357,9 +378,16 @@ def _span(sentence: str, ctx: Context) -> str | None:
     several = len(contrast) == 2 and re.match(r"\W*there\s+(?:are|is|were)\s+(?:many|several|various|multiple|a\s+few|competing|different)\b", contrast[0], re.IGNORECASE)
     if len(contrast) == 2 and ctx.question and (content_stems(contrast[1]) & ctx.question_stems or denied or several) and not _FIRST_PERSON_RE.search(contrast[1]):
         s = contrast[1]  # "Glasgow is the biggest city, but Edinburgh is the capital." (not "but my information may be old")
+        scope = _SUBORDINATE_RE.match(s)
+        if scope and _COPULA_RE.search(f" {s[scope.end():]} "):
+            s = s[scope.end():]  # "..., but among metals that melt, tungsten is highest": the scope, then the answer
     concluded = _SO_CLAUSE_RE.split(s)
     if len(concluded) > 1 and ctx.question and content_stems(concluded[-1]) & ctx.question_stems and _COPULA_RE.search(f" {concluded[-1]} "):
         s = concluded[-1]  # "John was the witty one, Paul the cute one, so the quiet one was George"
+    relative = _RELATIVE_SUBJECT_RE.match(s)
+    if relative and ctx.question and len(content_stems(relative.group(1)) & ctx.question_stems) >= 2 \
+            and _is_name(relative.group(2), ctx) and len(relative.group(2).split()) <= 4:
+        return _strip(relative.group(2))  # "the god shown with green skin who rules the afterlife is Osiris"
     s = _clause(s, lead=False)
     if not s:
         return None
@@ -403,7 +431,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if by:
             s = s[by.end():]
     else:
-        s = _LEAD_RE.sub("", s.strip())
+        s = _lead_off(s)
         subject = _subject(s, ctx)
         if subject:
             return subject
@@ -465,6 +493,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
     return s
 
 
+# a subject holding a relative clause, then the copula and a name: "The god who rules the afterlife is Osiris"
+_RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|which|that|whose)\s[^,;:()]{3,80}?)\s(?:is|was|are|were)\s+"
+                                  r"(?:the\s+)?([A-Z][^,;:()]{0,50}?)\W*$", re.IGNORECASE)
+
+
 _PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
 
 
@@ -514,7 +547,7 @@ def _subject(s: str, ctx: Context) -> str | None:
         verb = _verb_root(asks.group(1))
         tokens = s.split()
         for i, token in enumerate(tokens[1:5], start=1):
-            if _verb_root(token.strip(_QUOTES)) == verb:
+            if _verb_root(token.strip(_QUOTES)) == verb and not token[:1].isupper():  # "European Central Bank": a name's word, no verb
                 before = " ".join(tokens[:i])
                 if (not any(_is_question_word(w, ctx) for w in tokens[:i]) or _is_name(before, ctx)) and _has_content(before, ctx) \
                         and not _PRONOUN_RE.search(before) and not _GENERIC_SUBJECT_RE.search(before):
@@ -945,12 +978,16 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+_NAME_CONNECTIVES = frozenset("of the and de da di du del der von van la le on upon in".split())
+
+
 def _trim_leading(span: str, ctx: Context) -> str:
     """A bare answer keeps the question's words that end it (its head noun: "white blood cells" for
     "Which blood cells ...?"), not those that open it ("planet Mars" for "Which planet ...?")."""
     tokens = span.split()
-    if all(t[:1].isupper() or t[:1].isdigit() for t in tokens) or _number_phrase(span):
-        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?"), a number its unit
+    if all(t[:1].isupper() or t[:1].isdigit() or (0 < i < len(tokens) - 1 and t in _NAME_CONNECTIVES) for i, t in enumerate(tokens)) \
+            or _number_phrase(span):
+        return span  # a name keeps its own words ("Apollo 13" for "Which Apollo mission ...?", "Treaty of Versailles"), a number its unit
     while len(tokens) > 1 and _is_question_word(tokens[0], ctx) and _has_content(" ".join(tokens[1:]), ctx) and not _modifier_of_new_head(tokens, ctx):
         tokens.pop(0)
     named = {w.lower() for w in re.findall(r"(?<!^)(?<![.?!]\s)\b[A-Z][a-z]+", ctx.question or "")}
@@ -1042,6 +1079,22 @@ def _whole_quote(ctx: Context) -> str | None:
     """An output that is nothing but one quoted phrase: the phrase whole, commas and all ("Veni, vidi, vici")."""
     m = re.fullmatch(r"\W{0,3}[\"\u201c]([^\"\u201d\n]{1,60})[\"\u201d]\W{0,2}", ctx.text.strip())
     return _strip(m.group(1)) if m and len(m.group(1).split()) <= 8 else None
+
+
+# a data or code literal written alone: "['a', 'b', 'c']", "(3, 4)", "'a-b-c'"
+_LITERAL_RE = re.compile(r"\[[^\[\]\n]{1,80}\]|\([^()\n]{1,80}\)|\{[^{}\n]{1,80}\}")
+
+
+def _literal(ctx: Context) -> str | None:
+    """An output that is one data or code literal and nothing else is read as written, brackets and quotes
+    included (a list or tuple a program prints); brackets around a plain short answer are dropped."""
+    text = ctx.raw.strip()
+    if not text or text[0] not in "[({" or "\n" in text or not _LITERAL_RE.fullmatch(text):
+        return None
+    inner = text[1:-1]
+    if "," in inner or "'" in inner or '"' in inner:
+        return text  # "['a', 'b', 'c']", "(3, 4)"
+    return _strip(inner) or None if len(inner.split()) <= 4 else None  # "(Paris)": brackets around a plain answer are no part of it
 
 
 def _quoted(ctx: Context) -> str | None:
@@ -1169,11 +1222,14 @@ _CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you 
                 "questions", "enjoy", "cheers")
 
 
+_TIDY_CUE_RE = re.compile(r"\[|\u3010|\b[A-Z]\.[ \t]+[A-Z]|^[ \t]*>", re.MULTILINE)
+
+
 def _tidy(ctx: Context) -> str | None:
     """The output read again without reference marks and footnotes ("London [1]"), an initial's period before
     a sentence adverb read as a sentence end ("Vitamin D. Specifically, ...")."""
-    if "[" not in ctx.raw and ". " not in ctx.raw and "\u3010" not in ctx.raw:
-        return None
+    if not _TIDY_CUE_RE.search(ctx.raw):
+        return None  # a cheap test first: no bracket, no one-letter word before a period
     inner = tidied(ctx.raw)
     if inner == ctx.raw:
         return None
@@ -1181,10 +1237,13 @@ def _tidy(ctx: Context) -> str | None:
     return found.value if found.value is not None else ABSTAIN
 
 
+_CLEFT_CUE_RE = re.compile(r"\W*(?:c['\u2019]|ce\s|es\b|fue|era|foi|é|das\s|it\s+was|it\s+is)", re.IGNORECASE)
+
+
 def _cleft(ctx: Context) -> str | None:
-    """"C'est Léonard de Vinci qui ...", "Fue Colón quien ...": the cleft's focus, in German, French, Spanish, Portuguese."""
-    if ctx.text.isascii() and not re.search(r"\b(?:c'est|es|fue|foi|war)\b", ctx.text[:20], re.IGNORECASE):
-        return None
+    """"It was Na that ...", "C'est Léonard de Vinci qui ...", "Fue Colón quien ...": the name a cleft puts in focus."""
+    if not _CLEFT_CUE_RE.match(ctx.text):
+        return None  # a cheap test first: a cleft opens with "it was", "c'est", "es", ...
     head, _ = first_part(ctx.text)
     return cleft_span(head)
 
@@ -1206,11 +1265,37 @@ def _title(ctx: Context) -> str | None:
     if not all(_TITLE_WORD_RE.fullmatch(t) for t in tokens) or sum(t[:1].isupper() for t in tokens) < 2 \
             or tokens[-1].lower() in STOPWORDS - {"it", "me", "you", "us", "them", "him", "her"}:
         return None
-    if any(t.lower() in _NOT_IN_TITLES for t in tokens) or len({t.lower() for t in tokens}) == 1:
+    if any(t.lower() in _NOT_IN_TITLES for t in tokens) or len({t.lower() for t in tokens}) == 1 or _lead_off(line) != line \
+            or tokens[0].lower().endswith("ly") or _OPENER_RE.match(line):
         return None  # "Paris Is The Capital", "It's Nairobi": a sentence in capitals; "Cairo Cairo Cairo": a loop
     if ctx.question and re.search(rf"\b{re.escape(tokens[0])}\b", ctx.question, re.IGNORECASE) and tokens[0].lower() in STOPWORDS:
         return None  # "In Rome." for "In which city ...?": the question's preposition, then the answer
     return _strip(line) or None
+
+
+_INVENTED_PAIR_RE = re.compile(r"^\s*(?:(?:q|question)\s*\d*\s*[:.]\s*)?((?:what|which|who|whom|whose|where|when|how|in\s+which|in\s+what)\b[^\n]{3,200}\?)[ \t]*\n"
+                               r"\s*(?:a|answer)\s*\d*\s*[:.]", re.IGNORECASE)
+
+
+def _other_question(ctx: Context) -> str | None:
+    """A base model that opens with a question and answer pair of its own answers that other question, not
+    the one asked ("What is the capital of Kazakhstan?\nAnswer: Astana" for the capital of Mongolia)."""
+    if not ctx.question or "?" not in ctx.raw[:220]:
+        return None
+    m = _INVENTED_PAIR_RE.match(ctx.raw)
+    if m is None:
+        return None
+    asked = re.sub(r"^\s*(?:q|question)\s*\d*\s*[:.]\s*", "", ctx.question.strip(), flags=re.IGNORECASE).split("\n")[0]
+    new = content_stems(m.group(1)) - content_stems(asked)
+    return ABSTAIN if new else None
+
+
+# "there is/are" and "many" in German, French, Spanish, Portuguese, Italian
+_THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
+                                r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
+_FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
+_SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
+                                  re.IGNORECASE)
 
 
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
@@ -1224,6 +1309,14 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
+        if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
+            return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
+        if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
+            return None  # "includes many": a verb and a quantity, no name
+        if value.lower() in _FOREIGN_PRONOUNS:
+            return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
+        if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
+            return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
         return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
     finish.__name__ = read.__name__
     finish.__doc__ = read.__doc__
@@ -1236,6 +1329,7 @@ RULES: tuple[Rule, ...] = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
+    Rule("other_question", "abstain", _other_question),
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
@@ -1248,6 +1342,7 @@ RULES: tuple[Rule, ...] = (
     Rule("about_answering", "abstain", _about_answering),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
+    Rule("literal", "quotes", _literal),
     Rule("cleft", "answer_inside_sentence", _cleft),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
@@ -1256,4 +1351,6 @@ RULES: tuple[Rule, ...] = (
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
 )
-RULES = tuple(Rule(r.name, r.family, _finished(r.read)) for r in RULES)
+# the rules that read a span are finished; those that only abstain, and those that read the output again, are not
+RULES = tuple(r if r.name in ("tidy", "courtesy", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
+              else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

@@ -11,7 +11,8 @@ Principles, each one function:
   (unless the question asks when);
 - a code span is one token: "The command is `git status`." reads "git status", not the part of it the
   question does not say;
-- reference marks and footnotes are no part of the answer: "London [1]", "Chinua Achebe [source: ...]";
+- reference marks, footnotes and Markdown quote marks are no part of the answer: "London [1]", "Chinua Achebe
+  [source: ...]", "> Rome";
 - an initial's period is not a sentence end before a sentence adverb: "Vitamin D. Specifically, ...".
 """
 
@@ -26,6 +27,8 @@ _LANGUAGE_WORDS: dict[str, frozenset[str]] = {
     "es": frozenset("el la los las del una es son fue era y que en por con para su se está".split()),
     "pt": frozenset("o os do da dos das um uma é são foi era que em na com para não".split()),
 }
+# letters that only (or mostly) one of these languages writes: one more piece of evidence for it
+_LANGUAGE_LETTERS = {"de": "[ßäöüÄÖÜ]", "fr": "[çèêàâîôûœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}
 _ENGLISH_WORDS = frozenset("the is was are were of and in to it this that with by for".split())
 _WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -35,6 +38,8 @@ _ARTICLES: dict[str, frozenset[str]] = {
     "es": frozenset("el la los las un una".split()),
     "pt": frozenset("o a os as um uma".split()),
 }
+_ELIDED_RE = re.compile(r"^[lL]['\u2019](?=\w)")
+_ALL_ARTICLES = frozenset().union(*_ARTICLES.values())
 # names that carry their article: it stays
 _ARTICLE_NAMES = frozenset("""la paz|la plata|las vegas|los angeles|el salvador|el paso|le havre|le mans|la rochelle|las palmas
 |la mancha|la scala|la coruña|los alamos|la habana|la niña|el niño|der spiegel|die zeit|die welt|le monde|le figaro|la traviata
@@ -52,7 +57,8 @@ def reply_language(text: str) -> str | None:
     if not tokens:
         return None
     english = len(tokens & _ENGLISH_WORDS)
-    scores = {lang: len(tokens & words) for lang, words in _LANGUAGE_WORDS.items()}
+    scores = {lang: len(tokens & words) + bool(re.search(letters, text[:400])) for lang, words in _LANGUAGE_WORDS.items()
+              for letters in (_LANGUAGE_LETTERS[lang],)}
     lang, best = max(scores.items(), key=lambda kv: kv[1])
     return lang if best >= 2 and best > english else None
 
@@ -61,9 +67,9 @@ def without_foreign_article(span: str, text: str) -> str:
     """``span`` without an opening article of the language ``text`` is written in ("Der Blauwal" -> "Blauwal");
     an English reply, a one-word span and a name that carries its article ("La Paz") are left as they are."""
     first, _, rest = span.partition(" ")
-    elided = re.match(r"^[lL]['\u2019](?=\w)", span)  # "l'Everest"
-    if not rest and not elided:
-        return span
+    elided = _ELIDED_RE.match(span) if span[:1] in "lL" else None  # "l'Everest"
+    if (not rest or first.lower() not in _ALL_ARTICLES) and not elided:
+        return span  # a cheap test first: most spans open with no article of these languages
     lang = reply_language(text)
     if lang is None:
         return span
@@ -82,17 +88,21 @@ _CLEFT_RE = re.compile(
 )
 
 
+_ENGLISH_CLEFT_RE = re.compile(r"^\W*it\s+(?:was|is)\s+(?P<span>[^,;:.?!()]{1,60}?)\s+(?:who|that)\s+(?!is\b|was\b|are\b|were\b)", re.IGNORECASE)
+
+
 def cleft_span(sentence: str) -> str | None:
-    """The answer a cleft sentence in German, French, Spanish or Portuguese puts in focus, or None.
+    """The name a cleft sentence puts in focus ("It was Na that ...", "C'est Léonard de Vinci qui ..."), or None.
 
     >>> cleft_span("C'est Léonard de Vinci qui a peint la Joconde.")
     'Léonard de Vinci'
     """
-    m = _CLEFT_RE.match(sentence)
-    if m is None or reply_language(sentence) is None:
+    m = _CLEFT_RE.match(sentence) or _ENGLISH_CLEFT_RE.match(sentence)
+    if m is None or (m.re is _CLEFT_RE and reply_language(sentence) is None):
         return None
     span = without_foreign_article(m.group("span").strip(), sentence)
-    return span if 0 < len(span.split()) <= 5 else None
+    # a name or symbol in focus: "C'est une ville qui ...", "It is a fruit that ..." are relative clauses, no clefts
+    return span if 0 < len(span.split()) <= 5 and (span[:1].isupper() or span[:1].isdigit()) else None
 
 
 _MONTH = r"(?:January|February|March|April|May|June|July|August|September|October|November|December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sept?|Oct|Nov|Dec)\.?"
@@ -132,22 +142,30 @@ def whole_code_span(span: str, raw: str) -> str:
 _REFERENCE_RE = re.compile(r"\s*(?:\[\^?\d{1,3}(?:\s*[,-]\s*\d{1,3})*\]|\[(?:source|sources|citation|ref|reference|cite)\b[^\]\n]{0,120}\]"
                            r"|\u3010[^\u3011\n]{0,60}\u3011)", re.IGNORECASE)
 _FOOTNOTE_LINE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\]:?[ \t]+[^\n]*$\n?", re.MULTILINE)
-# a sentence adverb after a one-letter word's period: "Vitamin D. Specifically, ...": the period ends a sentence
+# a sentence adverb or a label after a one-letter word's period: "Vitamin D. Specifically, ...", "K. Long answer: ...": a sentence end
 _ADVERB_AFTER_INITIAL_RE = re.compile(r"(?<=\b[A-Z])\.[ \t]+(?=(?:[A-Z][a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|edly|ingly|fully)"
-                                      r"|However|Also|Note|This|Its|His|Her|Their)\b)")
+                                      r"|However|Also|Note|This|Its|His|Her|Their)\b|[A-Z][a-z]+(?:\s+[a-z]+)?\s*:)")
+
+
+_BLOCKQUOTE_RE = re.compile(r"^[ \t]*>[ \t]?(?=\S)", re.MULTILINE)
 
 
 def tidied(raw: str) -> str:
-    """``raw`` without reference marks and footnote lines, an initial's period before a sentence adverb made a
-    line end; ``raw`` itself when there is nothing to tidy."""
+    """``raw`` without reference marks, footnote lines and Markdown quote marks ("> Rome"), an initial's period
+    before a sentence adverb made a line end; ``raw`` itself when there is nothing to tidy."""
     text = raw
     if "[" in text or "\u3010" in text:
         text = _REFERENCE_RE.sub("", _FOOTNOTE_LINE_RE.sub("", text)) if re.search(r"\S", _REFERENCE_RE.sub("", _FOOTNOTE_LINE_RE.sub("", text))) else text
     if ". " in text:
         text = _ADVERB_AFTER_INITIAL_RE.sub(".\n", text)
+    if ">" in text:
+        text = _BLOCKQUOTE_RE.sub("", text)
     return text
 
 
 # a sentence adverb or a framing phrase set off by a comma: "Technically, ...", "Strictly speaking, ...", "Contrary to its name, ..."
 OPENING_FRAME = (r"[a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|edly|ingly|fully)|strictly\s+speaking|in\s+fact|of\s+course"
+                 r"|from\s+what\s+i\s+(?:remember|recall|know)|as\s+far\s+as\s+i\s+(?:know|remember|recall|can\s+tell)|if\s+i\s+(?:recall|remember)(?:\s+correctly|\s+right)?"
+                 r"|to\s+(?:the\s+best\s+of\s+)?my\s+knowledge|if\s+memory\s+serves(?:\s+me)?(?:\s+(?:right|correctly|well))?|from\s+memory"
+                 r"|based\s+on\s+(?:what\s+i\s+know|my\s+knowledge|my\s+training(?:\s+data)?)"
                  r"|contrary\s+to\s+[^,]{1,40}|as\s+with\s+[^,]{1,40}|compared\s+(?:to|with)\s+[^,]{1,40}|in\s+contrast(?:\s+to\s+[^,]{1,40})?")
