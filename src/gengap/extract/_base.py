@@ -220,6 +220,8 @@ class Context:
         last = last_match(CORRECTION_RE, self.text)
         if last is None or not re.search(r"\w", self.text[:last.start()]):
             return None  # nothing came before it to correct
+        if "self_correction" not in self.disabled and _commitment.apology_for_not_answering(self.text, last):
+            return None  # "I'm sorry, but I can't ...": an apology for not answering, nothing taken back
         marks = self.strong_marks
         if marks and marks[-1].start() > last.end():
             return None
@@ -227,12 +229,12 @@ class Context:
 
     @_lazy
     def hedged(self) -> bool:
-        return bool(HEDGE_RE.search(self.text))
+        return _commitment.hedged(self.text)
 
     @_lazy
     def refusal(self) -> bool:
         m = REFUSAL_RE.search(self.text)
-        return m is not None and not _ANSWERS_ANYWAY_RE.match(self.text, m.end())
+        return m is not None and not _ANSWERS_ANYWAY_RE.match(self.text, m.end()) and not _commitment.answers_despite_refusal(self.text, m)
 
 
 # "I can't browse the web, but from general knowledge: ...": a disclaimer, then an answer
@@ -588,3 +590,7 @@ def closing_hedge(text: str) -> bool:
     m = HEDGE_RE.match(last)
     return m is not None and (re.match(r"i\b|i'", m.group(0), re.IGNORECASE) is not None
                               or not re.match(r"\s+(?:on|upon)\b", last[m.end():], re.IGNORECASE))
+
+
+# whether an output commits to an answer (refusals, hedges, corrections); it builds on the helpers above
+from gengap.extract import _commitment  # noqa: E402

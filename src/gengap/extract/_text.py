@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gengap.extract import _commitment
 from gengap.extract._base import (
     ABSTAIN,
     STOPWORDS,
@@ -648,9 +649,12 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
         if 0 < len(last.split()) <= 3 and _has_content(last, ctx) and normalize(last) != old and not _COPULA_RE.search(f" {last} "):
             return last
     old_words = set(old.split()) - STOPWORDS
+    restated = _commitment.restated_answer(parts[0])  # "Actually, no - it's in France. Lyon is ...": restated first
+    if restated and _has_content(_strip(restated), ctx) and not old_words & set(normalize(restated).split()):
+        return _strip(restated)
     head = _strip(parts[0])
     if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
-            and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
+            and not old_words & set(normalize(head).split()) and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
         return head  # "Jupiter - no, Saturn. Titan is ...": the corrected answer comes first
 
     def score(part: str) -> int:
@@ -1167,6 +1171,12 @@ _CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you 
                 "questions", "enjoy", "cheers")
 
 
+def _picked_span(ctx: Context, text: str) -> str | None:
+    """The span a pick among candidates names first ("Probably Rabat, since ..." -> "Rabat")."""
+    span = _strip(re.split(r"[,;:.!?]\s|\s-\s|[.!?]$", text, maxsplit=1)[0])
+    return span if span and _short(span) else None
+
+
 RULES = (
     Rule("courtesy", "format", _courtesy),
     Rule("json", "format", _json),
@@ -1176,15 +1186,18 @@ RULES = (
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
     Rule("correction", "self_correction", _correction),
+    Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
     Rule("labelled_line", "table", _labelled_line),
+    Rule("candidates", "abstain", _commitment.candidates_rule(_picked_span)),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("concluding", "marker", _concluding),
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
     Rule("quoted", "quotes", _quoted),
