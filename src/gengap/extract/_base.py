@@ -331,7 +331,7 @@ HEDGE_RE = re.compile(
     re.IGNORECASE,
 )
 REFUSAL_RE = re.compile(
-    r"\b(?:i\s+(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
+    r"\b(?:i(?:\s+|(?='))(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
     r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|forecast|foresee|speculate|evaluate|determine|perform|know|see"
     r"|identify|recognize|access|view|open|browse|look\s+up|check|share|disclose|reveal)"
     r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
@@ -510,7 +510,9 @@ def echoes_question(text: str, question: str | None) -> bool:
 
 def echo_rule(ctx: Context) -> str | None:
     """An output that only repeats the question, or only writes prompts, answers nothing: unextracted."""
-    return ABSTAIN if ctx.loop or echoes_question(ctx.text, ctx.question) else None
+    if ctx.loop or echoes_question(ctx.text, ctx.question):
+        return ABSTAIN
+    return ABSTAIN if "continuation" not in ctx.disabled and _commitment.opens_with_another_question(ctx) else None
 
 
 def own_answer(text: str) -> str:

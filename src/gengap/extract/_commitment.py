@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, sentences
+from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, content_stems, sentences, stem
 
 # ---------------------------------------------------------------------------------------- declining
 # the sentence of an apology that introduces a refusal or a hedge: "I'm sorry, but I can't ...", "Sorry, I don't know."
@@ -294,5 +294,122 @@ def concluded_verdict(region: str) -> str | None:
     return "no" if found.group("neg") else "yes"
 
 
+# ---------------------------------------------------------------------------------------- another question
+# a base model that opens with the next few-shot question ("Q: What is the largest desert in Africa?\nA: Sahara")
+_OPENING_QUESTION_RE = re.compile(r"^\s*(?:q|question)\s*\d*\s*[:.]\s*([^\n?]{3,200}\?)", re.IGNORECASE)
+_LABEL_RE = re.compile(r"(?:^|\n)\s*(?:q|question|a|answer)\s*\d*\s*[:.]\s*", re.IGNORECASE)
+
+
+def opens_with_another_question(ctx: Context) -> bool:
+    """Whether the output opens with a labelled question other than the one asked (a base model writing
+    the next item of its few-shot prompt): what follows answers that question, not the asked one.
+
+    >>> opens_with_another_question(Context(" Q: What is the largest desert in Africa?\\nA: Sahara", "text",
+    ...                                     question="Q: What is the largest desert in Asia?\\nA:"))
+    True
+    >>> opens_with_another_question(Context("Q: What is the largest desert in Asia?\\nA: Gobi", "text",
+    ...                                     question="Q: What is the largest desert in Asia?\\nA:"))
+    False
+    """
+    if not ctx.question:
+        return False
+    m = _OPENING_QUESTION_RE.match(ctx.raw)
+    if m is None:
+        return False
+    asked = [q for q in re.split(r"\?", _LABEL_RE.sub("\n", ctx.question)) if q.strip()]
+    own = content_stems(m.group(1))
+    return bool(asked) and bool(own - content_stems(asked[-1]))
+
+
+# the model's description of itself, never an answer: "As an AI language model, I ..."
+_SELF_RE = re.compile(r"\bas\s+an?\s+(?:ai|artificial\s+intelligence|large\s+language\s+model|language\s+model|assistant)\b[^,.;]*", re.IGNORECASE)
+_SUPERLATIVE_RE = re.compile(r"\b(?:\w{3,}est|(?:\w+-)+\w*(?:est|most))\b", re.IGNORECASE)
+_NOT_SUPERLATIVE = frozenset({"interest", "forest", "test", "best", "rest", "west", "east", "honest", "modest", "guest", "request", "harvest",
+                              "contest", "protest", "chest", "quest", "nest", "suggest", "digest", "almost", "earnest", "latest",
+                              "closest", "nearest", "newest", "oldest"})
+_HEAD_NOUN_RE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)(?:\s+(?:of|in|for)\b|\s*\?)", re.IGNORECASE)
+_WHO_RE = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
+_PLACE_OR_TIME_RE = r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?"
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+_DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                      r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
+# superlatives of size are one measure ("highest" peak for the "tallest" mountain, "most populous" for the "largest" population)
+_SIZE = frozenset({"largest", "biggest", "greatest", "tallest", "highest", "longest", "most", "widest", "heaviest", "deepest"})
+
+
+def _superlatives(text: str) -> set[str]:
+    found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
+    return {"size" if w in _SIZE else w for w in found}
+
+
+def answers_another_question(ctx: Context, span: str) -> bool:
+    """Whether the sentence a span was read from answers another question than the one asked: a date
+    or a place for "who" ("'The Starry Night' was painted in June 1889."); the model's description of
+    itself ("As an AI language model, ..."); a sentence that ranks by another measure than the question
+    ("The heart is the hardest-working organ" for the largest organ, "Kazakhstan's largest city is
+    Almaty" for its capital).
+
+    >>> answers_another_question(Context("It was painted in June 1889.", "text", question="Who painted it?"), "June 1889")
+    True
+    >>> answers_another_question(Context("Kazakhstan's largest city is Almaty.", "text", question="What is the capital of Kazakhstan?"), "Almaty")
+    True
+    >>> answers_another_question(Context("The capital, Astana, is its second-largest city.", "text", question="What is the capital of Kazakhstan?"), "Astana")
+    False
+    """
+    if not ctx.question or not span:
+        return False
+    where = next((s for s in ctx.sentences if span in s), None)
+    if where is None:
+        return False
+    if any(span in m.group(0) for m in _SELF_RE.finditer(where)):
+        return True
+    if _WHO_RE.match(ctx.question):
+        if _DATE_RE.fullmatch(span.strip()) or re.search(_PLACE_OR_TIME_RE + re.escape(span), where, re.IGNORECASE):
+            return True
+    extra = _superlatives(where) - _superlatives(ctx.question)
+    if not extra:
+        return False
+    missing_rank = _superlatives(ctx.question) - _superlatives(where)
+    head = _HEAD_NOUN_RE.match(ctx.question)
+    missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
+    return bool(missing_rank) or missing_head
+
+
+def on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A span-reading rule, kept only where the sentence it reads answers the question asked (see
+    :func:`answers_another_question`); otherwise the output answers nothing asked: unextracted."""
+
+    def rule(ctx: Context) -> str | None:
+        found = read(ctx)
+        if found and found != ABSTAIN and answers_another_question(ctx, found):
+            return ABSTAIN
+        return found
+
+    rule.__doc__ = read.__doc__
+    rule.__name__ = getattr(read, "__name__", "rule")
+    return rule
+
+
+# ---------------------------------------------------------------------------------------- ranges
+_RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
+_RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|usually\s+between|typically\s+between|between)\b", re.IGNORECASE)
+
+
+def range_only(ctx: Context) -> str | None:
+    """A cascade rule for numbers: an output whose only figures are the two ends of a range ("It varies a
+    lot, usually between 10 and 22.") commits to no one number: unextracted."""
+    if ctx.strong_marks or not _RANGE_CUE_RE.search(ctx.text):
+        return None
+    ranges = list(_RANGE_IN_RE.finditer(ctx.text))
+    if len(ranges) != 1:
+        return None
+    low, high = ranges[0].group(1), ranges[0].group(2)
+    if all(re.fullmatch(r"1\d{3}|20\d\d", n) for n in (low, high)):
+        return None  # "between 1969 and 1972": a span of years, not a range of counts
+    rest = ctx.text[:ranges[0].start()] + " " + ctx.text[ranges[0].end():]
+    return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
+
+
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "cut_before_conclusion",
-           "cut_rule", "hedged", "marked_non_answer", "non_answer", "open_candidates", "rejects_every_option", "restated_answer"]
+           "cut_rule", "hedged", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
+           "range_only", "rejects_every_option", "restated_answer"]

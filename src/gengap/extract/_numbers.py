@@ -1179,6 +1179,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("candidates", "abstain", _commitment.candidates_rule(_first_number)),
     Rule("hedge", "abstain", _hedge),
+    Rule("range", "abstain", _commitment.range_only),
     Rule("unfinished", "abstain", _unfinished),
     Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("off_topic", "abstain", _off_topic),

@@ -1199,7 +1199,7 @@ RULES = (
     Rule("unfinished", "abstain", _unfinished),
     Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("concluding", "marker", _concluding),
-    Rule("in_sentence", "answer_inside_sentence", _in_sentence),
+    Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
 )
