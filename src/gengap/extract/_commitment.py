@@ -333,13 +333,13 @@ _PLACE_OR_TIME_RE = r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?"
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
 _DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                       r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
-# superlatives of size are one measure ("highest" peak for the "tallest" mountain, "most populous" for the "largest" population)
-_SIZE = frozenset({"largest", "biggest", "greatest", "tallest", "highest", "longest", "most", "widest", "heaviest", "deepest"})
+# superlatives of one measure in other words: the "highest" peak is the "tallest" mountain
+_MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "largest": "size", "biggest": "size", "greatest": "size"}
 
 
 def _superlatives(text: str) -> set[str]:
     found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
-    return {"size" if w in _SIZE else w for w in found}
+    return {_MEASURE.get(w, w) for w in found}
 
 
 def answers_another_question(ctx: Context, span: str) -> bool:

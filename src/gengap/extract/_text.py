@@ -650,7 +650,8 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
             return last
     old_words = set(old.split()) - STOPWORDS
     restated = _commitment.restated_answer(parts[0])  # "Actually, no - it's in France. Lyon is ...": restated first
-    if restated and _has_content(_strip(restated), ctx) and not old_words & set(normalize(restated).split()):
+    if restated and _has_content(_strip(restated), ctx) and normalize(_strip(restated)) != old \
+            and not set(normalize(restated).split()) - STOPWORDS <= old_words:
         return _strip(restated)
     head = _strip(parts[0])
     if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
