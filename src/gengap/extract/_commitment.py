@@ -224,7 +224,6 @@ def rejects_every_option(ctx: Context) -> str | None:
 _SETUP_RE = re.compile(r"^\W*(?:(?:to\s+(?:compare|determine|decide|answer|figure\s+out|find\s+out|check|see|solve|work\s+out|evaluate)\b[^.!?\n]*?,\s*"
                        r"(?:we|i|let'?s)\b)|let'?s\s+(?:look|go|analy[sz]e|examine|consider|evaluate|check|compare|break|think|start|solve|work|figure)"
                        r"|first,?\s+(?:we|i|let'?s)\b|step\s*1\b)", re.IGNORECASE)
-_ENDS_OPEN_RE = re.compile(r"[A-Za-z,]\s*$")
 _CONCLUDES_RE = re.compile(r"\b(?:so|therefore|thus|hence|answer|in\s+total|which\s+means|this\s+means|that\s+means)\b", re.IGNORECASE)
 
 
@@ -241,7 +240,7 @@ def cut_before_conclusion(text: str) -> bool:
     False
     """
     stripped = text.rstrip()
-    if not stripped or not _ENDS_OPEN_RE.search(stripped) or not _SETUP_RE.match(stripped) or STRONG_MARK_RE.search(stripped):
+    if not stripped or not (stripped[-1].isalpha() or stripped[-1] == ",") or not _SETUP_RE.match(stripped) or STRONG_MARK_RE.search(stripped):
         return False
     parts = sentences(stripped)
     if any(_CONCLUDES_RE.search(p) for p in parts[:-1]):
