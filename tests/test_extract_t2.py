@@ -148,3 +148,33 @@ def test_not_able_to_is_a_refusal():
     assert yn("I'm not able to give legal advice. Please check the local traffic rules.", "Is it legal to turn right on red in Paris?") is None
     # counter-example: "not able to" about the subject, not the model
     assert yn("No, penguins are not able to fly.", "Can penguins fly?") == "no"
+
+
+def test_candidates_in_words_and_a_tentative_lead():
+    assert num("Three or four, I'm not sure which.", "How many hearts does a squid have?") is None
+    opts = ["Oxygen", "Nitrogen", "Argon", "Carbon dioxide"]
+    assert ch("I think it's A or B. Most likely B.", opts, "Which gas is most abundant in air?") == "B"
+    assert ch("I think it's A or B.", opts, "Which gas is most abundant in air?") is None
+    # counter-example: one number in words
+    assert num("Three, one for each of its body systems.", "How many hearts does a squid have?") == "3"
+
+
+def test_an_approximate_range_is_no_single_number():
+    assert num("Roughly 200-300 billion; the exact number is uncertain.", "How many stars are in the galaxy?") is None
+    # counter-example: an approximate single figure
+    assert num("Roughly 250 billion.", "How many stars are in the galaxy?") == "250000000000"
+
+
+def test_nothing_decided_yet_is_no_answer():
+    assert tx("That hasn't been decided yet. The committee usually announces its choice in the spring.", "Which city will host the 2044 Games?") is None
+    # counter-example: a decision reported
+    assert tx("Brisbane was chosen to host them.", "Which city will host the 2032 Games?") == "Brisbane"
+
+
+def test_a_doubt_settled_by_a_confirmation_and_an_opening_correction_label():
+    q = "What is the chemical symbol for tin?"
+    assert tx("The symbol is Sn, from the Latin stannum. Wait, or is it Ti? No - Sn is right.", q) == "Sn"
+    assert tx("Madrid - oh, sorry, I meant Lisbon. Madrid is the capital of Spain.", "What is the capital of Portugal?") == "Lisbon"
+    assert tx("Correction: the capital is Lisbon, not Porto as I said earlier.", "What is the capital of Portugal?") == "Lisbon"
+    # counter-example: "Correction" alone is no answer, and a plain reply is read as it is
+    assert tx("Lisbon, on the Tagus.", "What is the capital of Portugal?") == "Lisbon"

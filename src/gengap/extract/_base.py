@@ -218,8 +218,8 @@ class Context:
         if not any(cue in low for cue in _CORRECTION_CUES):
             return None  # a cheap test first: most outputs never correct themselves
         last = last_match(CORRECTION_RE, self.text)
-        if last is None or not re.search(r"\w", self.text[:last.start()]):
-            return None  # nothing came before it to correct
+        if last is None or (not re.search(r"\w", self.text[:last.start()]) and not _commitment.correction_label(last)):
+            return None  # nothing came before it to correct (but "Correction: ..." opening a reply corrects an earlier one)
         if "self_correction" not in self.disabled and _commitment.apology_for_not_answering(self.text, last):
             return None  # "I'm sorry, but I can't ...": an apology for not answering, nothing taken back
         marks = self.strong_marks

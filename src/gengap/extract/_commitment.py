@@ -49,6 +49,16 @@ def apology_for_not_answering(text: str, cue: re.Match[str]) -> bool:
     return bool(REFUSAL_RE.search(sentence) or HEDGE_RE.search(sentence))
 
 
+def correction_label(cue: re.Match[str]) -> bool:
+    """Whether a correction cue is a label ("Correction:", "Edit:") that opens a reply correcting an earlier one.
+
+    >>> import re
+    >>> correction_label(re.match(r"correction\\s*:\\s*", "Correction: it is Canberra.", re.IGNORECASE))
+    True
+    """
+    return re.fullmatch(r"(?:correction|edit|update)\s*:\s*", cue.group(0), re.IGNORECASE) is not None
+
+
 # a refusal that only says the model cannot look the answer up now, and what it knew at its last update
 _CANNOT_LOOK_UP_RE = re.compile(r"\b(?:browse|access|look\s+up|check|confirm|verify|real[-\s]time|live|current|up[-\s]to[-\s]date|latest)\b",
                                 re.IGNORECASE)
@@ -86,10 +96,12 @@ _OPEN_RE = re.compile(
     r"\b(?:(?:it|this|that)(?:'s|\s+is|\s+remains)\s+(?:hotly\s+|widely\s+|still\s+|much\s+|genuinely\s+)?(?:disputed|contested|debated|controversial|unsettled|unresolved)\b"
     r"|(?:always|often|tend\s+to|usually|keep)\s+(?:mix|mixing|confuse|confusing|get|getting)\s+(?:these|them|those|the\s+two)(?:\s+two)?\s+(?:up|mixed\s+up|confused)"
     r"|(?:we|i|scientists|researchers|astronomers|historians)\s+(?:don'?t|do\s+not)\s+(?:currently|actually|really|yet)\s+know\b"
-    r"|(?:the\s+answer\s+is\s+|it'?s\s+)(?:both\s+)?yes\s+and\s+no\b)",
+    r"|(?:the\s+answer\s+is\s+|it'?s\s+)(?:both\s+)?yes\s+and\s+no\b"
+    r"|(?:has|have|is|was)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:decided|announced|determined|chosen|selected|settled|released)\b"
+    r"|\bnot\s+yet\s+(?:been\s+)?(?:known|decided|announced|determined|chosen|selected|settled))",
     re.IGNORECASE,
 )
-_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no")
+_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet")
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
@@ -153,7 +165,8 @@ def marked_non_answer(ctx: Context) -> str | None:
 
 
 # two or more candidates and nothing else as the opening statement: "B, D", "B or C.", "Casablanca or Rabat -"
-_LEAD = r"^\W*(?:(?:hmm+|um+|uh+|well|so|ok(?:ay)?)\W+)*(?:(?:it'?s|it\s+is|that'?s|either)\s+)?"
+_LEAD = (r"^\W*(?:(?:hmm+|um+|uh+|well|so|ok(?:ay)?)\W+)*(?:(?:i\s+think|i\s+believe|i'?d\s+say|maybe|perhaps|probably|possibly)\s+)?"
+         r"(?:(?:it'?s|it\s+is|that'?s|either)\s+)?")
 _PICK_RE = re.compile(r"^\W*(?:but\s+|so\s+)?(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess|pick|lean\s+(?:towards?|to))"
                       r"|i'?ll\s+(?:go\s+with|say|pick)|leaning(?:\s+towards?)?|my\s+(?:best\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
                       r"|i\s+think(?:\s+it'?s)?|i\s+believe(?:\s+it'?s)?|if\s+i\s+had\s+to\s+(?:pick|choose|guess)(?:\s+one)?)\b\W*", re.IGNORECASE)
@@ -164,7 +177,8 @@ def _candidates_re(item: str, joiners: str) -> re.Pattern[str]:
 
 
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
-_NUMBERS_RE = _candidates_re(r"[$\u20ac\u00a3]?\d[\d,.]*\s*%?", r"\bor\b")  # not "/": "1/4" is one number
+_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+dozen|a\s+hundred"
+_NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
 _NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
 
@@ -257,8 +271,25 @@ def cut_rule(ctx: Context) -> str | None:
 # ---------------------------------------------------------------------------------------- taking back
 # the corrected answer restated first, after the cue: "it's in France.", "more precisely it's a customs duty"
 _RESTATED_RE = re.compile(r"^\W*(?:(?:but|so|rather|instead|more\s+precisely|to\s+be\s+precise|strictly(?:\s+speaking)?|i\s+mean|of\s+course)\W+)*"
-                          r"(?:it'?s|it\s+is|it\s+was|the\s+answer\s+is|the\s+(?:correct|right)\s+(?:one|answer)\s+is)\s+"
+                          r"(?:it'?s|it\s+is|it\s+was|the\s+answer\s+is|the\s+(?:correct|right)\s+(?:one|answer)\s+is|i\s+meant|i\s+mean)\s+"
                           r"(?:(?:actually|really|in|at|on|from|by|called)\s+)?(?P<span>[^,;:()]{1,40}?)\W*$", re.IGNORECASE)
+
+
+# a doubt settled by a confirmation: "Wait, or is it Ld? No - Pb is right."
+_CONFIRMED_RE = re.compile(r"(?:^|[.?!]\s+)(?:(?:no|nope|yes)\W+)?(?P<span>[^.?!,;]{1,40}?)\s+(?:is|was)\s+(?:right|correct)\W*$", re.IGNORECASE)
+
+
+def confirmed_answer(region: str) -> str | None:
+    """The answer a correction ends by confirming ("or is it Ld? No - Pb is right." -> "Pb"), or None.
+
+    >>> confirmed_answer("or is it Ld? No - Pb is right."), confirmed_answer("that is not right.")
+    ('Pb', None)
+    """
+    m = _CONFIRMED_RE.search(region)
+    if m is None:
+        return None
+    span = m.group("span").strip(" -")
+    return span if span and len(span.split()) <= 4 and not re.match(r"(?:that|this|it|which|what|not)\b", span, re.IGNORECASE) else None
 
 
 def restated_answer(part: str) -> str | None:
@@ -391,7 +422,7 @@ def on_question(read: Callable[[Context], str | None]) -> Callable[[Context], st
 
 # ---------------------------------------------------------------------------------------- ranges
 _RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
-_RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|usually\s+between|typically\s+between|between)\b", re.IGNORECASE)
+_RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
 
 
 def range_only(ctx: Context) -> str | None:
@@ -409,6 +440,6 @@ def range_only(ctx: Context) -> str | None:
     return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
 
 
-__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "cut_before_conclusion",
-           "cut_rule", "hedged", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
+__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
+           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer"]

@@ -634,6 +634,9 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     """The answer in the text after a self-correction: the clause that speaks of the question and
     states something, not the one that explains the retracted answer."""
     region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    confirmed = _commitment.confirmed_answer(region)  # "Wait, or is it Ld? No - Pb is right."
+    if confirmed and _has_content(_strip(confirmed), ctx):
+        return _strip(confirmed)
     marked = _marked_in(ctx, region)
     if marked:
         return marked
