@@ -178,3 +178,26 @@ def test_a_doubt_settled_by_a_confirmation_and_an_opening_correction_label():
     assert tx("Correction: the capital is Lisbon, not Porto as I said earlier.", "What is the capital of Portugal?") == "Lisbon"
     # counter-example: "Correction" alone is no answer, and a plain reply is read as it is
     assert tx("Lisbon, on the Tagus.", "What is the capital of Portugal?") == "Lisbon"
+
+
+def test_a_pick_in_the_same_sentence_as_the_candidates():
+    opts = ["1943", "1944", "1945", "1946"]
+    assert ch("Either C or D, but I'd lean towards C.", opts, "Which year did the war end?") == "C"
+    # counter-example: candidates with a doubt, no pick
+    assert ch("C or D, but I really can't remember which.", opts, "Which year did the war end?") is None
+
+
+def test_opposite_verdicts_from_two_points_of_view():
+    assert yn("Botanically no, it's a fruit; culinarily yes.", "Is a cucumber a vegetable?") is None
+    assert yn("Legally yes, but morally no.", "Is it acceptable to break a promise to a stranger?") is None
+    # counter-example: the same verdict from both points of view
+    assert yn("Technically yes, and practically yes too.", "Is a square a rectangle?") == "yes"
+
+
+def test_an_event_that_has_not_happened_yet():
+    assert tx("The 2034 final hasn't happened yet - it will be played in Saudi Arabia.", "Which team won the 2034 World Cup final?") is None
+
+
+def test_a_pronoun_after_the_correction_speaks_of_the_retracted_answer():
+    q = "Who was the first emperor of Rome?"
+    assert tx("Julius Caesar. Oops - he was dictator, not emperor. The first emperor was Augustus.", q) == "Augustus"

@@ -98,7 +98,8 @@ _OPEN_RE = re.compile(
     r"|(?:we|i|scientists|researchers|astronomers|historians)\s+(?:don'?t|do\s+not)\s+(?:currently|actually|really|yet)\s+know\b"
     r"|(?:the\s+answer\s+is\s+|it'?s\s+)(?:both\s+)?yes\s+and\s+no\b"
     r"|(?:has|have|is|was)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:decided|announced|determined|chosen|selected|settled|released)\b"
-    r"|\bnot\s+yet\s+(?:been\s+)?(?:known|decided|announced|determined|chosen|selected|settled))",
+    r"|\bnot\s+yet\s+(?:been\s+)?(?:known|decided|announced|determined|chosen|selected|settled)"
+    r"|(?:has|have)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:happened|taken\s+place|been\s+(?:played|held|run))(?:\s+yet)?)",
     re.IGNORECASE,
 )
 _OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet")
@@ -173,7 +174,7 @@ _PICK_RE = re.compile(r"^\W*(?:but\s+|so\s+)?(?:probably|likely|most\s+likely|i'
 
 
 def _candidates_re(item: str, joiners: str) -> re.Pattern[str]:
-    return re.compile(_LEAD + rf"(?:{item})(?:\s*(?:{joiners})\s*(?:{item}))+\s*(?:[.?!\u2026]+|\s-\s|,\s*(?=i\b)|$)", re.IGNORECASE)
+    return re.compile(_LEAD + rf"(?:{item})(?:\s*(?:{joiners})\s*(?:{item}))+\s*(?:[.?!;\u2026]+|\s-\s|,\s*(?=i\b|but\b)|$)", re.IGNORECASE)
 
 
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
@@ -200,10 +201,30 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
     if m is None:
         return False, None
     for part in sentences(ctx.text[m.end():]):
-        pick = _PICK_RE.match(part)
-        if pick and part[pick.end():].strip():
-            return True, part[pick.end():].strip()
+        for clause in re.split(r"[,;]\s+", part):  # "Either C or D, but I'd lean towards C."
+            pick = _PICK_RE.match(clause)
+            if pick and clause[pick.end():].strip():
+                return True, part[part.index(clause) + pick.end():].strip()
     return True, None
+
+
+# two opposite verdicts, each under its own point of view: "Botanically no, it's a fruit; culinarily yes."
+_VIEW = r"(?:[a-z]{4,}ly|in\s+(?:the\s+)?[a-z]+\s+(?:sense|terms)|in\s+(?:law|theory|practice|principle|the\s+kitchen|cooking|science))"
+_SPLIT_VERDICT_RE = re.compile(rf"\b{_VIEW}\s*,?\s+(yes|no)\b[^.?!]*?(?:[;,.]|\bbut\b)\s*(?:but\s+|while\s+|whereas\s+)?{_VIEW}\s*,?\s+(yes|no)\b",
+                               re.IGNORECASE)
+
+
+def split_verdict(ctx: Context) -> str | None:
+    """A cascade rule for yes/no: opposite verdicts from two points of view ("Botanically no, it's a fruit;
+    culinarily yes.", "Legally yes, but morally no.") commit to neither: unextracted.
+
+    >>> split_verdict(Context("Botanically no, it's a fruit; culinarily yes.", "yes_no")) == ABSTAIN
+    True
+    >>> split_verdict(Context("Technically yes, and practically yes too.", "yes_no")) is None
+    True
+    """
+    m = _SPLIT_VERDICT_RE.search(ctx.text)
+    return ABSTAIN if m and m.group(1).lower() != m.group(2).lower() else None
 
 
 def candidates_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[[Context], str | None]:
@@ -442,4 +463,4 @@ def range_only(ctx: Context) -> str | None:
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer"]
+           "range_only", "rejects_every_option", "restated_answer", "split_verdict"]

@@ -665,7 +665,7 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
         about = bool(ctx.question and content_stems(part) & ctx.question_stems)
         states = bool(_COPULA_RE.search(f" {part} ") or re.search(r"\b(?:called|named|'s)\b", part))
         # it speaks of the retracted answer: "Caesar was dictator", "that's getting softer"
-        repeats = bool(old_words & set(normalize(part).split())) or bool(re.match(r"\W*that(?:'s|\s+is|\s+was)\b", part, re.IGNORECASE))
+        repeats = bool(old_words & set(normalize(part).split())) or bool(re.match(r"\W*(?:that|he|she|they)(?:'s|\s+is|\s+was|\s+are|\s+were)\b", part, re.IGNORECASE))
         return about + states - 2 * repeats
 
     best = max(parts, key=score)  # the first of the best

@@ -994,6 +994,7 @@ RULES = (
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
+    Rule("split_verdict", "abstain", _commitment.split_verdict),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("either_or", "abstain", _either_or),
