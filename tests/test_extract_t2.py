@@ -201,3 +201,38 @@ def test_an_event_that_has_not_happened_yet():
 def test_a_pronoun_after_the_correction_speaks_of_the_retracted_answer():
     q = "Who was the first emperor of Rome?"
     assert tx("Julius Caesar. Oops - he was dictator, not emperor. The first emperor was Augustus.", q) == "Augustus"
+
+
+def test_a_doubt_then_a_pick_in_the_same_sentence():
+    assert num("Hard to say without more context, but most likely 24, since eggs come in dozens.", "How many eggs did she buy?") == "24"
+    # counter-example: the doubt then two candidates
+    assert num("Hard to say, but probably 24 or 36.", "How many eggs did she buy?") is None
+
+
+def test_the_one_tentative_pick_of_a_short_reply():
+    assert tx("I'm not 100% sure - maybe Vaduz?", "What is the capital of Liechtenstein?") == "Vaduz"
+    opts = ["Deoxyribonucleic acid", "Dinitrogen acid", "Deoxyribose nitrate", "Dual nucleic acid"]
+    assert ch("I'm not completely sure, but A sounds right.", opts, "What does DNA stand for?") == "A"
+    # counter-examples: two tentative picks, and a tentative pick between two
+    assert tx("Maybe Vaduz? Maybe Schaan?", "What is the capital of Liechtenstein?") is None
+    assert tx("I'm not sure - maybe Vaduz or Schaan?", "What is the capital of Liechtenstein?") is None
+
+
+def test_a_source_that_does_not_say_and_opinions_that_differ():
+    assert yn("The passage doesn't say whether the ferry still runs.", "Does the passage say the ferry still runs?") is None
+    assert yn("Hmm, tricky. Some say yes, others say no.", "Is a virus alive?") is None
+    # counter-example: the passage is said to state the answer
+    assert yn("No - the passage says the ferry stopped running in 1998.", "Does the ferry still run?") == "no"
+
+
+def test_what_the_subject_is_does_not_name_what_is_asked_of_it():
+    assert tx("Liechtenstein is a small principality in the Alps, between Switzerland and Austria.", "What is the capital of Liechtenstein?") is None
+    # counter-example: the asked noun is in the sentence
+    assert tx("Its capital is Vaduz, a town of about 5,000 people.", "What is the capital of Liechtenstein?") == "Vaduz"
+
+
+def test_a_correction_of_a_detail_leaves_the_answer():
+    out = "Gabriel García Márquez wrote it (1965). Correction - it was published in 1967 and translated in 1970."
+    assert tx(out, "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
+    # counter-example: the correction names another author
+    assert tx("Jorge Luis Borges. Correction - it was Gabriel García Márquez.", "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"

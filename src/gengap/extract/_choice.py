@@ -938,6 +938,7 @@ RULES = (
     Rule("verdict_list", "marker", _verdict_list),
     Rule("refusal", "abstain", _refusal),
     Rule("candidates", "abstain", _commitment.candidates_rule(_strict_read)),
+    Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
     Rule("hedge", "abstain", _hedge),
     Rule("none_of_them", "abstain", _commitment.rejects_every_option),
     Rule("answer_first", "answer_first", _answer_first),

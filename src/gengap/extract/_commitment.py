@@ -99,14 +99,21 @@ _OPEN_RE = re.compile(
     r"|(?:the\s+answer\s+is\s+|it'?s\s+)(?:both\s+)?yes\s+and\s+no\b"
     r"|(?:has|have|is|was)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:decided|announced|determined|chosen|selected|settled|released)\b"
     r"|\bnot\s+yet\s+(?:been\s+)?(?:known|decided|announced|determined|chosen|selected|settled)"
-    r"|(?:has|have)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:happened|taken\s+place|been\s+(?:played|held|run))(?:\s+yet)?)",
+    r"|(?:has|have)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:happened|taken\s+place|been\s+(?:played|held|run))(?:\s+yet)?"
+    r"|(?:does|did|do)(?:\s*n'?t|\s+not)\s+(?:say|mention|state|specify|indicate|tell\s+us|make\s+clear)\s+(?:whether|if|which|who|how\s+many)\b"
+    r"|\bsome\s+(?:\w+\s+)?say\s+(?:yes|no)\b[^.!?]{0,20}?\b(?:some|others?)\s+(?:\w+\s+)?say\s+(?:yes|no)\b"
+    r"|\b(?:maybe|perhaps)\s+[^.?!,;\n]{1,40}[.?!,;]\s*(?:or\s+)?(?:maybe|perhaps)\s+(?!not\b))",
     re.IGNORECASE,
 )
-_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet")
+_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet",
+              "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps")
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
                            r"|\bconsensus\b|\bofficially\b", re.IGNORECASE)
+# a doubt followed by a pick in the same sentence: "Hard to say without more context, but most likely 12"
+_BUT_COMMITS_RE = re.compile(r"[^.;?!\n]{0,60}?\bbut\s+(?:(?:most|more)\s+likely|probably|likely|i\s+(?:think|believe|guess)|i'?d\s+(?:say|guess|go\s+with|lean)"
+                             r"|my\s+(?:best\s+)?guess|if\s+i\s+had\s+to)\b(?![^.;?!\n]*\b(?:or|either)\b)", re.IGNORECASE)
 # a doubt about the precision of a figure already stated, not about the answer: "I don't remember the exact decimal"
 _PRECISION_DOUBT_RE = re.compile(r"\s+(?:the\s+)?(?:exact|precise)(?:\s+\w+){0,2}\b|\s+exactly\b|\s+(?:the\s+)?(?:decimals?|digits?)\b", re.IGNORECASE)
 # what makes the doubt a qualification: a figure stated with confidence before it
@@ -127,6 +134,8 @@ def hedged(text: str) -> bool:
     for m in HEDGE_RE.finditer(text):
         if _PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start()):
             continue
+        if _BUT_COMMITS_RE.match(text, m.end()):
+            continue  # "Hard to say without more context, but most likely 12."
         return True
     low = text.lower()
     if not any(cue in low for cue in _OPEN_CUES):
@@ -227,6 +236,41 @@ def split_verdict(ctx: Context) -> str | None:
     return ABSTAIN if m and m.group(1).lower() != m.group(2).lower() else None
 
 
+# a tentative pick, the output's only one: "I'm not 100% sure - maybe Thimphu?", "I'm not completely sure, but A sounds right."
+_TENTATIVE_RE = re.compile(r"(?:^|(?<=[.!?])\s+|\s+-\s+|,\s*(?:but\s+)?|\bbut\s+)(?:(?:maybe|perhaps|possibly|probably|my\s+(?:best\s+)?guess\s+(?:is|would\s+be)"
+                           r"|i'?d\s+(?:guess|say)|i\s+(?:think|believe|guess)(?:\s+it'?s)?)\s+(?P<span>\w[^,;.?!]{0,39}?)\s*(?=\?|[.!]|$)"
+                           r"|(?P<named>[^,;.?!]{1,30}?)\s+(?:sounds|seems|looks)\s+(?:right|correct|likely|plausible)\b)", re.IGNORECASE)
+
+
+def tentative_pick(ctx: Context) -> str | None:
+    """The one tentative pick of a short output ("I'm not sure - maybe Thimphu?" -> "Thimphu"), or None
+    (none, or two: "maybe Thimphu, maybe Paro" leaves it open).
+
+    >>> tentative_pick(Context("I'm not 100% sure - maybe Thimphu?", "text")), tentative_pick(Context("Maybe Thimphu? Maybe Paro?", "text"))
+    ('Thimphu', None)
+    """
+    if len(ctx.text) > 240 or len(ctx.sentences) > 3:
+        return None
+    found = list(_TENTATIVE_RE.finditer(ctx.text))
+    if len(found) != 1:
+        return None
+    span = (found[0].group("span") or found[0].group("named") or "").strip()
+    if not span or re.search(r"\b(?:or|either|not|no)\b", span + ctx.text[found[0].end():], re.IGNORECASE):
+        return None
+    return span
+
+
+def tentative_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[[Context], str | None]:
+    """A cascade rule: the one tentative pick of a short output, read with ``read_pick``."""
+
+    def rule(ctx: Context) -> str | None:
+        pick = tentative_pick(ctx)
+        return read_pick(ctx, pick) if pick else None
+
+    rule.__doc__ = tentative_pick.__doc__
+    return rule
+
+
 def candidates_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[[Context], str | None]:
     """A cascade rule: candidates left open are unextracted, the pick among them is read with ``read_pick``."""
 
@@ -311,6 +355,21 @@ def confirmed_answer(region: str) -> str | None:
         return None
     span = m.group("span").strip(" -")
     return span if span and len(span.split()) <= 4 and not re.match(r"(?:that|this|it|which|what|not)\b", span, re.IGNORECASE) else None
+
+
+def corrects_a_detail(region: str, question_stems: frozenset[str]) -> bool:
+    """Whether a correction only fixes a detail of the answer ("Toni Morrison wrote it (1987). Correction -
+    it was published in 1987 and won the Pulitzer in 1988."): it opens on a pronoun standing for the answer's
+    subject, says nothing of what the question asks, and the answer before it stands.
+
+    >>> corrects_a_detail("it was published in 1987 and won the Pulitzer in 1988.", frozenset({"wrote", "belov"}))
+    True
+    >>> corrects_a_detail("it was Toni Morrison who wrote it.", frozenset({"wrote", "belov"}))
+    False
+    """
+    if not re.match(r"\W*(?:it|this|that|he|she|they)\s+(?!is\b|was\b\s+(?-i:[A-Z]))\w+", region, re.IGNORECASE) or len(region.split()) < 5:
+        return False
+    return not content_stems(region) & question_stems and restated_answer(region) is None
 
 
 def restated_answer(part: str) -> str | None:
@@ -418,11 +477,13 @@ def answers_another_question(ctx: Context, span: str) -> bool:
         if _DATE_RE.fullmatch(span.strip()) or re.search(_PLACE_OR_TIME_RE + re.escape(span), where, re.IGNORECASE):
             return True
     extra = _superlatives(where) - _superlatives(ctx.question)
+    head = _HEAD_NOUN_RE.match(ctx.question)
+    missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
+    if missing_head and re.search(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}" + re.escape(span), where, re.IGNORECASE):
+        return True  # "Bhutan is a small kingdom in the Himalayas." for its capital: what it is, not its capital
     if not extra:
         return False
     missing_rank = _superlatives(ctx.question) - _superlatives(where)
-    head = _HEAD_NOUN_RE.match(ctx.question)
-    missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
     return bool(missing_rank) or missing_head
 
 
@@ -463,4 +524,5 @@ def range_only(ctx: Context) -> str | None:
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer", "split_verdict"]
+           "range_only", "rejects_every_option", "restated_answer", "split_verdict", "tentative_pick",
+           "tentative_rule"]

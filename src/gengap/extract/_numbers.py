@@ -1193,6 +1193,7 @@ RULES = (
     Rule("labelled", "marker", _labelled),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
+    Rule("tentative", "abstain", _commitment.tentative_rule(_first_number)),
 )
 
 

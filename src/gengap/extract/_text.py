@@ -680,6 +680,8 @@ def _correction(ctx: Context) -> str | None:
     if ctx.correction is None or not re.search(r"\w", ctx.correction):
         return None  # "Iron (many confuse it with cobalt, but that's wrong)": nothing follows to correct it to
     before = ctx.text[: len(ctx.text) - len(ctx.correction)]
+    if _commitment.corrects_a_detail(ctx.correction, ctx.question_stems):
+        return None  # "Correction - it was published in 1987": a detail fixed, the answer before it stands
     if "**" in ctx.raw:  # "wait, no ... made by the beta cells of the **pancreas**": the bold word after the correction
         bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in ctx.correction and b.strip() not in before
                 and not (ctx.question and content_stems(b) <= ctx.question_stems) and not _off_type(b.strip(), ctx)]
@@ -1206,4 +1208,5 @@ RULES = (
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
+    Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
 )
