@@ -218,8 +218,10 @@ class Context:
         if not any(cue in low for cue in _CORRECTION_CUES):
             return None  # a cheap test first: most outputs never correct themselves
         last = last_match(CORRECTION_RE, self.text)
-        if last is None or not re.search(r"\w", self.text[:last.start()]):
-            return None  # nothing came before it to correct
+        if last is None or (not re.search(r"\w", self.text[:last.start()]) and not _commitment.correction_label(last)):
+            return None  # nothing came before it to correct (but "Correction: ..." opening a reply corrects an earlier one)
+        if "self_correction" not in self.disabled and _commitment.apology_for_not_answering(self.text, last):
+            return None  # "I'm sorry, but I can't ...": an apology for not answering, nothing taken back
         marks = self.strong_marks
         if marks and marks[-1].start() > last.end():
             return None
@@ -227,12 +229,12 @@ class Context:
 
     @_lazy
     def hedged(self) -> bool:
-        return bool(HEDGE_RE.search(self.text))
+        return _commitment.hedged(self.text)
 
     @_lazy
     def refusal(self) -> bool:
         m = REFUSAL_RE.search(self.text)
-        return m is not None and not _ANSWERS_ANYWAY_RE.match(self.text, m.end())
+        return m is not None and not _ANSWERS_ANYWAY_RE.match(self.text, m.end()) and not _commitment.answers_despite_refusal(self.text, m)
 
 
 # "I can't browse the web, but from general knowledge: ...": a disclaimer, then an answer
@@ -333,7 +335,7 @@ HEDGE_RE = re.compile(
     re.IGNORECASE,
 )
 REFUSAL_RE = re.compile(
-    r"\b(?:i\s+(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
+    r"\b(?:i(?:\s+|(?='))(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
     r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|forecast|foresee|speculate|evaluate|determine|perform|know|see"
     r"|identify|recognize|access|view|open|browse|look\s+up|check|share|disclose|reveal)"
     r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
@@ -512,7 +514,9 @@ def echoes_question(text: str, question: str | None) -> bool:
 
 def echo_rule(ctx: Context) -> str | None:
     """An output that only repeats the question, or only writes prompts, answers nothing: unextracted."""
-    return ABSTAIN if ctx.loop or echoes_question(ctx.text, ctx.question) else None
+    if ctx.loop or echoes_question(ctx.text, ctx.question):
+        return ABSTAIN
+    return ABSTAIN if "continuation" not in ctx.disabled and _commitment.opens_with_another_question(ctx) else None
 
 
 def own_answer(text: str) -> str:
@@ -595,3 +599,6 @@ def closing_hedge(text: str) -> bool:
 
 
 from gengap.extract._structured import read_structured  # noqa: E402 - it reads with this module's Context
+
+# whether an output commits to an answer (refusals, hedges, corrections); it builds on the helpers above
+from gengap.extract import _commitment  # noqa: E402

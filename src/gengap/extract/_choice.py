@@ -10,6 +10,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from gengap._errors import DataError
+from gengap.extract import _commitment
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
@@ -930,15 +931,20 @@ RULES = (
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
+    Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),
     Rule("refusal", "abstain", _refusal),
+    Rule("candidates", "abstain", _commitment.candidates_rule(_strict_read)),
+    Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
     Rule("hedge", "abstain", _hedge),
+    Rule("none_of_them", "abstain", _commitment.rejects_every_option),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
     Rule("trailing_letter", "last", _trailing),

@@ -9,6 +9,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
+from gengap.extract import _commitment
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
@@ -1274,16 +1275,26 @@ def _last_number(ctx: Context) -> str | None:
     return _answer(nums[-1], ctx)
 
 
+def _first_number(ctx: Context, text: str) -> str | None:
+    """The first number of ``text`` (a pick among candidates: "Probably 13, since ...")."""
+    nums = _nums(ctx, text)
+    return _answer(nums[0], ctx) if nums else None
+
+
 RULES = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
+    Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("table", "table", _table),
     Rule("refusal", "abstain", _refusal),
+    Rule("candidates", "abstain", _commitment.candidates_rule(_first_number)),
     Rule("hedge", "abstain", _hedge),
+    Rule("range", "abstain", _commitment.range_only),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("off_topic", "abstain", _off_topic),
     Rule("none", "answer_first", _none),
     Rule("foreign_word", "number_words", _foreign_word),
@@ -1295,6 +1306,7 @@ RULES = (
     Rule("labelled", "marker", _labelled),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
+    Rule("tentative", "abstain", _commitment.tentative_rule(_first_number)),
 )
 
 

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from gengap.extract import _commitment
 from gengap.extract._base import (
     ABSTAIN,
     STOPWORDS,
@@ -668,6 +669,9 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     """The answer in the text after a self-correction: the clause that speaks of the question and
     states something, not the one that explains the retracted answer."""
     region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    confirmed = _commitment.confirmed_answer(region)  # "Wait, or is it Ld? No - Pb is right."
+    if confirmed and _has_content(_strip(confirmed), ctx):
+        return _strip(confirmed)
     marked = _marked_in(ctx, region)
     if marked:
         return marked
@@ -683,16 +687,20 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
         if 0 < len(last.split()) <= 3 and _has_content(last, ctx) and normalize(last) != old and not _COPULA_RE.search(f" {last} "):
             return last
     old_words = set(old.split()) - STOPWORDS
+    restated = _commitment.restated_answer(parts[0])  # "Actually, no - it's in France. Lyon is ...": restated first
+    if restated and _has_content(_strip(restated), ctx) and normalize(_strip(restated)) != old \
+            and not set(normalize(restated).split()) - STOPWORDS <= old_words:
+        return _strip(restated)
     head = _strip(parts[0])
     if len(parts) > 1 and 0 < len(head.split()) <= 3 and _has_content(head, ctx) and normalize(head) != old \
-            and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
+            and not old_words & set(normalize(head).split()) and not _COPULA_RE.search(f" {head} ") and head[:1].isupper():
         return head  # "Jupiter - no, Saturn. Titan is ...": the corrected answer comes first
 
     def score(part: str) -> int:
         about = bool(ctx.question and content_stems(part) & ctx.question_stems)
         states = bool(_COPULA_RE.search(f" {part} ") or re.search(r"\b(?:called|named|'s)\b", part))
         # it speaks of the retracted answer: "Caesar was dictator", "that's getting softer"
-        repeats = bool(old_words & set(normalize(part).split())) or bool(re.match(r"\W*that(?:'s|\s+is|\s+was)\b", part, re.IGNORECASE))
+        repeats = bool(old_words & set(normalize(part).split())) or bool(re.match(r"\W*(?:that|he|she|they)(?:'s|\s+is|\s+was|\s+are|\s+were)\b", part, re.IGNORECASE))
         return about + states - 2 * repeats
 
     best = max(parts, key=score)  # the first of the best
@@ -707,6 +715,8 @@ def _correction(ctx: Context) -> str | None:
     if ctx.correction is None or not re.search(r"\w", ctx.correction):
         return None  # "Iron (many confuse it with cobalt, but that's wrong)": nothing follows to correct it to
     before = ctx.text[: len(ctx.text) - len(ctx.correction)]
+    if _commitment.corrects_a_detail(ctx.correction, ctx.question_stems):
+        return None  # "Correction - it was published in 1987": a detail fixed, the answer before it stands
     if "**" in ctx.raw:  # "wait, no ... made by the beta cells of the **pancreas**": the bold word after the correction
         bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in ctx.correction and b.strip() not in before
                 and not (ctx.question and content_stems(b) <= ctx.question_stems) and not _off_type(b.strip(), ctx)]
@@ -1323,6 +1333,12 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
     return finish
 
 
+def _picked_span(ctx: Context, text: str) -> str | None:
+    """The span a pick among candidates names first ("Probably Rabat, since ..." -> "Rabat")."""
+    span = _strip(re.split(r"[,;:.!?]\s|\s-\s|[.!?]$", text, maxsplit=1)[0])
+    return span if span and _short(span) else None
+
+
 RULES: tuple[Rule, ...] = (
     Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
@@ -1334,10 +1350,12 @@ RULES: tuple[Rule, ...] = (
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
     Rule("correction", "self_correction", _correction),
+    Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
     Rule("labelled_line", "table", _labelled_line),
+    Rule("candidates", "abstain", _commitment.candidates_rule(_picked_span)),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
     Rule("whole_quote", "quotes", _whole_quote),
@@ -1346,10 +1364,12 @@ RULES: tuple[Rule, ...] = (
     Rule("cleft", "answer_inside_sentence", _cleft),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("concluding", "marker", _concluding),
-    Rule("in_sentence", "answer_inside_sentence", _in_sentence),
+    Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
+    Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
 RULES = tuple(r if r.name in ("tidy", "courtesy", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gengap.extract import _commitment
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
@@ -52,7 +53,7 @@ _NOT_ALTERNATIVE = r"(?!\s*[,/]?\s*or\s+(?:yes|no|true|false|not)\b)"  # "yes or
 _FIRST_RE = re.compile(rf"{_LEAD}{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}", re.IGNORECASE)
 # "yes or no", "true/false": the pair an instruction offers, never a verdict
 _NOT_OFFERED = r"(?<!yes or )(?<!no or )(?<!true or )(?<!false or )(?<!yes/)(?<!true/)"
-_LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}\W{{0,4}}(?=$|\n|[.!,;)]\s)", re.IGNORECASE)
+_LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATIVE}\W{{0,4}}(?=$|\n|[.!,;)-]\s)", re.IGNORECASE)
 
 # the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
 # auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
@@ -173,6 +174,8 @@ def _correction(ctx: Context) -> str | None:
         return None
     final = re.search(rf"(?:^|[.!;]\s+){_YN_WORD}\W*$", ctx.correction, re.IGNORECASE)
     found = _word(final.group(1)) if final else _read_region(ctx.correction)  # "... Yes." closing the reconsideration
+    if found is None:
+        found = _commitment.concluded_verdict(ctx.correction)  # "wait, ..., so it was not a leap year."
     if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
         return "no"  # "Yes... hmm, no. Penguins cannot fly."
     return found
@@ -986,10 +989,12 @@ RULES = (
     Rule("only_prompts", "abstain", _only_prompts),
     Rule("courtesy", "answer_first", _courtesy),
     Rule("correction", "self_correction", _correction),
+    Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
+    Rule("split_verdict", "abstain", _commitment.split_verdict),
     Rule("first_word", "answer_first", _first_word),
     Rule("refusal", "abstain", _refusal),
     Rule("either_or", "abstain", _either_or),
@@ -1000,6 +1005,7 @@ RULES = (
     Rule("concluding", "marker", _concluding),
     Rule("hedge", "abstain", _hedge),
     Rule("unfinished", "abstain", _unfinished),
+    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("table", "table", _table),
     Rule("last_word", "last", _last_word),
     Rule("contrast_not", "negation", _contrast_not),

@@ -1,0 +1,528 @@
+"""Whether an output commits to an answer: the reading every answer kind shares.
+
+A careful reader asks first whether the model said anything at all. Three questions, each answered
+the same way for numbers, options, yes/no and short text:
+
+- **Did it decline?** An apology that opens a refusal ("I'm sorry, but I can't predict ...") is no
+  self-correction; a note that the model cannot look something up, followed by what it knew "as of
+  its last update", is an answer all the same (but not when it was asked to foresee the future).
+- **Did it leave two candidates open?** "B, D", "Casablanca or Rabat - I always mix these up", "It's
+  disputed", "the answer is yes and no", an answer slot that holds "I'm not sure": no answer. A pick
+  after the candidates ("B or C. Probably B.") is the answer; a doubt about precision ("I don't
+  remember the exact decimal") only qualifies the figure stated.
+- **Did it take something back?** After a correction the answer restated first ("Actually, no - it's
+  in France. Lyon is ...") is the answer, not the explanation after it, and a conclusion "so it was
+  not a leap year" is a verdict.
+
+And an output cut off before it reached a conclusion ("..., so", "- A) Quicksort: O(n^2) when the
+pivot") answers nothing, whatever numbers and letters its working shows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, content_stems, sentences, stem
+
+# ---------------------------------------------------------------------------------------- declining
+# the sentence of an apology that introduces a refusal or a hedge: "I'm sorry, but I can't ...", "Sorry, I don't know."
+_APOLOGY_RE = re.compile(r"\b(?:sorry|apologies|i\s+apologi[sz]e)\b", re.IGNORECASE)
+
+
+def apology_for_not_answering(text: str, cue: re.Match[str]) -> bool:
+    """Whether the correction cue ``cue`` ("sorry") is an apology for not answering, not a retraction.
+
+    >>> import re
+    >>> t = "I'm sorry, but I can't predict prices. As of my last update it traded at $190."
+    >>> apology_for_not_answering(t, re.search("sorry", t))
+    True
+    >>> t = "It is 54. Sorry, 56."
+    >>> apology_for_not_answering(t, re.search("Sorry", t))
+    False
+    """
+    if not _APOLOGY_RE.search(cue.group(0)):
+        return False
+    start = max(text.rfind(".", 0, cue.start()), text.rfind("\n", 0, cue.start())) + 1
+    end = min((i for i in (text.find(".", cue.end()), text.find("\n", cue.end())) if i >= 0), default=len(text))
+    sentence = text[start:end]
+    return bool(REFUSAL_RE.search(sentence) or HEDGE_RE.search(sentence))
+
+
+def correction_label(cue: re.Match[str]) -> bool:
+    """Whether a correction cue is a label ("Correction:", "Edit:") that opens a reply correcting an earlier one.
+
+    >>> import re
+    >>> correction_label(re.match(r"correction\\s*:\\s*", "Correction: it is Canberra.", re.IGNORECASE))
+    True
+    """
+    return re.fullmatch(r"(?:correction|edit|update)\s*:\s*", cue.group(0), re.IGNORECASE) is not None
+
+
+# a refusal that only says the model cannot look the answer up now, and what it knew at its last update
+_CANNOT_LOOK_UP_RE = re.compile(r"\b(?:browse|access|look\s+up|check|confirm|verify|real[-\s]time|live|current|up[-\s]to[-\s]date|latest)\b",
+                                re.IGNORECASE)
+_FORESEE_RE = re.compile(r"\b(?:predict|forecast|foresee|speculate|future|will\s+(?:win|be|happen|rain|close))\b", re.IGNORECASE)
+_AS_OF_RE = re.compile(r"\b(?:as\s+of\s+(?:my\s+)?(?:last|latest|most\s+recent)\s+(?:\w+\s+){0,2}(?:update|training|information|data|knowledge)"
+                       r"|as\s+of\s+my\s+(?:knowledge\s+)?cut-?\s*off|at\s+my\s+(?:knowledge\s+)?cut-?\s*off|last\s+i\s+(?:knew|heard|checked)"
+                       r"|according\s+to\s+my\s+(?:training|knowledge|data))\b", re.IGNORECASE)
+
+
+def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
+    """Whether a refusal only says the model cannot check the present, and the output then states what
+    it knew ("I can't browse ... As of my last update, Linda Yaccarino was the CEO."): that is an answer.
+    A refusal to foresee ("I can't predict future prices. As of my last update it traded at $190.")
+    stays a refusal: what it knew answers another question.
+
+    >>> import re
+    >>> t = "I can't browse the internet. As of my last update, Ada was the CEO."
+    >>> answers_despite_refusal(t, REFUSAL_RE.search(t))
+    True
+    >>> t = "I can't predict future stock prices. As of my last update, it traded at $190."
+    >>> answers_despite_refusal(t, REFUSAL_RE.search(t))
+    False
+    """
+    later = _AS_OF_RE.search(text, refusal.start())
+    if later is None:
+        return False
+    said = text[refusal.start():later.start()]
+    return bool(_CANNOT_LOOK_UP_RE.search(said)) and not _FORESEE_RE.search(said)
+
+
+# ---------------------------------------------------------------------------------------- leaving it open
+# hedges the shared HEDGE_RE does not list: the matter is disputed, the model mixes the candidates up,
+# it does not currently know, or the stated answer is "yes and no"
+_OPEN_RE = re.compile(
+    r"\b(?:(?:it|this|that)(?:'s|\s+is|\s+remains)\s+(?:hotly\s+|widely\s+|still\s+|much\s+|genuinely\s+)?(?:disputed|contested|debated|controversial|unsettled|unresolved)\b"
+    r"|(?:always|often|tend\s+to|usually|keep)\s+(?:mix|mixing|confuse|confusing|get|getting)\s+(?:these|them|those|the\s+two)(?:\s+two)?\s+(?:up|mixed\s+up|confused)"
+    r"|(?:we|i|scientists|researchers|astronomers|historians)\s+(?:don'?t|do\s+not)\s+(?:currently|actually|really|yet)\s+know\b"
+    r"|(?:the\s+answer\s+is\s+|it'?s\s+)(?:both\s+)?yes\s+and\s+no\b"
+    r"|(?:has|have|is|was)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:decided|announced|determined|chosen|selected|settled|released)\b"
+    r"|\bnot\s+yet\s+(?:been\s+)?(?:known|decided|announced|determined|chosen|selected|settled)"
+    r"|(?:has|have)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:happened|taken\s+place|been\s+(?:played|held|run))(?:\s+yet)?"
+    r"|(?:does|did|do)(?:\s*n'?t|\s+not)\s+(?:say|mention|state|specify|indicate|tell\s+us|make\s+clear)\s+(?:whether|if|which|who|how\s+many)\b"
+    r"|\bsome\s+(?:\w+\s+)?say\s+(?:yes|no)\b[^.!?]{0,20}?\b(?:some|others?)\s+(?:\w+\s+)?say\s+(?:yes|no)\b"
+    r"|\b(?:maybe|perhaps)\s+[^.?!,;\n]{1,40}[.?!,;]\s*(?:or\s+)?(?:maybe|perhaps)\s+(?!not\b))",
+    re.IGNORECASE,
+)
+_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet",
+              "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps")
+# what most sources give settles a dispute: "This is debated. Most sources list the Nile."
+_CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
+                           r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
+                           r"|\bconsensus\b|\bofficially\b", re.IGNORECASE)
+# a doubt followed by a pick in the same sentence: "Hard to say without more context, but most likely 12"
+_BUT_COMMITS_RE = re.compile(r"[^.;?!\n]{0,60}?\bbut\s+(?:(?:most|more)\s+likely|probably|likely|i\s+(?:think|believe|guess)|i'?d\s+(?:say|guess|go\s+with|lean)"
+                             r"|my\s+(?:best\s+)?guess|if\s+i\s+had\s+to)\b(?![^.;?!\n]*\b(?:or|either)\b)", re.IGNORECASE)
+# a doubt about the precision of a figure already stated, not about the answer: "I don't remember the exact decimal"
+_PRECISION_DOUBT_RE = re.compile(r"\s+(?:the\s+)?(?:exact|precise)(?:\s+\w+){0,2}\b|\s+exactly\b|\s+(?:the\s+)?(?:decimals?|digits?)\b", re.IGNORECASE)
+# what makes the doubt a qualification: a figure stated with confidence before it
+_STATED_BEFORE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:fairly|pretty|quite|reasonably|almost|mostly)\s+(?:sure|certain|confident)\b|\b(?:about|around|roughly|approximately)\s+\d",
+                               re.IGNORECASE)
+
+
+def hedged(text: str) -> bool:
+    """Whether ``text`` leaves the answer open: the shared hedges (``HEDGE_RE``), "it's disputed", "I
+    always mix these up", "we don't currently know", "the answer is yes and no"; a doubt only about the
+    precision of a figure stated with confidence before it does not count.
+
+    >>> hedged("It's disputed. Peary claimed 1909 and Cook 1908."), hedged("Casablanca or Rabat - I always mix these two up.")
+    (True, True)
+    >>> hedged("I'm fairly sure it's 78 C, but I don't remember the exact decimal."), hedged("I don't remember.")
+    (False, True)
+    """
+    for m in HEDGE_RE.finditer(text):
+        if _PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start()):
+            continue
+        if _BUT_COMMITS_RE.match(text, m.end()):
+            continue  # "Hard to say without more context, but most likely 12."
+        return True
+    low = text.lower()
+    if not any(cue in low for cue in _OPEN_CUES):
+        return False
+    opened = _OPEN_RE.search(text)
+    return opened is not None and not _CONSENSUS_RE.search(text, opened.end())
+
+
+# what an answer slot holds when the model has no answer: "Answer: I'm not sure", "Final answer: unknown"
+_NON_ANSWER_RE = re.compile(
+    r"^\W*(?:i'?m\s+not\s+(?:sure|certain)|not\s+(?:sure|certain)|i\s+(?:don'?t|do\s+not)\s+know|(?:i\s+have\s+)?no\s+idea|unknown|unsure"
+    r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|n/?a|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
+    r"|(?:both\s+)?yes\s+and\s+no|it\s+depends)\W*$",
+    re.IGNORECASE,
+)
+
+
+def non_answer(span: str) -> bool:
+    """Whether a span read as the answer only says that there is none ("I'm not sure", "unknown", "yes and no").
+
+    >>> non_answer("I'm not sure"), non_answer("It depends."), non_answer("Nile")
+    (True, True, False)
+    """
+    return bool(span) and _NON_ANSWER_RE.match(span) is not None
+
+
+def marked_non_answer(ctx: Context) -> str | None:
+    """An answer slot that holds no answer ("Answer: I'm not sure", "so the answer is yes and no"):
+    unextracted, whatever else the output says (a base model's next few-shot pair is not its answer)."""
+    marks = ctx.strong_marks
+    if not marks:
+        return None
+    tail = ctx.text[marks[-1].end():]
+    line = tail.split("\n", 1)[0].strip() or tail.strip().split("\n", 1)[0].strip()
+    first = re.split(r"(?<=[.!?;])\s|\s-\s", line, maxsplit=1)[0]
+    return ABSTAIN if non_answer(first) else None
+
+
+# two or more candidates and nothing else as the opening statement: "B, D", "B or C.", "Casablanca or Rabat -"
+_LEAD = (r"^\W*(?:(?:hmm+|um+|uh+|well|so|ok(?:ay)?)\W+)*(?:(?:i\s+think|i\s+believe|i'?d\s+say|maybe|perhaps|probably|possibly)\s+)?"
+         r"(?:(?:it'?s|it\s+is|that'?s|either)\s+)?")
+_PICK_RE = re.compile(r"^\W*(?:but\s+|so\s+)?(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess|pick|lean\s+(?:towards?|to))"
+                      r"|i'?ll\s+(?:go\s+with|say|pick)|leaning(?:\s+towards?)?|my\s+(?:best\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
+                      r"|i\s+think(?:\s+it'?s)?|i\s+believe(?:\s+it'?s)?|if\s+i\s+had\s+to\s+(?:pick|choose|guess)(?:\s+one)?)\b\W*", re.IGNORECASE)
+
+
+def _candidates_re(item: str, joiners: str) -> re.Pattern[str]:
+    return re.compile(_LEAD + rf"(?:{item})(?:\s*(?:{joiners})\s*(?:{item}))+\s*(?:[.?!;\u2026]+|\s-\s|,\s*(?=i\b|but\b)|$)", re.IGNORECASE)
+
+
+_LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
+_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+dozen|a\s+hundred"
+_NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
+_NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
+_CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
+
+
+def open_candidates(ctx: Context) -> tuple[bool, str | None]:
+    """Whether the output opens with two or more candidates and nothing else ("B, D", "Casablanca or
+    Rabat - I always mix these up"), and the pick a later sentence makes among them ("Probably B,
+    since ..." -> "B, since ..."), None when it makes none.
+
+    >>> open_candidates(Context("Hmm, B or C. Probably B, since Jane Eyre is by Bronte.", "choice"))
+    (True, 'B, since Jane Eyre is by Bronte.')
+    >>> open_candidates(Context("B, D", "choice")), open_candidates(Context("B, because D is a fish.", "choice"))
+    ((True, None), (False, None))
+    """
+    pattern = _CANDIDATE_RES.get(ctx.kind)
+    if pattern is None or len(ctx.text) > 600:
+        return False, None
+    m = pattern.match(ctx.text)
+    if m is None:
+        return False, None
+    for part in sentences(ctx.text[m.end():]):
+        for clause in re.split(r"[,;]\s+", part):  # "Either C or D, but I'd lean towards C."
+            pick = _PICK_RE.match(clause)
+            if pick and clause[pick.end():].strip():
+                return True, part[part.index(clause) + pick.end():].strip()
+    return True, None
+
+
+# two opposite verdicts, each under its own point of view: "Botanically no, it's a fruit; culinarily yes."
+_VIEW = r"(?:[a-z]{4,}ly|in\s+(?:the\s+)?[a-z]+\s+(?:sense|terms)|in\s+(?:law|theory|practice|principle|the\s+kitchen|cooking|science))"
+_SPLIT_VERDICT_RE = re.compile(rf"\b{_VIEW}\s*,?\s+(yes|no)\b[^.?!]*?(?:[;,.]|\bbut\b)\s*(?:but\s+|while\s+|whereas\s+)?{_VIEW}\s*,?\s+(yes|no)\b",
+                               re.IGNORECASE)
+
+
+def split_verdict(ctx: Context) -> str | None:
+    """A cascade rule for yes/no: opposite verdicts from two points of view ("Botanically no, it's a fruit;
+    culinarily yes.", "Legally yes, but morally no.") commit to neither: unextracted.
+
+    >>> split_verdict(Context("Botanically no, it's a fruit; culinarily yes.", "yes_no")) == ABSTAIN
+    True
+    >>> split_verdict(Context("Technically yes, and practically yes too.", "yes_no")) is None
+    True
+    """
+    m = _SPLIT_VERDICT_RE.search(ctx.text)
+    return ABSTAIN if m and m.group(1).lower() != m.group(2).lower() else None
+
+
+# a tentative pick, the output's only one: "I'm not 100% sure - maybe Thimphu?", "I'm not completely sure, but A sounds right."
+_TENTATIVE_RE = re.compile(r"(?:^|(?<=[.!?])\s+|\s+-\s+|,\s*(?:but\s+)?|\bbut\s+)(?:(?:maybe|perhaps|possibly|probably|my\s+(?:best\s+)?guess\s+(?:is|would\s+be)"
+                           r"|i'?d\s+(?:guess|say)|i\s+(?:think|believe|guess)(?:\s+it'?s)?)\s+(?P<span>\w[^,;.?!]{0,39}?)\s*(?=\?|[.!]|$)"
+                           r"|(?P<named>[^,;.?!]{1,30}?)\s+(?:sounds|seems|looks)\s+(?:right|correct|likely|plausible)\b)", re.IGNORECASE)
+
+
+def tentative_pick(ctx: Context) -> str | None:
+    """The one tentative pick of a short output ("I'm not sure - maybe Thimphu?" -> "Thimphu"), or None
+    (none, or two: "maybe Thimphu, maybe Paro" leaves it open).
+
+    >>> tentative_pick(Context("I'm not 100% sure - maybe Thimphu?", "text")), tentative_pick(Context("Maybe Thimphu? Maybe Paro?", "text"))
+    ('Thimphu', None)
+    """
+    if len(ctx.text) > 240 or len(ctx.sentences) > 3:
+        return None
+    found = list(_TENTATIVE_RE.finditer(ctx.text))
+    if len(found) != 1:
+        return None
+    span = (found[0].group("span") or found[0].group("named") or "").strip()
+    if not span or re.search(r"\b(?:or|either|not|no)\b", span + ctx.text[found[0].end():], re.IGNORECASE):
+        return None
+    return span
+
+
+def tentative_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[[Context], str | None]:
+    """A cascade rule: the one tentative pick of a short output, read with ``read_pick``."""
+
+    def rule(ctx: Context) -> str | None:
+        pick = tentative_pick(ctx)
+        return read_pick(ctx, pick) if pick else None
+
+    rule.__doc__ = tentative_pick.__doc__
+    return rule
+
+
+def candidates_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[[Context], str | None]:
+    """A cascade rule: candidates left open are unextracted, the pick among them is read with ``read_pick``."""
+
+    def rule(ctx: Context) -> str | None:
+        opened, pick = open_candidates(ctx)
+        if not opened:
+            return None
+        found = read_pick(ctx, pick) if pick else None
+        return found or ABSTAIN
+
+    rule.__doc__ = open_candidates.__doc__
+    return rule
+
+
+# "None of these is correct - the capital is Canberra": every option rejected, none picked
+_NONE_OF_RE = re.compile(r"^\W*(?:(?:actually|honestly|hmm+|well),?\s+)?(?:none\s+of\s+(?:these|those|the\s+(?:options|choices|answers|above))"
+                         r"|neither\s+(?:of\s+(?:these|those|them)|option)|no\s+(?:option|choice|answer)\s+(?:here\s+|listed\s+|given\s+)?)"
+                         r"(?:\s+(?:is|are|seems?|looks?)\s+(?:correct|right|accurate|true))?", re.IGNORECASE)
+
+
+def rejects_every_option(ctx: Context) -> str | None:
+    """A choice output that opens by rejecting every option ("None of these is correct - it's Canberra."),
+    where no option itself says "none": unextracted."""
+    if not _NONE_OF_RE.match(ctx.text) or any(re.search(r"\b(?:none|neither)\b", c, re.IGNORECASE) for c in ctx.choices or ()):
+        return None
+    return ABSTAIN
+
+
+# ---------------------------------------------------------------------------------------- cut off
+_SETUP_RE = re.compile(r"^\W*(?:(?:to\s+(?:compare|determine|decide|answer|figure\s+out|find\s+out|check|see|solve|work\s+out|evaluate)\b[^.!?\n]*?,\s*"
+                       r"(?:we|i|let'?s)\b)|let'?s\s+(?:look|go|analy[sz]e|examine|consider|evaluate|check|compare|break|think|start|solve|work|figure)"
+                       r"|first,?\s+(?:we|i|let'?s)\b|step\s*1\b)", re.IGNORECASE)
+_CONCLUDES_RE = re.compile(r"\b(?:so|therefore|thus|hence|answer|in\s+total|which\s+means|this\s+means|that\s+means)\b", re.IGNORECASE)
+
+
+def cut_before_conclusion(text: str) -> bool:
+    """Whether the output stops while still working towards its answer: it opens by setting out a
+    method ("Let's look at each option", "To compare ..., we need to ...", "Step 1"), ends
+    mid-sentence, and no sentence before the cut concluded anything ("so", "the answer", "in total").
+
+    >>> cut_before_conclusion("Let's look at each option:\\n\\n- A) Quicksort: O(n^2) when the pivot")
+    True
+    >>> cut_before_conclusion("Step 1: 3 packs of 12 is 36 pencils, so"), cut_before_conclusion("Let's solve this step by step.\\n\\n100 C")
+    (True, False)
+    >>> cut_before_conclusion("Let's solve it. 36 - 17 = 19, so she has 19 left. She could also give")
+    False
+    """
+    stripped = text.rstrip()
+    if not stripped or not (stripped[-1].isalpha() or stripped[-1] == ",") or not _SETUP_RE.match(stripped) or STRONG_MARK_RE.search(stripped):
+        return False
+    parts = sentences(stripped)
+    if any(_CONCLUDES_RE.search(p) for p in parts[:-1]):
+        return False
+    last = parts[-1] if parts else stripped
+    return len(last.split()) >= 5 and not re.search(r"\d\s*[^\s\d]{0,4}$", last)  # a clause cut off, not "100 C"
+
+
+def cut_rule(ctx: Context) -> str | None:
+    """A cascade rule: an output cut off before its conclusion is unextracted."""
+    return ABSTAIN if cut_before_conclusion(ctx.text) else None
+
+
+# ---------------------------------------------------------------------------------------- taking back
+# the corrected answer restated first, after the cue: "it's in France.", "more precisely it's a customs duty"
+_RESTATED_RE = re.compile(r"^\W*(?:(?:but|so|rather|instead|more\s+precisely|to\s+be\s+precise|strictly(?:\s+speaking)?|i\s+mean|of\s+course)\W+)*"
+                          r"(?:it'?s|it\s+is|it\s+was|the\s+answer\s+is|the\s+(?:correct|right)\s+(?:one|answer)\s+is|i\s+meant|i\s+mean)\s+"
+                          r"(?:(?:actually|really|in|at|on|from|by|called)\s+)?(?P<span>[^,;:()]{1,40}?)\W*$", re.IGNORECASE)
+
+
+# a doubt settled by a confirmation: "Wait, or is it Ld? No - Pb is right."
+_CONFIRMED_RE = re.compile(r"(?:^|[.?!]\s+)(?:(?:no|nope|yes)\W+)?(?P<span>[^.?!,;]{1,40}?)\s+(?:is|was)\s+(?:right|correct)\W*$", re.IGNORECASE)
+
+
+def confirmed_answer(region: str) -> str | None:
+    """The answer a correction ends by confirming ("or is it Ld? No - Pb is right." -> "Pb"), or None.
+
+    >>> confirmed_answer("or is it Ld? No - Pb is right."), confirmed_answer("that is not right.")
+    ('Pb', None)
+    """
+    m = _CONFIRMED_RE.search(region)
+    if m is None:
+        return None
+    span = m.group("span").strip(" -")
+    return span if span and len(span.split()) <= 4 and not re.match(r"(?:that|this|it|which|what|not)\b", span, re.IGNORECASE) else None
+
+
+def corrects_a_detail(region: str, question_stems: frozenset[str]) -> bool:
+    """Whether a correction only fixes a detail of the answer ("Toni Morrison wrote it (1987). Correction -
+    it was published in 1987 and won the Pulitzer in 1988."): it opens on a pronoun standing for the answer's
+    subject, says nothing of what the question asks, and the answer before it stands.
+
+    >>> corrects_a_detail("it was published in 1987 and won the Pulitzer in 1988.", frozenset({"wrote", "belov"}))
+    True
+    >>> corrects_a_detail("it was Toni Morrison who wrote it.", frozenset({"wrote", "belov"}))
+    False
+    """
+    if not re.match(r"\W*(?:it|this|that|he|she|they)\s+(?!is\b|was\b\s+(?-i:[A-Z]))\w+", region, re.IGNORECASE) or len(region.split()) < 5:
+        return False
+    return not content_stems(region) & question_stems and restated_answer(region) is None
+
+
+def restated_answer(part: str) -> str | None:
+    """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
+    is no such restatement.
+
+    >>> restated_answer("it's in France."), restated_answer("more precisely it's a customs duty"), restated_answer("Lyon is big.")
+    ('France', 'a customs duty', None)
+    """
+    m = _RESTATED_RE.match(part)
+    if m is None:
+        return None
+    span = m.group("span").strip()
+    return span if span and len(span.split()) <= 4 and not re.match(r"(?:not|no|wrong|incorrect|right|correct|true|false)\b", span, re.IGNORECASE) else None
+
+
+_SO_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence|which\s+means|meaning)\s*,?\s+(?:it|he|she|they|this|that)\s+"
+                            r"(?P<aux>is|was|are|were|does|did|do|can|could|has|had|have|will|would)(?P<neg>\s*(?:not|n't)\b)?", re.IGNORECASE)
+
+
+def concluded_verdict(region: str) -> str | None:
+    """The yes/no a correction concludes with ("..., so it was not a leap year." -> "no"), or None.
+
+    >>> concluded_verdict("it's also divisible by 100, so it was not a leap year."), concluded_verdict("so it is a fruit.")
+    ('no', 'yes')
+    """
+    found = None
+    for found in _SO_VERDICT_RE.finditer(region):  # noqa: B007 - the last conclusion counts
+        pass
+    if found is None:
+        return None
+    return "no" if found.group("neg") else "yes"
+
+
+# ---------------------------------------------------------------------------------------- another question
+# a base model that opens with the next few-shot question ("Q: What is the largest desert in Africa?\nA: Sahara")
+_OPENING_QUESTION_RE = re.compile(r"^\s*(?:q|question)\s*\d*\s*[:.]\s*([^\n?]{3,200}\?)", re.IGNORECASE)
+_LABEL_RE = re.compile(r"(?:^|\n)\s*(?:q|question|a|answer)\s*\d*\s*[:.]\s*", re.IGNORECASE)
+
+
+def opens_with_another_question(ctx: Context) -> bool:
+    """Whether the output opens with a labelled question other than the one asked (a base model writing
+    the next item of its few-shot prompt): what follows answers that question, not the asked one.
+
+    >>> opens_with_another_question(Context(" Q: What is the largest desert in Africa?\\nA: Sahara", "text",
+    ...                                     question="Q: What is the largest desert in Asia?\\nA:"))
+    True
+    >>> opens_with_another_question(Context("Q: What is the largest desert in Asia?\\nA: Gobi", "text",
+    ...                                     question="Q: What is the largest desert in Asia?\\nA:"))
+    False
+    """
+    if not ctx.question:
+        return False
+    m = _OPENING_QUESTION_RE.match(ctx.raw)
+    if m is None:
+        return False
+    asked = [q for q in re.split(r"\?", _LABEL_RE.sub("\n", ctx.question)) if q.strip()]
+    own = content_stems(m.group(1))
+    return bool(asked) and bool(own - content_stems(asked[-1]))
+
+
+# the model's description of itself, never an answer: "As an AI language model, I ..."
+_SELF_RE = re.compile(r"\bas\s+an?\s+(?:ai|artificial\s+intelligence|large\s+language\s+model|language\s+model|assistant)\b[^,.;]*", re.IGNORECASE)
+_SUPERLATIVE_RE = re.compile(r"\b(?:\w{3,}est|(?:\w+-)+\w*(?:est|most))\b", re.IGNORECASE)
+_NOT_SUPERLATIVE = frozenset({"interest", "forest", "test", "best", "rest", "west", "east", "honest", "modest", "guest", "request", "harvest",
+                              "contest", "protest", "chest", "quest", "nest", "suggest", "digest", "almost", "earnest", "latest",
+                              "closest", "nearest", "newest", "oldest"})
+_HEAD_NOUN_RE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)(?:\s+(?:of|in|for)\b|\s*\?)", re.IGNORECASE)
+_WHO_RE = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
+_PLACE_OR_TIME_RE = r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?"
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
+_DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
+                      r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
+# superlatives of one measure in other words: the "highest" peak is the "tallest" mountain
+_MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "largest": "size", "biggest": "size", "greatest": "size"}
+
+
+def _superlatives(text: str) -> set[str]:
+    found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
+    return {_MEASURE.get(w, w) for w in found}
+
+
+def answers_another_question(ctx: Context, span: str) -> bool:
+    """Whether the sentence a span was read from answers another question than the one asked: a date
+    or a place for "who" ("'The Starry Night' was painted in June 1889."); the model's description of
+    itself ("As an AI language model, ..."); a sentence that ranks by another measure than the question
+    ("The heart is the hardest-working organ" for the largest organ, "Kazakhstan's largest city is
+    Almaty" for its capital).
+
+    >>> answers_another_question(Context("It was painted in June 1889.", "text", question="Who painted it?"), "June 1889")
+    True
+    >>> answers_another_question(Context("Kazakhstan's largest city is Almaty.", "text", question="What is the capital of Kazakhstan?"), "Almaty")
+    True
+    >>> answers_another_question(Context("The capital, Astana, is its second-largest city.", "text", question="What is the capital of Kazakhstan?"), "Astana")
+    False
+    """
+    if not ctx.question or not span:
+        return False
+    where = next((s for s in ctx.sentences if span in s), None)
+    if where is None:
+        return False
+    if any(span in m.group(0) for m in _SELF_RE.finditer(where)):
+        return True
+    if _WHO_RE.match(ctx.question):
+        if _DATE_RE.fullmatch(span.strip()) or re.search(_PLACE_OR_TIME_RE + re.escape(span), where, re.IGNORECASE):
+            return True
+    extra = _superlatives(where) - _superlatives(ctx.question)
+    head = _HEAD_NOUN_RE.match(ctx.question)
+    missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
+    if missing_head and re.search(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}" + re.escape(span), where, re.IGNORECASE):
+        return True  # "Bhutan is a small kingdom in the Himalayas." for its capital: what it is, not its capital
+    if not extra:
+        return False
+    missing_rank = _superlatives(ctx.question) - _superlatives(where)
+    return bool(missing_rank) or missing_head
+
+
+def on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A span-reading rule, kept only where the sentence it reads answers the question asked (see
+    :func:`answers_another_question`); otherwise the output answers nothing asked: unextracted."""
+
+    def rule(ctx: Context) -> str | None:
+        found = read(ctx)
+        if found and found != ABSTAIN and answers_another_question(ctx, found):
+            return ABSTAIN
+        return found
+
+    rule.__doc__ = read.__doc__
+    rule.__name__ = getattr(read, "__name__", "rule")
+    return rule
+
+
+# ---------------------------------------------------------------------------------------- ranges
+_RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
+_RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
+
+
+def range_only(ctx: Context) -> str | None:
+    """A cascade rule for numbers: an output whose only figures are the two ends of a range ("It varies a
+    lot, usually between 10 and 22.") commits to no one number: unextracted."""
+    if ctx.strong_marks or not _RANGE_CUE_RE.search(ctx.text):
+        return None
+    ranges = list(_RANGE_IN_RE.finditer(ctx.text))
+    if len(ranges) != 1:
+        return None
+    low, high = ranges[0].group(1), ranges[0].group(2)
+    if all(re.fullmatch(r"1\d{3}|20\d\d", n) for n in (low, high)):
+        return None  # "between 1969 and 1972": a span of years, not a range of counts
+    rest = ctx.text[:ranges[0].start()] + " " + ctx.text[ranges[0].end():]
+    return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
+
+
+__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
+           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
+           "range_only", "rejects_every_option", "restated_answer", "split_verdict", "tentative_pick",
+           "tentative_rule"]

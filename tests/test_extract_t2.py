@@ -1,0 +1,238 @@
+"""Whether an output commits to an answer: refusals, candidates left open, tentative picks, corrections,
+outputs cut off or answering another question. One case per principle and its counter-examples, read
+with the real cascade (``gengap.extract.extract``)."""
+
+from __future__ import annotations
+
+from gengap.extract import extract
+
+
+def num(out: str, q: str | None = None) -> str | None:
+    return extract(out, "number", question=q).value
+
+
+def ch(out: str, choices: list[str], q: str | None = None) -> str | None:
+    return extract(out, "choice", question=q, choices=choices).value
+
+
+def yn(out: str, q: str | None = None) -> str | None:
+    return extract(out, "yes_no", question=q).value
+
+
+def tx(out: str, q: str | None = None) -> str | None:
+    return extract(out, "text", question=q).value
+
+
+# ------------------------------------------------------------------ an apology that opens a refusal
+def test_an_apology_for_not_answering_is_no_correction():
+    out = ("I'm sorry, but I can't predict exchange rates. They depend on interest rates and trade flows; "
+           "as of my last update one euro bought about 1.08 dollars.")
+    assert num(out, "What will the euro-dollar exchange rate be next June?") is None
+    # counter-example: "sorry" that takes a figure back is a correction
+    assert num("9 × 6 = 56. Sorry, 9 × 6 = 54.", "What is 9 × 6?") == "54"
+
+
+# ------------------------------------------------------------------ what it knew at its last update
+def test_what_the_model_knew_at_its_last_update_answers_a_question_about_the_present():
+    out = "I can't check live sources, so I can't confirm who leads it now. As of my last update, Satya Nadella was the CEO of Microsoft."
+    assert tx(out, "Who is the CEO of Microsoft?") == "Satya Nadella"
+    # counter-example: a refusal to foresee is not undone by what it knew
+    out = "I can't predict the future, so I can't say who will win. As of my last update, Denmark was the reigning champion."
+    assert tx(out, "Who will win the next handball world championship?") is None
+
+
+# ------------------------------------------------------------------ candidates left open, and a pick among them
+def test_candidates_left_open_are_no_answer():
+    opts = ["Copper", "Iron", "Silver", "Gold"]
+    assert ch("A, C", opts, "Which metal is the best electrical conductor?") is None
+    assert ch("Hmm, A or C.", opts) is None
+    assert tx("Ankara or Istanbul - I always mix these two up.", "What is the capital of Turkey?") is None
+    assert num("13 or 14.", "How many stripes are on the US flag?") is None
+
+
+def test_a_pick_after_the_candidates_is_the_answer():
+    opts = ["Copper", "Iron", "Silver", "Gold"]
+    assert ch("A or C. Probably C, since silver conducts slightly better.", opts) == "C"
+    assert num("12 or 13. I'd go with 13, counting the first.", "How many stripes are red?") == "13"
+    # counter-examples: one answer with a reason is no list of candidates; a fraction is one number
+    assert ch("C, because silver has the lowest resistivity.", opts) == "C"
+    assert num("1/4", "What is 1/4 of 1?") == "0.25"
+
+
+def test_every_option_rejected_is_no_pick():
+    opts = ["Sydney", "Melbourne", "Perth", "Brisbane"]
+    assert ch("None of the options is right - the capital is Canberra. Sydney (A) is only the largest city.", opts) is None
+    # counter-example: an option that itself says "none"
+    assert ch("None of the above.", ["2", "3", "None of the above"]) == "C"
+
+
+def test_the_matter_left_disputed_is_no_answer():
+    q = "Who invented the telescope?"
+    assert tx("It's disputed. Hans Lippershey applied for a patent in 1608, but Zacharias Janssen and Jacob Metius made similar claims.", q) is None
+    # counter-example: what most sources give settles it
+    assert tx("This is debated. Most sources name Hans Lippershey, who applied for a patent in 1608.", q) == "Hans Lippershey"
+
+
+def test_an_answer_slot_that_says_there_is_none():
+    assert tx("Answer: not sure\n\nQuestion: What is the capital of Peru?\nAnswer: Lima", "What is the capital of Bolivia?") is None
+    assert yn("It straddles the border of two countries, so the answer is yes and no.", "Is Mont Blanc in France?") is None
+    # counter-example: a real answer in the slot
+    assert tx("Answer: Sucre\n\nQuestion: What is the capital of Peru?\nAnswer: Lima", "What is the capital of Bolivia?") == "Sucre"
+
+
+def test_a_doubt_about_precision_only_qualifies_the_figure():
+    assert num("I'm fairly sure it's 1,083 °C, but I don't remember the exact decimal.", "What is the melting point of copper in °C?") == "1083"
+    # counter-example: not remembering at all is no answer
+    assert num("I don't remember the melting point of copper.", "What is the melting point of copper in °C?") is None
+
+
+def test_a_range_is_no_single_number():
+    assert num("It varies, usually between 8 and 12.", "How many eggs does a hen lay per week?") is None
+    # counter-examples: a count stated beside a span of years; a figure beside the range
+    assert num("Five, between 1996 and 2004.", "How many albums did the band release?") == "5"
+    assert num("About 105. It varies with size (90-120), but 105 is typical.", "How many calories are in a banana?") == "105"
+
+
+def test_a_tentative_verdict_is_a_verdict():
+    assert yn("Technically I'd say yes - it grows from the flower and holds the seeds. (Cooks call it a vegetable.)", "Is a pepper a fruit?") == "yes"
+
+
+# ------------------------------------------------------------------ corrections: the answer restated first
+def test_the_corrected_answer_is_restated_first():
+    q = "In which country is the city of Porto?"
+    assert tx("Porto is in Spain. Actually, no - it's in Portugal. Porto is Portugal's second-largest city.", q) == "Portugal"
+    assert tx("Nominal GDP. Wait - more precisely it's real GDP; nominal GDP is not adjusted for inflation.",
+              "Which GDP measure is adjusted for inflation?") == "real GDP"
+    # counter-example: "that's ..." after the cue explains the retracted answer, it is not the new one
+    assert tx("Zurich. Hmm, actually that's the largest city - Switzerland's federal city is Bern.", "What is the capital of Switzerland?") == "Bern"
+
+
+def test_a_correction_that_concludes_with_a_negated_restatement():
+    q = "Was 2100 going to be a leap year?"
+    assert yn("2100 is divisible by 4, so yes - wait, it's divisible by 100 but not by 400, so it is not a leap year.", q) == "no"
+    # counter-example: the conclusion affirms
+    assert yn("It's divisible by 4... hmm, wait, 2024 is not divisible by 100, so it is a leap year.", "Is 2024 a leap year?") == "yes"
+
+
+# ------------------------------------------------------------------ cut off before the conclusion
+def test_an_output_cut_off_while_working_answers_nothing():
+    assert num("Let's solve this step by step.\n\nStep 1: Find the total.\nShe buys 4 boxes of 6 eggs, so", "How many eggs are left?") is None
+    opts = ["Bubble sort", "Heapsort", "Insertion sort", "Selection sort"]
+    assert ch("Let's go through the options one by one:\n\n- A) Bubble sort: O(n^2) in the worst case, because each", opts) is None
+    assert yn("To compare the two metals, we need to look at how easily each one gives up its outer", "Is caesium more reactive than lithium?") is None
+    # counter-examples: an answer line after the setup, and a conclusion before the cut
+    assert num("Let's solve this step by step.\n\n24 eggs", "How many eggs?") == "24"
+    assert num("Let's solve it. 24 - 5 = 19, so 19 are left. She could also give", "How many eggs are left?") == "19"
+
+
+# ------------------------------------------------------------------ answering another question
+def test_a_base_model_that_opens_with_the_next_question_answers_that_one():
+    q = "Q: What is the largest ocean?\nA:"
+    assert tx(" Q: What is the smallest ocean?\nA: Arctic\nQ: What is the deepest ocean?\nA:", q) is None
+    assert num(" Q: How many legs does a spider have?\nA: 8", "Q: How many legs does an ant have?\nA:") is None
+    # counter-example: the asked question echoed, then its answer
+    assert tx("Q: What is the largest ocean?\nA: Pacific", q) == "Pacific"
+
+
+def test_a_span_that_answers_another_question():
+    assert tx("'Guernica' was painted in 1937 and hangs in the Reina Sofia in Madrid.", "Who painted 'Guernica'?") is None
+    assert tx("The skin is the heaviest organ of the body.", "What is the longest organ of the body?") is None
+    assert tx("Australia's largest city is Sydney.", "What is the capital of Australia?") is None
+    assert tx("As an AI language model, I have no opinions, but opera is a rich art form.", "Who wrote the opera 'Tosca'?") is None
+    # counter-examples: the same measure in other words; a person for "who"
+    assert tx("Africa's highest peak is Mount Kilimanjaro, in Tanzania.", "What is the tallest mountain in Africa?") == "Mount Kilimanjaro"
+    assert tx("'Guernica' was painted by Pablo Picasso in 1937.", "Who painted 'Guernica'?") == "Pablo Picasso"
+
+
+def test_not_able_to_is_a_refusal():
+    assert yn("I'm not able to give legal advice. Please check the local traffic rules.", "Is it legal to turn right on red in Paris?") is None
+    # counter-example: "not able to" about the subject, not the model
+    assert yn("No, penguins are not able to fly.", "Can penguins fly?") == "no"
+
+
+def test_candidates_in_words_and_a_tentative_lead():
+    assert num("Three or four, I'm not sure which.", "How many hearts does a squid have?") is None
+    opts = ["Oxygen", "Nitrogen", "Argon", "Carbon dioxide"]
+    assert ch("I think it's A or B. Most likely B.", opts, "Which gas is most abundant in air?") == "B"
+    assert ch("I think it's A or B.", opts, "Which gas is most abundant in air?") is None
+    # counter-example: one number in words
+    assert num("Three, one for each of its body systems.", "How many hearts does a squid have?") == "3"
+
+
+def test_an_approximate_range_is_no_single_number():
+    assert num("Roughly 200-300 billion; the exact number is uncertain.", "How many stars are in the galaxy?") is None
+    # counter-example: an approximate single figure
+    assert num("Roughly 250 billion.", "How many stars are in the galaxy?") == "250000000000"
+
+
+def test_nothing_decided_yet_is_no_answer():
+    assert tx("That hasn't been decided yet. The committee usually announces its choice in the spring.", "Which city will host the 2044 Games?") is None
+    # counter-example: a decision reported
+    assert tx("Brisbane was chosen to host them.", "Which city will host the 2032 Games?") == "Brisbane"
+
+
+def test_a_doubt_settled_by_a_confirmation_and_an_opening_correction_label():
+    q = "What is the chemical symbol for tin?"
+    assert tx("The symbol is Sn, from the Latin stannum. Wait, or is it Ti? No - Sn is right.", q) == "Sn"
+    assert tx("Madrid - oh, sorry, I meant Lisbon. Madrid is the capital of Spain.", "What is the capital of Portugal?") == "Lisbon"
+    assert tx("Correction: the capital is Lisbon, not Porto as I said earlier.", "What is the capital of Portugal?") == "Lisbon"
+    # counter-example: "Correction" alone is no answer, and a plain reply is read as it is
+    assert tx("Lisbon, on the Tagus.", "What is the capital of Portugal?") == "Lisbon"
+
+
+def test_a_pick_in_the_same_sentence_as_the_candidates():
+    opts = ["1943", "1944", "1945", "1946"]
+    assert ch("Either C or D, but I'd lean towards C.", opts, "Which year did the war end?") == "C"
+    # counter-example: candidates with a doubt, no pick
+    assert ch("C or D, but I really can't remember which.", opts, "Which year did the war end?") is None
+
+
+def test_opposite_verdicts_from_two_points_of_view():
+    assert yn("Botanically no, it's a fruit; culinarily yes.", "Is a cucumber a vegetable?") is None
+    assert yn("Legally yes, but morally no.", "Is it acceptable to break a promise to a stranger?") is None
+    # counter-example: the same verdict from both points of view
+    assert yn("Technically yes, and practically yes too.", "Is a square a rectangle?") == "yes"
+
+
+def test_an_event_that_has_not_happened_yet():
+    assert tx("The 2034 final hasn't happened yet - it will be played in Saudi Arabia.", "Which team won the 2034 World Cup final?") is None
+
+
+def test_a_pronoun_after_the_correction_speaks_of_the_retracted_answer():
+    q = "Who was the first emperor of Rome?"
+    assert tx("Julius Caesar. Oops - he was dictator, not emperor. The first emperor was Augustus.", q) == "Augustus"
+
+
+def test_a_doubt_then_a_pick_in_the_same_sentence():
+    assert num("Hard to say without more context, but most likely 24, since eggs come in dozens.", "How many eggs did she buy?") == "24"
+    # counter-example: the doubt then two candidates
+    assert num("Hard to say, but probably 24 or 36.", "How many eggs did she buy?") is None
+
+
+def test_the_one_tentative_pick_of_a_short_reply():
+    assert tx("I'm not 100% sure - maybe Vaduz?", "What is the capital of Liechtenstein?") == "Vaduz"
+    opts = ["Deoxyribonucleic acid", "Dinitrogen acid", "Deoxyribose nitrate", "Dual nucleic acid"]
+    assert ch("I'm not completely sure, but A sounds right.", opts, "What does DNA stand for?") == "A"
+    # counter-examples: two tentative picks, and a tentative pick between two
+    assert tx("Maybe Vaduz? Maybe Schaan?", "What is the capital of Liechtenstein?") is None
+    assert tx("I'm not sure - maybe Vaduz or Schaan?", "What is the capital of Liechtenstein?") is None
+
+
+def test_a_source_that_does_not_say_and_opinions_that_differ():
+    assert yn("The passage doesn't say whether the ferry still runs.", "Does the passage say the ferry still runs?") is None
+    assert yn("Hmm, tricky. Some say yes, others say no.", "Is a virus alive?") is None
+    # counter-example: the passage is said to state the answer
+    assert yn("No - the passage says the ferry stopped running in 1998.", "Does the ferry still run?") == "no"
+
+
+def test_what_the_subject_is_does_not_name_what_is_asked_of_it():
+    assert tx("Liechtenstein is a small principality in the Alps, between Switzerland and Austria.", "What is the capital of Liechtenstein?") is None
+    # counter-example: the asked noun is in the sentence
+    assert tx("Its capital is Vaduz, a town of about 5,000 people.", "What is the capital of Liechtenstein?") == "Vaduz"
+
+
+def test_a_correction_of_a_detail_leaves_the_answer():
+    out = "Gabriel García Márquez wrote it (1965). Correction - it was published in 1967 and translated in 1970."
+    assert tx(out, "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
+    # counter-example: the correction names another author
+    assert tx("Jorge Luis Borges. Correction - it was Gabriel García Márquez.", "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
