@@ -23,6 +23,7 @@ read as any short answer is). All of it is one rule family, ``structured``, so a
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Sequence
@@ -36,6 +37,7 @@ from gengap.extract._base import (
     Context,
     Extraction,
     Rule,
+    run_cascade,
     stem,
     words,
 )
@@ -45,6 +47,7 @@ FAMILY = "structured"
 # ---------------------------------------------------------------------------------------- reasoning blocks and tags
 _REASONING_TAGS = r"think|thinking|thought|thoughts|reasoning|reason|scratchpad|analysis|rationale|explanation|working|steps"
 _REASONING_CLOSE_RE = re.compile(rf"</(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
+_REASONING_OPEN_RE = re.compile(rf"^\s*<(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
 _ANSWER_TAGS = r"answer|final_?answer|final|response|result|solution|output"
 _ANSWER_TAG_RE = re.compile(rf"<({_ANSWER_TAGS})\s*>(.*?)(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _ANSWER_CLOSE_RE = re.compile(rf"</(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
@@ -97,6 +100,39 @@ _EMPTY_VALUES = frozenset({"", "unknown", "n/a", "na", "null", "nil", "none give
                            "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--"})
 
 
+def _balanced(text: str, start: int) -> int | None:
+    """Where the braces opened at ``start`` close (past the closing brace), strings skipped; None if never."""
+    depth, i, quote = 0, start, ""
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _literal(text: str, start: int) -> tuple[Any, int] | None:
+    """A Python dict literal as models write JSON ({'answer': 'B', 'ok': True}), where strict JSON fails."""
+    end = _balanced(text, start)
+    if end is None or "'" not in text[start:end]:
+        return None
+    try:
+        return ast.literal_eval(text[start:end]), end
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+
+
 def _objects(text: str) -> list[tuple[int, int, Any]]:
     """The JSON objects in ``text`` (outermost only), with where they start and end."""
     found, i = [], text.find("{")
@@ -104,8 +140,11 @@ def _objects(text: str) -> list[tuple[int, int, Any]]:
         try:
             obj, end = _DECODER.raw_decode(text, i)
         except ValueError:
-            i = text.find("{", i + 1)
-            continue
+            lit = _literal(text, i)
+            if lit is None:
+                i = text.find("{", i + 1)
+                continue
+            obj, end = lit
         if isinstance(obj, dict):
             found.append((i, end, obj))
         i = text.find("{", end)
@@ -224,6 +263,9 @@ def _as_part(value: Any, kind: str) -> str | None:
     return text
 
 
+_FENCE_WORD_RE = re.compile(r"```\w*|~~~\w*")
+
+
 def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, bool] | None:
     """The answer part of an output holding JSON: (part, explicit). None when no object has an answer."""
     if "{" not in text:
@@ -250,6 +292,8 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
         found, value = _named_field(obj, kind, question)
         if found:
             return _as_part(value, kind), True
+    if len(_FENCE_WORD_RE.sub(" ", outside).split()) <= 2:
+        return ABSTAIN, True  # nothing but JSON, and no field of it is the answer
     return None
 
 
@@ -317,6 +361,22 @@ def _transcript(text: str, question: str) -> str | None:
     return None
 
 
+_COMMENT_RE = re.compile(r"^[ \t]*(?:>>>\s*)?(.+?)[ \t]*(?:#|//|--)[ \t]*(?:=>|->|\u2192|output\s*:|prints?\s*:?|returns?\s*:?|result\s*:|gives\s*:?)?[ \t]*(\S[^\n]*)$",
+                         re.IGNORECASE | re.MULTILINE)
+
+
+def _commented(text: str, question: str) -> str | None:
+    """The result a line of code carries in a comment ("console.log(NaN === NaN); // false"), on the one
+    line that runs the code the question quotes."""
+    if "#" not in text and "//" not in text and "--" not in text:
+        return None
+    codes = _question_codes(question)
+    if not codes:
+        return None
+    found = {m.group(2).strip() for m in _COMMENT_RE.finditer(text) if _squeeze(m.group(1)) in codes}
+    return found.pop() if len(found) == 1 else None
+
+
 def _blocks(text: str) -> list[tuple[int, str]]:
     """The fenced code blocks of ``text``: where each opens and what it holds."""
     fences = list(_FENCE_RE.finditer(text))
@@ -337,6 +397,9 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
     ran = _transcript(text, question)
     if ran is not None:
         return ran
+    noted = _commented(text, question)
+    if noted is not None:
+        return noted
     if "```" not in text and "~~~" not in text:
         return None
     blocks = _blocks(text)
@@ -348,8 +411,8 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
     if kind == "text" and _ASKS_COMMAND_RE.search(question) and blocks:
         start, body = blocks[0]
         lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.strip().startswith("#")]
-        if len(lines) == 1 and (not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip())):
-            return _VERBATIM + lines[0]
+        if not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip()):
+            return _VERBATIM + lines[0] if len(lines) == 1 else ABSTAIN  # a script of several commands names no one command
     return None
 
 
@@ -396,6 +459,9 @@ def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
     text = _own(raw)
     how = []
     if "<" in text:
+        opened = _REASONING_OPEN_RE.search(text)
+        if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
+            return ABSTAIN, True, "reasoning"  # cut off while still thinking: no answer given yet
         bare = _without_reasoning(text)
         if bare is not None:
             if not bare.strip():
@@ -450,8 +516,6 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         return Extraction(phrase, ctx.kind, rule)
     if part.startswith(_VERBATIM):
         return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
-    from gengap.extract._base import run_cascade
-
     inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled | {FAMILY})
     value = run_cascade(rules, inner, disabled=inner.disabled).value
     if value is None:

@@ -1,0 +1,148 @@
+"""Structured outputs (JSON, answer tags, reasoning blocks, code transcripts, bulleted records): the reader
+unwraps the structure, then reads the part it marks as the answer. One case and one counter-example per
+principle, through the public ``extract``."""
+
+from __future__ import annotations
+
+import pytest
+
+from gengap.extract import extract
+
+
+def read(output: str, kind: str, question: str | None = None, choices: list[str] | None = None) -> str | None:
+    return extract(output, kind, question=question, choices=choices).value
+
+
+# ------------------------------------------------------------------ reasoning blocks are the way, not the answer
+def test_reasoning_block_then_answer_reads_what_follows() -> None:
+    out = "<think>\n7 rows of 8 is 56, plus 6 extra: 62. Double-check 8 x 7 = 56.\n</think>\n\nThere are **62** chairs."
+    assert read(out, "number", "How many chairs are there?") == "62"
+
+
+def test_yes_inside_reasoning_does_not_outvote_the_answer_tag() -> None:
+    out = "<reasoning>\nYes, the adult is bound, but the minor may void it.\n</reasoning>\n<answer>No</answer>"
+    assert read(out, "yes_no", "Does a contract signed by a minor bind the minor?") == "no"
+
+
+def test_reasoning_cut_off_before_any_answer_is_unextracted() -> None:
+    out = "<think>\nThe user wants the total. 7 x 8 = 56, and 6 more makes"
+    assert read(out, "number", "How many chairs are there?") is None
+
+
+def test_closing_tag_only_the_prompt_opened_the_block() -> None:
+    out = "Mercury is closest, but Venus has the greenhouse effect.\n</think>\n\nVenus"
+    assert read(out, "text", "Which planet is the hottest?") == "Venus"
+
+
+# ------------------------------------------------------------------ answer tags
+@pytest.mark.parametrize(("output", "kind", "question", "gold"), [
+    ("<answer>Jupiter</answer>", "text", "Which planet is the largest?", "Jupiter"),
+    ("<reasoning>Signed at Versailles in 1919.</reasoning>\n<answer>Treaty of Versailles</answer>", "text",
+     "Which treaty ended the First World War?", "Treaty of Versailles"),
+    ("<reasoning>\n180 + 25 = 205.\n</reasoning>\n<answer>\n205\n</answer>", "number", "How many minutes is the journey?", "205"),
+])
+def test_answer_tag_holds_the_answer(output: str, kind: str, question: str, gold: str) -> None:
+    assert read(output, kind, question) == gold
+
+
+def test_answer_tag_that_commits_to_nothing_is_unextracted() -> None:
+    out = "<answer>It depends on the jurisdiction.</answer>\n\nIn most places a sale of land must be in writing."
+    assert read(out, "yes_no", "Is a verbal agreement to sell a house enforceable?") is None
+    assert read("<answer>I don't have enough information to answer this.</answer>", "text", "Who was the mayor?") is None
+
+
+def test_continuing_base_model_answers_before_the_next_tagged_item() -> None:
+    out = "Oxygen</answer>\n<question>What gas do plants absorb?</question>\n<answer>Carbon dioxide</answer>\n<question>"
+    assert read(out, "text", "Which element has atomic number 8?") == "Oxygen"
+
+
+# ------------------------------------------------------------------ JSON fields
+def test_nested_json_answer_field() -> None:
+    out = '{\n  "response": {\n    "selected_option": "D",\n    "confidence": "medium"\n  }\n}'
+    assert read(out, "choice", "Which bond has the longest duration?", ["2-year", "5-year", "10-year", "10-year zero"]) == "D"
+    assert read('{"result": {"value": 3.5, "unit": "hours"}, "confidence": 0.95}', "number", "How many hours?") == "3.5"
+
+
+def test_reasoning_field_numbers_are_not_the_answer() -> None:
+    out = '{"reasoning": "7 cartons x 12 = 84 eggs; 84 - 9 = 75.", "answer": 75}'
+    assert read(out, "number", "How many eggs are left?") == "75"
+
+
+def test_python_dict_literal_is_read_like_json() -> None:
+    assert read("{'answer': 'B', 'why': 'wind is renewable'}", "choice", "Which is renewable?", ["Coal", "Wind", "Oil"]) == "B"
+
+
+@pytest.mark.parametrize(("output", "kind", "choices"), [
+    ('{"answer": ["A", "C"], "note": "Depends on what you count."}', "choice", ["Russia", "Canada", "China"]),
+    ('{"answer": "unknown", "reason": "The ticket does not mention any attachment."}', "yes_no", None),
+    ('{"answer": null, "reason": "The second train\'s speed is not given; 300 km at 80 km/h alone is not enough."}', "number", None),
+    ('{"answer": "", "error": "No passage was provided."}', "text", None),
+])
+def test_empty_unknown_or_several_answers_commit_to_none(output: str, kind: str, choices: list[str] | None) -> None:
+    assert read(output, kind, "Which one?" if kind != "yes_no" else "Did he attach it?", choices) is None
+
+
+def test_field_the_question_names_answers_it() -> None:
+    out = '```json\n{\n  "country": "Canada",\n  "capital": "Ottawa",\n  "largest_city": "Toronto"\n}\n```'
+    assert read(out, "text", "What is the capital of Canada?") == "Ottawa"
+    assert read('{"number": 91, "is_prime": false, "factors": [7, 13]}', "yes_no", "Is 91 a prime number?") == "no"
+
+
+def test_fields_the_question_does_not_name_are_not_read_by_name() -> None:
+    # two fields name what is asked equally: the name alone cannot pick one, and nothing else answers
+    assert read('{"capital": "Bonn", "current_capital": "Berlin"}', "text", "What was the capital?") is None
+    assert read('```json\n{"planet": "Mars", "colour": "red"}\n```', "text", "Who discovered Neptune?") is None
+
+
+def test_few_shot_json_lines_the_model_closes_its_own_item_first() -> None:
+    out = ' 9}\n{"question": "How many legs does a spider have?", "answer": 8}\n{"question": "Minutes in an hour?", "answer": 60}'
+    assert read(out, "number", "How many sides does a nonagon have?") == "9"
+    own_item_first = '{"question": "How many sides does a nonagon have?", "answer": 9}\n{"question": "Spider legs?", "answer": 8}'
+    assert read(own_item_first, "number", "How many sides does a nonagon have?") == "9"
+
+
+# ------------------------------------------------------------------ code: the program's output answers "what does it print"
+@pytest.mark.parametrize(("output", "kind", "question", "gold"), [
+    (">>> sum(range(1, 11))\n55", "number", "What does sum(range(1, 11)) return in Python?", "55"),
+    (">>> 'hello'.upper()\n'HELLO'", "text", "What does 'hello'.upper() return in Python?", "HELLO"),
+    ("```python\n>>> [] == []\nTrue\n>>> [] is []\nFalse\n```", "yes_no", "Does `[] == []` evaluate to True in Python?", "yes"),
+    ("```bash\n$ echo $((3 + 4))\n7\n```", "text", "What does the shell command `echo $((3 + 4))` print?", "7"),
+    ("Running it:\n\n```\n$ python3 snippet.py\n4\n```\n\nThe duplicate 1 is dropped.", "number",
+     "What does this print?\n\nx = [3, 1, 4, 1, 5]\nprint(len(set(x)))", "4"),
+    ("It prints:\n\n```\ncba\n```\n\nThe slice walks the string backwards.", "text", "What does `print('abc'[::-1])` print in Python?", "cba"),
+    ("```js\nconsole.log(NaN === NaN); // false\n```\n\nSurprising, but by the spec.", "yes_no", "Is `NaN === NaN` true in JavaScript?", "no"),
+])
+def test_program_output_is_the_answer(output: str, kind: str, question: str, gold: str) -> None:
+    assert read(output, kind, question) == gold
+
+
+def test_transcript_is_not_the_answer_when_the_question_is_not_about_code() -> None:
+    out = ">>> import calendar\n>>> calendar.isleap(2024)\nTrue\n\nSo 2024 has 366 days."
+    assert read(out, "number", "How many days does the year 2024 have?") == "366"
+
+
+def test_command_question_reads_the_one_line_block() -> None:
+    out = "Use:\n\n```bash\ngit branch --show-current\n```\n\nOn Git before 2.22, use `git rev-parse --abbrev-ref HEAD`."
+    assert read(out, "text", "Which Git command prints the name of the current branch?") == "git branch --show-current"
+
+
+def test_multi_line_script_is_not_a_command_answer() -> None:
+    out = "Use:\n\n```bash\ngit fetch\ngit switch main\n```"
+    assert read(out, "text", "Which Git command prints the name of the current branch?") is None
+
+
+# ------------------------------------------------------------------ bulleted records
+def test_bold_record_line_the_question_asks_for_then_a_note() -> None:
+    out = ("- Base salary: $52,000\n- Bonus (10% of base): $5,200\n- **Total cash compensation: $57,200**\n\n"
+           "This excludes benefits, often worth another $8,000.")
+    assert read(out, "number", "She earns $52,000 and a 10% bonus. What is her total cash compensation?") == "57200"
+
+
+def test_numbered_steps_are_a_chain_of_thought_not_a_record() -> None:
+    out = "Step by step.\n\n1. Total pencils: 3 × 12 = 36\n2. After giving away 10: 36 − 10 = 26\n\nSarah has **26 pencils** left."
+    assert read(out, "number", "Sarah has 3 boxes of 12 pencils and gives away 10. How many pencils does she have left?") == "26"
+
+
+def test_plain_outputs_are_not_read_as_structured() -> None:
+    assert extract("The answer is 42.", "number").rule != "structured_json"
+    assert extract("Paris is the capital: it has been since 987.", "text", question="What is the capital of France?").value == "Paris"
