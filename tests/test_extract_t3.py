@@ -146,3 +146,21 @@ def test_numbered_steps_are_a_chain_of_thought_not_a_record() -> None:
 def test_plain_outputs_are_not_read_as_structured() -> None:
     assert extract("The answer is 42.", "number").rule != "structured_json"
     assert extract("Paris is the capital: it has been since 987.", "text", question="What is the capital of France?").value == "Paris"
+
+
+# ------------------------------------------------------------------ reasoning channels, and a JSON record's one fitting field
+def test_final_channel_holds_the_answer_not_the_analysis() -> None:
+    out = ("<|channel|>analysis<|message|>6*7 = 42; the next one, 8*9 = 72.<|end|>"
+           "<|start|>assistant<|channel|>final<|message|>**42**<|return|>")
+    assert read(out, "number", "What is 6 times 7?") == "42"
+    assert read("analysisWe need 6*7 = 42, not 48.assistantfinal42", "number", "What is 6 times 7?") == "42"
+
+
+def test_analysis_channel_cut_off_is_unextracted() -> None:
+    assert read("<|channel|>analysis<|message|>We need 6*7 = 42. Also", "number", "What is 6 times 7?") is None
+
+
+def test_json_record_with_one_field_of_the_kind_asked() -> None:
+    assert read('{"author": "Harper Lee", "born": 1926}', "text", "Who wrote To Kill a Mockingbird?") == "Harper Lee"
+    # two text fields and neither named by the question: no pick
+    assert read('{"author": "Harper Lee", "city": "Monroeville"}', "text", "Who wrote To Kill a Mockingbird?") is None

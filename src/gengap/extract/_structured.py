@@ -89,7 +89,7 @@ def _tagged(text: str) -> str | None:
 _DECODER = json.JSONDecoder()
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # answer fields, strongest first; "result", "response", "output", "data" are often envelopes around one
-_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "verdict", "decision", "prediction",
+_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "letter", "verdict", "decision", "prediction",
                 "label", "conclusion", "result", "value", "solution", "response", "output")
 _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale", "confidence", "note", "notes", "steps", "working",
                               "work", "thoughts", "thought", "analysis", "unit", "units", "source", "sources", "error", "comment",
@@ -293,6 +293,9 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
         if found:
             return _as_part(value, kind), True
     if len(_FENCE_WORD_RE.sub(" ", outside).split()) <= 2:
+        fitting = [v for _, _, obj in objs for _, v in _leaves(obj) if _fits(v, kind)]
+        if len(fitting) == 1 and kind != "choice":
+            return _as_part(fitting[0], kind), True  # the one field of the kind asked: {"author": "Harper Lee", "born": 1926}
         return ABSTAIN, True  # nothing but JSON, and no field of it is the answer
     return None
 
@@ -308,6 +311,12 @@ _ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|r
 # the question is about code: it quotes some, or names a language, a program or its output
 _CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
                                r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
+@lru_cache(maxsize=4096)
+def _about_code(question: str) -> bool:
+    """Whether the question is about code (keyed by the question: many outputs answer each)."""
+    return _CODE_QUESTION_RE.search(question) is not None
+
+
 _ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
                               re.IGNORECASE)
 # a line introducing a block as the program's output: "It prints:", "Output:", "Result:"
@@ -391,8 +400,6 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
     code prints, or (for a question asking for a command) the one-line block that gives it."""
     if not question:
         return None
-    if not _CODE_QUESTION_RE.search(question):
-        return None
     asks_output = _ASKS_OUTPUT_RE.search(question) is not None
     ran = _transcript(text, question)
     if ran is not None:
@@ -445,8 +452,15 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------- the hook
+# a reasoning model's channels (gpt-oss "harmony" format): the final channel holds the answer; printed
+# without its special tokens it reads "analysis...assistantfinal..."
+_FINAL_CHANNEL_RE = re.compile(r"<\|channel\|>\s*final\s*<\|message\|>|(?:^|(?<=[\s.!?]))assistantfinal", re.IGNORECASE)
+_ANALYSIS_CHANNEL_RE = re.compile(r"<\|channel\|>\s*(?:analysis|commentary)\b", re.IGNORECASE)
+_CHANNEL_END_RE = re.compile(r"<\|(?:return|end|call|start)\|>")
+
+
 def _own(raw: str) -> str:
-    end = _END_TOKEN_RE.search(raw)
+    end = _END_TOKEN_RE.search(raw) or _CHANNEL_END_RE.search(raw)
     return raw[:end.start()] if end else raw
 
 
@@ -454,10 +468,16 @@ def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
     """The part of a structured output that holds its answer: (part or ABSTAIN, whether the format
     designates it explicitly, which structure). None when the output is not structured."""
     raw = ctx.raw
-    if not any(c in raw for c in "{<`>$:"):
+    code = ctx.question is not None and _about_code(ctx.question)
+    if "{" not in raw and "<" not in raw and not code and not (ctx.kind == "number" and "**" in raw) and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
-    text = _own(raw)
     how = []
+    final = _FINAL_CHANNEL_RE.search(raw)
+    if final:
+        raw, how = raw[final.end():], ["channel"]
+    elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
+        return ABSTAIN, True, "channel"  # only the analysis channel: cut off before the final answer
+    text = _own(raw)
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -470,14 +490,14 @@ def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
         tagged = _tagged(text)
         if tagged is not None:
             text, how = tagged, [*how, "tag"]
-    explicit = "tag" in how
+    explicit = "tag" in how or "channel" in how
     found = _json_part(text, ctx.kind, ctx.question)
     if found is not None:
         part, strong = found
         return part, strong or explicit, "json"
-    code = _code_part(text, ctx.kind, ctx.question)
-    if code is not None:
-        return code, explicit, "command" if code.startswith(_VERBATIM) else "code"
+    ran = _code_part(text, ctx.kind, ctx.question) if code else None
+    if ran is not None:
+        return ran, explicit, "command" if ran.startswith(_VERBATIM) else "code"
     record = _record_part(text, ctx.kind, ctx.question)
     if record is not None:
         return record, explicit, "record"
