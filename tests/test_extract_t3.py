@@ -164,3 +164,21 @@ def test_json_record_with_one_field_of_the_kind_asked() -> None:
     assert read('{"author": "Harper Lee", "born": 1926}', "text", "Who wrote To Kill a Mockingbird?") == "Harper Lee"
     # two text fields and neither named by the question: no pick
     assert read('{"author": "Harper Lee", "city": "Monroeville"}', "text", "Who wrote To Kill a Mockingbird?") is None
+
+
+# ------------------------------------------------------------------ a command is read as written; a value as printed
+def test_command_in_inline_code_or_on_the_first_line() -> None:
+    assert read("The command is `git status`.", "text", "Which Git command shows which files are modified?") == "git status"
+    out = "git checkout -b <name>\n(or, in newer Git, git switch -c <name>)"
+    assert read(out, "text", "Which Git command creates a new branch and switches to it?") == "git checkout -b <name>"
+
+
+def test_code_given_as_an_example_is_not_the_answer() -> None:
+    out = "DISTINCT — e.g. `SELECT DISTINCT country FROM customers;`"
+    assert read(out, "text", "In SQL, which keyword removes duplicate rows from a query result?") == "DISTINCT"
+
+
+def test_a_printed_value_is_read_as_printed() -> None:
+    assert read("['a', 'b', 'c']", "text", "What does the Python expression `sorted('bca')` return?") == "['a', 'b', 'c']"
+    assert read("```python\n>>> '-'.join(['a', 'b', 'c'])\n'a-b-c'\n```", "text",
+                "What does the Python expression `'-'.join(['a', 'b', 'c'])` evaluate to?") == "a-b-c"

@@ -38,6 +38,7 @@ from gengap.extract._base import (
     Extraction,
     Rule,
     run_cascade,
+    sentences,
     stem,
     words,
 )
@@ -317,7 +318,8 @@ def _about_code(question: str) -> bool:
     return _CODE_QUESTION_RE.search(question) is not None
 
 
-_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
+_EXAMPLE_RE = re.compile(r"\b(?:e\.\s?g|i\.\s?e|for\s+(?:example|instance)|such\s+as|like|as\s+in)\b", re.IGNORECASE)
+_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|will|would|can|should)\b)\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
                               re.IGNORECASE)
 # a line introducing a block as the program's output: "It prints:", "Output:", "Result:"
 _OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))\s*:?|=)\s*$",
@@ -393,6 +395,16 @@ def _blocks(text: str) -> list[tuple[int, str]]:
 
 
 _VERBATIM = "\x00verbatim:"  # a command is its own answer, read as it stands
+_LITERAL_LINE_RE = re.compile(r"[\[({'\"][^\n]{0,80}")
+_TOOL_LINE_RE = re.compile(r"([a-z][\w.-]*)(?:[ \t]+[^\s.,;][^\s,;]*){1,8}")
+
+
+def _printed(output: str) -> str:
+    """A program's output for a short text answer: as printed, one layer of string quotes removed."""
+    line = output.strip()
+    if "\n" not in line and len(line) >= 2 and line[0] == line[-1] and line[0] in "'\"":
+        line = line[1:-1]
+    return _VERBATIM + line
 
 
 def _code_part(text: str, kind: str, question: str | None) -> str | None:
@@ -401,25 +413,33 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
     if not question:
         return None
     asks_output = _ASKS_OUTPUT_RE.search(question) is not None
-    ran = _transcript(text, question)
+    ran = _transcript(text, question) or _commented(text, question)
     if ran is not None:
-        return ran
-    noted = _commented(text, question)
-    if noted is not None:
-        return noted
-    if "```" not in text and "~~~" not in text:
-        return None
-    blocks = _blocks(text)
+        return _printed(ran) if kind == "text" else ran
+    if kind == "text" and asks_output and _LITERAL_LINE_RE.fullmatch(text.strip()):
+        return _printed(text)  # the value alone, as the interpreter shows it: "['a', 'b', 'c']"
+    blocks = _blocks(text) if "```" in text or "~~~" in text else []
     if asks_output:
         for start, body in blocks:
             intro = text[:start].rstrip()
             if body.strip() and _OUTPUT_INTRO_RE.search(intro) and len(body.strip().split("\n")) <= 3:
-                return body
-    if kind == "text" and _ASKS_COMMAND_RE.search(question) and blocks:
+                return _printed(body) if kind == "text" else body
+    if kind != "text" or not _ASKS_COMMAND_RE.search(question):
+        return None
+    if blocks:
         start, body = blocks[0]
         lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.strip().startswith("#")]
         if not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip()):
             return _VERBATIM + lines[0] if len(lines) == 1 else ABSTAIN  # a script of several commands names no one command
+        return None
+    first = text.strip().split("\n", 1)[0].strip()
+    opening = sentences(first)[0] if first else ""
+    inline = list(_QUESTION_CODE_RE.finditer(opening))
+    if len(inline) == 1 and len(opening[:inline[0].start()].split()) <= 6 and not _EXAMPLE_RE.search(opening[:inline[0].start()]):
+        return _VERBATIM + inline[0].group(1).strip()  # "The command is `git status`.", not "DISTINCT, e.g. `SELECT DISTINCT ...`"
+    tool = _TOOL_LINE_RE.fullmatch(first.strip("*_ "))
+    if tool and stem(tool.group(1)) in asked_stems(question):
+        return _VERBATIM + tool.group(0)  # the command line itself, its tool the question names: "git checkout -b <name>"
     return None
 
 
@@ -497,7 +517,7 @@ def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
         return part, strong or explicit, "json"
     ran = _code_part(text, ctx.kind, ctx.question) if code else None
     if ran is not None:
-        return ran, explicit, "command" if ran.startswith(_VERBATIM) else "code"
+        return ran, explicit, "command" if ctx.question and _ASKS_COMMAND_RE.search(ctx.question) else "code"
     record = _record_part(text, ctx.kind, ctx.question)
     if record is not None:
         return record, explicit, "record"
