@@ -182,3 +182,15 @@ def test_a_printed_value_is_read_as_printed() -> None:
     assert read("['a', 'b', 'c']", "text", "What does the Python expression `sorted('bca')` return?") == "['a', 'b', 'c']"
     assert read("```python\n>>> '-'.join(['a', 'b', 'c'])\n'a-b-c'\n```", "text",
                 "What does the Python expression `'-'.join(['a', 'b', 'c'])` evaluate to?") == "a-b-c"
+
+
+def test_block_introduced_as_the_output_is_read() -> None:
+    q = "What is the output of the following code?\n\nx = 5\nprint(x * 2)"
+    assert read("The output is:\n```\n10\n```\nbecause x * 2 = 10 for x = 5.", "number", q) == "10"
+    # a block introduced as the code itself is not its output
+    assert read("Here is the code:\n```\nx = 5\nprint(x * 2)\n```\nIt prints 10.", "number", q) == "10"
+
+
+def test_a_tool_call_gives_no_answer_yet() -> None:
+    assert read('{"name": "calculator", "arguments": {"expression": "12*3"}}', "number", "What is 12 times 3?") is None
+    assert read('{"tool": "search", "answer": 36}', "number", "What is 12 times 3?") == "36"

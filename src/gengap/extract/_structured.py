@@ -55,6 +55,7 @@ _ANSWER_CLOSE_RE = re.compile(rf"</(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 _ANSWER_OPEN_RE = re.compile(rf"<(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 # a few-shot prompt in tags or JSON lines that a base model goes on writing
 _NEXT_ITEM_TAG_RE = re.compile(r"<(?:question|q|problem|input|prompt|user|query|passage)\s*>", re.IGNORECASE)
+_TOOL_KEYS = frozenset({"arguments", "tool", "tool_calls", "function_call", "tool_name", "parameters"})
 _ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage"})
 
 
@@ -274,6 +275,8 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
     objs = _objects(text)
     if not objs:
         return None
+    if any({str(k).lower() for k in o[2]} & _TOOL_KEYS for o in objs) and not any(_answer_field(o[2])[0] for o in objs):
+        return ABSTAIN, True  # a call to a tool ({"name": "calculator", "arguments": ...}): no answer yet
     items = [o for o in objs if {str(k).lower() for k in o[2]} & _ITEM_KEYS]
     before = text[:items[0][0]] if items else ""
     if before.rstrip().endswith("}") and "{" not in before:
@@ -322,7 +325,8 @@ _EXAMPLE_RE = re.compile(r"\b(?:e\.\s?g|i\.\s?e|for\s+(?:example|instance)|such\
 _ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|will|would|can|should)\b)\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
                               re.IGNORECASE)
 # a line introducing a block as the program's output: "It prints:", "Output:", "Result:"
-_OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))\s*:?|=)\s*$",
+_OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))"
+                              r"(?:\s+(?:is|will\s+be|would\s+be|should\s+be))?\s*:?|=)\s*$",
                               re.IGNORECASE)
 _COMMAND_INTRO_RE = re.compile(r"(?:^|\n)[^\n]{0,60}\b(?:use|run|type|try|enter|command|formula|function|query)\b[^\n]{0,30}:\s*$", re.IGNORECASE)
 _SQUEEZE_RE = re.compile(r"\s+")
