@@ -4,9 +4,24 @@ principle, through the public ``extract``."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from gengap.extract import extract
+
+ORDINARY = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "extraction_v6dev" / "ordinary.jsonl"
+ROWS = [json.loads(line) for line in ORDINARY.read_text(encoding="utf-8").splitlines() if line.strip()]
+# wrappers that mark the whole output as the answer: reading the wrapped output must read the same
+WRAPPERS = {
+    "answer tag": lambda o: f"<answer>{o.strip()}</answer>",
+    "reasoning block": lambda o: f"<think>\nLet me work through this carefully before answering.\n</think>\n\n{o.strip()}",
+    "reasoning and answer tags": lambda o: f"<reasoning>\nI check the facts.\n</reasoning>\n<answer>\n{o.strip()}\n</answer>",
+    "JSON answer field": lambda o: json.dumps({"answer": o.strip()}),
+    "fenced JSON with a reasoning field": lambda o: "```json\n" + json.dumps({"reasoning": "Checked.", "answer": o.strip()}, indent=2) + "\n```",
+    "final channel": lambda o: f"<|channel|>analysis<|message|>Need to answer.<|end|><|start|>assistant<|channel|>final<|message|>{o.strip()}<|return|>",
+}
 
 
 def read(output: str, kind: str, question: str | None = None, choices: list[str] | None = None) -> str | None:
@@ -194,3 +209,17 @@ def test_block_introduced_as_the_output_is_read() -> None:
 def test_a_tool_call_gives_no_answer_yet() -> None:
     assert read('{"name": "calculator", "arguments": {"expression": "12*3"}}', "number", "What is 12 times 3?") is None
     assert read('{"tool": "search", "answer": 36}', "number", "What is 12 times 3?") == "36"
+
+
+# ------------------------------------------------------------------ unwrapping keeps every reading of ordinary outputs
+@pytest.mark.parametrize("wrapper", sorted(WRAPPERS))
+def test_wrapping_an_ordinary_output_as_the_answer_keeps_its_reading(wrapper: str) -> None:
+    wrap = WRAPPERS[wrapper]
+    changed = []
+    for row in ROWS:
+        output = row["output"].split("</s>")[0]  # an end-of-text token ends the output, not the wrapper
+        plain = read(output, row["kind"], row["question"], row["choices"])
+        wrapped = read(wrap(output), row["kind"], row["question"], row["choices"])
+        if wrapped != plain:
+            changed.append((row["id"], plain, wrapped))
+    assert not changed, changed[:5]

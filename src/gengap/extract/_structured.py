@@ -59,6 +59,7 @@ _TOOL_KEYS = frozenset({"arguments", "tool", "tool_calls", "function_call", "too
 _ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage"})
 
 
+_REASONING_TAG_RE = re.compile(rf"</?(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
 _REASONING_BLOCK_RE = re.compile(rf"<({_REASONING_TAGS})\s*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -98,7 +99,7 @@ _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale",
                               "justification", "evidence", "caveat", "caveats", "score", "probability_estimate", "certainty"})
 _ENVELOPES = frozenset({"data", "result", "response", "output", "results", "answer", "final", "payload", "content"})
 #: field values that commit to no answer
-_EMPTY_VALUES = frozenset({"", "unknown", "n/a", "na", "null", "nil", "none given", "undefined", "not available", "not applicable",
+_EMPTY_VALUES = frozenset({"", "unknown", "n/a", "null", "nil", "none given", "undefined", "not available", "not applicable",
                            "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--"})
 
 
@@ -488,9 +489,9 @@ def _own(raw: str) -> str:
     return raw[:end.start()] if end else raw
 
 
-def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
-    """The part of a structured output that holds its answer: (part or ABSTAIN, whether the format
-    designates it explicitly, which structure). None when the output is not structured."""
+def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
+    """The parts of a structured output that may hold its answer, most specific first: (part or ABSTAIN,
+    whether the format designates it explicitly, which structure). None when the output is not structured."""
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
     if "{" not in raw and "<" not in raw and not code and not (ctx.kind == "number" and "**" in raw) and "assistantfinal" not in raw:
@@ -500,68 +501,79 @@ def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
     if final:
         raw, how = raw[final.end():], ["channel"]
     elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
-        return ABSTAIN, True, "channel"  # only the analysis channel: cut off before the final answer
+        return [(ABSTAIN, True, "channel")]  # only the analysis channel: cut off before the final answer
     text = _own(raw)
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
-            return ABSTAIN, True, "reasoning"  # cut off while still thinking: no answer given yet
+            return [(ABSTAIN, True, "reasoning")]  # cut off while still thinking: no answer given yet
         bare = _without_reasoning(text)
         if bare is not None:
-            if not bare.strip():
-                return None  # nothing but reasoning: read it as plain text
-            text, how = bare, ["reasoning"]
+            if not bare.strip():  # nothing but reasoning: read it without its tags
+                inside = _REASONING_TAG_RE.sub(" ", text).strip()
+                return [(inside, False, "reasoning")] if inside else None
+            text, how = bare, [*how, "reasoning"]
         tagged = _tagged(text)
         if tagged is not None:
             text, how = tagged, [*how, "tag"]
-    explicit = "tag" in how or "channel" in how
+    explicit = bool(how)  # what a tag, a final channel or the end of the reasoning leaves is the answer
+    parts: list[tuple[str, bool, str]] = []
     found = _json_part(text, ctx.kind, ctx.question)
     if found is not None:
         part, strong = found
-        return part, strong or explicit, "json"
+        parts.append((part if part is not None else "", strong or explicit, "json"))
+        if part == ABSTAIN or strong:
+            return parts
     ran = _code_part(text, ctx.kind, ctx.question) if code else None
     if ran is not None:
-        return ran, explicit, "command" if ctx.question and _ASKS_COMMAND_RE.search(ctx.question) else "code"
+        parts.append((ran, False, "command" if ctx.question and _ASKS_COMMAND_RE.search(ctx.question) else "code"))
     record = _record_part(text, ctx.kind, ctx.question)
     if record is not None:
-        return record, explicit, "record"
+        parts.append((record, False, "record"))
     if how:
-        return text, explicit, how[-1]
-    return None
+        parts.append((text, explicit, how[-1]))
+    return parts or None
 
 
-_PHRASE_RE = re.compile(r"[^\W_][\w'\-. &]*", re.UNICODE)
-_COPULA_RE = re.compile(r"\b(?:is|are|was|were|be|been|i|it|this|that|not|maybe|probably|possibly|perhaps|either|or)\b", re.IGNORECASE)
+# a name read as it stands from an answer field: "Treaty of Versailles", "Leonardo da Vinci"
+_NAME_RE = re.compile(r"[A-Z][\w'.\-]*(?:\s+(?:[A-Z][\w'.\-]*|of|the|and|da|de|del|der|di|du|la|le|von|van|y|v\.|&))*")
 
 
-def _phrase(part: str) -> str | None:
-    """A short answer field read as it stands ("Treaty of Versailles"): a name or phrase of up to six
-    words, without a sentence's verb, a hedge or a second clause."""
+def _name(part: str) -> str | None:
+    """A short answer field that is a name, read as it stands: its words capitalized or name particles."""
     s = part.strip().strip("*_`\"'\u201c\u201d\u2018\u2019").strip().rstrip(".").strip()
-    if not s or len(s.split()) > 6 or not _PHRASE_RE.fullmatch(s) or _COPULA_RE.search(s):
+    if not 1 < len(s.split()) <= 6 or not _NAME_RE.fullmatch(s):
         return None
-    return s
+    first = s.split()[0].lower()
+    return None if first.split("'")[0] in STOPWORDS or first in STOPWORDS else s  # not "That's the Indian Ocean"
 
 
 def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
     """Read a structured output: its answer part by the kind's rules (``rules``), or None to read it as plain text."""
     if FAMILY in ctx.disabled:
         return None
-    found = answer_part(ctx)
-    if found is None:
+    parts = answer_parts(ctx)
+    if parts is None:
         return None
-    part, explicit, how = found
-    rule = f"structured_{how}"
-    if part == ABSTAIN:
-        return Extraction(None, ctx.kind, "unextracted")
-    if part is None or not part.strip():
-        return Extraction(None, ctx.kind, "unextracted") if explicit else None
-    if ctx.kind == "text" and explicit and (phrase := _phrase(part)):
-        return Extraction(phrase, ctx.kind, rule)
-    if part.startswith(_VERBATIM):
-        return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
-    inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled | {FAMILY})
-    value = run_cascade(rules, inner, disabled=inner.disabled).value
-    if value is None:
-        return Extraction(None, ctx.kind, "unextracted") if explicit else None
-    return Extraction(value, ctx.kind, rule)
+    # a part may hold a structure of its own (a tag holding JSON): one level more, then plain reading
+    deeper = ctx.disabled | ({FAMILY} if _INNER in ctx.disabled else {_INNER})
+    designated = False
+    for part, explicit, how in parts:
+        rule = f"structured_{how}"
+        if part == ABSTAIN:
+            return Extraction(None, ctx.kind, "unextracted")
+        designated = designated or explicit
+        if not part.strip():
+            continue
+        if part.startswith(_VERBATIM):
+            return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
+        if ctx.kind == "text" and explicit and (name := _name(part)):
+            return Extraction(name, ctx.kind, rule)
+        inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=deeper)
+        value = run_cascade(rules, inner, disabled=deeper).value
+        if value is not None:
+            return Extraction(value, ctx.kind, rule)
+    return Extraction(None, ctx.kind, "unextracted") if designated else None
+
+
+_INNER = "structured_inner"  # marks a part being read, so that its own structure is unwrapped once at most
