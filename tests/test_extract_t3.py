@@ -223,3 +223,16 @@ def test_wrapping_an_ordinary_output_as_the_answer_keeps_its_reading(wrapper: st
         if wrapped != plain:
             changed.append((row["id"], plain, wrapped))
     assert not changed, changed[:5]
+
+
+def test_a_json_field_repeating_the_question_is_not_the_answer() -> None:
+    assert read('{"city": "Rome", "country": "Italy"}', "text", "What is the capital of Italy?") == "Rome"
+    assert read('{"city": "Rome", "region": "Lazio"}', "text", "What is the capital of Italy?") is None
+
+
+def test_options_gone_through_one_per_line_the_marked_one() -> None:
+    choices = ["Shark", "Dolphin", "Trout", "Eel"]
+    assert read("- A: fish\n- **B: mammal ✅**\n- C: fish\n- D: fish", "choice", "Which is a mammal?", choices) == "B"
+    # every option in bold is a layout, not a pick
+    assert read("- **A**: fish\n- **B**: mammal\n- **C**: fish\n- **D**: fish\n\nSo it's the dolphin.", "choice",
+                "Which is a mammal?", choices) == "B"

@@ -298,7 +298,9 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
         if found:
             return _as_part(value, kind), True
     if len(_FENCE_WORD_RE.sub(" ", outside).split()) <= 2:
-        fitting = [v for _, _, obj in objs for _, v in _leaves(obj) if _fits(v, kind)]
+        given = f" {' '.join(words(question.lower()))} " if question else ""
+        fitting = [v for _, _, obj in objs for _, v in _leaves(obj)
+                   if _fits(v, kind) and f" {' '.join(words(str(v).lower()))} " not in given]  # not what the question says
         if len(fitting) == 1 and kind != "choice":
             return _as_part(fitting[0], kind), True  # the one field of the kind asked: {"author": "Harper Lee", "born": 1926}
         return ABSTAIN, True  # nothing but JSON, and no field of it is the answer
@@ -476,6 +478,36 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
     return bold[0][2] if len(bold) == 1 and bold[0][1] else None
 
 
+_TICKS = ("\u2705", "\u2713", "\u2714", "\u2611")
+_OPTION_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(\*\*|__)?[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\].:]", re.IGNORECASE)
+
+
+def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
+    """Options gone through one per line, one of them set in bold or ticked and no other: its letter.
+
+    >>> _marked_option("- A: fish\\n- **B: mammal**\\n- C: fish", ["Shark", "Dolphin", "Trout"])
+    'B'
+    """
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(choices)] if choices else "ABCDE"
+    seen, bold_ones, ticked = set(), set(), set()
+    for line in text.split("\n"):
+        m = _OPTION_LINE_RE.match(line)
+        if not m or m.group(2).upper() not in letters:
+            continue
+        letter = m.group(2).upper()
+        seen.add(letter)
+        bold = bool(m.group(1)) or bool(re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*", line, re.IGNORECASE))
+        if bold:
+            bold_ones.add(letter)
+        if any(t in line for t in _TICKS):
+            ticked.add(letter)
+    if len(seen) < 3:
+        return None
+    if len(ticked) == 1:
+        return next(iter(ticked))
+    return next(iter(bold_ones)) if len(bold_ones) == 1 and not ticked else None
+
+
 # ---------------------------------------------------------------------------------------- the hook
 # a reasoning model's channels (gpt-oss "harmony" format): the final channel holds the answer; printed
 # without its special tokens it reads "analysis...assistantfinal..."
@@ -494,7 +526,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     whether the format designates it explicitly, which structure). None when the output is not structured."""
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
-    if "{" not in raw and "<" not in raw and not code and not (ctx.kind == "number" and "**" in raw) and "assistantfinal" not in raw:
+    marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
+    if "{" not in raw and "<" not in raw and not code and not marks and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
     how = []
     final = _FINAL_CHANNEL_RE.search(raw)
@@ -527,9 +560,12 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     ran = _code_part(text, ctx.kind, ctx.question) if code else None
     if ran is not None:
         parts.append((ran, False, "command" if ctx.question and _ASKS_COMMAND_RE.search(ctx.question) else "code"))
-    record = _record_part(text, ctx.kind, ctx.question)
+    record = _record_part(text, ctx.kind, ctx.question) if marks else None
     if record is not None:
         parts.append((record, False, "record"))
+    picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
+    if picked is not None:
+        parts.append((picked, False, "list"))
     if how:
         parts.append((text, explicit, how[-1]))
     return parts or None
