@@ -236,3 +236,13 @@ def test_options_gone_through_one_per_line_the_marked_one() -> None:
     # every option in bold is a layout, not a pick
     assert read("- **A**: fish\n- **B**: mammal\n- **C**: fish\n- **D**: fish\n\nSo it's the dolphin.", "choice",
                 "Which is a mammal?", choices) == "B"
+
+
+def test_an_empty_answer_tag_is_no_answer_unless_the_text_answers_elsewhere() -> None:
+    assert read("<reasoning>\nI am not sure.\n</reasoning>\n<answer>\n</answer>", "text", "What is the capital of Peru?") is None
+    assert read("Put the final answer in <answer></answer> tags.\n\nThe answer is 5.", "number", "What is 2 + 3?") == "5"
+
+
+def test_prose_beside_a_json_record_answers_when_no_field_does() -> None:
+    out = '```json\n{"city": "Rome", "region": "Lazio"}\n```\nRome has been the capital since 1871.'
+    assert read(out, "text", "What is the capital of Italy?") == "Rome"

@@ -84,8 +84,11 @@ def _tagged(text: str) -> str | None:
     close = _ANSWER_CLOSE_RE.search(text)
     if close and not _ANSWER_OPEN_RE.search(text, 0, close.start()):
         return text[:close.start()]  # the prompt ended on "<answer>": the model's answer, then its closing tag
-    found = list(_ANSWER_TAG_RE.finditer(text))
-    return found[-1].group(2) if found else None
+    tags = list(_ANSWER_TAG_RE.finditer(text))
+    found = [m for m in tags if m.group(2).strip()]  # "<answer></answer>" is a format named, not filled ...
+    if not found:
+        return "" if tags and not _ANSWER_TAG_RE.sub("", text).strip() else None  # ... unless it is all there is
+    return found[-1].group(2)
 
 
 # ---------------------------------------------------------------------------------------- JSON
@@ -269,6 +272,16 @@ def _as_part(value: Any, kind: str) -> str | None:
 _FENCE_WORD_RE = re.compile(r"```\w*|~~~\w*")
 
 
+_WRAPPER_TALK_RE = re.compile(r"^(?:[^.!?\n]*:|(?:here|sure|certainly|of\s+course|below|i\s+hope|hope|let\s+me\s+know|feel\s+free|happy\s+to)\b[^\n]*)$",
+                              re.IGNORECASE)
+
+
+def _wrapper_talk(outside: str) -> bool:
+    """Whether the text around the JSON only presents it ("Here is the JSON:", "Hope this helps!"): it states nothing."""
+    lines = [ln.strip() for ln in _FENCE_WORD_RE.sub(" ", outside).split("\n") if ln.strip()]
+    return all(_WRAPPER_TALK_RE.match(ln) for ln in lines)
+
+
 def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, bool] | None:
     """The answer part of an output holding JSON: (part, explicit). None when no object has an answer."""
     if "{" not in text:
@@ -291,20 +304,21 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
     outside = text
     for start, end, _ in reversed(objs):
         outside = outside[:start] + outside[end:]
+    prose = re.sub(r"```\w*|~~~\w*", "", outside).strip()
     if len(words(outside)) > 25:
-        return None  # JSON inside prose: the prose answers
+        return prose, False  # JSON inside prose: the prose answers, the JSON is data
     for _, _, obj in reversed(objs):
         found, value = _named_field(obj, kind, question)
         if found:
             return _as_part(value, kind), True
-    if len(_FENCE_WORD_RE.sub(" ", outside).split()) <= 2:
+    if _wrapper_talk(outside):
         given = f" {' '.join(words(question.lower()))} " if question else ""
         fitting = [v for _, _, obj in objs for _, v in _leaves(obj)
                    if _fits(v, kind) and f" {' '.join(words(str(v).lower()))} " not in given]  # not what the question says
         if len(fitting) == 1 and kind != "choice":
             return _as_part(fitting[0], kind), True  # the one field of the kind asked: {"author": "Harper Lee", "born": 1926}
         return ABSTAIN, True  # nothing but JSON, and no field of it is the answer
-    return None
+    return prose, False
 
 
 # ---------------------------------------------------------------------------------------- code and transcripts
