@@ -246,3 +246,8 @@ def test_an_empty_answer_tag_is_no_answer_unless_the_text_answers_elsewhere() ->
 def test_prose_beside_a_json_record_answers_when_no_field_does() -> None:
     out = '```json\n{"city": "Rome", "region": "Lazio"}\n```\nRome has been the capital since 1871.'
     assert read(out, "text", "What is the capital of Italy?") == "Rome"
+
+
+def test_a_markdown_quote_does_not_change_what_its_lines_say() -> None:
+    assert read("### Final answer\n\n> **Canberra**", "text", "What is the capital of Australia?") == "Canberra"
+    assert read("> Yes.\n> Water boils at a lower temperature at altitude.", "yes_no", "Does water boil at a lower temperature at altitude?") == "yes"

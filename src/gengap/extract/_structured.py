@@ -541,7 +541,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
     marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
-    if "{" not in raw and "<" not in raw and not code and not marks and "assistantfinal" not in raw:
+    quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
+    if "{" not in raw and "<" not in raw and not code and not marks and not quoted and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
     how = []
     final = _FINAL_CHANNEL_RE.search(raw)
@@ -550,6 +551,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
         return [(ABSTAIN, True, "channel")]  # only the analysis channel: cut off before the final answer
     text = _own(raw)
+    if quoted:
+        text = _QUOTE_MARK_RE.sub("", text)  # a Markdown quote sets its lines apart; it does not change what they say
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -580,9 +583,12 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
     if picked is not None:
         parts.append((picked, False, "list"))
-    if how:
-        parts.append((text, explicit, how[-1]))
+    if how or quoted:
+        parts.append((text, explicit, how[-1] if how else "quote"))
     return parts or None
+
+
+_QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
 
 
 # a name read as it stands from an answer field: "Treaty of Versailles", "Leonardo da Vinci"
