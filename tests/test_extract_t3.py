@@ -251,3 +251,9 @@ def test_prose_beside_a_json_record_answers_when_no_field_does() -> None:
 def test_a_markdown_quote_does_not_change_what_its_lines_say() -> None:
     assert read("### Final answer\n\n> **Canberra**", "text", "What is the capital of Australia?") == "Canberra"
     assert read("> Yes.\n> Water boils at a lower temperature at altitude.", "yes_no", "Does water boil at a lower temperature at altitude?") == "yes"
+
+
+def test_an_answer_taken_back_after_the_structure_is_replaced() -> None:
+    assert read('{"answer": 5}\n\nWait, I made an error: the answer is 6.', "number", "What is 2 + 4?") == "6"
+    assert read("<answer>5</answer>\n\nActually, it is 6.", "number", "What is 2 + 4?") == "6"
+    assert read('{"answer": 5}\n\nSorry, I cannot check 2 + 3 with a calculator.', "number", "What is 2 + 3?") == "5"

@@ -550,7 +550,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
         raw, how = raw[final.end():], ["channel"]
     elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
         return [(ABSTAIN, True, "channel")]  # only the analysis channel: cut off before the final answer
-    text = _own(raw)
+    text = whole = _own(raw)
     if quoted:
         text = _QUOTE_MARK_RE.sub("", text)  # a Markdown quote sets its lines apart; it does not change what they say
     if "<" in text:
@@ -568,6 +568,9 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
             text, how = tagged, [*how, "tag"]
     explicit = bool(how)  # what a tag, a final channel or the end of the reasoning leaves is the answer
     parts: list[tuple[str, bool, str]] = []
+    retracted = _retraction_after(whole)
+    if retracted:
+        parts.append((retracted, False, "correction"))  # "{"answer": 5} Wait, that's wrong: it is 6." - the last word counts
     found = _json_part(text, ctx.kind, ctx.question)
     if found is not None:
         part, strong = found
@@ -586,6 +589,25 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if how or quoted:
         parts.append((text, explicit, how[-1] if how else "quote"))
     return parts or None
+
+
+# a retraction of the answer just given, opening what follows it
+_RETRACT_RE = re.compile(r"\W*(?:wait|actually|correction|oops|scratch\s+that|on\s+second\s+thought|i\s+made\s+an?\s+(?:mistake|error)"
+                         r"|(?:no,\s+)?that'?s\s+(?:wrong|incorrect|not\s+right)|let\s+me\s+(?:correct|fix|recheck|re-?calculate|redo))\b[\s,.:;!\u2014-]*",
+                         re.IGNORECASE)
+_STRUCTURE_END_RE = re.compile(rf"\}}|</(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
+
+
+def _retraction_after(text: str) -> str | None:
+    """What follows the last JSON object or answer tag, when it takes that answer back ("Wait, ...")."""
+    end = None
+    for end in _STRUCTURE_END_RE.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    if end is None:
+        return None
+    tail = text[end.end():].strip(" \t\n`")
+    m = _RETRACT_RE.match(tail) if tail else None
+    return tail if m and re.search(r"\w", tail[m.end():]) else None
 
 
 _QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
