@@ -178,7 +178,21 @@ def test_analysis_channel_cut_off_is_unextracted() -> None:
 def test_json_record_with_one_field_of_the_kind_asked() -> None:
     assert read('{"author": "Harper Lee", "born": 1926}', "text", "Who wrote To Kill a Mockingbird?") == "Harper Lee"
     # two text fields and neither named by the question: no pick
-    assert read('{"author": "Harper Lee", "city": "Monroeville"}', "text", "Who wrote To Kill a Mockingbird?") is None
+    assert read('{"author": "Harper Lee", "city": "Monroeville"}', "text", "What is the novel's genre?") is None
+
+
+def test_the_field_naming_the_role_asked_about() -> None:
+    assert read('{"author": "Harper Lee", "city": "Monroeville"}', "text", "Who wrote To Kill a Mockingbird?") == "Harper Lee"
+    out = "- **Title:** Nineteen Eighty-Four\n- **Author:** George Orwell\n- **Year:** 1949"
+    assert read(out, "text", "Who wrote 1984?") == "George Orwell"
+    assert read(out, "text", "When was 1984 published?") != "George Orwell"
+    assert read("<capital>Canberra</capital>", "text", "What is the capital of Australia?") == "Canberra"
+
+
+def test_a_bold_line_labelled_with_what_is_asked_before_a_note() -> None:
+    assert read("Sorted: `[3, 4, 9]`\n\n**Median = 4**\n\nThe mean would be 5.33.", "number", "What is the median of 3, 9, 4?") == "4"
+    # a bold label that is not what the question asks is a step, not the answer
+    assert read("**Mean = 5.33**\n\nSo the median is 4.", "number", "What is the median of 3, 9, 4?") == "4"
 
 
 # ------------------------------------------------------------------ a command is read as written; a value as printed

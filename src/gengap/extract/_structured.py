@@ -91,6 +91,18 @@ def _tagged(text: str) -> str | None:
     return found[-1].group(2)
 
 
+_ELEMENT_RE = re.compile(r"<([A-Za-z][\w-]{0,30})\s*>([^<>]{1,200})</\1\s*>")
+
+
+def _named_element(text: str, kind: str, question: str | None) -> str | None:
+    """In an output of XML elements, the one element the question names: "<capital>Canberra</capital>"."""
+    elements = {m.group(1): m.group(2).strip() for m in _ELEMENT_RE.finditer(text)}
+    if not elements or _ELEMENT_RE.sub("", text).strip():
+        return None  # no elements, or elements inside prose: the prose answers
+    found, value = _named_field(elements, kind, question)
+    return str(value) if found else None
+
+
 # ---------------------------------------------------------------------------------------- JSON
 _DECODER = json.JSONDecoder()
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -215,7 +227,21 @@ def asked_stems(question: str) -> frozenset[str]:
     parts = [p for p in re.split(r"(?<=[.?!])\s+|\n+", question.strip()) if p.strip()]
     asks = [p for p in parts if "?" in p]
     part = asks[-1] if asks else (parts[-1] if parts else question)
-    return frozenset(stem(w) for w in words(part) if w.lower() not in STOPWORDS and not w[0].isdigit())
+    found = {stem(w) for w in words(part) if w.lower() not in STOPWORDS and not w[0].isdigit()}
+    low = part.lower()
+    for cue, roles in _ROLES:  # the field that names the role asked about: "Who wrote it?" - "Author"
+        if re.search(cue, low):
+            found.update(stem(r) for r in roles)
+    return frozenset(found)
+
+
+_ROLES = (
+    (r"\bwr(?:ote|itten|ites?)\b", ("author", "writer")), (r"\bpaint(?:ed|s)\b", ("painter", "artist")),
+    (r"\bdirect(?:ed|s)\b", ("director",)), (r"\bcompos(?:ed|es)\b", ("composer",)), (r"\binvent(?:ed|s)\b", ("inventor",)),
+    (r"\bdiscover(?:ed|s)\b", ("discoverer",)), (r"\bfound(?:ed|s)\b", ("founder",)), (r"\bdesign(?:ed|s)\b", ("designer", "architect")),
+    (r"\b(?:sang|sung|sings)\b", ("singer", "artist", "performer")), (r"^\W*when\b|\bwhat\s+year\b", ("date", "year")),
+    (r"^\W*where\b", ("location", "place")), (r"\bhow\s+many\b", ("count", "total", "number")),
+)
 
 
 def _named_field(obj: dict, kind: str, question: str | None) -> tuple[bool, Any]:
@@ -465,31 +491,39 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------- labelled records
-_RECORD_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:\n*]{0,48}?)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$")
+_RECORD_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:\n*]{0,48}?)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$",
+                             re.MULTILINE)
+
+
+_BOLD_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+)?(?:\*\*|__)([A-Za-z][^*:=\n]{0,48}?)[ \t]*(?:[:=]|\bis\b)(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$",
+                           re.IGNORECASE)
 
 
 def _record_part(text: str, kind: str, question: str | None) -> str | None:
-    """In a bulleted list of "Label: value" lines, the one line set in bold, when its label is what the
-    question asks for ("- **Total cash compensation: $57,200**"): the list marks its answer, and prose
-    under the list is a note. Numbered steps are a chain of thought, not a record."""
-    if not question or kind != "number" or "**" not in text and "__" not in text:
+    """The one labelled line whose label is what the question asks for: for a number, set in bold
+    ("- **Total cash compensation: $57,200**", "**Median = 4**"), so that notes after it do not count;
+    for a short text, a line of a bulleted record ("- **Author:** George Orwell" for "Who wrote 1984?").
+    Numbered steps are a chain of thought, not a record."""
+    if not question or kind not in ("number", "text"):
         return None
     asked = asked_stems(question)
-    record: list[tuple[bool, bool, str]] = []
-    records: list[list[tuple[bool, bool, str]]] = []
-    for line in [*text.split("\n"), ""]:
-        m = _RECORD_LINE_RE.match(line)
-        if m and re.search(r"\d", m.group(3)):
-            named = bool({stem(w) for w in words(m.group(2)) if w.lower() not in STOPWORDS} & asked)
-            record.append((bool(m.group(1)), named, m.group(3).strip(" *_")))
-            continue
-        if len(record) >= 2:
-            records.append(record)
-        record = []
-    if len(records) != 1:
-        return None
-    bold = [r for r in records[0] if r[0]]
-    return bold[0][2] if len(bold) == 1 and bold[0][1] else None
+
+    def named(label: str) -> bool:
+        return bool({stem(w) for w in words(label) if w.lower() not in STOPWORDS} & asked)
+
+    found: list[str] = []
+    if kind == "number":
+        for line in text.split("\n"):
+            m = _BOLD_LINE_RE.match(line)
+            if m and re.search(r"\d", m.group(2)) and named(m.group(1)):
+                found.append(m.group(2).strip(" *_"))
+        return found[0] if len(found) == 1 else None
+    lines = text.split("\n")
+    record = [m for m in (_RECORD_LINE_RE.match(ln) for ln in lines) if m]
+    if len(record) < 2 or len(record) < len([ln for ln in lines if ln.strip()]) / 2:
+        return None  # not a record: prose with a labelled line or two
+    found = [m.group(3).strip(" *_") for m in record if named(m.group(2))]
+    return found[0] if len(found) == 1 else None
 
 
 _TICKS = ("\u2705", "\u2713", "\u2714", "\u2611")
@@ -541,8 +575,9 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
     marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
+    record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
-    if "{" not in raw and "<" not in raw and not code and not marks and not quoted and "assistantfinal" not in raw:
+    if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
     how = []
     final = _FINAL_CHANNEL_RE.search(raw)
@@ -566,6 +601,10 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
         tagged = _tagged(text)
         if tagged is not None:
             text, how = tagged, [*how, "tag"]
+        elif "</" in text:
+            element = _named_element(text, ctx.kind, ctx.question)
+            if element is not None:
+                text, how = element, [*how, "tag"]
     explicit = bool(how)  # what a tag, a final channel or the end of the reasoning leaves is the answer
     parts: list[tuple[str, bool, str]] = []
     retracted = _retraction_after(whole)
@@ -580,9 +619,9 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     ran = _code_part(text, ctx.kind, ctx.question) if code else None
     if ran is not None:
         parts.append((ran, False, "command" if ctx.question and _ASKS_COMMAND_RE.search(ctx.question) else "code"))
-    record = _record_part(text, ctx.kind, ctx.question) if marks else None
-    if record is not None:
-        parts.append((record, False, "record"))
+    line = _record_part(text, ctx.kind, ctx.question) if marks or record else None
+    if line is not None:
+        parts.append((line, False, "record"))
     picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
     if picked is not None:
         parts.append((picked, False, "list"))
