@@ -271,3 +271,12 @@ def test_an_answer_taken_back_after_the_structure_is_replaced() -> None:
     assert read('{"answer": 5}\n\nWait, I made an error: the answer is 6.', "number", "What is 2 + 4?") == "6"
     assert read("<answer>5</answer>\n\nActually, it is 6.", "number", "What is 2 + 4?") == "6"
     assert read('{"answer": 5}\n\nSorry, I cannot check 2 + 3 with a calculator.', "number", "What is 2 + 3?") == "5"
+
+
+def test_code_that_raises_gives_its_error_not_a_value() -> None:
+    out = ('```python\n>>> 1/0\nTraceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+           "ZeroDivisionError: division by zero\n```")
+    q = "What does `1/0` give in Python?"
+    assert read(out, "text", q) == "ZeroDivisionError"
+    assert read(out, "choice", q, ["0", "inf", "ZeroDivisionError", "None"]) == "C"
+    assert read(out, "number", q) is None  # not the "zero" of its message

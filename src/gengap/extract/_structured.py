@@ -388,6 +388,9 @@ def _question_codes(question: str) -> list[str]:
     return [c for c in (_squeeze(x) for x in [*codes, *lines]) if len(c) >= 2]
 
 
+_ERROR_LINE_RE = re.compile(r"^[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b")
+
+
 def _transcript(text: str, question: str) -> str | None:
     """The output of the command in a transcript that the question asks about (or of the one command run)."""
     if not any(p in text for p in (">>>", "$ ", "In [", "> ", "=#")):
@@ -412,11 +415,13 @@ def _transcript(text: str, question: str) -> str | None:
         return None
     codes = _question_codes(question)
     matched = [r for r in runs if codes and any(_squeeze(r[0]) == c or (len(c) >= 4 and c in _squeeze(r[0])) for c in codes)]
-    if matched:
-        return "\n".join(matched[0][1])
-    if len(runs) == 1 and _ASKS_OUTPUT_RE.search(question):
-        return "\n".join(runs[0][1])
-    return None
+    picked = matched[0] if matched else runs[0] if len(runs) == 1 and _ASKS_OUTPUT_RE.search(question) else None
+    if picked is None:
+        return None
+    shown = picked[1]
+    if shown[0].startswith("Traceback") or _ERROR_LINE_RE.match(shown[-1]) and len(shown) > 1:
+        return shown[-1]  # it raises: the error is what it gives ("ZeroDivisionError: division by zero")
+    return "\n".join(shown)
 
 
 _COMMENT_RE = re.compile(r"^[ \t]*(?:>>>\s*)?(.+?)[ \t]*(?:#|//|--)[ \t]*(?:=>|->|\u2192|output\s*:|prints?\s*:?|returns?\s*:?|result\s*:|gives\s*:?)?[ \t]*(\S[^\n]*)$",
@@ -449,7 +454,9 @@ _TOOL_LINE_RE = re.compile(r"([a-z][\w.-]*)(?:[ \t]+[^\s.,;][^\s,;]*){1,8}")
 def _printed(output: str) -> str:
     """A program's output for a short text answer: as printed, one layer of string quotes removed."""
     line = output.strip()
-    if "\n" not in line and len(line) >= 2 and line[0] == line[-1] and line[0] in "'\"":
+    if "\n" in line:
+        return line  # several lines: read as any output is
+    if len(line) >= 2 and line[0] == line[-1] and line[0] in "'\"":
         line = line[1:-1]
     return _VERBATIM + line
 
@@ -462,7 +469,12 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
     asks_output = _ASKS_OUTPUT_RE.search(question) is not None
     ran = _transcript(text, question) or _commented(text, question)
     if ran is not None:
-        return _printed(ran) if kind == "text" else ran
+        error = _ERROR_LINE_RE.match(ran)
+        if error and kind in ("number", "yes_no"):
+            return ABSTAIN  # it raises: no value of the kind asked
+        if kind == "text":
+            return _VERBATIM + error.group(0) if error else _printed(ran)
+        return ran
     if kind == "text" and asks_output and _LITERAL_LINE_RE.fullmatch(text.strip()):
         return _printed(text)  # the value alone, as the interpreter shows it: "['a', 'b', 'c']"
     blocks = _blocks(text) if "```" in text or "~~~" in text else []
