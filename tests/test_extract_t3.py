@@ -105,7 +105,9 @@ def test_field_the_question_names_answers_it() -> None:
 
 def test_fields_the_question_does_not_name_are_not_read_by_name() -> None:
     # two fields name what is asked equally: the name alone cannot pick one, and nothing else answers
-    assert read('{"capital": "Bonn", "current_capital": "Berlin"}', "text", "What was the capital?") is None
+    assert read('{"old_capital": "Bonn", "new_capital": "Berlin"}', "text", "What was the capital?") is None
+    # the field the question names exactly, before one that names more besides
+    assert read('{"planet": "Mars", "moons": 2, "largest_moon_km": 22}', "number", "How many moons does Mars have?") == "2"
     assert read('```json\n{"planet": "Mars", "colour": "red"}\n```', "text", "Who discovered Neptune?") is None
 
 

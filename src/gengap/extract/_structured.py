@@ -250,13 +250,14 @@ def _named_field(obj: dict, kind: str, question: str | None) -> tuple[bool, Any]
     if not question:
         return False, None
     asked = asked_stems(question)
-    best: list[tuple[int, Any]] = []
+    best: list[tuple[tuple[int, int], Any]] = []
     for name, value in _leaves(obj):
         if not _fits(value, kind):
             continue
-        overlap = len({stem(t) for t in _key_tokens(name) if t not in STOPWORDS} & asked)
-        if overlap:
-            best.append((overlap, value))
+        stems = {stem(t) for t in _key_tokens(name) if t not in STOPWORDS}
+        overlap = len(stems & asked)
+        if overlap:  # most words of the question, then fewest words besides: "moons" before "largest_moon_km"
+            best.append(((overlap, -len(stems - asked)), value))
     if not best:
         return False, None
     top = max(o for o, _ in best)
