@@ -3,22 +3,25 @@
 A careful reader of a structured output first finds the part the format designates as the answer,
 and only then reads it:
 
-- reasoning blocks (``<think>...</think>``, ``<reasoning>...</reasoning>``) are the way to the answer,
-  not the answer: what follows the last one is read;
-- an answer tag (``<answer>C</answer>``) or an answer field of a JSON object (``{"answer": 75}``,
-  nested ``{"response": {"selected_option": "D"}}``, or the field the question names:
-  ``{"capital": "Ottawa"}``) holds the answer; an empty or ``"unknown"`` field, or a list of several
-  answers, commits to none;
+- reasoning blocks (``<think>...</think>``, ``<reasoning>...</reasoning>``, a reasoning model's analysis
+  channel) are the way to the answer, not the answer: what follows them (the final channel) is read; a
+  block cut off before any answer is unextracted;
+- an answer tag (``<answer>C</answer>``) or an answer field of a JSON object (``{"answer": 75}``, nested
+  ``{"response": {"selected_option": "D"}}``, or the field or element the question names: ``{"capital":
+  "Ottawa"}``, ``{"author": ...}`` for "Who wrote ...?") holds the answer; an empty or ``"unknown"``
+  field, a list of several answers or a tool call commits to none; a retraction right after it
+  ("Wait, ...") replaces it;
 - a base model that goes on to write the next few-shot item (``<question>...``, ``{"question": ...}``)
   answered before it;
 - when the question asks what code prints or returns, the program's output in a transcript
-  (``>>> expr`` then its value, ``$ cmd`` then what it prints) or in a block introduced as the output
-  is the answer, not the code; when it asks for a command, the one-line code block is;
-- a record of labelled lines ("- Base salary: ...", "- **Total: ...**") answers with the line whose
-  label the question asks for; prose after the record is a note.
+  (``>>> expr`` then its value, ``$ cmd`` then what it prints), in a comment on the quoted code or in a
+  block introduced as the output is the answer, not the code; when it asks for a command, the command
+  as written is;
+- a list marks its answer: the one option line ticked or in bold, the bold line labelled with what the
+  question asks (a number), the record line whose label names it (a short text); notes after it do not count.
 
-Each of these hands the answer part to the kind's cascade (switched to plain reading, so the part is
-read as any short answer is). All of it is one rule family, ``structured``, so a benchmark can switch it off.
+Each of these hands the answer part to the kind's cascade (a part's own structure is unwrapped once
+more). All of it is one rule family, ``structured``, so a benchmark can switch it off.
 """
 
 from __future__ import annotations
@@ -142,8 +145,10 @@ def _balanced(text: str, start: int) -> int | None:
 
 def _literal(text: str, start: int) -> tuple[Any, int] | None:
     """A Python dict literal as models write JSON ({'answer': 'B', 'ok': True}), where strict JSON fails."""
+    if not text[start + 1:start + 40].lstrip().startswith("'"):
+        return None  # a dict literal opens on a quoted key: "{'answer': ..."
     end = _balanced(text, start)
-    if end is None or "'" not in text[start:end]:
+    if end is None:
         return None
     try:
         return ast.literal_eval(text[start:end]), end
