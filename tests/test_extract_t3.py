@@ -282,3 +282,10 @@ def test_code_that_raises_gives_its_error_not_a_value() -> None:
     assert read(out, "text", q) == "ZeroDivisionError"
     assert read(out, "choice", q, ["0", "inf", "ZeroDivisionError", "None"]) == "C"
     assert read(out, "number", q) is None  # not the "zero" of its message
+
+
+def test_code_answers_as_written() -> None:
+    assert read("Use the `<b>` tag (or `<strong>` for semantic emphasis).", "text", "What HTML tag makes text bold?") == "<b>"
+    assert read("<strong>", "text", "What HTML tag makes text bold?") == "<strong>"
+    # an output that is one option's text, word for word, is that option, even when the text looks like JSON
+    assert read('{"a": 1}', "choice", "Which is valid JSON?", ["{'a': 1}", '{"a": 1}', "{a: 1}"]) == "B"

@@ -363,6 +363,7 @@ _ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|r
                              r"|yield|yields|produce|produces|result\s+of|value\s+of|log|logs)\b", re.IGNORECASE)
 # the question is about code: it quotes some, or names a language, a program or its output
 _CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
+                               r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|pip|linux|unix"
                                r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
 @lru_cache(maxsize=4096)
 def _about_code(question: str) -> bool:
@@ -371,7 +372,7 @@ def _about_code(question: str) -> bool:
 
 
 _EXAMPLE_RE = re.compile(r"\b(?:e\.\s?g|i\.\s?e|for\s+(?:example|instance)|such\s+as|like|as\s+in)\b", re.IGNORECASE)
-_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|will|would|can|should)\b)\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
+_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|will|would|can|should)\b)\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet|tag|element|attribute|operator|property|directive)\b",
                               re.IGNORECASE)
 # a line introducing a block as the program's output: "It prints:", "Output:", "Result:"
 _OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))"
@@ -453,6 +454,7 @@ def _blocks(text: str) -> list[tuple[int, str]]:
 
 
 _VERBATIM = "\x00verbatim:"  # a command is its own answer, read as it stands
+_CODE_WORD_RE = re.compile(r"(?=[^\s]*[<>=()\[\]{}/$_.-])[<=$-]?[\w<>=()\[\]{}/$.:,'\"*+-]+(?:[ \t]+[^\s]+){0,3}")
 _LITERAL_LINE_RE = re.compile(r"[\[({'\"][^\n]{0,80}")
 _TOOL_LINE_RE = re.compile(r"([a-z][\w.-]*)(?:[ \t]+[^\s.,;][^\s,;]*){1,8}")
 
@@ -497,9 +499,12 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
         if not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip()):
             return _VERBATIM + lines[0] if len(lines) == 1 else ABSTAIN  # a script of several commands names no one command
         return None
+    whole = text.strip().strip("`").strip()
+    if "\n" not in whole and _CODE_WORD_RE.fullmatch(whole):
+        return _VERBATIM + whole  # the output is the code itself: "<strong>", "=SUM(A1:A5)", "ls -la"
     first = text.strip().split("\n", 1)[0].strip()
     opening = sentences(first)[0] if first else ""
-    inline = list(_QUESTION_CODE_RE.finditer(opening))
+    inline = list(_QUESTION_CODE_RE.finditer(re.sub(r"\([^()]*\)", "", opening)))  # an alternative in brackets is an aside
     if len(inline) == 1 and len(opening[:inline[0].start()].split()) <= 6 and not _EXAMPLE_RE.search(opening[:inline[0].start()]):
         return _VERBATIM + inline[0].group(1).strip()  # "The command is `git status`.", not "DISTINCT, e.g. `SELECT DISTINCT ...`"
     tool = _TOOL_LINE_RE.fullmatch(first.strip("*_ "))
@@ -597,6 +602,10 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
     if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
+    if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
+        letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
+        return [(_VERBATIM + letter, True, "option")]  # the output is one of the options, word for word: '{"a": 1}'
+
     how = []
     final = _FINAL_CHANNEL_RE.search(raw)
     if final:
