@@ -102,6 +102,7 @@ PATTERN_FAMILIES = {
     "prompt_echo": ["abstain", "continuation"],
     "repeated_lines": ["continuation"],
     "truncated_output": ["abstain"],
+    "structured_answer_format": ["structured", "json", "boxed"],
 }
 
 LMEVAL_CODE = r"""

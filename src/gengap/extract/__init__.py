@@ -35,6 +35,10 @@ text        JSON, ``\\boxed{}``, a refusal, a self-correction, a marked answer, 
             subject when it asks who or what does something; the one full name when it asks who).
 ==========  ================================================================================
 
+Before any cascade, a structured output is unwrapped (``_structured``, rule family ``structured``):
+reasoning blocks (``<think>``) are set aside, and the answer tag, the JSON answer field (or the field the
+question names), a transcript's program output or a bulleted record's bold line is read by the cascade.
+
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
 separately; it is never turned into a wrong answer. Refusals, "I don't know", hedges between two
 answers and rambles that trail off are unextracted.

@@ -3,26 +3,30 @@
 A careful reader of a structured output first finds the part the format designates as the answer,
 and only then reads it:
 
-- reasoning blocks (``<think>...</think>``, ``<reasoning>...</reasoning>``) are the way to the answer,
-  not the answer: what follows the last one is read;
-- an answer tag (``<answer>C</answer>``) or an answer field of a JSON object (``{"answer": 75}``,
-  nested ``{"response": {"selected_option": "D"}}``, or the field the question names:
-  ``{"capital": "Ottawa"}``) holds the answer; an empty or ``"unknown"`` field, or a list of several
-  answers, commits to none;
+- reasoning blocks (``<think>...</think>``, ``<reasoning>...</reasoning>``, a reasoning model's analysis
+  channel) are the way to the answer, not the answer: what follows them (the final channel) is read; a
+  block cut off before any answer is unextracted;
+- an answer tag (``<answer>C</answer>``) or an answer field of a JSON object (``{"answer": 75}``, nested
+  ``{"response": {"selected_option": "D"}}``, or the field or element the question names: ``{"capital":
+  "Ottawa"}``, ``{"author": ...}`` for "Who wrote ...?") holds the answer; an empty or ``"unknown"``
+  field, a list of several answers or a tool call commits to none; a retraction right after it
+  ("Wait, ...") replaces it;
 - a base model that goes on to write the next few-shot item (``<question>...``, ``{"question": ...}``)
   answered before it;
 - when the question asks what code prints or returns, the program's output in a transcript
-  (``>>> expr`` then its value, ``$ cmd`` then what it prints) or in a block introduced as the output
-  is the answer, not the code; when it asks for a command, the one-line code block is;
-- a record of labelled lines ("- Base salary: ...", "- **Total: ...**") answers with the line whose
-  label the question asks for; prose after the record is a note.
+  (``>>> expr`` then its value, ``$ cmd`` then what it prints), in a comment on the quoted code or in a
+  block introduced as the output is the answer, not the code; when it asks for a command, the command
+  as written is;
+- a list marks its answer: the one option line ticked or in bold, the bold line labelled with what the
+  question asks (a number), the record line whose label names it (a short text); notes after it do not count.
 
-Each of these hands the answer part to the kind's cascade (switched to plain reading, so the part is
-read as any short answer is). All of it is one rule family, ``structured``, so a benchmark can switch it off.
+Each of these hands the answer part to the kind's cascade (a part's own structure is unwrapped once
+more). All of it is one rule family, ``structured``, so a benchmark can switch it off.
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from collections.abc import Sequence
@@ -36,6 +40,8 @@ from gengap.extract._base import (
     Context,
     Extraction,
     Rule,
+    run_cascade,
+    sentences,
     stem,
     words,
 )
@@ -45,15 +51,18 @@ FAMILY = "structured"
 # ---------------------------------------------------------------------------------------- reasoning blocks and tags
 _REASONING_TAGS = r"think|thinking|thought|thoughts|reasoning|reason|scratchpad|analysis|rationale|explanation|working|steps"
 _REASONING_CLOSE_RE = re.compile(rf"</(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
+_REASONING_OPEN_RE = re.compile(rf"^\s*<(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
 _ANSWER_TAGS = r"answer|final_?answer|final|response|result|solution|output"
 _ANSWER_TAG_RE = re.compile(rf"<({_ANSWER_TAGS})\s*>(.*?)(?:</\1\s*>|$)", re.IGNORECASE | re.DOTALL)
 _ANSWER_CLOSE_RE = re.compile(rf"</(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 _ANSWER_OPEN_RE = re.compile(rf"<(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 # a few-shot prompt in tags or JSON lines that a base model goes on writing
 _NEXT_ITEM_TAG_RE = re.compile(r"<(?:question|q|problem|input|prompt|user|query|passage)\s*>", re.IGNORECASE)
+_TOOL_KEYS = frozenset({"arguments", "tool", "tool_calls", "function_call", "tool_name", "parameters"})
 _ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage"})
 
 
+_REASONING_TAG_RE = re.compile(rf"</?(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
 _REASONING_BLOCK_RE = re.compile(rf"<({_REASONING_TAGS})\s*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
 
 
@@ -78,23 +87,73 @@ def _tagged(text: str) -> str | None:
     close = _ANSWER_CLOSE_RE.search(text)
     if close and not _ANSWER_OPEN_RE.search(text, 0, close.start()):
         return text[:close.start()]  # the prompt ended on "<answer>": the model's answer, then its closing tag
-    found = list(_ANSWER_TAG_RE.finditer(text))
-    return found[-1].group(2) if found else None
+    tags = list(_ANSWER_TAG_RE.finditer(text))
+    found = [m for m in tags if m.group(2).strip()]  # "<answer></answer>" is a format named, not filled ...
+    if not found:
+        return "" if tags and not _ANSWER_TAG_RE.sub("", text).strip() else None  # ... unless it is all there is
+    return found[-1].group(2)
+
+
+_ELEMENT_RE = re.compile(r"<([A-Za-z][\w-]{0,30})\s*>([^<>]{1,200})</\1\s*>")
+
+
+def _named_element(text: str, kind: str, question: str | None) -> str | None:
+    """In an output of XML elements, the one element the question names: "<capital>Canberra</capital>"."""
+    elements = {m.group(1): m.group(2).strip() for m in _ELEMENT_RE.finditer(text)}
+    if not elements or _ELEMENT_RE.sub("", text).strip():
+        return None  # no elements, or elements inside prose: the prose answers
+    found, value = _named_field(elements, kind, question)
+    return str(value) if found else None
 
 
 # ---------------------------------------------------------------------------------------- JSON
 _DECODER = json.JSONDecoder()
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # answer fields, strongest first; "result", "response", "output", "data" are often envelopes around one
-_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "verdict", "decision", "prediction",
+_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "letter", "verdict", "decision", "prediction",
                 "label", "conclusion", "result", "value", "solution", "response", "output")
 _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale", "confidence", "note", "notes", "steps", "working",
                               "work", "thoughts", "thought", "analysis", "unit", "units", "source", "sources", "error", "comment",
                               "justification", "evidence", "caveat", "caveats", "score", "probability_estimate", "certainty"})
 _ENVELOPES = frozenset({"data", "result", "response", "output", "results", "answer", "final", "payload", "content"})
 #: field values that commit to no answer
-_EMPTY_VALUES = frozenset({"", "unknown", "n/a", "na", "null", "nil", "none given", "undefined", "not available", "not applicable",
+_EMPTY_VALUES = frozenset({"", "unknown", "n/a", "null", "nil", "none given", "undefined", "not available", "not applicable",
                            "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--"})
+
+
+def _balanced(text: str, start: int) -> int | None:
+    """Where the braces opened at ``start`` close (past the closing brace), strings skipped; None if never."""
+    depth, i, quote = 0, start, ""
+    while i < len(text):
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c in "\"'":
+            quote = c
+        elif c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return None
+
+
+def _literal(text: str, start: int) -> tuple[Any, int] | None:
+    """A Python dict literal as models write JSON ({'answer': 'B', 'ok': True}), where strict JSON fails."""
+    if not text[start + 1:start + 40].lstrip().startswith("'"):
+        return None  # a dict literal opens on a quoted key: "{'answer': ..."
+    end = _balanced(text, start)
+    if end is None:
+        return None
+    try:
+        return ast.literal_eval(text[start:end]), end
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
 
 
 def _objects(text: str) -> list[tuple[int, int, Any]]:
@@ -104,8 +163,11 @@ def _objects(text: str) -> list[tuple[int, int, Any]]:
         try:
             obj, end = _DECODER.raw_decode(text, i)
         except ValueError:
-            i = text.find("{", i + 1)
-            continue
+            lit = _literal(text, i)
+            if lit is None:
+                i = text.find("{", i + 1)
+                continue
+            obj, end = lit
         if isinstance(obj, dict):
             found.append((i, end, obj))
         i = text.find("{", end)
@@ -170,7 +232,21 @@ def asked_stems(question: str) -> frozenset[str]:
     parts = [p for p in re.split(r"(?<=[.?!])\s+|\n+", question.strip()) if p.strip()]
     asks = [p for p in parts if "?" in p]
     part = asks[-1] if asks else (parts[-1] if parts else question)
-    return frozenset(stem(w) for w in words(part) if w.lower() not in STOPWORDS and not w[0].isdigit())
+    found = {stem(w) for w in words(part) if w.lower() not in STOPWORDS and not w[0].isdigit()}
+    low = part.lower()
+    for cue, roles in _ROLES:  # the field that names the role asked about: "Who wrote it?" - "Author"
+        if re.search(cue, low):
+            found.update(stem(r) for r in roles)
+    return frozenset(found)
+
+
+_ROLES = (
+    (r"\bwr(?:ote|itten|ites?)\b", ("author", "writer")), (r"\bpaint(?:ed|s)\b", ("painter", "artist")),
+    (r"\bdirect(?:ed|s)\b", ("director",)), (r"\bcompos(?:ed|es)\b", ("composer",)), (r"\binvent(?:ed|s)\b", ("inventor",)),
+    (r"\bdiscover(?:ed|s)\b", ("discoverer",)), (r"\bfound(?:ed|s)\b", ("founder",)), (r"\bdesign(?:ed|s)\b", ("designer", "architect")),
+    (r"\b(?:sang|sung|sings)\b", ("singer", "artist", "performer")), (r"^\W*when\b|\bwhat\s+year\b", ("date", "year")),
+    (r"^\W*where\b", ("location", "place")), (r"\bhow\s+many\b", ("count", "total", "number")),
+)
 
 
 def _named_field(obj: dict, kind: str, question: str | None) -> tuple[bool, Any]:
@@ -179,13 +255,14 @@ def _named_field(obj: dict, kind: str, question: str | None) -> tuple[bool, Any]
     if not question:
         return False, None
     asked = asked_stems(question)
-    best: list[tuple[int, Any]] = []
+    best: list[tuple[tuple[int, int], Any]] = []
     for name, value in _leaves(obj):
         if not _fits(value, kind):
             continue
-        overlap = len({stem(t) for t in _key_tokens(name) if t not in STOPWORDS} & asked)
-        if overlap:
-            best.append((overlap, value))
+        stems = {stem(t) for t in _key_tokens(name) if t not in STOPWORDS}
+        overlap = len(stems & asked)
+        if overlap:  # most words of the question, then fewest words besides: "moons" before "largest_moon_km"
+            best.append(((overlap, -len(stems - asked)), value))
     if not best:
         return False, None
     top = max(o for o, _ in best)
@@ -224,6 +301,19 @@ def _as_part(value: Any, kind: str) -> str | None:
     return text
 
 
+_FENCE_WORD_RE = re.compile(r"```\w*|~~~\w*")
+
+
+_WRAPPER_TALK_RE = re.compile(r"^(?:[^.!?\n]*:|(?:here|sure|certainly|of\s+course|below|i\s+hope|hope|let\s+me\s+know|feel\s+free|happy\s+to)\b[^\n]*)$",
+                              re.IGNORECASE)
+
+
+def _wrapper_talk(outside: str) -> bool:
+    """Whether the text around the JSON only presents it ("Here is the JSON:", "Hope this helps!"): it states nothing."""
+    lines = [ln.strip() for ln in _FENCE_WORD_RE.sub(" ", outside).split("\n") if ln.strip()]
+    return all(_WRAPPER_TALK_RE.match(ln) for ln in lines)
+
+
 def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, bool] | None:
     """The answer part of an output holding JSON: (part, explicit). None when no object has an answer."""
     if "{" not in text:
@@ -231,6 +321,8 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
     objs = _objects(text)
     if not objs:
         return None
+    if any({str(k).lower() for k in o[2]} & _TOOL_KEYS for o in objs) and not any(_answer_field(o[2])[0] for o in objs):
+        return ABSTAIN, True  # a call to a tool ({"name": "calculator", "arguments": ...}): no answer yet
     items = [o for o in objs if {str(k).lower() for k in o[2]} & _ITEM_KEYS]
     before = text[:items[0][0]] if items else ""
     if before.rstrip().endswith("}") and "{" not in before:
@@ -244,13 +336,21 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
     outside = text
     for start, end, _ in reversed(objs):
         outside = outside[:start] + outside[end:]
+    prose = re.sub(r"```\w*|~~~\w*", "", outside).strip()
     if len(words(outside)) > 25:
-        return None  # JSON inside prose: the prose answers
+        return prose, False  # JSON inside prose: the prose answers, the JSON is data
     for _, _, obj in reversed(objs):
         found, value = _named_field(obj, kind, question)
         if found:
             return _as_part(value, kind), True
-    return None
+    if _wrapper_talk(outside):
+        given = f" {' '.join(words(question.lower()))} " if question else ""
+        fitting = [v for _, _, obj in objs for _, v in _leaves(obj)
+                   if _fits(v, kind) and f" {' '.join(words(str(v).lower()))} " not in given]  # not what the question says
+        if len(fitting) == 1 and kind != "choice":
+            return _as_part(fitting[0], kind), True  # the one field of the kind asked: {"author": "Harper Lee", "born": 1926}
+        return ABSTAIN, True  # nothing but JSON, and no field of it is the answer
+    return prose, False
 
 
 # ---------------------------------------------------------------------------------------- code and transcripts
@@ -263,11 +363,20 @@ _ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|r
                              r"|yield|yields|produce|produces|result\s+of|value\s+of|log|logs)\b", re.IGNORECASE)
 # the question is about code: it quotes some, or names a language, a program or its output
 _CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
+                               r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|pip|linux|unix"
                                r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
-_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet)\b",
+@lru_cache(maxsize=4096)
+def _about_code(question: str) -> bool:
+    """Whether the question is about code (keyed by the question: many outputs answer each)."""
+    return _CODE_QUESTION_RE.search(question) is not None
+
+
+_EXAMPLE_RE = re.compile(r"\b(?:e\.\s?g|i\.\s?e|for\s+(?:example|instance)|such\s+as|like|as\s+in)\b", re.IGNORECASE)
+_ASKS_COMMAND_RE = re.compile(r"\b(?:which|what)\s+(?:(?!(?:does|do|did|is|are|was|will|would|can|should)\b)\w+\s+){0,3}?(?:command|function|formula|method|keyword|query|statement|flag|option|shortcut|cmdlet|tag|element|attribute|operator|property|directive)\b",
                               re.IGNORECASE)
 # a line introducing a block as the program's output: "It prints:", "Output:", "Result:"
-_OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))\s*:?|=)\s*$",
+_OUTPUT_INTRO_RE = re.compile(r"(?:\b(?:prints?|outputs?|returns?|gives?|displays?|shows?|evaluates\s+to|result|produces|logs?|yields?|you(?:'ll|\s+will)?\s+(?:get|see))"
+                              r"(?:\s+(?:is|will\s+be|would\s+be|should\s+be))?\s*:?|=)\s*$",
                               re.IGNORECASE)
 _COMMAND_INTRO_RE = re.compile(r"(?:^|\n)[^\n]{0,60}\b(?:use|run|type|try|enter|command|formula|function|query)\b[^\n]{0,30}:\s*$", re.IGNORECASE)
 _SQUEEZE_RE = re.compile(r"\s+")
@@ -284,6 +393,9 @@ def _question_codes(question: str) -> list[str]:
     codes = _QUESTION_CODE_RE.findall(question)
     lines = [ln for ln in question.split("\n")[1:] if ln.strip()]
     return [c for c in (_squeeze(x) for x in [*codes, *lines]) if len(c) >= 2]
+
+
+_ERROR_LINE_RE = re.compile(r"^[A-Z]\w*(?:Error|Exception|Warning|Interrupt|Exit)\b")
 
 
 def _transcript(text: str, question: str) -> str | None:
@@ -310,11 +422,29 @@ def _transcript(text: str, question: str) -> str | None:
         return None
     codes = _question_codes(question)
     matched = [r for r in runs if codes and any(_squeeze(r[0]) == c or (len(c) >= 4 and c in _squeeze(r[0])) for c in codes)]
-    if matched:
-        return "\n".join(matched[0][1])
-    if len(runs) == 1 and _ASKS_OUTPUT_RE.search(question):
-        return "\n".join(runs[0][1])
-    return None
+    picked = matched[0] if matched else runs[0] if len(runs) == 1 and _ASKS_OUTPUT_RE.search(question) else None
+    if picked is None:
+        return None
+    shown = picked[1]
+    if shown[0].startswith("Traceback") or _ERROR_LINE_RE.match(shown[-1]) and len(shown) > 1:
+        return shown[-1]  # it raises: the error is what it gives ("ZeroDivisionError: division by zero")
+    return "\n".join(shown)
+
+
+_COMMENT_RE = re.compile(r"^[ \t]*(?:>>>\s*)?(.+?)[ \t]*(?:#|//|--)[ \t]*(?:=>|->|\u2192|output\s*:|prints?\s*:?|returns?\s*:?|result\s*:|gives\s*:?)?[ \t]*(\S[^\n]*)$",
+                         re.IGNORECASE | re.MULTILINE)
+
+
+def _commented(text: str, question: str) -> str | None:
+    """The result a line of code carries in a comment ("console.log(NaN === NaN); // false"), on the one
+    line that runs the code the question quotes."""
+    if "#" not in text and "//" not in text and "--" not in text:
+        return None
+    codes = _question_codes(question)
+    if not codes:
+        return None
+    found = {m.group(2).strip() for m in _COMMENT_RE.finditer(text) if _squeeze(m.group(1)) in codes}
+    return found.pop() if len(found) == 1 else None
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
@@ -324,6 +454,19 @@ def _blocks(text: str) -> list[tuple[int, str]]:
 
 
 _VERBATIM = "\x00verbatim:"  # a command is its own answer, read as it stands
+_CODE_WORD_RE = re.compile(r"(?=[^\s]*[<>=()\[\]{}/$_.-])[<=$-]?[\w<>=()\[\]{}/$.:,'\"*+-]+(?:[ \t]+[^\s]+){0,3}")
+_LITERAL_LINE_RE = re.compile(r"[\[({'\"][^\n]{0,80}")
+_TOOL_LINE_RE = re.compile(r"([a-z][\w.-]*)(?:[ \t]+[^\s.,;][^\s,;]*){1,8}")
+
+
+def _printed(output: str) -> str:
+    """A program's output for a short text answer: as printed, one layer of string quotes removed."""
+    line = output.strip()
+    if "\n" in line:
+        return line  # several lines: read as any output is
+    if len(line) >= 2 and line[0] == line[-1] and line[0] in "'\"":
+        line = line[1:-1]
+    return _VERBATIM + line
 
 
 def _code_part(text: str, kind: str, question: str | None) -> str | None:
@@ -331,129 +474,250 @@ def _code_part(text: str, kind: str, question: str | None) -> str | None:
     code prints, or (for a question asking for a command) the one-line block that gives it."""
     if not question:
         return None
-    if not _CODE_QUESTION_RE.search(question):
-        return None
     asks_output = _ASKS_OUTPUT_RE.search(question) is not None
-    ran = _transcript(text, question)
+    ran = _transcript(text, question) or _commented(text, question)
     if ran is not None:
+        error = _ERROR_LINE_RE.match(ran)
+        if error and kind in ("number", "yes_no"):
+            return ABSTAIN  # it raises: no value of the kind asked
+        if kind == "text":
+            return _VERBATIM + error.group(0) if error else _printed(ran)
         return ran
-    if "```" not in text and "~~~" not in text:
-        return None
-    blocks = _blocks(text)
+    if kind == "text" and asks_output and _LITERAL_LINE_RE.fullmatch(text.strip()):
+        return _printed(text)  # the value alone, as the interpreter shows it: "['a', 'b', 'c']"
+    blocks = _blocks(text) if "```" in text or "~~~" in text else []
     if asks_output:
         for start, body in blocks:
             intro = text[:start].rstrip()
             if body.strip() and _OUTPUT_INTRO_RE.search(intro) and len(body.strip().split("\n")) <= 3:
-                return body
-    if kind == "text" and _ASKS_COMMAND_RE.search(question) and blocks:
+                return _printed(body) if kind == "text" else body
+    if kind != "text" or not _ASKS_COMMAND_RE.search(question):
+        return None
+    if blocks:
         start, body = blocks[0]
         lines = [ln.strip() for ln in body.split("\n") if ln.strip() and not ln.strip().startswith("#")]
-        if len(lines) == 1 and (not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip())):
-            return _VERBATIM + lines[0]
+        if not text[:start].strip() or _COMMAND_INTRO_RE.search(text[:start].rstrip()):
+            return _VERBATIM + lines[0] if len(lines) == 1 else ABSTAIN  # a script of several commands names no one command
+        return None
+    whole = text.strip().strip("`").strip()
+    if "\n" not in whole and _CODE_WORD_RE.fullmatch(whole):
+        return _VERBATIM + whole  # the output is the code itself: "<strong>", "=SUM(A1:A5)", "ls -la"
+    first = text.strip().split("\n", 1)[0].strip()
+    opening = sentences(first)[0] if first else ""
+    inline = list(_QUESTION_CODE_RE.finditer(re.sub(r"\([^()]*\)", "", opening)))  # an alternative in brackets is an aside
+    if len(inline) == 1 and len(opening[:inline[0].start()].split()) <= 6 and not _EXAMPLE_RE.search(opening[:inline[0].start()]):
+        return _VERBATIM + inline[0].group(1).strip()  # "The command is `git status`.", not "DISTINCT, e.g. `SELECT DISTINCT ...`"
+    tool = _TOOL_LINE_RE.fullmatch(first.strip("*_ "))
+    if tool and stem(tool.group(1)) in asked_stems(question):
+        return _VERBATIM + tool.group(0)  # the command line itself, its tool the question names: "git checkout -b <name>"
     return None
 
 
 # ---------------------------------------------------------------------------------------- labelled records
-_RECORD_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:\n*]{0,48}?)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$")
+_RECORD_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:\n*]{0,48}?)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$",
+                             re.MULTILINE)
+
+
+_BOLD_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+)?(?:\*\*|__)([A-Za-z][^*:=\n]{0,48}?)[ \t]*(?:[:=]|\bis\b)(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$",
+                           re.IGNORECASE)
 
 
 def _record_part(text: str, kind: str, question: str | None) -> str | None:
-    """In a bulleted list of "Label: value" lines, the one line set in bold, when its label is what the
-    question asks for ("- **Total cash compensation: $57,200**"): the list marks its answer, and prose
-    under the list is a note. Numbered steps are a chain of thought, not a record."""
-    if not question or kind != "number" or "**" not in text and "__" not in text:
+    """The one labelled line whose label is what the question asks for: for a number, set in bold
+    ("- **Total cash compensation: $57,200**", "**Median = 4**"), so that notes after it do not count;
+    for a short text, a line of a bulleted record ("- **Author:** George Orwell" for "Who wrote 1984?").
+    Numbered steps are a chain of thought, not a record."""
+    if not question or kind not in ("number", "text"):
         return None
     asked = asked_stems(question)
-    record: list[tuple[bool, bool, str]] = []
-    records: list[list[tuple[bool, bool, str]]] = []
-    for line in [*text.split("\n"), ""]:
-        m = _RECORD_LINE_RE.match(line)
-        if m and re.search(r"\d", m.group(3)):
-            named = bool({stem(w) for w in words(m.group(2)) if w.lower() not in STOPWORDS} & asked)
-            record.append((bool(m.group(1)), named, m.group(3).strip(" *_")))
+
+    def named(label: str) -> bool:
+        return bool({stem(w) for w in words(label) if w.lower() not in STOPWORDS} & asked)
+
+    found: list[str] = []
+    if kind == "number":
+        for line in text.split("\n"):
+            m = _BOLD_LINE_RE.match(line)
+            if m and re.search(r"\d", m.group(2)) and named(m.group(1)):
+                found.append(m.group(2).strip(" *_"))
+        return found[0] if len(found) == 1 else None
+    lines = text.split("\n")
+    record = [m for m in (_RECORD_LINE_RE.match(ln) for ln in lines) if m]
+    if len(record) < 2 or len(record) < len([ln for ln in lines if ln.strip()]) / 2:
+        return None  # not a record: prose with a labelled line or two
+    found = [m.group(3).strip(" *_") for m in record if named(m.group(2))]
+    return found[0] if len(found) == 1 else None
+
+
+_TICKS = ("\u2705", "\u2713", "\u2714", "\u2611")
+_OPTION_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(\*\*|__)?[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\].:]", re.IGNORECASE)
+
+
+def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
+    """Options gone through one per line, one of them set in bold or ticked and no other: its letter.
+
+    >>> _marked_option("- A: fish\\n- **B: mammal**\\n- C: fish", ["Shark", "Dolphin", "Trout"])
+    'B'
+    """
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(choices)] if choices else "ABCDE"
+    seen, bold_ones, ticked = set(), set(), set()
+    for line in text.split("\n"):
+        m = _OPTION_LINE_RE.match(line)
+        if not m or m.group(2).upper() not in letters:
             continue
-        if len(record) >= 2:
-            records.append(record)
-        record = []
-    if len(records) != 1:
+        letter = m.group(2).upper()
+        seen.add(letter)
+        bold = bool(m.group(1)) or bool(re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*", line, re.IGNORECASE))
+        if bold:
+            bold_ones.add(letter)
+        if any(t in line for t in _TICKS):
+            ticked.add(letter)
+    if len(seen) < 3:
         return None
-    bold = [r for r in records[0] if r[0]]
-    return bold[0][2] if len(bold) == 1 and bold[0][1] else None
+    if len(ticked) == 1:
+        return next(iter(ticked))
+    return next(iter(bold_ones)) if len(bold_ones) == 1 and not ticked else None
 
 
 # ---------------------------------------------------------------------------------------- the hook
+# a reasoning model's channels (gpt-oss "harmony" format): the final channel holds the answer; printed
+# without its special tokens it reads "analysis...assistantfinal..."
+_FINAL_CHANNEL_RE = re.compile(r"<\|channel\|>\s*final\s*<\|message\|>|(?:^|(?<=[\s.!?]))assistantfinal", re.IGNORECASE)
+_ANALYSIS_CHANNEL_RE = re.compile(r"<\|channel\|>\s*(?:analysis|commentary)\b", re.IGNORECASE)
+_CHANNEL_END_RE = re.compile(r"<\|(?:return|end|call|start)\|>")
+
+
 def _own(raw: str) -> str:
-    end = _END_TOKEN_RE.search(raw)
+    end = _END_TOKEN_RE.search(raw) or _CHANNEL_END_RE.search(raw)
     return raw[:end.start()] if end else raw
 
 
-def answer_part(ctx: Context) -> tuple[str | None, bool, str] | None:
-    """The part of a structured output that holds its answer: (part or ABSTAIN, whether the format
-    designates it explicitly, which structure). None when the output is not structured."""
+def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
+    """The parts of a structured output that may hold its answer, most specific first: (part or ABSTAIN,
+    whether the format designates it explicitly, which structure). None when the output is not structured."""
     raw = ctx.raw
-    if not any(c in raw for c in "{<`>$:"):
+    code = ctx.question is not None and _about_code(ctx.question)
+    marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
+    record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
+    quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
+    if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
-    text = _own(raw)
+    if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
+        letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
+        return [(_VERBATIM + letter, True, "option")]  # the output is one of the options, word for word: '{"a": 1}'
+
     how = []
+    final = _FINAL_CHANNEL_RE.search(raw)
+    if final:
+        raw, how = raw[final.end():], ["channel"]
+    elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
+        return [(ABSTAIN, True, "channel")]  # only the analysis channel: cut off before the final answer
+    text = whole = _own(raw)
+    if quoted:
+        text = _QUOTE_MARK_RE.sub("", text)  # a Markdown quote sets its lines apart; it does not change what they say
     if "<" in text:
+        opened = _REASONING_OPEN_RE.search(text)
+        if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
+            return [(ABSTAIN, True, "reasoning")]  # cut off while still thinking: no answer given yet
         bare = _without_reasoning(text)
         if bare is not None:
-            if not bare.strip():
-                return None  # nothing but reasoning: read it as plain text
-            text, how = bare, ["reasoning"]
+            if not bare.strip():  # nothing but reasoning: read it without its tags
+                inside = _REASONING_TAG_RE.sub(" ", text).strip()
+                return [(inside, False, "reasoning")] if inside else None
+            text, how = bare, [*how, "reasoning"]
         tagged = _tagged(text)
         if tagged is not None:
             text, how = tagged, [*how, "tag"]
-    explicit = "tag" in how
+        elif "</" in text:
+            element = _named_element(text, ctx.kind, ctx.question)
+            if element is not None:
+                text, how = element, [*how, "tag"]
+    explicit = bool(how)  # what a tag, a final channel or the end of the reasoning leaves is the answer
+    parts: list[tuple[str, bool, str]] = []
+    retracted = _retraction_after(whole)
+    if retracted:
+        parts.append((retracted, False, "correction"))  # "{"answer": 5} Wait, that's wrong: it is 6." - the last word counts
     found = _json_part(text, ctx.kind, ctx.question)
     if found is not None:
         part, strong = found
-        return part, strong or explicit, "json"
-    code = _code_part(text, ctx.kind, ctx.question)
-    if code is not None:
-        return code, explicit, "command" if code.startswith(_VERBATIM) else "code"
-    record = _record_part(text, ctx.kind, ctx.question)
-    if record is not None:
-        return record, explicit, "record"
-    if how:
-        return text, explicit, how[-1]
-    return None
+        parts.append((part if part is not None else "", strong or explicit, "json"))
+        if part == ABSTAIN or strong:
+            return parts
+    ran = _code_part(text, ctx.kind, ctx.question) if code else None
+    if ran is not None:
+        parts.append((ran, False, "command" if ctx.question and _ASKS_COMMAND_RE.search(ctx.question) else "code"))
+    line = _record_part(text, ctx.kind, ctx.question) if marks or record else None
+    if line is not None:
+        parts.append((line, False, "record"))
+    picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
+    if picked is not None:
+        parts.append((picked, False, "list"))
+    if how or quoted:
+        parts.append((text, explicit, how[-1] if how else "quote"))
+    return parts or None
 
 
-_PHRASE_RE = re.compile(r"[^\W_][\w'\-. &]*", re.UNICODE)
-_COPULA_RE = re.compile(r"\b(?:is|are|was|were|be|been|i|it|this|that|not|maybe|probably|possibly|perhaps|either|or)\b", re.IGNORECASE)
+# a retraction of the answer just given, opening what follows it
+_RETRACT_RE = re.compile(r"\W*(?:wait|actually|correction|oops|scratch\s+that|on\s+second\s+thought|i\s+made\s+an?\s+(?:mistake|error)"
+                         r"|(?:no,\s+)?that'?s\s+(?:wrong|incorrect|not\s+right)|let\s+me\s+(?:correct|fix|recheck|re-?calculate|redo))\b[\s,.:;!\u2014-]*",
+                         re.IGNORECASE)
+_STRUCTURE_END_RE = re.compile(rf"\}}|</(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 
 
-def _phrase(part: str) -> str | None:
-    """A short answer field read as it stands ("Treaty of Versailles"): a name or phrase of up to six
-    words, without a sentence's verb, a hedge or a second clause."""
-    s = part.strip().strip("*_`\"'\u201c\u201d\u2018\u2019").strip().rstrip(".").strip()
-    if not s or len(s.split()) > 6 or not _PHRASE_RE.fullmatch(s) or _COPULA_RE.search(s):
+def _retraction_after(text: str) -> str | None:
+    """What follows the last JSON object or answer tag, when it takes that answer back ("Wait, ...")."""
+    end = None
+    for end in _STRUCTURE_END_RE.finditer(text):  # noqa: B007 - the loop keeps the last match
+        pass
+    if end is None:
         return None
-    return s
+    tail = text[end.end():].strip(" \t\n`")
+    m = _RETRACT_RE.match(tail) if tail else None
+    return tail if m and re.search(r"\w", tail[m.end():]) else None
+
+
+_QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
+
+
+# a name read as it stands from an answer field: "Treaty of Versailles", "Leonardo da Vinci"
+_NAME_RE = re.compile(r"[A-Z][\w'.\-]*(?:\s+(?:[A-Z][\w'.\-]*|of|the|and|da|de|del|der|di|du|la|le|von|van|y|v\.|&))*")
+
+
+def _name(part: str) -> str | None:
+    """A short answer field that is a name, read as it stands: its words capitalized or name particles."""
+    s = part.strip().strip("*_`\"'\u201c\u201d\u2018\u2019").strip().rstrip(".").strip()
+    if not 1 < len(s.split()) <= 6 or not _NAME_RE.fullmatch(s):
+        return None
+    first = s.split()[0].lower()
+    return None if first.split("'")[0] in STOPWORDS or first in STOPWORDS else s  # not "That's the Indian Ocean"
 
 
 def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
     """Read a structured output: its answer part by the kind's rules (``rules``), or None to read it as plain text."""
     if FAMILY in ctx.disabled:
         return None
-    found = answer_part(ctx)
-    if found is None:
+    parts = answer_parts(ctx)
+    if parts is None:
         return None
-    part, explicit, how = found
-    rule = f"structured_{how}"
-    if part == ABSTAIN:
-        return Extraction(None, ctx.kind, "unextracted")
-    if part is None or not part.strip():
-        return Extraction(None, ctx.kind, "unextracted") if explicit else None
-    if ctx.kind == "text" and explicit and (phrase := _phrase(part)):
-        return Extraction(phrase, ctx.kind, rule)
-    if part.startswith(_VERBATIM):
-        return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
-    from gengap.extract._base import run_cascade
+    # a part may hold a structure of its own (a tag holding JSON): one level more, then plain reading
+    deeper = ctx.disabled | ({FAMILY} if _INNER in ctx.disabled else {_INNER})
+    designated = False
+    for part, explicit, how in parts:
+        rule = f"structured_{how}"
+        if part == ABSTAIN:
+            return Extraction(None, ctx.kind, "unextracted")
+        designated = designated or explicit
+        if not part.strip():
+            continue
+        if part.startswith(_VERBATIM):
+            return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
+        if ctx.kind == "text" and explicit and (name := _name(part)):
+            return Extraction(name, ctx.kind, rule)
+        inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=deeper)
+        value = run_cascade(rules, inner, disabled=deeper).value
+        if value is not None:
+            return Extraction(value, ctx.kind, rule)
+    return Extraction(None, ctx.kind, "unextracted") if designated else None
 
-    inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled | {FAMILY})
-    value = run_cascade(rules, inner, disabled=inner.disabled).value
-    if value is None:
-        return Extraction(None, ctx.kind, "unextracted") if explicit else None
-    return Extraction(value, ctx.kind, rule)
+
+_INNER = "structured_inner"  # marks a part being read, so that its own structure is unwrapped once at most
