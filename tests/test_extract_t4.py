@@ -60,3 +60,38 @@ def test_the_asked_unit_named_by_its_symbol_keeps_the_reply_on_topic():
     # counter-example: a ramble that never speaks of kilometres, in words or symbols, stays unread
     ramble = "The marathon commemorates the run of the messenger Pheidippides in 490 BC, a legend retold for centuries."
     assert num(ramble, "How many kilometers is a marathon?") is None
+
+
+# ---------------------------------------------------------------------------------------- yes/no
+def test_verdict_words_of_another_language():
+    q = "Is the Pacific the largest ocean?"
+    for out in ("Natürlich.", "Claro.", "Claro que sí, es el más grande.", "Bien sûr !", "Por supuesto.", "Certo."):
+        assert yn(out, q) == "yes", out
+    for out in ("Pas du tout.", "Keineswegs.", "De ningún modo.", "Auf keinen Fall.", "Claro que no.", "Natürlich nicht."):
+        assert yn(out, "Is the Atlantic the largest ocean?") == "no", out
+    # counter-example: a word inside a sentence is no opening verdict
+    assert yn("Der Pazifik ist klar größer, aber das ist eine andere Frage?", q) != "no"
+
+
+def test_an_intensifying_idiom_stresses_the_clause_it_introduces():
+    assert yn("Make no mistake: it is.", "Is the Pacific the largest ocean?") == "yes"
+    assert yn("No doubt about it.", "Will a cast-iron pan last for decades?") == "yes"
+    assert yn("No doubt about it: penguins can't fly.", "Can penguins fly?") == "no"
+    assert yn("Make no mistake, it isn't safe to eat.", "Is it safe to eat raw cookie dough?") == "no"
+    # counter-example: "not just" qualifies, it does not deny
+    assert yn("No question, it's the best one, not just the cheapest.", "Is it a good phone?") == "yes"
+
+
+def test_short_verdicts_sure_is_afraid_not_not_so():
+    assert yn("Sure is!", "Is the Pacific the largest ocean?") == "yes"
+    assert yn("Afraid not.", "Is the Atlantic the largest ocean?") == "no"
+    assert yn("Not so.", "Is the Atlantic the largest ocean?") == "no"
+    # counter-example: a name that is the elliptic subject still names another thing
+    assert yn("Canberra is.", "Is Sydney the capital of Australia?") == "no"
+
+
+def test_another_rank_denies_a_superlative():
+    assert yn("It's the second largest; the Pacific is bigger.", "Is the Atlantic the largest ocean?") == "no"
+    assert yn("It's the third most populous, after India and China.", "Is the US the most populous country?") == "no"
+    # counter-example: the superlative also said unranked is no denial
+    assert yn("It is the highest; K2 is the second highest.", "Is Everest the highest mountain?") != "no"
