@@ -95,3 +95,35 @@ def test_another_rank_denies_a_superlative():
     assert yn("It's the third most populous, after India and China.", "Is the US the most populous country?") == "no"
     # counter-example: the superlative also said unranked is no denial
     assert yn("It is the highest; K2 is the second highest.", "Is Everest the highest mountain?") != "no"
+
+
+# ---------------------------------------------------------------------------------------- choice
+GASES = ["Oxygen", "Nitrogen", "Carbon dioxide", "Helium"]
+
+
+def test_an_ordinal_of_another_language_names_an_option():
+    q = "Which gas do plants absorb?"
+    assert ch("La tercera opción.", q, GASES) == "C"
+    assert ch("Die zweite.", q, GASES) == "B"
+    assert ch("La première.", q, GASES) == "A"
+    assert ch("La respuesta correcta es la última opción.", q, GASES) == "D"
+    # counter-example: an English sentence with "a second" is no foreign ordinal
+    assert ch("Plants absorb it within a second or two of light.", q, GASES) is None
+
+
+def test_the_option_before_the_last():
+    q = "Which instrument has 88 keys?"
+    opts = ["Organ", "Harpsichord", "Piano", "Accordion"]
+    assert ch("The last-but-one option: the piano.", q, opts) == "C"
+    assert ch("The one before last.", q, opts) == "C"
+    assert ch("The next-to-last option.", q, opts) == "C"
+    # counter-example: the last one is the last
+    assert ch("The last one.", q, opts) == "D"
+
+
+def test_a_reply_that_speaks_in_letters_picks_by_letter_not_by_an_option_named_as_a_reason():
+    q = "Which of these novels was written by Virginia Woolf?"
+    opts = ["Middlemarch", "Mrs Dalloway", "Jane Eyre", "Emma"]
+    assert ch("Hmm, B or C. Probably B, since Jane Eyre is Charlotte Brontë's.", q, opts) == "B"
+    # counter-example: a reply without letters is read by the option it names
+    assert ch("Mrs Dalloway, published in 1925.", q, opts) == "B"
