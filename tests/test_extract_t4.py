@@ -127,3 +127,29 @@ def test_a_reply_that_speaks_in_letters_picks_by_letter_not_by_an_option_named_a
     assert ch("Hmm, B or C. Probably B, since Jane Eyre is Charlotte Brontë's.", q, opts) == "B"
     # counter-example: a reply without letters is read by the option it names
     assert ch("Mrs Dalloway, published in 1925.", q, opts) == "B"
+
+
+def test_an_option_word_for_word_before_a_break_is_the_pick():
+    q = "What do bees make?"
+    opts = ["Milk", "Honey", "Silk", "Wool"]
+    assert ch("Honey — silk comes from silkworms and wool from sheep.", q, opts) == "B"
+    # counter-example: a clause that only mentions an option before the break is no pick
+    assert ch("Many people guess Sydney, but the capital is Canberra.", "Which is the capital of Australia?",
+              ["Sydney", "Melbourne", "Canberra", "Perth"]) == "C"
+
+
+def test_a_qualified_answer_denies_an_absolute_question():
+    q = "Do cats always land on their feet?"
+    assert yn("Usually, but not always.", q) == "no"
+    assert yn("Usually.", q) == "no"
+    # counter-examples: the same words answer a question without an absolute; an explicit yes stays yes
+    assert yn("Usually, but not always.", "Does it rain in London in winter?") == "yes"
+    assert yn("Mostly, yes.", q) == "yes"
+
+
+def test_an_amount_in_units_and_hundredths_is_one_number():
+    q = "How much change do you get from $20 if you spend $13.75?"
+    assert num("6 dollars and 25 cents.", q) == "6.25"
+    assert num("3 pounds and 5 pence", "How much is left?") == "3.05"
+    # counter-example: two separate counts joined by "and" stay two
+    assert num("6 dollars and 25 cents make 6.25 dollars, so $6.25.", q) == "6.25"

@@ -615,9 +615,23 @@ def _answer_first(ctx: Context) -> str | None:
     paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", head)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()
+    lead = _named_before_a_break(ctx, head)
+    if lead:
+        return lead
     if _speaks_in_letters(ctx, head):
         return None  # "Hmm, B or C. Probably B, since Jane Eyre is Charlotte Brontë's.": the text names a reason
     return _one_option(ctx, head)
+
+
+_LEAD_BREAK_RE = re.compile(r"\s[-\u2013]\s|:\s|;\s|,\s")
+
+
+def _named_before_a_break(ctx: Context, head: str) -> str | None:
+    """A lead before a dash, colon, semicolon or comma that is an option word for word, the rest discussing
+    others ("Honey - silk comes from silkworms and wool from sheep."); not a clause that only mentions one
+    ("Many people guess Sydney, but the capital is Canberra.")."""
+    parts = _LEAD_BREAK_RE.split(head, maxsplit=1)
+    return _exact_option(ctx, parts[0]) if len(parts) == 2 else None
 
 
 def _speaks_in_letters(ctx: Context, text: str) -> bool:

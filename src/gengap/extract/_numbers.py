@@ -53,6 +53,7 @@ _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
 _AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
+_MONEY_PARTS_RE = re.compile(r"(?<![\d.,])(\d+)\s+(?:dollars?|euros?|pounds?|bucks|francs?)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p|centimes?)\b", re.IGNORECASE)
 _HALF_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _HALF_SCALE_RE = re.compile(r"\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b", re.IGNORECASE)
 _SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
@@ -151,6 +152,10 @@ def numbers_in(text: str) -> list[Num]:
             word = m.group(1).lower()
             whole = int(word) if word.isdigit() else 1 if word in ("a", "an") else _SMALL.get(word, _TENS.get(word, 0))
             found.append(Num(m.start(), m.end(), whole + Fraction(1, 2), False))
+            covered.append(m.span())
+    if "and" in text:  # "6 dollars and 25 cents": one amount
+        for m in _MONEY_PARTS_RE.finditer(text):
+            found.append(Num(m.start(), m.end(), int(m.group(1)) + Fraction(int(m.group(2)), 100), False))
             covered.append(m.span())
     if "alf" in text:  # "half a dozen", "Half a million": half the scale
         for m in _HALF_SCALE_RE.finditer(text):

@@ -560,7 +560,24 @@ def _not_all(ctx: Context) -> str | None:
     if ctx.question and _ALL_RE.search(ctx.question) and not _FIRST_RE.match(ctx.prose) \
             and not re.search(r"\b(?:i|you|we|me|my|your)\b", _head(ctx), re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", _head(ctx), re.IGNORECASE):
         return "no"  # "Mercury and Venus have none." for "Do all planets have moons?": an exception answers no
+    if ctx.question and _ALL_RE.search(ctx.question) and _less_than_always(ctx):
+        return "no"
     return None
+
+
+_BUT_NOT_ALL_RE = re.compile(r"\bbut\s+not\s+(?:always|all|every|everyone|everything|in\s+(?:all|every)\s+cases?)\b", re.IGNORECASE)
+_MOSTLY_RE = re.compile(r"^\W*(?:usually|mostly|generally|often|typically|normally|frequently|most\s+of\s+the\s+time|in\s+most\s+cases|more\s+often\s+than\s+not)\b",
+                        re.IGNORECASE)
+
+
+def _less_than_always(ctx: Context) -> bool:
+    """A question whether something always holds answered "Usually, but not always." or "Mostly.": the
+    answer qualifies the absolute it was asked about, so it denies it."""
+    head = _head(ctx)
+    if _BUT_NOT_ALL_RE.search(head):
+        return True
+    return bool(re.search(r"\balways\b", _asked(ctx.question or ""), re.IGNORECASE) and _MOSTLY_RE.match(head)
+                and not re.search(r"\balways\b", head, re.IGNORECASE))
 
 
 def _other_is_more(ctx: Context) -> str | None:
