@@ -153,3 +153,38 @@ def test_an_amount_in_units_and_hundredths_is_one_number():
     assert num("3 pounds and 5 pence", "How much is left?") == "3.05"
     # counter-example: two separate counts joined by "and" stay two
     assert num("6 dollars and 25 cents make 6.25 dollars, so $6.25.", q) == "6.25"
+
+
+def test_a_comparative_reply_to_a_comparative_question():
+    q = "Is one fluid ounce (US) more than 30 millilitres?"
+    assert yn("Slightly less, actually: 29.57 mL.", q) == "no"
+    assert yn("Slightly more.", q) == "yes"
+    assert yn("A bit bigger.", "Is Jupiter bigger than Saturn?") == "yes"
+    assert yn("Much smaller.", "Is the Moon bigger than Mars?") == "no"
+    assert yn("Slightly less.", "Is a US fluid ounce exactly 30 millilitres?") == "no"
+    # counter-example: a comparative inside the reply, after its verdict, does not decide
+    assert yn("Yes, though only slightly less than a UK one.", "Is a US fluid ounce about 30 millilitres?") == "yes"
+
+
+def test_a_no_brainer_is_a_yes():
+    q = "Should you back up important files regularly?"
+    assert yn("That's a no-brainer: absolutely, keep at least one off-site copy.", q) == "yes"
+    # counter-example: the clause after the idiom can still deny
+    assert yn("That's a no-brainer: you shouldn't skip it.", "Is it fine to skip backups?") == "no"
+
+
+def test_a_count_glued_to_the_asked_unit_when_no_plain_count_is_given():
+    q = "How many years is a US Senate term?"
+    assert num("Senators serve six-year terms; about one-third of the 100 seats are up every 2 years.", q) == "6"
+    assert num("It's a 30-year mortgage at 6%.", "How many years is the mortgage?") == "30"
+    # counter-examples: a plain count wins over a kind named by a count; a multiplied term is no count
+    assert num("A standard guitar has 6 strings, although 12-string guitars also exist.",
+               "How many strings does a standard guitar have?") == "6"
+    assert num("He served two four-year terms.", "How many years did he serve?") is None
+
+
+def test_a_step_of_the_working_before_a_colon_is_not_the_answer_stated_first():
+    q = "A train leaves at 09:40 and arrives at 13:15. How many minutes is the journey?"
+    assert num("From 09:40 to 13:40 is 4 hours, minus 25 minutes: 215 minutes.", q) == "215"
+    # counter-example: a count stated first with its reason after the colon stays the answer
+    assert num("215 minutes: from 09:40 to 13:40 is 4 hours, minus 25 minutes.", q) == "215"

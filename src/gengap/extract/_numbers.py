@@ -740,7 +740,7 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _OPERATION_LEAD_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
             and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
@@ -778,6 +778,8 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+# a lead that is a step of the working ("minus 25 minutes: 215 minutes"), not the answer stated first
+_OPERATION_LEAD_RE = re.compile(r"^\W*(?:minus|plus|times|less|add(?:ing)?|subtract(?:ing)?|divided|multiplied|then|take\s+away|over)\b", re.IGNORECASE)
 _UNIT_WORD_RE = re.compile(r"^\s*(?:(?:more|extra|additional|whole|total|full|other|new|small|large|big|left|remaining|in|of)\s+)*([A-Za-z]{2,})")
 
 
@@ -996,6 +998,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
             return None  # a cheap test first: the counted noun is nowhere in the text
         found = [n for n in _nums(ctx, text) if _unit_of(text, n)[:4] == asked[:4]
                  and (not _given(ctx, n) or _given_of_other_unit(ctx.question, n.value, asked))]
+        found = [n for n in found if not _EVERY_BEFORE_RE.search(text[max(0, n.start - 8):n.start])]  # "every 2 years": how often
+        found = found or _compound_counts(ctx, text, asked)
     elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE) and ("age" in text.lower() or "old" in text):
         found = [n for n in _nums(ctx, text)
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
@@ -1004,6 +1008,26 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     if any(_RANGE_END_RE.search(text[max(0, n.start - 30):n.start]) for n in found):
         return None  # "7 to 9 hours": a range, no one number
     return found[0] if found and len({n.value for n in found}) == 1 else None
+
+
+_EVERY_BEFORE_RE = re.compile(r"\bevery\s+$", re.IGNORECASE)
+_COMPOUND_COUNT_RE = re.compile(rf"(?<![\w-])(\d+|{_COUNT_WORD})-([a-z]+)\b", re.IGNORECASE)
+
+
+def _compound_counts(ctx: Context, text: str, asked: str) -> list[Num]:
+    """A count glued to the asked unit as a compound adjective ("six-year terms", "a 30-year mortgage" for
+    "how many years"), read when no plain count is there ("6 strings, although 12-string guitars exist");
+    not one that another count multiplies ("two four-year terms")."""
+    if "-" not in text:
+        return []
+    found = []
+    for m in _COMPOUND_COUNT_RE.finditer(text):
+        if stem(m.group(2))[:4] != asked[:4] or numbers_in(text[max(0, m.start() - 12):m.start()]):
+            continue
+        value = Fraction(_count(m.group(1)))
+        if m.group(1).isdigit() or value:
+            found.append(Num(m.start(), m.end(), value, False))
+    return found
 
 
 _FIRST_WORD_RE = re.compile(r"^[^\w]*(?:(?:about|around|approximately|roughly|nearly|almost|over|under|just|exactly|only|some)\s+)?([^\W_]+)",

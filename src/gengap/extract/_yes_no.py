@@ -41,7 +41,7 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|nothing\s+(?:else\s+)?(?:\w+\s+){0,3}(?:comes?\s+close|compares|beats|matches|rivals)\b"
              r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
-_NO_IDIOM_RE = re.compile(rf"^\W*(?:make\s+)?(?:{_NO_IDIOM})", re.IGNORECASE)
+_NO_IDIOM_RE = re.compile(rf"^\W*(?:make\s+)?(?:(?:that|it)(?:'s|\s+is)\s+a\s+(?=no[-\s]brainer))?(?:{_NO_IDIOM})", re.IGNORECASE)
 _NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:(?:clear|simple|single|definitive|easy|straight|straightforward|right|agreed)\s+answer|one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
 _LEAD = (r"^\W{0,4}(?:(?:for\s+the\s+most\s+part(?=,)|in\s+(?:most|many|some)\s+cases(?=,)|on\s+the\s+whole(?=,)|by\s+and\s+large(?=,)|as\s+a\s+rule(?=,)"
          r"|in\s+(?:theory|practice|principle|general)(?=,)|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)(?=,)|to\s+(?:my|our)\s+knowledge(?=,)|well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
@@ -404,6 +404,9 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
+    compared = _comparative_reply(head, ctx.question)
+    if compared:
+        return compared
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
@@ -422,6 +425,43 @@ def _verdict(ctx: Context) -> str | None:
     if _DEBUNK_RE.search(head):
         return "no"
     return None
+
+
+_OPPOSITE_COMPARATIVES = (("more", "less"), ("more", "fewer"), ("greater", "less"), ("greater", "smaller"), ("bigger", "smaller"),
+                          ("larger", "smaller"), ("longer", "shorter"), ("taller", "shorter"), ("heavier", "lighter"), ("older", "younger"),
+                          ("faster", "slower"), ("higher", "lower"), ("warmer", "colder"), ("hotter", "colder"), ("hotter", "cooler"),
+                          ("wider", "narrower"), ("deeper", "shallower"), ("stronger", "weaker"), ("earlier", "later"),
+                          ("closer", "farther"), ("closer", "further"), ("nearer", "farther"), ("cheaper", "dearer"), ("richer", "poorer"),
+                          ("louder", "quieter"), ("brighter", "dimmer"), ("thicker", "thinner"), ("denser", "lighter"))
+_OPPOSITE = {(a, b) for a, b in _OPPOSITE_COMPARATIVES} | {(b, a) for a, b in _OPPOSITE_COMPARATIVES}
+_COMPARATIVES = frozenset(w for pair in _OPPOSITE_COMPARATIVES for w in pair)
+_ASKED_COMPARATIVE_RE = re.compile(r"\b([a-z]+)\s+than\b", re.IGNORECASE)
+_REPLY_COMPARATIVE_RE = re.compile(r"^\W*(?:(?:slightly|a\s+(?:bit|little|lot|touch)|much|far|way|somewhat|marginally|just|considerably|significantly"
+                                   r"|substantially|actually|a\s+few\s+\w+|(?:it'?s|it\s+is|they'?re|they\s+are)|about|around|roughly)\s*,?\s+)*([a-z]+)\b",
+                                   re.IGNORECASE)
+
+
+_ASKS_EQUAL_RE = re.compile(r"\b(?:exactly|precisely|the\s+same\s+(?:as|size|length|height|weight|age)|equal\s+to|as\s+[a-z]+\s+as)\b", re.IGNORECASE)
+
+
+def _comparative_reply(head: str, question: str | None) -> str | None:
+    """A reply that opens with a comparative to "Is A more/bigger/... than B?": the comparative asked
+    ("Slightly more.") affirms, its opposite ("Slightly less, actually: 29.57 mL.") denies; to a question
+    of equality ("exactly 30 mL?", "as tall as ...?") any comparative denies."""
+    if not question:
+        return None
+    asked = _ASKED_COMPARATIVE_RE.search(_asked(question))
+    said = _REPLY_COMPARATIVE_RE.match(head)
+    if not said or said.group(1).lower() not in _COMPARATIVES:
+        return None
+    if not asked and _ASKS_EQUAL_RE.search(_asked(question)) and not re.search(r"\bthan\b", head, re.IGNORECASE):
+        return "no"  # "Slightly less." for "Is a fluid ounce exactly 30 mL?": not equal
+    if not asked:
+        return None
+    a, b = asked.group(1).lower(), said.group(1).lower()
+    if a not in _COMPARATIVES or b not in _COMPARATIVES:
+        return None
+    return "yes" if a == b else "no" if (a, b) in _OPPOSITE else None
 
 
 # a verdict reported in a frame, its predicate left out: "The consensus is increasingly that they do."
