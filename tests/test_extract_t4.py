@@ -188,3 +188,22 @@ def test_a_step_of_the_working_before_a_colon_is_not_the_answer_stated_first():
     assert num("From 09:40 to 13:40 is 4 hours, minus 25 minutes: 215 minutes.", q) == "215"
     # counter-example: a count stated first with its reason after the colon stays the answer
     assert num("215 minutes: from 09:40 to 13:40 is 4 hours, minus 25 minutes.", q) == "215"
+
+
+def test_the_opposite_property_denies_the_one_asked():
+    assert yn("The Earth is round — more precisely, an oblate spheroid.", "Is the Earth flat?") == "no"
+    assert yn("21 = 3 × 7, so it's composite.", "Is 21 a prime number?") == "no"
+    assert yn("Glass is an amorphous solid.", "Is glass a liquid?") == "no"
+    # counter-example: the property asked said too affirms
+    assert yn("Water is liquid at room temperature and solid below 0 °C.", "Is water a liquid at room temperature?") == "yes"
+
+
+def test_harm_answers_whether_something_may_be_done():
+    q = "Can dogs eat chocolate?"
+    assert yn("Chocolate is toxic to dogs and should be avoided.", q) == "no"
+    assert yn("It's dangerous for them: theobromine is toxic to dogs.", q) == "no"
+    assert yn("Looking directly at the sun is dangerous and can damage your retina.", "Is it safe to look at the sun?") == "no"
+    assert yn("Carrots are not toxic to dogs and make a healthy snack.", "Can dogs eat carrots?") == "yes"
+    # counter-examples: a question about the harm itself, and a reply that calls it safe in some measure
+    assert yn("The leaves are toxic.", "Are tomatoes poisonous?") is None
+    assert yn("In small amounts it's rarely fatal, but it's toxic.", q) is None

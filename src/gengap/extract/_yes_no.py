@@ -688,6 +688,29 @@ def _other_rank(ctx: Context) -> str | None:
     return "no" if ranked and len(ranked) == len(said) else None
 
 
+_ASKS_PERMISSION_RE = re.compile(r"^\W*(?:can|could|may|should|is\s+it\s+(?:safe|ok(?:ay)?|fine|good|healthy|wise|advisable|alright|all\s+right)"
+                                r"|are\s+(?:[\w'-]+\s+){1,3}?(?:safe|ok(?:ay)?|fine|good\s+for|healthy))\b", re.IGNORECASE)
+_HARM_RE = re.compile(r"\b(?:toxic|poisonous|dangerous|harmful|unsafe|deadly|lethal|fatal|hazardous|bad\s+for|(?:should|must)\s+(?:be\s+)?(?:avoided|never)"
+                      r"|not\s+(?:safe|recommended|advisable|a\s+good\s+idea)|a\s+(?:bad|terrible)\s+idea)\b", re.IGNORECASE)
+_HARMLESS_RE = re.compile(r"\b(?:safe|fine|ok(?:ay)?|harmless|healthy|no\s+problem|small\s+amounts?|in\s+moderation)\b", re.IGNORECASE)
+
+
+def _harmful(ctx: Context) -> str | None:
+    """A question whether something may or can safely be done ("Can dogs eat chocolate?") answered by the
+    harm it does ("Chocolate is toxic to dogs.", "It's dangerous for them.") reads no, the harm denied
+    ("Carrots are not toxic to dogs.") yes; not when the question is itself about the harm ("Are tomatoes
+    poisonous?") or the reply also calls it safe in some measure."""
+    if not ctx.question or not _ASKS_PERMISSION_RE.match(_asked(ctx.question)) or _HARM_RE.search(ctx.question):
+        return None
+    head = _head(ctx)
+    harm = _HARM_RE.search(head)
+    if not harm:
+        return None
+    if re.search(r"\b(?:not|isn't|aren't|wasn't|never|no)\s+(?:\w+\s+)?$", head[:harm.start()], re.IGNORECASE) and "not" not in harm.group(0).lower():
+        return "yes" if len(_HARM_RE.findall(head)) == 1 else None  # "Carrots are not toxic to dogs.": harmless, so yes
+    return None if _HARMLESS_RE.search(head.replace(harm.group(0), " ")) else "no"
+
+
 _RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
 
 
@@ -925,6 +948,12 @@ _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick 
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
 _ANTONYM_PAIRS += ("bad harmless", "harmful harmless", "dangerous harmless", "grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
+# opposite properties a reply names instead of the one asked ("The Earth is round." for "Is the Earth flat?")
+_ANTONYM_PAIRS += ("flat round", "flat spherical", "prime composite", "even odd", "light dark", "common rare", "active dormant", "active extinct",
+                   "extant extinct", "rough smooth", "sweet bitter", "positive negative", "acidic alkaline", "acidic basic", "natural artificial",
+                   "natural synthetic", "wild domestic", "wild domesticated", "temporary permanent", "public private", "solid hollow", "solid liquid",
+                   "liquid gas", "solid gas", "conductor insulator", "male female", "clockwise anticlockwise", "clockwise counterclockwise",
+                   "healthy harmful", "nutritious harmful", "edible poisonous", "edible toxic")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
                "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
@@ -1123,6 +1152,7 @@ RULES = (
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
     Rule("other_rank", "negation", _other_rank),
+    Rule("harmful", "verdict", _harmful),
     Rule("bound", "answer_inside_sentence", _bound),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
