@@ -207,3 +207,14 @@ def test_harm_answers_whether_something_may_be_done():
     # counter-examples: a question about the harm itself, and a reply that calls it safe in some measure
     assert yn("The leaves are toxic.", "Are tomatoes poisonous?") is None
     assert yn("In small amounts it's rarely fatal, but it's toxic.", q) is None
+
+
+def test_the_quantity_in_the_unit_asked_beside_its_conversion():
+    assert num("Water boils at 212 degrees Fahrenheit, which is 100 degrees Celsius.",
+               "What is the boiling point of water in Fahrenheit?") == "212"
+    assert num("Water boils at 212 degrees Fahrenheit, which is 100 degrees Celsius.",
+               "What is the boiling point of water in Celsius?") == "100"
+    assert num("A marathon is 26.2 miles, which is about 42.2 km.", "How many kilometers is a marathon?") == "42.2"
+    # counter-examples: two values in the asked unit, or the asked unit only in what the question gives
+    assert num("There are 12 inches in a foot, so 36 inches in 3 feet.", "How many inches are in 3 feet?") == "36"
+    assert num("35 km in 7 days (5 km × 7).", "Max runs 5 km a day for 7 days. How many km does he run?") == "35"

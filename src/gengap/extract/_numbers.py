@@ -1010,6 +1010,41 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     return found[0] if found and len({n.value for n in found}) == 1 else None
 
 
+_TEMPERATURE = {"c": "celsius", "centigrade": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": "fahrenheit",
+                "k": "kelvin", "kelvin": "kelvin", "kelvins": "kelvin"}
+_UNIT_AFTER_NUMBER_RE = re.compile(r"\s?(?:\u00b0\s?([CFK])\b|degrees?\s+(celsius|centigrade|fahrenheit)\b|([A-Za-z]{1,12})\b)", re.IGNORECASE)
+_IN_UNIT_RE = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?(\u00b0?[A-Za-z]+)\W*$|\bhow\s+many\s+(?:degrees\s+)?([A-Za-z]+)", re.IGNORECASE)
+
+
+def _unit_name(word: str) -> str:
+    """A unit in one spelling, temperatures included ("°F", "Fahrenheit" -> "fahrenheit"; "km" -> "kilometer")."""
+    low = word.lower().lstrip("\u00b0")
+    return _TEMPERATURE.get(low) or _unit_key(low)
+
+
+def _in_asked_unit(ctx: Context) -> str | None:
+    """A quantity stated in the unit the question asks for ("in Fahrenheit", "how many kilometres") beside
+    its conversion to another unit ("212 degrees Fahrenheit, which is 100 degrees Celsius"): the one in the
+    asked unit, when the output gives one value in it and another unit besides."""
+    if not ctx.question:
+        return None
+    asked = _IN_UNIT_RE.search(asked_part(ctx.question).rstrip("?. "))
+    if not asked:
+        return None
+    want = _unit_name(asked.group(1) or asked.group(2))
+    units = []
+    for n in _nums(ctx, ctx.prose):
+        m = _UNIT_AFTER_NUMBER_RE.match(ctx.prose, n.end)
+        if m and not n.pct:
+            units.append((n, _unit_name(m.group(1) or m.group(2) or m.group(3))))
+    units = [(n, u) for n, u in units if not (u == want and _given(ctx, n))]  # "5 km a day": a quantity the question gives
+    hits = {n.value for n, u in units if u == want}
+    others = {u for _, u in units if u != want and (u in _TEMPERATURE.values() or u in _UNIT_ABBREVIATIONS.values())}
+    if len(hits) != 1 or not others:
+        return None
+    return _answer(next(n for n, u in units if u == want), ctx)
+
+
 _EVERY_BEFORE_RE = re.compile(r"\bevery\s+$", re.IGNORECASE)
 _COMPOUND_COUNT_RE = re.compile(rf"(?<![\w-])(\d+|{_COUNT_WORD})-([a-z]+)\b", re.IGNORECASE)
 
@@ -1317,6 +1352,7 @@ RULES = (
     Rule("none", "answer_first", _none),
     Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),
+    Rule("in_asked_unit", "answer_inside_sentence", _in_asked_unit),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
     Rule("asked_unit", "answer_first", _asked_unit),
