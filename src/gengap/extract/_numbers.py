@@ -1016,6 +1016,9 @@ _UNIT_AFTER_NUMBER_RE = re.compile(r"\s?(?:\u00b0\s?([CFK])\b|degrees?\s+(celsiu
 _IN_UNIT_RE = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?(\u00b0?[A-Za-z]+)\W*$|\bhow\s+many\s+(?:degrees\s+)?([A-Za-z]+)", re.IGNORECASE)
 
 
+_MEASURES = frozenset({*_TEMPERATURE.values(), *_UNIT_ABBREVIATIONS.values(), "mile", "kilometer", "meter"})
+
+
 def _unit_name(word: str) -> str:
     """A unit in one spelling, temperatures included ("°F", "Fahrenheit" -> "fahrenheit"; "km" -> "kilometer")."""
     low = word.lower().lstrip("\u00b0")
@@ -1032,14 +1035,18 @@ def _in_asked_unit(ctx: Context) -> str | None:
     if not asked:
         return None
     want = _unit_name(asked.group(1) or asked.group(2))
+    if want not in _MEASURES:
+        return None  # "how many eggs": a count, not a unit of measurement
     units = []
     for n in _nums(ctx, ctx.prose):
         m = _UNIT_AFTER_NUMBER_RE.match(ctx.prose, n.end)
+        if m and m.group(3) and m.group(3).lower() in ("in", "s", "m", "c", "h") and re.match(r"\s+[a-z]", ctx.prose[m.end():]):
+            continue  # "2 in the bowl": a preposition, not inches
         if m and not n.pct:
             units.append((n, _unit_name(m.group(1) or m.group(2) or m.group(3))))
     units = [(n, u) for n, u in units if not (u == want and _given(ctx, n))]  # "5 km a day": a quantity the question gives
     hits = {n.value for n, u in units if u == want}
-    others = {u for _, u in units if u != want and (u in _TEMPERATURE.values() or u in _UNIT_ABBREVIATIONS.values())}
+    others = {u for _, u in units if u != want and u in _MEASURES}
     if len(hits) != 1 or not others:
         return None
     return _answer(next(n for n, u in units if u == want), ctx)
