@@ -218,3 +218,17 @@ def test_the_quantity_in_the_unit_asked_beside_its_conversion():
     # counter-examples: two values in the asked unit, or the asked unit only in what the question gives
     assert num("There are 12 inches in a foot, so 36 inches in 3 feet.", "How many inches are in 3 feet?") == "36"
     assert num("35 km in 7 days (5 km × 7).", "Max runs 5 km a day for 7 days. How many km does he run?") == "35"
+
+
+def test_an_operand_of_the_working_is_no_quantity_in_the_asked_unit():
+    assert num("3,600 (60 minutes × 60 seconds).", "How many seconds are in an hour?") == "3600"
+    assert num("60 min × 60 = 3600 seconds.", "How many seconds are in an hour?") == "3600"
+
+
+def test_a_setting_before_the_subject_keeps_the_subject_the_pick():
+    q = "Which planet has the most moons?"
+    opts = ["Earth", "Mars", "Jupiter", "Saturn"]
+    assert ch("As of 2023, Saturn has the most confirmed moons (146), overtaking Jupiter.", q, opts) == "D"
+    # counter-example: a subject that is not an option leaves the options only mentioned
+    assert ch("As of 2023, astronomers count more moons for Saturn than for Jupiter, Mars or Earth, but the tally keeps changing.",
+              q, opts) is None

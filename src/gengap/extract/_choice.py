@@ -905,9 +905,15 @@ def _option_text(ctx: Context) -> str | None:
     subjects = {letter for letter, at in ordered if any(0 <= at - s <= 4 for s in starts)}
     if len(subjects) >= 3 and len(starts) > 1 and ":" not in head[:starts[1]]:
         return None  # "Mars is red, Earth has life, Venus is hot.": parallel clauses describe the options, they pick none
-    if len(plain[:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
+    setting = _SETTING_RE.match(plain)  # "As of 2023, Saturn has ...": a setting before the subject
+    if len(plain[setting.end() if setting else 0:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
         return ordered[0][0]  # the subject of the opening sentence
     return None
+
+
+# a phrase of time or place opening a sentence before its subject ("As of 2023, ...", "Today, ...")
+_SETTING_RE = re.compile(r"^\W*(?:as\s+of|since|currently|today|now|nowadays|at\s+present|in|at|by|according\s+to)\b[^,.;:]{0,40},\s*",
+                         re.IGNORECASE)
 
 
 _NEGATED_QUESTION_RE = re.compile(r"\b(?:not|except|isn't|aren't|doesn't|don't)\b", re.IGNORECASE)

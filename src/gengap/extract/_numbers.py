@@ -1016,6 +1016,8 @@ _UNIT_AFTER_NUMBER_RE = re.compile(r"\s?(?:\u00b0\s?([CFK])\b|degrees?\s+(celsiu
 _IN_UNIT_RE = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?(\u00b0?[A-Za-z]+)\W*$|\bhow\s+many\s+(?:degrees\s+)?([A-Za-z]+)", re.IGNORECASE)
 
 
+_OPERATOR_BEFORE_RE = re.compile(r"[\u00d7*+/\u00f7=]\s*$|\sx\s*$")
+_OPERATOR_AFTER_RE = re.compile(r"\s*(?:[\u00d7*+/\u00f7=]|x\s)")
 _MEASURES = frozenset({*_TEMPERATURE.values(), *_UNIT_ABBREVIATIONS.values(), "mile", "kilometer", "meter"})
 
 
@@ -1038,8 +1040,13 @@ def _in_asked_unit(ctx: Context) -> str | None:
     if want not in _MEASURES:
         return None  # "how many eggs": a count, not a unit of measurement
     units = []
-    for n in _nums(ctx, ctx.prose):
+    nums = _nums(ctx, ctx.prose)
+    if not nums or not _UNIT_AFTER_NUMBER_RE.match(ctx.prose, nums[0].end):
+        return None  # "3,600 (60 minutes × 60 seconds)": a bare number stated first is the answer
+    for n in nums:
         m = _UNIT_AFTER_NUMBER_RE.match(ctx.prose, n.end)
+        if m and (_OPERATOR_BEFORE_RE.search(ctx.prose[max(0, n.start - 3):n.start]) or _OPERATOR_AFTER_RE.match(ctx.prose, m.end())):
+            continue  # an operand of the working ("60 minutes × 60 seconds"), not a stated quantity
         if m and m.group(3) and m.group(3).lower() in ("in", "s", "m", "c", "h") and re.match(r"\s+[a-z]", ctx.prose[m.end():]):
             continue  # "2 in the bowl": a preposition, not inches
         if m and not n.pct:
