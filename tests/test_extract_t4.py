@@ -232,3 +232,24 @@ def test_a_setting_before_the_subject_keeps_the_subject_the_pick():
     # counter-example: a subject that is not an option leaves the options only mentioned
     assert ch("As of 2023, astronomers count more moons for Saturn than for Jupiter, Mars or Earth, but the tally keeps changing.",
               q, opts) is None
+
+
+def test_and_joins_number_words_only_after_a_scale_word():
+    assert num("Four and three quarters.", "What is 3 1/2 + 1 1/4?") == "4.75"
+    assert num("One hundred and five.", "What is 100 + 5?") == "105"
+    # counter-examples: two small numbers joined by "and" are two numbers, not their sum
+    assert num("Between five and ten, depending on the breed.", "How many puppies are in a litter?") is None
+    assert num("Two and two make four.", "What is 2 + 2?") == "4"
+
+
+def test_a_unit_symbol_for_the_asked_unit_keeps_the_reply_on_topic():
+    q = "How many calories are in a gram of fat?"
+    assert num("Fat has 9 kcal/g, more than twice the 4 kcal/g of carbs.", q) == "9"
+
+
+def test_an_adjective_form_of_an_option_names_it():
+    opts = ["Fish", "Mammal", "Reptile", "Amphibian"]
+    assert ch("Whales are mammalian.", "What kind of animal is a whale?", opts) == "B"
+    assert ch("Frogs are amphibious.", "What kind of animal is a frog?", opts) == "D"
+    # counter-example: a word that merely starts like an option names nothing
+    assert ch("Fishermen see them often.", "What kind of animal is a whale?", opts) is None

@@ -163,7 +163,7 @@ def _letters(ctx: Context) -> str:
 
 
 # ---------------------------------------------------------------------------------------- option texts
-_DERIVED_RE = re.compile(r"(?:wards?|ern|erly)$")  # "eastward", "eastern", "westerly" from "east", "west"
+_DERIVED_RE = re.compile(r"(?:wards?|ern|erly|alian|alia|ian|ical|ic|ous|ive)$")  # "eastward", "eastern" from "east"; "mammalian" from "mammal"
 
 
 def _stem_match(a: str, b: str) -> bool:

@@ -51,6 +51,8 @@ _ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter"
                       "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
+_MIXED_WORDS_RE = re.compile(rf"\b(\d+|{'|'.join([*_SMALL, *_TENS])})\s+and\s+(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+"
+                             rf"({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
 _AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
 _MONEY_PARTS_RE = re.compile(r"(?<![\d.,])(\d+)\s+(?:dollars?|euros?|pounds?|bucks|francs?)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p|centimes?)\b", re.IGNORECASE)
@@ -167,6 +169,15 @@ def numbers_in(text: str) -> list[Num]:
             exponent = int(m.group(2).translate(_SUPERSCRIPT_DIGITS))
             found.append(Num(m.start(), m.end(), _to_fraction(m.group(1)) * Fraction(10) ** exponent, False))
             covered.append(m.span())
+    if " and " in text:  # "four and three quarters": a whole and a fraction in words
+        for m in _MIXED_WORDS_RE.finditer(text):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            word = m.group(1).lower()
+            whole = int(word) if word.isdigit() else _SMALL.get(word, _TENS.get(word, 0))
+            numerator = 1 if m.group(2).lower() in ("a", "an") else _SMALL[m.group(2).lower()]
+            found.append(Num(m.start(), m.end(), whole + Fraction(numerator, _ORDINAL_FRACTIONS[m.group(3).lower()]), False))
+            covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered):
             continue
@@ -221,11 +232,31 @@ def numbers_in(text: str) -> list[Num]:
             continue  # "two-digit", "three-year-old": a word, not a number
         if m.group(0).lower() == "one" and _PRONOUN_ONE_RE.search(text[max(0, m.start() - 20):m.start()]):
             continue  # "Easy one!", "the right one": a pronoun, not the number 1
-        count = _words_value(m.group(0))
-        if count is not None:
-            found.append(Num(m.start(), m.end(), Fraction(count), False))
+        for start, end in _and_parts(m):
+            count = _words_value(text[start:end])
+            if count is not None:
+                found.append(Num(start, end, Fraction(count), False))
     found.sort(key=lambda n: n.start)
     return found
+
+
+_AND_SPLIT_RE = re.compile(r"\s+and\s+", re.IGNORECASE)
+_SCALE_BEFORE_AND_RE = re.compile(r"(?:hundred|thousand|million|billion|dozen)$", re.IGNORECASE)
+
+
+def _and_parts(m: re.Match[str]) -> list[tuple[int, int]]:
+    """The spans of the numbers in a phrase of number words: "and" joins only after a scale word ("one
+    hundred and five" is one number), else it links two ("two and three", "four and twenty")."""
+    phrase = m.group(0)
+    if " and " not in phrase.lower():
+        return [m.span()]
+    parts, start = [], 0
+    for link in _AND_SPLIT_RE.finditer(phrase):
+        if not _SCALE_BEFORE_AND_RE.search(phrase[:link.start()]):
+            parts.append((m.start() + start, m.start() + link.start()))
+            start = link.end()
+    parts.append((m.start() + start, m.end()))
+    return parts
 
 
 
@@ -729,6 +760,8 @@ def _stated_first(ctx: Context) -> str | None:
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
     head, rest = _first(ctx)
+    if head and _WORD_RANGE_RE.match(head) and not ctx.strong_marks and not WEAK_MARK_RE.search(ctx.text):
+        return ABSTAIN  # "Between five and ten, depending on the breed.": a range, no one number
     if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
         return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
@@ -809,7 +842,8 @@ _UNIT_ABBREVIATIONS = {"mm": "millimeter", "cm": "centimeter", "m": "meter", "km
                        "kg": "kilogram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tsp": "teaspoon", "tbsp": "tablespoon",
                        "ft": "foot", "feet": "foot", "in": "inch", "yd": "yard", "mi": "mile", "h": "hour", "hr": "hour",
                        "min": "minute", "s": "second", "sec": "second", "ml": "milliliter", "l": "liter", "qt": "quart",
-                       "pt": "pint", "gal": "gallon", "c": "cup"}
+                       "pt": "pint", "gal": "gallon", "c": "cup", "kcal": "calorie", "cal": "calorie", "yr": "year", "yrs": "year",
+                       "ha": "hectare", "mph": "mile", "kph": "kilometer", "kmh": "kilometer"}
 _UNIT_NEXT_RE = re.compile(r"\s*([A-Za-z]+)\.?")
 _EQUIVALENT_RE = re.compile(r"\s*(?:=|\u2248|~|equals?|is|are|makes?|make\s+up|in|per|to)\s*(?:exactly|about|approximately|roughly|around)?\s*"
                             r"(?:a|an|one|each|every)?\s*$", re.IGNORECASE)
@@ -1160,6 +1194,9 @@ def guessed_after_hedge(ctx: Context) -> bool:
 
 _RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
                        r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
+#: a range in number words opening the reply ("Between five and ten, depending on the breed.")
+_WORD_RANGE_RE = re.compile(rf"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere|usually|typically)\s+)?(?:between|from)\s+"
+                            rf"(?:{_COUNT_WORD})\s+(?:to|and)\s+(?:{_COUNT_WORD})\b(?!\s*[-\w])", re.IGNORECASE)
 
 
 def _hedge(ctx: Context) -> str | None:
