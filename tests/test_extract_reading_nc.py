@@ -72,7 +72,7 @@ def test_a_unit_equivalence_answers_with_the_unit_asked():
     assert num("1 quart = 4 cups (and 2 pints = 1 quart).", "How many cups are in a quart?") == "4"
     # counter-examples: the working of a conversion reads its result; a switched-off rule reads the last number
     assert num("20 mm, since 1 cm = 10 mm.", "How many millimeters are in 2 centimeters?") == "20"
-    assert num("3 teaspoons = 1 tablespoon.", q, disable=("conversion",)) == "1"
+    assert num("3 teaspoons = 1 tablespoon.", q, disable=("conversion", "in_asked_unit")) == "1"  # both unit rules off
 
 
 def test_a_fraction_restated_in_the_form_asked_is_read_in_that_form():

@@ -60,3 +60,196 @@ def test_the_asked_unit_named_by_its_symbol_keeps_the_reply_on_topic():
     # counter-example: a ramble that never speaks of kilometres, in words or symbols, stays unread
     ramble = "The marathon commemorates the run of the messenger Pheidippides in 490 BC, a legend retold for centuries."
     assert num(ramble, "How many kilometers is a marathon?") is None
+
+
+# ---------------------------------------------------------------------------------------- yes/no
+def test_verdict_words_of_another_language():
+    q = "Is the Pacific the largest ocean?"
+    for out in ("Natürlich.", "Claro.", "Claro que sí, es el más grande.", "Bien sûr !", "Por supuesto.", "Certo."):
+        assert yn(out, q) == "yes", out
+    for out in ("Pas du tout.", "Keineswegs.", "De ningún modo.", "Auf keinen Fall.", "Claro que no.", "Natürlich nicht."):
+        assert yn(out, "Is the Atlantic the largest ocean?") == "no", out
+    # counter-example: a word inside a sentence is no opening verdict
+    assert yn("Der Pazifik ist klar größer, aber das ist eine andere Frage?", q) != "no"
+
+
+def test_an_intensifying_idiom_stresses_the_clause_it_introduces():
+    assert yn("Make no mistake: it is.", "Is the Pacific the largest ocean?") == "yes"
+    assert yn("No doubt about it.", "Will a cast-iron pan last for decades?") == "yes"
+    assert yn("No doubt about it: penguins can't fly.", "Can penguins fly?") == "no"
+    assert yn("Make no mistake, it isn't safe to eat.", "Is it safe to eat raw cookie dough?") == "no"
+    # counter-example: "not just" qualifies, it does not deny
+    assert yn("No question, it's the best one, not just the cheapest.", "Is it a good phone?") == "yes"
+
+
+def test_short_verdicts_sure_is_afraid_not_not_so():
+    assert yn("Sure is!", "Is the Pacific the largest ocean?") == "yes"
+    assert yn("Afraid not.", "Is the Atlantic the largest ocean?") == "no"
+    assert yn("Not so.", "Is the Atlantic the largest ocean?") == "no"
+    # counter-example: a name that is the elliptic subject still names another thing
+    assert yn("Canberra is.", "Is Sydney the capital of Australia?") == "no"
+
+
+def test_another_rank_denies_a_superlative():
+    assert yn("It's the second largest; the Pacific is bigger.", "Is the Atlantic the largest ocean?") == "no"
+    assert yn("It's the third most populous, after India and China.", "Is the US the most populous country?") == "no"
+    # counter-example: the superlative also said unranked is no denial
+    assert yn("It is the highest; K2 is the second highest.", "Is Everest the highest mountain?") != "no"
+
+
+# ---------------------------------------------------------------------------------------- choice
+GASES = ["Oxygen", "Nitrogen", "Carbon dioxide", "Helium"]
+
+
+def test_an_ordinal_of_another_language_names_an_option():
+    q = "Which gas do plants absorb?"
+    assert ch("La tercera opción.", q, GASES) == "C"
+    assert ch("Die zweite.", q, GASES) == "B"
+    assert ch("La première.", q, GASES) == "A"
+    assert ch("La respuesta correcta es la última opción.", q, GASES) == "D"
+    # counter-example: an English sentence with "a second" is no foreign ordinal
+    assert ch("Plants absorb it within a second or two of light.", q, GASES) is None
+
+
+def test_the_option_before_the_last():
+    q = "Which instrument has 88 keys?"
+    opts = ["Organ", "Harpsichord", "Piano", "Accordion"]
+    assert ch("The last-but-one option: the piano.", q, opts) == "C"
+    assert ch("The one before last.", q, opts) == "C"
+    assert ch("The next-to-last option.", q, opts) == "C"
+    # counter-example: the last one is the last
+    assert ch("The last one.", q, opts) == "D"
+
+
+def test_a_reply_that_speaks_in_letters_picks_by_letter_not_by_an_option_named_as_a_reason():
+    q = "Which of these novels was written by Virginia Woolf?"
+    opts = ["Middlemarch", "Mrs Dalloway", "Jane Eyre", "Emma"]
+    assert ch("Hmm, B or C. Probably B, since Jane Eyre is Charlotte Brontë's.", q, opts) == "B"
+    # counter-example: a reply without letters is read by the option it names
+    assert ch("Mrs Dalloway, published in 1925.", q, opts) == "B"
+
+
+def test_an_option_word_for_word_before_a_break_is_the_pick():
+    q = "What do bees make?"
+    opts = ["Milk", "Honey", "Silk", "Wool"]
+    assert ch("Honey — silk comes from silkworms and wool from sheep.", q, opts) == "B"
+    # counter-example: a clause that only mentions an option before the break is no pick
+    assert ch("Many people guess Sydney, but the capital is Canberra.", "Which is the capital of Australia?",
+              ["Sydney", "Melbourne", "Canberra", "Perth"]) == "C"
+
+
+def test_a_qualified_answer_denies_an_absolute_question():
+    q = "Do cats always land on their feet?"
+    assert yn("Usually, but not always.", q) == "no"
+    assert yn("Usually.", q) == "no"
+    # counter-examples: the same words answer a question without an absolute; an explicit yes stays yes
+    assert yn("Usually, but not always.", "Does it rain in London in winter?") == "yes"
+    assert yn("Mostly, yes.", q) == "yes"
+
+
+def test_an_amount_in_units_and_hundredths_is_one_number():
+    q = "How much change do you get from $20 if you spend $13.75?"
+    assert num("6 dollars and 25 cents.", q) == "6.25"
+    assert num("3 pounds and 5 pence", "How much is left?") == "3.05"
+    # counter-example: two separate counts joined by "and" stay two
+    assert num("6 dollars and 25 cents make 6.25 dollars, so $6.25.", q) == "6.25"
+
+
+def test_a_comparative_reply_to_a_comparative_question():
+    q = "Is one fluid ounce (US) more than 30 millilitres?"
+    assert yn("Slightly less, actually: 29.57 mL.", q) == "no"
+    assert yn("Slightly more.", q) == "yes"
+    assert yn("A bit bigger.", "Is Jupiter bigger than Saturn?") == "yes"
+    assert yn("Much smaller.", "Is the Moon bigger than Mars?") == "no"
+    assert yn("Slightly less.", "Is a US fluid ounce exactly 30 millilitres?") == "no"
+    # counter-example: a comparative inside the reply, after its verdict, does not decide
+    assert yn("Yes, though only slightly less than a UK one.", "Is a US fluid ounce about 30 millilitres?") == "yes"
+
+
+def test_a_no_brainer_is_a_yes():
+    q = "Should you back up important files regularly?"
+    assert yn("That's a no-brainer: absolutely, keep at least one off-site copy.", q) == "yes"
+    # counter-example: the clause after the idiom can still deny
+    assert yn("That's a no-brainer: you shouldn't skip it.", "Is it fine to skip backups?") == "no"
+
+
+def test_a_count_glued_to_the_asked_unit_when_no_plain_count_is_given():
+    q = "How many years is a US Senate term?"
+    assert num("Senators serve six-year terms; about one-third of the 100 seats are up every 2 years.", q) == "6"
+    assert num("It's a 30-year mortgage at 6%.", "How many years is the mortgage?") == "30"
+    # counter-examples: a plain count wins over a kind named by a count; a multiplied term is no count
+    assert num("A standard guitar has 6 strings, although 12-string guitars also exist.",
+               "How many strings does a standard guitar have?") == "6"
+    assert num("He served two four-year terms.", "How many years did he serve?") is None
+
+
+def test_a_step_of_the_working_before_a_colon_is_not_the_answer_stated_first():
+    q = "A train leaves at 09:40 and arrives at 13:15. How many minutes is the journey?"
+    assert num("From 09:40 to 13:40 is 4 hours, minus 25 minutes: 215 minutes.", q) == "215"
+    # counter-example: a count stated first with its reason after the colon stays the answer
+    assert num("215 minutes: from 09:40 to 13:40 is 4 hours, minus 25 minutes.", q) == "215"
+
+
+def test_the_opposite_property_denies_the_one_asked():
+    assert yn("The Earth is round — more precisely, an oblate spheroid.", "Is the Earth flat?") == "no"
+    assert yn("21 = 3 × 7, so it's composite.", "Is 21 a prime number?") == "no"
+    assert yn("Glass is an amorphous solid.", "Is glass a liquid?") == "no"
+    # counter-example: the property asked said too affirms
+    assert yn("Water is liquid at room temperature and solid below 0 °C.", "Is water a liquid at room temperature?") == "yes"
+
+
+def test_harm_answers_whether_something_may_be_done():
+    q = "Can dogs eat chocolate?"
+    assert yn("Chocolate is toxic to dogs and should be avoided.", q) == "no"
+    assert yn("It's dangerous for them: theobromine is toxic to dogs.", q) == "no"
+    assert yn("Looking directly at the sun is dangerous and can damage your retina.", "Is it safe to look at the sun?") == "no"
+    assert yn("Carrots are not toxic to dogs and make a healthy snack.", "Can dogs eat carrots?") == "yes"
+    # counter-examples: a question about the harm itself, and a reply that calls it safe in some measure
+    assert yn("The leaves are toxic.", "Are tomatoes poisonous?") is None
+    assert yn("In small amounts it's rarely fatal, but it's toxic.", q) is None
+
+
+def test_the_quantity_in_the_unit_asked_beside_its_conversion():
+    assert num("Water boils at 212 degrees Fahrenheit, which is 100 degrees Celsius.",
+               "What is the boiling point of water in Fahrenheit?") == "212"
+    assert num("Water boils at 212 degrees Fahrenheit, which is 100 degrees Celsius.",
+               "What is the boiling point of water in Celsius?") == "100"
+    assert num("A marathon is 26.2 miles, which is about 42.2 km.", "How many kilometers is a marathon?") == "42.2"
+    # counter-examples: two values in the asked unit, or the asked unit only in what the question gives
+    assert num("There are 12 inches in a foot, so 36 inches in 3 feet.", "How many inches are in 3 feet?") == "36"
+    assert num("35 km in 7 days (5 km × 7).", "Max runs 5 km a day for 7 days. How many km does he run?") == "35"
+
+
+def test_an_operand_of_the_working_is_no_quantity_in_the_asked_unit():
+    assert num("3,600 (60 minutes × 60 seconds).", "How many seconds are in an hour?") == "3600"
+    assert num("60 min × 60 = 3600 seconds.", "How many seconds are in an hour?") == "3600"
+
+
+def test_a_setting_before_the_subject_keeps_the_subject_the_pick():
+    q = "Which planet has the most moons?"
+    opts = ["Earth", "Mars", "Jupiter", "Saturn"]
+    assert ch("As of 2023, Saturn has the most confirmed moons (146), overtaking Jupiter.", q, opts) == "D"
+    # counter-example: a subject that is not an option leaves the options only mentioned
+    assert ch("As of 2023, astronomers count more moons for Saturn than for Jupiter, Mars or Earth, but the tally keeps changing.",
+              q, opts) is None
+
+
+def test_and_joins_number_words_only_after_a_scale_word():
+    assert num("Four and three quarters.", "What is 3 1/2 + 1 1/4?") == "4.75"
+    assert num("One hundred and five.", "What is 100 + 5?") == "105"
+    # counter-examples: two small numbers joined by "and" are two numbers, not their sum
+    assert num("Between five and ten, depending on the breed.", "How many puppies are in a litter?") is None
+    assert num("Two and two make four.", "What is 2 + 2?") == "4"
+
+
+def test_a_unit_symbol_for_the_asked_unit_keeps_the_reply_on_topic():
+    q = "How many calories are in a gram of fat?"
+    assert num("Fat has 9 kcal/g, more than twice the 4 kcal/g of carbs.", q) == "9"
+
+
+def test_an_adjective_form_of_an_option_names_it():
+    opts = ["Fish", "Mammal", "Reptile", "Amphibian"]
+    assert ch("Whales are mammalian.", "What kind of animal is a whale?", opts) == "B"
+    assert ch("Frogs are amphibious.", "What kind of animal is a frog?", opts) == "D"
+    # counter-example: a word that merely starts like an option names nothing
+    assert ch("Fishermen see them often.", "What kind of animal is a whale?", opts) is None

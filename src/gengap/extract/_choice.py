@@ -97,7 +97,7 @@ _ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixt
              "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
              **{str(i): i for i in range(1, 10)}, "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6,
              "i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8}
-_NTH = r"(second[-\s]to[-\s]last|second[-\s]last|penultimate|first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|middle|1st|2nd|3rd|4th|5th|6th)"
+_NTH = r"(second[-\s]to[-\s]last|second[-\s]last|next[-\s]to[-\s]last|last[-\s]but[-\s]one|one\s+before\s+(?:the\s+)?last|penultimate|first|second|third|fourth|fifth|sixth|seventh|eighth|last|final|middle|1st|2nd|3rd|4th|5th|6th)"
 _ORDINAL_RE = re.compile(
     rf"\b(?:the\s+)?{_NTH}\s+(?:option|choice|answer|one|alternative|item|sentence|statement|fraction|number|word|pair|answer\s+choice)\b"
     r"|(?:\b(?:option|choice|answer|alternative|item|sentence|statement)\s*(?:number\s*|no\.?\s*|#\s*)?|(?<![\w#])#\s*)"
@@ -114,7 +114,7 @@ _OPENING_INDEX_RE = re.compile(rf"^\W*(?:(?:number|no\.|#)\s*)?\(?([1-9]|(?<=num
 
 def _ordinal_letter(m: re.Match[str], n: int) -> str | None:
     word = next(g for g in m.groups() if g).lower()
-    if word.startswith("second") and word.endswith("last") or word == "penultimate":
+    if (word.endswith("last") or word.endswith("one")) and word not in ("last", "one") or word == "penultimate":
         return choice_letters(n)[n - 2] if n >= 2 else None
     index = n if word in ("last", "final") else (n + 1) // 2 if word == "middle" and n % 2 else _ORDINALS.get(word)
     if index is None or not 1 <= index <= n:
@@ -164,7 +164,7 @@ def _letters(ctx: Context) -> str:
 
 
 # ---------------------------------------------------------------------------------------- option texts
-_DERIVED_RE = re.compile(r"(?:wards?|ern|erly)$")  # "eastward", "eastern", "westerly" from "east", "west"
+_DERIVED_RE = re.compile(r"(?:wards?|ern|erly|alian|alia|ian|ical|ic|ous|ive)$")  # "eastward", "eastern" from "east"; "mammalian" from "mammal"
 
 
 def _stem_match(a: str, b: str) -> bool:
@@ -616,7 +616,56 @@ def _answer_first(ctx: Context) -> str | None:
     paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", head)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()
+    lead = _named_before_a_break(ctx, head)
+    if lead:
+        return lead
+    if _speaks_in_letters(ctx, head):
+        return None  # "Hmm, B or C. Probably B, since Jane Eyre is Charlotte Brontë's.": the text names a reason
     return _one_option(ctx, head)
+
+
+_LEAD_BREAK_RE = re.compile(r"\s[-\u2013]\s|:\s|;\s|,\s")
+
+
+def _named_before_a_break(ctx: Context, head: str) -> str | None:
+    """A lead before a dash, colon, semicolon or comma that is an option word for word, the rest discussing
+    others ("Honey - silk comes from silkworms and wool from sheep."); not a clause that only mentions one
+    ("Many people guess Sydney, but the capital is Canberra.")."""
+    parts = _LEAD_BREAK_RE.split(head, maxsplit=1)
+    return _exact_option(ctx, parts[0]) if len(parts) == 2 else None
+
+
+def _speaks_in_letters(ctx: Context, text: str) -> bool:
+    """Whether ``text`` names options by their letters ("B or C"; not the article "A"): then the options it
+    names by text are reasons and comparisons, and its pick is read from its letters."""
+    return any(not (m.group(1) == "A" and re.match(r"\s+[a-z]", text[m.end():]))
+               for m in re.finditer(rf"(?<![\w'\u2019&-])([{_letters(ctx)}])(?![\w'\u2019&-])", text))
+
+
+# ordinals of other languages naming an option: "La tercera opción.", "Die zweite.", "La première réponse."
+_FOREIGN_NTH = {1: r"primer[oa]?|primeir[oa]|premi[eè]re?|erste[nrs]?|prim[oa]", 2: r"segund[oa]|deuxi[eè]me|seconde|zweite[nrs]?|second[oa]",
+                3: r"tercer[oa]?|terceir[oa]|troisi[eè]me|dritte[nrs]?|terz[oa]", 4: r"cuart[oa]|quart[oa]|quatri[eè]me|vierte[nrs]?",
+                5: r"quint[oa]|cinqui[eè]me|f[üu]nfte[nrs]?", -1: r"[úu]ltim[oa]|derni[eè]re?|letzte[nrs]?"}
+_FOREIGN_ARTICLE = r"(?:la|le|el|lo|il|die|der|das|a|o|l')\s*"
+_FOREIGN_OPTION = r"(?:opci[óo]n|option|antwort|m[öo]glichkeit|r[ée]ponse|alternativa|alternative|opzione|op[çc][ãa]o|respuesta|resposta|risposta|wahl|choix)"
+_FOREIGN_ORDINAL_RE = re.compile(
+    rf"^\W*{_FOREIGN_ARTICLE}(?P<nth>{'|'.join(_FOREIGN_NTH.values())})(?:\s+{_FOREIGN_OPTION})?\s*(?:[.!:,;\u2014-]|$)"
+    rf"|\b{_FOREIGN_ARTICLE}(?P<nth2>{'|'.join(_FOREIGN_NTH.values())})\s+{_FOREIGN_OPTION}\b", re.IGNORECASE)
+
+
+def _foreign_ordinal(ctx: Context) -> str | None:
+    """An option named by an ordinal of another language: alone opening the reply ("Die zweite."), or with a
+    word for option anywhere ("La respuesta es la tercera opción")."""
+    if not ctx.choices:
+        return None
+    m = _FOREIGN_ORDINAL_RE.search(_unlisted(ctx))
+    if not m:
+        return None
+    word = (m.group("nth") or m.group("nth2")).lower()
+    index = next(i for i, pattern in _FOREIGN_NTH.items() if re.fullmatch(pattern, word))
+    n = len(ctx.choices)
+    index = n if index == -1 else index
+    return choice_letters(n)[index - 1] if 1 <= index <= n else None
 
 
 def _verdict(ctx: Context) -> str | None:
@@ -857,9 +906,15 @@ def _option_text(ctx: Context) -> str | None:
     subjects = {letter for letter, at in ordered if any(0 <= at - s <= 4 for s in starts)}
     if len(subjects) >= 3 and len(starts) > 1 and ":" not in head[:starts[1]]:
         return None  # "Mars is red, Earth has life, Venus is hot.": parallel clauses describe the options, they pick none
-    if len(plain[:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
+    setting = _SETTING_RE.match(plain)  # "As of 2023, Saturn has ...": a setting before the subject
+    if len(plain[setting.end() if setting else 0:ordered[0][1]].split()) <= 2 and ordered[1][1] > ordered[0][1] + 12:
         return ordered[0][0]  # the subject of the opening sentence
     return None
+
+
+# a phrase of time or place opening a sentence before its subject ("As of 2023, ...", "Today, ...")
+_SETTING_RE = re.compile(r"^\W*(?:as\s+of|since|currently|today|now|nowadays|at\s+present|in|at|by|according\s+to)\b[^,.;:]{0,40},\s*",
+                         re.IGNORECASE)
 
 
 _NEGATED_QUESTION_RE = re.compile(r"\b(?:not|except|isn't|aren't|doesn't|don't)\b", re.IGNORECASE)
@@ -942,6 +997,7 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("none_of_them", "abstain", _commitment.rejects_every_option),
     Rule("answer_first", "answer_first", _answer_first),
+    Rule("foreign_ordinal", "ordinal", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
     Rule("cut_off", "abstain", _commitment.cut_rule),

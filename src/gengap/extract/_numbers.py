@@ -52,8 +52,11 @@ _ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter"
                       "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
+_MIXED_WORDS_RE = re.compile(rf"\b(\d+|{'|'.join([*_SMALL, *_TENS])})\s+and\s+(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+"
+                             rf"({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
 _AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
+_MONEY_PARTS_RE = re.compile(r"(?<![\d.,])(\d+)\s+(?:dollars?|euros?|pounds?|bucks|francs?)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p|centimes?)\b", re.IGNORECASE)
 _HALF_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _HALF_SCALE_RE = re.compile(r"\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b", re.IGNORECASE)
 _SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
@@ -153,6 +156,10 @@ def numbers_in(text: str) -> list[Num]:
             whole = int(word) if word.isdigit() else 1 if word in ("a", "an") else _SMALL.get(word, _TENS.get(word, 0))
             found.append(Num(m.start(), m.end(), whole + Fraction(1, 2), False))
             covered.append(m.span())
+    if "and" in text:  # "6 dollars and 25 cents": one amount
+        for m in _MONEY_PARTS_RE.finditer(text):
+            found.append(Num(m.start(), m.end(), int(m.group(1)) + Fraction(int(m.group(2)), 100), False))
+            covered.append(m.span())
     if "alf" in text:  # "half a dozen", "Half a million": half the scale
         for m in _HALF_SCALE_RE.finditer(text):
             if not any(a <= m.start() < b for a, b in covered):
@@ -162,6 +169,15 @@ def numbers_in(text: str) -> list[Num]:
         for m in _SUPERSCRIPT_POWER_RE.finditer(text):
             exponent = int(m.group(2).translate(_SUPERSCRIPT_DIGITS))
             found.append(Num(m.start(), m.end(), _to_fraction(m.group(1)) * Fraction(10) ** exponent, False))
+            covered.append(m.span())
+    if " and " in text:  # "four and three quarters": a whole and a fraction in words
+        for m in _MIXED_WORDS_RE.finditer(text):
+            if any(a <= m.start() < b for a, b in covered):
+                continue
+            word = m.group(1).lower()
+            whole = int(word) if word.isdigit() else _SMALL.get(word, _TENS.get(word, 0))
+            numerator = 1 if m.group(2).lower() in ("a", "an") else _SMALL[m.group(2).lower()]
+            found.append(Num(m.start(), m.end(), whole + Fraction(numerator, _ORDINAL_FRACTIONS[m.group(3).lower()]), False))
             covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered):
@@ -217,11 +233,31 @@ def numbers_in(text: str) -> list[Num]:
             continue  # "two-digit", "three-year-old": a word, not a number
         if m.group(0).lower() == "one" and _PRONOUN_ONE_RE.search(text[max(0, m.start() - 20):m.start()]):
             continue  # "Easy one!", "the right one": a pronoun, not the number 1
-        count = _words_value(m.group(0))
-        if count is not None:
-            found.append(Num(m.start(), m.end(), Fraction(count), False))
+        for start, end in _and_parts(m):
+            count = _words_value(text[start:end])
+            if count is not None:
+                found.append(Num(start, end, Fraction(count), False))
     found.sort(key=lambda n: n.start)
     return found
+
+
+_AND_SPLIT_RE = re.compile(r"\s+and\s+", re.IGNORECASE)
+_SCALE_BEFORE_AND_RE = re.compile(r"(?:hundred|thousand|million|billion|dozen)$", re.IGNORECASE)
+
+
+def _and_parts(m: re.Match[str]) -> list[tuple[int, int]]:
+    """The spans of the numbers in a phrase of number words: "and" joins only after a scale word ("one
+    hundred and five" is one number), else it links two ("two and three", "four and twenty")."""
+    phrase = m.group(0)
+    if " and " not in phrase.lower():
+        return [m.span()]
+    parts, start = [], 0
+    for link in _AND_SPLIT_RE.finditer(phrase):
+        if not _SCALE_BEFORE_AND_RE.search(phrase[:link.start()]):
+            parts.append((m.start() + start, m.start() + link.start()))
+            start = link.end()
+    parts.append((m.start() + start, m.end()))
+    return parts
 
 
 
@@ -725,6 +761,8 @@ def _stated_first(ctx: Context) -> str | None:
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
     head, rest = _first(ctx)
+    if head and _WORD_RANGE_RE.match(head) and not ctx.strong_marks and not WEAK_MARK_RE.search(ctx.text):
+        return ABSTAIN  # "Between five and ten, depending on the breed.": a range, no one number
     if not head or _WORKING_RE.match(head) or _RANGE_RE.match(re.split(r"[;:,(]", head, maxsplit=1)[0]):
         return None  # working, or a range ("40 to 60 kg; ..."): no one number stated first
     plain = re.sub(r"\([^()]*\)", " ", head)
@@ -736,7 +774,7 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _OPERATION_LEAD_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
             and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
@@ -774,6 +812,8 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+# a lead that is a step of the working ("minus 25 minutes: 215 minutes"), not the answer stated first
+_OPERATION_LEAD_RE = re.compile(r"^\W*(?:minus|plus|times|less|add(?:ing)?|subtract(?:ing)?|divided|multiplied|then|take\s+away|over)\b", re.IGNORECASE)
 _UNIT_WORD_RE = re.compile(r"^\s*(?:(?:more|extra|additional|whole|total|full|other|new|small|large|big|left|remaining|in|of)\s+)*([A-Za-z]{2,})")
 
 
@@ -803,7 +843,8 @@ _UNIT_ABBREVIATIONS = {"mm": "millimeter", "cm": "centimeter", "m": "meter", "km
                        "kg": "kilogram", "lb": "pound", "lbs": "pound", "oz": "ounce", "tsp": "teaspoon", "tbsp": "tablespoon",
                        "ft": "foot", "feet": "foot", "in": "inch", "yd": "yard", "mi": "mile", "h": "hour", "hr": "hour",
                        "min": "minute", "s": "second", "sec": "second", "ml": "milliliter", "l": "liter", "qt": "quart",
-                       "pt": "pint", "gal": "gallon", "c": "cup"}
+                       "pt": "pint", "gal": "gallon", "c": "cup", "kcal": "calorie", "cal": "calorie", "yr": "year", "yrs": "year",
+                       "ha": "hectare", "mph": "mile", "kph": "kilometer", "kmh": "kilometer"}
 _UNIT_NEXT_RE = re.compile(r"\s*([A-Za-z]+)\.?")
 _EQUIVALENT_RE = re.compile(r"\s*(?:=|\u2248|~|equals?|is|are|makes?|make\s+up|in|per|to)\s*(?:exactly|about|approximately|roughly|around)?\s*"
                             r"(?:a|an|one|each|every)?\s*$", re.IGNORECASE)
@@ -992,6 +1033,8 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
             return None  # a cheap test first: the counted noun is nowhere in the text
         found = [n for n in _nums(ctx, text) if _unit_of(text, n)[:4] == asked[:4]
                  and (not _given(ctx, n) or _given_of_other_unit(ctx.question, n.value, asked))]
+        found = [n for n in found if not _EVERY_BEFORE_RE.search(text[max(0, n.start - 8):n.start])]  # "every 2 years": how often
+        found = found or _compound_counts(ctx, text, asked)
     elif re.search(r"\bhow\s+old\b", asked_part(ctx.question), re.IGNORECASE) and ("age" in text.lower() or "old" in text):
         found = [n for n in _nums(ctx, text)
                  if _AGE_BEFORE_RE.search(text[max(0, n.start - 20):n.start]) or _AGE_AFTER_RE.match(text[n.end:n.end + 12])]
@@ -1000,6 +1043,75 @@ def _counted_in(ctx: Context, text: str) -> Num | None:
     if any(_RANGE_END_RE.search(text[max(0, n.start - 30):n.start]) for n in found):
         return None  # "7 to 9 hours": a range, no one number
     return found[0] if found and len({n.value for n in found}) == 1 else None
+
+
+_TEMPERATURE = {"c": "celsius", "centigrade": "celsius", "celsius": "celsius", "f": "fahrenheit", "fahrenheit": "fahrenheit",
+                "k": "kelvin", "kelvin": "kelvin", "kelvins": "kelvin"}
+_UNIT_AFTER_NUMBER_RE = re.compile(r"\s?(?:\u00b0\s?([CFK])\b|degrees?\s+(celsius|centigrade|fahrenheit)\b|([A-Za-z]{1,12})\b)", re.IGNORECASE)
+_IN_UNIT_RE = re.compile(r"\b(?:in|into|to)\s+(?:degrees\s+)?(\u00b0?[A-Za-z]+)\W*$|\bhow\s+many\s+(?:degrees\s+)?([A-Za-z]+)", re.IGNORECASE)
+
+
+_OPERATOR_BEFORE_RE = re.compile(r"[\u00d7*+/\u00f7=]\s*$|\sx\s*$")
+_OPERATOR_AFTER_RE = re.compile(r"\s*(?:[\u00d7*+/\u00f7=]|x\s)")
+_MEASURES = frozenset({*_TEMPERATURE.values(), *_UNIT_ABBREVIATIONS.values(), "mile", "kilometer", "meter"})
+
+
+def _unit_name(word: str) -> str:
+    """A unit in one spelling, temperatures included ("°F", "Fahrenheit" -> "fahrenheit"; "km" -> "kilometer")."""
+    low = word.lower().lstrip("\u00b0")
+    return _TEMPERATURE.get(low) or _unit_key(low)
+
+
+def _in_asked_unit(ctx: Context) -> str | None:
+    """A quantity stated in the unit the question asks for ("in Fahrenheit", "how many kilometres") beside
+    its conversion to another unit ("212 degrees Fahrenheit, which is 100 degrees Celsius"): the one in the
+    asked unit, when the output gives one value in it and another unit besides."""
+    if not ctx.question:
+        return None
+    asked = _IN_UNIT_RE.search(asked_part(ctx.question).rstrip("?. "))
+    if not asked:
+        return None
+    want = _unit_name(asked.group(1) or asked.group(2))
+    if want not in _MEASURES:
+        return None  # "how many eggs": a count, not a unit of measurement
+    units = []
+    nums = _nums(ctx, ctx.prose)
+    if not nums or not _UNIT_AFTER_NUMBER_RE.match(ctx.prose, nums[0].end):
+        return None  # "3,600 (60 minutes × 60 seconds)": a bare number stated first is the answer
+    for n in nums:
+        m = _UNIT_AFTER_NUMBER_RE.match(ctx.prose, n.end)
+        if m and (_OPERATOR_BEFORE_RE.search(ctx.prose[max(0, n.start - 3):n.start]) or _OPERATOR_AFTER_RE.match(ctx.prose, m.end())):
+            continue  # an operand of the working ("60 minutes × 60 seconds"), not a stated quantity
+        if m and m.group(3) and m.group(3).lower() in ("in", "s", "m", "c", "h") and re.match(r"\s+[a-z]", ctx.prose[m.end():]):
+            continue  # "2 in the bowl": a preposition, not inches
+        if m and not n.pct:
+            units.append((n, _unit_name(m.group(1) or m.group(2) or m.group(3))))
+    units = [(n, u) for n, u in units if not (u == want and _given(ctx, n))]  # "5 km a day": a quantity the question gives
+    hits = {n.value for n, u in units if u == want}
+    others = {u for _, u in units if u != want and u in _MEASURES}
+    if len(hits) != 1 or not others:
+        return None
+    return _answer(next(n for n, u in units if u == want), ctx)
+
+
+_EVERY_BEFORE_RE = re.compile(r"\bevery\s+$", re.IGNORECASE)
+_COMPOUND_COUNT_RE = re.compile(rf"(?<![\w-])(\d+|{_COUNT_WORD})-([a-z]+)\b", re.IGNORECASE)
+
+
+def _compound_counts(ctx: Context, text: str, asked: str) -> list[Num]:
+    """A count glued to the asked unit as a compound adjective ("six-year terms", "a 30-year mortgage" for
+    "how many years"), read when no plain count is there ("6 strings, although 12-string guitars exist");
+    not one that another count multiplies ("two four-year terms")."""
+    if "-" not in text:
+        return []
+    found = []
+    for m in _COMPOUND_COUNT_RE.finditer(text):
+        if stem(m.group(2))[:4] != asked[:4] or numbers_in(text[max(0, m.start() - 12):m.start()]):
+            continue
+        value = Fraction(_count(m.group(1)))
+        if m.group(1).isdigit() or value:
+            found.append(Num(m.start(), m.end(), value, False))
+    return found
 
 
 _FIRST_WORD_RE = re.compile(r"^[^\w]*(?:(?:about|around|approximately|roughly|nearly|almost|over|under|just|exactly|only|some)\s+)?([^\W_]+)",
@@ -1083,6 +1195,9 @@ def guessed_after_hedge(ctx: Context) -> bool:
 
 _RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
                        r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
+#: a range in number words opening the reply ("Between five and ten, depending on the breed.")
+_WORD_RANGE_RE = re.compile(rf"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere|usually|typically)\s+)?(?:between|from)\s+"
+                            rf"(?:{_COUNT_WORD})\s+(?:to|and)\s+(?:{_COUNT_WORD})\b(?!\s*[-\w])", re.IGNORECASE)
 
 
 def _hedge(ctx: Context) -> str | None:
@@ -1299,6 +1414,7 @@ RULES = (
     Rule("none", "answer_first", _none),
     Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),
+    Rule("in_asked_unit", "answer_inside_sentence", _in_asked_unit),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
     Rule("asked_unit", "answer_first", _asked_unit),

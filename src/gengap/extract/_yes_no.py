@@ -42,7 +42,7 @@ _NO_IDIOM = (r"(?:(?:there|it|that)(?:'s|\s+is)\s+)?no(?:\s+|-)(?:doubt\w*|wonde
              r"|nothing\s+(?:else\s+)?(?:\w+\s+){0,3}(?:comes?\s+close|compares|beats|matches|rivals)\b"
              r"|none\s+(?:greater|better|finer|bigger|more)\b|(?:no\s+one|nobody)\s+(?:would|could|can|will)\s+(?:argue|deny|dispute|disagree|doubt)"
              r"|without\s+(?:a\s+)?(?:doubt|question)|nothing\s+(?:could\s+be\s+)?(?:truer|more\s+true)")
-_NO_IDIOM_RE = re.compile(rf"^\W*(?:{_NO_IDIOM})", re.IGNORECASE)
+_NO_IDIOM_RE = re.compile(rf"^\W*(?:make\s+)?(?:(?:that|it)(?:'s|\s+is)\s+a\s+(?=no[-\s]brainer))?(?:{_NO_IDIOM})", re.IGNORECASE)
 _NOT_IDIOM = r"(?!\s*(?:-|\s)\s*(?:(?:clear|simple|single|definitive|easy|straight|straightforward|right|agreed)\s+answer|one|longer|matter|more|idea|shortage|lack|problem|reason|doubt\w*|wonder|question|deny\w*|contest|surprise\w*|overstat\w*|brainer|kidding|lie|exaggerat\w*|two|getting|argu\w*|disput\w*|other|evidence|secret|need\s+to\s+(?:worry|panic|fret))\b)"
 _LEAD = (r"^\W{0,4}(?:(?:for\s+the\s+most\s+part(?=,)|in\s+(?:most|many|some)\s+cases(?=,)|on\s+the\s+whole(?=,)|by\s+and\s+large(?=,)|as\s+a\s+rule(?=,)"
          r"|in\s+(?:theory|practice|principle|general)(?=,)|as\s+far\s+as\s+(?:i|we)\s+(?:know|can\s+tell)(?=,)|to\s+(?:my|our)\s+knowledge(?=,)|well|hmm+|so|ok(?:ay)?|ha(?:ha)*|heh|oh|ah|um+|uh+|technically|honestly|actually|basically|short\s+answer|in\s+short"
@@ -65,7 +65,7 @@ _NO_VERDICT = (
     r"|there(?:'s|\s+is)\s+(?:little|scant|hardly\s+any|no\s+real)\s+(?:evidence|proof|support)|on\s+the\s+contrary|none\b(?!\s+other\b)|not\s+(?!only\b|just\b|merely\b|simply\b)[a-z]+ly\b|not\s+yet\b|[a-z]+ly,?\s+not\b(?!\s+only\b)(?=\W*$|\s*[.;,!:\u2014-])|not\s+quite|not\s+necessarily|not\s+true|not\s+exactly|not\s+(?:all|every|always|entirely|completely|really|usually|generally)\b"
     r"|far\s+from\s+it|not\s+(?:that\s+(?:i|we)\s+(?:know|am\s+aware|are\s+aware)\s+of|to\s+(?:my|our|anyone's)\s+knowledge|as\s+far\s+as\s+(?:i|we)\s+know)"
     r"|(?:only\s+|very\s+)(?:rarely|seldom)|not\s+(?:one|a|the\s+least|the\s+slightest)\s+bit|not\s+in\s+the\s+least|not\s+even\s+close|not\s+remotely|not\s+a\s+chance|nowhere\s+near"
-    r"|nothing\s+could\s+be\s+(?:further|farther)\s+from\s+the\s+truth|(?:i'?m\s+afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|seemingly)\s+not\b"
+    r"|nothing\s+could\s+be\s+(?:further|farther)\s+from\s+the\s+truth|(?:(?:i'?m\s+)?afraid|i\s+(?:fear|hope|guess|suppose)|apparently|sadly|unfortunately|seemingly)\s+not\b|not\s+so(?=\W*$|\s*[.!,;:\u2014-])"
     r"|neither\b|not\s+(?:in|on|at|for|by|with|without|under|outside|since|from|during|unless|once|even|usually|normally)\b"
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
@@ -194,7 +194,20 @@ def _no_idiom(ctx: Context) -> str | None:
     if not m:
         return None
     then = _IDIOM_THEN_VERDICT_RE.match(ctx.prose, m.end())
-    return _word(then.group(1)) if then else "yes"
+    if then:
+        return _word(then.group(1))
+    return "no" if _idiom_clause_denies(ctx.prose[m.end():]) else "yes"
+
+
+def _idiom_clause_denies(rest: str) -> bool:
+    """Whether the clause an intensifying idiom introduces is itself a denial ("No doubt about it: penguins
+    can't fly.", "Make no mistake, it isn't safe."): the idiom stresses the clause, whichever way it goes."""
+    clause = re.split(r"[.;!?\n]|,\s+(?:but|and|though|although|while|whereas)\b|\s[-\u2014]\s", rest, maxsplit=1)[0]
+    return bool(_CLAUSE_DENIAL_RE.search(clause))
+
+
+_CLAUSE_DENIAL_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't"
+                               r"|can't|cannot|won't|wouldn't|couldn't|shouldn't|hasn't|haven't)\b", re.IGNORECASE)
 
 
 _BOTH_RE = re.compile(r"^\W*(?:(?:both\s+)?yes\s+and\s+no|no\s+and\s+yes|(?:partially|partly|half|somewhat)\s+(?:true|right|correct)\b|yes\s+or\s+no\s*,?\s+depending)\b", re.IGNORECASE)
@@ -307,7 +320,29 @@ def _first_word(ctx: Context) -> str | None:
     if m:
         return _word(m.group(1))
     foreign = _FOREIGN_WORD_RE.match(ctx.prose)
-    return None if foreign is None else "yes" if foreign.group("yes") else "no"
+    if foreign is None:
+        return _foreign_verdict(ctx.prose)
+    return "yes" if foreign.group("yes") else "no"
+
+
+# verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
+# "Claro que sí.", "Bien sûr !", "Pas du tout.", "Auf keinen Fall.", "De jeito nenhum."
+_FOREIGN_VERDICT_RE = re.compile(
+    r"^\W*(?:(?P<no>claro\s+que\s+n[oã]o?|(?:ganz\s+)?sicher\s+nicht|nat[üu]rlich\s+nicht|gar\s+nicht|keineswegs|auf\s+keinen\s+fall|nicht\s+wirklich|falsch"
+    r"|pas\s+du\s+tout|absolument\s+pas|pas\s+vraiment|bien\s+s[ûu]r\s+que\s+non|certainement\s+pas|jamais|faux"
+    r"|para\s+nada|en\s+absoluto|de\s+ning[úu]n\s+modo|de\s+ninguna\s+manera|nunca|falso|de\s+jeito\s+nenhum|de\s+modo\s+algum"
+    r"|per\s+niente|niente\s+affatto|assolutamente\s+no)"
+    r"|(?P<yes>nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
+    r"|bien\s+s[ûu]r|[ée]videmment|certainement|exactement|tout\s+[àa]\s+fait|effectivement|absolument|vrai|c'est\s+exact"
+    r"|claro(?:\s+que\s+s[ií]m?)?|por\s+supuesto|desde\s+luego|exacto|exactamente|cierto|efectivamente|verdadero|com\s+certeza|certamente"
+    r"|certo|esatto|assolutamente(?:\s+s[iì])?|verdadeiro|vero|sem\s+d[úu]vida|sin\s+duda|sans\s+doute|zweifellos))"
+    r"(?=\s*(?:[,.!;:\u2014-]|$))", re.IGNORECASE)
+
+
+def _foreign_verdict(prose: str) -> str | None:
+    """A verdict word or phrase of another language opening the reply ("Natürlich.", "Pas du tout.")."""
+    m = _FOREIGN_VERDICT_RE.match(prose)
+    return None if m is None else "no" if m.group("no") else "yes"
 
 
 # a short qualifying phrase before the verdict: "Botanically speaking, ...", "Measured from sea level, ..."
@@ -347,7 +382,7 @@ def _verdict(ctx: Context) -> str | None:
         return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
     elliptic = _ELLIPTIC_RE.match(head)
     subject_name = re.fullmatch(r"\W*([A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*)\s*", head[:elliptic.start("yes")]) if elliptic and elliptic.group("yes") else None
-    if subject_name and ctx.question and subject_name.group(1).split()[0].lower() not in _YES | {"indeed", "it", "that", "this", "they", "so", "well"} \
+    if subject_name and ctx.question and subject_name.group(1).split()[0].lower() not in _YES | {"indeed", "it", "that", "this", "they", "so", "well", "sure"} \
             and not subject_name.group(1).lower().endswith("ly") and _other_name(subject_name.group(1), ctx):
         return "no"  # "Canberra is." for "Is Sydney the capital of Australia?"
     if elliptic:
@@ -372,6 +407,9 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
+    compared = _comparative_reply(head, ctx.question)
+    if compared:
+        return compared
     m = _VERDICT_RE.match(head)
     qualified = None if m else _QUALIFIER_RE.match(head)
     if qualified:  # "Above sea level, it is.", "In everyday terms, absolutely."
@@ -390,6 +428,43 @@ def _verdict(ctx: Context) -> str | None:
     if _DEBUNK_RE.search(head):
         return "no"
     return None
+
+
+_OPPOSITE_COMPARATIVES = (("more", "less"), ("more", "fewer"), ("greater", "less"), ("greater", "smaller"), ("bigger", "smaller"),
+                          ("larger", "smaller"), ("longer", "shorter"), ("taller", "shorter"), ("heavier", "lighter"), ("older", "younger"),
+                          ("faster", "slower"), ("higher", "lower"), ("warmer", "colder"), ("hotter", "colder"), ("hotter", "cooler"),
+                          ("wider", "narrower"), ("deeper", "shallower"), ("stronger", "weaker"), ("earlier", "later"),
+                          ("closer", "farther"), ("closer", "further"), ("nearer", "farther"), ("cheaper", "dearer"), ("richer", "poorer"),
+                          ("louder", "quieter"), ("brighter", "dimmer"), ("thicker", "thinner"), ("denser", "lighter"))
+_OPPOSITE = {(a, b) for a, b in _OPPOSITE_COMPARATIVES} | {(b, a) for a, b in _OPPOSITE_COMPARATIVES}
+_COMPARATIVES = frozenset(w for pair in _OPPOSITE_COMPARATIVES for w in pair)
+_ASKED_COMPARATIVE_RE = re.compile(r"\b([a-z]+)\s+than\b", re.IGNORECASE)
+_REPLY_COMPARATIVE_RE = re.compile(r"^\W*(?:(?:slightly|a\s+(?:bit|little|lot|touch)|much|far|way|somewhat|marginally|just|considerably|significantly"
+                                   r"|substantially|actually|a\s+few\s+\w+|(?:it'?s|it\s+is|they'?re|they\s+are)|about|around|roughly)\s*,?\s+)*([a-z]+)\b",
+                                   re.IGNORECASE)
+
+
+_ASKS_EQUAL_RE = re.compile(r"\b(?:exactly|precisely|the\s+same\s+(?:as|size|length|height|weight|age)|equal\s+to|as\s+[a-z]+\s+as)\b", re.IGNORECASE)
+
+
+def _comparative_reply(head: str, question: str | None) -> str | None:
+    """A reply that opens with a comparative to "Is A more/bigger/... than B?": the comparative asked
+    ("Slightly more.") affirms, its opposite ("Slightly less, actually: 29.57 mL.") denies; to a question
+    of equality ("exactly 30 mL?", "as tall as ...?") any comparative denies."""
+    if not question:
+        return None
+    asked = _ASKED_COMPARATIVE_RE.search(_asked(question))
+    said = _REPLY_COMPARATIVE_RE.match(head)
+    if not said or said.group(1).lower() not in _COMPARATIVES:
+        return None
+    if not asked and _ASKS_EQUAL_RE.search(_asked(question)) and not re.search(r"\bthan\b", head, re.IGNORECASE):
+        return "no"  # "Slightly less." for "Is a fluid ounce exactly 30 mL?": not equal
+    if not asked:
+        return None
+    a, b = asked.group(1).lower(), said.group(1).lower()
+    if a not in _COMPARATIVES or b not in _COMPARATIVES:
+        return None
+    return "yes" if a == b else "no" if (a, b) in _OPPOSITE else None
 
 
 # a verdict reported in a frame, its predicate left out: "The consensus is increasingly that they do."
@@ -528,7 +603,24 @@ def _not_all(ctx: Context) -> str | None:
     if ctx.question and _ALL_RE.search(ctx.question) and not _FIRST_RE.match(ctx.prose) \
             and not re.search(r"\b(?:i|you|we|me|my|your)\b", _head(ctx), re.IGNORECASE) and re.search(r"\b(?:none|don't|doesn't|do\s+not|does\s+not|can't|cannot|aren't|isn't|lack|lacks)\b", _head(ctx), re.IGNORECASE):
         return "no"  # "Mercury and Venus have none." for "Do all planets have moons?": an exception answers no
+    if ctx.question and _ALL_RE.search(ctx.question) and _less_than_always(ctx):
+        return "no"
     return None
+
+
+_BUT_NOT_ALL_RE = re.compile(r"\bbut\s+not\s+(?:always|all|every|everyone|everything|in\s+(?:all|every)\s+cases?)\b", re.IGNORECASE)
+_MOSTLY_RE = re.compile(r"^\W*(?:usually|mostly|generally|often|typically|normally|frequently|most\s+of\s+the\s+time|in\s+most\s+cases|more\s+often\s+than\s+not)\b",
+                        re.IGNORECASE)
+
+
+def _less_than_always(ctx: Context) -> bool:
+    """A question whether something always holds answered "Usually, but not always." or "Mostly.": the
+    answer qualifies the absolute it was asked about, so it denies it."""
+    head = _head(ctx)
+    if _BUT_NOT_ALL_RE.search(head):
+        return True
+    return bool(re.search(r"\balways\b", _asked(ctx.question or ""), re.IGNORECASE) and _MOSTLY_RE.match(head)
+                and not re.search(r"\balways\b", head, re.IGNORECASE))
 
 
 def _other_is_more(ctx: Context) -> str | None:
@@ -575,6 +667,54 @@ def _contrast_not(ctx: Context) -> str | None:
         if stem(m.group(1)) in ctx.question_stems:
             return "no"
     return None
+
+
+_SUPERLATIVE_RE = re.compile(r"\bthe\s+((?:most|least)\s+[a-z]+|[a-z]{2,}est|best|worst)\b", re.IGNORECASE)
+_RANK = r"(?:second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|2nd|3rd|4th|5th|6th|7th|8th|9th|10th)"
+
+
+def _other_rank(ctx: Context) -> str | None:
+    """A question whether something is the first of a kind ("Is the Atlantic the largest ocean?") answered
+    with another rank ("It's the second largest; ...") reads no; not when the reply also says the
+    superlative unranked ("It is the highest; K2 is the second highest")."""
+    if not ctx.question:
+        return None
+    asked = _SUPERLATIVE_RE.search(_asked(ctx.question))
+    if not asked or _RANK_BEFORE_RE.search(ctx.question[:asked.start(1)]):
+        return None
+    word = re.escape(asked.group(1).lower()).replace("\\ ", r"\s+")
+    head = _head(ctx)
+    said = list(re.finditer(rf"\b{word}\b", head, re.IGNORECASE))
+    if not said or _NEGATION_RE.search(head.split(";")[0].split(",")[0]):
+        return None
+    ranked = [m for m in said if _RANK_BEFORE_RE.search(head[max(0, m.start() - 16):m.start()])]
+    return "no" if ranked and len(ranked) == len(said) else None
+
+
+_ASKS_PERMISSION_RE = re.compile(r"^\W*(?:can|could|may|should|is\s+it\s+(?:safe|ok(?:ay)?|fine|good|healthy|wise|advisable|alright|all\s+right)"
+                                r"|are\s+(?:[\w'-]+\s+){1,3}?(?:safe|ok(?:ay)?|fine|good\s+for|healthy))\b", re.IGNORECASE)
+_HARM_RE = re.compile(r"\b(?:toxic|poisonous|dangerous|harmful|unsafe|deadly|lethal|fatal|hazardous|bad\s+for|(?:should|must)\s+(?:be\s+)?(?:avoided|never)"
+                      r"|not\s+(?:safe|recommended|advisable|a\s+good\s+idea)|a\s+(?:bad|terrible)\s+idea)\b", re.IGNORECASE)
+_HARMLESS_RE = re.compile(r"\b(?:safe|fine|ok(?:ay)?|harmless|healthy|no\s+problem|small\s+amounts?|in\s+moderation)\b", re.IGNORECASE)
+
+
+def _harmful(ctx: Context) -> str | None:
+    """A question whether something may or can safely be done ("Can dogs eat chocolate?") answered by the
+    harm it does ("Chocolate is toxic to dogs.", "It's dangerous for them.") reads no, the harm denied
+    ("Carrots are not toxic to dogs.") yes; not when the question is itself about the harm ("Are tomatoes
+    poisonous?") or the reply also calls it safe in some measure."""
+    if not ctx.question or not _ASKS_PERMISSION_RE.match(_asked(ctx.question)) or _HARM_RE.search(ctx.question):
+        return None
+    head = _head(ctx)
+    harm = _HARM_RE.search(head)
+    if not harm:
+        return None
+    if re.search(r"\b(?:not|isn't|aren't|wasn't|never|no)\s+(?:\w+\s+)?$", head[:harm.start()], re.IGNORECASE) and "not" not in harm.group(0).lower():
+        return "yes" if len(_HARM_RE.findall(head)) == 1 else None  # "Carrots are not toxic to dogs.": harmless, so yes
+    return None if _HARMLESS_RE.search(head.replace(harm.group(0), " ")) else "no"
+
+
+_RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
 
 
 _PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?(?:(?:north|south)?(?:east|west)ern\s+|(?:north|south|central)(?:ern)?\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
@@ -811,6 +951,12 @@ _ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick 
                   "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
 _ANTONYM_PAIRS += ("bad harmless", "harmful harmless", "dangerous harmless", "grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
                    "succeed fail", "open close", "allow forbid", "allow ban")
+# opposite properties a reply names instead of the one asked ("The Earth is round." for "Is the Earth flat?")
+_ANTONYM_PAIRS += ("flat round", "flat spherical", "prime composite", "even odd", "light dark", "common rare", "active dormant", "active extinct",
+                   "extant extinct", "rough smooth", "sweet bitter", "positive negative", "acidic alkaline", "acidic basic", "natural artificial",
+                   "natural synthetic", "wild domestic", "wild domesticated", "temporary permanent", "public private", "solid hollow", "solid liquid",
+                   "liquid gas", "solid gas", "conductor insulator", "male female", "clockwise anticlockwise", "clockwise counterclockwise",
+                   "healthy harmful", "nutritious harmful", "edible poisonous", "edible toxic")
 # the forms of those verbs that an ending does not give
 _VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
                "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
@@ -1011,6 +1157,8 @@ RULES = (
     Rule("contrast_not", "negation", _contrast_not),
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
+    Rule("other_rank", "negation", _other_rank),
+    Rule("harmful", "verdict", _harmful),
     Rule("bound", "answer_inside_sentence", _bound),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
