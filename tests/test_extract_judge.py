@@ -181,7 +181,7 @@ def test_judge_cannot_bring_a_third_answer_to_a_contested_output(judge):
     _, url = judge
     ex = Extractor("choice", judge=url)
     # the rules read B (marked) or A (named by text); the judge's synonym list points at C
-    got = ex.extract_all(["The answer is B. Well, enthusiastic. Then again, a shrug."], [POLICY], [QUESTION])
+    got = ex.extract_all(["The answer is B. Well, enthusiastic; then again, a shrug."], [POLICY], [QUESTION])
     assert got[0].value == "B" and ex.judge_report.declined == 1
 
 
