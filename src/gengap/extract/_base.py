@@ -598,7 +598,6 @@ def closing_hedge(text: str) -> bool:
                               or not re.match(r"\s+(?:on|upon)\b", last[m.end():], re.IGNORECASE))
 
 
-from gengap.extract._structured import read_structured  # noqa: E402 - it reads with this module's Context
-
 # whether an output commits to an answer (refusals, hedges, corrections); it builds on the helpers above
 from gengap.extract import _commitment  # noqa: E402
+from gengap.extract._structured import read_structured  # noqa: E402 - it reads with this module's Context
