@@ -271,3 +271,25 @@ def test_a_name_keeps_its_small_connecting_words():
 def test_a_markdown_quote_mark_is_not_part_of_the_answer():
     assert tx("> Great Wall of China", "What is the longest structure ever built?") == "Great Wall of China"
     assert tx("x > 5 holds, so the answer is True.", "What does the expression x > 5 evaluate to for x = 7?") == "True"
+
+
+# ------------------------------------------------------------------ an honour handed to the answer, a role before a name, a place
+def test_a_credit_or_record_that_goes_to_the_answer():
+    assert tx("Credit for discovering penicillin goes to Alexander Fleming.", "Who discovered penicillin?") == "Alexander Fleming"
+    assert tx("That title goes to the blue whale.", "What is the largest mammal?") == "blue whale"
+
+
+def test_a_role_before_a_name_is_not_the_answer():
+    assert tx("Italian Renaissance artist Leonardo da Vinci painted the Mona Lisa.", "Who painted the Mona Lisa?") == "Leonardo da Vinci"
+    assert tx("The playwright William Shakespeare.", "Who wrote Hamlet?") == "William Shakespeare"
+    assert tx("King Lear.", "Which Shakespeare play features Cordelia?") == "King Lear"  # counter-example: a title, no role
+
+
+def test_since_or_today_then_it_has_been_x():
+    assert tx("Since 2023 it has been India.", "Which country has the largest population?") == "India"
+
+
+def test_the_place_answers_where_not_its_preposition():
+    assert tx("It stands in Paris, on the Champ de Mars.", "Where is the Eiffel Tower?") == "Paris"
+    assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
+    assert tx("On the Champ de Mars.", "What park is the Eiffel Tower on?") is not None

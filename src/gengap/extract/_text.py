@@ -51,7 +51,7 @@ _TEXT_MARK_RE = re.compile(
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
-    r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
+    r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be|\s+has\s+been|'s\s+been)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
     r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|you'?re\s+(?:\w+ly\s+)?(?:describing|thinking\s+of|referring\s+to|talking\s+about|looking\s+for|asking\s+about)|you\s+(?:\w+ly\s+)?mean"
@@ -75,8 +75,10 @@ _CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|ki
 _NAME_RE = re.compile(r"\s[A-Z][a-z]+")
 _PART_OF_RE = re.compile(r"^(?:(?:in|on|at)\s+)?(?:the\s+|a\s+)?(?:(?:\w+ern|north|south|east|west|central|upper|lower|middle|outer|inner|far)\s+)?"
                          r"(?:part|parts|region|side|edge|end|corner|half|area|section|tip|reaches)\s+of\s+(?=\S)", re.IGNORECASE)
-_ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer|novelist|poet|painter|artist|scientist|composer|physicist"
-                      r"|chemist|biologist|inventor|engineer|explorer|president|king|queen|emperor|director|philosopher|mathematician)\s+(?=[A-Z])")
+_ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+){0,2}(?:[a-z]+\s+)?(?:author|writer|novelist|poet|playwright|dramatist|painter|artist|sculptor"
+                      r"|architect|scientist|composer|physicist|chemist|biologist|bacteriologist|physician|astronomer|naturalist|botanist|economist"
+                      r"|inventor|engineer|explorer|navigator|president|king|queen|emperor|pharaoh|general|director|philosopher|mathematician"
+                      r"|singer|musician|actor|actress|statesman|politician|leader|master|historian|theologian|entrepreneur)\s+(?=[A-Z])")
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
@@ -228,7 +230,8 @@ _COUNT_WORD_RE = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine|te
 
 
 # a framing phrase before "it's X": "In the myth it's Atlas", "For most people it's Python"
-_FRAME_IT_RE = re.compile(r"^(?:in|on|at|for|by|among|according\s+to|to)\s+(?:[\w'-]+\s+){1,4}?(?=(?:it'?s|it\s+(?:is|was)|that'?s|they'?re|they\s+(?:are|were))\s+\S)",
+_FRAME_IT_RE = re.compile(r"^(?:(?:in|on|at|for|by|among|according\s+to|to|since|as\s+of|until)\s+(?:[\w'-]+\s+){1,4}?|(?:today|now|currently|nowadays)\s+)"
+                          r"(?=(?:it'?s|it\s+(?:is|was|has\s+been)|it'?s\s+been|that'?s|they'?re|they\s+(?:are|were))\s+\S)",
                           re.IGNORECASE)
 
 
@@ -431,7 +434,10 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if by:
             s = s[by.end():]
     else:
-        s = _lead_off(s)
+        s = _ROLE_RE.sub("", _lead_off(s))  # "Italian Renaissance artist Leonardo da Vinci painted it"
+        given = _GOES_TO_RE.search(s)
+        if given and (_AWARD_RE.search(s[:given.start()]) or any(_is_question_word(w, ctx) for w in s[:given.start()].split())):
+            s = s[given.end():]  # "Credit for discovering penicillin goes to Alexander Fleming", "That title goes to the blue whale"
         subject = _subject(s, ctx)
         if subject:
             return subject
@@ -496,6 +502,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
 # a subject holding a relative clause, then the copula and a name: "The god who rules the afterlife is Osiris"
 _RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|which|that|whose)\s[^,;:()]{3,80}?)\s(?:is|was|are|were)\s+"
                                   r"(?:the\s+)?([A-Z][^,;:()]{0,50}?)\W*$", re.IGNORECASE)
+
+
+# a role, an honour or a record handed to the answer: "The credit goes to X", "The record belongs to X"
+_GOES_TO_RE = re.compile(r"\s(?:goes|went|belongs|belonged|falls|fell|is\s+given|was\s+given|is\s+awarded|was\s+awarded)\s+to\s+(?=\S)", re.IGNORECASE)
+_AWARD_RE = re.compile(r"\b(?:credit|title|honou?r|record|distinction|prize|award|crown|spot|place|position|answer|accolade|trophy)\b", re.IGNORECASE)
 
 
 _PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
@@ -1294,6 +1305,7 @@ def _other_question(ctx: Context) -> str | None:
 _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
                                 r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
+_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within)\s+(?:the\s+)?(?=[A-Z])")
 _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
                                   re.IGNORECASE)
 
@@ -1309,6 +1321,11 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
+        value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
+        if ctx.question and _WHERE_HOW_RE.match(ctx.question):
+            place = _PLACE_PREP_RE.match(value)
+            if place and value[place.end():].strip():
+                value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?": the place answers
         if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
