@@ -293,3 +293,14 @@ def test_the_place_answers_where_not_its_preposition():
     assert tx("It stands in Paris, on the Champ de Mars.", "Where is the Eiffel Tower?") == "Paris"
     assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
     assert tx("On the Champ de Mars.", "What park is the Eiffel Tower on?") is not None
+
+
+# ------------------------------------------------------------------ the agent of a passive in another language
+def test_the_agent_of_a_passive_in_another_language_answers_who():
+    assert tx("Las Meninas fue pintada por Diego Velázquez.", "¿Quién pintó Las Meninas?") == "Diego Velázquez"
+    assert tx("Faust wurde von Johann Wolfgang von Goethe geschrieben.", "Wer schrieb Faust?") == "Johann Wolfgang von Goethe"
+    assert tx("La Joconde a été peinte par Léonard de Vinci.", "Qui a peint la Joconde ?") == "Léonard de Vinci"
+
+
+def test_a_foreign_passive_does_not_answer_a_question_about_something_else():
+    assert extract("El puente fue construido por los romanos.", "text", question="¿Cuándo se construyó el puente?").rule != "agent"

@@ -32,7 +32,15 @@ from gengap.extract._base import (
     stem,
     unfinished,
 )
-from gengap.extract._text_span import OPENING_FRAME, cleft_span, tidied, whole_code_span, without_foreign_article, without_trailing_date
+from gengap.extract._text_span import (
+    OPENING_FRAME,
+    cleft_span,
+    foreign_agent,
+    tidied,
+    whole_code_span,
+    without_foreign_article,
+    without_trailing_date,
+)
 
 _TEXT_MARK_RE = re.compile(
     r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )(?<!long )(?<!longer )(?<!detailed )(?<!full )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
@@ -1259,6 +1267,17 @@ def _cleft(ctx: Context) -> str | None:
     return cleft_span(head)
 
 
+_FOREIGN_WHO_RE = re.compile(r"\W*(?:qui|quién|quien|quem|wer|chi|von\s+wem|por\s+quién|par\s+qui|por\s+quem|da\s+chi)\b", re.IGNORECASE)
+
+
+def _agent(ctx: Context) -> str | None:
+    """"Las Meninas fue pintada por Diego Velázquez": the agent of a passive in another language answers who did it."""
+    if not ctx.question or not _FOREIGN_WHO_RE.match(ctx.question):
+        return None
+    head, _ = first_part(ctx.text)
+    return foreign_agent(head)
+
+
 # a title or a case name written alone: "As You Like It", "Marbury v. Madison", "The Lord of the Rings"
 _TITLE_WORD_RE = re.compile(r"(?:[A-Z0-9][\w'-]*|[A-Z][a-z]?\.|of|the|and|in|on|at|to|for|with|a|an|from|by|or|v\.?|vs\.?|de|da|di|del|du|der|von|van|la|le|y|e|&)")
 
@@ -1361,6 +1380,7 @@ RULES: tuple[Rule, ...] = (
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
     Rule("cleft", "answer_inside_sentence", _cleft),
+    Rule("agent", "answer_inside_sentence", _agent),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("concluding", "marker", _concluding),

@@ -169,3 +169,21 @@ OPENING_FRAME = (r"[a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|
                  r"|to\s+(?:the\s+best\s+of\s+)?my\s+knowledge|if\s+memory\s+serves(?:\s+me)?(?:\s+(?:right|correctly|well))?|from\s+memory"
                  r"|based\s+on\s+(?:what\s+i\s+know|my\s+knowledge|my\s+training(?:\s+data)?)"
                  r"|contrary\s+to\s+[^,]{1,40}|as\s+with\s+[^,]{1,40}|compared\s+(?:to|with)\s+[^,]{1,40}|in\s+contrast(?:\s+to\s+[^,]{1,40})?")
+
+
+_NAME_WORD = r"[A-ZÁÉÍÓÚÂÊÔÀÈÌÒÙÄÖÜÇÑ][\w'\u2019.-]*"
+# a passive with its agent in German, French, Spanish, Portuguese, Italian: "fue pintada por X", "wurde von X geschrieben"
+_FOREIGN_AGENT_RE = re.compile(
+    r"\b(?:fue|fueron|foi|foram|fut|furent|a\s+été|ont\s+été|wurde|wurden|è\s+stat[oa]|fu|sono\s+stat[ie])\s+(?:[^\W\d_]+\s+){0,2}?"
+    r"(?:por|par|von|vom|da|pelo|pela|dal|dalla)\s+(?P<name>" + _NAME_WORD + r"(?:\s+(?:(?:de|da|del|di|du|von|van|la|le|y|e)\s+)?" + _NAME_WORD + r"){0,4})")
+
+
+def foreign_agent(sentence: str) -> str | None:
+    """The agent of a passive sentence in German, French, Spanish, Portuguese or Italian ("Las Meninas fue pintada por
+    Diego Velázquez" -> "Diego Velázquez"), the one who did what the question asks about; None when there is none.
+
+    >>> foreign_agent("Faust wurde von Johann Wolfgang von Goethe geschrieben.")
+    'Johann Wolfgang von Goethe'
+    """
+    m = _FOREIGN_AGENT_RE.search(sentence)
+    return m.group("name").rstrip(".") if m else None
