@@ -304,3 +304,9 @@ def test_the_agent_of_a_passive_in_another_language_answers_who():
 
 def test_a_foreign_passive_does_not_answer_a_question_about_something_else():
     assert extract("El puente fue construido por los romanos.", "text", question="¿Cuándo se construyó el puente?").rule != "agent"
+
+
+def test_italian_articles_too():
+    assert tx("Il fiume più lungo d'Italia è il Po.", "Qual è il fiume più lungo d'Italia?") == "Po"
+    assert tx("Il Po, lungo 652 km.", "Qual è il fiume più lungo d'Italia?") == "Po"
+    assert tx("Le Mans is famous for its 24-hour race.", "Which French town hosts a famous 24-hour car race?") == "Le Mans"

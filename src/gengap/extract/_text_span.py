@@ -23,12 +23,13 @@ import re
 # function words that mark a reply's language (each specific enough not to be English)
 _LANGUAGE_WORDS: dict[str, frozenset[str]] = {
     "de": frozenset("der die das den dem des ein eine einen ist sind war waren und nicht mit von auf für im zum zur auch wird wurde".split()),
-    "fr": frozenset("le la les du des une est sont était fut et qui que dans pour au aux avec c'est il elle été".split()),
+    "fr": frozenset("le la les du des une est sont était fut et qui que dans pour au aux avec c'est il elle été plus quel quelle".split()),
     "es": frozenset("el la los las del una es son fue era y que en por con para su se está".split()),
     "pt": frozenset("o os do da dos das um uma é são foi era que em na com para não".split()),
+    "it": frozenset("il lo gli della dello degli delle nel nella sono è non che per con una uno fu stato più qual quale chi cosa dei anche".split()),
 }
 # letters that only (or mostly) one of these languages writes: one more piece of evidence for it
-_LANGUAGE_LETTERS = {"de": "[ßäöüÄÖÜ]", "fr": "[çèêàâîôûœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}
+_LANGUAGE_LETTERS = {"de": "[ßäöüÄÖÜ]", "fr": "[çèêàâîôûœ]", "es": "[ñ¿¡]", "pt": "[ãõ]", "it": "[ìò]"}
 _ENGLISH_WORDS = frozenset("the is was are were of and in to it this that with by for".split())
 _WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -37,6 +38,7 @@ _ARTICLES: dict[str, frozenset[str]] = {
     "fr": frozenset("le la les un une".split()),
     "es": frozenset("el la los las un una".split()),
     "pt": frozenset("o a os as um uma".split()),
+    "it": frozenset("il lo la i gli le un una uno".split()),
 }
 _ELIDED_RE = re.compile(r"^[lL]['\u2019](?=\w)")
 _ALL_ARTICLES = frozenset().union(*_ARTICLES.values())
@@ -47,7 +49,7 @@ _ARTICLE_NAMES = frozenset("""la paz|la plata|las vegas|los angeles|el salvador|
 
 
 def reply_language(text: str) -> str | None:
-    """The language of ``text`` among German, French, Spanish and Portuguese (``de``, ``fr``, ``es``, ``pt``),
+    """The language of ``text`` among German, French, Spanish, Portuguese and Italian (``de``, ``fr``, ``es``, ``pt``, ``it``),
     by its function words; None for English or too little to tell.
 
     >>> reply_language("Der Rhein ist der längste Fluss."), reply_language("The Rhine is the longest river.")
