@@ -310,3 +310,25 @@ def test_italian_articles_too():
     assert tx("Il fiume più lungo d'Italia è il Po.", "Qual è il fiume più lungo d'Italia?") == "Po"
     assert tx("Il Po, lungo 652 km.", "Qual è il fiume più lungo d'Italia?") == "Po"
     assert tx("Le Mans is famous for its 24-hour race.", "Which French town hosts a famous 24-hour car race?") == "Le Mans"
+
+
+# ------------------------------------------------------------------ the one listed candidate a clause names with what is asked
+def test_the_candidate_named_with_what_the_question_asks():
+    q = "Which planet is the largest: Mars, Jupiter or Venus?"
+    assert tx("Mars and Venus are rocky planets; Jupiter is a gas giant and the largest.", q) == "Jupiter"
+    assert tx("Of Mars, Jupiter and Venus, Jupiter is the largest.", q) == "Jupiter"
+    q = "Which of these is a mammal: shark, dolphin, or tuna?"
+    assert tx("The dolphin is the mammal; sharks and tuna are fish.", q) == "dolphin"
+    assert tx("Of the three, only the dolphin is a mammal.", q) == "dolphin"
+
+
+def test_a_candidate_in_a_negated_clause_is_not_picked():
+    q = "Which planet is the largest: Mars, Jupiter or Venus?"
+    assert tx("Venus is not the largest; neither is Mars.", q) != "Venus"
+
+
+def test_a_denied_alternative_is_not_picked():
+    q = "Which is larger, the Sun or the Moon?"
+    assert tx("The Sun is larger; the Moon is not.", q) == "Sun"
+    assert tx("The Sun is much larger than the Moon.", q) == "Sun"
+    assert tx("The Moon is not larger; the Sun is.", q) != "Moon"

@@ -94,7 +94,7 @@ _META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesti
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|(?:among|amongst|of\s+all|out\s+of\s+all)\s[^,]{1,70}|" + OPENING_FRAME + r"),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|(?:among|amongst|of\s+all|out\s+of\s+all|of\s+(?:the|these|those))\s[^,]{1,70}|(?:of|among|between)\s+[^,]{1,30}(?:,\s*[^,]{1,30}){0,3},?\s+(?:and|or)\s+[^,]{1,30}|" + OPENING_FRAME + r"),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -409,6 +409,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
             return compound.group(1)  # "The humerus runs from the shoulder ... and is the longest bone": the subject
     if len(sides) == 2:
         left, right = sides[0].strip(), sides[1].strip()
+        if re.match(r"(?:not|never)\b(?!\s+only\b|\s+just\b)", right, re.IGNORECASE) and ctx.question:
+            return None  # "Venus is not the largest": a denial names no answer
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
         passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
@@ -867,8 +869,9 @@ def _alternative(head: str, ctx: Context) -> str | None:
     """For "Which is larger, the Sun or the Moon?": the alternative the opening sentence names first,
     the other one only after "than" or not at all."""
     m = _ALTERNATIVES_RE.search(ctx.question or "")
-    if not m:
-        return None
+    head = re.split(r";|,?\s+but\s+", head, maxsplit=1)[0]
+    if not m or _NEGATED_RE.search(head) or _CANDIDATES_RE.search(ctx.question or ""):
+        return None  # "Venus is not the largest": a denial picks no alternative; three or more: see _listed_candidate
     low = head.lower()
     at = {alt: low.find(alt.lower()) for alt in (m.group(1), m.group(2))}
     named = sorted((i, alt) for alt, i in at.items() if i >= 0)
@@ -1329,6 +1332,31 @@ _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|
                                   re.IGNORECASE)
 
 
+# the candidates a question lists at its end: "Which planet is the largest: Mars, Jupiter or Venus?"
+_CANDIDATES_RE = re.compile(r"[:,]\s*((?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}(?:,\s*(?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}){1,4}),?\s+or\s+"
+                            r"((?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2})\s*\?\s*$")
+_NEGATED_RE = re.compile(r"\b(?:not|n't|neither|nor|never|no)\b", re.IGNORECASE)
+
+
+def _listed_candidate(ctx: Context) -> str | None:
+    """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
+    what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
+    other clauses name the rest or none."""
+    m = _CANDIDATES_RE.search(ctx.question or "")
+    if m is None:
+        return None
+    candidates = [_strip(c) for c in re.split(r",\s*", m.group(1))] + [_strip(m.group(2))]
+    asked = content_stems(ctx.question[:m.start()]) - {stem(w) for c in candidates for w in c.split()}
+    if not asked:
+        return None
+    for part in sentences(_without_tables(ctx.text))[:3]:
+        for clause in re.split(r";|,\s+but\s+|\s+-\s+", _SUBORDINATE_RE.sub("", part, count=1)):
+            named = [c for c in candidates if re.search(rf"\b{re.escape(c)}(?:e?s)?\b", clause, re.IGNORECASE)]
+            if len(named) == 1 and content_stems(clause) & asked and not _NEGATED_RE.search(clause):
+                return named[0]
+    return None
+
+
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1384,6 +1412,7 @@ RULES: tuple[Rule, ...] = (
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("concluding", "marker", _concluding),
+    Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
