@@ -1342,11 +1342,12 @@ def _listed_candidate(ctx: Context) -> str | None:
     """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
     what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
     other clauses name the rest or none."""
-    m = _CANDIDATES_RE.search(ctx.question or "")
+    question = ctx.question or ""
+    m = _CANDIDATES_RE.search(question)
     if m is None:
         return None
     candidates = [_strip(c) for c in re.split(r",\s*", m.group(1))] + [_strip(m.group(2))]
-    asked = content_stems(ctx.question[:m.start()]) - {stem(w) for c in candidates for w in c.split()}
+    asked = content_stems(question[:m.start()]) - {stem(w) for c in candidates for w in c.split()}
     if not asked:
         return None
     for part in sentences(_without_tables(ctx.text))[:3]:
