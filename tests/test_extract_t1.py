@@ -332,3 +332,20 @@ def test_a_denied_alternative_is_not_picked():
     assert tx("The Sun is larger; the Moon is not.", q) == "Sun"
     assert tx("The Sun is much larger than the Moon.", q) == "Sun"
     assert tx("The Moon is not larger; the Sun is.", q) != "Moon"
+
+
+# ------------------------------------------------------------------ "I don't know" in other languages states no answer
+def test_i_do_not_know_in_other_languages_is_unextracted():
+    for out, q in (("No lo sé.", "¿Cuál es la capital de Mongolia?"), ("Je ne sais pas.", "Quelle est la capitale de la Mongolie ?"),
+                   ("Ich weiß es nicht.", "Was ist die Hauptstadt der Mongolei?"), ("Não sei, desculpe.", "Qual é a capital da Mongólia?"),
+                   ("Non lo so.", "Qual è la capitale della Mongolia?"), ("Lo siento, no tengo esa información.", "¿Cuál es la capital de Mongolia?"),
+                   ("Désolé, je ne connais pas la réponse.", "Quelle est la capitale de la Mongolie ?"),
+                   ("No estoy seguro, quizás Ulán Bator o Darján.", "¿Cuál es la capital de Mongolia?")):
+        assert tx(out, q) is None, out
+
+
+def test_a_doubt_then_a_pick_in_another_language_is_a_pick():
+    q = "¿Cuál es la capital de Mongolia?"
+    assert tx("No estoy seguro, pero creo que es Ulán Bator.", q) == "Ulán Bator"
+    assert tx("Peut-être Oulan-Bator, mais je ne suis pas sûr.", "Quelle est la capitale de la Mongolie ?") == "Oulan-Bator"
+    assert tx("No, la capital es Ulán Bator.", q) == "Ulán Bator"  # "No" opening a Spanish reply is no refusal

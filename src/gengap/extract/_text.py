@@ -34,8 +34,11 @@ from gengap.extract._base import (
 )
 from gengap.extract._text_span import (
     OPENING_FRAME,
+    after_foreign_unsure,
     cleft_span,
     foreign_agent,
+    foreign_no_answer,
+    foreign_two_candidates,
     tidied,
     whole_code_span,
     without_foreign_article,
@@ -66,7 +69,7 @@ _LEAD_RE = re.compile(
     r"|(?:that|this|it)\s+sounds\s+like|sounds\s+like|use(?!\s+of\b)"
     # "it is", "that is", "I think" in German, French, Spanish, Portuguese, Italian: "Es ist X", "C'est X", "Creo que es X"
     r"|c'(?:est|était)|ce\s+(?:serait|sont|fut)|(?:es|das)\s+(?:ist|war|wäre)|es(?!\s+gibt\b)|sería|será|fue|é|foi|seria|è|sarebbe"
-    r"|ich\s+(?:glaube|denke|vermute)(?:\s*,)?|je\s+(?:pense|crois)(?:\s+que|\s+qu')?|(?:creo|pienso|acho|penso)\s+que|credo\s+che|wahrscheinlich|probablement|probablemente|provavelmente"
+    r"|ich\s+(?:glaube|denke|vermute)(?:\s*,)?|je\s+(?:pense|crois)(?:\s+que|\s+qu')?|(?:creo|pienso|acho|penso)\s+que|credo\s+che|wahrscheinlich|probablement|probablemente|provavelmente|quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
@@ -1358,6 +1361,28 @@ def _listed_candidate(ctx: Context) -> str | None:
     return None
 
 
+def _foreign_unsure(ctx: Context) -> str | None:
+    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "No estoy seguro, pero creo que es Lima.": what
+    follows the doubt is read; "No estoy seguro, quizás X o Y.": two candidates, none chosen. In German, French, Spanish,
+    Portuguese, Italian (the English forms are read by the refusal, about-answering and hedge rules)."""
+    if ctx.text.isascii() and not _FOREIGN_CUE_RE.search(ctx.text[:60]):
+        return None  # a cheap test first
+    parts = sentences(ctx.text)
+    if foreign_no_answer(parts):
+        return ABSTAIN
+    rest = after_foreign_unsure(ctx.text)
+    if rest is None:
+        return ABSTAIN if foreign_two_candidates(ctx.text) else None
+    if foreign_two_candidates(rest):
+        return ABSTAIN
+    found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return found.value if found.value is not None else ABSTAIN
+
+
+_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
+                             re.IGNORECASE)
+
+
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1405,6 +1430,7 @@ RULES: tuple[Rule, ...] = (
     Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
+    Rule("foreign_unsure", "abstain", _foreign_unsure),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
@@ -1419,5 +1445,5 @@ RULES: tuple[Rule, ...] = (
     Rule("consensus", "answer_inside_sentence", _consensus),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
-RULES = tuple(r if r.name in ("tidy", "courtesy", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
+RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
               else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

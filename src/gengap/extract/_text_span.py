@@ -189,3 +189,37 @@ def foreign_agent(sentence: str) -> str | None:
     """
     m = _FOREIGN_AGENT_RE.search(sentence)
     return m.group("name").rstrip(".") if m else None
+
+
+# "I'm sorry", "I don't know", "I'm not sure", "no idea" in German, French, Spanish, Portuguese, Italian
+_FOREIGN_APOLOGY = (r"(?:lo\s+siento|perd[oó]n|disculpa|désolée?|je\s+suis\s+désolée?|pardon|es\s+tut\s+mir\s+leid|leider|entschuldigung"
+                    r"|sinto\s+muito|desculpe?|me\s+desculpe|mi\s+dispiace|scusa|scusate)")
+_FOREIGN_UNSURE = (r"(?:no\s+(?:lo\s+)?sé|no\s+estoy\s+segur[oa]|no\s+tengo\s+(?:esa\s+|la\s+)?información|no\s+lo\s+recuerdo|ni\s+idea"
+                   r"|je\s+ne\s+(?:le\s+)?(?:sais|connais)\s+pas|je\s+ne\s+suis\s+pas\s+(?:sûre?|certaine?)|je\s+n'en\s+suis\s+pas\s+sûre?|aucune\s+idée"
+                   r"|je\s+n'ai\s+pas\s+(?:cette\s+|l')?information|ich\s+weiß\s+(?:es|das)\s+nicht|das\s+weiß\s+ich\s+nicht|ich\s+bin\s+(?:mir\s+)?(?:da\s+)?nicht\s+sicher"
+                   r"|keine\s+ahnung|não\s+sei|não\s+tenho\s+(?:certeza|essa\s+informação)|não\s+me\s+lembro|non\s+lo\s+so|non\s+sono\s+sicur[oa]"
+                   r"|non\s+ne\s+ho\s+idea|non\s+ho\s+(?:questa\s+)?informazion[ei]|non\s+(?:lo\s+)?ricordo)")
+_FOREIGN_ABOUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*(?:{_FOREIGN_UNSURE}|{_FOREIGN_APOLOGY})(?:\s+[^\W\d_][\w'-]*){{0,8}}\W*$", re.IGNORECASE)
+_FOREIGN_UNSURE_BUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*{_FOREIGN_UNSURE}\s*[,;:.-]?\s*(?:pero|mais|aber|mas|ma)?\s*", re.IGNORECASE)
+# "maybe X or Y" in those languages: two candidates, none chosen
+_FOREIGN_TWO_RE = re.compile(r"^\W*(?:quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse)\s+[^,.;]{1,40}?\s+(?:o|ou|oder|or)\s+[^,.;]{1,40}", re.IGNORECASE)
+
+
+def foreign_no_answer(sentences_: list[str]) -> bool:
+    """Whether every sentence only says, in German, French, Spanish, Portuguese or Italian, that the speaker is
+    sorry or does not know ("No lo sé.", "Désolé, je ne connais pas la réponse.", "Ich weiß es nicht.")."""
+    return bool(sentences_) and all(_FOREIGN_ABOUT_RE.match(p) for p in sentences_)
+
+
+def after_foreign_unsure(text: str) -> str | None:
+    """What follows an opening "I'm not sure" in those languages ("No estoy seguro, pero creo que es Lima." ->
+    "creo que es Lima."), or None when the output does not open so or nothing follows."""
+    m = _FOREIGN_UNSURE_BUT_RE.match(text)
+    if m is None or not re.search(r"\w", text[m.end():]):
+        return None
+    return text[m.end():]
+
+
+def foreign_two_candidates(text: str) -> bool:
+    """Whether ``text`` opens with "maybe X or Y" in those languages ("quizás Ulán Bator o Darján")."""
+    return bool(_FOREIGN_TWO_RE.match(text))
