@@ -271,3 +271,81 @@ def test_a_name_keeps_its_small_connecting_words():
 def test_a_markdown_quote_mark_is_not_part_of_the_answer():
     assert tx("> Great Wall of China", "What is the longest structure ever built?") == "Great Wall of China"
     assert tx("x > 5 holds, so the answer is True.", "What does the expression x > 5 evaluate to for x = 7?") == "True"
+
+
+# ------------------------------------------------------------------ an honour handed to the answer, a role before a name, a place
+def test_a_credit_or_record_that_goes_to_the_answer():
+    assert tx("Credit for discovering penicillin goes to Alexander Fleming.", "Who discovered penicillin?") == "Alexander Fleming"
+    assert tx("That title goes to the blue whale.", "What is the largest mammal?") == "blue whale"
+
+
+def test_a_role_before_a_name_is_not_the_answer():
+    assert tx("Italian Renaissance artist Leonardo da Vinci painted the Mona Lisa.", "Who painted the Mona Lisa?") == "Leonardo da Vinci"
+    assert tx("The playwright William Shakespeare.", "Who wrote Hamlet?") == "William Shakespeare"
+    assert tx("King Lear.", "Which Shakespeare play features Cordelia?") == "King Lear"  # counter-example: a title, no role
+
+
+def test_since_or_today_then_it_has_been_x():
+    assert tx("Since 2023 it has been India.", "Which country has the largest population?") == "India"
+
+
+def test_the_place_answers_where_not_its_preposition():
+    assert tx("It stands in Paris, on the Champ de Mars.", "Where is the Eiffel Tower?") == "Paris"
+    assert tx("In Rome.", "In which city is the Colosseum?") == "Rome"
+    assert tx("On the Champ de Mars.", "What park is the Eiffel Tower on?") is not None
+
+
+# ------------------------------------------------------------------ the agent of a passive in another language
+def test_the_agent_of_a_passive_in_another_language_answers_who():
+    assert tx("Las Meninas fue pintada por Diego Velázquez.", "¿Quién pintó Las Meninas?") == "Diego Velázquez"
+    assert tx("Faust wurde von Johann Wolfgang von Goethe geschrieben.", "Wer schrieb Faust?") == "Johann Wolfgang von Goethe"
+    assert tx("La Joconde a été peinte par Léonard de Vinci.", "Qui a peint la Joconde ?") == "Léonard de Vinci"
+
+
+def test_a_foreign_passive_does_not_answer_a_question_about_something_else():
+    assert extract("El puente fue construido por los romanos.", "text", question="¿Cuándo se construyó el puente?").rule != "agent"
+
+
+def test_italian_articles_too():
+    assert tx("Il fiume più lungo d'Italia è il Po.", "Qual è il fiume più lungo d'Italia?") == "Po"
+    assert tx("Il Po, lungo 652 km.", "Qual è il fiume più lungo d'Italia?") == "Po"
+    assert tx("Le Mans is famous for its 24-hour race.", "Which French town hosts a famous 24-hour car race?") == "Le Mans"
+
+
+# ------------------------------------------------------------------ the one listed candidate a clause names with what is asked
+def test_the_candidate_named_with_what_the_question_asks():
+    q = "Which planet is the largest: Mars, Jupiter or Venus?"
+    assert tx("Mars and Venus are rocky planets; Jupiter is a gas giant and the largest.", q) == "Jupiter"
+    assert tx("Of Mars, Jupiter and Venus, Jupiter is the largest.", q) == "Jupiter"
+    q = "Which of these is a mammal: shark, dolphin, or tuna?"
+    assert tx("The dolphin is the mammal; sharks and tuna are fish.", q) == "dolphin"
+    assert tx("Of the three, only the dolphin is a mammal.", q) == "dolphin"
+
+
+def test_a_candidate_in_a_negated_clause_is_not_picked():
+    q = "Which planet is the largest: Mars, Jupiter or Venus?"
+    assert tx("Venus is not the largest; neither is Mars.", q) != "Venus"
+
+
+def test_a_denied_alternative_is_not_picked():
+    q = "Which is larger, the Sun or the Moon?"
+    assert tx("The Sun is larger; the Moon is not.", q) == "Sun"
+    assert tx("The Sun is much larger than the Moon.", q) == "Sun"
+    assert tx("The Moon is not larger; the Sun is.", q) != "Moon"
+
+
+# ------------------------------------------------------------------ "I don't know" in other languages states no answer
+def test_i_do_not_know_in_other_languages_is_unextracted():
+    for out, q in (("No lo sé.", "¿Cuál es la capital de Mongolia?"), ("Je ne sais pas.", "Quelle est la capitale de la Mongolie ?"),
+                   ("Ich weiß es nicht.", "Was ist die Hauptstadt der Mongolei?"), ("Não sei, desculpe.", "Qual é a capital da Mongólia?"),
+                   ("Non lo so.", "Qual è la capitale della Mongolia?"), ("Lo siento, no tengo esa información.", "¿Cuál es la capital de Mongolia?"),
+                   ("Désolé, je ne connais pas la réponse.", "Quelle est la capitale de la Mongolie ?"),
+                   ("No estoy seguro, quizás Ulán Bator o Darján.", "¿Cuál es la capital de Mongolia?")):
+        assert tx(out, q) is None, out
+
+
+def test_a_doubt_then_a_pick_in_another_language_is_a_pick():
+    q = "¿Cuál es la capital de Mongolia?"
+    assert tx("No estoy seguro, pero creo que es Ulán Bator.", q) == "Ulán Bator"
+    assert tx("Peut-être Oulan-Bator, mais je ne suis pas sûr.", "Quelle est la capitale de la Mongolie ?") == "Oulan-Bator"
+    assert tx("No, la capital es Ulán Bator.", q) == "Ulán Bator"  # "No" opening a Spanish reply is no refusal

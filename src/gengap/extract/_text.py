@@ -33,7 +33,18 @@ from gengap.extract._base import (
     stem,
     unfinished,
 )
-from gengap.extract._text_span import OPENING_FRAME, cleft_span, tidied, whole_code_span, without_foreign_article, without_trailing_date
+from gengap.extract._text_span import (
+    OPENING_FRAME,
+    after_foreign_unsure,
+    cleft_span,
+    foreign_agent,
+    foreign_no_answer,
+    foreign_two_candidates,
+    tidied,
+    whole_code_span,
+    without_foreign_article,
+    without_trailing_date,
+)
 
 _TEXT_MARK_RE = re.compile(
     r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )(?<!long )(?<!longer )(?<!detailed )(?<!full )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
@@ -52,14 +63,14 @@ _TEXT_MARK_RE = re.compile(
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
-    r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
+    r"^(?:(?:it(?:'s|\s+is|\s+was|'d\s+be|\s+would\s+be|\s+has\s+been|'s\s+been)|that(?:'s|\s+is|\s+was|\s+would\s+be|'d\s+be|\s+will\s+be)|this\s+is|these\s+are|those\s+are|they(?:'re|\s+are|\s+were)"
     r"|i\s+(?:think|believe|guess|suppose)(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?"
     r"|i'?m\s+(?:(?!not\b)\w+\s+)?(?:confident|sure|certain|positive)(?:\s+that)?(?:\s+(?:it(?:'s|\s+is)|that(?:'s|\s+is)))?|probably|definitely|certainly|surely|likely|maybe|perhaps"
     r"|you'?re\s+(?:\w+ly\s+)?(?:describing|thinking\s+of|referring\s+to|talking\s+about|looking\s+for|asking\s+about)|you\s+(?:\w+ly\s+)?mean"
     r"|(?:that|this|it)\s+sounds\s+like|sounds\s+like|use(?!\s+of\b)"
     # "it is", "that is", "I think" in German, French, Spanish, Portuguese, Italian: "Es ist X", "C'est X", "Creo que es X"
     r"|c'(?:est|était)|ce\s+(?:serait|sont|fut)|(?:es|das)\s+(?:ist|war|wäre)|es(?!\s+gibt\b)|sería|será|fue|é|foi|seria|è|sarebbe"
-    r"|ich\s+(?:glaube|denke|vermute)(?:\s*,)?|je\s+(?:pense|crois)(?:\s+que|\s+qu')?|(?:creo|pienso|acho|penso)\s+que|credo\s+che|wahrscheinlich|probablement|probablemente|provavelmente"
+    r"|ich\s+(?:glaube|denke|vermute)(?:\s*,)?|je\s+(?:pense|crois)(?:\s+que|\s+qu')?|(?:creo|pienso|acho|penso)\s+que|credo\s+che|wahrscheinlich|probablement|probablemente|provavelmente|quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse"
     r"|sure[,!]?|well[,!]?|ok(?:ay)?[,!]?|so[,!]?|no[,!]|oh[,!]?|hmm+[,!]?|ah[,!]?|yes[,!]|the\s+answer\s+is|answer\s*:|ans\s*:|a\s*:"
     r"|usually|often|generally|commonly|mostly|typically|called|named|known\s+as|credited\s+to|attributed\s+to|simply|just|actually|really"
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
@@ -76,8 +87,10 @@ _CLASSIFIER_RE = re.compile(r"^(?:(?:a|an|the)\s+)?(?:\w+\s+)?(?:species|type|ki
 _NAME_RE = re.compile(r"\s[A-Z][a-z]+")
 _PART_OF_RE = re.compile(r"^(?:(?:in|on|at)\s+)?(?:the\s+|a\s+)?(?:(?:\w+ern|north|south|east|west|central|upper|lower|middle|outer|inner|far)\s+)?"
                          r"(?:part|parts|region|side|edge|end|corner|half|area|section|tip|reaches)\s+of\s+(?=\S)", re.IGNORECASE)
-_ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+)?(?:author|writer|novelist|poet|painter|artist|scientist|composer|physicist"
-                      r"|chemist|biologist|inventor|engineer|explorer|president|king|queen|emperor|director|philosopher|mathematician)\s+(?=[A-Z])")
+_ROLE_RE = re.compile(r"^(?:(?:the|a|an)\s+)?(?:[A-Z][a-z]+\s+){0,2}(?:[a-z]+\s+)?(?:author|writer|novelist|poet|playwright|dramatist|painter|artist|sculptor"
+                      r"|architect|scientist|composer|physicist|chemist|biologist|bacteriologist|physician|astronomer|naturalist|botanist|economist"
+                      r"|inventor|engineer|explorer|navigator|president|king|queen|emperor|pharaoh|general|director|philosopher|mathematician"
+                      r"|singer|musician|actor|actress|statesman|politician|leader|master|historian|theologian|entrepreneur)\s+(?=[A-Z])")
 _WHO_RE = re.compile(r"^\W*(?:who|whom|whose|which\s+(?:person|scientist|writer|author|artist|composer|country|city))\b", re.IGNORECASE)
 _PRONOUN_RE = re.compile(r"\b(?:i|we|you|they|he|she|it|its|our|their|my)\b", re.IGNORECASE)
 _FIRST_PERSON_RE = re.compile(r"(?<![\w'])(?:I|I'm|I've|I'd|me|my|we|we're|us)(?![\w'])")
@@ -85,7 +98,7 @@ _META_RE = re.compile(r"\b(?:let'?s|let\s+us|step\s+by\s+step|question|interesti
                       re.IGNORECASE)
 _TRAILING_PP_RE = re.compile(r"\s(?:in|at|on|from|during|near|since|around|with|for|by|after|before|about|until|between|under)\s.*$", re.IGNORECASE)
 _SUBORDINATE_RE = re.compile(r"^\s*(?:(?:when|after|since|because|as|if|once|while|although|though|despite|unlike)\b[^,]{0,60}"
-                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|(?:among|amongst|of\s+all|out\s+of\s+all)\s[^,]{1,70}|" + OPENING_FRAME + r"),\s*",
+                             r"|(?:in|on|at|for|by|during|according\s+to)\s+(?:\S+\s+){0,3}\S+|(?:among|amongst|of\s+all|out\s+of\s+all|of\s+(?:the|these|those))\s[^,]{1,70}|(?:of|among|between)\s+[^,]{1,30}(?:,\s*[^,]{1,30}){0,3},?\s+(?:and|or)\s+[^,]{1,30}|" + OPENING_FRAME + r"),\s*",
                              re.IGNORECASE)
 _LIGHT_VERBS = frozenset("""
 speak speaks spoke spoken live lives lived eat eats ate eaten write writes wrote written play plays played
@@ -229,7 +242,8 @@ _COUNT_WORD_RE = re.compile(r"(?:one|two|three|four|five|six|seven|eight|nine|te
 
 
 # a framing phrase before "it's X": "In the myth it's Atlas", "For most people it's Python"
-_FRAME_IT_RE = re.compile(r"^(?:in|on|at|for|by|among|according\s+to|to)\s+(?:[\w'-]+\s+){1,4}?(?=(?:it'?s|it\s+(?:is|was)|that'?s|they'?re|they\s+(?:are|were))\s+\S)",
+_FRAME_IT_RE = re.compile(r"^(?:(?:in|on|at|for|by|among|according\s+to|to|since|as\s+of|until)\s+(?:[\w'-]+\s+){1,4}?|(?:today|now|currently|nowadays)\s+)"
+                          r"(?=(?:it'?s|it\s+(?:is|was|has\s+been)|it'?s\s+been|that'?s|they'?re|they\s+(?:are|were))\s+\S)",
                           re.IGNORECASE)
 
 
@@ -399,6 +413,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
             return compound.group(1)  # "The humerus runs from the shoulder ... and is the longest bone": the subject
     if len(sides) == 2:
         left, right = sides[0].strip(), sides[1].strip()
+        if re.match(r"(?:not|never)\b(?!\s+only\b|\s+just\b)", right, re.IGNORECASE) and ctx.question:
+            return None  # "Venus is not the largest": a denial names no answer
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
         passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
@@ -432,7 +448,10 @@ def _span(sentence: str, ctx: Context) -> str | None:
         if by:
             s = s[by.end():]
     else:
-        s = _lead_off(s)
+        s = _ROLE_RE.sub("", _lead_off(s))  # "Italian Renaissance artist Leonardo da Vinci painted it"
+        given = _GOES_TO_RE.search(s)
+        if given and (_AWARD_RE.search(s[:given.start()]) or any(_is_question_word(w, ctx) for w in s[:given.start()].split())):
+            s = s[given.end():]  # "Credit for discovering penicillin goes to Alexander Fleming", "That title goes to the blue whale"
         subject = _subject(s, ctx)
         if subject:
             return subject
@@ -497,6 +516,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
 # a subject holding a relative clause, then the copula and a name: "The god who rules the afterlife is Osiris"
 _RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|which|that|whose)\s[^,;:()]{3,80}?)\s(?:is|was|are|were)\s+"
                                   r"(?:the\s+)?([A-Z][^,;:()]{0,50}?)\W*$", re.IGNORECASE)
+
+
+# a role, an honour or a record handed to the answer: "The credit goes to X", "The record belongs to X"
+_GOES_TO_RE = re.compile(r"\s(?:goes|went|belongs|belonged|falls|fell|is\s+given|was\s+given|is\s+awarded|was\s+awarded)\s+to\s+(?=\S)", re.IGNORECASE)
+_AWARD_RE = re.compile(r"\b(?:credit|title|honou?r|record|distinction|prize|award|crown|spot|place|position|answer|accolade|trophy)\b", re.IGNORECASE)
 
 
 _PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
@@ -858,8 +882,9 @@ def _alternative(head: str, ctx: Context) -> str | None:
     """For "Which is larger, the Sun or the Moon?": the alternative the opening sentence names first,
     the other one only after "than" or not at all."""
     m = _ALTERNATIVES_RE.search(ctx.question or "")
-    if not m:
-        return None
+    head = re.split(r";|,?\s+but\s+", head, maxsplit=1)[0]
+    if not m or _NEGATED_RE.search(head) or _CANDIDATES_RE.search(ctx.question or ""):
+        return None  # "Venus is not the largest": a denial picks no alternative; three or more: see _listed_candidate
     low = head.lower()
     at = {alt: low.find(alt.lower()) for alt in (m.group(1), m.group(2))}
     named = sorted((i, alt) for alt, i in at.items() if i >= 0)
@@ -1258,6 +1283,17 @@ def _cleft(ctx: Context) -> str | None:
     return cleft_span(head)
 
 
+_FOREIGN_WHO_RE = re.compile(r"\W*(?:qui|quién|quien|quem|wer|chi|von\s+wem|por\s+quién|par\s+qui|por\s+quem|da\s+chi)\b", re.IGNORECASE)
+
+
+def _agent(ctx: Context) -> str | None:
+    """"Las Meninas fue pintada por Diego Velázquez": the agent of a passive in another language answers who did it."""
+    if not ctx.question or not _FOREIGN_WHO_RE.match(ctx.question):
+        return None
+    head, _ = first_part(ctx.text)
+    return foreign_agent(head)
+
+
 # a title or a case name written alone: "As You Like It", "Marbury v. Madison", "The Lord of the Rings"
 _TITLE_WORD_RE = re.compile(r"(?:[A-Z0-9][\w'-]*|[A-Z][a-z]?\.|of|the|and|in|on|at|to|for|with|a|an|from|by|or|v\.?|vs\.?|de|da|di|del|du|der|von|van|la|le|y|e|&)")
 
@@ -1304,8 +1340,57 @@ def _other_question(ctx: Context) -> str | None:
 _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
                                 r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
+_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within)\s+(?:the\s+)?(?=[A-Z])")
 _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
                                   re.IGNORECASE)
+
+
+# the candidates a question lists at its end: "Which planet is the largest: Mars, Jupiter or Venus?"
+_CANDIDATES_RE = re.compile(r"[:,]\s*((?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}(?:,\s*(?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2}){1,4}),?\s+or\s+"
+                            r"((?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){0,2})\s*\?\s*$")
+_NEGATED_RE = re.compile(r"\b(?:not|n't|neither|nor|never|no)\b", re.IGNORECASE)
+
+
+def _listed_candidate(ctx: Context) -> str | None:
+    """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
+    what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
+    other clauses name the rest or none."""
+    question = ctx.question or ""
+    m = _CANDIDATES_RE.search(question)
+    if m is None:
+        return None
+    candidates = [_strip(c) for c in re.split(r",\s*", m.group(1))] + [_strip(m.group(2))]
+    asked = content_stems(question[:m.start()]) - {stem(w) for c in candidates for w in c.split()}
+    if not asked:
+        return None
+    for part in sentences(_without_tables(ctx.text))[:3]:
+        for clause in re.split(r";|,\s+but\s+|\s+-\s+", _SUBORDINATE_RE.sub("", part, count=1)):
+            named = [c for c in candidates if re.search(rf"\b{re.escape(c)}(?:e?s)?\b", clause, re.IGNORECASE)]
+            if len(named) == 1 and content_stems(clause) & asked and not _NEGATED_RE.search(clause):
+                return named[0]
+    return None
+
+
+def _foreign_unsure(ctx: Context) -> str | None:
+    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "No estoy seguro, pero creo que es Lima.": what
+    follows the doubt is read; "No estoy seguro, quizás X o Y.": two candidates, none chosen. In German, French, Spanish,
+    Portuguese, Italian (the English forms are read by the refusal, about-answering and hedge rules)."""
+    if ctx.text.isascii() and not _FOREIGN_CUE_RE.search(ctx.text[:60]):
+        return None  # a cheap test first
+    parts = sentences(ctx.text)
+    if foreign_no_answer(parts):
+        return ABSTAIN
+    rest = after_foreign_unsure(ctx.text)
+    if rest is None:
+        return ABSTAIN if foreign_two_candidates(ctx.text) else None
+    if foreign_two_candidates(rest):
+        return ABSTAIN
+    found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return found.value if found.value is not None else ABSTAIN
+
+
+_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
+                             re.IGNORECASE)
 
 
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
@@ -1319,6 +1404,11 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
+        value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
+        if ctx.question and _WHERE_HOW_RE.match(ctx.question):
+            place = _PLACE_PREP_RE.match(value)
+            if place and value[place.end():].strip():
+                value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?": the place answers
         if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
@@ -1358,19 +1448,22 @@ RULES: tuple[Rule, ...] = (
     Rule("candidates", "abstain", _commitment.candidates_rule(_picked_span)),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
+    Rule("foreign_unsure", "abstain", _foreign_unsure),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
     Rule("cleft", "answer_inside_sentence", _cleft),
+    Rule("agent", "answer_inside_sentence", _agent),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("concluding", "marker", _concluding),
+    Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
     Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
-RULES = tuple(r if r.name in ("tidy", "courtesy", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
+RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
               else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

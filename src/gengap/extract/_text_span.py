@@ -23,12 +23,13 @@ import re
 # function words that mark a reply's language (each specific enough not to be English)
 _LANGUAGE_WORDS: dict[str, frozenset[str]] = {
     "de": frozenset("der die das den dem des ein eine einen ist sind war waren und nicht mit von auf für im zum zur auch wird wurde".split()),
-    "fr": frozenset("le la les du des une est sont était fut et qui que dans pour au aux avec c'est il elle été".split()),
+    "fr": frozenset("le la les du des une est sont était fut et qui que dans pour au aux avec c'est il elle été plus quel quelle".split()),
     "es": frozenset("el la los las del una es son fue era y que en por con para su se está".split()),
     "pt": frozenset("o os do da dos das um uma é são foi era que em na com para não".split()),
+    "it": frozenset("il lo gli della dello degli delle nel nella sono è non che per con una uno fu stato più qual quale chi cosa dei anche".split()),
 }
 # letters that only (or mostly) one of these languages writes: one more piece of evidence for it
-_LANGUAGE_LETTERS = {"de": "[ßäöüÄÖÜ]", "fr": "[çèêàâîôûœ]", "es": "[ñ¿¡]", "pt": "[ãõ]"}
+_LANGUAGE_LETTERS = {"de": "[ßäöüÄÖÜ]", "fr": "[çèêàâîôûœ]", "es": "[ñ¿¡]", "pt": "[ãõ]", "it": "[ìò]"}
 _ENGLISH_WORDS = frozenset("the is was are were of and in to it this that with by for".split())
 _WORD_RE = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
 
@@ -37,6 +38,7 @@ _ARTICLES: dict[str, frozenset[str]] = {
     "fr": frozenset("le la les un une".split()),
     "es": frozenset("el la los las un una".split()),
     "pt": frozenset("o a os as um uma".split()),
+    "it": frozenset("il lo la i gli le un una uno".split()),
 }
 _ELIDED_RE = re.compile(r"^[lL]['\u2019](?=\w)")
 _ALL_ARTICLES = frozenset().union(*_ARTICLES.values())
@@ -47,7 +49,7 @@ _ARTICLE_NAMES = frozenset("""la paz|la plata|las vegas|los angeles|el salvador|
 
 
 def reply_language(text: str) -> str | None:
-    """The language of ``text`` among German, French, Spanish and Portuguese (``de``, ``fr``, ``es``, ``pt``),
+    """The language of ``text`` among German, French, Spanish, Portuguese and Italian (``de``, ``fr``, ``es``, ``pt``, ``it``),
     by its function words; None for English or too little to tell.
 
     >>> reply_language("Der Rhein ist der längste Fluss."), reply_language("The Rhine is the longest river.")
@@ -169,3 +171,55 @@ OPENING_FRAME = (r"[a-z]+(?:ically|ally|ately|ently|antly|ously|ively|ibly|ably|
                  r"|to\s+(?:the\s+best\s+of\s+)?my\s+knowledge|if\s+memory\s+serves(?:\s+me)?(?:\s+(?:right|correctly|well))?|from\s+memory"
                  r"|based\s+on\s+(?:what\s+i\s+know|my\s+knowledge|my\s+training(?:\s+data)?)"
                  r"|contrary\s+to\s+[^,]{1,40}|as\s+with\s+[^,]{1,40}|compared\s+(?:to|with)\s+[^,]{1,40}|in\s+contrast(?:\s+to\s+[^,]{1,40})?")
+
+
+_NAME_WORD = r"[A-ZÁÉÍÓÚÂÊÔÀÈÌÒÙÄÖÜÇÑ][\w'\u2019.-]*"
+# a passive with its agent in German, French, Spanish, Portuguese, Italian: "fue pintada por X", "wurde von X geschrieben"
+_FOREIGN_AGENT_RE = re.compile(
+    r"\b(?:fue|fueron|foi|foram|fut|furent|a\s+été|ont\s+été|wurde|wurden|è\s+stat[oa]|fu|sono\s+stat[ie])\s+(?:[^\W\d_]+\s+){0,2}?"
+    r"(?:por|par|von|vom|da|pelo|pela|dal|dalla)\s+(?P<name>" + _NAME_WORD + r"(?:\s+(?:(?:de|da|del|di|du|von|van|la|le|y|e)\s+)?" + _NAME_WORD + r"){0,4})")
+
+
+def foreign_agent(sentence: str) -> str | None:
+    """The agent of a passive sentence in German, French, Spanish, Portuguese or Italian ("Las Meninas fue pintada por
+    Diego Velázquez" -> "Diego Velázquez"), the one who did what the question asks about; None when there is none.
+
+    >>> foreign_agent("Faust wurde von Johann Wolfgang von Goethe geschrieben.")
+    'Johann Wolfgang von Goethe'
+    """
+    m = _FOREIGN_AGENT_RE.search(sentence)
+    return m.group("name").rstrip(".") if m else None
+
+
+# "I'm sorry", "I don't know", "I'm not sure", "no idea" in German, French, Spanish, Portuguese, Italian
+_FOREIGN_APOLOGY = (r"(?:lo\s+siento|perd[oó]n|disculpa|désolée?|je\s+suis\s+désolée?|pardon|es\s+tut\s+mir\s+leid|leider|entschuldigung"
+                    r"|sinto\s+muito|desculpe?|me\s+desculpe|mi\s+dispiace|scusa|scusate)")
+_FOREIGN_UNSURE = (r"(?:no\s+(?:lo\s+)?sé|no\s+estoy\s+segur[oa]|no\s+tengo\s+(?:esa\s+|la\s+)?información|no\s+lo\s+recuerdo|ni\s+idea"
+                   r"|je\s+ne\s+(?:le\s+)?(?:sais|connais)\s+pas|je\s+ne\s+suis\s+pas\s+(?:sûre?|certaine?)|je\s+n'en\s+suis\s+pas\s+sûre?|aucune\s+idée"
+                   r"|je\s+n'ai\s+pas\s+(?:cette\s+|l')?information|ich\s+weiß\s+(?:es|das)\s+nicht|das\s+weiß\s+ich\s+nicht|ich\s+bin\s+(?:mir\s+)?(?:da\s+)?nicht\s+sicher"
+                   r"|keine\s+ahnung|não\s+sei|não\s+tenho\s+(?:certeza|essa\s+informação)|não\s+me\s+lembro|non\s+lo\s+so|non\s+sono\s+sicur[oa]"
+                   r"|non\s+ne\s+ho\s+idea|non\s+ho\s+(?:questa\s+)?informazion[ei]|non\s+(?:lo\s+)?ricordo)")
+_FOREIGN_ABOUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*(?:{_FOREIGN_UNSURE}|{_FOREIGN_APOLOGY})(?:\s+[^\W\d_][\w'-]*){{0,8}}\W*$", re.IGNORECASE)
+_FOREIGN_UNSURE_BUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*{_FOREIGN_UNSURE}\s*[,;:.-]?\s*(?:pero|mais|aber|mas|ma)?\s*", re.IGNORECASE)
+# "maybe X or Y" in those languages: two candidates, none chosen
+_FOREIGN_TWO_RE = re.compile(r"^\W*(?:quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse)\s+[^,.;]{1,40}?\s+(?:o|ou|oder|or)\s+[^,.;]{1,40}", re.IGNORECASE)
+
+
+def foreign_no_answer(sentences_: list[str]) -> bool:
+    """Whether every sentence only says, in German, French, Spanish, Portuguese or Italian, that the speaker is
+    sorry or does not know ("No lo sé.", "Désolé, je ne connais pas la réponse.", "Ich weiß es nicht.")."""
+    return bool(sentences_) and all(_FOREIGN_ABOUT_RE.match(p) for p in sentences_)
+
+
+def after_foreign_unsure(text: str) -> str | None:
+    """What follows an opening "I'm not sure" in those languages ("No estoy seguro, pero creo que es Lima." ->
+    "creo que es Lima."), or None when the output does not open so or nothing follows."""
+    m = _FOREIGN_UNSURE_BUT_RE.match(text)
+    if m is None or not re.search(r"\w", text[m.end():]):
+        return None
+    return text[m.end():]
+
+
+def foreign_two_candidates(text: str) -> bool:
+    """Whether ``text`` opens with "maybe X or Y" in those languages ("quizás Ulán Bator o Darján")."""
+    return bool(_FOREIGN_TWO_RE.match(text))
