@@ -236,3 +236,33 @@ def test_a_correction_of_a_detail_leaves_the_answer():
     assert tx(out, "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
     # counter-example: the correction names another author
     assert tx("Jorge Luis Borges. Correction - it was Gabriel García Márquez.", "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
+
+
+def test_not_knowing_in_other_languages():
+    assert tx("No lo sé.", "¿Cuál es la capital de Mongolia?") is None
+    assert tx("Je ne sais pas.", "Quelle est la capitale du Bhoutan ?") is None
+    assert num("Keine Ahnung, ehrlich gesagt.", "Wie viele Einwohner hat Bern?") is None
+    # counter-example: an answer in another language
+    assert yn("Ja, Wien ist die Hauptstadt.", "Ist Wien die Hauptstadt von Österreich?") == "yes"
+
+
+def test_candidates_that_depend_on_a_convention():
+    assert num("Six or seven, depending on the model you use.", "How many continents are there?") is None
+    # counter-example: one count with a note on the convention
+    assert num("Seven - although some models count six.", "How many continents are there?") == "7"
+
+
+def test_a_no_that_takes_back_the_short_answer_before_it():
+    q = "Who was the first person to walk on the Moon?"
+    assert tx("Buzz Aldrin. No - Neil Armstrong stepped out first; Aldrin followed him.", q) == "Neil Armstrong"
+    # counter-example: "No" opening a phrase that is no retraction
+    assert tx("Paris. No other city comes close.", "What is the capital of France?") == "Paris"
+
+
+def test_a_past_state_does_not_answer_a_question_about_the_present():
+    q = "What is the capital of Myanmar?"
+    assert tx("Yangon was the capital until 2006; since then it has been Naypyidaw.", q) == "Naypyidaw"
+    assert tx("Yangon was the capital until 2006.", q) is None
+    # counter-examples: a question about the past; another name of the answer in parentheses
+    assert tx("Freddie Mercury was Queen's lead vocalist from 1970 until his death in 1991.", "Who was the lead singer of Queen?") == "Freddie Mercury"
+    assert tx("The capital of China is Beijing (formerly Peking).", "What is the capital of China?") == "Beijing"
