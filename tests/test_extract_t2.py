@@ -266,3 +266,10 @@ def test_a_past_state_does_not_answer_a_question_about_the_present():
     # counter-examples: a question about the past; another name of the answer in parentheses
     assert tx("Freddie Mercury was Queen's lead vocalist from 1970 until his death in 1991.", "Who was the lead singer of Queen?") == "Freddie Mercury"
     assert tx("The capital of China is Beijing (formerly Peking).", "What is the capital of China?") == "Beijing"
+
+
+def test_a_struck_out_answer_is_taken_back():
+    assert num("~~41~~ 42", "What is 23 + 19?") == "42"
+    assert tx("~~Sydney~~ Canberra", "What is the capital of Australia?") == "Canberra"
+    # counter-example: a tilde that strikes nothing
+    assert num("~42", "What is 23 + 19?") == "42"

@@ -76,6 +76,8 @@ def clean(text: str) -> str:
     stray letters of another script glued to a word cut off."""
     if not text.isascii():
         text = _GLUED_SCRIPT_RE.sub(" ", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text))
+    if "~~" in text:
+        text = _commitment.without_struck(text)  # "~~41~~ 42": struck out is taken back
     return _MD_RE.sub("", _HTML_RE.sub("", text))
 
 

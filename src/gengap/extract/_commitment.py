@@ -394,6 +394,18 @@ def no_after_short_answer(ctx: Context) -> str | None:
     return ctx.text[m.end():].strip() or None if m else None
 
 
+_STRUCK_RE = re.compile(r"~~[^~\n]{1,200}~~")
+
+
+def without_struck(text: str) -> str:
+    """``text`` without what Markdown strikes out ("~~41~~ 42" -> " 42"): a struck answer is taken back.
+
+    >>> without_struck("~~41~~ 42"), without_struck("~~Paris~~ Lyon.")
+    (' 42', ' Lyon.')
+    """
+    return _STRUCK_RE.sub("", text)
+
+
 def restated_answer(part: str) -> str | None:
     """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
     is no such restatement.
@@ -570,4 +582,4 @@ def range_only(ctx: Context) -> str | None:
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "split_verdict", "tentative_pick",
-           "tentative_rule"]
+           "tentative_rule", "without_struck"]
