@@ -273,3 +273,12 @@ def test_a_struck_out_answer_is_taken_back():
     assert tx("~~Sydney~~ Canberra", "What is the capital of Australia?") == "Canberra"
     # counter-example: a tilde that strikes nothing
     assert num("~42", "What is 23 + 19?") == "42"
+
+
+def test_an_answer_slot_of_any_format_that_holds_no_answer():
+    assert tx('{"answer": "unknown", "confidence": 0.1}', "Who wrote the letter?") is None
+    assert tx("The final answer is $\\boxed{\\text{Cannot be determined}}$.", "Who wrote the letter?") is None
+    assert tx("**Answer:** N/A - the text doesn't name one.", "Who wrote the letter?") is None
+    # counter-examples: a real answer in the slot, and a symbol that only looks like "n/a"
+    assert tx('{"answer": "Rembrandt"}', "Who painted it?") == "Rembrandt"
+    assert tx("Na", "What is the chemical symbol for sodium?") == "Na"

@@ -256,8 +256,8 @@ def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str]
         if value is None:
             continue
         if found is None:
-            if value == ABSTAIN:
-                return Extraction(None, ctx.kind, "unextracted")
+            if value == ABSTAIN or (ctx.kind == "text" and _commitment.non_answer(value)):
+                return Extraction(None, ctx.kind, "unextracted")  # (an answer slot holding "unknown" is no answer)
             found = Extraction(value, ctx.kind, rule.name)
             if not contest:
                 return found

@@ -151,7 +151,7 @@ def hedged(text: str) -> bool:
 # what an answer slot holds when the model has no answer: "Answer: I'm not sure", "Final answer: unknown"
 _NON_ANSWER_RE = re.compile(
     r"^\W*(?:i'?m\s+not\s+(?:sure|certain)|not\s+(?:sure|certain)|i\s+(?:don'?t|do\s+not)\s+know|(?:i\s+have\s+)?no\s+idea|unknown|unsure"
-    r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|n/?a|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
+    r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|(?-i:N/A|n/a)|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
     r"|(?:both\s+)?yes\s+and\s+no|it\s+depends)\W*$",
     re.IGNORECASE,
 )
