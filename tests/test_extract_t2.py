@@ -282,3 +282,8 @@ def test_an_answer_slot_of_any_format_that_holds_no_answer():
     # counter-examples: a real answer in the slot, and a symbol that only looks like "n/a"
     assert tx('{"answer": "Rembrandt"}', "Who painted it?") == "Rembrandt"
     assert tx("Na", "What is the chemical symbol for sodium?") == "Na"
+
+
+def test_the_marked_pick_a_correction_takes_back():
+    q = "In Excel, which function returns the largest value in a range?"
+    assert tx("I'd go with LARGEST... actually no, LARGEST isn't a function. The function you want is MAX.", q) == "MAX"

@@ -406,6 +406,19 @@ def without_struck(text: str) -> str:
     return _STRUCK_RE.sub("", text)
 
 
+def retracted_pick(before: str) -> str | None:
+    """The pick a correction takes back, when it was marked ("I'd go with SUMIF... actually" -> "SUMIF").
+
+    >>> retracted_pick("I'd go with SUMIF... actually "), retracted_pick("Let me think. ")
+    ('SUMIF', None)
+    """
+    marks = list(STRONG_MARK_RE.finditer(before))
+    if not marks:
+        return None
+    pick = re.split(r"[,;:.!?(]|\s-\s", before[marks[-1].end():], maxsplit=1)[0].strip()
+    return pick if 0 < len(pick.split()) <= 4 else None
+
+
 def restated_answer(part: str) -> str | None:
     """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
     is no such restatement.
@@ -581,5 +594,5 @@ def range_only(ctx: Context) -> str | None:
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer", "split_verdict", "tentative_pick",
+           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
            "tentative_rule", "without_struck"]

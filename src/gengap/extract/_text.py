@@ -691,6 +691,8 @@ def _correction(ctx: Context) -> str | None:
     retracted = _clause(sentences(before)[0]) if sentences(before) else ""
     if len(retracted.split()) > 3:  # "Lagos is the capital of Nigeria. Sorry, ...": what that sentence answered
         retracted = _span(sentences(before)[0], ctx) or ""
+    if len(retracted.split()) > 3 or not retracted:  # "I'd go with SUMIF... actually no": the pick taken back
+        retracted = _commitment.retracted_pick(before) or retracted
     return _read_region(ctx, region, retracted if len(retracted.split()) <= 3 else "")
 
 
