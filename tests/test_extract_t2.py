@@ -287,3 +287,22 @@ def test_an_answer_slot_of_any_format_that_holds_no_answer():
 def test_the_marked_pick_a_correction_takes_back():
     q = "In Excel, which function returns the largest value in a range?"
     assert tx("I'd go with LARGEST... actually no, LARGEST isn't a function. The function you want is MAX.", q) == "MAX"
+
+
+def test_opposite_verdicts_in_some_ways_and_others():
+    assert yn("In some ways yes, in others no.", "Was the reform a success?") is None
+    # counter-example: a verdict with a qualification
+    assert yn("Generally yes, in moderation, but not for everyone.", "Is tea good for you?") == "yes"
+
+
+def test_a_range_opening_the_reply():
+    assert num("7-9 hours per night, according to most sleep experts.", "How many hours of sleep does an adult need?") is None
+    # counter-example: one figure opening the reply, a range after it
+    assert num("8 hours, though anything from 7 to 9 is fine.", "How many hours of sleep does an adult need?") == "8"
+
+
+def test_one_candidate_offered_as_a_question_then_a_doubt():
+    opts = ["Mars", "Venus", "Jupiter", "Saturn"]
+    assert ch("B? I'm not sure.", opts, "Which planet is called the morning star?") == "B"
+    # counter-example: two candidates offered as questions
+    assert ch("B? Or C? I'm not sure.", opts, "Which planet is called the morning star?") is None

@@ -223,7 +223,8 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
 
 
 # two opposite verdicts, each under its own point of view: "Botanically no, it's a fruit; culinarily yes."
-_VIEW = r"(?:[a-z]{4,}ly|in\s+(?:the\s+)?[a-z]+\s+(?:sense|terms)|in\s+(?:law|theory|practice|principle|the\s+kitchen|cooking|science))"
+_VIEW = (r"(?:[a-z]{4,}ly|in\s+(?:the\s+)?[a-z]+\s+(?:sense|terms)|in\s+(?:law|theory|practice|principle|the\s+kitchen|cooking|science)"
+         r"|in\s+(?:some|other|many|most)\s+(?:ways|respects|cases|senses)|in\s+others|for\s+(?:some|others))")
 _SPLIT_VERDICT_RE = re.compile(rf"\b{_VIEW}\s*,?\s+(yes|no)\b[^.?!]*?(?:[;,.]|\bbut\b)\s*(?:but\s+|while\s+|whereas\s+)?{_VIEW}\s*,?\s+(yes|no)\b",
                                re.IGNORECASE)
 
@@ -247,6 +248,11 @@ _TENTATIVE_RE = re.compile(r"(?:^|(?<=[.!?])\s+|\s+-\s+|,\s*(?:but\s+)?|\bbut\s+
                            r"|(?P<named>[^,;.?!]{1,30}?)\s+(?:sounds|seems|looks)\s+(?:right|correct|likely|plausible)\b)", re.IGNORECASE)
 
 
+# one candidate offered as a question, then the doubt: "B? I'm not sure.", "Thimphu? Not certain."
+_ASKED_BACK_RE = re.compile(r"^\W*(?P<span>\w[^?.!\n,;]{0,39})\?\s*(?:(?:i'?m\s+|i\s+am\s+)?not\s+(?:\w+\s+)?(?:sure|certain|positive)|i\s+think"
+                            r"|i'?m\s+guessing|just\s+a\s+guess)[^?\n]*$", re.IGNORECASE)
+
+
 def tentative_pick(ctx: Context) -> str | None:
     """The one tentative pick of a short output ("I'm not sure - maybe Thimphu?" -> "Thimphu"), or None
     (none, or two: "maybe Thimphu, maybe Paro" leaves it open).
@@ -256,6 +262,9 @@ def tentative_pick(ctx: Context) -> str | None:
     """
     if len(ctx.text) > 240 or len(ctx.sentences) > 3:
         return None
+    asked = _ASKED_BACK_RE.match(ctx.text)
+    if asked:
+        return asked.group("span").strip()  # "B? I'm not sure."
     found = list(_TENTATIVE_RE.finditer(ctx.text))
     if len(found) != 1:
         return None
@@ -577,10 +586,13 @@ _RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.
 _RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
 
 
+_RANGE_FIRST_RE = re.compile(r"^\W*[$\u20ac\u00a3]?\d[\d,.]*\s*%?\s*(?:-|\u2013|to)\s*[$\u20ac\u00a3]?\d")
+
+
 def range_only(ctx: Context) -> str | None:
     """A cascade rule for numbers: an output whose only figures are the two ends of a range ("It varies a
     lot, usually between 10 and 22.") commits to no one number: unextracted."""
-    if ctx.strong_marks or not _RANGE_CUE_RE.search(ctx.text):
+    if ctx.strong_marks or not (_RANGE_CUE_RE.search(ctx.text) or _RANGE_FIRST_RE.match(ctx.text)):
         return None
     ranges = list(_RANGE_IN_RE.finditer(ctx.text))
     if len(ranges) != 1:
