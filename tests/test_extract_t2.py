@@ -236,3 +236,73 @@ def test_a_correction_of_a_detail_leaves_the_answer():
     assert tx(out, "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
     # counter-example: the correction names another author
     assert tx("Jorge Luis Borges. Correction - it was Gabriel García Márquez.", "Who wrote 'One Hundred Years of Solitude'?") == "Gabriel García Márquez"
+
+
+def test_not_knowing_in_other_languages():
+    assert tx("No lo sé.", "¿Cuál es la capital de Mongolia?") is None
+    assert tx("Je ne sais pas.", "Quelle est la capitale du Bhoutan ?") is None
+    assert num("Keine Ahnung, ehrlich gesagt.", "Wie viele Einwohner hat Bern?") is None
+    # counter-example: an answer in another language
+    assert yn("Ja, Wien ist die Hauptstadt.", "Ist Wien die Hauptstadt von Österreich?") == "yes"
+
+
+def test_candidates_that_depend_on_a_convention():
+    assert num("Six or seven, depending on the model you use.", "How many continents are there?") is None
+    # counter-example: one count with a note on the convention
+    assert num("Seven - although some models count six.", "How many continents are there?") == "7"
+
+
+def test_a_no_that_takes_back_the_short_answer_before_it():
+    q = "Who was the first person to walk on the Moon?"
+    assert tx("Buzz Aldrin. No - Neil Armstrong stepped out first; Aldrin followed him.", q) == "Neil Armstrong"
+    # counter-example: "No" opening a phrase that is no retraction
+    assert tx("Paris. No other city comes close.", "What is the capital of France?") == "Paris"
+
+
+def test_a_past_state_does_not_answer_a_question_about_the_present():
+    q = "What is the capital of Myanmar?"
+    assert tx("Yangon was the capital until 2006; since then it has been Naypyidaw.", q) == "Naypyidaw"
+    assert tx("Yangon was the capital until 2006.", q) is None
+    # counter-examples: a question about the past; another name of the answer in parentheses
+    assert tx("Freddie Mercury was Queen's lead vocalist from 1970 until his death in 1991.", "Who was the lead singer of Queen?") == "Freddie Mercury"
+    assert tx("The capital of China is Beijing (formerly Peking).", "What is the capital of China?") == "Beijing"
+
+
+def test_a_struck_out_answer_is_taken_back():
+    assert num("~~41~~ 42", "What is 23 + 19?") == "42"
+    assert tx("~~Sydney~~ Canberra", "What is the capital of Australia?") == "Canberra"
+    # counter-example: a tilde that strikes nothing
+    assert num("~42", "What is 23 + 19?") == "42"
+
+
+def test_an_answer_slot_of_any_format_that_holds_no_answer():
+    assert tx('{"answer": "unknown", "confidence": 0.1}', "Who wrote the letter?") is None
+    assert tx("The final answer is $\\boxed{\\text{Cannot be determined}}$.", "Who wrote the letter?") is None
+    assert tx("**Answer:** N/A - the text doesn't name one.", "Who wrote the letter?") is None
+    # counter-examples: a real answer in the slot, and a symbol that only looks like "n/a"
+    assert tx('{"answer": "Rembrandt"}', "Who painted it?") == "Rembrandt"
+    assert tx("Na", "What is the chemical symbol for sodium?") == "Na"
+
+
+def test_the_marked_pick_a_correction_takes_back():
+    q = "In Excel, which function returns the largest value in a range?"
+    assert tx("I'd go with LARGEST... actually no, LARGEST isn't a function. The function you want is MAX.", q) == "MAX"
+
+
+def test_opposite_verdicts_in_some_ways_and_others():
+    assert yn("In some ways yes, in others no.", "Was the reform a success?") is None
+    # counter-example: a verdict with a qualification
+    assert yn("Generally yes, in moderation, but not for everyone.", "Is tea good for you?") == "yes"
+
+
+def test_a_range_opening_the_reply():
+    assert num("7-9 hours per night, according to most sleep experts.", "How many hours of sleep does an adult need?") is None
+    # counter-example: one figure opening the reply, a range after it
+    assert num("8 hours, though anything from 7 to 9 is fine.", "How many hours of sleep does an adult need?") == "8"
+
+
+def test_one_candidate_offered_as_a_question_then_a_doubt():
+    opts = ["Mars", "Venus", "Jupiter", "Saturn"]
+    assert ch("B? I'm not sure.", opts, "Which planet is called the morning star?") == "B"
+    # counter-example: two candidates offered as questions
+    assert ch("B? Or C? I'm not sure.", opts, "Which planet is called the morning star?") is None

@@ -76,6 +76,8 @@ def clean(text: str) -> str:
     stray letters of another script glued to a word cut off."""
     if not text.isascii():
         text = _GLUED_SCRIPT_RE.sub(" ", _SPACES_RE.sub(lambda m: _SPACES[m.group(0)], text))
+    if "~~" in text:
+        text = _commitment.without_struck(text)  # "~~41~~ 42": struck out is taken back
     return _MD_RE.sub("", _HTML_RE.sub("", text))
 
 
@@ -258,8 +260,8 @@ def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str]
         if value is None:
             continue
         if found is None:
-            if value == ABSTAIN:
-                return Extraction(None, ctx.kind, "unextracted")
+            if value == ABSTAIN or (ctx.kind == "text" and _commitment.non_answer(value)):
+                return Extraction(None, ctx.kind, "unextracted")  # (an answer slot holding "unknown" is no answer)
             found = Extraction(value, ctx.kind, rule.name)
             if not contest:
                 return found

@@ -102,11 +102,15 @@ _OPEN_RE = re.compile(
     r"|(?:has|have)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:happened|taken\s+place|been\s+(?:played|held|run))(?:\s+yet)?"
     r"|(?:does|did|do)(?:\s*n'?t|\s+not)\s+(?:say|mention|state|specify|indicate|tell\s+us|make\s+clear)\s+(?:whether|if|which|who|how\s+many)\b"
     r"|\bsome\s+(?:\w+\s+)?say\s+(?:yes|no)\b[^.!?]{0,20}?\b(?:some|others?)\s+(?:\w+\s+)?say\s+(?:yes|no)\b"
-    r"|\b(?:maybe|perhaps)\s+[^.?!,;\n]{1,40}[.?!,;]\s*(?:or\s+)?(?:maybe|perhaps)\s+(?!not\b))",
+    r"|\b(?:maybe|perhaps)\s+[^.?!,;\n]{1,40}[.?!,;]\s*(?:or\s+)?(?:maybe|perhaps)\s+(?!not\b)"
+    # "I don't know", "I'm not sure" in other languages
+    r"|\b(?:no\s+lo\s+s[eé]|no\s+s[eé]\b|je\s+ne\s+sais\s+pas|ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht|keine\s+ahnung|n[aã]o\s+sei|non\s+lo\s+so"
+    r"|aucune\s+id[eé]e|ni\s+idea|no\s+estoy\s+segur[oa]|je\s+ne\s+suis\s+pas\s+s[uû]re?|ich\s+bin\s+mir\s+nicht\s+sicher|n[aã]o\s+tenho\s+certeza))",
     re.IGNORECASE,
 )
 _OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet",
-              "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps")
+              "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps", "sé", "sei", "sais", "weiß", "weiss", "ahnung",
+              "idée", "idea", "segur", "sicher", "certeza", "lo so")
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
@@ -147,7 +151,7 @@ def hedged(text: str) -> bool:
 # what an answer slot holds when the model has no answer: "Answer: I'm not sure", "Final answer: unknown"
 _NON_ANSWER_RE = re.compile(
     r"^\W*(?:i'?m\s+not\s+(?:sure|certain)|not\s+(?:sure|certain)|i\s+(?:don'?t|do\s+not)\s+know|(?:i\s+have\s+)?no\s+idea|unknown|unsure"
-    r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|n/?a|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
+    r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|(?-i:N/A|n/a)|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
     r"|(?:both\s+)?yes\s+and\s+no|it\s+depends)\W*$",
     re.IGNORECASE,
 )
@@ -183,7 +187,8 @@ _PICK_RE = re.compile(r"^\W*(?:but\s+|so\s+)?(?:probably|likely|most\s+likely|i'
 
 
 def _candidates_re(item: str, joiners: str) -> re.Pattern[str]:
-    return re.compile(_LEAD + rf"(?:{item})(?:\s*(?:{joiners})\s*(?:{item}))+\s*(?:[.?!;\u2026]+|\s-\s|,\s*(?=i\b|but\b)|$)", re.IGNORECASE)
+    return re.compile(_LEAD + rf"(?:{item})(?:\s*(?:{joiners})\s*(?:{item}))+\s*(?:[.?!;\u2026]+|\s-\s|,\s*(?=i\b|but\b|depending\b|it\s+depends|based\s+on)|$)",
+                      re.IGNORECASE)
 
 
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
@@ -218,7 +223,8 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
 
 
 # two opposite verdicts, each under its own point of view: "Botanically no, it's a fruit; culinarily yes."
-_VIEW = r"(?:[a-z]{4,}ly|in\s+(?:the\s+)?[a-z]+\s+(?:sense|terms)|in\s+(?:law|theory|practice|principle|the\s+kitchen|cooking|science))"
+_VIEW = (r"(?:[a-z]{4,}ly|in\s+(?:the\s+)?[a-z]+\s+(?:sense|terms)|in\s+(?:law|theory|practice|principle|the\s+kitchen|cooking|science)"
+         r"|in\s+(?:some|other|many|most)\s+(?:ways|respects|cases|senses)|in\s+others|for\s+(?:some|others))")
 _SPLIT_VERDICT_RE = re.compile(rf"\b{_VIEW}\s*,?\s+(yes|no)\b[^.?!]*?(?:[;,.]|\bbut\b)\s*(?:but\s+|while\s+|whereas\s+)?{_VIEW}\s*,?\s+(yes|no)\b",
                                re.IGNORECASE)
 
@@ -242,6 +248,11 @@ _TENTATIVE_RE = re.compile(r"(?:^|(?<=[.!?])\s+|\s+-\s+|,\s*(?:but\s+)?|\bbut\s+
                            r"|(?P<named>[^,;.?!]{1,30}?)\s+(?:sounds|seems|looks)\s+(?:right|correct|likely|plausible)\b)", re.IGNORECASE)
 
 
+# one candidate offered as a question, then the doubt: "B? I'm not sure.", "Thimphu? Not certain."
+_ASKED_BACK_RE = re.compile(r"^\W*(?P<span>\w[^?.!\n,;]{0,39})\?\s*(?:(?:i'?m\s+|i\s+am\s+)?not\s+(?:\w+\s+)?(?:sure|certain|positive)|i\s+think"
+                            r"|i'?m\s+guessing|just\s+a\s+guess)[^?\n]*$", re.IGNORECASE)
+
+
 def tentative_pick(ctx: Context) -> str | None:
     """The one tentative pick of a short output ("I'm not sure - maybe Thimphu?" -> "Thimphu"), or None
     (none, or two: "maybe Thimphu, maybe Paro" leaves it open).
@@ -251,6 +262,9 @@ def tentative_pick(ctx: Context) -> str | None:
     """
     if len(ctx.text) > 240 or len(ctx.sentences) > 3:
         return None
+    asked = _ASKED_BACK_RE.match(ctx.text)
+    if asked:
+        return asked.group("span").strip()  # "B? I'm not sure."
     found = list(_TENTATIVE_RE.finditer(ctx.text))
     if len(found) != 1:
         return None
@@ -372,6 +386,48 @@ def corrects_a_detail(region: str, question_stems: frozenset[str]) -> bool:
     return not content_stems(region) & question_stems and restated_answer(region) is None
 
 
+# "Buzz Aldrin. No - Neil Armstrong stepped out first": a sentence opening with "No" takes back a short answer before it
+_NO_AFTER_ANSWER_RE = re.compile(r"^\W*[^.!?\n]{1,40}?[.!]\s+(?:no|nope)\s*(?:[,;:!.]|\s-)\s*(?=\w)", re.IGNORECASE)
+
+
+def no_after_short_answer(ctx: Context) -> str | None:
+    """The text after a "No" that takes back the short answer opening the output ("Buzz Aldrin. No -
+    Neil Armstrong stepped out first."), or None.
+
+    >>> no_after_short_answer(Context("Buzz Aldrin. No - Neil Armstrong was first.", "text"))
+    'Neil Armstrong was first.'
+    """
+    if "self_correction" in ctx.disabled or ("no" not in ctx.text and "No" not in ctx.text):
+        return None
+    m = _NO_AFTER_ANSWER_RE.match(ctx.text)
+    return ctx.text[m.end():].strip() or None if m else None
+
+
+_STRUCK_RE = re.compile(r"~~[^~\n]{1,200}~~")
+
+
+def without_struck(text: str) -> str:
+    """``text`` without what Markdown strikes out ("~~41~~ 42" -> " 42"): a struck answer is taken back.
+
+    >>> without_struck("~~41~~ 42"), without_struck("~~Paris~~ Lyon.")
+    (' 42', ' Lyon.')
+    """
+    return _STRUCK_RE.sub("", text)
+
+
+def retracted_pick(before: str) -> str | None:
+    """The pick a correction takes back, when it was marked ("I'd go with SUMIF... actually" -> "SUMIF").
+
+    >>> retracted_pick("I'd go with SUMIF... actually "), retracted_pick("Let me think. ")
+    ('SUMIF', None)
+    """
+    marks = list(STRONG_MARK_RE.finditer(before))
+    if not marks:
+        return None
+    pick = re.split(r"[,;:.!?(]|\s-\s", before[marks[-1].end():], maxsplit=1)[0].strip()
+    return pick if 0 < len(pick.split()) <= 4 else None
+
+
 def restated_answer(part: str) -> str | None:
     """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
     is no such restatement.
@@ -487,15 +543,38 @@ def answers_another_question(ctx: Context, span: str) -> bool:
     return bool(missing_rank) or missing_head
 
 
+_PAST_RE = re.compile(r"\b(?:was|were)\b[^()]*\b(?:until|till)\b|\bused\s+to\s+be\b|\bno\s+longer\b|\bwas\s+(?:formerly|previously|once)\b", re.IGNORECASE)
+_PRESENT_QUESTION_RE = re.compile(r"^\W*(?:what|which|who|where)\s+(?:is|are)\b", re.IGNORECASE)
+# the present stated after the past: "since then it has been Naypyidaw", "it is now Astana", "today it's Chennai"
+_NOW_RE = re.compile(r"^\W*(?:(?:since\s+then|now|today|nowadays|currently)\s*,?\s+)?(?:it|the\s+\w+)\s+(?:has\s+been|is(?:\s+now)?|'s(?:\s+now)?)\s+"
+                     r"(?:(?:now|today)\s+)?(?P<span>(?-i:[A-Z])[\w'-]*(?:\s+(?-i:[A-Z])[\w'-]*){0,3})\W*$", re.IGNORECASE)
+
+
+def _past_state(ctx: Context, span: str) -> str | None:
+    """When a question about the present is answered with ``span`` in a clause about the past ("Yangon was
+    the capital until 2006"): the text after that clause ("" when nothing follows); otherwise None."""
+    if not ctx.question or not _PRESENT_QUESTION_RE.match(ctx.question):
+        return None
+    for m in re.finditer(r"[^;.!?\n]+", ctx.text):
+        clause = m.group(0)
+        if span in clause:
+            return ctx.text[m.end():].lstrip(";.!? \n") if _PAST_RE.search(clause) else None
+    return None
+
+
 def on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A span-reading rule, kept only where the sentence it reads answers the question asked (see
     :func:`answers_another_question`); otherwise the output answers nothing asked: unextracted."""
 
     def rule(ctx: Context) -> str | None:
         found = read(ctx)
-        if found and found != ABSTAIN and answers_another_question(ctx, found):
-            return ABSTAIN
-        return found
+        if not found or found == ABSTAIN:
+            return found
+        past = _past_state(ctx, found)
+        if past is not None:  # "Yangon was the capital until 2006; since then it has been Naypyidaw."
+            now = _NOW_RE.match(past)
+            return now.group("span").strip() if now else ABSTAIN
+        return ABSTAIN if answers_another_question(ctx, found) else found
 
     rule.__doc__ = read.__doc__
     rule.__name__ = getattr(read, "__name__", "rule")
@@ -507,10 +586,13 @@ _RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.
 _RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
 
 
+_RANGE_FIRST_RE = re.compile(r"^\W*[$\u20ac\u00a3]?\d[\d,.]*\s*%?\s*(?:-|\u2013|to)\s*[$\u20ac\u00a3]?\d")
+
+
 def range_only(ctx: Context) -> str | None:
     """A cascade rule for numbers: an output whose only figures are the two ends of a range ("It varies a
     lot, usually between 10 and 22.") commits to no one number: unextracted."""
-    if ctx.strong_marks or not _RANGE_CUE_RE.search(ctx.text):
+    if ctx.strong_marks or not (_RANGE_CUE_RE.search(ctx.text) or _RANGE_FIRST_RE.match(ctx.text)):
         return None
     ranges = list(_RANGE_IN_RE.finditer(ctx.text))
     if len(ranges) != 1:
@@ -523,6 +605,6 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
-           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer", "split_verdict", "tentative_pick",
-           "tentative_rule"]
+           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
+           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
+           "tentative_rule", "without_struck"]

@@ -736,20 +736,23 @@ def normalize(text: str) -> str:
 
 
 def _correction(ctx: Context) -> str | None:
-    if ctx.correction is None or not re.search(r"\w", ctx.correction):
+    region = ctx.correction if ctx.correction is not None else _commitment.no_after_short_answer(ctx)  # "Buzz Aldrin. No - Neil ..."
+    if region is None or not re.search(r"\w", region):
         return None  # "Iron (many confuse it with cobalt, but that's wrong)": nothing follows to correct it to
-    before = ctx.text[: len(ctx.text) - len(ctx.correction)]
-    if _commitment.corrects_a_detail(ctx.correction, ctx.question_stems):
+    before = ctx.text[: len(ctx.text) - len(region)]
+    if _commitment.corrects_a_detail(region, ctx.question_stems):
         return None  # "Correction - it was published in 1987": a detail fixed, the answer before it stands
     if "**" in ctx.raw:  # "wait, no ... made by the beta cells of the **pancreas**": the bold word after the correction
-        bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in ctx.correction and b.strip() not in before
+        bold = [b.strip() for b in _BOLD_RE.findall(ctx.raw) if b.strip() in region and b.strip() not in before
                 and not (ctx.question and content_stems(b) <= ctx.question_stems) and not _off_type(b.strip(), ctx)]
         if bold and _short(bold[-1]):
             return _strip(bold[-1])
     retracted = _clause(sentences(before)[0]) if sentences(before) else ""
     if len(retracted.split()) > 3:  # "Lagos is the capital of Nigeria. Sorry, ...": what that sentence answered
         retracted = _span(sentences(before)[0], ctx) or ""
-    return _read_region(ctx, ctx.correction, retracted if len(retracted.split()) <= 3 else "")
+    if len(retracted.split()) > 3 or not retracted:  # "I'd go with SUMIF... actually no": the pick taken back
+        retracted = _commitment.retracted_pick(before) or retracted
+    return _read_region(ctx, region, retracted if len(retracted.split()) <= 3 else "")
 
 
 # a list item opening the answer ("- ", "* ", "1. "), and a label before its value ("Author: ...")
