@@ -289,3 +289,16 @@ def test_code_answers_as_written() -> None:
     assert read("<strong>", "text", "What HTML tag makes text bold?") == "<strong>"
     # an output that is one option's text, word for word, is that option, even when the text looks like JSON
     assert read('{"a": 1}', "choice", "Which is valid JSON?", ["{'a': 1}", '{"a": 1}', "{a: 1}"]) == "B"
+
+
+@pytest.mark.parametrize(("output", "kind"), [
+    ("<answer>Unknown</answer>", "text"), ("<answer>No answer</answer>", "yes_no"), ('{"answer": "N/A"}', "number"),
+    ("<answer>between 30 and 40</answer>", "number"), ('{"answer": "either Paris or Lyon"}', "text"),
+])
+def test_a_placeholder_or_hedge_in_the_answer_slot_is_no_answer(output: str, kind: str) -> None:
+    assert read(output, kind, "What is it?") is None
+
+
+def test_none_in_the_answer_slot_of_a_count_is_zero() -> None:
+    assert read('{"answer": "none"}', "number", "How many moons does Venus have?") == "0"
+    assert read("<answer>No</answer>", "yes_no", "Does Venus have a moon?") == "no"

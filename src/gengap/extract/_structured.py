@@ -118,7 +118,8 @@ _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale",
 _ENVELOPES = frozenset({"data", "result", "response", "output", "results", "answer", "final", "payload", "content"})
 #: field values that commit to no answer
 _EMPTY_VALUES = frozenset({"", "unknown", "n/a", "null", "nil", "none given", "undefined", "not available", "not applicable",
-                           "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--"})
+                           "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--",
+                           "no answer", "no idea", "not sure", "unsure", "idk", "i don't know", "don't know", "cannot say", "can't say"})
 
 
 def _balanced(text: str, start: int) -> int | None:
@@ -295,10 +296,13 @@ def _as_part(value: Any, kind: str) -> str | None:
     if isinstance(value, bool):
         return ("Yes" if value else "No") if kind == "yes_no" else ("True" if value else "False")
     text = str(value).strip()
-    low = text.lower().strip(" .!")
-    if low in _EMPTY_VALUES or (kind == "text" and low == "none"):
-        return ABSTAIN
-    return text
+    return ABSTAIN if _says_nothing(text, kind) else text
+
+
+def _says_nothing(text: str, kind: str) -> bool:
+    """Whether an answer field or tag holds only a placeholder for no answer ("unknown", "N/A", "no answer")."""
+    low = " ".join(text.lower().strip(" .!*_`\"'").split())
+    return low in _EMPTY_VALUES or (kind == "text" and low == "none")
 
 
 _FENCE_WORD_RE = re.compile(r"```\w*|~~~\w*")
@@ -709,6 +713,8 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         designated = designated or explicit
         if not part.strip():
             continue
+        if explicit and _says_nothing(part, ctx.kind):
+            return Extraction(None, ctx.kind, "unextracted")
         if part.startswith(_VERBATIM):
             return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
         if ctx.kind == "text" and explicit and (name := _name(part)):
