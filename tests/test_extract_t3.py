@@ -302,3 +302,8 @@ def test_a_placeholder_or_hedge_in_the_answer_slot_is_no_answer(output: str, kin
 def test_none_in_the_answer_slot_of_a_count_is_zero() -> None:
     assert read('{"answer": "none"}', "number", "How many moons does Venus have?") == "0"
     assert read("<answer>No</answer>", "yes_no", "Does Venus have a moon?") == "no"
+
+
+def test_a_fence_and_its_language_label_are_markup() -> None:
+    assert read("```text\nCanberra\n```", "text", "What is the capital of Australia?") == "Canberra"
+    assert read("```plaintext\n42\n```", "number", "What is 6 times 7?") == "42"

@@ -604,7 +604,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
-    if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and "assistantfinal" not in raw:
+    fenced = "```" in raw or "~~~" in raw
+    if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and "assistantfinal" not in raw:
         return None  # a cheap test first: most outputs carry no structure
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
@@ -656,6 +657,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
     if picked is not None:
         parts.append((picked, False, "list"))
+    if fenced and not parts:
+        text, how = _FENCE_RE.sub("", text), [*how, "fence"]  # a fence and its language label are markup: "```text"
     if how or quoted:
         parts.append((text, explicit, how[-1] if how else "quote"))
     return parts or None
