@@ -307,3 +307,9 @@ def test_none_in_the_answer_slot_of_a_count_is_zero() -> None:
 def test_a_fence_and_its_language_label_are_markup() -> None:
     assert read("```text\nCanberra\n```", "text", "What is the capital of Australia?") == "Canberra"
     assert read("```plaintext\n42\n```", "number", "What is 6 times 7?") == "42"
+
+
+def test_json_named_inside_a_sentence_is_an_example_not_the_output() -> None:
+    out = 'The JSON {"answer": 42} is a running joke; the real answer is unknown.'
+    assert read(out, "number", "What is the meaning of life?") is None
+    assert read('Sure! {"answer": "B"}', "choice", "Which?", ["x", "y", "z"]) == "B"

@@ -318,6 +318,17 @@ def _wrapper_talk(outside: str) -> bool:
     return all(_WRAPPER_TALK_RE.match(ln) for ln in lines)
 
 
+_MENTION = "\x00mention:"  # a part to read without taking JSON it names for the output's own
+
+
+def _own_object(text: str, start: int, end: int) -> bool:
+    """Whether the object at ``start:end`` is the output's own structure, not one named inside a sentence
+    that goes on after it ('The JSON {"answer": 42} is a running joke')."""
+    before = text[text.rfind("\n", 0, start) + 1:start].strip(" \t`")
+    after = text[end:].split("\n", 1)[0].strip(" \t`")
+    return not before or not re.match(r"[\w(]", after) or before.endswith(":")
+
+
 def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, bool] | None:
     """The answer part of an output holding JSON: (part, explicit). None when no object has an answer."""
     if "{" not in text:
@@ -333,7 +344,13 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
         return before, False  # it closes the object its prompt opened, then writes the next few-shot items
     if items and items[0][0] == objs[0][0]:
         objs = objs[:1]  # the model's own item; the ones after it are the next few-shot items it invents
-    for _, _, obj in reversed(objs):
+    own = [o for o in objs if _own_object(text, o[0], o[1])]
+    if not own:  # JSON named inside a sentence ('The JSON {"answer": 42} is a joke'): the prose answers, the JSON is an example
+        prose = text
+        for start, end, _ in reversed(objs):
+            prose = prose[:start] + "it" + prose[end:]
+        return _MENTION + prose, True
+    for _, _, obj in reversed(own):
         found, value = _answer_field(obj)
         if found:
             return _as_part(value, kind), True
@@ -716,14 +733,17 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         designated = designated or explicit
         if not part.strip():
             continue
-        if explicit and _says_nothing(part, ctx.kind):
+        skip = deeper
+        if part.startswith(_MENTION):
+            part, skip = part[len(_MENTION):], deeper | {"json"}
+        elif explicit and _says_nothing(part, ctx.kind):
             return Extraction(None, ctx.kind, "unextracted")
         if part.startswith(_VERBATIM):
             return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
         if ctx.kind == "text" and explicit and (name := _name(part)):
             return Extraction(name, ctx.kind, rule)
-        inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=deeper)
-        value = run_cascade(rules, inner, disabled=deeper).value
+        inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=skip)
+        value = run_cascade(rules, inner, disabled=skip).value
         if value is not None:
             return Extraction(value, ctx.kind, rule)
     return Extraction(None, ctx.kind, "unextracted") if designated else None
