@@ -313,3 +313,17 @@ def test_json_named_inside_a_sentence_is_an_example_not_the_output() -> None:
     out = 'The JSON {"answer": 42} is a running joke; the real answer is unknown.'
     assert read(out, "number", "What is the meaning of life?") is None
     assert read('Sure! {"answer": "B"}', "choice", "Which?", ["x", "y", "z"]) == "B"
+
+
+def test_a_list_points_at_its_answer() -> None:
+    choices = ["Shark", "Dolphin", "Trout", "Eel"]
+    assert read("- A) Shark\n- B) Dolphin ← answer\n- C) Trout\n- D) Eel", "choice", "Which is a mammal?", choices) == "B"
+    assert read("- A) Shark\n- B) Dolphin (correct)\n- C) Trout\n- D) Eel", "choice", "Which is a mammal?", choices) == "B"
+    assert read("* Shark\n* **Dolphin** ✅\n* Trout\n* Eel", "choice", "Which is a mammal?", choices) == "B"
+    # a list of the options with nothing marked picks none of them
+    assert read("- A) Shark\n- B) Dolphin\n- C) Trout\n- D) Eel", "choice", "Which is a mammal?", choices) is None
+
+
+def test_a_line_labelled_as_the_verdict() -> None:
+    assert read("- Verdict: **No**\n- Reason: it is round", "yes_no", "Is the Earth flat?") == "no"
+    assert read("TL;DR: 42\n\nLong story: 6 x 7 = 42, and 43 is prime.", "number", "What is 6 times 7?") == "42"

@@ -570,34 +570,62 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-_TICKS = ("\u2705", "\u2713", "\u2714", "\u2611")
+_TICKS = ("\u2705", "\u2713", "\u2714", "\u2611", "\u2190", "<-", "(correct)", "(answer)", "(right)")
+_TICK_RE = re.compile(r"[\u2705\u2713\u2714\u2611]|\u2190|<--?(?![\w-])|\((?:correct|answer|right)\)", re.IGNORECASE)
 _OPTION_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(\*\*|__)?[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\].:]", re.IGNORECASE)
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(.*)$")
+_MARKUP_RE = re.compile(r"[*_`]+|[\u2705\u2713\u2714\u2611\u274c\u2717\u2718]|\u2190.*$|<--?.*$|\((?:correct|answer|right)\)", re.IGNORECASE)
+
+
+def _option_of(line: str, letters: str, choices: Sequence[str] | None) -> str | None:
+    """The option a list line goes through: by its letter ("B) ...") or, in a list of option texts, by its text."""
+    m = _OPTION_LINE_RE.match(line)
+    if m and m.group(2).upper() in letters:
+        return m.group(2).upper()
+    item = _ITEM_RE.match(line)
+    if item and choices:
+        bare = " ".join(_MARKUP_RE.sub(" ", item.group(1)).split()).strip(" .:-").lower()
+        for i, c in enumerate(choices):
+            if bare == c.strip().lower():
+                return letters[i]
+    return None
 
 
 def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
-    """Options gone through one per line, one of them set in bold or ticked and no other: its letter.
+    """Options gone through one per line (by letter or by text), one of them ticked, pointed at
+    ("<- answer", "(correct)") or set in bold and no other: its letter.
 
     >>> _marked_option("- A: fish\\n- **B: mammal**\\n- C: fish", ["Shark", "Dolphin", "Trout"])
     'B'
     """
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(choices)] if choices else "ABCDE"
     seen, bold_ones, ticked = set(), set(), set()
+    other = False
     for line in text.split("\n"):
-        m = _OPTION_LINE_RE.match(line)
-        if not m or m.group(2).upper() not in letters:
+        letter = _option_of(line, letters, choices)
+        if letter is None:
+            other = other or bool(line.strip())
             continue
-        letter = m.group(2).upper()
         seen.add(letter)
-        bold = bool(m.group(1)) or bool(re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*", line, re.IGNORECASE))
-        if bold:
+        if re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)|^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*",
+                    line, re.IGNORECASE):
             bold_ones.add(letter)
-        if any(t in line for t in _TICKS):
+        if _TICK_RE.search(line):
             ticked.add(letter)
     if len(seen) < 3:
         return None
     if len(ticked) == 1:
         return next(iter(ticked))
+    if not ticked and not bold_ones and not other and len(seen) == len(letters):
+        return ABSTAIN  # the options written out again, none picked
     return next(iter(bold_ones)) if len(bold_ones) == 1 and not ticked else None
+
+
+_VERDICT_WORDS = ("verdict", "conclusion", "bottom line", "tl;dr", "tldr", "tl; dr", "short answer", "decision", "in short")
+# a line labelled as the verdict: "- Verdict: **No**", "**Bottom line:** yes", "TL;DR: 42"
+_VERDICT_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022>][ \t]+|\d+[.)][ \t]+|#+[ \t]+)?(?:\*\*|__)?(?:final\s+)?(?:verdict|conclusion|bottom\s+line"
+                              r"|tl;?\s?dr|short\s+answer|decision|in\s+short)(?:\*\*|__)?[ \t]*[:\u2014\u2013-](?:\*\*|__)?[ \t]*(\S[^\n]*)$",
+                              re.IGNORECASE | re.MULTILINE)
 
 
 # ---------------------------------------------------------------------------------------- the hook
@@ -618,11 +646,14 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     whether the format designates it explicitly, which structure). None when the output is not structured."""
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
-    marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
+    marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and (any(t in raw for t in _TICKS) or raw.count("\n") >= 2)))
+    low = raw.lower()
+    verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
     fenced = "```" in raw or "~~~" in raw
-    if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and "assistantfinal" not in raw:
+    if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
+            and "assistantfinal" not in raw):
         return None  # a cheap test first: most outputs carry no structure
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
@@ -674,6 +705,9 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
     if picked is not None:
         parts.append((picked, False, "list"))
+    said = _VERDICT_LINE_RE.search(text) if verdict else None
+    if said:
+        parts.append((said.group(1), False, "verdict"))
     if fenced and not parts:
         text, how = _FENCE_RE.sub("", text), [*how, "fence"]  # a fence and its language label are markup: "```text"
     if how or quoted:
