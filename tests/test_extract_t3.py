@@ -327,3 +327,18 @@ def test_a_list_points_at_its_answer() -> None:
 def test_a_line_labelled_as_the_verdict() -> None:
     assert read("- Verdict: **No**\n- Reason: it is round", "yes_no", "Is the Earth flat?") == "no"
     assert read("TL;DR: 42\n\nLong story: 6 x 7 = 42, and 43 is prime.", "number", "What is 6 times 7?") == "42"
+
+
+def test_a_turn_header_left_at_the_start_is_not_the_answer() -> None:
+    assert read("<|im_start|>assistant\nOttawa<|im_end|>", "text", "What is the capital of Canada?") == "Ottawa"
+    assert read("<start_of_turn>model\nParis<end_of_turn>", "text", "What is the capital of France?") == "Paris"
+
+
+def test_who_asks_for_the_name_field() -> None:
+    out = '{"name": "Alexander Fleming", "year": 1928, "nationality": "Scottish"}'
+    assert read(out, "text", "Who discovered penicillin?") == "Alexander Fleming"
+
+
+def test_code_beside_prose_is_not_unwrapped_when_the_question_is_not_about_code() -> None:
+    out = "```python\n>>> 2 ** 10\n1024\n```\n\nSo **1024** bytes (the decimal kilobyte is 1000)."
+    assert read(out, "number", "How many bytes are in a kilobyte (binary)?") == "1024"

@@ -247,6 +247,7 @@ _ROLES = (
     (r"\bdiscover(?:ed|s)\b", ("discoverer",)), (r"\bfound(?:ed|s)\b", ("founder",)), (r"\bdesign(?:ed|s)\b", ("designer", "architect")),
     (r"\b(?:sang|sung|sings)\b", ("singer", "artist", "performer")), (r"^\W*when\b|\bwhat\s+year\b", ("date", "year")),
     (r"^\W*where\b", ("location", "place")), (r"\bhow\s+many\b", ("count", "total", "number")),
+    (r"^\W*who(?:m|se)?\b", ("name", "person")),
 )
 
 
@@ -636,7 +637,15 @@ _ANALYSIS_CHANNEL_RE = re.compile(r"<\|channel\|>\s*(?:analysis|commentary)\b", 
 _CHANNEL_END_RE = re.compile(r"<\|(?:return|end|call|start)\|>")
 
 
+# a chat template's turn header left at the start of the reply: "<|im_start|>assistant", "<start_of_turn>model"
+_TURN_HEADER_RE = re.compile(r"^\s*(?:<\|im_start\|>|<\|start_header_id\|>|<start_of_turn>|<\|start\|>|<\|assistant\|>)\s*(?:assistant|model)?"
+                             r"\s*(?:<\|end_header_id\|>|<\|message\|>)?\s*", re.IGNORECASE)
+
+
 def _own(raw: str) -> str:
+    header = _TURN_HEADER_RE.match(raw)
+    if header:
+        raw = raw[header.end():]
     end = _END_TOKEN_RE.search(raw) or _CHANNEL_END_RE.search(raw)
     return raw[:end.start()] if end else raw
 
@@ -666,6 +675,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
         return [(ABSTAIN, True, "channel")]  # only the analysis channel: cut off before the final answer
     text = whole = _own(raw)
+    if _TURN_HEADER_RE.match(raw):
+        how = [*how, "turn"]  # what follows the header is the reply
     if quoted:
         text = _QUOTE_MARK_RE.sub("", text)  # a Markdown quote sets its lines apart; it does not change what they say
     if "<" in text:
@@ -709,7 +720,9 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if said:
         parts.append((said.group(1), False, "verdict"))
     if fenced and not parts:
-        text, how = _FENCE_RE.sub("", text), [*how, "fence"]  # a fence and its language label are markup: "```text"
+        blocks = _blocks(text)
+        if len(blocks) == 1 and _wrapper_talk(text[:blocks[0][0]] + text[text.rfind("```") + 3:]):
+            text, how = blocks[0][1], [*how, "fence"]  # the output is one fenced block: its fence and label are markup ("```text")
     if how or quoted:
         parts.append((text, explicit, how[-1] if how else "quote"))
     return parts or None
