@@ -342,3 +342,27 @@ def test_who_asks_for_the_name_field() -> None:
 def test_code_beside_prose_is_not_unwrapped_when_the_question_is_not_about_code() -> None:
     out = "```python\n>>> 2 ** 10\n1024\n```\n\nSo **1024** bytes (the decimal kilobyte is 1000)."
     assert read(out, "number", "How many bytes are in a kilobyte (binary)?") == "1024"
+
+
+def test_the_quantity_a_how_question_asks_for_names_its_line() -> None:
+    out = "- Distance: 150 km\n- Speed: 60 km/h\n- **Time: 2.5 hours**\n\nAdd about 15 minutes for a rest stop."
+    assert read(out, "number", "How long, in hours, does a 150 km trip take at 60 km/h?") == "2.5"
+    assert read('{"distance_km": 150, "speed_kmh": 60, "time_h": 2.5}', "number", "How far is the trip in km?") == "150"
+
+
+def test_an_answer_envelope_with_one_field_of_the_kind() -> None:
+    out = '{"result": {"amount": 12.5, "currency": "EUR"}, "breakdown": "2.50 + 5 x 2.00"}'
+    assert read(out, "number", "How many euros does a 5 km ride cost?") == "12.5"
+    # two numbers in the envelope and none named: no pick
+    assert read('{"result": {"low": 10, "high": 14}}', "number", "How many euros does it cost?") is None
+
+
+def test_few_shot_statements_the_model_closes_its_own_item_first() -> None:
+    out = ' false}\n{"statement": "Penguins live in the Arctic.", "label": false}\n{"statement": "Water boils at 100 °C.", "label": true}'
+    assert read(out, "yes_no", "Statement: Bats are blind. Is the statement true?") == "no"
+
+
+def test_a_transcript_that_is_not_a_verdict_leaves_the_prose_to_answer() -> None:
+    out = "```js\n> typeof null\n'object'\n```\n\nYes — it's a long-standing quirk of the language."
+    assert read(out, "yes_no", "Does `typeof null` return 'object' in JavaScript?") == "yes"
+    assert read("```js\n> typeof null\n'object'\n```", "text", "What does `typeof null` return in JavaScript?") == "object"

@@ -59,7 +59,8 @@ _ANSWER_OPEN_RE = re.compile(rf"<(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 # a few-shot prompt in tags or JSON lines that a base model goes on writing
 _NEXT_ITEM_TAG_RE = re.compile(r"<(?:question|q|problem|input|prompt|user|query|passage)\s*>", re.IGNORECASE)
 _TOOL_KEYS = frozenset({"arguments", "tool", "tool_calls", "function_call", "tool_name", "parameters"})
-_ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage"})
+_ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage", "statement", "claim", "sentence", "premise",
+                        "hypothesis", "context"})
 
 
 _REASONING_TAG_RE = re.compile(rf"</?(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
@@ -190,23 +191,27 @@ def _key_rank(key: str) -> int | None:
     return None
 
 
-def _answer_field(obj: dict, depth: int = 0) -> tuple[bool, Any]:
+def _answer_field(obj: dict, depth: int = 0, kind: str | None = None) -> tuple[bool, Any]:
     """(found, value) of the answer field of ``obj``, looking into envelopes ("response", "data") and
-    into an answer field that is itself an object ({"answer": {"value": 3.5, "unit": "h"}})."""
+    into an answer field that is itself an object ({"answer": {"value": 3.5, "unit": "h"}}, or its one
+    field of the kind asked: {"result": {"amount": 12.5, "currency": "EUR"}})."""
     ranked = sorted((r, i, k) for i, k in enumerate(obj) if (r := _key_rank(k)) is not None)
     for _, _, key in ranked:
         value = obj[key]
         if isinstance(value, dict):
             if depth < 3:
-                found, inner = _answer_field(value, depth + 1)
+                found, inner = _answer_field(value, depth + 1, kind)
                 if found:
                     return True, inner
+                fitting = [v for _, v in _leaves(value) if kind is not None and _fits(v, kind)]
+                if len(fitting) == 1:
+                    return True, fitting[0]
             continue
         return True, value
     if depth < 3:
         for key, value in obj.items():
             if isinstance(value, dict) and _key_tokens(key) and _key_tokens(key)[-1] in _ENVELOPES:
-                found, inner = _answer_field(value, depth + 1)
+                found, inner = _answer_field(value, depth + 1, kind)
                 if found:
                     return True, inner
     return False, None
@@ -247,7 +252,9 @@ _ROLES = (
     (r"\bdiscover(?:ed|s)\b", ("discoverer",)), (r"\bfound(?:ed|s)\b", ("founder",)), (r"\bdesign(?:ed|s)\b", ("designer", "architect")),
     (r"\b(?:sang|sung|sings)\b", ("singer", "artist", "performer")), (r"^\W*when\b|\bwhat\s+year\b", ("date", "year")),
     (r"^\W*where\b", ("location", "place")), (r"\bhow\s+many\b", ("count", "total", "number")),
-    (r"^\W*who(?:m|se)?\b", ("name", "person")),
+    (r"^\W*who(?:m|se)?\b", ("name", "person")), (r"\bhow\s+long\b", ("time", "duration", "length")),
+    (r"\bhow\s+much\b", ("cost", "price", "amount", "total")), (r"\bhow\s+far\b", ("distance",)), (r"\bhow\s+old\b", ("age",)),
+    (r"\bhow\s+(?:tall|high)\b", ("height",)), (r"\bhow\s+fast\b", ("speed",)), (r"\bhow\s+(?:heavy|much\s+does\b)", ("weight", "mass")),
 )
 
 
@@ -352,7 +359,7 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
             prose = prose[:start] + "it" + prose[end:]
         return _MENTION + prose, True
     for _, _, obj in reversed(own):
-        found, value = _answer_field(obj)
+        found, value = _answer_field(obj, kind=kind)
         if found:
             return _as_part(value, kind), True
     outside = text
@@ -377,6 +384,7 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
 
 # ---------------------------------------------------------------------------------------- code and transcripts
 _PROMPT_RE = re.compile(r"^[ \t]*(?:>>>|\$(?=[ \t]+[^\s$])(?![^\n]*\$[ \t]*$)|In\s*\[\d*\]:|julia>|irb(?:\([^)]*\))?[:\d]*>|sqlite>|mysql>|postgres=#|PS\s[^>\n]*>|scala>|ghci>|Prelude>)[ \t]?(.*)$")
+_NODE_PROMPT_RE = re.compile(r"^[ \t]*>(?!>)[ \t]+(.*)$")
 _CONTINUED_RE = re.compile(r"^[ \t]*\.\.\.(?:[ \t]|$)|^[ \t]*\.\.\.:")
 _OUT_PREFIX_RE = re.compile(r"^[ \t]*(?:Out\s*\[\d*\]:|=>|#=>|//\s*=>|\[\d+\]\s)[ \t]*")
 _FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~)[\w+#.-]*[ \t]*$", re.MULTILINE)
@@ -425,12 +433,14 @@ def _transcript(text: str, question: str) -> str | None:
     if not any(p in text for p in (">>>", "$ ", "In [", "> ", "=#")):
         return None
     runs: list[tuple[str, list[str]]] = []
+    fenced = False
     for line in text.split("\n"):
         if _FENCE_RE.match(line):
+            fenced = not fenced
             if runs and runs[-1][1]:
                 runs.append(("", []))  # a closing fence ends the output of the last command
             continue
-        m = _PROMPT_RE.match(line)
+        m = _PROMPT_RE.match(line) or (_NODE_PROMPT_RE.match(line) if fenced else None)  # "> expr": a Node prompt, in a code block only
         if m:
             runs.append((m.group(1), []))
         elif _CONTINUED_RE.match(line) and runs:
@@ -467,6 +477,17 @@ def _commented(text: str, question: str) -> str | None:
         return None
     found = {m.group(2).strip() for m in _COMMENT_RE.finditer(text) if _squeeze(m.group(1)) in codes}
     return found.pop() if len(found) == 1 else None
+
+
+def _without_blocks(text: str) -> str:
+    """``text`` without its fenced code blocks."""
+    out, last = [], 0
+    fences = list(_FENCE_RE.finditer(text))
+    for a, b in zip(fences[::2], fences[1::2]):
+        out.append(text[last:a.start()])
+        last = b.end()
+    out.append(text[last:])
+    return "\n".join(p.strip() for p in out if p.strip())
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
@@ -659,8 +680,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     low = raw.lower()
     verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
-    quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
     fenced = "```" in raw or "~~~" in raw
+    quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
             and "assistantfinal" not in raw):
         return None  # a cheap test first: most outputs carry no structure
@@ -678,7 +699,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if _TURN_HEADER_RE.match(raw):
         how = [*how, "turn"]  # what follows the header is the reply
     if quoted:
-        text = _QUOTE_MARK_RE.sub("", text)  # a Markdown quote sets its lines apart; it does not change what they say
+        text = _unquote(text)  # a Markdown quote sets its lines apart; it does not change what they say
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -719,6 +740,10 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     said = _VERDICT_LINE_RE.search(text) if verdict else None
     if said:
         parts.append((said.group(1), False, "verdict"))
+    if fenced and code and "\n" in text:
+        prose = _without_blocks(text)
+        if prose and prose != text.strip():
+            parts.append((prose, False, "prose"))  # code is the evidence; the prose around it gives the verdict
     if fenced and not parts:
         blocks = _blocks(text)
         if len(blocks) == 1 and _wrapper_talk(text[:blocks[0][0]] + text[text.rfind("```") + 3:]):
@@ -748,6 +773,16 @@ def _retraction_after(text: str) -> str | None:
 
 
 _QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
+
+
+def _unquote(text: str) -> str:
+    """``text`` without Markdown quote marks, outside code blocks (where "> " is a prompt)."""
+    lines, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+        lines.append(line if fenced else _QUOTE_MARK_RE.sub("", line, count=1))
+    return "\n".join(lines)
 
 
 # a name read as it stands from an answer field: "Treaty of Versailles", "Leonardo da Vinci"
