@@ -289,3 +289,80 @@ def test_code_answers_as_written() -> None:
     assert read("<strong>", "text", "What HTML tag makes text bold?") == "<strong>"
     # an output that is one option's text, word for word, is that option, even when the text looks like JSON
     assert read('{"a": 1}', "choice", "Which is valid JSON?", ["{'a': 1}", '{"a": 1}', "{a: 1}"]) == "B"
+
+
+@pytest.mark.parametrize(("output", "kind"), [
+    ("<answer>Unknown</answer>", "text"), ("<answer>No answer</answer>", "yes_no"), ('{"answer": "N/A"}', "number"),
+    ("<answer>between 30 and 40</answer>", "number"), ('{"answer": "either Paris or Lyon"}', "text"),
+])
+def test_a_placeholder_or_hedge_in_the_answer_slot_is_no_answer(output: str, kind: str) -> None:
+    assert read(output, kind, "What is it?") is None
+
+
+def test_none_in_the_answer_slot_of_a_count_is_zero() -> None:
+    assert read('{"answer": "none"}', "number", "How many moons does Venus have?") == "0"
+    assert read("<answer>No</answer>", "yes_no", "Does Venus have a moon?") == "no"
+
+
+def test_a_fence_and_its_language_label_are_markup() -> None:
+    assert read("```text\nCanberra\n```", "text", "What is the capital of Australia?") == "Canberra"
+    assert read("```plaintext\n42\n```", "number", "What is 6 times 7?") == "42"
+
+
+def test_json_named_inside_a_sentence_is_an_example_not_the_output() -> None:
+    out = 'The JSON {"answer": 42} is a running joke; the real answer is unknown.'
+    assert read(out, "number", "What is the meaning of life?") is None
+    assert read('Sure! {"answer": "B"}', "choice", "Which?", ["x", "y", "z"]) == "B"
+
+
+def test_a_list_points_at_its_answer() -> None:
+    choices = ["Shark", "Dolphin", "Trout", "Eel"]
+    assert read("- A) Shark\n- B) Dolphin ← answer\n- C) Trout\n- D) Eel", "choice", "Which is a mammal?", choices) == "B"
+    assert read("- A) Shark\n- B) Dolphin (correct)\n- C) Trout\n- D) Eel", "choice", "Which is a mammal?", choices) == "B"
+    assert read("* Shark\n* **Dolphin** ✅\n* Trout\n* Eel", "choice", "Which is a mammal?", choices) == "B"
+    # a list of the options with nothing marked picks none of them
+    assert read("- A) Shark\n- B) Dolphin\n- C) Trout\n- D) Eel", "choice", "Which is a mammal?", choices) is None
+
+
+def test_a_line_labelled_as_the_verdict() -> None:
+    assert read("- Verdict: **No**\n- Reason: it is round", "yes_no", "Is the Earth flat?") == "no"
+    assert read("TL;DR: 42\n\nLong story: 6 x 7 = 42, and 43 is prime.", "number", "What is 6 times 7?") == "42"
+
+
+def test_a_turn_header_left_at_the_start_is_not_the_answer() -> None:
+    assert read("<|im_start|>assistant\nOttawa<|im_end|>", "text", "What is the capital of Canada?") == "Ottawa"
+    assert read("<start_of_turn>model\nParis<end_of_turn>", "text", "What is the capital of France?") == "Paris"
+
+
+def test_who_asks_for_the_name_field() -> None:
+    out = '{"name": "Alexander Fleming", "year": 1928, "nationality": "Scottish"}'
+    assert read(out, "text", "Who discovered penicillin?") == "Alexander Fleming"
+
+
+def test_code_beside_prose_is_not_unwrapped_when_the_question_is_not_about_code() -> None:
+    out = "```python\n>>> 2 ** 10\n1024\n```\n\nSo **1024** bytes (the decimal kilobyte is 1000)."
+    assert read(out, "number", "How many bytes are in a kilobyte (binary)?") == "1024"
+
+
+def test_the_quantity_a_how_question_asks_for_names_its_line() -> None:
+    out = "- Distance: 150 km\n- Speed: 60 km/h\n- **Time: 2.5 hours**\n\nAdd about 15 minutes for a rest stop."
+    assert read(out, "number", "How long, in hours, does a 150 km trip take at 60 km/h?") == "2.5"
+    assert read('{"distance_km": 150, "speed_kmh": 60, "time_h": 2.5}', "number", "How far is the trip in km?") == "150"
+
+
+def test_an_answer_envelope_with_one_field_of_the_kind() -> None:
+    out = '{"result": {"amount": 12.5, "currency": "EUR"}, "breakdown": "2.50 + 5 x 2.00"}'
+    assert read(out, "number", "How many euros does a 5 km ride cost?") == "12.5"
+    # two numbers in the envelope and none named: no pick
+    assert read('{"result": {"low": 10, "high": 14}}', "number", "How many euros does it cost?") is None
+
+
+def test_few_shot_statements_the_model_closes_its_own_item_first() -> None:
+    out = ' false}\n{"statement": "Penguins live in the Arctic.", "label": false}\n{"statement": "Water boils at 100 °C.", "label": true}'
+    assert read(out, "yes_no", "Statement: Bats are blind. Is the statement true?") == "no"
+
+
+def test_a_transcript_that_is_not_a_verdict_leaves_the_prose_to_answer() -> None:
+    out = "```js\n> typeof null\n'object'\n```\n\nYes — it's a long-standing quirk of the language."
+    assert read(out, "yes_no", "Does `typeof null` return 'object' in JavaScript?") == "yes"
+    assert read("```js\n> typeof null\n'object'\n```", "text", "What does `typeof null` return in JavaScript?") == "object"

@@ -59,7 +59,8 @@ _ANSWER_OPEN_RE = re.compile(rf"<(?:{_ANSWER_TAGS})\s*>", re.IGNORECASE)
 # a few-shot prompt in tags or JSON lines that a base model goes on writing
 _NEXT_ITEM_TAG_RE = re.compile(r"<(?:question|q|problem|input|prompt|user|query|passage)\s*>", re.IGNORECASE)
 _TOOL_KEYS = frozenset({"arguments", "tool", "tool_calls", "function_call", "tool_name", "parameters"})
-_ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage"})
+_ITEM_KEYS = frozenset({"question", "q", "problem", "input", "prompt", "query", "passage", "statement", "claim", "sentence", "premise",
+                        "hypothesis", "context"})
 
 
 _REASONING_TAG_RE = re.compile(rf"</?(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
@@ -118,7 +119,8 @@ _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale",
 _ENVELOPES = frozenset({"data", "result", "response", "output", "results", "answer", "final", "payload", "content"})
 #: field values that commit to no answer
 _EMPTY_VALUES = frozenset({"", "unknown", "n/a", "null", "nil", "none given", "undefined", "not available", "not applicable",
-                           "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--"})
+                           "unclear", "undetermined", "indeterminate", "cannot be determined", "not determinable", "?", "-", "--",
+                           "no answer", "no idea", "not sure", "unsure", "idk", "i don't know", "don't know", "cannot say", "can't say"})
 
 
 def _balanced(text: str, start: int) -> int | None:
@@ -189,23 +191,27 @@ def _key_rank(key: str) -> int | None:
     return None
 
 
-def _answer_field(obj: dict, depth: int = 0) -> tuple[bool, Any]:
+def _answer_field(obj: dict, depth: int = 0, kind: str | None = None) -> tuple[bool, Any]:
     """(found, value) of the answer field of ``obj``, looking into envelopes ("response", "data") and
-    into an answer field that is itself an object ({"answer": {"value": 3.5, "unit": "h"}})."""
+    into an answer field that is itself an object ({"answer": {"value": 3.5, "unit": "h"}}, or its one
+    field of the kind asked: {"result": {"amount": 12.5, "currency": "EUR"}})."""
     ranked = sorted((r, i, k) for i, k in enumerate(obj) if (r := _key_rank(k)) is not None)
     for _, _, key in ranked:
         value = obj[key]
         if isinstance(value, dict):
             if depth < 3:
-                found, inner = _answer_field(value, depth + 1)
+                found, inner = _answer_field(value, depth + 1, kind)
                 if found:
                     return True, inner
+                fitting = [v for _, v in _leaves(value) if kind is not None and _fits(v, kind)]
+                if len(fitting) == 1:
+                    return True, fitting[0]
             continue
         return True, value
     if depth < 3:
         for key, value in obj.items():
             if isinstance(value, dict) and _key_tokens(key) and _key_tokens(key)[-1] in _ENVELOPES:
-                found, inner = _answer_field(value, depth + 1)
+                found, inner = _answer_field(value, depth + 1, kind)
                 if found:
                     return True, inner
     return False, None
@@ -246,6 +252,9 @@ _ROLES = (
     (r"\bdiscover(?:ed|s)\b", ("discoverer",)), (r"\bfound(?:ed|s)\b", ("founder",)), (r"\bdesign(?:ed|s)\b", ("designer", "architect")),
     (r"\b(?:sang|sung|sings)\b", ("singer", "artist", "performer")), (r"^\W*when\b|\bwhat\s+year\b", ("date", "year")),
     (r"^\W*where\b", ("location", "place")), (r"\bhow\s+many\b", ("count", "total", "number")),
+    (r"^\W*who(?:m|se)?\b", ("name", "person")), (r"\bhow\s+long\b", ("time", "duration", "length")),
+    (r"\bhow\s+much\b", ("cost", "price", "amount", "total")), (r"\bhow\s+far\b", ("distance",)), (r"\bhow\s+old\b", ("age",)),
+    (r"\bhow\s+(?:tall|high)\b", ("height",)), (r"\bhow\s+fast\b", ("speed",)), (r"\bhow\s+(?:heavy|much\s+does\b)", ("weight", "mass")),
 )
 
 
@@ -295,10 +304,13 @@ def _as_part(value: Any, kind: str) -> str | None:
     if isinstance(value, bool):
         return ("Yes" if value else "No") if kind == "yes_no" else ("True" if value else "False")
     text = str(value).strip()
-    low = text.lower().strip(" .!")
-    if low in _EMPTY_VALUES or (kind == "text" and low == "none"):
-        return ABSTAIN
-    return text
+    return ABSTAIN if _says_nothing(text, kind) else text
+
+
+def _says_nothing(text: str, kind: str) -> bool:
+    """Whether an answer field or tag holds only a placeholder for no answer ("unknown", "N/A", "no answer")."""
+    low = " ".join(text.lower().strip(" .!*_`\"'").split())
+    return low in _EMPTY_VALUES or (kind == "text" and low == "none")
 
 
 _FENCE_WORD_RE = re.compile(r"```\w*|~~~\w*")
@@ -312,6 +324,17 @@ def _wrapper_talk(outside: str) -> bool:
     """Whether the text around the JSON only presents it ("Here is the JSON:", "Hope this helps!"): it states nothing."""
     lines = [ln.strip() for ln in _FENCE_WORD_RE.sub(" ", outside).split("\n") if ln.strip()]
     return all(_WRAPPER_TALK_RE.match(ln) for ln in lines)
+
+
+_MENTION = "\x00mention:"  # a part to read without taking JSON it names for the output's own
+
+
+def _own_object(text: str, start: int, end: int) -> bool:
+    """Whether the object at ``start:end`` is the output's own structure, not one named inside a sentence
+    that goes on after it ('The JSON {"answer": 42} is a running joke')."""
+    before = text[text.rfind("\n", 0, start) + 1:start].strip(" \t`")
+    after = text[end:].split("\n", 1)[0].strip(" \t`")
+    return not before or not re.match(r"[\w(]", after) or before.endswith(":")
 
 
 def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, bool] | None:
@@ -329,8 +352,14 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
         return before, False  # it closes the object its prompt opened, then writes the next few-shot items
     if items and items[0][0] == objs[0][0]:
         objs = objs[:1]  # the model's own item; the ones after it are the next few-shot items it invents
-    for _, _, obj in reversed(objs):
-        found, value = _answer_field(obj)
+    own = [o for o in objs if _own_object(text, o[0], o[1])]
+    if not own:  # JSON named inside a sentence ('The JSON {"answer": 42} is a joke'): the prose answers, the JSON is an example
+        prose = text
+        for start, end, _ in reversed(objs):
+            prose = prose[:start] + "it" + prose[end:]
+        return _MENTION + prose, True
+    for _, _, obj in reversed(own):
+        found, value = _answer_field(obj, kind=kind)
         if found:
             return _as_part(value, kind), True
     outside = text
@@ -355,6 +384,7 @@ def _json_part(text: str, kind: str, question: str | None) -> tuple[str | None, 
 
 # ---------------------------------------------------------------------------------------- code and transcripts
 _PROMPT_RE = re.compile(r"^[ \t]*(?:>>>|\$(?=[ \t]+[^\s$])(?![^\n]*\$[ \t]*$)|In\s*\[\d*\]:|julia>|irb(?:\([^)]*\))?[:\d]*>|sqlite>|mysql>|postgres=#|PS\s[^>\n]*>|scala>|ghci>|Prelude>)[ \t]?(.*)$")
+_NODE_PROMPT_RE = re.compile(r"^[ \t]*>(?!>)[ \t]+(.*)$")
 _CONTINUED_RE = re.compile(r"^[ \t]*\.\.\.(?:[ \t]|$)|^[ \t]*\.\.\.:")
 _OUT_PREFIX_RE = re.compile(r"^[ \t]*(?:Out\s*\[\d*\]:|=>|#=>|//\s*=>|\[\d+\]\s)[ \t]*")
 _FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~)[\w+#.-]*[ \t]*$", re.MULTILINE)
@@ -403,12 +433,14 @@ def _transcript(text: str, question: str) -> str | None:
     if not any(p in text for p in (">>>", "$ ", "In [", "> ", "=#")):
         return None
     runs: list[tuple[str, list[str]]] = []
+    fenced = False
     for line in text.split("\n"):
         if _FENCE_RE.match(line):
+            fenced = not fenced
             if runs and runs[-1][1]:
                 runs.append(("", []))  # a closing fence ends the output of the last command
             continue
-        m = _PROMPT_RE.match(line)
+        m = _PROMPT_RE.match(line) or (_NODE_PROMPT_RE.match(line) if fenced else None)  # "> expr": a Node prompt, in a code block only
         if m:
             runs.append((m.group(1), []))
         elif _CONTINUED_RE.match(line) and runs:
@@ -445,6 +477,17 @@ def _commented(text: str, question: str) -> str | None:
         return None
     found = {m.group(2).strip() for m in _COMMENT_RE.finditer(text) if _squeeze(m.group(1)) in codes}
     return found.pop() if len(found) == 1 else None
+
+
+def _without_blocks(text: str) -> str:
+    """``text`` without its fenced code blocks."""
+    out, last = [], 0
+    fences = list(_FENCE_RE.finditer(text))
+    for a, b in zip(fences[::2], fences[1::2]):
+        out.append(text[last:a.start()])
+        last = b.end()
+    out.append(text[last:])
+    return "\n".join(p.strip() for p in out if p.strip())
 
 
 def _blocks(text: str) -> list[tuple[int, str]]:
@@ -549,34 +592,62 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-_TICKS = ("\u2705", "\u2713", "\u2714", "\u2611")
+_TICKS = ("\u2705", "\u2713", "\u2714", "\u2611", "\u2190", "<-", "(correct)", "(answer)", "(right)")
+_TICK_RE = re.compile(r"[\u2705\u2713\u2714\u2611]|\u2190|<--?(?![\w-])|\((?:correct|answer|right)\)", re.IGNORECASE)
 _OPTION_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(\*\*|__)?[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\].:]", re.IGNORECASE)
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(.*)$")
+_MARKUP_RE = re.compile(r"[*_`]+|[\u2705\u2713\u2714\u2611\u274c\u2717\u2718]|\u2190.*$|<--?.*$|\((?:correct|answer|right)\)", re.IGNORECASE)
+
+
+def _option_of(line: str, letters: str, choices: Sequence[str] | None) -> str | None:
+    """The option a list line goes through: by its letter ("B) ...") or, in a list of option texts, by its text."""
+    m = _OPTION_LINE_RE.match(line)
+    if m and m.group(2).upper() in letters:
+        return m.group(2).upper()
+    item = _ITEM_RE.match(line)
+    if item and choices:
+        bare = " ".join(_MARKUP_RE.sub(" ", item.group(1)).split()).strip(" .:-").lower()
+        for i, c in enumerate(choices):
+            if bare == c.strip().lower():
+                return letters[i]
+    return None
 
 
 def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
-    """Options gone through one per line, one of them set in bold or ticked and no other: its letter.
+    """Options gone through one per line (by letter or by text), one of them ticked, pointed at
+    ("<- answer", "(correct)") or set in bold and no other: its letter.
 
     >>> _marked_option("- A: fish\\n- **B: mammal**\\n- C: fish", ["Shark", "Dolphin", "Trout"])
     'B'
     """
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(choices)] if choices else "ABCDE"
     seen, bold_ones, ticked = set(), set(), set()
+    other = False
     for line in text.split("\n"):
-        m = _OPTION_LINE_RE.match(line)
-        if not m or m.group(2).upper() not in letters:
+        letter = _option_of(line, letters, choices)
+        if letter is None:
+            other = other or bool(line.strip())
             continue
-        letter = m.group(2).upper()
         seen.add(letter)
-        bold = bool(m.group(1)) or bool(re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*", line, re.IGNORECASE))
-        if bold:
+        if re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)|^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*",
+                    line, re.IGNORECASE):
             bold_ones.add(letter)
-        if any(t in line for t in _TICKS):
+        if _TICK_RE.search(line):
             ticked.add(letter)
     if len(seen) < 3:
         return None
     if len(ticked) == 1:
         return next(iter(ticked))
+    if not ticked and not bold_ones and not other and len(seen) == len(letters):
+        return ABSTAIN  # the options written out again, none picked
     return next(iter(bold_ones)) if len(bold_ones) == 1 and not ticked else None
+
+
+_VERDICT_WORDS = ("verdict", "conclusion", "bottom line", "tl;dr", "tldr", "tl; dr", "short answer", "decision", "in short")
+# a line labelled as the verdict: "- Verdict: **No**", "**Bottom line:** yes", "TL;DR: 42"
+_VERDICT_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022>][ \t]+|\d+[.)][ \t]+|#+[ \t]+)?(?:\*\*|__)?(?:final\s+)?(?:verdict|conclusion|bottom\s+line"
+                              r"|tl;?\s?dr|short\s+answer|decision|in\s+short)(?:\*\*|__)?[ \t]*[:\u2014\u2013-](?:\*\*|__)?[ \t]*(\S[^\n]*)$",
+                              re.IGNORECASE | re.MULTILINE)
 
 
 # ---------------------------------------------------------------------------------------- the hook
@@ -587,7 +658,15 @@ _ANALYSIS_CHANNEL_RE = re.compile(r"<\|channel\|>\s*(?:analysis|commentary)\b", 
 _CHANNEL_END_RE = re.compile(r"<\|(?:return|end|call|start)\|>")
 
 
+# a chat template's turn header left at the start of the reply: "<|im_start|>assistant", "<start_of_turn>model"
+_TURN_HEADER_RE = re.compile(r"^\s*(?:<\|im_start\|>|<\|start_header_id\|>|<start_of_turn>|<\|start\|>|<\|assistant\|>)\s*(?:assistant|model)?"
+                             r"\s*(?:<\|end_header_id\|>|<\|message\|>)?\s*", re.IGNORECASE)
+
+
 def _own(raw: str) -> str:
+    header = _TURN_HEADER_RE.match(raw)
+    if header:
+        raw = raw[header.end():]
     end = _END_TOKEN_RE.search(raw) or _CHANNEL_END_RE.search(raw)
     return raw[:end.start()] if end else raw
 
@@ -597,10 +676,14 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     whether the format designates it explicitly, which structure). None when the output is not structured."""
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
-    marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and any(t in raw for t in _TICKS)))
+    marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and (any(t in raw for t in _TICKS) or raw.count("\n") >= 2)))
+    low = raw.lower()
+    verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
-    quoted = ">" in raw and _QUOTE_MARK_RE.search(raw) is not None
-    if "{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and "assistantfinal" not in raw:
+    fenced = "```" in raw or "~~~" in raw
+    quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
+    if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
+            and "assistantfinal" not in raw):
         return None  # a cheap test first: most outputs carry no structure
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
@@ -613,8 +696,10 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     elif "<|channel|>" in raw and _ANALYSIS_CHANNEL_RE.search(raw):
         return [(ABSTAIN, True, "channel")]  # only the analysis channel: cut off before the final answer
     text = whole = _own(raw)
+    if _TURN_HEADER_RE.match(raw):
+        how = [*how, "turn"]  # what follows the header is the reply
     if quoted:
-        text = _QUOTE_MARK_RE.sub("", text)  # a Markdown quote sets its lines apart; it does not change what they say
+        text = _unquote(text)  # a Markdown quote sets its lines apart; it does not change what they say
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -652,6 +737,17 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
     if picked is not None:
         parts.append((picked, False, "list"))
+    said = _VERDICT_LINE_RE.search(text) if verdict else None
+    if said:
+        parts.append((said.group(1), False, "verdict"))
+    if fenced and code and "\n" in text:
+        prose = _without_blocks(text)
+        if prose and prose != text.strip():
+            parts.append((prose, False, "prose"))  # code is the evidence; the prose around it gives the verdict
+    if fenced and not parts:
+        blocks = _blocks(text)
+        if len(blocks) == 1 and _wrapper_talk(text[:blocks[0][0]] + text[text.rfind("```") + 3:]):
+            text, how = blocks[0][1], [*how, "fence"]  # the output is one fenced block: its fence and label are markup ("```text")
     if how or quoted:
         parts.append((text, explicit, how[-1] if how else "quote"))
     return parts or None
@@ -677,6 +773,16 @@ def _retraction_after(text: str) -> str | None:
 
 
 _QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
+
+
+def _unquote(text: str) -> str:
+    """``text`` without Markdown quote marks, outside code blocks (where "> " is a prompt)."""
+    lines, fenced = [], False
+    for line in text.split("\n"):
+        if _FENCE_RE.match(line):
+            fenced = not fenced
+        lines.append(line if fenced else _QUOTE_MARK_RE.sub("", line, count=1))
+    return "\n".join(lines)
 
 
 # a name read as it stands from an answer field: "Treaty of Versailles", "Leonardo da Vinci"
@@ -709,12 +815,17 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         designated = designated or explicit
         if not part.strip():
             continue
+        skip = deeper
+        if part.startswith(_MENTION):
+            part, skip = part[len(_MENTION):], deeper | {"json"}
+        elif explicit and _says_nothing(part, ctx.kind):
+            return Extraction(None, ctx.kind, "unextracted")
         if part.startswith(_VERBATIM):
             return Extraction(part[len(_VERBATIM):].strip(), ctx.kind, rule)
         if ctx.kind == "text" and explicit and (name := _name(part)):
             return Extraction(name, ctx.kind, rule)
-        inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=deeper)
-        value = run_cascade(rules, inner, disabled=deeper).value
+        inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=skip)
+        value = run_cascade(rules, inner, disabled=skip).value
         if value is not None:
             return Extraction(value, ctx.kind, rule)
     return Extraction(None, ctx.kind, "unextracted") if designated else None
