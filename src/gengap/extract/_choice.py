@@ -992,7 +992,7 @@ RULES = (
     Rule("refusal", "abstain", _refusal),
     Rule("hedge", "abstain", _hedge),
     Rule("answer_first", "answer_first", _answer_first),
-    Rule("foreign_ordinal", "ordinal", _foreign_ordinal),
+    Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
     Rule("letter_is_correct", "marker", _declared),

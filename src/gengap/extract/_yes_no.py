@@ -317,9 +317,7 @@ def _first_word(ctx: Context) -> str | None:
     if m:
         return _word(m.group(1))
     foreign = _FOREIGN_WORD_RE.match(ctx.prose)
-    if foreign is None:
-        return _foreign_verdict(ctx.prose)
-    return "yes" if foreign.group("yes") else "no"
+    return None if foreign is None else "yes" if foreign.group("yes") else "no"
 
 
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
@@ -336,9 +334,9 @@ _FOREIGN_VERDICT_RE = re.compile(
     r"(?=\s*(?:[,.!;:\u2014-]|$))", re.IGNORECASE)
 
 
-def _foreign_verdict(prose: str) -> str | None:
+def _foreign_verdict(ctx: Context) -> str | None:
     """A verdict word or phrase of another language opening the reply ("Natürlich.", "Pas du tout.")."""
-    m = _FOREIGN_VERDICT_RE.match(prose)
+    m = _FOREIGN_VERDICT_RE.match(ctx.prose)
     return None if m is None else "no" if m.group("no") else "yes"
 
 
@@ -1137,6 +1135,7 @@ RULES = (
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("first_word", "answer_first", _first_word),
+    Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("refusal", "abstain", _refusal),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
