@@ -253,3 +253,12 @@ def test_an_adjective_form_of_an_option_names_it():
     assert ch("Frogs are amphibious.", "What kind of animal is a frog?", opts) == "D"
     # counter-example: a word that merely starts like an option names nothing
     assert ch("Fishermen see them often.", "What kind of animal is a whale?", opts) is None
+
+
+def test_a_verdict_reported_by_most_sources():
+    assert yn("Most evidence suggests they do.", "Do fish feel pain?") == "yes"
+    assert yn("Most sources say so.", "Is the Nile longer than the Amazon?") == "yes"
+    assert yn("Most experts think not.", "Is coffee bad for your heart?") == "no"
+    # counter-examples: a doubting frame, and a report the reply then rejects
+    assert yn("Few scientists think they do.", "Do fish feel pain?") is None
+    assert yn("Most people say so, but they are wrong.", "Do bulls hate the colour red?") != "yes"

@@ -471,12 +471,25 @@ _FRAME_RE = re.compile(r"\b(?:consensus|evidence|research|studies|study|science|
 _FRAME_DOUBT_RE = re.compile(r"\b(?:few|no|nobody|little|doubt\w*|unclear|unsure|whether|if|debated?|disputed?|wonder)\b", re.IGNORECASE)
 
 
+_SAID_SO_RE = re.compile(r"^\W*(?:most|many|the\s+majority\s+of)\s+(?:\w+\s+){0,2}?(?:say|think|believe|agree|suggest|indicate|show|hold)s?\s+(?:so|(?P<neg>not))\b"
+                         r"(?!\s+(?:much|far|long|many|clearly|simple|easy))", re.IGNORECASE)
+
+
+# the same frame without "that": "Most evidence suggests they do."
+_BARE_REPORT_RE = re.compile(rf"^(?P<frame>[^.;!?\n]{{3,60}}?\b(?:suggests?|shows?|says?|indicates?|agrees?|believes?|thinks?))\s+(?:it|they|he|she|you|we)\s+"
+                             rf"(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)"
+                             rf"(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
+
+
 def _reported(ctx: Context) -> str | None:
     """A verdict given inside a reporting frame with its predicate left out ("The scientific consensus is
     that they do.", "Most researchers now agree it does not."); a doubting frame ("Few think they do") is
     not read."""
     head = _head(ctx)
-    m = _REPORTED_RE.match(head)
+    said_so = _SAID_SO_RE.match(head)
+    if said_so and not re.search(r"\b(?:but|however|though|although|wrong|mistaken|myth)\b", head[said_so.end():], re.IGNORECASE):
+        return "no" if said_so.group("neg") else "yes"  # "Most sources say so.", "Most experts think not."
+    m = _REPORTED_RE.match(head) or _BARE_REPORT_RE.match(head)
     if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
         return None
     return "no" if m.group("neg") else "yes"
