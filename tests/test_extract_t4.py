@@ -262,3 +262,20 @@ def test_a_verdict_reported_by_most_sources():
     # counter-examples: a doubting frame, and a report the reply then rejects
     assert yn("Few scientists think they do.", "Do fish feel pain?") is None
     assert yn("Most people say so, but they are wrong.", "Do bulls hate the colour red?") != "yes"
+
+
+def test_the_value_given_to_the_thing_asked_by_its_name():
+    q = "A $200 jacket is 30% off. What is the sale price in dollars?"
+    assert num("The discount is $60, making the sale price $140.", q) == "140"
+    assert num("Sum: 12 + 15 + 18 + 21 + 24 = 90\nCount: 5\nAverage: 90 ÷ 5 = 18", "What is the average of 12, 15, 18, 21 and 24?") == "18"
+    assert num("The median is 9 (the middle value of the five sorted numbers).", "What is the median of 3, 7, 9, 12, 15?") == "9"
+    # counter-examples: "of" after the name introduces what it is of; two values given to it commit to none
+    assert num("The square root of 144 is 12, since 12 × 12 = 144.", "What is the square root of 144?") == "12"
+    assert extract("In store the sale price is $140; online the sale price is $135.", "number", question=q).rule != "named_value"
+
+
+def test_a_count_of_the_asked_unit_stated_first_even_when_the_question_gives_that_number_for_other_things():
+    q = "If 3 workers build a wall in 12 days, how many days would 6 workers take?"
+    assert num("6 days — twice the workers, half the time.", q) == "6"
+    # counter-example: the question's own count of workers, restated first, is no answer
+    assert num("6 workers, so 36 worker-days / 6 = 6 days.", q) == "6"
