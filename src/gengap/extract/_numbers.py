@@ -763,7 +763,9 @@ def _fresh(ctx: Context, n: Num, text: str) -> bool:
     if not _given(ctx, n):
         return True
     asked = _given_units(ctx.question)[1] if ctx.question else None
-    return bool(asked) and _unit_of(text, n)[:4] == asked[:4] and _given_of_other_unit(ctx.question or "", n.value, asked or "")
+    if not asked or not ctx.question:
+        return False
+    return _unit_of(text, n)[:4] == asked[:4] and _given_of_other_unit(ctx.question, n.value, asked)
 
 
 _ASKED_PHRASE_RE = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|will\s+be|would\s+be)\s+(?:the|its|his|her|their|your)\s+"
