@@ -279,3 +279,10 @@ def test_a_count_of_the_asked_unit_stated_first_even_when_the_question_gives_tha
     assert num("6 days — twice the workers, half the time.", q) == "6"
     # counter-example: the question's own count of workers, restated first, is no answer
     assert num("6 workers, so 36 worker-days / 6 = 6 days.", q) == "6"
+
+
+def test_a_plural_names_the_same_kind_as_its_singular():
+    assert yn("Dolphins are mammals; they breathe air and nurse their young.", "Is a dolphin a mammal?") == "yes"
+    assert yn("Bats are mammals, the only ones capable of true flight.", "Is a bat a bird?") == "no"
+    # counter-example: a hedge word opening the reply is no restatement of the question's verb
+    assert yn("Partially: glass blocks most UVB, but UVA still gets through.", "Can you get a tan through a window?") is None

@@ -504,7 +504,8 @@ _PRONOUN_VERB_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:can|could|wil
 
 def _shared(said: set[str], asked: frozenset[str]) -> set[str]:
     """The question's stems that ``said`` repeats, a longer form of one counting too ("austrian" for "austria")."""
-    return {q for q in asked if q in said or len(q) >= 5 and any(w.startswith(q) or len(w) >= 5 and q.startswith(w) for w in said)}
+    return {q for q in asked if q in said or len(q) >= 5 and any(w.startswith(q) or len(w) >= 5 and q.startswith(w) for w in said)
+            or len(q) >= 4 and any(w.startswith(q) and len(w) - len(q) <= 2 for w in said)}  # "mammal" for "mamm" (a plural stems apart)
 
 
 # emphatic "do" affirms what a do-question asks: "They do rest - ..." for "Do fish sleep?"
@@ -808,6 +809,8 @@ def _restatement(ctx: Context) -> str | None:
     if other_year:
         return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
     shared = _shared(content_stems(main) | _acronyms_of(main, ctx.question), ctx.question_stems)  # a concession ("though they are cooked as ...") restates nothing
+    said = content_stems(main)
+    shared |= {q for q in _question_subject(ctx.question) if q + "s" in said or q + "es" in said}  # "Bats are ..." for "Is a bat ...?"
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
         return "no"  # "Sacramento is the capital." for "Is Los Angeles the capital of California?"
@@ -944,10 +947,17 @@ def _other_kind(main: str, question: str) -> bool:
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
-    kind = stem(asked.group(1))
+    kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    demoted = any(stem(w) == kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
-    return demoted or kind not in {stem(w) for w in said_words}  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
+    return demoted or not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+
+
+def _noun_stems(word: str) -> set[str]:
+    """The stems of a noun in the singular and as written ("mammals" -> {"mammal", "mamm"}): a plural and
+    its singular can stem apart."""
+    low = word.lower()
+    return {stem(low), stem(low[:-1])} if low.endswith("s") and len(low) > 3 else {stem(low)}
 
 
 # qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
