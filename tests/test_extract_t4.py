@@ -286,3 +286,39 @@ def test_a_plural_names_the_same_kind_as_its_singular():
     assert yn("Bats are mammals, the only ones capable of true flight.", "Is a bat a bird?") == "no"
     # counter-example: a hedge word opening the reply is no restatement of the question's verb
     assert yn("Partially: glass blocks most UVB, but UVA still gets through.", "Can you get a tan through a window?") is None
+
+
+def test_evidence_found_lacking_denies():
+    assert yn("Studies have found no such link.", "Does sugar make kids hyperactive?") == "no"
+    assert yn("There's no good evidence that it causes arthritis.", "Is it bad to crack your knuckles?") == "no"
+    # counter-example: evidence found affirms as before
+    assert yn("Studies have found a clear link.", "Does smoking cause cancer?") != "no"
+
+
+def test_another_date_for_the_same_event_denies():
+    assert yn("It was completed in 1889.", "Was the Eiffel Tower built in 1900?") == "no"
+    # counter-example: the asked year said affirms; a different event's year says nothing
+    assert yn("It was completed in 1889.", "Was the Eiffel Tower built in 1889?") == "yes"
+    assert yn("It was painted in 1968.", "Was the Eiffel Tower built in 1900?") is None
+
+
+def test_a_denied_negative_prefix_answers_for_the_plain_word():
+    assert yn("It's not illegal, but you must be able to control the car safely.", "Is it legal to drive barefoot in the UK?") == "yes"
+    assert yn("It's not illegal, but you must be able to control the car safely.", "Is it illegal to drive barefoot in the UK?") == "no"
+    assert yn("It's not uncommon.", "Is it common to feel tired after flying?") == "yes"
+    # counter-example: a plain denial stays a denial
+    assert yn("It's not legal.", "Is it legal to drive barefoot in the UK?") == "no"
+
+
+def test_another_colour_denies_and_a_share_answers_mostly():
+    assert yn("It's actually white; the atmosphere makes it look yellow.", "Is the sun yellow?") == "no"
+    assert yn("About 80% of it is covered by an ice sheet.", "Is Greenland mostly ice?") == "yes"
+    assert yn("Only about 30% of it is forest.", "Is Finland mostly forest?") == "no"
+    # counter-examples: the colour asked said too, and a share near half
+    assert yn("It's white and yellow.", "Is the sun yellow?") != "no"
+    assert yn("About 50% of it is forest.", "Is the island mostly forest?") is None
+
+
+def test_the_question_subject_with_a_bare_auxiliary():
+    assert yn("Botanically, bananas are berries, while strawberries are not.", "Are strawberries berries?") == "no"
+    assert yn("Botanically, bananas are berries, while strawberries are not.", "Are bananas berries?") == "yes"

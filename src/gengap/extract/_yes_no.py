@@ -76,7 +76,10 @@ _NO_VERDICT = (
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
-    r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
+    r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)"
+    r"|(?:there(?:'s|\s+is)|(?:studies|research|scientists|science|trials|experiments|researchers)\s+(?:have\s+|has\s+)?(?:found|find|shows?|showed|shown))\s+no\s+"
+    r"(?:good|real|such|solid|reliable|convincing|scientific|clear|strong|consistent|credible)?\s*(?:evidence|proof|link|connection|support|effect|association|basis)"
+    r"|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
@@ -402,7 +405,7 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
-    compared = _comparative_reply(head, ctx.question)
+    compared = _comparative_reply(head, ctx.question) or _double_negation(head, ctx.question)
     if compared:
         return compared
     m = _VERDICT_RE.match(head)
@@ -437,6 +440,23 @@ _ASKED_COMPARATIVE_RE = re.compile(r"\b([a-z]+)\s+than\b", re.IGNORECASE)
 _REPLY_COMPARATIVE_RE = re.compile(r"^\W*(?:(?:slightly|a\s+(?:bit|little|lot|touch)|much|far|way|somewhat|marginally|just|considerably|significantly"
                                    r"|substantially|actually|a\s+few\s+\w+|(?:it'?s|it\s+is|they'?re|they\s+are)|about|around|roughly)\s*,?\s+)*([a-z]+)\b",
                                    re.IGNORECASE)
+
+
+_NOT_PREFIXED_RE = re.compile(r"^\W*(?:(?:it|that|this|they|he|she)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?(?:certainly\s+|definitely\s+|technically\s+)?"
+                              r"not\s+(?:at\s+all\s+)?(il|im|in|ir|un|dis|non-?)([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _double_negation(head: str, question: str | None) -> str | None:
+    """A denied negative prefix answers for the plain word: "It's not illegal, but ..." for "Is it legal to
+    ...?" is a yes, for "Is it illegal to ...?" a no."""
+    m = _NOT_PREFIXED_RE.match(head)
+    if not m or not question:
+        return None
+    prefixed, plain = (m.group(1) + m.group(2)).lower(), m.group(2).lower()
+    words = set(re.findall(r"[a-z-]+", question.lower()))
+    if prefixed in words:
+        return "no"
+    return "yes" if plain in words else None
 
 
 _ASKS_EQUAL_RE = re.compile(r"\b(?:exactly|precisely|the\s+same\s+(?:as|size|length|height|weight|age)|equal\s+to|as\s+[a-z]+\s+as)\b", re.IGNORECASE)
@@ -723,6 +743,60 @@ def _harmful(ctx: Context) -> str | None:
     return None if _HARMLESS_RE.search(head.replace(harm.group(0), " ")) else "no"
 
 
+_COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey gray silver gold golden turquoise".split())
+
+
+def _other_colour(ctx: Context) -> str | None:
+    """A question whether something is of one colour answered with another colour in the reply's first
+    clause ("It's actually white; the atmosphere makes it look yellow." for "Is the Sun yellow?"): no; the
+    colour asked said there too (or both), no reading."""
+    if not ctx.question:
+        return None
+    asked = set(re.findall(r"[a-z]+", _asked(ctx.question).lower())) & _COLOURS
+    if len(asked) != 1:
+        return None
+    clause = re.split(r"[;:.!?]|,\s+(?:but|though|although|while|which|so)\b|\s-\s", _head(ctx), maxsplit=1)[0]
+    said = set(re.findall(r"[a-z]+", clause.lower())) & _COLOURS
+    if not said or said & asked or _NEGATION_RE.search(clause) or re.search(r"\b(?:and|or)\b", clause):
+        return None
+    return "no"
+
+
+_SHARE_RE = re.compile(r"^\W*(?:only\s+)?(?:about|around|roughly|nearly|almost|over|more\s+than|less\s+than|under|just\s+(?:over|under)|some|approximately)?\s*"
+                       r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)", re.IGNORECASE)
+
+
+def _share_for_most(ctx: Context) -> str | None:
+    """A question whether something is mostly so ("Is Greenland mostly ice?") answered with a share ("About
+    80% of it is covered by an ice sheet."): over half affirms, under half denies."""
+    if not ctx.question or not re.search(r"\b(?:mostly|mainly|largely|predominantly|primarily|majority|most\s+of)\b", _asked(ctx.question), re.IGNORECASE):
+        return None
+    m = _SHARE_RE.match(_head(ctx))
+    if not m or _NEGATION_RE.search(_head(ctx)):
+        return None
+    share = float(m.group(1))
+    return "yes" if share > 55 else "no" if share < 45 else ABSTAIN  # about half: neither
+
+
+_SUBJECT_WORD_RE = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had)\s+(?:the\s+|a\s+|an\s+)?([A-Za-z][\w-]*)\s+(?!of\b)",
+                              re.IGNORECASE)
+
+
+def _subject_elliptic(ctx: Context) -> str | None:
+    """The question's subject named with a bare auxiliary in the reply, its predicate left out ("Botanically,
+    bananas are berries, while strawberries are not." for "Are strawberries berries?"): the auxiliary,
+    negated or not, answers for it; not when the reply names it twice."""
+    m = _SUBJECT_WORD_RE.match(_asked(ctx.question or ""))
+    if not m or len(m.group(1)) < 3:
+        return None
+    word = re.escape(m.group(1).lower().rstrip("s"))
+    found = list(re.finditer(rf"\b{word}(?:s|es)?\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
+                             r"(?=\s*(?:[.;,!]|$))", _head(ctx), re.IGNORECASE))
+    if len(found) != 1 or len(re.findall(rf"\b{word}", _head(ctx), re.IGNORECASE)) != 1:
+        return None
+    return "no" if found[0].group("neg") else "yes"
+
+
 _RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
 
 
@@ -923,8 +997,19 @@ def _other_year(main: str, ctx: Context) -> str | None:
     if re.search(r"\b(?:before|after|by|until|since|around|about|circa|between)\s+(?:the\s+)?(?:year\s+)?\d", _asked(ctx.question or "") + " " + main, re.IGNORECASE):
         return None  # a bound or an approximation, not a date
     predicate = ctx.question_stems - _question_subject(ctx.question)
-    verbs = [w for w in content_stems(_YEAR_RE.sub(" ", main)) if any(w == q or len(q) >= 3 and w.startswith(q) for q in predicate)]
+    said_stems = content_stems(_YEAR_RE.sub(" ", main))
+    verbs = [w for w in said_stems if any(w == q or len(q) >= 3 and w.startswith(q) for q in predicate)]
+    if not verbs:  # "It was completed in 1889." for "Was it built in 1900?": another word for the same event
+        verbs = [w for w in said_stems for group in _SAME_EVENT if any(w.startswith(g) for g in group)
+                 and any(q.startswith(g) for g in group for q in predicate)]
     return "no" if verbs else None  # "ended" for "end": a short stem is a prefix of its forms
+
+
+# words for one event, any of which dates it: "built" and "completed", "founded" and "established"
+_SAME_EVENT = (("built", "build", "complet", "construct", "finish", "erect", "open", "inaugur"),
+               ("found", "establish", "creat", "launch", "began"),
+               ("writ", "wrot", "publish", "releas", "issu", "premier", "debut"),
+               ("end", "finish", "conclud"), ("die", "death", "kill"), ("invent", "discover", "develop", "patent"))
 
 
 _COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -1175,6 +1260,9 @@ RULES = (
     Rule("other_place", "negation", _other_place),
     Rule("other_rank", "negation", _other_rank),
     Rule("harmful", "verdict", _harmful),
+    Rule("other_colour", "negation", _other_colour),
+    Rule("subject_elliptic", "answer_inside_sentence", _subject_elliptic),
+    Rule("share_for_most", "answer_inside_sentence", _share_for_most),
     Rule("bound", "answer_inside_sentence", _bound),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
