@@ -97,6 +97,7 @@ PATTERN_FAMILIES = {
     "hedged_answer": ["abstain"],
     "base_model_continuation": ["continuation"],
     "percent_vs_decimal": ["percent"],
+    "answer_in_other_language": ["other_language", "number_words"],
     "final_answer_marker": ["marker"],
     "chain_of_thought_last": ["marker"],
     "prompt_echo": ["abstain", "continuation"],

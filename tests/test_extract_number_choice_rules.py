@@ -33,7 +33,7 @@ def test_stated_first(output, question, expected):
 def test_stated_first_is_the_reading():
     output, question = "The median is 7.\n\nSorted: 2, 5, 7, 9, 11; the middle value sits at position 3.", "What is the median of 9, 2, 11, 7 and 5?"
     assert extract(output, "number", question=question).rule == "stated_first"
-    assert number(output, question, ("stated_first",)) != "7"
+    assert number(output, question, ("stated_first", "named_value")) != "7"  # both read the value named first
 
 
 @pytest.mark.parametrize("output, question, expected", [

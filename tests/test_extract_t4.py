@@ -253,3 +253,72 @@ def test_an_adjective_form_of_an_option_names_it():
     assert ch("Frogs are amphibious.", "What kind of animal is a frog?", opts) == "D"
     # counter-example: a word that merely starts like an option names nothing
     assert ch("Fishermen see them often.", "What kind of animal is a whale?", opts) is None
+
+
+def test_a_verdict_reported_by_most_sources():
+    assert yn("Most evidence suggests they do.", "Do fish feel pain?") == "yes"
+    assert yn("Most sources say so.", "Is the Nile longer than the Amazon?") == "yes"
+    assert yn("Most experts think not.", "Is coffee bad for your heart?") == "no"
+    # counter-examples: a doubting frame, and a report the reply then rejects
+    assert yn("Few scientists think they do.", "Do fish feel pain?") is None
+    assert yn("Most people say so, but they are wrong.", "Do bulls hate the colour red?") != "yes"
+
+
+def test_the_value_given_to_the_thing_asked_by_its_name():
+    q = "A $200 jacket is 30% off. What is the sale price in dollars?"
+    assert num("The discount is $60, making the sale price $140.", q) == "140"
+    assert num("Sum: 12 + 15 + 18 + 21 + 24 = 90\nCount: 5\nAverage: 90 ÷ 5 = 18", "What is the average of 12, 15, 18, 21 and 24?") == "18"
+    assert num("The median is 9 (the middle value of the five sorted numbers).", "What is the median of 3, 7, 9, 12, 15?") == "9"
+    # counter-examples: "of" after the name introduces what it is of; two values given to it commit to none
+    assert num("The square root of 144 is 12, since 12 × 12 = 144.", "What is the square root of 144?") == "12"
+    assert extract("In store the sale price is $140; online the sale price is $135.", "number", question=q).rule != "named_value"
+
+
+def test_a_count_of_the_asked_unit_stated_first_even_when_the_question_gives_that_number_for_other_things():
+    q = "If 3 workers build a wall in 12 days, how many days would 6 workers take?"
+    assert num("6 days — twice the workers, half the time.", q) == "6"
+    # counter-example: the question's own count of workers, restated first, is no answer
+    assert num("6 workers, so 36 worker-days / 6 = 6 days.", q) == "6"
+
+
+def test_a_plural_names_the_same_kind_as_its_singular():
+    assert yn("Dolphins are mammals; they breathe air and nurse their young.", "Is a dolphin a mammal?") == "yes"
+    assert yn("Bats are mammals, the only ones capable of true flight.", "Is a bat a bird?") == "no"
+    # counter-example: a hedge word opening the reply is no restatement of the question's verb
+    assert yn("Partially: glass blocks most UVB, but UVA still gets through.", "Can you get a tan through a window?") is None
+
+
+def test_evidence_found_lacking_denies():
+    assert yn("Studies have found no such link.", "Does sugar make kids hyperactive?") == "no"
+    assert yn("There's no good evidence that it causes arthritis.", "Is it bad to crack your knuckles?") == "no"
+    # counter-example: evidence found affirms as before
+    assert yn("Studies have found a clear link.", "Does smoking cause cancer?") != "no"
+
+
+def test_another_date_for_the_same_event_denies():
+    assert yn("It was completed in 1889.", "Was the Eiffel Tower built in 1900?") == "no"
+    # counter-example: the asked year said affirms; a different event's year says nothing
+    assert yn("It was completed in 1889.", "Was the Eiffel Tower built in 1889?") == "yes"
+    assert yn("It was painted in 1968.", "Was the Eiffel Tower built in 1900?") is None
+
+
+def test_a_denied_negative_prefix_answers_for_the_plain_word():
+    assert yn("It's not illegal, but you must be able to control the car safely.", "Is it legal to drive barefoot in the UK?") == "yes"
+    assert yn("It's not illegal, but you must be able to control the car safely.", "Is it illegal to drive barefoot in the UK?") == "no"
+    assert yn("It's not uncommon.", "Is it common to feel tired after flying?") == "yes"
+    # counter-example: a plain denial stays a denial
+    assert yn("It's not legal.", "Is it legal to drive barefoot in the UK?") == "no"
+
+
+def test_another_colour_denies_and_a_share_answers_mostly():
+    assert yn("It's actually white; the atmosphere makes it look yellow.", "Is the sun yellow?") == "no"
+    assert yn("About 80% of it is covered by an ice sheet.", "Is Greenland mostly ice?") == "yes"
+    assert yn("Only about 30% of it is forest.", "Is Finland mostly forest?") == "no"
+    # counter-examples: the colour asked said too, and a share near half
+    assert yn("It's white and yellow.", "Is the sun yellow?") != "no"
+    assert yn("About 50% of it is forest.", "Is the island mostly forest?") is None
+
+
+def test_the_question_subject_with_a_bare_auxiliary():
+    assert yn("Botanically, bananas are berries, while strawberries are not.", "Are strawberries berries?") == "no"
+    assert yn("Botanically, bananas are berries, while strawberries are not.", "Are bananas berries?") == "yes"

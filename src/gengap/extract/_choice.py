@@ -997,7 +997,7 @@ RULES = (
     Rule("hedge", "abstain", _hedge),
     Rule("none_of_them", "abstain", _commitment.rejects_every_option),
     Rule("answer_first", "answer_first", _answer_first),
-    Rule("foreign_ordinal", "ordinal", _foreign_ordinal),
+    Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
     Rule("cut_off", "abstain", _commitment.cut_rule),

@@ -758,6 +758,42 @@ def _stated_first(ctx: Context) -> str | None:
     return _answer(nums[0], ctx)
 
 
+def _fresh(ctx: Context, n: Num, text: str) -> bool:
+    """Whether ``n`` is not a number the question gives, or counts the asked unit where the question gives
+    it only as a count of other things ("6 days" for "... how many days would 6 workers take?")."""
+    if not _given(ctx, n):
+        return True
+    asked = _given_units(ctx.question)[1] if ctx.question else None
+    if not asked or not ctx.question:
+        return False
+    return _unit_of(text, n)[:4] == asked[:4] and _given_of_other_unit(ctx.question, n.value, asked)
+
+
+_ASKED_PHRASE_RE = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|will\s+be|would\s+be)\s+(?:the|its|his|her|their|your)\s+"
+                              r"((?:[a-z]+\s+){0,2}?[a-z]+)\s*(?:\b(?:in|of|for|after|at|on|per)\b|,|\?|$)", re.IGNORECASE)
+
+
+def _named_value(ctx: Context) -> str | None:
+    """The value the output gives the very thing the question asks for, by its name ("What is the sale
+    price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
+    if not ctx.question:
+        return None
+    m = _ASKED_PHRASE_RE.match(asked_part(ctx.question))
+    if not m or m.group(1).lower() in ("answer", "result", "value", "number", "total", "sum"):
+        return None
+    phrase = r"\s+".join(map(re.escape, m.group(1).lower().split()))
+    found = set()
+    for said in re.finditer(rf"\b{phrase}\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*"
+                            r"(?=[-$\u20ac\u00a3]?\d)", ctx.prose, re.IGNORECASE):
+        segment = re.split(r"\n|[.;!?](?:\s|$)|,\s", ctx.prose[said.end():], maxsplit=1)[0]
+        nums = _nums(ctx, segment)
+        result = _result(ctx, segment) if "=" in segment or "\u2248" in segment else nums[0] if nums and nums[0].start <= 2 else None
+        if result is not None:  # "Average: 90 ÷ 5 = 18": the result of the working; else the number right after the name
+            found.add(result)
+    values = {n.value for n in found}
+    return _answer(next(iter(found)), ctx) if len(values) == 1 else None
+
+
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
     head, rest = _first(ctx)
@@ -774,7 +810,7 @@ def _answer_first(ctx: Context) -> str | None:
     plain = re.split(r",?\s+(?:since|because|as|given\s+that|so\s+that|which\s+is\s+why)\s", plain, maxsplit=1)[0]
     lead, *after = re.split(r"\s+-\s+(?!\d)|\s*(?:(?<!\d):(?!\d)|[;(])\s*|,\s+(?!\d)", _SUBORDINATE_RE.sub("", head, count=1), maxsplit=1)
     if after and "=" not in lead and (_BARE_RE.match(lead) or (len(lead.split()) <= 4 and len(_nums(ctx, lead)) == 1)) \
-            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _OPERATION_LEAD_RE.match(lead) and not _given(ctx, _nums(ctx, lead)[0]) \
+            and _nums(ctx, lead) and not _WORKING_RE.match(lead) and not _OPERATION_LEAD_RE.match(lead) and _fresh(ctx, _nums(ctx, lead)[0], lead) \
             and not _later_form(ctx, _nums(ctx, lead), after[0]):
         return _answer(_nums(ctx, lead)[0], ctx)  # "86,400 - that is 24 x 60 x 60.", "Sixteen legs in all: ..."
     bare = bool(_BARE_RE.match(plain))
@@ -1417,6 +1453,7 @@ RULES = (
     Rule("in_asked_unit", "answer_inside_sentence", _in_asked_unit),
     Rule("counted", "answer_inside_sentence", _counted),
     Rule("stated_first", "answer_first", _stated_first),
+    Rule("named_value", "answer_inside_sentence", _named_value),
     Rule("asked_unit", "answer_first", _asked_unit),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("labelled", "marker", _labelled),

@@ -77,7 +77,10 @@ _NO_VERDICT = (
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|under|for|at|by)\b"
     r"|only\s+(?:about|around|roughly|some|a\s+(?:few|small|tiny|fraction)|\d[\d.,]*\s*%)"
-    r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
+    r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)"
+    r"|(?:there(?:'s|\s+is)|(?:studies|research|scientists|science|trials|experiments|researchers)\s+(?:have\s+|has\s+)?(?:found|find|shows?|showed|shown))\s+no\s+"
+    r"(?:good|real|such|solid|reliable|convincing|scientific|clear|strong|consistent|credible)?\s*(?:evidence|proof|link|connection|support|effect|association|basis)"
+    r"|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
@@ -320,9 +323,7 @@ def _first_word(ctx: Context) -> str | None:
     if m:
         return _word(m.group(1))
     foreign = _FOREIGN_WORD_RE.match(ctx.prose)
-    if foreign is None:
-        return _foreign_verdict(ctx.prose)
-    return "yes" if foreign.group("yes") else "no"
+    return None if foreign is None else "yes" if foreign.group("yes") else "no"
 
 
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
@@ -339,9 +340,9 @@ _FOREIGN_VERDICT_RE = re.compile(
     r"(?=\s*(?:[,.!;:\u2014-]|$))", re.IGNORECASE)
 
 
-def _foreign_verdict(prose: str) -> str | None:
+def _foreign_verdict(ctx: Context) -> str | None:
     """A verdict word or phrase of another language opening the reply ("Natürlich.", "Pas du tout.")."""
-    m = _FOREIGN_VERDICT_RE.match(prose)
+    m = _FOREIGN_VERDICT_RE.match(ctx.prose)
     return None if m is None else "no" if m.group("no") else "yes"
 
 
@@ -407,7 +408,7 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
-    compared = _comparative_reply(head, ctx.question)
+    compared = _comparative_reply(head, ctx.question) or _double_negation(head, ctx.question)
     if compared:
         return compared
     m = _VERDICT_RE.match(head)
@@ -444,6 +445,23 @@ _REPLY_COMPARATIVE_RE = re.compile(r"^\W*(?:(?:slightly|a\s+(?:bit|little|lot|to
                                    re.IGNORECASE)
 
 
+_NOT_PREFIXED_RE = re.compile(r"^\W*(?:(?:it|that|this|they|he|she)(?:'s|'re|\s+is|\s+are|\s+was|\s+were)\s+)?(?:certainly\s+|definitely\s+|technically\s+)?"
+                              r"not\s+(?:at\s+all\s+)?(il|im|in|ir|un|dis|non-?)([a-z]{3,})\b", re.IGNORECASE)
+
+
+def _double_negation(head: str, question: str | None) -> str | None:
+    """A denied negative prefix answers for the plain word: "It's not illegal, but ..." for "Is it legal to
+    ...?" is a yes, for "Is it illegal to ...?" a no."""
+    m = _NOT_PREFIXED_RE.match(head)
+    if not m or not question:
+        return None
+    prefixed, plain = (m.group(1) + m.group(2)).lower(), m.group(2).lower()
+    words = set(re.findall(r"[a-z-]+", question.lower()))
+    if prefixed in words:
+        return "no"
+    return "yes" if plain in words else None
+
+
 _ASKS_EQUAL_RE = re.compile(r"\b(?:exactly|precisely|the\s+same\s+(?:as|size|length|height|weight|age)|equal\s+to|as\s+[a-z]+\s+as)\b", re.IGNORECASE)
 
 
@@ -476,12 +494,25 @@ _FRAME_RE = re.compile(r"\b(?:consensus|evidence|research|studies|study|science|
 _FRAME_DOUBT_RE = re.compile(r"\b(?:few|no|nobody|little|doubt\w*|unclear|unsure|whether|if|debated?|disputed?|wonder)\b", re.IGNORECASE)
 
 
+_SAID_SO_RE = re.compile(r"^\W*(?:most|many|the\s+majority\s+of)\s+(?:\w+\s+){0,2}?(?:say|think|believe|agree|suggest|indicate|show|hold)s?\s+(?:so|(?P<neg>not))\b"
+                         r"(?!\s+(?:much|far|long|many|clearly|simple|easy))", re.IGNORECASE)
+
+
+# the same frame without "that": "Most evidence suggests they do."
+_BARE_REPORT_RE = re.compile(rf"^(?P<frame>[^.;!?\n]{{3,60}}?\b(?:suggests?|shows?|says?|indicates?|agrees?|believes?|thinks?))\s+(?:it|they|he|she|you|we)\s+"
+                             rf"(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)"
+                             rf"(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
+
+
 def _reported(ctx: Context) -> str | None:
     """A verdict given inside a reporting frame with its predicate left out ("The scientific consensus is
     that they do.", "Most researchers now agree it does not."); a doubting frame ("Few think they do") is
     not read."""
     head = _head(ctx)
-    m = _REPORTED_RE.match(head)
+    said_so = _SAID_SO_RE.match(head)
+    if said_so and not re.search(r"\b(?:but|however|though|although|wrong|mistaken|myth)\b", head[said_so.end():], re.IGNORECASE):
+        return "no" if said_so.group("neg") else "yes"  # "Most sources say so.", "Most experts think not."
+    m = _REPORTED_RE.match(head) or _BARE_REPORT_RE.match(head)
     if not m or not _FRAME_RE.search(m.group("frame")) or _FRAME_DOUBT_RE.search(m.group("frame")) or _NEGATION_RE.search(m.group("frame")):
         return None
     return "no" if m.group("neg") else "yes"
@@ -496,7 +527,8 @@ _PRONOUN_VERB_RE = re.compile(r"^\W*(?:it|they|he|she|you|we)\s+(?:can|could|wil
 
 def _shared(said: set[str], asked: frozenset[str]) -> set[str]:
     """The question's stems that ``said`` repeats, a longer form of one counting too ("austrian" for "austria")."""
-    return {q for q in asked if q in said or len(q) >= 5 and any(w.startswith(q) or len(w) >= 5 and q.startswith(w) for w in said)}
+    return {q for q in asked if q in said or len(q) >= 5 and any(w.startswith(q) or len(w) >= 5 and q.startswith(w) for w in said)
+            or len(q) >= 4 and any(w.startswith(q) and len(w) - len(q) <= 2 for w in said)}  # "mammal" for "mamm" (a plural stems apart)
 
 
 # emphatic "do" affirms what a do-question asks: "They do rest - ..." for "Do fish sleep?"
@@ -714,6 +746,60 @@ def _harmful(ctx: Context) -> str | None:
     return None if _HARMLESS_RE.search(head.replace(harm.group(0), " ")) else "no"
 
 
+_COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey gray silver gold golden turquoise".split())
+
+
+def _other_colour(ctx: Context) -> str | None:
+    """A question whether something is of one colour answered with another colour in the reply's first
+    clause ("It's actually white; the atmosphere makes it look yellow." for "Is the Sun yellow?"): no; the
+    colour asked said there too (or both), no reading."""
+    if not ctx.question:
+        return None
+    asked = set(re.findall(r"[a-z]+", _asked(ctx.question).lower())) & _COLOURS
+    if len(asked) != 1:
+        return None
+    clause = re.split(r"[;:.!?]|,\s+(?:but|though|although|while|which|so)\b|\s-\s", _head(ctx), maxsplit=1)[0]
+    said = set(re.findall(r"[a-z]+", clause.lower())) & _COLOURS
+    if not said or said & asked or _NEGATION_RE.search(clause) or re.search(r"\b(?:and|or)\b", clause):
+        return None
+    return "no"
+
+
+_SHARE_RE = re.compile(r"^\W*(?:only\s+)?(?:about|around|roughly|nearly|almost|over|more\s+than|less\s+than|under|just\s+(?:over|under)|some|approximately)?\s*"
+                       r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)", re.IGNORECASE)
+
+
+def _share_for_most(ctx: Context) -> str | None:
+    """A question whether something is mostly so ("Is Greenland mostly ice?") answered with a share ("About
+    80% of it is covered by an ice sheet."): over half affirms, under half denies."""
+    if not ctx.question or not re.search(r"\b(?:mostly|mainly|largely|predominantly|primarily|majority|most\s+of)\b", _asked(ctx.question), re.IGNORECASE):
+        return None
+    m = _SHARE_RE.match(_head(ctx))
+    if not m or _NEGATION_RE.search(_head(ctx)):
+        return None
+    share = float(m.group(1))
+    return "yes" if share > 55 else "no" if share < 45 else ABSTAIN  # about half: neither
+
+
+_SUBJECT_WORD_RE = re.compile(r"^\W*(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had)\s+(?:the\s+|a\s+|an\s+)?([A-Za-z][\w-]*)\s+(?!of\b)",
+                              re.IGNORECASE)
+
+
+def _subject_elliptic(ctx: Context) -> str | None:
+    """The question's subject named with a bare auxiliary in the reply, its predicate left out ("Botanically,
+    bananas are berries, while strawberries are not." for "Are strawberries berries?"): the auxiliary,
+    negated or not, answers for it; not when the reply names it twice."""
+    m = _SUBJECT_WORD_RE.match(_asked(ctx.question or ""))
+    if not m or len(m.group(1)) < 3:
+        return None
+    word = re.escape(m.group(1).lower().rstrip("s"))
+    found = list(re.finditer(rf"\b{word}(?:s|es)?\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
+                             r"(?=\s*(?:[.;,!]|$))", _head(ctx), re.IGNORECASE))
+    if len(found) != 1 or len(re.findall(rf"\b{word}", _head(ctx), re.IGNORECASE)) != 1:
+        return None
+    return "no" if found[0].group("neg") else "yes"
+
+
 _RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
 
 
@@ -800,6 +886,8 @@ def _restatement(ctx: Context) -> str | None:
     if other_year:
         return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
     shared = _shared(content_stems(main) | _acronyms_of(main, ctx.question), ctx.question_stems)  # a concession ("though they are cooked as ...") restates nothing
+    said = content_stems(main)
+    shared |= {q for q in _question_subject(ctx.question) if q + "s" in said or q + "es" in said}  # "Bats are ..." for "Is a bat ...?"
     detail = any(w[:1].isdigit() for w in shared) and re.match(r"\W*(?:it|they|he|she)\b", main, re.IGNORECASE)
     if shared and _other_name(main, ctx) and re.match(r"\W*[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*\s+(?:is|are|was|were)\s+the\b", main):
         return "no"  # "Sacramento is the capital." for "Is Los Angeles the capital of California?"
@@ -912,8 +1000,19 @@ def _other_year(main: str, ctx: Context) -> str | None:
     if re.search(r"\b(?:before|after|by|until|since|around|about|circa|between)\s+(?:the\s+)?(?:year\s+)?\d", _asked(ctx.question or "") + " " + main, re.IGNORECASE):
         return None  # a bound or an approximation, not a date
     predicate = ctx.question_stems - _question_subject(ctx.question)
-    verbs = [w for w in content_stems(_YEAR_RE.sub(" ", main)) if any(w == q or len(q) >= 3 and w.startswith(q) for q in predicate)]
+    said_stems = content_stems(_YEAR_RE.sub(" ", main))
+    verbs = [w for w in said_stems if any(w == q or len(q) >= 3 and w.startswith(q) for q in predicate)]
+    if not verbs:  # "It was completed in 1889." for "Was it built in 1900?": another word for the same event
+        verbs = [w for w in said_stems for group in _SAME_EVENT if any(w.startswith(g) for g in group)
+                 and any(q.startswith(g) for g in group for q in predicate)]
     return "no" if verbs else None  # "ended" for "end": a short stem is a prefix of its forms
+
+
+# words for one event, any of which dates it: "built" and "completed", "founded" and "established"
+_SAME_EVENT = (("built", "build", "complet", "construct", "finish", "erect", "open", "inaugur"),
+               ("found", "establish", "creat", "launch", "began"),
+               ("writ", "wrot", "publish", "releas", "issu", "premier", "debut"),
+               ("end", "finish", "conclud"), ("die", "death", "kill"), ("invent", "discover", "develop", "patent"))
 
 
 _COUNT_WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())}
@@ -936,10 +1035,17 @@ def _other_kind(main: str, question: str) -> bool:
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
-    kind = stem(asked.group(1))
+    kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    demoted = any(stem(w) == kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
-    return demoted or kind not in {stem(w) for w in said_words}  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
+    return demoted or not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+
+
+def _noun_stems(word: str) -> set[str]:
+    """The stems of a noun in the singular and as written ("mammals" -> {"mammal", "mamm"}): a plural and
+    its singular can stem apart."""
+    low = word.lower()
+    return {stem(low), stem(low[:-1])} if low.endswith("s") and len(low) > 3 else {stem(low)}
 
 
 # qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
@@ -1142,6 +1248,7 @@ RULES = (
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
     Rule("first_word", "answer_first", _first_word),
+    Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("refusal", "abstain", _refusal),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
@@ -1159,6 +1266,9 @@ RULES = (
     Rule("other_place", "negation", _other_place),
     Rule("other_rank", "negation", _other_rank),
     Rule("harmful", "verdict", _harmful),
+    Rule("other_colour", "negation", _other_colour),
+    Rule("subject_elliptic", "answer_inside_sentence", _subject_elliptic),
+    Rule("share_for_most", "answer_inside_sentence", _share_for_most),
     Rule("bound", "answer_inside_sentence", _bound),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
