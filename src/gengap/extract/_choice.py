@@ -991,6 +991,7 @@ RULES = (
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),
+    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("refusal", "abstain", _refusal),
     Rule("candidates", "abstain", _commitment.candidates_rule(_strict_read)),
     Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),

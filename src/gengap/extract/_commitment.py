@@ -21,9 +21,10 @@ pivot") answers nothing, whatever numbers and letters its working shows.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, content_stems, sentences, stem
+from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, Rule, content_stems, run_cascade, sentences, stem
+from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer, foreign_two_candidates
 
 # ---------------------------------------------------------------------------------------- declining
 # the sentence of an apology that introduces a refusal or a hedge: "I'm sorry, but I can't ...", "Sorry, I don't know."
@@ -105,12 +106,12 @@ _OPEN_RE = re.compile(
     r"|\b(?:maybe|perhaps)\s+[^.?!,;\n]{1,40}[.?!,;]\s*(?:or\s+)?(?:maybe|perhaps)\s+(?!not\b)"
     # "I don't know", "I'm not sure" in other languages
     r"|\b(?:no\s+lo\s+s[eé]|no\s+s[eé]\b|je\s+ne\s+sais\s+pas|ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht|keine\s+ahnung|n[aã]o\s+sei|non\s+lo\s+so"
-    r"|aucune\s+id[eé]e|ni\s+idea|no\s+estoy\s+segur[oa]|je\s+ne\s+suis\s+pas\s+s[uû]re?|ich\s+bin\s+mir\s+nicht\s+sicher|n[aã]o\s+tenho\s+certeza))",
+    r"|aucune\s+id[eé]e|ni\s+idea))",
     re.IGNORECASE,
 )
 _OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet",
               "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps", "sé", "sei", "sais", "weiß", "weiss", "ahnung",
-              "idée", "idea", "segur", "sicher", "certeza", "lo so")
+              "idée", "idea", "lo so")
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
@@ -608,3 +609,28 @@ __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_r
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
            "tentative_rule", "without_struck"]
+
+
+_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
+                             re.IGNORECASE)
+
+
+def foreign_unsure_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | None]:
+    """A rule for every kind: "No lo sé.", "Désolé, je ne connais pas la réponse.", "No estoy seguro.": no answer (never
+    the verdict "no"); "No estoy seguro, pero creo que es Lima.", "Ich bin mir nicht sicher, aber ich glaube ja.": what
+    follows the doubt is read by the kind's ``rules()``; "quizás X o Y": two candidates, none chosen. In German, French,
+    Spanish, Portuguese and Italian (the English forms are read by the refusal, about-answering and hedge rules)."""
+    def foreign_unsure(ctx: Context) -> str | None:
+        if ctx.text.isascii() and not _FOREIGN_CUE_RE.search(ctx.text[:60]):
+            return None  # a cheap test first
+        if foreign_no_answer(sentences(ctx.text)):
+            return ABSTAIN
+        rest = after_foreign_unsure(ctx.text)
+        if rest is None:
+            return ABSTAIN if foreign_two_candidates(ctx.text) else None
+        if foreign_two_candidates(rest):
+            return ABSTAIN
+        found = run_cascade(rules(), Context(rest, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled),
+                            disabled=ctx.disabled)
+        return found.value if found.value is not None else ABSTAIN
+    return foreign_unsure

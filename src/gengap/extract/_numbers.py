@@ -1440,6 +1440,7 @@ RULES = (
     Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("table", "table", _table),
+    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("refusal", "abstain", _refusal),
     Rule("candidates", "abstain", _commitment.candidates_rule(_first_number)),
     Rule("hedge", "abstain", _hedge),

@@ -35,11 +35,8 @@ from gengap.extract._base import (
 )
 from gengap.extract._text_span import (
     OPENING_FRAME,
-    after_foreign_unsure,
     cleft_span,
     foreign_agent,
-    foreign_no_answer,
-    foreign_two_candidates,
     tidied,
     whole_code_span,
     without_foreign_article,
@@ -1374,28 +1371,6 @@ def _listed_candidate(ctx: Context) -> str | None:
     return None
 
 
-def _foreign_unsure(ctx: Context) -> str | None:
-    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "No estoy seguro, pero creo que es Lima.": what
-    follows the doubt is read; "No estoy seguro, quizás X o Y.": two candidates, none chosen. In German, French, Spanish,
-    Portuguese, Italian (the English forms are read by the refusal, about-answering and hedge rules)."""
-    if ctx.text.isascii() and not _FOREIGN_CUE_RE.search(ctx.text[:60]):
-        return None  # a cheap test first
-    parts = sentences(ctx.text)
-    if foreign_no_answer(parts):
-        return ABSTAIN
-    rest = after_foreign_unsure(ctx.text)
-    if rest is None:
-        return ABSTAIN if foreign_two_candidates(ctx.text) else None
-    if foreign_two_candidates(rest):
-        return ABSTAIN
-    found = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
-    return found.value if found.value is not None else ABSTAIN
-
-
-_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
-                             re.IGNORECASE)
-
-
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1451,7 +1426,7 @@ RULES: tuple[Rule, ...] = (
     Rule("candidates", "abstain", _commitment.candidates_rule(_picked_span)),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
-    Rule("foreign_unsure", "abstain", _foreign_unsure),
+    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),

@@ -332,8 +332,12 @@ _FOREIGN_VERDICT_RE = re.compile(
     r"^\W*(?:(?P<no>claro\s+que\s+n[oã]o?|(?:ganz\s+)?sicher\s+nicht|nat[üu]rlich\s+nicht|gar\s+nicht|keineswegs|auf\s+keinen\s+fall|nicht\s+wirklich|falsch"
     r"|pas\s+du\s+tout|absolument\s+pas|pas\s+vraiment|bien\s+s[ûu]r\s+que\s+non|certainement\s+pas|jamais|faux"
     r"|para\s+nada|en\s+absoluto|de\s+ning[úu]n\s+modo|de\s+ninguna\s+manera|nunca|falso|de\s+jeito\s+nenhum|de\s+modo\s+algum"
-    r"|per\s+niente|niente\s+affatto|assolutamente\s+no)"
-    r"|(?P<yes>nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
+    r"|per\s+niente|niente\s+affatto|assolutamente\s+no"
+    # "I think not" / "I think so": a believing verb then the verdict word of the language
+    r"|ich\s+(?:glaube|denke|meine)\s+(?:eher\s+)?nicht|(?:je\s+)?(?:pense|crois)\s+que\s+non|(?:yo\s+)?(?:creo|pienso)\s+que\s+no"
+    r"|(?:eu\s+)?(?:acho|creio|penso)\s+que\s+n[aã]o|(?:io\s+)?(?:credo|penso)\s+(?:di\s+)?no)"
+    r"|(?P<yes>ich\s+(?:glaube|denke|meine)\s+(?:schon|ja)|(?:je\s+)?(?:pense|crois)\s+que\s+oui|(?:yo\s+)?(?:creo|pienso)\s+que\s+s[ií]"
+    r"|(?:eu\s+)?(?:acho|creio|penso)\s+que\s+sim|(?:io\s+)?(?:credo|penso)\s+(?:di\s+)?s[iì]|nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
     r"|bien\s+s[ûu]r|[ée]videmment|certainement|exactement|tout\s+[àa]\s+fait|effectivement|absolument|vrai|c'est\s+exact"
     r"|claro(?:\s+que\s+s[ií]m?)?|por\s+supuesto|desde\s+luego|exacto|exactamente|cierto|efectivamente|verdadero|com\s+certeza|certamente"
     r"|certo|esatto|assolutamente(?:\s+s[iì])?|verdadeiro|vero|sem\s+d[úu]vida|sin\s+duda|sans\s+doute|zweifellos))"
@@ -1247,6 +1251,7 @@ RULES = (
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
+    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("refusal", "abstain", _refusal),
