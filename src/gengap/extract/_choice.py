@@ -981,7 +981,7 @@ def _last_letter(ctx: Context) -> str | None:
     return found[-1].upper() if found else None
 
 
-RULES = (
+RULES: tuple[Rule, ...] = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),

@@ -1432,7 +1432,7 @@ def _first_number(ctx: Context, text: str) -> str | None:
     return _answer(nums[0], ctx) if nums else None
 
 
-RULES = (
+RULES: tuple[Rule, ...] = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),

@@ -1238,7 +1238,7 @@ def _without(main: str, ctx: Context) -> bool:
     return False
 
 
-RULES = (
+RULES: tuple[Rule, ...] = (
     Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
