@@ -54,7 +54,7 @@ import argparse
 import json
 import re
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from fractions import Fraction
 from pathlib import Path
 
@@ -374,8 +374,8 @@ def read_files(paths: list[Path]) -> list[dict]:
     for path in paths:
         for file in sorted(path.glob("*.jsonl")) if path.is_dir() else [path]:
             rows.extend(read_rows(file))
-    ids = [r.get("id") for r in rows if r.get("id") is not None]
-    twice = sorted({i for i in ids if ids.count(i) > 1})
+    counts = Counter(r.get("id") for r in rows if r.get("id") is not None)
+    twice = sorted(i for i, n in counts.items() if n > 1)
     if twice:
         raise ValueError(f"ids appear more than once across {[str(p) for p in paths]}: {twice[:5]}; "
                          "give each file once (a folder already includes its files)")
@@ -534,6 +534,9 @@ def main() -> None:
               "the rules, frozen before tuning, measured once")
         for by in ("kind", "difficulty", "source"):
             print("\n".join(summary_lines(heldout_v3, got_h, by)))
+        if len(fresh_files) > 1:  # one file per writer: each writer's own figure
+            by_file = [{**r, "file": f.name} for f in fresh_files for r in read_rows(f)]
+            print("\n".join(summary_lines(by_file, got_h, "file")))
     elif fresh_files:
         print(f"1. {fresh_name} set: not read. It is measured once, after the rules are frozen: pass --heldout "
               "(never while tuning)")

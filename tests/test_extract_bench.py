@@ -131,6 +131,7 @@ def test_a_newer_held_out_set_turns_v5_into_tuning_data_and_reads_one_file_per_w
     bench_extract.main()
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith("1. v7 held-out set: 2 outputs")
+    assert any(line.split()[:2] == ["heldout_b.jsonl", "1"] and "0.0%" in line for line in out.splitlines())  # per writer
     assert "number-v7b-001" not in out  # never a misreading of the fresh set
 
 
