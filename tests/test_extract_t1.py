@@ -349,3 +349,15 @@ def test_a_doubt_then_a_pick_in_another_language_is_a_pick():
     assert tx("No estoy seguro, pero creo que es Ulán Bator.", q) == "Ulán Bator"
     assert tx("Peut-être Oulan-Bator, mais je ne suis pas sûr.", "Quelle est la capitale de la Mongolie ?") == "Oulan-Bator"
     assert tx("No, la capital es Ulán Bator.", q) == "Ulán Bator"  # "No" opening a Spanish reply is no refusal
+
+
+def test_a_self_correction_in_another_language_counts_its_last_word():
+    assert tx("Bogotá... no, espera, es Lima.", "¿Cuál es la capital de Perú?") == "Lima"
+    assert tx("Sydney, non, pardon : Canberra.", "Quelle est la capitale de l'Australie ?") == "Canberra"
+    assert tx("Sydney - nein, Moment: Canberra.", "Was ist die Hauptstadt von Australien?") == "Canberra"
+    assert tx("São Paulo. Corrigindo: Brasília.", "Qual é a capital do Brasil?") == "Brasília"
+
+
+def test_two_candidates_left_open_in_another_language():
+    assert tx("Lima o Quito, no recuerdo cuál.", "¿Cuál es la capital de Perú?") is None
+    assert tx("Creo que Lima, aunque podría ser Quito.", "¿Cuál es la capital de Perú?") == "Lima"  # a tentative pick

@@ -34,6 +34,7 @@ from gengap.extract._base import (
 )
 from gengap.extract._text_span import (
     OPENING_FRAME,
+    after_foreign_correction,
     after_foreign_unsure,
     cleft_span,
     foreign_agent,
@@ -1362,7 +1363,8 @@ def _listed_candidate(ctx: Context) -> str | None:
 
 
 def _foreign_unsure(ctx: Context) -> str | None:
-    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "No estoy seguro, pero creo que es Lima.": what
+    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "Bogotá... no, espera, es Lima.": the correction
+    counts; "No estoy seguro, pero creo que es Lima.": what
     follows the doubt is read; "No estoy seguro, quizás X o Y.": two candidates, none chosen. In German, French, Spanish,
     Portuguese, Italian (the English forms are read by the refusal, about-answering and hedge rules)."""
     if ctx.text.isascii() and not _FOREIGN_CUE_RE.search(ctx.text[:60]):
@@ -1370,6 +1372,10 @@ def _foreign_unsure(ctx: Context) -> str | None:
     parts = sentences(ctx.text)
     if foreign_no_answer(parts):
         return ABSTAIN
+    corrected = after_foreign_correction(ctx.text)
+    if corrected is not None:  # "Bogotá... no, espera, es Lima.": the last word of a self-correction counts
+        found = run_cascade(RULES, Context(corrected, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+        return found.value if found.value is not None else None
     rest = after_foreign_unsure(ctx.text)
     if rest is None:
         return ABSTAIN if foreign_two_candidates(ctx.text) else None
@@ -1379,7 +1385,8 @@ def _foreign_unsure(ctx: Context) -> str | None:
     return found.value if found.value is not None else ABSTAIN
 
 
-_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
+_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|nein|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse"
+                             r"|mejor|quiero|quise|corrij\w*|correc\w*|korrektur|besser|quer|corrigindo|anzi|cioè|o|ou|oder)\b",
                              re.IGNORECASE)
 
 
@@ -1423,6 +1430,7 @@ RULES: tuple[Rule, ...] = (
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
+    Rule("foreign_unsure", "abstain", _foreign_unsure),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
@@ -1430,7 +1438,6 @@ RULES: tuple[Rule, ...] = (
     Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
-    Rule("foreign_unsure", "abstain", _foreign_unsure),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
