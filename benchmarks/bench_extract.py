@@ -102,6 +102,7 @@ PATTERN_FAMILIES = {
     "prompt_echo": ["abstain", "continuation"],
     "repeated_lines": ["continuation"],
     "truncated_output": ["abstain"],
+    "answer_in_other_language": ["other_language"],
 }
 
 LMEVAL_CODE = r"""

@@ -361,3 +361,11 @@ def test_a_self_correction_in_another_language_counts_its_last_word():
 def test_two_candidates_left_open_in_another_language():
     assert tx("Lima o Quito, no recuerdo cuál.", "¿Cuál es la capital de Perú?") is None
     assert tx("Creo que Lima, aunque podría ser Quito.", "¿Cuál es la capital de Perú?") == "Lima"  # a tentative pick
+
+
+def test_switching_the_other_language_family_off_loses_its_readings():
+    q = "¿Cuál es la capital de Mongolia?"
+    assert tx("No lo sé.", q) is None
+    assert extract("No lo sé.", "text", question=q, disable=["other_language"]).value is not None
+    assert extract("Las Meninas fue pintada por Diego Velázquez.", "text", question="¿Quién pintó Las Meninas?",
+                   disable=["other_language"]).value != "Diego Velázquez"
