@@ -369,3 +369,8 @@ def test_switching_the_other_language_family_off_loses_its_readings():
     assert extract("No lo sé.", "text", question=q, disable=["other_language"]).value is not None
     assert extract("Las Meninas fue pintada por Diego Velázquez.", "text", question="¿Quién pintó Las Meninas?",
                    disable=["other_language"]).value != "Diego Velázquez"
+
+
+def test_a_typical_instance_names_its_kind():
+    assert tx("A standard piano has 88 keys: 52 white and 36 black.", "What instrument has 88 keys?") == "piano"
+    assert tx("A regular hexagon.", "What shape has six equal sides?") == "regular hexagon"  # a bare answer stays as written

@@ -1331,6 +1331,8 @@ def _other_question(ctx: Context) -> str | None:
 _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
                                 r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
+# a word that makes a thing a typical instance of its kind: "a standard piano", "a typical adult"
+_GENERIC_INSTANCE_RE = re.compile(r"(?:standard|typical|regular|normal|ordinary|average|conventional|usual)\s+([a-z]+)$")
 _PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within)\s+(?:the\s+)?(?=[A-Z])")
 _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
                                   re.IGNORECASE)
@@ -1402,6 +1404,9 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
         value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
+        generic = _GENERIC_INSTANCE_RE.match(value)
+        if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
+            value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
         if ctx.question and _WHERE_HOW_RE.match(ctx.question):
             place = _PLACE_PREP_RE.match(value)
             if place and value[place.end():].strip():
