@@ -34,7 +34,6 @@ from gengap.extract._base import (
 )
 from gengap.extract._text_span import (
     OPENING_FRAME,
-    after_foreign_correction,
     after_foreign_unsure,
     cleft_span,
     foreign_agent,
@@ -76,7 +75,8 @@ _LEAD_RE = re.compile(
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
-_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many|rather\s+than|instead\s+of|as\s+opposed\s+to)\s",
+_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many|rather\s+than|instead\s+of|as\s+opposed\s+to)\s"
+                            r"|\s+and\s+(?=(?:then\s+)?[a-z]{3,}ed\s+(?:in|by|at|on|into|for|as|to|from|with)\b)",  # "the liver and stored in ...": a second predicate
                             re.IGNORECASE)
 _COPULA_RE = re.compile(r"\s(?:is|was|are|were|ist|est|es|é|è|är|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
@@ -483,7 +483,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
                     and re.match(r"^\W*who\b", ctx.question, re.IGNORECASE):
                 runs[-1].append(t)  # "James Watson and Francis Crick": one answer
-            elif _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
+            elif _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS or t.lower() in _PREPOSITIONS:
                 runs.append([])
             else:
                 runs[-1].append(t)
@@ -1004,6 +1004,9 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+# prepositions the stop words leave out: they end a run of answer words ("China during the Han dynasty")
+_PREPOSITIONS = frozenset("during since until till after before through throughout within without across among amongst around near between "
+                          "against along upon beyond aboard behind beside besides beneath below above toward towards via per".split())
 _NAME_CONNECTIVES = frozenset("of the and de da di du del der von van la le on upon in".split())
 
 
@@ -1285,6 +1288,32 @@ def _agent(ctx: Context) -> str | None:
     return foreign_agent(head)
 
 
+# a self-correction in German, French, Spanish, Portuguese, Italian: "no, espera", "non, pardon", "nein, Moment", "corrigindo"
+_FOREIGN_CORRECTION_RE = re.compile(
+    r"(?:\b(?:no|non|nein|não)\s*[,.!-]?\s*(?:espera|esperen|perdón|attendez|attends|pardon|moment|warte|aspetta)\b"
+    r"|\b(?:mejor\s+dicho|quiero\s+decir|quise\s+decir|me\s+equivoqué|corrijo|corrección|je\s+veux\s+dire|je\s+voulais\s+dire|je\s+me\s+suis\s+trompée?"
+    r"|ich\s+meine|besser\s+gesagt|korrektur|ich\s+habe\s+mich\s+geirrt|quer\s+dizer|corrigindo|correção|me\s+enganei|anzi|cioè|correzione|mi\s+sono\s+sbagliat[oa]))"
+    r"\W*", re.IGNORECASE)
+
+
+_FOREIGN_CORRECTION_CUES = ("espera", "perdón", "attend", "pardon", "moment", "warte", "aspetta", "dicho", "decir", "equivoqu", "corrij", "correc",
+                            "dire", "tromp", "meine", "gesagt", "korrektur", "geirrt", "dizer", "corrig", "engan", "anzi", "cioè", "sbagliat")
+
+
+def _foreign_correction(ctx: Context) -> str | None:
+    """"Bogotá... no, espera, es Lima.", "Sydney - nein, Moment: Canberra.", "São Paulo. Corrigindo: Brasília.": the last
+    word of a self-correction in another language counts (what follows the last correction is read)."""
+    low = ctx.text.lower()
+    if not any(cue in low for cue in _FOREIGN_CORRECTION_CUES):
+        return None  # a cheap test first
+    found = list(_FOREIGN_CORRECTION_RE.finditer(ctx.text))
+    if not found or found[-1].start() == 0 or not re.search(r"\w", ctx.text[found[-1].end():]):
+        return None
+    rest = ctx.text[found[-1].end():]
+    read = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return read.value
+
+
 # a title or a case name written alone: "As You Like It", "Marbury v. Madison", "The Lord of the Rings"
 _TITLE_WORD_RE = re.compile(r"(?:[A-Z0-9][\w'-]*|[A-Z][a-z]?\.|of|the|and|in|on|at|to|for|with|a|an|from|by|or|v\.?|vs\.?|de|da|di|del|du|der|von|van|la|le|y|e|&)")
 
@@ -1333,7 +1362,7 @@ _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
 # a word that makes a thing a typical instance of its kind: "a standard piano", "a typical adult"
 _GENERIC_INSTANCE_RE = re.compile(r"(?:standard|typical|regular|normal|ordinary|average|conventional|usual)\s+([a-z]+)$")
-_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within)\s+(?:the\s+)?(?=[A-Z])")
+_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within|aboard|on\s+board|onboard|from|into|via|across)\s+(?:the\s+)?(?=[A-Z])")
 _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
                                   re.IGNORECASE)
 
@@ -1365,8 +1394,7 @@ def _listed_candidate(ctx: Context) -> str | None:
 
 
 def _foreign_unsure(ctx: Context) -> str | None:
-    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "Bogotá... no, espera, es Lima.": the correction
-    counts; "No estoy seguro, pero creo que es Lima.": what
+    """"No lo sé.", "Désolé, je ne connais pas la réponse.": no answer; "No estoy seguro, pero creo que es Lima.": what
     follows the doubt is read; "No estoy seguro, quizás X o Y.": two candidates, none chosen. In German, French, Spanish,
     Portuguese, Italian (the English forms are read by the refusal, about-answering and hedge rules)."""
     if ctx.text.isascii() and not _FOREIGN_CUE_RE.search(ctx.text[:60]):
@@ -1374,10 +1402,6 @@ def _foreign_unsure(ctx: Context) -> str | None:
     parts = sentences(ctx.text)
     if foreign_no_answer(parts):
         return ABSTAIN
-    corrected = after_foreign_correction(ctx.text)
-    if corrected is not None:  # "Bogotá... no, espera, es Lima.": the last word of a self-correction counts
-        found = run_cascade(RULES, Context(corrected, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
-        return found.value if found.value is not None else None
     rest = after_foreign_unsure(ctx.text)
     if rest is None:
         return ABSTAIN if foreign_two_candidates(ctx.text) else None
@@ -1387,8 +1411,7 @@ def _foreign_unsure(ctx: Context) -> str | None:
     return found.value if found.value is not None else ABSTAIN
 
 
-_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|nein|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse"
-                             r"|mejor|quiero|quise|corrij\w*|correc\w*|korrektur|besser|quer|corrigindo|anzi|cioè|o|ou|oder)\b",
+_FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
                              re.IGNORECASE)
 
 
@@ -1407,10 +1430,9 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         generic = _GENERIC_INSTANCE_RE.match(value)
         if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
             value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
-        if ctx.question and _WHERE_HOW_RE.match(ctx.question):
-            place = _PLACE_PREP_RE.match(value)
-            if place and value[place.end():].strip():
-                value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?": the place answers
+        place = _PLACE_PREP_RE.match(value)
+        if place and value[place.end():].strip():
+            value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
         if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
@@ -1435,7 +1457,7 @@ RULES: tuple[Rule, ...] = (
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
-    Rule("foreign_unsure", "other_language", _foreign_unsure),
+    Rule("foreign_correction", "other_language", _foreign_correction),
     Rule("correction", "self_correction", _correction),
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
@@ -1443,6 +1465,7 @@ RULES: tuple[Rule, ...] = (
     Rule("labelled_line", "table", _labelled_line),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
+    Rule("foreign_unsure", "abstain", _foreign_unsure),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),

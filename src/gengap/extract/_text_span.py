@@ -225,20 +225,3 @@ def after_foreign_unsure(text: str) -> str | None:
 def foreign_two_candidates(text: str) -> bool:
     """Whether ``text`` opens with "maybe X or Y" in those languages ("quizás Ulán Bator o Darján")."""
     return bool(_FOREIGN_TWO_RE.match(text))
-
-
-# a self-correction in German, French, Spanish, Portuguese, Italian: "no, espera", "non, pardon", "nein, Moment", "corrigindo"
-_FOREIGN_CORRECTION_RE = re.compile(
-    r"(?:\b(?:no|non|nein|não)\s*[,.!-]?\s*(?:espera|esperen|perdón|attendez|attends|pardon|moment|warte|aspetta)\b"
-    r"|\b(?:mejor\s+dicho|quiero\s+decir|quise\s+decir|me\s+equivoqué|corrijo|corrección|je\s+veux\s+dire|je\s+voulais\s+dire|je\s+me\s+suis\s+trompée?"
-    r"|ich\s+meine|besser\s+gesagt|korrektur|ich\s+habe\s+mich\s+geirrt|quer\s+dizer|corrigindo|correção|me\s+enganei|anzi|cioè|correzione|mi\s+sono\s+sbagliat[oa]))"
-    r"\W*", re.IGNORECASE)
-
-
-def after_foreign_correction(text: str) -> str | None:
-    """What follows the last self-correction in another language ("Bogotá... no, espera, es Lima." -> "es Lima."), or None."""
-    found = list(_FOREIGN_CORRECTION_RE.finditer(text))
-    last = found[-1] if found else None
-    if last is None or last.start() == 0 or not re.search(r"\w", text[last.end():]):
-        return None
-    return text[last.end():]
