@@ -388,3 +388,10 @@ def test_a_preposition_ends_the_answer_and_does_not_open_a_name():
     out = "Paper was invented in China during the Han dynasty, traditionally credited to Cai Lun around 105 AD."
     assert tx(out, "Which country invented paper?") == "China"
     assert tx("He sailed aboard HMS Beagle from 1831 to 1836.", "What is the name of the ship Charles Darwin sailed on?") == "HMS Beagle"
+
+
+# ------------------------------------------------------------------ a place does not answer "who"
+def test_a_place_does_not_answer_who():
+    assert tx("Carmen is set in Seville and premiered at the Opéra-Comique in Paris in 1875.", "Who wrote the opera 'Carmen'?") is None
+    assert tx("It was written by Georges Bizet in 1875.", "Who wrote the opera 'Carmen'?") == "Georges Bizet"
+    assert tx("The Iliad is traditionally attributed to Homer.", "Who wrote the Iliad?") == "Homer"  # "to" a person

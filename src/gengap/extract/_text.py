@@ -1430,6 +1430,9 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         generic = _GENERIC_INSTANCE_RE.match(value)
         if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
             value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
+        if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
+                and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
+            return None  # "Carmen is set in Seville" for "Who wrote Carmen?": a place, no person
         place = _PLACE_PREP_RE.match(value)
         if place and value[place.end():].strip():
             value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
