@@ -349,3 +349,49 @@ def test_a_doubt_then_a_pick_in_another_language_is_a_pick():
     assert tx("No estoy seguro, pero creo que es Ulán Bator.", q) == "Ulán Bator"
     assert tx("Peut-être Oulan-Bator, mais je ne suis pas sûr.", "Quelle est la capitale de la Mongolie ?") == "Oulan-Bator"
     assert tx("No, la capital es Ulán Bator.", q) == "Ulán Bator"  # "No" opening a Spanish reply is no refusal
+
+
+def test_a_self_correction_in_another_language_counts_its_last_word():
+    assert tx("Bogotá... no, espera, es Lima.", "¿Cuál es la capital de Perú?") == "Lima"
+    assert tx("Sydney, non, pardon : Canberra.", "Quelle est la capitale de l'Australie ?") == "Canberra"
+    assert tx("Sydney - nein, Moment: Canberra.", "Was ist die Hauptstadt von Australien?") == "Canberra"
+    assert tx("São Paulo. Corrigindo: Brasília.", "Qual é a capital do Brasil?") == "Brasília"
+
+
+def test_two_candidates_left_open_in_another_language():
+    assert tx("Lima o Quito, no recuerdo cuál.", "¿Cuál es la capital de Perú?") is None
+    assert tx("Creo que Lima, aunque podría ser Quito.", "¿Cuál es la capital de Perú?") == "Lima"  # a tentative pick
+
+
+def test_switching_the_other_language_family_off_loses_its_readings():
+    q = "¿Cuál es la capital de Perú?"
+    assert tx("Bogotá... no, espera, es Lima.", q) == "Lima"
+    assert extract("Bogotá... no, espera, es Lima.", "text", question=q, disable=["other_language"]).value != "Lima"
+    assert extract("Las Meninas fue pintada por Diego Velázquez.", "text", question="¿Quién pintó Las Meninas?",
+                   disable=["other_language"]).value != "Diego Velázquez"
+
+
+def test_a_typical_instance_names_its_kind():
+    assert tx("A standard piano has 88 keys: 52 white and 36 black.", "What instrument has 88 keys?") == "piano"
+    assert tx("A regular hexagon.", "What shape has six equal sides?") == "regular hexagon"  # a bare answer stays as written
+
+
+# ------------------------------------------------------------------ a second predicate, a preposition, a name after "aboard"
+def test_a_second_predicate_after_the_agent_is_not_part_of_it():
+    out = "Bile is produced by the liver and stored in the gallbladder until it is needed for digestion."
+    assert tx(out, "Which organ in the human body produces bile?") == "liver"
+    out = "The humerus runs from the shoulder to the elbow and is the longest bone of the arm."
+    assert tx(out, "What is the longest bone of the arm?") == "humerus"  # counter-example: "and is" joins the answer's own predicate
+
+
+def test_a_preposition_ends_the_answer_and_does_not_open_a_name():
+    out = "Paper was invented in China during the Han dynasty, traditionally credited to Cai Lun around 105 AD."
+    assert tx(out, "Which country invented paper?") == "China"
+    assert tx("He sailed aboard HMS Beagle from 1831 to 1836.", "What is the name of the ship Charles Darwin sailed on?") == "HMS Beagle"
+
+
+# ------------------------------------------------------------------ a place does not answer "who"
+def test_a_place_does_not_answer_who():
+    assert tx("Carmen is set in Seville and premiered at the Opéra-Comique in Paris in 1875.", "Who wrote the opera 'Carmen'?") is None
+    assert tx("It was written by Georges Bizet in 1875.", "Who wrote the opera 'Carmen'?") == "Georges Bizet"
+    assert tx("The Iliad is traditionally attributed to Homer.", "Who wrote the Iliad?") == "Homer"  # "to" a person

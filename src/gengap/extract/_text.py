@@ -73,7 +73,8 @@ _LEAD_RE = re.compile(
     r"|today|nowadays|currently|these\s+days|traditionally|reportedly|supposedly|allegedly|historically|officially|technically|widely|most\s+likely|in\s+english|in\s+short)\s+)+",
     re.IGNORECASE,
 )
-_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many|rather\s+than|instead\s+of|as\s+opposed\s+to)\s",
+_CLAUSE_CUT_RE = re.compile(r"\s+-\s+|;|:\s|\s\(|(?<!\d),\s+(?=[a-z0-9])|(?<=\d),\s+(?=[a-z])|\s+(?:because|since|though|although|whereas|while|but|which|who|as\s+many|rather\s+than|instead\s+of|as\s+opposed\s+to)\s"
+                            r"|\s+and\s+(?=(?:then\s+)?[a-z]{3,}ed\s+(?:in|by|at|on|into|for|as|to|from|with)\b)",  # "the liver and stored in ...": a second predicate
                             re.IGNORECASE)
 _COPULA_RE = re.compile(r"\s(?:is|was|are|were|ist|est|es|é|è|är|remains|became|becomes|serves\s+as|served\s+as|acts\s+as|would\s+be|must\s+be|is\s+called|was\s+called|are\s+called|is\s+named)\s",
                         re.IGNORECASE)
@@ -480,7 +481,7 @@ def _span(sentence: str, ctx: Context) -> str | None:
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
                     and re.match(r"^\W*who\b", ctx.question, re.IGNORECASE):
                 runs[-1].append(t)  # "James Watson and Francis Crick": one answer
-            elif _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS:
+            elif _is_question_word(t, ctx) or t.lower() in STOPWORDS or t.lower() in _LIGHT_VERBS or t.lower() in _PREPOSITIONS:
                 runs.append([])
             else:
                 runs[-1].append(t)
@@ -1013,6 +1014,9 @@ def _answer_first(ctx: Context) -> str | None:
     return None
 
 
+# prepositions the stop words leave out: they end a run of answer words ("China during the Han dynasty")
+_PREPOSITIONS = frozenset("during since until till after before through throughout within without across among amongst around near between "
+                          "against along upon beyond aboard behind beside besides beneath below above toward towards via per".split())
 _NAME_CONNECTIVES = frozenset("of the and de da di du del der von van la le on upon in".split())
 
 
@@ -1294,6 +1298,32 @@ def _agent(ctx: Context) -> str | None:
     return foreign_agent(head)
 
 
+# a self-correction in German, French, Spanish, Portuguese, Italian: "no, espera", "non, pardon", "nein, Moment", "corrigindo"
+_FOREIGN_CORRECTION_RE = re.compile(
+    r"(?:\b(?:no|non|nein|não)\s*[,.!-]?\s*(?:espera|esperen|perdón|attendez|attends|pardon|moment|warte|aspetta)\b"
+    r"|\b(?:mejor\s+dicho|quiero\s+decir|quise\s+decir|me\s+equivoqué|corrijo|corrección|je\s+veux\s+dire|je\s+voulais\s+dire|je\s+me\s+suis\s+trompée?"
+    r"|ich\s+meine|besser\s+gesagt|korrektur|ich\s+habe\s+mich\s+geirrt|quer\s+dizer|corrigindo|correção|me\s+enganei|anzi|cioè|correzione|mi\s+sono\s+sbagliat[oa]))"
+    r"\W*", re.IGNORECASE)
+
+
+_FOREIGN_CORRECTION_CUES = ("espera", "perdón", "attend", "pardon", "moment", "warte", "aspetta", "dicho", "decir", "equivoqu", "corrij", "correc",
+                            "dire", "tromp", "meine", "gesagt", "korrektur", "geirrt", "dizer", "corrig", "engan", "anzi", "cioè", "sbagliat")
+
+
+def _foreign_correction(ctx: Context) -> str | None:
+    """"Bogotá... no, espera, es Lima.", "Sydney - nein, Moment: Canberra.", "São Paulo. Corrigindo: Brasília.": the last
+    word of a self-correction in another language counts (what follows the last correction is read)."""
+    low = ctx.text.lower()
+    if not any(cue in low for cue in _FOREIGN_CORRECTION_CUES):
+        return None  # a cheap test first
+    found = list(_FOREIGN_CORRECTION_RE.finditer(ctx.text))
+    if not found or found[-1].start() == 0 or not re.search(r"\w", ctx.text[found[-1].end():]):
+        return None
+    rest = ctx.text[found[-1].end():]
+    read = run_cascade(RULES, Context(rest, ctx.kind, question=ctx.question, disabled=ctx.disabled), disabled=ctx.disabled)
+    return read.value
+
+
 # a title or a case name written alone: "As You Like It", "Marbury v. Madison", "The Lord of the Rings"
 _TITLE_WORD_RE = re.compile(r"(?:[A-Z0-9][\w'-]*|[A-Z][a-z]?\.|of|the|and|in|on|at|to|for|with|a|an|from|by|or|v\.?|vs\.?|de|da|di|del|du|der|von|van|la|le|y|e|&)")
 
@@ -1340,7 +1370,9 @@ def _other_question(ctx: Context) -> str | None:
 _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
                                 r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
-_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within)\s+(?:the\s+)?(?=[A-Z])")
+# a word that makes a thing a typical instance of its kind: "a standard piano", "a typical adult"
+_GENERIC_INSTANCE_RE = re.compile(r"(?:standard|typical|regular|normal|ordinary|average|conventional|usual)\s+([a-z]+)$")
+_PLACE_PREP_RE = re.compile(r"^(?:in|at|on|near|inside|within|aboard|on\s+board|onboard|from|into|via|across)\s+(?:the\s+)?(?=[A-Z])")
 _SELF_DESCRIPTION_RE = re.compile(r"(?:an?\s+)?(?:AI|AI\s+(?:language\s+)?model|(?:large\s+)?language\s+model|AI\s+assistant|assistant|chatbot)",
                                   re.IGNORECASE)
 
@@ -1383,10 +1415,15 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
         value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
-        if ctx.question and _WHERE_HOW_RE.match(ctx.question):
-            place = _PLACE_PREP_RE.match(value)
-            if place and value[place.end():].strip():
-                value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?": the place answers
+        generic = _GENERIC_INSTANCE_RE.match(value)
+        if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
+            value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
+        if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
+                and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
+            return None  # "Carmen is set in Seville" for "Who wrote Carmen?": a place, no person
+        place = _PLACE_PREP_RE.match(value)
+        if place and value[place.end():].strip():
+            value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
         if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
@@ -1417,6 +1454,7 @@ RULES: tuple[Rule, ...] = (
     Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
+    Rule("foreign_correction", "other_language", _foreign_correction),
     Rule("correction", "self_correction", _correction),
     Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
@@ -1431,7 +1469,7 @@ RULES: tuple[Rule, ...] = (
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
     Rule("cleft", "answer_inside_sentence", _cleft),
-    Rule("agent", "answer_inside_sentence", _agent),
+    Rule("agent", "other_language", _agent),
     Rule("answer_first", "answer_first", _answer_first),
     Rule("unfinished", "abstain", _unfinished),
     Rule("cut_off", "abstain", _commitment.cut_rule),

@@ -202,7 +202,9 @@ _FOREIGN_UNSURE = (r"(?:no\s+(?:lo\s+)?sé|no\s+estoy\s+segur[oa]|no\s+tengo\s+(
 _FOREIGN_ABOUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*(?:{_FOREIGN_UNSURE}|{_FOREIGN_APOLOGY})(?:\s+[^\W\d_][\w'-]*){{0,8}}\W*$", re.IGNORECASE)
 _FOREIGN_UNSURE_BUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*{_FOREIGN_UNSURE}\s*[,;:.-]?\s*(?:pero|mais|aber|mas|ma)?\s*", re.IGNORECASE)
 # "maybe X or Y" in those languages: two candidates, none chosen
-_FOREIGN_TWO_RE = re.compile(r"^\W*(?:quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse)\s+[^,.;]{1,40}?\s+(?:o|ou|oder|or)\s+[^,.;]{1,40}", re.IGNORECASE)
+_FOREIGN_TWO_RE = re.compile(r"^\W*(?:(?:quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse)\s+[^,.;]{1,40}?\s+(?:o|ou|oder|or)\s+[^,.;]{1,40}"
+                             r"|[^,.;]{1,40}?\s+(?:o|ou|oder)\s+[^,.;]{1,40}[,;.-]\s*(?:no\s+(?:recuerdo|sé)\s+cu[aá]l|je\s+ne\s+sais\s+(?:plus\s+)?(?:lequel|laquelle)"
+                             r"|ich\s+weiß\s+nicht(?:\s+mehr)?,?\s+welche[rs]?|não\s+(?:sei|me\s+lembro)\s+qual|non\s+(?:so|ricordo)\s+quale))", re.IGNORECASE)
 
 
 def foreign_no_answer(sentences_: list[str]) -> bool:
