@@ -135,12 +135,12 @@ def hedged(text: str) -> bool:
     >>> hedged("I'm fairly sure it's 78 C, but I don't remember the exact decimal."), hedged("I don't remember.")
     (False, True)
     """
-    for m in HEDGE_RE.finditer(text):
-        if _PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start()):
-            continue
-        if _BUT_COMMITS_RE.match(text, m.end()):
-            continue  # "Hard to say without more context, but most likely 12."
-        return True
+    m = HEDGE_RE.search(text)
+    while m is not None:
+        if not (_PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start())) \
+                and not _BUT_COMMITS_RE.match(text, m.end()):  # "Hard to say without more context, but most likely 12."
+            return True
+        m = HEDGE_RE.search(text, m.end())
     low = text.lower()
     if not any(cue in low for cue in _OPEN_CUES):
         return False
@@ -169,6 +169,8 @@ def non_answer(span: str) -> bool:
 def marked_non_answer(ctx: Context) -> str | None:
     """An answer slot that holds no answer ("Answer: I'm not sure", "so the answer is yes and no"):
     unextracted, whatever else the output says (a base model's next few-shot pair is not its answer)."""
+    if "nswer" not in ctx.text and "NSWER" not in ctx.text:
+        return None  # a cheap test first: the slots that hold a non-answer are labelled "answer"
     marks = ctx.strong_marks
     if not marks:
         return None
@@ -196,6 +198,7 @@ _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
 _NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
+_JOINER_CUES = {"choice": (",", "/", "or", "OR", "and", "&"), "number": ("or", "OR"), "text": ("or", "OR", "/")}
 
 
 def open_candidates(ctx: Context) -> tuple[bool, str | None]:
@@ -209,7 +212,7 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
     ((True, None), (False, None))
     """
     pattern = _CANDIDATE_RES.get(ctx.kind)
-    if pattern is None or len(ctx.text) > 600:
+    if pattern is None or len(ctx.text) > 600 or not any(j in ctx.text for j in _JOINER_CUES[ctx.kind]):
         return False, None
     m = pattern.match(ctx.text)
     if m is None:
@@ -238,6 +241,9 @@ def split_verdict(ctx: Context) -> str | None:
     >>> split_verdict(Context("Technically yes, and practically yes too.", "yes_no")) is None
     True
     """
+    low = ctx.text.lower()
+    if "yes" not in low or "no" not in low:
+        return None  # a cheap test first
     m = _SPLIT_VERDICT_RE.search(ctx.text)
     return ABSTAIN if m and m.group(1).lower() != m.group(2).lower() else None
 
@@ -253,6 +259,9 @@ _ASKED_BACK_RE = re.compile(r"^\W*(?P<span>\w[^?.!\n,;]{0,39})\?\s*(?:(?:i'?m\s+
                             r"|i'?m\s+guessing|just\s+a\s+guess)[^?\n]*$", re.IGNORECASE)
 
 
+_TENTATIVE_CUES = ("maybe", "perhaps", "possibly", "probably", "guess", "i'd", "think", "believe", "sounds", "seems", "looks")
+
+
 def tentative_pick(ctx: Context) -> str | None:
     """The one tentative pick of a short output ("I'm not sure - maybe Thimphu?" -> "Thimphu"), or None
     (none, or two: "maybe Thimphu, maybe Paro" leaves it open).
@@ -260,13 +269,16 @@ def tentative_pick(ctx: Context) -> str | None:
     >>> tentative_pick(Context("I'm not 100% sure - maybe Thimphu?", "text")), tentative_pick(Context("Maybe Thimphu? Maybe Paro?", "text"))
     ('Thimphu', None)
     """
-    if len(ctx.text) > 240 or len(ctx.sentences) > 3:
+    if len(ctx.text) > 240:
         return None
-    asked = _ASKED_BACK_RE.match(ctx.text)
+    asked = _ASKED_BACK_RE.match(ctx.text) if "?" in ctx.text else None
     if asked:
         return asked.group("span").strip()  # "B? I'm not sure."
+    low = ctx.text.lower()
+    if not any(cue in low for cue in _TENTATIVE_CUES):
+        return None  # a cheap test first
     found = list(_TENTATIVE_RE.finditer(ctx.text))
-    if len(found) != 1:
+    if len(found) != 1 or len(ctx.sentences) > 3:
         return None
     span = (found[0].group("span") or found[0].group("named") or "").strip()
     if not span or re.search(r"\b(?:or|either|not|no)\b", span + ctx.text[found[0].end():], re.IGNORECASE):
@@ -495,7 +507,8 @@ _NOT_SUPERLATIVE = frozenset({"interest", "forest", "test", "best", "rest", "wes
                               "closest", "nearest", "newest", "oldest"})
 _HEAD_NOUN_RE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)(?:\s+(?:of|in|for)\b|\s*\?)", re.IGNORECASE)
 _WHO_RE = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
-_PLACE_OR_TIME_RE = r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?"
+_PLACE_OR_TIME_BEFORE_RE = re.compile(r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?$", re.IGNORECASE)
+_CLASSIFIED_BEFORE_RE = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
 _DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                       r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
@@ -504,6 +517,8 @@ _MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "lar
 
 
 def _superlatives(text: str) -> set[str]:
+    if "est" not in text and "most" not in text:
+        return set()  # a cheap test first
     found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
     return {_MEASURE.get(w, w) for w in found}
 
@@ -527,16 +542,16 @@ def answers_another_question(ctx: Context, span: str) -> bool:
     where = next((s for s in ctx.sentences if span in s), None)
     if where is None:
         return False
-    if any(span in m.group(0) for m in _SELF_RE.finditer(where)):
+    before = where[:where.index(span)]
+    if "s a" in where and any(span in m.group(0) for m in _SELF_RE.finditer(where)):
         return True
-    if _WHO_RE.match(ctx.question):
-        if _DATE_RE.fullmatch(span.strip()) or re.search(_PLACE_OR_TIME_RE + re.escape(span), where, re.IGNORECASE):
-            return True
-    extra = _superlatives(where) - _superlatives(ctx.question)
+    if _WHO_RE.match(ctx.question) and (_DATE_RE.fullmatch(span.strip()) or _PLACE_OR_TIME_BEFORE_RE.search(before)):
+        return True
     head = _HEAD_NOUN_RE.match(ctx.question)
     missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
-    if missing_head and re.search(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}" + re.escape(span), where, re.IGNORECASE):
+    if missing_head and _CLASSIFIED_BEFORE_RE.search(before):
         return True  # "Bhutan is a small kingdom in the Himalayas." for its capital: what it is, not its capital
+    extra = _superlatives(where) - _superlatives(ctx.question)
     if not extra:
         return False
     missing_rank = _superlatives(ctx.question) - _superlatives(where)
@@ -592,7 +607,7 @@ _RANGE_FIRST_RE = re.compile(r"^\W*[$\u20ac\u00a3]?\d[\d,.]*\s*%?\s*(?:-|\u2013|
 def range_only(ctx: Context) -> str | None:
     """A cascade rule for numbers: an output whose only figures are the two ends of a range ("It varies a
     lot, usually between 10 and 22.") commits to no one number: unextracted."""
-    if ctx.strong_marks or not (_RANGE_CUE_RE.search(ctx.text) or _RANGE_FIRST_RE.match(ctx.text)):
+    if not (_RANGE_FIRST_RE.match(ctx.text) or _RANGE_CUE_RE.search(ctx.text)) or ctx.strong_marks:
         return None
     ranges = list(_RANGE_IN_RE.finditer(ctx.text))
     if len(ranges) != 1:
