@@ -306,3 +306,24 @@ def test_one_candidate_offered_as_a_question_then_a_doubt():
     assert ch("B? I'm not sure.", opts, "Which planet is called the morning star?") == "B"
     # counter-example: two candidates offered as questions
     assert ch("B? Or C? I'm not sure.", opts, "Which planet is called the morning star?") is None
+
+
+def test_a_number_that_answers_another_question():
+    assert num("The tower was completed in 1889 for the World's Fair.", "How tall is the tower in metres?") is None
+    assert num("The ship was about 269 metres long and carried some 2,224 people.", "In what year did the ship sink?") is None
+    # counter-examples: the asked measure beside a year; a year asked
+    assert num("The tower, completed in 1889, is 330 m tall.", "How tall is the tower in metres?") == "330"
+    assert num("It sank in 1912.", "In what year did the ship sink?") == "1912"
+
+
+def test_a_date_does_not_say_where():
+    assert tx("Napoleon was born in 1769.", "Where was Napoleon born?") is None
+    # counter-example: the place beside the date
+    assert tx("Napoleon was born in Ajaccio, Corsica, in 1769.", "Where was Napoleon born?") == "Ajaccio"
+
+
+def test_one_side_of_a_comparison_compares_nothing():
+    assert yn("The Rhine flows through six countries and empties into the North Sea.", "Is the Danube longer than the Rhine?") is None
+    # counter-examples: a comparison stated, a pronoun for the subject
+    assert yn("Africa is bigger: about 30.4 million km2 vs 24.7 million.", "Is Africa bigger than North America?") == "yes"
+    assert yn("It is not; light is far faster.", "Is sound faster than light?") == "no"

@@ -507,6 +507,7 @@ _NOT_SUPERLATIVE = frozenset({"interest", "forest", "test", "best", "rest", "wes
                               "closest", "nearest", "newest", "oldest"})
 _HEAD_NOUN_RE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)(?:\s+(?:of|in|for)\b|\s*\?)", re.IGNORECASE)
 _WHO_RE = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
+_WHERE_RE = re.compile(r"^\W*(?:where|in\s+(?:which|what)\s+(?:city|country|town|place|region|state|continent))\b", re.IGNORECASE)
 _PLACE_OR_TIME_BEFORE_RE = re.compile(r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?$", re.IGNORECASE)
 _CLASSIFIED_BEFORE_RE = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
@@ -547,6 +548,8 @@ def answers_another_question(ctx: Context, span: str) -> bool:
         return True
     if _WHO_RE.match(ctx.question) and (_DATE_RE.fullmatch(span.strip()) or _PLACE_OR_TIME_BEFORE_RE.search(before)):
         return True
+    if _WHERE_RE.match(ctx.question) and _DATE_RE.fullmatch(span.strip()):
+        return True  # "Napoleon was born in 1769." for where he was born
     head = _HEAD_NOUN_RE.match(ctx.question)
     missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
     if missing_head and _CLASSIFIED_BEFORE_RE.search(before):
@@ -596,6 +599,73 @@ def on_question(read: Callable[[Context], str | None]) -> Callable[[Context], st
     return rule
 
 
+# a year stated as a date ("completed in 1889"), and a number with a unit of something else than a year
+_YEAR_BEFORE_RE = re.compile(r"\b(?:in|since|from|by|until|of|around|circa|c\.)\s+(?:the\s+year\s+)?$", re.IGNORECASE)
+_ASKS_YEAR_RE = re.compile(r"\b(?:what|which)\s+year\b|^\W*when\b|\byear\b", re.IGNORECASE)
+_ASKS_QUANTITY_RE = re.compile(r"\bhow\s+(?:many|much|tall|high|long|far|big|heavy|old|deep|wide|fast)\b", re.IGNORECASE)
+_UNIT_AFTER_RE = r"\s*(?:%|percent|(?:metres?|meters?|m|km|kg|g|cm|mm|miles?|feet|ft|people|persons|passengers|tons?|tonnes?|litres?|liters?)\b)"
+
+
+def number_answers_another_question(ctx: Context, value: str) -> bool:
+    """Whether the number read answers another question than the one asked: a year stated as a date
+    ("completed in 1889") for "how tall" or "how many", or a measure with a unit ("269 metres") for
+    "what year".
+
+    >>> number_answers_another_question(Context("It was completed in 1889.", "number", question="How tall is it?"), "1889")
+    True
+    >>> number_answers_another_question(Context("It is 330 m tall, completed in 1889.", "number", question="How tall is it?"), "330")
+    False
+    """
+    if not ctx.question or not value.isdigit():
+        return False
+    asks_year = _ASKS_YEAR_RE.search(ctx.question) is not None
+    if not asks_year and _ASKS_QUANTITY_RE.search(ctx.question):
+        if not re.fullmatch(r"1\d{3}|20\d\d", value):
+            return False
+        seen = list(re.finditer(rf"(?<![\d,.]){value}(?!\d|[.,]\d)", ctx.text))
+        return bool(seen) and all(_YEAR_BEFORE_RE.search(ctx.text, max(0, m.start() - 20), m.start()) for m in seen)
+    if asks_year and _ASKS_QUANTITY_RE.search(ctx.question) is None:
+        at = re.search(rf"(?<![\d,.]){re.escape(value)}(?![\d.])", ctx.text.replace(",", ""))
+        return at is not None and re.match(_UNIT_AFTER_RE, ctx.text.replace(",", "")[at.end():], re.IGNORECASE) is not None
+    return False
+
+
+def number_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A number-reading rule, kept only where the number answers the question asked (see
+    :func:`number_answers_another_question`); otherwise unextracted."""
+
+    def rule(ctx: Context) -> str | None:
+        found = read(ctx)
+        if found and found != ABSTAIN and number_answers_another_question(ctx, found):
+            return ABSTAIN
+        return found
+
+    rule.__doc__ = read.__doc__
+    return rule
+
+
+# a comparison asked ("Is the Danube longer than the Rhine?") and a reply about one side only, comparing nothing
+_COMPARISON_Q_RE = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have)\s+(?P<x>.+?)\s+(?:\w+er|more\s+\w+|less\s+\w+)\s+than\s+(?P<y>.+?)\W*$",
+                              re.IGNORECASE)
+_COMPARES_RE = re.compile(r"\b(?:\w{3,}er|more|less|fewer|than|same|equal|twice|half|times|vs\.?|versus|compared|whereas|while|but)\b", re.IGNORECASE)
+
+
+def one_side_of_a_comparison(ctx: Context) -> str | None:
+    """A cascade rule for yes/no: a reply that speaks of only one side of the comparison asked and compares
+    nothing ("The Rhine flows through six countries." for "Is the Danube longer than the Rhine?"):
+    unextracted. "It is longer.", "Africa is bigger." compare, and are left to the rules after this one."""
+    if not ctx.question or " than " not in ctx.question:
+        return None
+    m = _COMPARISON_Q_RE.match(ctx.question)
+    if m is None or _COMPARES_RE.search(ctx.text):
+        return None
+    said = content_stems(ctx.text)
+    sides = [content_stems(m.group("x")), content_stems(m.group("y"))]
+    if any(side and not side & said for side in sides) and not re.match(r"\W*(?:it|they|he|she)\b", ctx.text, re.IGNORECASE):
+        return ABSTAIN
+    return None
+
+
 # ---------------------------------------------------------------------------------------- ranges
 _RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
 _RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
@@ -620,6 +690,7 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
-           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
+           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
+           "number_on_question", "one_side_of_a_comparison", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
            "tentative_rule", "without_struck"]

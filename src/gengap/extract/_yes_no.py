@@ -1012,6 +1012,7 @@ RULES = (
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
     Rule("bound", "answer_inside_sentence", _bound),
+    Rule("one_side", "abstain", _commitment.one_side_of_a_comparison),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
 )
