@@ -14,8 +14,19 @@ the same way for numbers, options, yes/no and short text:
   in France. Lyon is ...") is the answer, not the explanation after it, and a conclusion "so it was
   not a leap year" is a verdict.
 
+- **Did it answer the question asked?** A base model that opens with the next few-shot question, a
+  date for "who" or "where", "Kazakhstan's largest city is Almaty" for its capital, a past state for
+  a question about the present, a year given as a date for "how tall", one side of a comparison:
+  no answer to this question, whatever it answers.
+
 And an output cut off before it reached a conclusion ("..., so", "- A) Quicksort: O(n^2) when the
-pivot") answers nothing, whatever numbers and letters its working shows.
+pivot") answers nothing, whatever numbers and letters its working shows; nor do two candidates
+("B, D", "Six or seven, depending on the model"), a range ("usually between 10 and 22"), or opposite
+verdicts from two points of view ("Botanically no; culinarily yes").
+
+The kinds' cascades call these as rules (``candidates_rule``, ``cut_rule``, ...) or wrap a reading rule
+with them (``on_question``, ``number_on_question``); :class:`~gengap.extract._base.Context` uses
+``hedged``, ``answers_despite_refusal`` and ``apology_for_not_answering`` for its shared properties.
 """
 
 from __future__ import annotations
