@@ -327,3 +327,31 @@ def test_one_side_of_a_comparison_compares_nothing():
     # counter-examples: a comparison stated, a pronoun for the subject
     assert yn("Africa is bigger: about 30.4 million km2 vs 24.7 million.", "Is Africa bigger than North America?") == "yes"
     assert yn("It is not; light is far faster.", "Is sound faster than light?") == "no"
+
+
+def test_candidates_settled_by_a_conclusion():
+    opts = ["Hydrogen", "Helium", "Oxygen", "Carbon"]
+    assert ch("Hmm, A or B. Hydrogen is about 73% of the Sun's mass, so A.", opts, "Which gas makes up most of the Sun?") == "A"
+    # counter-example: the conclusion keeps both
+    assert ch("Hmm, A or B. Both are light gases, so I can't decide.", opts, "Which gas makes up most of the Sun?") is None
+
+
+def test_a_correction_concluding_on_the_questions_subject():
+    assert yn("Yes, 1 is prime. Sorry, I misspoke: a prime has exactly two divisors, so 1 is not prime.", "Is 1 a prime number?") == "no"
+    # counter-example: a conclusion about something else is no verdict on the question
+    assert yn("Yes. Hmm, wait: prices rose, so demand is not high.", "Is 1 a prime number?") == "yes"
+
+
+def test_a_range_with_an_approximate_end():
+    assert num("Scholars attribute anywhere from 41 to about 68 symphonies to him.", "How many symphonies did Mozart write?") is None
+
+
+def test_a_passage_that_does_not_give_the_answer():
+    assert tx("The passage doesn't mention the captain's name.", "What is the captain's name?") is None
+    # counter-example: for a yes/no question about the passage, its silence is a "no"
+    assert yn("No - the passage doesn't mention a storm.", "Does the passage mention a storm?") == "no"
+
+
+def test_a_doubt_settled_for_the_first_answer():
+    q = "Which planet is closest in size to Earth?"
+    assert tx("Venus - hmm, or is it Mars? No, Venus: it's about 95% of Earth's diameter, while Mars is about 53%.", q) == "Venus"

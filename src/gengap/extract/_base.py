@@ -231,7 +231,7 @@ class Context:
 
     @_lazy
     def hedged(self) -> bool:
-        return _commitment.hedged(self.text)
+        return _commitment.hedged(self.text) or (self.kind != "yes_no" and _commitment.source_silent(self.text))
 
     @_lazy
     def refusal(self) -> bool:

@@ -136,6 +136,22 @@ _STATED_BEFORE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:fairly|pretty|quite|reas
                                re.IGNORECASE)
 
 
+# the source asked about does not give the answer: "The passage doesn't mention the author's dog by name."
+_SOURCE_SILENT_RE = re.compile(r"\b(?:the\s+)?(?:passage|text|article|document|story|excerpt|paragraph|context|source|table|data)\s+"
+                               r"(?:does\s*n'?t|does\s+not|did\s*n'?t|did\s+not|never)\s+(?:mention|say|state|name|specify|give|reveal|tell|include|provide)\b",
+                               re.IGNORECASE)
+
+
+def source_silent(text: str) -> bool:
+    """Whether the output says the passage asked about does not give the answer (for a yes/no question
+    about the passage that is a "no", so the yes/no cascade does not use this).
+
+    >>> source_silent("The passage doesn't mention the author's dog by name."), source_silent("The passage names him Rex.")
+    (True, False)
+    """
+    return ("n't" in text or "not" in text or "never" in text) and _SOURCE_SILENT_RE.search(text) is not None
+
+
 def hedged(text: str) -> bool:
     """Whether ``text`` leaves the answer open: the shared hedges (``HEDGE_RE``), "it's disputed", "I
     always mix these up", "we don't currently know", "the answer is yes and no"; a doubt only about the
@@ -195,6 +211,7 @@ def marked_non_answer(ctx: Context) -> str | None:
 _LEAD = (r"^\W*(?:(?:hmm+|um+|uh+|well|so|ok(?:ay)?)\W+)*(?:(?:i\s+think|i\s+believe|i'?d\s+say|maybe|perhaps|probably|possibly)\s+)?"
          r"(?:(?:it'?s|it\s+is|that'?s|either)\s+)?")
 _PICK_RE = re.compile(r"^\W*(?:but\s+|so\s+)?(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess|pick|lean\s+(?:towards?|to))"
+                      r"|so|therefore|thus|hence|(?:that|which)\s+makes\s+it|(?:the\s+)?(?:final\s+)?answer(?:\s+(?:is|would\s+be))?\s*:?"
                       r"|i'?ll\s+(?:go\s+with|say|pick)|leaning(?:\s+towards?)?|my\s+(?:best\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
                       r"|i\s+think(?:\s+it'?s)?|i\s+believe(?:\s+it'?s)?|if\s+i\s+had\s+to\s+(?:pick|choose|guess)(?:\s+one)?)\b\W*", re.IGNORECASE)
 
@@ -451,6 +468,19 @@ def retracted_pick(before: str) -> str | None:
     return pick if 0 < len(pick.split()) <= 4 else None
 
 
+_DOUBT_RE = re.compile(r"^\W*(?:(?:or|hmm+|wait)\W+)*[^.!?\n]{0,60}\?\s*(?:(?:no|nope|yes)\b\W*)?", re.IGNORECASE)
+
+
+def without_doubt(region: str) -> str:
+    """A correction's text without the doubt that opens it ("or is it Mars? No, Venus: ..." -> "Venus: ...").
+
+    >>> without_doubt("or is it Mars? No, Venus: it's about 95% of Earth's size."), without_doubt("Venus is closest.")
+    ("Venus: it's about 95% of Earth's size.", 'Venus is closest.')
+    """
+    m = _DOUBT_RE.match(region)
+    return region[m.end():] if m and region[m.end():].strip() else region
+
+
 def restated_answer(part: str) -> str | None:
     """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
     is no such restatement.
@@ -465,21 +495,31 @@ def restated_answer(part: str) -> str | None:
     return span if span and len(span.split()) <= 4 and not re.match(r"(?:not|no|wrong|incorrect|right|correct|true|false)\b", span, re.IGNORECASE) else None
 
 
-_SO_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence|which\s+means|meaning)\s*,?\s+(?:it|he|she|they|this|that)\s+"
+_SO_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence|which\s+means|meaning)\s*,?\s+(?P<subject>(?:[\w'-]+\s+){1,4}?)"
                             r"(?P<aux>is|was|are|were|does|did|do|can|could|has|had|have|will|would)(?P<neg>\s*(?:not|n't)\b)?", re.IGNORECASE)
+_PRONOUN_RE = re.compile(r"(?:it|he|she|they|this|that)\s*$", re.IGNORECASE)
 
 
-def concluded_verdict(region: str) -> str | None:
-    """The yes/no a correction concludes with ("..., so it was not a leap year." -> "no"), or None.
+def concluded_verdict(region: str, question: str | None = None) -> str | None:
+    """The yes/no a correction concludes with ("..., so it was not a leap year." -> "no"): its subject a
+    pronoun or the question's own ("so 1 is not prime" for "Is 1 a prime number?"); None otherwise.
 
     >>> concluded_verdict("it's also divisible by 100, so it was not a leap year."), concluded_verdict("so it is a fruit.")
     ('no', 'yes')
+    >>> concluded_verdict("by definition, so 1 is not prime.", "Is 1 a prime number?"), concluded_verdict("so prices are not high.", "Is 1 prime?")
+    ('no', None)
     """
     found = None
     for found in _SO_VERDICT_RE.finditer(region):  # noqa: B007 - the last conclusion counts
         pass
     if found is None:
         return None
+    subject = found.group("subject")
+    if not _PRONOUN_RE.match(subject.strip()):
+        words = {w.lower() for w in re.findall(r"[\w'-]+", subject)} - {"the", "a", "an"}
+        asked = {w.lower() for w in re.findall(r"[\w'-]+", question or "")}
+        if not words or not words <= asked:
+            return None
     return "no" if found.group("neg") else "yes"
 
 
@@ -678,7 +718,8 @@ def one_side_of_a_comparison(ctx: Context) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------- ranges
-_RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
+_RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*"
+                          r"(?:(?:about|around|roughly|approximately|nearly|some|over)\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
 _RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
 
 
@@ -703,5 +744,5 @@ def range_only(ctx: Context) -> str | None:
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
            "number_on_question", "one_side_of_a_comparison", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
-           "tentative_rule", "without_struck"]
+           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
+           "tentative_rule", "without_doubt", "without_struck"]

@@ -634,6 +634,9 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     """The answer in the text after a self-correction: the clause that speaks of the question and
     states something, not the one that explains the retracted answer."""
     region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    settled = _commitment.without_doubt(region)  # "Venus - hmm, or is it Mars? No, Venus: ...": the doubt settled
+    if settled != region:
+        region, retracted = settled, ""  # the first answer may stand: nothing is taken back
     confirmed = _commitment.confirmed_answer(region)  # "Wait, or is it Ld? No - Pb is right."
     if confirmed and _has_content(_strip(confirmed), ctx):
         return _strip(confirmed)

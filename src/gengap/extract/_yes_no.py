@@ -175,7 +175,7 @@ def _correction(ctx: Context) -> str | None:
     final = re.search(rf"(?:^|[.!;]\s+){_YN_WORD}\W*$", ctx.correction, re.IGNORECASE)
     found = _word(final.group(1)) if final else _read_region(ctx.correction)  # "... Yes." closing the reconsideration
     if found is None:
-        found = _commitment.concluded_verdict(ctx.correction)  # "wait, ..., so it was not a leap year."
+        found = _commitment.concluded_verdict(ctx.correction, ctx.question)  # "wait, ..., so it was not a leap year."
     if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
         return "no"  # "Yes... hmm, no. Penguins cannot fly."
     return found
