@@ -355,3 +355,13 @@ def test_a_passage_that_does_not_give_the_answer():
 def test_a_doubt_settled_for_the_first_answer():
     q = "Which planet is closest in size to Earth?"
     assert tx("Venus - hmm, or is it Mars? No, Venus: it's about 95% of Earth's diameter, while Mars is about 53%.", q) == "Venus"
+
+
+def test_a_note_after_an_edit_label_takes_nothing_back():
+    assert num("366 days.\n\nEdit: fixed a typo (I originally wrote 365).", "How many days are in a leap year?") == "366"
+    # counter-example: an edit that gives another answer
+    assert num("365 days.\n\nEdit: it's 366 in a leap year.", "How many days are in a leap year?") == "366"
+
+
+def test_the_retracted_answer_named_again_in_the_correction_is_not_the_new_one():
+    assert tx("Oxygen. Wait, no - we inhale oxygen and exhale carbon dioxide.", "What gas do humans exhale?") == "carbon dioxide"

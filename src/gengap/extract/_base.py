@@ -227,7 +227,10 @@ class Context:
         marks = self.strong_marks
         if marks and marks[-1].start() > last.end():
             return None
-        return self.text[last.end():].strip() or None
+        region = self.text[last.end():].strip()
+        if "self_correction" not in self.disabled and _commitment.only_a_note(region):
+            return None  # "Edit: fixed a typo (I originally wrote 365).": the answer before it stands
+        return region or None
 
     @_lazy
     def hedged(self) -> bool:

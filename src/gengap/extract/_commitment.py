@@ -481,6 +481,24 @@ def without_doubt(region: str) -> str:
     return region[m.end():] if m and region[m.end():].strip() else region
 
 
+# what a note after a correction label says of the earlier text: "fixed a typo", "(I originally wrote 365)"
+_NOTE_RE = re.compile(r"\(?\s*\b(?:i\s+(?:had\s+)?(?:originally|first|initially|previously|mistakenly)\s+(?:wrote|written|said|had|got|put|gave|typed)"
+                      r"|earlier\s+i\s+(?:wrote|said|had)|(?:fixed|corrected)\s+(?:a|the|an)?\s*(?:typo|mistake|error|formatting|spelling|wording))\b[^().\n]*\)?",
+                      re.IGNORECASE)
+
+
+def only_a_note(region: str) -> bool:
+    """Whether the text after a correction cue is only a note on the earlier text ("fixed a typo (I
+    originally wrote 365)"), which takes nothing back: the answer before it stands.
+
+    >>> only_a_note("fixed a typo (I originally wrote 365)."), only_a_note("it's 366, not 365.")
+    (True, False)
+    """
+    if not region or not _NOTE_RE.search(region):
+        return False
+    return not re.search(r"\w", _NOTE_RE.sub(" ", region))
+
+
 def restated_answer(part: str) -> str | None:
     """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
     is no such restatement.
@@ -743,6 +761,6 @@ def range_only(ctx: Context) -> str | None:
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
-           "number_on_question", "one_side_of_a_comparison", "on_question", "open_candidates", "opens_with_another_question",
+           "number_on_question", "one_side_of_a_comparison", "only_a_note", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
            "tentative_rule", "without_doubt", "without_struck"]

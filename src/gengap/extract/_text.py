@@ -672,7 +672,15 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
         return about + states - 2 * repeats
 
     best = max(parts, key=score)  # the first of the best
-    return _span(best, ctx)
+    found = _span(best, ctx)
+    if found and old and normalize(found) == old:  # "Wait, no - we inhale oxygen and exhale carbon dioxide."
+        for clause in re.split(r",?\s+(?:and|but|while|whereas)\s+|;\s*", best):
+            if not old_words & set(normalize(clause).split()):
+                other = _span(clause, ctx)
+                if other and normalize(other) != old:
+                    return other
+        return None
+    return found
 
 
 def normalize(text: str) -> str:
