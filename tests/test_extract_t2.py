@@ -306,3 +306,62 @@ def test_one_candidate_offered_as_a_question_then_a_doubt():
     assert ch("B? I'm not sure.", opts, "Which planet is called the morning star?") == "B"
     # counter-example: two candidates offered as questions
     assert ch("B? Or C? I'm not sure.", opts, "Which planet is called the morning star?") is None
+
+
+def test_a_number_that_answers_another_question():
+    assert num("The tower was completed in 1889 for the World's Fair.", "How tall is the tower in metres?") is None
+    assert num("The ship was about 269 metres long and carried some 2,224 people.", "In what year did the ship sink?") is None
+    # counter-examples: the asked measure beside a year; a year asked
+    assert num("The tower, completed in 1889, is 330 m tall.", "How tall is the tower in metres?") == "330"
+    assert num("It sank in 1912.", "In what year did the ship sink?") == "1912"
+
+
+def test_a_date_does_not_say_where():
+    assert tx("Napoleon was born in 1769.", "Where was Napoleon born?") is None
+    # counter-example: the place beside the date
+    assert tx("Napoleon was born in Ajaccio, Corsica, in 1769.", "Where was Napoleon born?") == "Ajaccio"
+
+
+def test_one_side_of_a_comparison_compares_nothing():
+    assert yn("The Rhine flows through six countries and empties into the North Sea.", "Is the Danube longer than the Rhine?") is None
+    # counter-examples: a comparison stated, a pronoun for the subject
+    assert yn("Africa is bigger: about 30.4 million km2 vs 24.7 million.", "Is Africa bigger than North America?") == "yes"
+    assert yn("It is not; light is far faster.", "Is sound faster than light?") == "no"
+
+
+def test_candidates_settled_by_a_conclusion():
+    opts = ["Hydrogen", "Helium", "Oxygen", "Carbon"]
+    assert ch("Hmm, A or B. Hydrogen is about 73% of the Sun's mass, so A.", opts, "Which gas makes up most of the Sun?") == "A"
+    # counter-example: the conclusion keeps both
+    assert ch("Hmm, A or B. Both are light gases, so I can't decide.", opts, "Which gas makes up most of the Sun?") is None
+
+
+def test_a_correction_concluding_on_the_questions_subject():
+    assert yn("Yes, 1 is prime. Sorry, I misspoke: a prime has exactly two divisors, so 1 is not prime.", "Is 1 a prime number?") == "no"
+    # counter-example: a conclusion about something else is no verdict on the question
+    assert yn("Yes. Hmm, wait: prices rose, so demand is not high.", "Is 1 a prime number?") == "yes"
+
+
+def test_a_range_with_an_approximate_end():
+    assert num("Scholars attribute anywhere from 41 to about 68 symphonies to him.", "How many symphonies did Mozart write?") is None
+
+
+def test_a_passage_that_does_not_give_the_answer():
+    assert tx("The passage doesn't mention the captain's name.", "What is the captain's name?") is None
+    # counter-example: for a yes/no question about the passage, its silence is a "no"
+    assert yn("No - the passage doesn't mention a storm.", "Does the passage mention a storm?") == "no"
+
+
+def test_a_doubt_settled_for_the_first_answer():
+    q = "Which planet is closest in size to Earth?"
+    assert tx("Venus - hmm, or is it Mars? No, Venus: it's about 95% of Earth's diameter, while Mars is about 53%.", q) == "Venus"
+
+
+def test_a_note_after_an_edit_label_takes_nothing_back():
+    assert num("366 days.\n\nEdit: fixed a typo (I originally wrote 365).", "How many days are in a leap year?") == "366"
+    # counter-example: an edit that gives another answer
+    assert num("365 days.\n\nEdit: it's 366 in a leap year.", "How many days are in a leap year?") == "366"
+
+
+def test_the_retracted_answer_named_again_in_the_correction_is_not_the_new_one():
+    assert tx("Oxygen. Wait, no - we inhale oxygen and exhale carbon dioxide.", "What gas do humans exhale?") == "carbon dioxide"

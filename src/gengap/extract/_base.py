@@ -227,11 +227,14 @@ class Context:
         marks = self.strong_marks
         if marks and marks[-1].start() > last.end():
             return None
-        return self.text[last.end():].strip() or None
+        region = self.text[last.end():].strip()
+        if "self_correction" not in self.disabled and _commitment.only_a_note(region):
+            return None  # "Edit: fixed a typo (I originally wrote 365).": the answer before it stands
+        return region or None
 
     @_lazy
     def hedged(self) -> bool:
-        return _commitment.hedged(self.text)
+        return _commitment.hedged(self.text) or (self.kind != "yes_no" and _commitment.source_silent(self.text))
 
     @_lazy
     def refusal(self) -> bool:

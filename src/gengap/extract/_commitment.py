@@ -14,8 +14,19 @@ the same way for numbers, options, yes/no and short text:
   in France. Lyon is ...") is the answer, not the explanation after it, and a conclusion "so it was
   not a leap year" is a verdict.
 
+- **Did it answer the question asked?** A base model that opens with the next few-shot question, a
+  date for "who" or "where", "Kazakhstan's largest city is Almaty" for its capital, a past state for
+  a question about the present, a year given as a date for "how tall", one side of a comparison:
+  no answer to this question, whatever it answers.
+
 And an output cut off before it reached a conclusion ("..., so", "- A) Quicksort: O(n^2) when the
-pivot") answers nothing, whatever numbers and letters its working shows.
+pivot") answers nothing, whatever numbers and letters its working shows; nor do two candidates
+("B, D", "Six or seven, depending on the model"), a range ("usually between 10 and 22"), or opposite
+verdicts from two points of view ("Botanically no; culinarily yes").
+
+The kinds' cascades call these as rules (``candidates_rule``, ``cut_rule``, ...) or wrap a reading rule
+with them (``on_question``, ``number_on_question``); :class:`~gengap.extract._base.Context` uses
+``hedged``, ``answers_despite_refusal`` and ``apology_for_not_answering`` for its shared properties.
 """
 
 from __future__ import annotations
@@ -126,6 +137,22 @@ _STATED_BEFORE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:fairly|pretty|quite|reas
                                re.IGNORECASE)
 
 
+# the source asked about does not give the answer: "The passage doesn't mention the author's dog by name."
+_SOURCE_SILENT_RE = re.compile(r"\b(?:the\s+)?(?:passage|text|article|document|story|excerpt|paragraph|context|source|table|data)\s+"
+                               r"(?:does\s*n'?t|does\s+not|did\s*n'?t|did\s+not|never)\s+(?:mention|say|state|name|specify|give|reveal|tell|include|provide)\b",
+                               re.IGNORECASE)
+
+
+def source_silent(text: str) -> bool:
+    """Whether the output says the passage asked about does not give the answer (for a yes/no question
+    about the passage that is a "no", so the yes/no cascade does not use this).
+
+    >>> source_silent("The passage doesn't mention the author's dog by name."), source_silent("The passage names him Rex.")
+    (True, False)
+    """
+    return ("n't" in text or "not" in text or "never" in text) and _SOURCE_SILENT_RE.search(text) is not None
+
+
 def hedged(text: str) -> bool:
     """Whether ``text`` leaves the answer open: the shared hedges (``HEDGE_RE``), "it's disputed", "I
     always mix these up", "we don't currently know", "the answer is yes and no"; a doubt only about the
@@ -136,12 +163,12 @@ def hedged(text: str) -> bool:
     >>> hedged("I'm fairly sure it's 78 C, but I don't remember the exact decimal."), hedged("I don't remember.")
     (False, True)
     """
-    for m in HEDGE_RE.finditer(text):
-        if _PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start()):
-            continue
-        if _BUT_COMMITS_RE.match(text, m.end()):
-            continue  # "Hard to say without more context, but most likely 12."
-        return True
+    m = HEDGE_RE.search(text)
+    while m is not None:
+        if not (_PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start())) \
+                and not _BUT_COMMITS_RE.match(text, m.end()):  # "Hard to say without more context, but most likely 12."
+            return True
+        m = HEDGE_RE.search(text, m.end())
     low = text.lower()
     if not any(cue in low for cue in _OPEN_CUES):
         return False
@@ -170,6 +197,8 @@ def non_answer(span: str) -> bool:
 def marked_non_answer(ctx: Context) -> str | None:
     """An answer slot that holds no answer ("Answer: I'm not sure", "so the answer is yes and no"):
     unextracted, whatever else the output says (a base model's next few-shot pair is not its answer)."""
+    if "nswer" not in ctx.text and "NSWER" not in ctx.text:
+        return None  # a cheap test first: the slots that hold a non-answer are labelled "answer"
     marks = ctx.strong_marks
     if not marks:
         return None
@@ -183,6 +212,7 @@ def marked_non_answer(ctx: Context) -> str | None:
 _LEAD = (r"^\W*(?:(?:hmm+|um+|uh+|well|so|ok(?:ay)?)\W+)*(?:(?:i\s+think|i\s+believe|i'?d\s+say|maybe|perhaps|probably|possibly)\s+)?"
          r"(?:(?:it'?s|it\s+is|that'?s|either)\s+)?")
 _PICK_RE = re.compile(r"^\W*(?:but\s+|so\s+)?(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess|pick|lean\s+(?:towards?|to))"
+                      r"|so|therefore|thus|hence|(?:that|which)\s+makes\s+it|(?:the\s+)?(?:final\s+)?answer(?:\s+(?:is|would\s+be))?\s*:?"
                       r"|i'?ll\s+(?:go\s+with|say|pick)|leaning(?:\s+towards?)?|my\s+(?:best\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
                       r"|i\s+think(?:\s+it'?s)?|i\s+believe(?:\s+it'?s)?|if\s+i\s+had\s+to\s+(?:pick|choose|guess)(?:\s+one)?)\b\W*", re.IGNORECASE)
 
@@ -197,6 +227,7 @@ _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
 _NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
+_JOINER_CUES = {"choice": (",", "/", "or", "OR", "and", "&"), "number": ("or", "OR"), "text": ("or", "OR", "/")}
 
 
 def open_candidates(ctx: Context) -> tuple[bool, str | None]:
@@ -210,7 +241,7 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
     ((True, None), (False, None))
     """
     pattern = _CANDIDATE_RES.get(ctx.kind)
-    if pattern is None or len(ctx.text) > 600:
+    if pattern is None or len(ctx.text) > 600 or not any(j in ctx.text for j in _JOINER_CUES[ctx.kind]):
         return False, None
     m = pattern.match(ctx.text)
     if m is None:
@@ -239,6 +270,9 @@ def split_verdict(ctx: Context) -> str | None:
     >>> split_verdict(Context("Technically yes, and practically yes too.", "yes_no")) is None
     True
     """
+    low = ctx.text.lower()
+    if "yes" not in low or "no" not in low:
+        return None  # a cheap test first
     m = _SPLIT_VERDICT_RE.search(ctx.text)
     return ABSTAIN if m and m.group(1).lower() != m.group(2).lower() else None
 
@@ -254,6 +288,9 @@ _ASKED_BACK_RE = re.compile(r"^\W*(?P<span>\w[^?.!\n,;]{0,39})\?\s*(?:(?:i'?m\s+
                             r"|i'?m\s+guessing|just\s+a\s+guess)[^?\n]*$", re.IGNORECASE)
 
 
+_TENTATIVE_CUES = ("maybe", "perhaps", "possibly", "probably", "guess", "i'd", "think", "believe", "sounds", "seems", "looks")
+
+
 def tentative_pick(ctx: Context) -> str | None:
     """The one tentative pick of a short output ("I'm not sure - maybe Thimphu?" -> "Thimphu"), or None
     (none, or two: "maybe Thimphu, maybe Paro" leaves it open).
@@ -261,13 +298,16 @@ def tentative_pick(ctx: Context) -> str | None:
     >>> tentative_pick(Context("I'm not 100% sure - maybe Thimphu?", "text")), tentative_pick(Context("Maybe Thimphu? Maybe Paro?", "text"))
     ('Thimphu', None)
     """
-    if len(ctx.text) > 240 or len(ctx.sentences) > 3:
+    if len(ctx.text) > 240:
         return None
-    asked = _ASKED_BACK_RE.match(ctx.text)
+    asked = _ASKED_BACK_RE.match(ctx.text) if "?" in ctx.text else None
     if asked:
         return asked.group("span").strip()  # "B? I'm not sure."
+    low = ctx.text.lower()
+    if not any(cue in low for cue in _TENTATIVE_CUES):
+        return None  # a cheap test first
     found = list(_TENTATIVE_RE.finditer(ctx.text))
-    if len(found) != 1:
+    if len(found) != 1 or len(ctx.sentences) > 3:
         return None
     span = (found[0].group("span") or found[0].group("named") or "").strip()
     if not span or re.search(r"\b(?:or|either|not|no)\b", span + ctx.text[found[0].end():], re.IGNORECASE):
@@ -429,6 +469,37 @@ def retracted_pick(before: str) -> str | None:
     return pick if 0 < len(pick.split()) <= 4 else None
 
 
+_DOUBT_RE = re.compile(r"^\W*(?:(?:or|hmm+|wait)\W+)*[^.!?\n]{0,60}\?\s*(?:(?:no|nope|yes)\b\W*)?", re.IGNORECASE)
+
+
+def without_doubt(region: str) -> str:
+    """A correction's text without the doubt that opens it ("or is it Mars? No, Venus: ..." -> "Venus: ...").
+
+    >>> without_doubt("or is it Mars? No, Venus: it's about 95% of Earth's size."), without_doubt("Venus is closest.")
+    ("Venus: it's about 95% of Earth's size.", 'Venus is closest.')
+    """
+    m = _DOUBT_RE.match(region)
+    return region[m.end():] if m and region[m.end():].strip() else region
+
+
+# what a note after a correction label says of the earlier text: "fixed a typo", "(I originally wrote 365)"
+_NOTE_RE = re.compile(r"\(?\s*\b(?:i\s+(?:had\s+)?(?:originally|first|initially|previously|mistakenly)\s+(?:wrote|written|said|had|got|put|gave|typed)"
+                      r"|earlier\s+i\s+(?:wrote|said|had)|(?:fixed|corrected)\s+(?:a|the|an)?\s*(?:typo|mistake|error|formatting|spelling|wording))\b[^().\n]*\)?",
+                      re.IGNORECASE)
+
+
+def only_a_note(region: str) -> bool:
+    """Whether the text after a correction cue is only a note on the earlier text ("fixed a typo (I
+    originally wrote 365)"), which takes nothing back: the answer before it stands.
+
+    >>> only_a_note("fixed a typo (I originally wrote 365)."), only_a_note("it's 366, not 365.")
+    (True, False)
+    """
+    if not region or not _NOTE_RE.search(region):
+        return False
+    return not re.search(r"\w", _NOTE_RE.sub(" ", region))
+
+
 def restated_answer(part: str) -> str | None:
     """The span a correction restates as its answer ("it's in France." -> "France"), None when the part
     is no such restatement.
@@ -443,21 +514,31 @@ def restated_answer(part: str) -> str | None:
     return span if span and len(span.split()) <= 4 and not re.match(r"(?:not|no|wrong|incorrect|right|correct|true|false)\b", span, re.IGNORECASE) else None
 
 
-_SO_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence|which\s+means|meaning)\s*,?\s+(?:it|he|she|they|this|that)\s+"
+_SO_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence|which\s+means|meaning)\s*,?\s+(?P<subject>(?:[\w'-]+\s+){1,4}?)"
                             r"(?P<aux>is|was|are|were|does|did|do|can|could|has|had|have|will|would)(?P<neg>\s*(?:not|n't)\b)?", re.IGNORECASE)
+_PRONOUN_RE = re.compile(r"(?:it|he|she|they|this|that)\s*$", re.IGNORECASE)
 
 
-def concluded_verdict(region: str) -> str | None:
-    """The yes/no a correction concludes with ("..., so it was not a leap year." -> "no"), or None.
+def concluded_verdict(region: str, question: str | None = None) -> str | None:
+    """The yes/no a correction concludes with ("..., so it was not a leap year." -> "no"): its subject a
+    pronoun or the question's own ("so 1 is not prime" for "Is 1 a prime number?"); None otherwise.
 
     >>> concluded_verdict("it's also divisible by 100, so it was not a leap year."), concluded_verdict("so it is a fruit.")
     ('no', 'yes')
+    >>> concluded_verdict("by definition, so 1 is not prime.", "Is 1 a prime number?"), concluded_verdict("so prices are not high.", "Is 1 prime?")
+    ('no', None)
     """
     found = None
     for found in _SO_VERDICT_RE.finditer(region):  # noqa: B007 - the last conclusion counts
         pass
     if found is None:
         return None
+    subject = found.group("subject")
+    if not _PRONOUN_RE.match(subject.strip()):
+        words = {w.lower() for w in re.findall(r"[\w'-]+", subject)} - {"the", "a", "an"}
+        asked = {w.lower() for w in re.findall(r"[\w'-]+", question or "")}
+        if not words or not words <= asked:
+            return None
     return "no" if found.group("neg") else "yes"
 
 
@@ -496,7 +577,9 @@ _NOT_SUPERLATIVE = frozenset({"interest", "forest", "test", "best", "rest", "wes
                               "closest", "nearest", "newest", "oldest"})
 _HEAD_NOUN_RE = re.compile(r"^\W*(?:what|which)\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?P<noun>[a-z]+)(?:\s+(?:of|in|for)\b|\s*\?)", re.IGNORECASE)
 _WHO_RE = re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)
-_PLACE_OR_TIME_RE = r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?"
+_WHERE_RE = re.compile(r"^\W*(?:where|in\s+(?:which|what)\s+(?:city|country|town|place|region|state|continent))\b", re.IGNORECASE)
+_PLACE_OR_TIME_BEFORE_RE = re.compile(r"\b(?:in|at|on|during|since|from|until|near)\s+(?:the\s+)?$", re.IGNORECASE)
+_CLASSIFIED_BEFORE_RE = re.compile(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
 _MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\.?"
 _DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                       r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
@@ -505,6 +588,8 @@ _MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "lar
 
 
 def _superlatives(text: str) -> set[str]:
+    if "est" not in text and "most" not in text:
+        return set()  # a cheap test first
     found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
     return {_MEASURE.get(w, w) for w in found}
 
@@ -528,16 +613,18 @@ def answers_another_question(ctx: Context, span: str) -> bool:
     where = next((s for s in ctx.sentences if span in s), None)
     if where is None:
         return False
-    if any(span in m.group(0) for m in _SELF_RE.finditer(where)):
+    before = where[:where.index(span)]
+    if "s a" in where and any(span in m.group(0) for m in _SELF_RE.finditer(where)):
         return True
-    if _WHO_RE.match(ctx.question):
-        if _DATE_RE.fullmatch(span.strip()) or re.search(_PLACE_OR_TIME_RE + re.escape(span), where, re.IGNORECASE):
-            return True
-    extra = _superlatives(where) - _superlatives(ctx.question)
+    if _WHO_RE.match(ctx.question) and (_DATE_RE.fullmatch(span.strip()) or _PLACE_OR_TIME_BEFORE_RE.search(before)):
+        return True
+    if _WHERE_RE.match(ctx.question) and _DATE_RE.fullmatch(span.strip()):
+        return True  # "Napoleon was born in 1769." for where he was born
     head = _HEAD_NOUN_RE.match(ctx.question)
     missing_head = head is not None and stem(head.group("noun")) not in content_stems(where)
-    if missing_head and re.search(r"\b(?:is|was|are|were)\s+(?:a|an)\s+(?:\w+\s+){0,2}" + re.escape(span), where, re.IGNORECASE):
+    if missing_head and _CLASSIFIED_BEFORE_RE.search(before):
         return True  # "Bhutan is a small kingdom in the Himalayas." for its capital: what it is, not its capital
+    extra = _superlatives(where) - _superlatives(ctx.question)
     if not extra:
         return False
     missing_rank = _superlatives(ctx.question) - _superlatives(where)
@@ -582,8 +669,76 @@ def on_question(read: Callable[[Context], str | None]) -> Callable[[Context], st
     return rule
 
 
+# a year stated as a date ("completed in 1889"), and a number with a unit of something else than a year
+_YEAR_BEFORE_RE = re.compile(r"\b(?:in|since|from|by|until|of|around|circa|c\.)\s+(?:the\s+year\s+)?$", re.IGNORECASE)
+_ASKS_YEAR_RE = re.compile(r"\b(?:what|which)\s+year\b|^\W*when\b|\byear\b", re.IGNORECASE)
+_ASKS_QUANTITY_RE = re.compile(r"\bhow\s+(?:many|much|tall|high|long|far|big|heavy|old|deep|wide|fast)\b", re.IGNORECASE)
+_UNIT_AFTER_RE = r"\s*(?:%|percent|(?:metres?|meters?|m|km|kg|g|cm|mm|miles?|feet|ft|people|persons|passengers|tons?|tonnes?|litres?|liters?)\b)"
+
+
+def number_answers_another_question(ctx: Context, value: str) -> bool:
+    """Whether the number read answers another question than the one asked: a year stated as a date
+    ("completed in 1889") for "how tall" or "how many", or a measure with a unit ("269 metres") for
+    "what year".
+
+    >>> number_answers_another_question(Context("It was completed in 1889.", "number", question="How tall is it?"), "1889")
+    True
+    >>> number_answers_another_question(Context("It is 330 m tall, completed in 1889.", "number", question="How tall is it?"), "330")
+    False
+    """
+    if not ctx.question or not value.isdigit():
+        return False
+    asks_year = _ASKS_YEAR_RE.search(ctx.question) is not None
+    if not asks_year and _ASKS_QUANTITY_RE.search(ctx.question):
+        if not re.fullmatch(r"1\d{3}|20\d\d", value):
+            return False
+        seen = list(re.finditer(rf"(?<![\d,.]){value}(?!\d|[.,]\d)", ctx.text))
+        return bool(seen) and all(_YEAR_BEFORE_RE.search(ctx.text, max(0, m.start() - 20), m.start()) for m in seen)
+    if asks_year and _ASKS_QUANTITY_RE.search(ctx.question) is None:
+        at = re.search(rf"(?<![\d,.]){re.escape(value)}(?![\d.])", ctx.text.replace(",", ""))
+        return at is not None and re.match(_UNIT_AFTER_RE, ctx.text.replace(",", "")[at.end():], re.IGNORECASE) is not None
+    return False
+
+
+def number_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A number-reading rule, kept only where the number answers the question asked (see
+    :func:`number_answers_another_question`); otherwise unextracted."""
+
+    def rule(ctx: Context) -> str | None:
+        found = read(ctx)
+        if found and found != ABSTAIN and number_answers_another_question(ctx, found):
+            return ABSTAIN
+        return found
+
+    rule.__doc__ = read.__doc__
+    return rule
+
+
+# a comparison asked ("Is the Danube longer than the Rhine?") and a reply about one side only, comparing nothing
+_COMPARISON_Q_RE = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have)\s+(?P<x>.+?)\s+(?:\w+er|more\s+\w+|less\s+\w+)\s+than\s+(?P<y>.+?)\W*$",
+                              re.IGNORECASE)
+_COMPARES_RE = re.compile(r"\b(?:\w{3,}er|more|less|fewer|than|same|equal|twice|half|times|vs\.?|versus|compared|whereas|while|but)\b", re.IGNORECASE)
+
+
+def one_side_of_a_comparison(ctx: Context) -> str | None:
+    """A cascade rule for yes/no: a reply that speaks of only one side of the comparison asked and compares
+    nothing ("The Rhine flows through six countries." for "Is the Danube longer than the Rhine?"):
+    unextracted. "It is longer.", "Africa is bigger." compare, and are left to the rules after this one."""
+    if not ctx.question or " than " not in ctx.question:
+        return None
+    m = _COMPARISON_Q_RE.match(ctx.question)
+    if m is None or _COMPARES_RE.search(ctx.text):
+        return None
+    said = content_stems(ctx.text)
+    sides = [content_stems(m.group("x")), content_stems(m.group("y"))]
+    if any(side and not side & said for side in sides) and not re.match(r"\W*(?:it|they|he|she)\b", ctx.text, re.IGNORECASE):
+        return ABSTAIN
+    return None
+
+
 # ---------------------------------------------------------------------------------------- ranges
-_RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
+_RANGE_IN_RE = re.compile(r"(?:\bbetween\s+|\bfrom\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)\s*%?\s*(?:-|\u2013|to|and)\s*"
+                          r"(?:(?:about|around|roughly|approximately|nearly|some|over)\s+)?[-$\u20ac\u00a3]?(\d[\d,.]*)", re.IGNORECASE)
 _RANGE_CUE_RE = re.compile(r"\b(?:varies|vary|varying|ranges?|anywhere|somewhere|between|roughly|about|around|approximately|estimated)\b", re.IGNORECASE)
 
 
@@ -593,7 +748,7 @@ _RANGE_FIRST_RE = re.compile(r"^\W*[$\u20ac\u00a3]?\d[\d,.]*\s*%?\s*(?:-|\u2013|
 def range_only(ctx: Context) -> str | None:
     """A cascade rule for numbers: an output whose only figures are the two ends of a range ("It varies a
     lot, usually between 10 and 22.") commits to no one number: unextracted."""
-    if ctx.strong_marks or not (_RANGE_CUE_RE.search(ctx.text) or _RANGE_FIRST_RE.match(ctx.text)):
+    if not (_RANGE_FIRST_RE.match(ctx.text) or _RANGE_CUE_RE.search(ctx.text)) or ctx.strong_marks:
         return None
     ranges = list(_RANGE_IN_RE.finditer(ctx.text))
     if len(ranges) != 1:
@@ -606,9 +761,10 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
-           "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
-           "tentative_rule", "without_struck"]
+           "cut_rule", "foreign_unsure_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
+           "number_on_question", "one_side_of_a_comparison", "only_a_note", "on_question", "open_candidates", "opens_with_another_question",
+           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
+           "tentative_rule", "without_doubt", "without_struck"]
 
 
 _FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",

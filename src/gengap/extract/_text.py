@@ -691,6 +691,9 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     """The answer in the text after a self-correction: the clause that speaks of the question and
     states something, not the one that explains the retracted answer."""
     region = re.sub(r"^\W*(?:no|nope)\b\W*", "", region, flags=re.IGNORECASE)
+    settled = _commitment.without_doubt(region)  # "Venus - hmm, or is it Mars? No, Venus: ...": the doubt settled
+    if settled != region:
+        region, retracted = settled, ""  # the first answer may stand: nothing is taken back
     confirmed = _commitment.confirmed_answer(region)  # "Wait, or is it Ld? No - Pb is right."
     if confirmed and _has_content(_strip(confirmed), ctx):
         return _strip(confirmed)
@@ -726,7 +729,15 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
         return about + states - 2 * repeats
 
     best = max(parts, key=score)  # the first of the best
-    return _span(best, ctx)
+    found = _span(best, ctx)
+    if found and old and normalize(found) == old:  # "Wait, no - we inhale oxygen and exhale carbon dioxide."
+        for clause in re.split(r",?\s+(?:and|but|while|whereas)\s+|;\s*", best):
+            if not old_words & set(normalize(clause).split()):
+                other = _span(clause, ctx)
+                if other and normalize(other) != old:
+                    return other
+        return None
+    return found
 
 
 def normalize(text: str) -> str:

@@ -178,7 +178,7 @@ def _correction(ctx: Context) -> str | None:
     final = re.search(rf"(?:^|[.!;]\s+){_YN_WORD}\W*$", ctx.correction, re.IGNORECASE)
     found = _word(final.group(1)) if final else _read_region(ctx.correction)  # "... Yes." closing the reconsideration
     if found is None:
-        found = _commitment.concluded_verdict(ctx.correction)  # "wait, ..., so it was not a leap year."
+        found = _commitment.concluded_verdict(ctx.correction, ctx.question)  # "wait, ..., so it was not a leap year."
     if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
         return "no"  # "Yes... hmm, no. Penguins cannot fly."
     return found
@@ -1275,6 +1275,7 @@ RULES: tuple[Rule, ...] = (
     Rule("subject_elliptic", "answer_inside_sentence", _subject_elliptic),
     Rule("share_for_most", "answer_inside_sentence", _share_for_most),
     Rule("bound", "answer_inside_sentence", _bound),
+    Rule("one_side", "abstain", _commitment.one_side_of_a_comparison),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
 )
