@@ -366,3 +366,8 @@ def test_a_transcript_that_is_not_a_verdict_leaves_the_prose_to_answer() -> None
     out = "```js\n> typeof null\n'object'\n```\n\nYes — it's a long-standing quirk of the language."
     assert read(out, "yes_no", "Does `typeof null` return 'object' in JavaScript?") == "yes"
     assert read("```js\n> typeof null\n'object'\n```", "text", "What does `typeof null` return in JavaScript?") == "object"
+
+
+def test_answer_fields_in_other_languages() -> None:
+    assert read('{"respuesta": "Sí"}', "yes_no", "¿Es Madrid la capital de España?") == "yes"
+    assert read('{"réponse": "C", "explication": "..."}', "choice", "Laquelle ?", ["a", "b", "c"]) == "C"

@@ -111,8 +111,9 @@ def _named_element(text: str, kind: str, question: str | None) -> str | None:
 _DECODER = json.JSONDecoder()
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # answer fields, strongest first; "result", "response", "output", "data" are often envelopes around one
-_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "letter", "verdict", "decision", "prediction",
-                "label", "conclusion", "result", "value", "solution", "response", "output")
+_ANSWER_KEYS = ("answer", "ans", "respuesta", "reponse", "r\u00e9ponse", "antwort", "resposta", "risposta", "final", "choice", "option",
+                "selected", "selection", "pick", "letter", "verdict", "decision", "prediction", "label", "conclusion", "result", "value",
+                "solution", "response", "reply", "output", "correct")
 _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale", "confidence", "note", "notes", "steps", "working",
                               "work", "thoughts", "thought", "analysis", "unit", "units", "source", "sources", "error", "comment",
                               "justification", "evidence", "caveat", "caveats", "score", "probability_estimate", "certainty"})
