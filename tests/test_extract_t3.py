@@ -371,3 +371,11 @@ def test_a_transcript_that_is_not_a_verdict_leaves_the_prose_to_answer() -> None
 def test_answer_fields_in_other_languages() -> None:
     assert read('{"respuesta": "Sí"}', "yes_no", "¿Es Madrid la capital de España?") == "yes"
     assert read('{"réponse": "C", "explication": "..."}', "choice", "Laquelle ?", ["a", "b", "c"]) == "C"
+
+
+def test_options_written_out_again_then_the_answer_in_prose() -> None:
+    choices = ["Shark", "Dolphin", "Trout", "Eel"]
+    assert read("1. Shark\n2. Dolphin\n3. Trout\n4. Eel\n\nThe dolphin is the mammal.", "choice", "Which is a mammal?", choices) == "B"
+    # a base model's next few-shot item lists other options: they are not this answer's list
+    out = " (B) Dolphin\n\n\nQuestion 7: Which is a fish?\n(A) Shark\n(B) Dolphin\n(C) Whale\n(D) Seal\nAnswer: (A)"
+    assert read(out, "choice", "Which is a mammal?", choices) == "B"

@@ -40,6 +40,7 @@ from gengap.extract._base import (
     Context,
     Extraction,
     Rule,
+    own_answer,
     run_cascade,
     sentences,
     stem,
@@ -623,11 +624,12 @@ def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
     """
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(choices)] if choices else "ABCDE"
     seen, bold_ones, ticked = set(), set(), set()
-    other = False
+    other: list[str] = []
     for line in text.split("\n"):
         letter = _option_of(line, letters, choices)
         if letter is None:
-            other = other or bool(line.strip())
+            if line.strip():
+                other.append(line)
             continue
         seen.add(letter)
         if re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)|^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*",
@@ -639,8 +641,8 @@ def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
         return None
     if len(ticked) == 1:
         return next(iter(ticked))
-    if not ticked and not bold_ones and not other and len(seen) == len(letters):
-        return ABSTAIN  # the options written out again, none picked
+    if not ticked and not bold_ones and len(seen) == len(letters):  # the options written out again, none picked:
+        return "\n".join(other) if other else ABSTAIN  # what is said besides them answers, if anything
     return next(iter(bold_ones)) if len(bold_ones) == 1 and not ticked else None
 
 
@@ -735,7 +737,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     line = _record_part(text, ctx.kind, ctx.question) if marks or record else None
     if line is not None:
         parts.append((line, False, "record"))
-    picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
+    picked = _marked_option(own_answer(text), ctx.choices) if marks and ctx.kind == "choice" else None  # not the next item's options
     if picked is not None:
         parts.append((picked, False, "list"))
     said = _VERDICT_LINE_RE.search(text) if verdict else None
