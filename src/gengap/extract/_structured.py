@@ -397,10 +397,19 @@ _ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|r
 _CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
                                r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|pip|linux|unix"
                                r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
-@lru_cache(maxsize=4096)
+_CODE_WORDS = frozenset("""python javascript js typescript shell bash zsh powershell sql excel spreadsheet git ruby java rust go
+html css regex latex markdown yaml json xml vim emacs docker kubectl npm pip linux unix code snippet script program expression
+repl command terminal console interpreter""".split())
+_CODE_MARKS = ("`", "(", "\n", "==", "c++")
+
+
+@lru_cache(maxsize=16384)
 def _about_code(question: str) -> bool:
-    """Whether the question is about code (keyed by the question: many outputs answer each)."""
-    return _CODE_QUESTION_RE.search(question) is not None
+    """Whether the question is about code: it quotes some, or names a language, a program or its output
+    (keyed by the question: many outputs answer each)."""
+    if any(m in question for m in _CODE_MARKS):
+        return _CODE_QUESTION_RE.search(question) is not None
+    return not _CODE_WORDS.isdisjoint(w.strip(".,;:?!'\"").lower() for w in question.split())
 
 
 _EXAMPLE_RE = re.compile(r"\b(?:e\.\s?g|i\.\s?e|for\s+(?:example|instance)|such\s+as|like|as\s+in)\b", re.IGNORECASE)
