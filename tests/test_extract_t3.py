@@ -379,3 +379,12 @@ def test_options_written_out_again_then_the_answer_in_prose() -> None:
     # a base model's next few-shot item lists other options: they are not this answer's list
     out = " (B) Dolphin\n\n\nQuestion 7: Which is a fish?\n(A) Shark\n(B) Dolphin\n(C) Whale\n(D) Seal\nAnswer: (A)"
     assert read(out, "choice", "Which is a mammal?", choices) == "B"
+
+
+def test_a_list_of_candidates_with_one_marked() -> None:
+    assert read("- 12\n- **14** ← answer\n- 16", "number", "Which number doubled gives 28?") == "14"
+    assert read("- Option 1: 12\n- Option 2: 14 ✅\n- Option 3: 16", "number", "Which number doubled gives 28?") == "14"
+    out = "- Inch: 0.0254 m\n- Foot: 0.3048 m\n- **Yard: 0.9144 m** ✅\n- Mile: 1609.344 m"
+    assert read(out, "text", "Which unit of length is defined as exactly 0.9144 metres?") == "Yard"
+    # checks ticked on every step mark nothing out
+    assert read("- 6 × 7 = 42 ✓\n- 7 × 6 = 42 ✓", "number", "What is 6 x 7?") == "42"

@@ -606,7 +606,7 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
 _TICKS = ("\u2705", "\u2713", "\u2714", "\u2611", "\u2190", "<-", "(correct)", "(answer)", "(right)")
 _TICK_RE = re.compile(r"[\u2705\u2713\u2714\u2611]|\u2190|<--?(?![\w-])|\((?:correct|answer|right)\)", re.IGNORECASE)
 _OPTION_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(\*\*|__)?[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\].:]", re.IGNORECASE)
-_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(.*)$")
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(.*)$", re.MULTILINE)
 _MARKUP_RE = re.compile(r"[*_`]+|[\u2705\u2713\u2714\u2611\u274c\u2717\u2718]|\u2190.*$|<--?.*$|\((?:correct|answer|right)\)", re.IGNORECASE)
 
 
@@ -656,6 +656,31 @@ def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
 
 
 _VERDICT_WORDS = ("verdict", "conclusion", "bottom line", "tl;dr", "tldr", "tl; dr", "short answer", "decision", "in short")
+def _marked_item(text: str, question: str | None) -> str | None:
+    """In a list of short items (candidates, not steps), the one item ticked or pointed at, or the one in
+    bold among three or more: its text without the marks; of a "label: value" item, the side the
+    question does not already give ("- **Yard: 0.9144 m** ✅" for "Which unit is 0.9144 metres?"), the
+    value after a numbering label ("Option 2: 14")."""
+    items = [m.group(1) for m in (_ITEM_RE.match(ln) for ln in text.split("\n")) if m]
+    if len(items) < 2 or any(len(_MARKUP_RE.sub(" ", i).split()) > 6 for i in items):
+        return None
+    ticked = [i for i in items if _TICK_RE.search(i)]
+    bold = [i for i in items if i.lstrip().startswith(("**", "__"))]
+    picked = ticked if ticked else bold if len(items) >= 3 and len(bold) < len(items) else []
+    if len(picked) != 1:
+        return None
+    value = " ".join(_MARKUP_RE.sub(" ", picked[0]).split())
+    label, sep, rest = value.partition(":")
+    if not sep or not rest.strip():
+        return value or None
+    given = f" {' '.join(words((question or '').lower()))} "
+    if f" {' '.join(words(rest.lower()))} " in given or any(f" {n} " in given for n in re.findall(r"\d[\d.,]*", rest)):
+        return label.strip()  # the question gives the value: the label answers
+    if re.fullmatch(r"(?:option|choice|candidate|answer|item|number|no\.?)?\s*\w{0,3}", label.strip(), re.IGNORECASE):
+        return rest.strip()  # "Option 2: 14"
+    return value
+
+
 # a line labelled as the verdict: "- Verdict: **No**", "**Bottom line:** yes", "TL;DR: 42"
 _VERDICT_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022>][ \t]+|\d+[.)][ \t]+|#+[ \t]+)?(?:\*\*|__)?(?:final\s+)?(?:verdict|conclusion|bottom\s+line"
                               r"|tl;?\s?dr|short\s+answer|decision|in\s+short)(?:\*\*|__)?[ \t]*[:\u2014\u2013-](?:\*\*|__)?[ \t]*(\S[^\n]*)$",
@@ -693,9 +718,10 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
     fenced = "```" in raw or "~~~" in raw
+    listed = ctx.kind != "choice" and ("**" in raw or any(t in raw for t in _TICKS)) and "\n" in raw and _ITEM_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
-            and "assistantfinal" not in raw):
+            and not listed and "assistantfinal" not in raw):
         return None  # a cheap test first: most outputs carry no structure
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
@@ -747,6 +773,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if line is not None:
         parts.append((line, False, "record"))
     picked = _marked_option(own_answer(text), ctx.choices) if marks and ctx.kind == "choice" else None  # not the next item's options
+    if picked is None and ctx.kind != "choice" and listed:
+        picked = _marked_item(own_answer(text), ctx.question)
     if picked is not None:
         parts.append((picked, False, "list"))
     said = _VERDICT_LINE_RE.search(text) if verdict else None
