@@ -388,3 +388,10 @@ def test_a_list_of_candidates_with_one_marked() -> None:
     assert read(out, "text", "Which unit of length is defined as exactly 0.9144 metres?") == "Yard"
     # checks ticked on every step mark nothing out
     assert read("- 6 × 7 = 42 ✓\n- 7 × 6 = 42 ✓", "number", "What is 6 x 7?") == "42"
+
+
+def test_citation_marks_and_footnotes_are_not_the_answer() -> None:
+    assert read("London [1]\n\n[1] The Metropolitan Railway opened in 1863.", "text", "Which city had the first underground railway?") == "London"
+    assert read("Chinua Achebe [source: Encyclopaedia Britannica]", "text", "Who wrote Things Fall Apart?") == "Chinua Achebe"
+    # in code, brackets index: not a citation
+    assert read(">>> x = [4, 5, 6]\n>>> x[1]\n5", "number", "What does `x[1]` return for x = [4, 5, 6]?") == "5"

@@ -718,10 +718,11 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
     fenced = "```" in raw or "~~~" in raw
+    cited = "[" in raw and not code and _CITATION_RE.search(raw) is not None  # (in code, "x[1]" is an index)
     listed = ctx.kind != "choice" and ("**" in raw or any(t in raw for t in _TICKS)) and "\n" in raw and _ITEM_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
-            and not listed and "assistantfinal" not in raw):
+            and not listed and not cited and "assistantfinal" not in raw):
         return None  # a cheap test first: most outputs carry no structure
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
@@ -738,6 +739,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
         how = [*how, "turn"]  # what follows the header is the reply
     if quoted:
         text = _unquote(text)  # a Markdown quote sets its lines apart; it does not change what they say
+    if cited:
+        text = _uncited(text)  # citation marks and footnotes name sources, not answers: "London [1]"
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -788,8 +791,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
         blocks = _blocks(text)
         if len(blocks) == 1 and _wrapper_talk(text[:blocks[0][0]] + text[text.rfind("```") + 3:]):
             text, how = blocks[0][1], [*how, "fence"]  # the output is one fenced block: its fence and label are markup ("```text")
-    if how or quoted:
-        parts.append((text, explicit, how[-1] if how else "quote"))
+    if how or quoted or cited:
+        parts.append((text, explicit, how[-1] if how else "quote" if quoted else "citation"))
     return parts or None
 
 
@@ -813,6 +816,15 @@ def _retraction_after(text: str) -> str | None:
 
 
 _QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
+
+
+_CITATION_RE = re.compile(r"\[(?:\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*|(?:source|sources|citation|ref|via)\s*:[^\]\n]{0,120})\]", re.IGNORECASE)
+_FOOTNOTE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\][:.]?[ \t].*$", re.MULTILINE)
+
+
+def _uncited(text: str) -> str:
+    """``text`` without footnote lines ("[1] The railway opened in 1863.") and citation marks."""
+    return _CITATION_RE.sub("", _FOOTNOTE_RE.sub("", text)).strip()
 
 
 def _unquote(text: str) -> str:
