@@ -13,13 +13,16 @@ from gengap.extract import extract
 
 ORDINARY = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "extraction_v6dev" / "ordinary.jsonl"
 ROWS = [json.loads(line) for line in ORDINARY.read_text(encoding="utf-8").splitlines() if line.strip()]
-# wrappers that mark the whole output as the answer: reading the wrapped output must read the same
+# wrappers that mark the whole output as the answer, or only add markup: reading the wrapped output must read the same
 WRAPPERS = {
     "answer tag": lambda o: f"<answer>{o.strip()}</answer>",
     "reasoning block": lambda o: f"<think>\nLet me work through this carefully before answering.\n</think>\n\n{o.strip()}",
     "reasoning and answer tags": lambda o: f"<reasoning>\nI check the facts.\n</reasoning>\n<answer>\n{o.strip()}\n</answer>",
     "JSON answer field": lambda o: json.dumps({"answer": o.strip()}),
     "fenced JSON with a reasoning field": lambda o: "```json\n" + json.dumps({"reasoning": "Checked.", "answer": o.strip()}, indent=2) + "\n```",
+    "citation and footnote": lambda o: f"{o.strip()} [1]\n\n[1] Source: Wikipedia.",
+    "Markdown quote": lambda o: "\n".join("> " + line for line in o.strip().split("\n")),
+    "chat turn header": lambda o: f"<|im_start|>assistant\n{o.strip()}<|im_end|>",
     "final channel": lambda o: f"<|channel|>analysis<|message|>Need to answer.<|end|><|start|>assistant<|channel|>final<|message|>{o.strip()}<|return|>",
 }
 

@@ -718,7 +718,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
     record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
     fenced = "```" in raw or "~~~" in raw
-    cited = "[" in raw and not code and _CITATION_RE.search(raw) is not None  # (in code, "x[1]" is an index)
+    cite_re = _CITATION_SPACED_RE if code else _CITATION_RE  # in code, "x[1]" is an index
+    cited = "[" in raw and cite_re.search(raw) is not None
     listed = ctx.kind != "choice" and ("**" in raw or any(t in raw for t in _TICKS)) and "\n" in raw and _ITEM_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
@@ -740,7 +741,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if quoted:
         text = _unquote(text)  # a Markdown quote sets its lines apart; it does not change what they say
     if cited:
-        text = _uncited(text)  # citation marks and footnotes name sources, not answers: "London [1]"
+        text = _uncited(text, cite_re)  # citation marks and footnotes name sources, not answers: "London [1]"
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -822,9 +823,12 @@ _CITATION_RE = re.compile(r"\[(?:\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*|(?:sourc
 _FOOTNOTE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\][:.]?[ \t].*$", re.MULTILINE)
 
 
-def _uncited(text: str) -> str:
+_CITATION_SPACED_RE = re.compile(r"(?<![\w\])])" + _CITATION_RE.pattern, re.IGNORECASE)
+
+
+def _uncited(text: str, marks: re.Pattern[str] = _CITATION_RE) -> str:
     """``text`` without footnote lines ("[1] The railway opened in 1863.") and citation marks."""
-    return _CITATION_RE.sub("", _FOOTNOTE_RE.sub("", text)).strip()
+    return marks.sub("", _FOOTNOTE_RE.sub("", text)).strip()
 
 
 def _unquote(text: str) -> str:
@@ -864,7 +868,7 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         rule = f"structured_{how}"
         if part == ABSTAIN:
             return Extraction(None, ctx.kind, "unextracted")
-        designated = designated or explicit
+        designated = designated or explicit or how in _MARKUP_ONLY
         if not part.strip():
             continue
         skip = deeper
@@ -883,4 +887,6 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
     return Extraction(None, ctx.kind, "unextracted") if designated else None
 
 
+# the structure was only markup around the whole reply: reading it without the markup is all there is to read
+_MARKUP_ONLY = frozenset({"citation", "quote", "fence", "turn"})
 _INNER = "structured_inner"  # marks a part being read, so that its own structure is unwrapped once at most
