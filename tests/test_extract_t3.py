@@ -398,3 +398,10 @@ def test_citation_marks_and_footnotes_are_not_the_answer() -> None:
     assert read("Chinua Achebe [source: Encyclopaedia Britannica]", "text", "Who wrote Things Fall Apart?") == "Chinua Achebe"
     # in code, brackets index: not a citation
     assert read(">>> x = [4, 5, 6]\n>>> x[1]\n5", "number", "What does `x[1]` return for x = [4, 5, 6]?") == "5"
+
+
+def test_a_verdict_per_aspect_the_question_names_its_line() -> None:
+    out = "- Legally: **No**\n- Practically: many people do it anyway, yes"
+    assert read(out, "yes_no", "Is it legal to drive without a licence?") == "no"
+    assert read("- Safe to eat: yes\n- Tasty: no, rather bitter", "yes_no", "Is it safe to eat raw kale?") == "yes"
+    assert read("- Safe to eat: yes\n- Tasty: no, rather bitter", "yes_no", "Is raw kale tasty?") == "no"

@@ -576,12 +576,19 @@ _BOLD_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+)?(?:\*\*|__)([A-Za-z][^
                            re.IGNORECASE)
 
 
+# a verdict per aspect: "- Legally: **No**", "* Is it legal? No"
+_ASPECT_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:?\n*]{0,48}?[?:]?)(?:\*\*|__)?[ \t]*[:?][ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$")
+
+
+_ASPECT_MULTI_RE = re.compile(_ASPECT_LINE_RE.pattern, re.MULTILINE)
+
+
 def _record_part(text: str, kind: str, question: str | None) -> str | None:
     """The one labelled line whose label is what the question asks for: for a number, set in bold
     ("- **Total cash compensation: $57,200**", "**Median = 4**"), so that notes after it do not count;
     for a short text, a line of a bulleted record ("- **Author:** George Orwell" for "Who wrote 1984?").
     Numbered steps are a chain of thought, not a record."""
-    if not question or kind not in ("number", "text"):
+    if not question or kind not in ("number", "text", "yes_no"):
         return None
     asked = asked_stems(question)
 
@@ -596,7 +603,8 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
                 found.append(m.group(2).strip(" *_"))
         return found[0] if len(found) == 1 else None
     lines = text.split("\n")
-    record = [m for m in (_RECORD_LINE_RE.match(ln) for ln in lines) if m]
+    line_re = _ASPECT_LINE_RE if kind == "yes_no" else _RECORD_LINE_RE
+    record = [m for m in (line_re.match(ln) for ln in lines) if m]
     if len(record) < 2 or len(record) < len([ln for ln in lines if ln.strip()]) / 2:
         return None  # not a record: prose with a labelled line or two
     found = [m.group(3).strip(" *_") for m in record if named(m.group(2))]
@@ -716,7 +724,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and (any(t in raw for t in _TICKS) or raw.count("\n") >= 2)))
     low = raw.lower()
     verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
-    record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
+    record = (ctx.kind in ("text", "yes_no") and (":" in raw or "?" in raw) and "\n" in raw
+              and (_RECORD_LINE_RE if ctx.kind == "text" else _ASPECT_MULTI_RE).search(raw) is not None)
     fenced = "```" in raw or "~~~" in raw
     cite_re = _CITATION_SPACED_RE if code else _CITATION_RE  # in code, "x[1]" is an index
     cited = "[" in raw and cite_re.search(raw) is not None
