@@ -405,3 +405,10 @@ def test_a_verdict_per_aspect_the_question_names_its_line() -> None:
     assert read(out, "yes_no", "Is it legal to drive without a licence?") == "no"
     assert read("- Safe to eat: yes\n- Tasty: no, rather bitter", "yes_no", "Is it safe to eat raw kale?") == "yes"
     assert read("- Safe to eat: yes\n- Tasty: no, rather bitter", "yes_no", "Is raw kale tasty?") == "no"
+
+
+def test_a_list_value_is_not_a_citation() -> None:
+    assert read("[1, 2, 3]", "text", "What does list(range(1, 4)) return in Python?") == "[1, 2, 3]"
+    assert read("The tower is 330 metres tall.[2][3]", "number", "How tall is the tower in metres?") == "330"
+    # "go" and "rust" are words before they are languages: a train that goes far is no code question
+    assert read("It goes 150 miles [1].\n\n[1] 60 × 2.5", "number", "A train travels at 60 mph for 2.5 hours. How far does it go?") == "150"

@@ -394,12 +394,12 @@ _FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~)[\w+#.-]*[ \t]*$", re.MULTILINE)
 _ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|returns|returned|evaluate|evaluates|display|displays|echo|echoes"
                              r"|yield|yields|produce|produces|result\s+of|value\s+of|log|logs)\b", re.IGNORECASE)
 # the question is about code: it quotes some, or names a language, a program or its output
-_CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
-                               r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|pip|linux|unix"
-                               r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
-_CODE_WORDS = frozenset("""python javascript js typescript shell bash zsh powershell sql excel spreadsheet git ruby java rust go
-html css regex latex markdown yaml json xml vim emacs docker kubectl npm pip linux unix code snippet script program expression
-repl command terminal console interpreter""".split())
+_CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|bash|zsh|powershell|sql|excel|spreadsheet|git"
+                               r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|linux|unix"
+                               r"|c\+\+|code|snippet|repl|command|interpreter)\b", re.IGNORECASE)
+# words that name code without doubt ("go", "rust", "ruby", "shell", "java", "program" name other things too)
+_CODE_WORDS = frozenset("""python javascript js typescript bash zsh powershell sql excel spreadsheet git html css regex latex markdown
+yaml json xml vim emacs docker kubectl npm linux unix code snippet repl command interpreter""".split())
 _CODE_MARKS = ("`", "(", "\n", "==", "c++")
 
 
@@ -727,8 +727,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     record = (ctx.kind in ("text", "yes_no") and (":" in raw or "?" in raw) and "\n" in raw
               and (_RECORD_LINE_RE if ctx.kind == "text" else _ASPECT_MULTI_RE).search(raw) is not None)
     fenced = "```" in raw or "~~~" in raw
-    cite_re = _CITATION_SPACED_RE if code else _CITATION_RE  # in code, "x[1]" is an index
-    cited = "[" in raw and cite_re.search(raw) is not None
+    cited = "[" in raw and not code and _CITATION_RE.search(raw) is not None  # in code, "x[1]" is an index
     listed = ctx.kind != "choice" and ("**" in raw or any(t in raw for t in _TICKS)) and "\n" in raw and _ITEM_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
@@ -750,7 +749,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if quoted:
         text = _unquote(text)  # a Markdown quote sets its lines apart; it does not change what they say
     if cited:
-        text = _uncited(text, cite_re)  # citation marks and footnotes name sources, not answers: "London [1]"
+        text = _uncited(text) or text  # citation marks and footnotes name sources, not answers: "London [1]"
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -828,16 +827,15 @@ def _retraction_after(text: str) -> str | None:
 _QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
 
 
-_CITATION_RE = re.compile(r"\[(?:\^?\d{1,3}(?:\s*[,\u2013-]\s*\d{1,3})*|(?:source|sources|citation|ref|via)\s*:[^\]\n]{0,120})\]", re.IGNORECASE)
+# a citation mark after the text it cites ("London [1]", "tall.[2]", "[source: Britannica]"); a list such as
+# "[1, 2, 3]" or a bracket opening a line is not one
+_CITATION_RE = re.compile(r"(?<=[^\s\[])[ \t]?\[(?:\^?\d{1,3}|(?:source|sources|citation|ref|via)\s*:[^\]\n]{0,120})\]", re.IGNORECASE)
 _FOOTNOTE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\][:.]?[ \t].*$", re.MULTILINE)
 
 
-_CITATION_SPACED_RE = re.compile(r"(?<![\w\])])" + _CITATION_RE.pattern, re.IGNORECASE)
-
-
-def _uncited(text: str, marks: re.Pattern[str] = _CITATION_RE) -> str:
+def _uncited(text: str) -> str:
     """``text`` without footnote lines ("[1] The railway opened in 1863.") and citation marks."""
-    return marks.sub("", _FOOTNOTE_RE.sub("", text)).strip()
+    return _CITATION_RE.sub("", _FOOTNOTE_RE.sub("", text)).strip()
 
 
 def _unquote(text: str) -> str:
