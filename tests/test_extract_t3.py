@@ -13,13 +13,16 @@ from gengap.extract import extract
 
 ORDINARY = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "extraction_v6dev" / "ordinary.jsonl"
 ROWS = [json.loads(line) for line in ORDINARY.read_text(encoding="utf-8").splitlines() if line.strip()]
-# wrappers that mark the whole output as the answer: reading the wrapped output must read the same
+# wrappers that mark the whole output as the answer, or only add markup: reading the wrapped output must read the same
 WRAPPERS = {
     "answer tag": lambda o: f"<answer>{o.strip()}</answer>",
     "reasoning block": lambda o: f"<think>\nLet me work through this carefully before answering.\n</think>\n\n{o.strip()}",
     "reasoning and answer tags": lambda o: f"<reasoning>\nI check the facts.\n</reasoning>\n<answer>\n{o.strip()}\n</answer>",
     "JSON answer field": lambda o: json.dumps({"answer": o.strip()}),
     "fenced JSON with a reasoning field": lambda o: "```json\n" + json.dumps({"reasoning": "Checked.", "answer": o.strip()}, indent=2) + "\n```",
+    "citation and footnote": lambda o: f"{o.strip()} [1]\n\n[1] Source: Wikipedia.",
+    "Markdown quote": lambda o: "\n".join("> " + line for line in o.strip().split("\n")),
+    "chat turn header": lambda o: f"<|im_start|>assistant\n{o.strip()}<|im_end|>",
     "final channel": lambda o: f"<|channel|>analysis<|message|>Need to answer.<|end|><|start|>assistant<|channel|>final<|message|>{o.strip()}<|return|>",
 }
 
@@ -366,3 +369,46 @@ def test_a_transcript_that_is_not_a_verdict_leaves_the_prose_to_answer() -> None
     out = "```js\n> typeof null\n'object'\n```\n\nYes — it's a long-standing quirk of the language."
     assert read(out, "yes_no", "Does `typeof null` return 'object' in JavaScript?") == "yes"
     assert read("```js\n> typeof null\n'object'\n```", "text", "What does `typeof null` return in JavaScript?") == "object"
+
+
+def test_answer_fields_in_other_languages() -> None:
+    assert read('{"respuesta": "Sí"}', "yes_no", "¿Es Madrid la capital de España?") == "yes"
+    assert read('{"réponse": "C", "explication": "..."}', "choice", "Laquelle ?", ["a", "b", "c"]) == "C"
+
+
+def test_options_written_out_again_then_the_answer_in_prose() -> None:
+    choices = ["Shark", "Dolphin", "Trout", "Eel"]
+    assert read("1. Shark\n2. Dolphin\n3. Trout\n4. Eel\n\nThe dolphin is the mammal.", "choice", "Which is a mammal?", choices) == "B"
+    # a base model's next few-shot item lists other options: they are not this answer's list
+    out = " (B) Dolphin\n\n\nQuestion 7: Which is a fish?\n(A) Shark\n(B) Dolphin\n(C) Whale\n(D) Seal\nAnswer: (A)"
+    assert read(out, "choice", "Which is a mammal?", choices) == "B"
+
+
+def test_a_list_of_candidates_with_one_marked() -> None:
+    assert read("- 12\n- **14** ← answer\n- 16", "number", "Which number doubled gives 28?") == "14"
+    assert read("- Option 1: 12\n- Option 2: 14 ✅\n- Option 3: 16", "number", "Which number doubled gives 28?") == "14"
+    out = "- Inch: 0.0254 m\n- Foot: 0.3048 m\n- **Yard: 0.9144 m** ✅\n- Mile: 1609.344 m"
+    assert read(out, "text", "Which unit of length is defined as exactly 0.9144 metres?") == "Yard"
+    # checks ticked on every step mark nothing out
+    assert read("- 6 × 7 = 42 ✓\n- 7 × 6 = 42 ✓", "number", "What is 6 x 7?") == "42"
+
+
+def test_citation_marks_and_footnotes_are_not_the_answer() -> None:
+    assert read("London [1]\n\n[1] The Metropolitan Railway opened in 1863.", "text", "Which city had the first underground railway?") == "London"
+    assert read("Chinua Achebe [source: Encyclopaedia Britannica]", "text", "Who wrote Things Fall Apart?") == "Chinua Achebe"
+    # in code, brackets index: not a citation
+    assert read(">>> x = [4, 5, 6]\n>>> x[1]\n5", "number", "What does `x[1]` return for x = [4, 5, 6]?") == "5"
+
+
+def test_a_verdict_per_aspect_the_question_names_its_line() -> None:
+    out = "- Legally: **No**\n- Practically: many people do it anyway, yes"
+    assert read(out, "yes_no", "Is it legal to drive without a licence?") == "no"
+    assert read("- Safe to eat: yes\n- Tasty: no, rather bitter", "yes_no", "Is it safe to eat raw kale?") == "yes"
+    assert read("- Safe to eat: yes\n- Tasty: no, rather bitter", "yes_no", "Is raw kale tasty?") == "no"
+
+
+def test_a_list_value_is_not_a_citation() -> None:
+    assert read("[1, 2, 3]", "text", "What does list(range(1, 4)) return in Python?") == "[1, 2, 3]"
+    assert read("The tower is 330 metres tall.[2][3]", "number", "How tall is the tower in metres?") == "330"
+    # "go" and "rust" are words before they are languages: a train that goes far is no code question
+    assert read("It goes 150 miles [1].\n\n[1] 60 × 2.5", "number", "A train travels at 60 mph for 2.5 hours. How far does it go?") == "150"

@@ -40,6 +40,7 @@ from gengap.extract._base import (
     Context,
     Extraction,
     Rule,
+    own_answer,
     run_cascade,
     sentences,
     stem,
@@ -111,8 +112,9 @@ def _named_element(text: str, kind: str, question: str | None) -> str | None:
 _DECODER = json.JSONDecoder()
 _CAMEL_RE = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # answer fields, strongest first; "result", "response", "output", "data" are often envelopes around one
-_ANSWER_KEYS = ("answer", "final", "choice", "option", "selected", "selection", "pick", "letter", "verdict", "decision", "prediction",
-                "label", "conclusion", "result", "value", "solution", "response", "output")
+_ANSWER_KEYS = ("answer", "ans", "respuesta", "reponse", "r\u00e9ponse", "antwort", "resposta", "risposta", "final", "choice", "option",
+                "selected", "selection", "pick", "letter", "verdict", "decision", "prediction", "label", "conclusion", "result", "value",
+                "solution", "response", "reply", "output", "correct")
 _NOT_ANSWER_KEYS = frozenset({"reasoning", "reason", "explanation", "rationale", "confidence", "note", "notes", "steps", "working",
                               "work", "thoughts", "thought", "analysis", "unit", "units", "source", "sources", "error", "comment",
                               "justification", "evidence", "caveat", "caveats", "score", "probability_estimate", "certainty"})
@@ -392,13 +394,22 @@ _FENCE_RE = re.compile(r"^[ \t]*(?:```|~~~)[\w+#.-]*[ \t]*$", re.MULTILINE)
 _ASKS_OUTPUT_RE = re.compile(r"\b(?:print|prints|printed|output|outputs|return|returns|returned|evaluate|evaluates|display|displays|echo|echoes"
                              r"|yield|yields|produce|produces|result\s+of|value\s+of|log|logs)\b", re.IGNORECASE)
 # the question is about code: it quotes some, or names a language, a program or its output
-_CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|shell|bash|zsh|powershell|sql|excel|spreadsheet|git|ruby|java|rust|go"
-                               r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|pip|linux|unix"
-                               r"|c\+\+|code|snippet|script|program|expression|repl|command|terminal|console|interpreter)\b", re.IGNORECASE)
-@lru_cache(maxsize=4096)
+_CODE_QUESTION_RE = re.compile(r"`|\w\(|\n|==|\b(?:python|javascript|js|typescript|bash|zsh|powershell|sql|excel|spreadsheet|git"
+                               r"|html|css|regex|latex|markdown|yaml|json|xml|vim|emacs|docker|kubectl|npm|linux|unix"
+                               r"|c\+\+|code|snippet|repl|command|interpreter)\b", re.IGNORECASE)
+# words that name code without doubt ("go", "rust", "ruby", "shell", "java", "program" name other things too)
+_CODE_WORDS = frozenset("""python javascript js typescript bash zsh powershell sql excel spreadsheet git html css regex latex markdown
+yaml json xml vim emacs docker kubectl npm linux unix code snippet repl command interpreter""".split())
+_CODE_MARKS = ("`", "(", "\n", "==", "c++")
+
+
+@lru_cache(maxsize=16384)
 def _about_code(question: str) -> bool:
-    """Whether the question is about code (keyed by the question: many outputs answer each)."""
-    return _CODE_QUESTION_RE.search(question) is not None
+    """Whether the question is about code: it quotes some, or names a language, a program or its output
+    (keyed by the question: many outputs answer each)."""
+    if any(m in question for m in _CODE_MARKS):
+        return _CODE_QUESTION_RE.search(question) is not None
+    return not _CODE_WORDS.isdisjoint(w.strip(".,;:?!'\"").lower() for w in question.split())
 
 
 _EXAMPLE_RE = re.compile(r"\b(?:e\.\s?g|i\.\s?e|for\s+(?:example|instance)|such\s+as|like|as\s+in)\b", re.IGNORECASE)
@@ -565,12 +576,19 @@ _BOLD_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+)?(?:\*\*|__)([A-Za-z][^
                            re.IGNORECASE)
 
 
+# a verdict per aspect: "- Legally: **No**", "* Is it legal? No"
+_ASPECT_LINE_RE = re.compile(r"^[ \t]*[-*+\u2022][ \t]+(\*\*|__)?([A-Za-z][^:?\n*]{0,48}?[?:]?)(?:\*\*|__)?[ \t]*[:?][ \t]*(?:\*\*|__)?[ \t]*(\S[^\n]*?)[ \t]*$")
+
+
+_ASPECT_MULTI_RE = re.compile(_ASPECT_LINE_RE.pattern, re.MULTILINE)
+
+
 def _record_part(text: str, kind: str, question: str | None) -> str | None:
     """The one labelled line whose label is what the question asks for: for a number, set in bold
     ("- **Total cash compensation: $57,200**", "**Median = 4**"), so that notes after it do not count;
     for a short text, a line of a bulleted record ("- **Author:** George Orwell" for "Who wrote 1984?").
     Numbered steps are a chain of thought, not a record."""
-    if not question or kind not in ("number", "text"):
+    if not question or kind not in ("number", "text", "yes_no"):
         return None
     asked = asked_stems(question)
 
@@ -585,7 +603,8 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
                 found.append(m.group(2).strip(" *_"))
         return found[0] if len(found) == 1 else None
     lines = text.split("\n")
-    record = [m for m in (_RECORD_LINE_RE.match(ln) for ln in lines) if m]
+    line_re = _ASPECT_LINE_RE if kind == "yes_no" else _RECORD_LINE_RE
+    record = [m for m in (line_re.match(ln) for ln in lines) if m]
     if len(record) < 2 or len(record) < len([ln for ln in lines if ln.strip()]) / 2:
         return None  # not a record: prose with a labelled line or two
     found = [m.group(3).strip(" *_") for m in record if named(m.group(2))]
@@ -595,7 +614,7 @@ def _record_part(text: str, kind: str, question: str | None) -> str | None:
 _TICKS = ("\u2705", "\u2713", "\u2714", "\u2611", "\u2190", "<-", "(correct)", "(answer)", "(right)")
 _TICK_RE = re.compile(r"[\u2705\u2713\u2714\u2611]|\u2190|<--?(?![\w-])|\((?:correct|answer|right)\)", re.IGNORECASE)
 _OPTION_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(\*\*|__)?[ \t]*(?:option[ \t]+)?[(\[]?([A-Z])[)\].:]", re.IGNORECASE)
-_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(.*)$")
+_ITEM_RE = re.compile(r"^[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+(.*)$", re.MULTILINE)
 _MARKUP_RE = re.compile(r"[*_`]+|[\u2705\u2713\u2714\u2611\u274c\u2717\u2718]|\u2190.*$|<--?.*$|\((?:correct|answer|right)\)", re.IGNORECASE)
 
 
@@ -622,11 +641,12 @@ def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
     """
     letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(choices)] if choices else "ABCDE"
     seen, bold_ones, ticked = set(), set(), set()
-    other = False
+    other: list[str] = []
     for line in text.split("\n"):
         letter = _option_of(line, letters, choices)
         if letter is None:
-            other = other or bool(line.strip())
+            if line.strip():
+                other.append(line)
             continue
         seen.add(letter)
         if re.match(r"^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?(?:\*\*|__)|^[ \t]*(?:[-*+\u2022][ \t]+|\d+[.)][ \t]+)?[(\[]?[A-Z][)\].:]?[ \t]*\*\*",
@@ -638,12 +658,37 @@ def _marked_option(text: str, choices: Sequence[str] | None) -> str | None:
         return None
     if len(ticked) == 1:
         return next(iter(ticked))
-    if not ticked and not bold_ones and not other and len(seen) == len(letters):
-        return ABSTAIN  # the options written out again, none picked
+    if not ticked and not bold_ones and len(seen) == len(letters):  # the options written out again, none picked:
+        return "\n".join(other) if other else ABSTAIN  # what is said besides them answers, if anything
     return next(iter(bold_ones)) if len(bold_ones) == 1 and not ticked else None
 
 
 _VERDICT_WORDS = ("verdict", "conclusion", "bottom line", "tl;dr", "tldr", "tl; dr", "short answer", "decision", "in short")
+def _marked_item(text: str, question: str | None) -> str | None:
+    """In a list of short items (candidates, not steps), the one item ticked or pointed at, or the one in
+    bold among three or more: its text without the marks; of a "label: value" item, the side the
+    question does not already give ("- **Yard: 0.9144 m** ✅" for "Which unit is 0.9144 metres?"), the
+    value after a numbering label ("Option 2: 14")."""
+    items = [m.group(1) for m in (_ITEM_RE.match(ln) for ln in text.split("\n")) if m]
+    if len(items) < 2 or any(len(_MARKUP_RE.sub(" ", i).split()) > 6 for i in items):
+        return None
+    ticked = [i for i in items if _TICK_RE.search(i)]
+    bold = [i for i in items if i.lstrip().startswith(("**", "__"))]
+    picked = ticked if ticked else bold if len(items) >= 3 and len(bold) < len(items) else []
+    if len(picked) != 1:
+        return None
+    value = " ".join(_MARKUP_RE.sub(" ", picked[0]).split())
+    label, sep, rest = value.partition(":")
+    if not sep or not rest.strip():
+        return value or None
+    given = f" {' '.join(words((question or '').lower()))} "
+    if f" {' '.join(words(rest.lower()))} " in given or any(f" {n} " in given for n in re.findall(r"\d[\d.,]*", rest)):
+        return label.strip()  # the question gives the value: the label answers
+    if re.fullmatch(r"(?:option|choice|candidate|answer|item|number|no\.?)?\s*\w{0,3}", label.strip(), re.IGNORECASE):
+        return rest.strip()  # "Option 2: 14"
+    return value
+
+
 # a line labelled as the verdict: "- Verdict: **No**", "**Bottom line:** yes", "TL;DR: 42"
 _VERDICT_LINE_RE = re.compile(r"^[ \t]*(?:[-*+\u2022>][ \t]+|\d+[.)][ \t]+|#+[ \t]+)?(?:\*\*|__)?(?:final\s+)?(?:verdict|conclusion|bottom\s+line"
                               r"|tl;?\s?dr|short\s+answer|decision|in\s+short)(?:\*\*|__)?[ \t]*[:\u2014\u2013-](?:\*\*|__)?[ \t]*(\S[^\n]*)$",
@@ -679,11 +724,14 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and (any(t in raw for t in _TICKS) or raw.count("\n") >= 2)))
     low = raw.lower()
     verdict = any(w in low for w in _VERDICT_WORDS) and _VERDICT_LINE_RE.search(raw) is not None
-    record = ctx.kind == "text" and ":" in raw and "\n" in raw and _RECORD_LINE_RE.search(raw) is not None
+    record = (ctx.kind in ("text", "yes_no") and (":" in raw or "?" in raw) and "\n" in raw
+              and (_RECORD_LINE_RE if ctx.kind == "text" else _ASPECT_MULTI_RE).search(raw) is not None)
     fenced = "```" in raw or "~~~" in raw
+    cited = "[" in raw and not code and _CITATION_RE.search(raw) is not None  # in code, "x[1]" is an index
+    listed = ctx.kind != "choice" and ("**" in raw or any(t in raw for t in _TICKS)) and "\n" in raw and _ITEM_RE.search(raw) is not None
     quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
-            and "assistantfinal" not in raw):
+            and not listed and not cited and "assistantfinal" not in raw):
         return None  # a cheap test first: most outputs carry no structure
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
@@ -700,6 +748,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
         how = [*how, "turn"]  # what follows the header is the reply
     if quoted:
         text = _unquote(text)  # a Markdown quote sets its lines apart; it does not change what they say
+    if cited:
+        text = _uncited(text) or text  # citation marks and footnotes name sources, not answers: "London [1]"
     if "<" in text:
         opened = _REASONING_OPEN_RE.search(text)
         if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
@@ -734,7 +784,9 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     line = _record_part(text, ctx.kind, ctx.question) if marks or record else None
     if line is not None:
         parts.append((line, False, "record"))
-    picked = _marked_option(text, ctx.choices) if marks and ctx.kind == "choice" else None
+    picked = _marked_option(own_answer(text), ctx.choices) if marks and ctx.kind == "choice" else None  # not the next item's options
+    if picked is None and ctx.kind != "choice" and listed:
+        picked = _marked_item(own_answer(text), ctx.question)
     if picked is not None:
         parts.append((picked, False, "list"))
     said = _VERDICT_LINE_RE.search(text) if verdict else None
@@ -748,8 +800,8 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
         blocks = _blocks(text)
         if len(blocks) == 1 and _wrapper_talk(text[:blocks[0][0]] + text[text.rfind("```") + 3:]):
             text, how = blocks[0][1], [*how, "fence"]  # the output is one fenced block: its fence and label are markup ("```text")
-    if how or quoted:
-        parts.append((text, explicit, how[-1] if how else "quote"))
+    if how or quoted or cited:
+        parts.append((text, explicit, how[-1] if how else "quote" if quoted else "citation"))
     return parts or None
 
 
@@ -773,6 +825,17 @@ def _retraction_after(text: str) -> str | None:
 
 
 _QUOTE_MARK_RE = re.compile(r"^[ \t]*>(?!>)[ \t]?", re.MULTILINE)
+
+
+# a citation mark after the text it cites ("London [1]", "tall.[2]", "[source: Britannica]"); a list such as
+# "[1, 2, 3]" or a bracket opening a line is not one
+_CITATION_RE = re.compile(r"(?<=[^\s\[])[ \t]?\[(?:\^?\d{1,3}|(?:source|sources|citation|ref|via)\s*:[^\]\n]{0,120})\]", re.IGNORECASE)
+_FOOTNOTE_RE = re.compile(r"^[ \t]*\[\^?\d{1,3}\][:.]?[ \t].*$", re.MULTILINE)
+
+
+def _uncited(text: str) -> str:
+    """``text`` without footnote lines ("[1] The railway opened in 1863.") and citation marks."""
+    return _CITATION_RE.sub("", _FOOTNOTE_RE.sub("", text)).strip()
 
 
 def _unquote(text: str) -> str:
@@ -812,7 +875,7 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         rule = f"structured_{how}"
         if part == ABSTAIN:
             return Extraction(None, ctx.kind, "unextracted")
-        designated = designated or explicit
+        designated = designated or explicit or how in _MARKUP_ONLY
         if not part.strip():
             continue
         skip = deeper
@@ -831,4 +894,6 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
     return Extraction(None, ctx.kind, "unextracted") if designated else None
 
 
+# the structure was only markup around the whole reply: reading it without the markup is all there is to read
+_MARKUP_ONLY = frozenset({"citation", "quote", "fence", "turn"})
 _INNER = "structured_inner"  # marks a part being read, so that its own structure is unwrapped once at most
