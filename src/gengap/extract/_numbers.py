@@ -772,18 +772,25 @@ _ASKED_PHRASE_RE = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|will\s+be|wo
                               r"((?:[a-z]+\s+){0,2}?[a-z]+)\s*(?:\b(?:in|of|for|after|at|on|per)\b|,|\?|$)", re.IGNORECASE)
 
 
-def _named_value(ctx: Context) -> str | None:
-    """The value the output gives the very thing the question asks for, by its name ("What is the sale
-    price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
-    if not ctx.question:
-        return None
-    m = _ASKED_PHRASE_RE.match(asked_part(ctx.question))
+@lru_cache(maxsize=4096)
+def _named_pattern(question: str) -> re.Pattern[str] | None:
+    """The name of what a question asks for ("What is the sale price ...?"), followed by a value, as a pattern."""
+    m = _ASKED_PHRASE_RE.match(asked_part(question))
     if not m or m.group(1).lower() in ("answer", "result", "value", "number", "total", "sum"):
         return None
     phrase = r"\s+".join(map(re.escape, m.group(1).lower().split()))
+    return re.compile(rf"\b{phrase}\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*"
+                      r"(?=[-$\u20ac\u00a3]?\d)", re.IGNORECASE)
+
+
+def _named_value(ctx: Context) -> str | None:
+    """The value the output gives the very thing the question asks for, by its name ("What is the sale
+    price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
+    pattern = _named_pattern(ctx.question) if ctx.question else None
+    if pattern is None:
+        return None
     found = set()
-    for said in re.finditer(rf"\b{phrase}\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*"
-                            r"(?=[-$\u20ac\u00a3]?\d)", ctx.prose, re.IGNORECASE):
+    for said in pattern.finditer(ctx.prose):
         segment = re.split(r"\n|[.;!?](?:\s|$)|,\s", ctx.prose[said.end():], maxsplit=1)[0]
         nums = _nums(ctx, segment)
         result = _result(ctx, segment) if "=" in segment or "\u2248" in segment else nums[0] if nums and nums[0].start <= 2 else None
@@ -1097,18 +1104,23 @@ def _unit_name(word: str) -> str:
     return _TEMPERATURE.get(low) or _unit_key(low)
 
 
+@lru_cache(maxsize=4096)
+def _measure_asked(question: str) -> str | None:
+    """The unit of measurement a question asks its answer in ("in Fahrenheit", "how many kilometres"), or None."""
+    asked = _IN_UNIT_RE.search(asked_part(question).rstrip("?. "))
+    want = _unit_name(asked.group(1) or asked.group(2)) if asked else None
+    return want if want in _MEASURES else None
+
+
 def _in_asked_unit(ctx: Context) -> str | None:
     """A quantity stated in the unit the question asks for ("in Fahrenheit", "how many kilometres") beside
     its conversion to another unit ("212 degrees Fahrenheit, which is 100 degrees Celsius"): the one in the
     asked unit, when the output gives one value in it and another unit besides."""
     if not ctx.question:
         return None
-    asked = _IN_UNIT_RE.search(asked_part(ctx.question).rstrip("?. "))
-    if not asked:
-        return None
-    want = _unit_name(asked.group(1) or asked.group(2))
-    if want not in _MEASURES:
-        return None  # "how many eggs": a count, not a unit of measurement
+    want = _measure_asked(ctx.question)
+    if want is None:
+        return None  # no unit asked, or "how many eggs": a count, not a unit of measurement
     units = []
     nums = _nums(ctx, ctx.prose)
     if not nums or not _UNIT_AFTER_NUMBER_RE.match(ctx.prose, nums[0].end):

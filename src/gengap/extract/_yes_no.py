@@ -711,9 +711,8 @@ def _other_rank(ctx: Context) -> str | None:
     asked = _SUPERLATIVE_RE.search(_asked(ctx.question))
     if not asked or _RANK_BEFORE_RE.search(ctx.question[:asked.start(1)]):
         return None
-    word = re.escape(asked.group(1).lower()).replace("\\ ", r"\s+")
     head = _head(ctx)
-    said = list(re.finditer(rf"\b{word}\b", head, re.IGNORECASE))
+    said = list(_word_pattern(asked.group(1).lower()).finditer(head))
     if not said or _NEGATION_RE.search(head.split(";")[0].split(",")[0]):
         return None
     ranked = [m for m in said if _RANK_BEFORE_RE.search(head[max(0, m.start() - 16):m.start()])]
@@ -789,15 +788,26 @@ def _subject_elliptic(ctx: Context) -> str | None:
     m = _SUBJECT_WORD_RE.match(_asked(ctx.question or ""))
     if not m or len(m.group(1)) < 3:
         return None
-    word = re.escape(m.group(1).lower().rstrip("s"))
-    found = list(re.finditer(rf"\b{word}(?:s|es)?\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
-                             r"(?=\s*(?:[.;,!]|$))", _head(ctx), re.IGNORECASE))
-    if len(found) != 1 or len(re.findall(rf"\b{word}", _head(ctx), re.IGNORECASE)) != 1:
+    word = m.group(1).lower().rstrip("s")
+    head = _head(ctx)
+    found = [e for e in _ELLIPTIC_AUX_RE.finditer(head) if e.group(1).lower().rstrip("s").removesuffix("e") in (word, word.removesuffix("e"))]
+    if len(found) != 1 or sum(w.rstrip("s").removesuffix("e") == word.removesuffix("e") for w in re.findall(r"[a-z]+", head.lower())) != 1:
         return None
     return "no" if found[0].group("neg") else "yes"
 
 
+# a word with a bare auxiliary after it, its predicate left out: "strawberries are not."
+_ELLIPTIC_AUX_RE = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
+                              r"(?=\s*(?:[.;,!]|$))", re.IGNORECASE)
+
+
 _RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(phrase: str) -> re.Pattern[str]:
+    """A phrase as a whole-word pattern, its spaces any whitespace, compiled once per phrase."""
+    return re.compile(r"\b" + r"\s+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
 
 
 _PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?(?:(?:north|south)?(?:east|west)ern\s+|(?:north|south|central)(?:ern)?\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
