@@ -322,3 +322,5 @@ def test_another_colour_denies_and_a_share_answers_mostly():
 def test_the_question_subject_with_a_bare_auxiliary():
     assert yn("Botanically, bananas are berries, while strawberries are not.", "Are strawberries berries?") == "no"
     assert yn("Botanically, bananas are berries, while strawberries are not.", "Are bananas berries?") == "yes"
+    # counter-example: an output cut off after the auxiliary is no elliptic verdict
+    assert yn("Fire is", "Is fire hot?") is None

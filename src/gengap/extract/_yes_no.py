@@ -798,7 +798,7 @@ def _subject_elliptic(ctx: Context) -> str | None:
 
 # a word with a bare auxiliary after it, its predicate left out: "strawberries are not."
 _ELLIPTIC_AUX_RE = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
-                              r"(?=\s*(?:[.;,!]|$))", re.IGNORECASE)
+                              r"(?=\s*[.;,!])", re.IGNORECASE)  # closed by punctuation: "Fire is" is cut off, not elliptic
 
 
 _RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
