@@ -324,3 +324,12 @@ def test_the_question_subject_with_a_bare_auxiliary():
     assert yn("Botanically, bananas are berries, while strawberries are not.", "Are bananas berries?") == "yes"
     # counter-example: an output cut off after the auxiliary is no elliptic verdict
     assert yn("Fire is", "Is fire hot?") is None
+
+
+def test_a_sign_written_as_a_word_names_a_signed_option():
+    opts = ["A+", "AB+", "O-", "B-"]
+    q = "Which blood type is the universal donor?"
+    assert ch("O negative.", q, opts) == "C"
+    assert ch("AB positive", "Which blood type is the universal recipient?", opts) == "B"
+    # counter-example: the base with the other sign names no option
+    assert ch("B positive", q, opts) is None

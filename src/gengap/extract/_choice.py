@@ -419,7 +419,22 @@ def _exact_option(ctx: Context, text: str) -> str | None:
     for letter, c in zip(choice_letters(len(ctx.choices)), _normalized_options(tuple(ctx.choices))):
         if norm == c:
             return letter
-    return None
+    return _signed_option(ctx, text)
+
+
+_SIGN_WORD_RE = re.compile(r"^\W*(.+?)\s*(?:(negative|neg|minus)|(positive|pos|plus))\W*$", re.IGNORECASE)
+
+
+def _signed_option(ctx: Context, text: str) -> str | None:
+    """An option that ends in a sign named with the sign as a word ("O negative" for "O-", "AB positive"
+    for "AB+"): the base and the sign must both agree."""
+    m = _SIGN_WORD_RE.match(text)
+    if not m or not ctx.choices:
+        return None
+    base, sign = normalize_text(m.group(1)), "-" if m.group(2) else "+"
+    hits = [letter for letter, c in zip(choice_letters(len(ctx.choices)), ctx.choices)
+            if c.strip().endswith(sign) and normalize_text(c.strip()[:-1]) == base]
+    return hits[0] if len(hits) == 1 else None
 
 
 # ---------------------------------------------------------------------------------------- the rules
