@@ -333,3 +333,13 @@ def test_a_sign_written_as_a_word_names_a_signed_option():
     assert ch("AB positive", "Which blood type is the universal recipient?", opts) == "B"
     # counter-example: the base with the other sign names no option
     assert ch("B positive", q, opts) is None
+
+
+def test_verdict_phrases_of_another_language_with_a_verb():
+    assert yn("Así es.", "¿Es Roma la capital de Italia?") == "yes"
+    assert yn("Das stimmt.", "Ist Berlin die Hauptstadt von Deutschland?") == "yes"
+    assert yn("Das stimmt nicht mehr.", "Ist Bonn die Hauptstadt von Deutschland?") == "no"
+    assert yn("Nicht mehr — seit 1990 ist es Berlin.", "Ist Bonn die Hauptstadt von Deutschland?") == "no"
+    assert yn("Oui bien sûr.", "Paris est-elle la capitale de la France ?") == "yes"
+    assert yn("É sim.", "Brasília é a capital do Brasil?") == "yes"
+    assert yn("Não é.", "São Paulo é a capital do Brasil?") == "no"

@@ -326,11 +326,12 @@ def _first_word(ctx: Context) -> str | None:
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
 # "Claro que sí.", "Bien sûr !", "Pas du tout.", "Auf keinen Fall.", "De jeito nenhum."
 _FOREIGN_VERDICT_RE = re.compile(
-    r"^\W*(?:(?P<no>claro\s+que\s+n[oã]o?|(?:ganz\s+)?sicher\s+nicht|nat[üu]rlich\s+nicht|gar\s+nicht|keineswegs|auf\s+keinen\s+fall|nicht\s+wirklich|falsch"
+    r"^\W*(?:(?P<no>(?:das\s+)?stimmt\s+(?:so\s+)?nicht(?:\s+mehr)?|nicht\s+mehr|n[ãa]o\s+[ée]|no\s+es|ce\s+n'est\s+pas|c'est\s+faux|pas\s+vrai|no\s+es\s+(?:as[ií]|cierto|verdad)|claro\s+que\s+n[oã]o?|(?:ganz\s+)?sicher\s+nicht|nat[üu]rlich\s+nicht|gar\s+nicht|keineswegs|auf\s+keinen\s+fall|nicht\s+wirklich|falsch"
     r"|pas\s+du\s+tout|absolument\s+pas|pas\s+vraiment|bien\s+s[ûu]r\s+que\s+non|certainement\s+pas|jamais|faux"
     r"|para\s+nada|en\s+absoluto|de\s+ning[úu]n\s+modo|de\s+ninguna\s+manera|nunca|falso|de\s+jeito\s+nenhum|de\s+modo\s+algum"
     r"|per\s+niente|niente\s+affatto|assolutamente\s+no)"
-    r"|(?P<yes>nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
+    r"|(?P<yes>(?:oui|ja|s[ií]|sim)\s+(?:bien\s+s[ûu]r|nat[üu]rlich|klar|claro|certo|certamente|genau|exacto|exactement|absolument|por\s+supuesto)"
+    r"|as[ií]\s+es|(?:das\s+)?stimmt(?:\s+genau)?|c'est\s+(?:vrai|[çc]a|juste)|[ée]\s+sim|[ée]\s+verdade|isso\s+mesmo|exato|es\s+(?:cierto|verdad)|nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
     r"|bien\s+s[ûu]r|[ée]videmment|certainement|exactement|tout\s+[àa]\s+fait|effectivement|absolument|vrai|c'est\s+exact"
     r"|claro(?:\s+que\s+s[ií]m?)?|por\s+supuesto|desde\s+luego|exacto|exactamente|cierto|efectivamente|verdadero|com\s+certeza|certamente"
     r"|certo|esatto|assolutamente(?:\s+s[iì])?|verdadeiro|vero|sem\s+d[úu]vida|sin\s+duda|sans\s+doute|zweifellos))"
