@@ -343,3 +343,11 @@ def test_verdict_phrases_of_another_language_with_a_verb():
     assert yn("Oui bien sûr.", "Paris est-elle la capitale de la France ?") == "yes"
     assert yn("É sim.", "Brasília é a capital do Brasil?") == "yes"
     assert yn("Não é.", "São Paulo é a capital do Brasil?") == "no"
+
+
+def test_most_definitely_and_negative_with_a_reason():
+    q = "Is the statement in the records accurate?"
+    assert yn("Most definitely.", q) == "yes"
+    assert yn("Negative — the records show it clearly.", q) == "no"
+    # counter-example: "negative" describing something is no verdict
+    assert yn("Negative numbers appear in the records, but the total is right.", q) != "no"
