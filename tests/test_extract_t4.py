@@ -351,3 +351,18 @@ def test_most_definitely_and_negative_with_a_reason():
     assert yn("Negative — the records show it clearly.", q) == "no"
     # counter-example: "negative" describing something is no verdict
     assert yn("Negative numbers appear in the records, but the total is right.", q) != "no"
+
+
+PLANETS = ["Mercury", "Venus", "Earth", "Mars"]
+
+
+def test_the_pick_before_a_reason_that_names_other_options():
+    q = "Which planet is known as the Red Planet?"
+    assert ch("It's D, since iron oxide makes it red; option A is grey.", q, PLANETS) == "D"
+    assert ch("Mars, since iron oxide makes it red; option A is grey.", q, PLANETS) == "D"
+    assert ch("D is the right one\n\nA (Mercury) is grey, B (Venus) is yellowish and C (Earth) is blue.", q, PLANETS) == "D"
+    assert ch("D because of iron oxide on its surface. Earth and Venus look different.", q, PLANETS) == "D"
+    assert ch("Letter D. A, B and C are not red.", q, PLANETS) == "D"
+    # counter-examples: an option named in parentheses in the first clause is the pick; a marker before the letter still reads it
+    assert ch("The red one (D), since iron oxide colours it.", q, PLANETS) == "D"
+    assert ch("The right one is:\n\nD", q, PLANETS) == "D"
