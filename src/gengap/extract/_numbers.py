@@ -773,29 +773,37 @@ _ASKED_PHRASE_RE = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|will\s+be|wo
 
 
 @lru_cache(maxsize=4096)
-def _named_pattern(question: str) -> re.Pattern[str] | None:
-    """The name of what a question asks for ("What is the sale price ...?"), followed by a value, as a pattern."""
+def _asked_name(question: str) -> str | None:
+    """The name of what a question asks for, lower-cased ("What is the sale price in dollars?" -> "sale price")."""
     m = _ASKED_PHRASE_RE.match(asked_part(question))
     if not m or m.group(1).lower() in ("answer", "result", "value", "number", "total", "sum"):
         return None
-    phrase = r"\s+".join(map(re.escape, m.group(1).lower().split()))
-    return re.compile(rf"\b{phrase}\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*"
-                      r"(?=[-$\u20ac\u00a3]?\d)", re.IGNORECASE)
+    return " ".join(m.group(1).lower().split())
+
+
+_AFTER_NAME_RE = re.compile(r"\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*(?=[-$\u20ac\u00a3]?\d)",
+                            re.IGNORECASE)
 
 
 def _named_value(ctx: Context) -> str | None:
     """The value the output gives the very thing the question asks for, by its name ("What is the sale
     price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
-    pattern = _named_pattern(ctx.question) if ctx.question else None
-    if pattern is None:
+    name = _asked_name(ctx.question) if ctx.question else None
+    if name is None:
         return None
+    low = ctx.prose.lower()
     found = set()
-    for said in pattern.finditer(ctx.prose):
-        segment = re.split(r"\n|[.;!?](?:\s|$)|,\s", ctx.prose[said.end():], maxsplit=1)[0]
-        nums = _nums(ctx, segment)
-        result = _result(ctx, segment) if "=" in segment or "\u2248" in segment else nums[0] if nums and nums[0].start <= 2 else None
-        if result is not None:  # "Average: 90 ÷ 5 = 18": the result of the working; else the number right after the name
-            found.add(result)
+    at = low.find(name)
+    while at >= 0:
+        end = at + len(name)
+        said = None if (at and low[at - 1].isalnum()) or (end < len(low) and low[end].isalnum()) else _AFTER_NAME_RE.match(ctx.prose, end)
+        if said:
+            segment = re.split(r"\n|[.;!?](?:\s|$)|,\s", ctx.prose[said.end():], maxsplit=1)[0]
+            nums = _nums(ctx, segment)
+            result = _result(ctx, segment) if "=" in segment or "\u2248" in segment else nums[0] if nums and nums[0].start <= 2 else None
+            if result is not None:  # "Average: 90 ÷ 5 = 18": the result of the working; else the number right after the name
+                found.add(result)
+        at = low.find(name, end)
     values = {n.value for n in found}
     return _answer(next(iter(found)), ctx) if len(values) == 1 else None
 
