@@ -366,3 +366,11 @@ def test_the_pick_before_a_reason_that_names_other_options():
     # counter-examples: an option named in parentheses in the first clause is the pick; a marker before the letter still reads it
     assert ch("The red one (D), since iron oxide colours it.", q, PLANETS) == "D"
     assert ch("The right one is:\n\nD", q, PLANETS) == "D"
+
+
+def test_a_kind_said_with_an_adverb_or_the_qualifier_the_question_asks():
+    assert yn("A tomato is botanically a fruit.", "Is a tomato a vegetable?") == "no"
+    assert yn("A tomato is botanically a fruit.", "Is a tomato a fruit?") == "yes"
+    assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a dwarf planet?") == "yes"
+    # counter-example: the qualifier the question leaves out still demotes the kind
+    assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a planet?") == "no"

@@ -1033,7 +1033,7 @@ def _counts(text: str) -> set[float]:
 
 
 _ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
-_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+|(?:now\s+)?(?:classified|considered|regarded|classed|categorized|known)\s+as\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+|[a-z]+ally\s+|(?:now\s+)?(?:classified|considered|regarded|classed|categorized|known)\s+as\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
                            re.IGNORECASE)
 
 
@@ -1045,7 +1045,8 @@ def _other_kind(main: str, question: str) -> bool:
         return False
     kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
+    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING
+                  and not re.search(rf"\b{said_words[i - 1]}\s+{w[:4]}", question, re.IGNORECASE) for i, w in enumerate(said_words))  # "a dwarf planet" asked
     return demoted or not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
 
 
