@@ -322,3 +322,55 @@ def test_another_colour_denies_and_a_share_answers_mostly():
 def test_the_question_subject_with_a_bare_auxiliary():
     assert yn("Botanically, bananas are berries, while strawberries are not.", "Are strawberries berries?") == "no"
     assert yn("Botanically, bananas are berries, while strawberries are not.", "Are bananas berries?") == "yes"
+    # counter-example: an output cut off after the auxiliary is no elliptic verdict
+    assert yn("Fire is", "Is fire hot?") is None
+
+
+def test_a_sign_written_as_a_word_names_a_signed_option():
+    opts = ["A+", "AB+", "O-", "B-"]
+    q = "Which blood type is the universal donor?"
+    assert ch("O negative.", q, opts) == "C"
+    assert ch("AB positive", "Which blood type is the universal recipient?", opts) == "B"
+    # counter-example: the base with the other sign names no option
+    assert ch("B positive", q, opts) is None
+
+
+def test_verdict_phrases_of_another_language_with_a_verb():
+    assert yn("Así es.", "¿Es Roma la capital de Italia?") == "yes"
+    assert yn("Das stimmt.", "Ist Berlin die Hauptstadt von Deutschland?") == "yes"
+    assert yn("Das stimmt nicht mehr.", "Ist Bonn die Hauptstadt von Deutschland?") == "no"
+    assert yn("Nicht mehr — seit 1990 ist es Berlin.", "Ist Bonn die Hauptstadt von Deutschland?") == "no"
+    assert yn("Oui bien sûr.", "Paris est-elle la capitale de la France ?") == "yes"
+    assert yn("É sim.", "Brasília é a capital do Brasil?") == "yes"
+    assert yn("Não é.", "São Paulo é a capital do Brasil?") == "no"
+
+
+def test_most_definitely_and_negative_with_a_reason():
+    q = "Is the statement in the records accurate?"
+    assert yn("Most definitely.", q) == "yes"
+    assert yn("Negative — the records show it clearly.", q) == "no"
+    # counter-example: "negative" describing something is no verdict
+    assert yn("Negative numbers appear in the records, but the total is right.", q) != "no"
+
+
+PLANETS = ["Mercury", "Venus", "Earth", "Mars"]
+
+
+def test_the_pick_before_a_reason_that_names_other_options():
+    q = "Which planet is known as the Red Planet?"
+    assert ch("It's D, since iron oxide makes it red; option A is grey.", q, PLANETS) == "D"
+    assert ch("Mars, since iron oxide makes it red; option A is grey.", q, PLANETS) == "D"
+    assert ch("D is the right one\n\nA (Mercury) is grey, B (Venus) is yellowish and C (Earth) is blue.", q, PLANETS) == "D"
+    assert ch("D because of iron oxide on its surface. Earth and Venus look different.", q, PLANETS) == "D"
+    assert ch("Letter D. A, B and C are not red.", q, PLANETS) == "D"
+    # counter-examples: an option named in parentheses in the first clause is the pick; a marker before the letter still reads it
+    assert ch("The red one (D), since iron oxide colours it.", q, PLANETS) == "D"
+    assert ch("The right one is:\n\nD", q, PLANETS) == "D"
+
+
+def test_a_kind_said_with_an_adverb_or_the_qualifier_the_question_asks():
+    assert yn("A tomato is botanically a fruit.", "Is a tomato a vegetable?") == "no"
+    assert yn("A tomato is botanically a fruit.", "Is a tomato a fruit?") == "yes"
+    assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a dwarf planet?") == "yes"
+    # counter-example: the qualifier the question leaves out still demotes the kind
+    assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a planet?") == "no"

@@ -62,7 +62,7 @@ def _patterns(letters: str) -> tuple[re.Pattern[str], ...]:
         rf"^(?:\W{{0,3}})(?:the\s+)?(?:option|choice|letter)?\s*[\(\[]?({cls})(?:[\)\]]|\b)(?!['’]\w)(?!\s+(?:\w+\s+)?(?:is|are|was|were|has)\b)",
         re.IGNORECASE,
     )
-    bare = re.compile(rf"^\W{{0,3}}(?:option\s+|choice\s+)?[\(\[]?({up})(?:[\)\]]|\.(?!\w)|:|\s*$|\s*\n|\s+[-:]|,|\s+\(|\s*→)",
+    bare = re.compile(rf"^\W{{0,3}}(?:option\s+|choice\s+|letter\s+)?[\(\[]?({up})(?:[\)\]]|\.(?!\w)|:|\s*$|\s*\n|\s+[-:]|,|\s+\(|\s*→|\s+(?:because|since)\b)",
                       re.IGNORECASE)
     paren = re.compile(rf"(?:\(|\[)({up})(?:\)|\])|(?:option|choice)\s+({up})\b")
     is_correct = re.compile(
@@ -420,7 +420,22 @@ def _exact_option(ctx: Context, text: str) -> str | None:
     for letter, c in zip(choice_letters(len(ctx.choices)), _normalized_options(tuple(ctx.choices))):
         if norm == c:
             return letter
-    return None
+    return _signed_option(ctx, text)
+
+
+_SIGN_WORD_RE = re.compile(r"^\W*(.+?)\s*(?:(negative|neg|minus)|(positive|pos|plus))\W*$", re.IGNORECASE)
+
+
+def _signed_option(ctx: Context, text: str) -> str | None:
+    """An option that ends in a sign named with the sign as a word ("O negative" for "O-", "AB positive"
+    for "AB+"): the base and the sign must both agree."""
+    m = _SIGN_WORD_RE.match(text)
+    if not m or not ctx.choices:
+        return None
+    base, sign = normalize_text(m.group(1)), "-" if m.group(2) else "+"
+    hits = [letter for letter, c in zip(choice_letters(len(ctx.choices)), ctx.choices)
+            if c.strip().endswith(sign) and normalize_text(c.strip()[:-1]) == base]
+    return hits[0] if len(hits) == 1 else None
 
 
 # ---------------------------------------------------------------------------------------- the rules
@@ -449,6 +464,8 @@ def _marked_in(ctx: Context, text: str) -> str | None:
             continue
         if tail[:1] in ".!?" and tail[1:2].isspace():
             continue  # "B is the answer. A, C and D are ...": the marker closes its sentence
+        if re.search(rf"(?:^|[\s(*])\(?[{_letters(ctx)}]\)?\**\s+(?:is|was|would\s+be|seems\s+to\s+be)\s+(?:the\s+)?$", text[max(0, m.start() - 30):m.start()]):
+            continue  # "D is the right one\n\nA (Mercury) is grey": the letter before the marker is its subject
         hit = marked.match(tail)
         if hit and _ARTICLE_A_RE.match(tail):
             hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
@@ -613,17 +630,19 @@ def _answer_first(ctx: Context) -> str | None:
         subject = _one_option(ctx, re.split(r",\s|;\s", head, maxsplit=1)[0])
         if subject:
             return subject
-    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", head)
-    if paren:
-        return (paren.group(1) or paren.group(2)).upper()
     lead = _named_before_a_break(ctx, head)
     if lead:
         return lead
+    clause = _REASON_RE.split(head, maxsplit=1)[0]  # "It's D, since ...; option A is grey.": the reason names others
+    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", clause)
+    if paren:
+        return (paren.group(1) or paren.group(2)).upper()
     if _speaks_in_letters(ctx, head):
         return None  # "Hmm, B or C. Probably B, since Jane Eyre is Charlotte Brontë's.": the text names a reason
     return _one_option(ctx, head)
 
 
+_REASON_RE = re.compile(r";\s|,?\s+(?:since|because|as|given\s+that|while|whereas)\s", re.IGNORECASE)
 _LEAD_BREAK_RE = re.compile(r"\s[-\u2013]\s|:\s|;\s|,\s")
 
 

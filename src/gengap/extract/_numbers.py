@@ -773,23 +773,38 @@ _ASKED_PHRASE_RE = re.compile(r"^\W*(?:what|how\s+much)\s+(?:is|was|will\s+be|wo
                               r"((?:[a-z]+\s+){0,2}?[a-z]+)\s*(?:\b(?:in|of|for|after|at|on|per)\b|,|\?|$)", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _asked_name(question: str) -> str | None:
+    """The name of what a question asks for, lower-cased ("What is the sale price in dollars?" -> "sale price")."""
+    m = _ASKED_PHRASE_RE.match(asked_part(question))
+    if not m or m.group(1).lower() in ("answer", "result", "value", "number", "total", "sum"):
+        return None
+    return " ".join(m.group(1).lower().split())
+
+
+_AFTER_NAME_RE = re.compile(r"\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*(?=[-$\u20ac\u00a3]?\d)",
+                            re.IGNORECASE)
+
+
 def _named_value(ctx: Context) -> str | None:
     """The value the output gives the very thing the question asks for, by its name ("What is the sale
     price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
-    if not ctx.question:
+    name = _asked_name(ctx.question) if ctx.question else None
+    if name is None:
         return None
-    m = _ASKED_PHRASE_RE.match(asked_part(ctx.question))
-    if not m or m.group(1).lower() in ("answer", "result", "value", "number", "total", "sum"):
-        return None
-    phrase = r"\s+".join(map(re.escape, m.group(1).lower().split()))
+    low = ctx.prose.lower()
     found = set()
-    for said in re.finditer(rf"\b{phrase}\s*(?:is|was|would\s+be|will\s+be|comes\s+to|=|:)?\s*(?:about|approximately|roughly|just|only|exactly)?\s*"
-                            r"(?=[-$\u20ac\u00a3]?\d)", ctx.prose, re.IGNORECASE):
-        segment = re.split(r"\n|[.;!?](?:\s|$)|,\s", ctx.prose[said.end():], maxsplit=1)[0]
-        nums = _nums(ctx, segment)
-        result = _result(ctx, segment) if "=" in segment or "\u2248" in segment else nums[0] if nums and nums[0].start <= 2 else None
-        if result is not None:  # "Average: 90 ÷ 5 = 18": the result of the working; else the number right after the name
-            found.add(result)
+    at = low.find(name)
+    while at >= 0:
+        end = at + len(name)
+        said = None if (at and low[at - 1].isalnum()) or (end < len(low) and low[end].isalnum()) else _AFTER_NAME_RE.match(ctx.prose, end)
+        if said:
+            segment = re.split(r"\n|[.;!?](?:\s|$)|,\s", ctx.prose[said.end():], maxsplit=1)[0]
+            nums = _nums(ctx, segment)
+            result = _result(ctx, segment) if "=" in segment or "\u2248" in segment else nums[0] if nums and nums[0].start <= 2 else None
+            if result is not None:  # "Average: 90 ÷ 5 = 18": the result of the working; else the number right after the name
+                found.add(result)
+        at = low.find(name, end)
     values = {n.value for n in found}
     return _answer(next(iter(found)), ctx) if len(values) == 1 else None
 
@@ -1098,18 +1113,23 @@ def _unit_name(word: str) -> str:
     return _TEMPERATURE.get(low) or _unit_key(low)
 
 
+@lru_cache(maxsize=4096)
+def _measure_asked(question: str) -> str | None:
+    """The unit of measurement a question asks its answer in ("in Fahrenheit", "how many kilometres"), or None."""
+    asked = _IN_UNIT_RE.search(asked_part(question).rstrip("?. "))
+    want = _unit_name(asked.group(1) or asked.group(2)) if asked else None
+    return want if want in _MEASURES else None
+
+
 def _in_asked_unit(ctx: Context) -> str | None:
     """A quantity stated in the unit the question asks for ("in Fahrenheit", "how many kilometres") beside
     its conversion to another unit ("212 degrees Fahrenheit, which is 100 degrees Celsius"): the one in the
     asked unit, when the output gives one value in it and another unit besides."""
     if not ctx.question:
         return None
-    asked = _IN_UNIT_RE.search(asked_part(ctx.question).rstrip("?. "))
-    if not asked:
-        return None
-    want = _unit_name(asked.group(1) or asked.group(2))
-    if want not in _MEASURES:
-        return None  # "how many eggs": a count, not a unit of measurement
+    want = _measure_asked(ctx.question)
+    if want is None:
+        return None  # no unit asked, or "how many eggs": a count, not a unit of measurement
     units = []
     nums = _nums(ctx, ctx.prose)
     if not nums or not _UNIT_AFTER_NUMBER_RE.match(ctx.prose, nums[0].end):

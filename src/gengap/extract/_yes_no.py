@@ -72,7 +72,7 @@ _NO_VERDICT = (
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
     r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)"
     r"|(?:(?:it'?s|it\s+is|that'?s|they'?re|they\s+are)\s+)?(?:best|better)\s+avoided|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
-    r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$)|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
+    r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$|\s*[,:;\u2014-])|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
     r"(?:myth|trope|misconception|misunderstanding|exaggeration|overstatement|oversimplification|false|untrue|incorrect|wrong|not\s+(?:true|correct|right|the\s+case|so))"
     r"|(?:a\s+)?(?:common\s+|popular\s+|old\s+)?(?:myth|misconception)\b|false\b|wrong\b|incorrect\b|only\s+(?:in|on|under|for|at|by)\b"
@@ -84,7 +84,7 @@ _NO_VERDICT = (
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
-    r"(?:absolutely|certainly|definitely|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
+    r"(?:absolutely|certainly|definitely|most\s+(?:definitely|certainly|assuredly)|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
     r"|(?:very\s+)?much\s+so|[a-z]{3,}ly\s+so(?=\W*(?:$|[.!,;:\u2014-]))|(?:pretty\s+much|more\s+or\s+less|for\s+all\s+intents\s+and\s+purposes)(?=\W*(?:$|[.!,;:\u2014-]))|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+)?(?:leading|prevailing|accepted|mainstream|consensus|standard|most\s+(?:likely|widely\s+accepted|accepted|plausible))\s+(?:explanation|theory|view|hypothesis|account)"
@@ -329,7 +329,7 @@ def _first_word(ctx: Context) -> str | None:
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
 # "Claro que sí.", "Bien sûr !", "Pas du tout.", "Auf keinen Fall.", "De jeito nenhum."
 _FOREIGN_VERDICT_RE = re.compile(
-    r"^\W*(?:(?P<no>claro\s+que\s+n[oã]o?|(?:ganz\s+)?sicher\s+nicht|nat[üu]rlich\s+nicht|gar\s+nicht|keineswegs|auf\s+keinen\s+fall|nicht\s+wirklich|falsch"
+    r"^\W*(?:(?P<no>(?:das\s+)?stimmt\s+(?:so\s+)?nicht(?:\s+mehr)?|nicht\s+mehr|n[ãa]o\s+[ée]|no\s+es|ce\s+n'est\s+pas|c'est\s+faux|pas\s+vrai|no\s+es\s+(?:as[ií]|cierto|verdad)|claro\s+que\s+n[oã]o?|(?:ganz\s+)?sicher\s+nicht|nat[üu]rlich\s+nicht|gar\s+nicht|keineswegs|auf\s+keinen\s+fall|nicht\s+wirklich|falsch"
     r"|pas\s+du\s+tout|absolument\s+pas|pas\s+vraiment|bien\s+s[ûu]r\s+que\s+non|certainement\s+pas|jamais|faux"
     r"|para\s+nada|en\s+absoluto|de\s+ning[úu]n\s+modo|de\s+ninguna\s+manera|nunca|falso|de\s+jeito\s+nenhum|de\s+modo\s+algum"
     r"|per\s+niente|niente\s+affatto|assolutamente\s+no"
@@ -337,7 +337,9 @@ _FOREIGN_VERDICT_RE = re.compile(
     r"|ich\s+(?:glaube|denke|meine)\s+(?:eher\s+)?nicht|(?:je\s+)?(?:pense|crois)\s+que\s+non|(?:yo\s+)?(?:creo|pienso)\s+que\s+no"
     r"|(?:eu\s+)?(?:acho|creio|penso)\s+que\s+n[aã]o|(?:io\s+)?(?:credo|penso)\s+(?:di\s+)?no)"
     r"|(?P<yes>ich\s+(?:glaube|denke|meine)\s+(?:schon|ja)|(?:je\s+)?(?:pense|crois)\s+que\s+oui|(?:yo\s+)?(?:creo|pienso)\s+que\s+s[ií]"
-    r"|(?:eu\s+)?(?:acho|creio|penso)\s+que\s+sim|(?:io\s+)?(?:credo|penso)\s+(?:di\s+)?s[iì]|nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
+    r"|(?:eu\s+)?(?:acho|creio|penso)\s+que\s+sim|(?:io\s+)?(?:credo|penso)\s+(?:di\s+)?s[iì]"
+    r"|(?:oui|ja|s[ií]|sim)\s+(?:bien\s+s[ûu]r|nat[üu]rlich|klar|claro|certo|certamente|genau|exacto|exactement|absolument|por\s+supuesto)"
+    r"|as[ií]\s+es|(?:das\s+)?stimmt(?:\s+genau)?|c'est\s+(?:vrai|[çc]a|juste)|[ée]\s+sim|[ée]\s+verdade|isso\s+mesmo|exato|es\s+(?:cierto|verdad)|nat[üu]rlich|klar|genau|stimmt|richtig|sicher|selbstverst[äa]ndlich|auf\s+jeden\s+fall|doch|definitiv"
     r"|bien\s+s[ûu]r|[ée]videmment|certainement|exactement|tout\s+[àa]\s+fait|effectivement|absolument|vrai|c'est\s+exact"
     r"|claro(?:\s+que\s+s[ií]m?)?|por\s+supuesto|desde\s+luego|exacto|exactamente|cierto|efectivamente|verdadero|com\s+certeza|certamente"
     r"|certo|esatto|assolutamente(?:\s+s[iì])?|verdadeiro|vero|sem\s+d[úu]vida|sin\s+duda|sans\s+doute|zweifellos))"
@@ -718,9 +720,8 @@ def _other_rank(ctx: Context) -> str | None:
     asked = _SUPERLATIVE_RE.search(_asked(ctx.question))
     if not asked or _RANK_BEFORE_RE.search(ctx.question[:asked.start(1)]):
         return None
-    word = re.escape(asked.group(1).lower()).replace("\\ ", r"\s+")
     head = _head(ctx)
-    said = list(re.finditer(rf"\b{word}\b", head, re.IGNORECASE))
+    said = list(_word_pattern(asked.group(1).lower()).finditer(head))
     if not said or _NEGATION_RE.search(head.split(";")[0].split(",")[0]):
         return None
     ranked = [m for m in said if _RANK_BEFORE_RE.search(head[max(0, m.start() - 16):m.start()])]
@@ -796,15 +797,26 @@ def _subject_elliptic(ctx: Context) -> str | None:
     m = _SUBJECT_WORD_RE.match(_asked(ctx.question or ""))
     if not m or len(m.group(1)) < 3:
         return None
-    word = re.escape(m.group(1).lower().rstrip("s"))
-    found = list(re.finditer(rf"\b{word}(?:s|es)?\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
-                             r"(?=\s*(?:[.;,!]|$))", _head(ctx), re.IGNORECASE))
-    if len(found) != 1 or len(re.findall(rf"\b{word}", _head(ctx), re.IGNORECASE)) != 1:
+    word = m.group(1).lower().rstrip("s")
+    head = _head(ctx)
+    found = [e for e in _ELLIPTIC_AUX_RE.finditer(head) if e.group(1).lower().rstrip("s").removesuffix("e") in (word, word.removesuffix("e"))]
+    if len(found) != 1 or sum(w.rstrip("s").removesuffix("e") == word.removesuffix("e") for w in re.findall(r"[a-z]+", head.lower())) != 1:
         return None
     return "no" if found[0].group("neg") else "yes"
 
 
+# a word with a bare auxiliary after it, its predicate left out: "strawberries are not."
+_ELLIPTIC_AUX_RE = re.compile(r"\b([A-Za-z][\w-]*)\s+(?:[a-z]+ly\s+)?(?:is|are|was|were|do|does|did|can|could|will|would|has|have)(?P<neg>n't|\s+not)?"
+                              r"(?=\s*[.;,!])", re.IGNORECASE)  # closed by punctuation: "Fire is" is cut off, not elliptic
+
+
 _RANK_BEFORE_RE = re.compile(rf"\b{_RANK}[\s-]+$", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)
+def _word_pattern(phrase: str) -> re.Pattern[str]:
+    """A phrase as a whole-word pattern, its spaces any whitespace, compiled once per phrase."""
+    return re.compile(r"\b" + r"\s+".join(map(re.escape, phrase.split())) + r"\b", re.IGNORECASE)
 
 
 _PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(?:the\s+)?(?:(?:north|south)?(?:east|west)ern\s+|(?:north|south|central)(?:ern)?\s+)?([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)*"
@@ -1029,7 +1041,7 @@ def _counts(text: str) -> set[float]:
 
 
 _ASKS_KIND_RE = re.compile(r"^\W*(?:is|are|was|were)\s+(?:\w+\s+){1,4}?(?:a|an)\s+(?:[a-z]+\s+)?([a-z]+)\W*$", re.IGNORECASE)
-_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+|(?:now\s+)?(?:classified|considered|regarded|classed|categorized|known)\s+as\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
+_SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+fact\s+|[a-z]+ally\s+|(?:now\s+)?(?:classified|considered|regarded|classed|categorized|known)\s+as\s+)?(?:a|an)|(?:are|were|'re)(?:\s+(?:actually|really|in\s+fact))?(?:\s+a\s+kind\s+of)?)\s+((?:(?!(?:of|in|on|at|made|that|which|who|with|from|for|and|or|but)\b)[\w-]+\s*){1,4})",
                            re.IGNORECASE)
 
 
@@ -1041,7 +1053,8 @@ def _other_kind(main: str, question: str) -> bool:
         return False
     kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING for i, w in enumerate(said_words))
+    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING
+                  and not re.search(rf"\b{said_words[i - 1]}\s+{w[:4]}", question, re.IGNORECASE) for i, w in enumerate(said_words))  # "a dwarf planet" asked
     return demoted or not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
 
 
