@@ -104,7 +104,6 @@ PATTERN_FAMILIES = {
     "repeated_lines": ["continuation"],
     "truncated_output": ["abstain"],
     "structured_answer_format": ["structured", "json", "boxed"],
-    "answer_in_other_language": ["other_language"],
 }
 
 LMEVAL_CODE = r"""
