@@ -110,12 +110,15 @@ CASCADES: dict[str, tuple[Rule, ...]] = {
 
 
 def rule_families(kind: str) -> dict[str, list[str]]:
-    """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order.
+    """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order
+    (``structured`` first: it unwraps JSON, tags and code before the cascade reads).
 
     >>> rule_families("number")["abstain"]
     ['echo', 'refusal', 'hedge', 'unfinished', 'off_topic']
+    >>> next(iter(rule_families("text")))
+    'structured'
     """
-    families: dict[str, list[str]] = {}
+    families: dict[str, list[str]] = {"structured": ["structured"]}
     for rule in CASCADES[kind]:
         families.setdefault(rule.family, []).append(rule.name)
     return families
