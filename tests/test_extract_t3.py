@@ -412,3 +412,9 @@ def test_a_list_value_is_not_a_citation() -> None:
     assert read("The tower is 330 metres tall.[2][3]", "number", "How tall is the tower in metres?") == "330"
     # "go" and "rust" are words before they are languages: a train that goes far is no code question
     assert read("It goes 150 miles [1].\n\n[1] 60 × 2.5", "number", "A train travels at 60 mph for 2.5 hours. How far does it go?") == "150"
+
+
+def test_pathological_braces_are_read_without_error() -> None:
+    # JSON nested too deep for the decoder, and thousands of unclosed dict literals: a reading, not an exception
+    assert extract('{"a": ' * 2000 + "1" + "}" * 2000, "number", question="How many?").kind == "number"
+    assert extract("{'" * 3000, "text", question="Who?").kind == "text"

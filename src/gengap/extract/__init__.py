@@ -36,8 +36,10 @@ text        JSON, ``\\boxed{}``, a refusal, a self-correction, a marked answer, 
 ==========  ================================================================================
 
 Before any cascade, a structured output is unwrapped (``_structured``, rule family ``structured``):
-reasoning blocks (``<think>``) are set aside, and the answer tag, the JSON answer field (or the field the
-question names), a transcript's program output or a bulleted record's bold line is read by the cascade.
+reasoning blocks (``<think>``, an analysis channel) and markup (fences, quotes, citations, a turn header)
+are set aside, and the answer tag, the JSON answer field (or the field the question names), a
+transcript's program output, a list's marked line or a record's line the question names is read by the
+cascade; an empty or "unknown" answer slot is unextracted.
 
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
 separately; it is never turned into a wrong answer. Refusals, "I don't know", hedges between two
@@ -110,12 +112,15 @@ CASCADES: dict[str, tuple[Rule, ...]] = {
 
 
 def rule_families(kind: str) -> dict[str, list[str]]:
-    """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order.
+    """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order
+    (``structured`` first: it unwraps JSON, tags and code before the cascade reads).
 
     >>> rule_families("number")["abstain"]
     ['echo', 'refusal', 'hedge', 'unfinished', 'off_topic']
+    >>> next(iter(rule_families("text")))
+    'structured'
     """
-    families: dict[str, list[str]] = {}
+    families: dict[str, list[str]] = {"structured": ["structured"]}
     for rule in CASCADES[kind]:
         families.setdefault(rule.family, []).append(rule.name)
     return families

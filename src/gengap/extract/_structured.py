@@ -162,12 +162,17 @@ def _literal(text: str, start: int) -> tuple[Any, int] | None:
 
 def _objects(text: str) -> list[tuple[int, int, Any]]:
     """The JSON objects in ``text`` (outermost only), with where they start and end."""
-    found, i = [], text.find("{")
+    found, i, tries = [], text.find("{"), 0
     while i >= 0:
         try:
             obj, end = _DECODER.raw_decode(text, i)
-        except ValueError:
-            lit = _literal(text, i)
+        except RecursionError:
+            break  # nested too deep to be an answer
+        except ValueError:  # not JSON: perhaps a Python dict literal
+            tries += 1
+            if tries > 200:
+                break  # (a bounded search: braces by the thousand are no answer)
+            lit = _literal(text, i) if tries <= 20 else None
             if lit is None:
                 i = text.find("{", i + 1)
                 continue
