@@ -51,7 +51,13 @@ _TEXT_MARK_RE = re.compile(
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:]"
-    r"|\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
+    r")\s*",
+    re.IGNORECASE,
+)
+# markers read only where a cue word is present (a cheap test first): "The answer to your question is X", "In short: X",
+# "Die Antwort ist X", "La réponse est : X", "La respuesta es X", "A resposta é X", "La risposta è X"
+_CUED_MARK_RE = re.compile(
+    r"(?:\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
     r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
     # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
     r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
@@ -59,6 +65,7 @@ _TEXT_MARK_RE = re.compile(
     r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
     re.IGNORECASE,
 )
+_CUED_MARK_CUES = ("question", "short", "tl", "bottom", "word", "summary", "sum up", "antwort", "réponse", "respuesta", "resposta", "risposta")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
@@ -749,6 +756,9 @@ _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:[A-Z][\w ]{0,25
 
 def _marked_in(ctx: Context, text: str) -> str | None:
     marks = list(_TEXT_MARK_RE.finditer(text))
+    low = text.lower()
+    if any(cue in low for cue in _CUED_MARK_CUES):
+        marks = sorted(marks + list(_CUED_MARK_RE.finditer(text)), key=lambda m: m.end())
     if not marks:
         return None
     tail = _LIST_ITEM_RE.sub("", text[marks[-1].end():].strip(), count=1)
@@ -874,7 +884,7 @@ def _alternative(head: str, ctx: Context) -> str | None:
     the other one only after "than" or not at all."""
     m = _ALTERNATIVES_RE.search(ctx.question or "")
     head = re.split(r";|,?\s+but\s+", head, maxsplit=1)[0]
-    if not m or _NEGATED_RE.search(head) or _CANDIDATES_RE.search(ctx.question or ""):
+    if not m or _NEGATED_RE.search(head) or _listed(ctx.question or "") is not None:
         return None  # "Venus is not the largest": a denial picks no alternative; three or more: see _listed_candidate
     low = head.lower()
     at = {alt: low.find(alt.lower()) for alt in (m.group(1), m.group(2))}
@@ -1280,9 +1290,14 @@ def _cleft(ctx: Context) -> str | None:
 _FOREIGN_WHO_RE = re.compile(r"\W*(?:qui|quién|quien|quem|wer|chi|von\s+wem|por\s+quién|par\s+qui|por\s+quem|da\s+chi)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _asks_who_in_other_language(question: str) -> bool:
+    return bool(_FOREIGN_WHO_RE.match(question))
+
+
 def _agent(ctx: Context) -> str | None:
     """"Las Meninas fue pintada por Diego Velázquez": the agent of a passive in another language answers who did it."""
-    if not ctx.question or not _FOREIGN_WHO_RE.match(ctx.question):
+    if not ctx.question or not _asks_who_in_other_language(ctx.question):
         return None
     head, _ = first_part(ctx.text)
     return foreign_agent(head)
@@ -1296,8 +1311,9 @@ _FOREIGN_CORRECTION_RE = re.compile(
     r"\W*", re.IGNORECASE)
 
 
-_FOREIGN_CORRECTION_CUES = ("espera", "perdón", "attend", "pardon", "moment", "warte", "aspetta", "dicho", "decir", "equivoqu", "corrij", "correc",
-                            "dire", "tromp", "meine", "gesagt", "korrektur", "geirrt", "dizer", "corrig", "engan", "anzi", "cioè", "sbagliat")
+_FOREIGN_CORRECTION_CUES = ("espera", "perdón", "attend", "pardon", "nein", "warte", "aspetta", "dicho", "decir", "equivoqu", "corrij", "corrección",
+                            "correção", "correzione", "veux dire", "voulais dire", "tromp", "ich meine", "gesagt", "korrektur", "geirrt", "dizer",
+                            "corrigindo", "engan", "anzi", "cioè", "sbagliat")
 
 
 def _foreign_correction(ctx: Context) -> str | None:
@@ -1324,6 +1340,8 @@ _NOT_IN_TITLES = frozenset("is are was were answer question it's that's this's t
 def _title(ctx: Context) -> str | None:
     """A short line of capitalized words and the small words between them, and nothing else, is a title or a
     name: read whole, even where a word of it is one the question says ("As You Like It")."""
+    if len(ctx.text) > 100:
+        return None  # a cheap test first: a title is short
     line = ctx.text.strip().rstrip(".!")
     if "\n" in line or not 2 <= len(line.split()) <= 8 or not line[:1].isupper() or ctx.kind != "text":
         return None
@@ -1373,18 +1391,25 @@ _CANDIDATES_RE = re.compile(r"[:,]\s*((?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){
 _NEGATED_RE = re.compile(r"\b(?:not|n't|neither|nor|never|no)\b", re.IGNORECASE)
 
 
-def _listed_candidate(ctx: Context) -> str | None:
-    """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
-    what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
-    other clauses name the rest or none."""
-    question = ctx.question or ""
-    m = _CANDIDATES_RE.search(question)
+@lru_cache(maxsize=4096)
+def _listed(question: str) -> tuple[list[str], set[str]] | None:
+    """The candidates a question lists and the stems of what it asks about them, or None (keyed by the question)."""
+    m = _CANDIDATES_RE.search(question) if "," in question and " or " in question else None
     if m is None:
         return None
     candidates = [_strip(c) for c in re.split(r",\s*", m.group(1))] + [_strip(m.group(2))]
     asked = content_stems(question[:m.start()]) - {stem(w) for c in candidates for w in c.split()}
-    if not asked:
+    return (candidates, asked) if asked else None
+
+
+def _listed_candidate(ctx: Context) -> str | None:
+    """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
+    what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
+    other clauses name the rest or none."""
+    listed = _listed(ctx.question or "")
+    if listed is None:
         return None
+    candidates, asked = listed
     for part in sentences(_without_tables(ctx.text))[:3]:
         for clause in re.split(r";|,\s+but\s+|\s+-\s+", _SUBORDINATE_RE.sub("", part, count=1)):
             named = [c for c in candidates if re.search(rf"\b{re.escape(c)}(?:e?s)?\b", clause, re.IGNORECASE)]
