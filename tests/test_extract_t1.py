@@ -395,3 +395,19 @@ def test_a_place_does_not_answer_who():
     assert tx("Carmen is set in Seville and premiered at the Opéra-Comique in Paris in 1875.", "Who wrote the opera 'Carmen'?") is None
     assert tx("It was written by Georges Bizet in 1875.", "Who wrote the opera 'Carmen'?") == "Georges Bizet"
     assert tx("The Iliad is traditionally attributed to Homer.", "Who wrote the Iliad?") == "Homer"  # "to" a person
+
+
+# ------------------------------------------------------------------ chat decorations around the answer
+def test_x_is_the_answer_you_are_looking_for():
+    assert tx("Carbon dioxide is the answer you're looking for.", "Which gas do plants absorb?") == "Carbon dioxide"
+    assert tx("The answer of the riddle is a shadow.", "What follows you everywhere but never speaks?") != "answer"
+
+
+def test_a_heading_that_names_the_answer():
+    assert tx("### Tokyo\n\nThis is the standard answer.", "What is the capital of Japan?") == "Tokyo"
+    assert tx("## Explanation\n\nThis depends on the source.", "What is the capital of Japan?") is None  # a section title
+
+
+def test_pictographs_at_the_edge_are_decoration():
+    assert tx("👉 The Merchant of Venice", "Which Shakespeare play features Shylock?") == "Merchant of Venice"
+    assert tx("Apollo 13 ✔️", "Which Apollo mission suffered an oxygen tank explosion?") == "Apollo 13"

@@ -34,6 +34,7 @@ from gengap.extract._base import (
 )
 from gengap.extract._text_span import (
     OPENING_FRAME,
+    PICTOGRAPHS,
     after_foreign_unsure,
     cleft_span,
     foreign_agent,
@@ -422,6 +423,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         left, right = sides[0].strip(), sides[1].strip()
         if re.match(r"(?:not|never)\b(?!\s+only\b|\s+just\b)", right, re.IGNORECASE) and ctx.question:
             return None  # "Venus is not the largest": a denial names no answer
+        if _IS_THE_ANSWER_RE.match(right) and _has_content(left, ctx) and len(left.split()) <= 6:
+            return _trim_question_words(_strip(_lead_off(left)), ctx) or None  # "Carbon dioxide is the answer you're looking for."
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
         passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
@@ -528,6 +531,11 @@ _RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|w
 # a role, an honour or a record handed to the answer: "The credit goes to X", "The record belongs to X"
 _GOES_TO_RE = re.compile(r"\s(?:goes|went|belongs|belonged|falls|fell|is\s+given|was\s+given|is\s+awarded|was\s+awarded)\s+to\s+(?=\S)", re.IGNORECASE)
 _AWARD_RE = re.compile(r"\b(?:credit|title|honou?r|record|distinction|prize|award|crown|spot|place|position|answer|accolade|trophy)\b", re.IGNORECASE)
+
+
+# the other side of "X is ..." only says that X answers: "the answer you're looking for", "the correct one"
+_IS_THE_ANSWER_RE = re.compile(r"(?:the\s+|my\s+)?(?:correct\s+|right\s+|final\s+|best\s+)?(?:answer|one|solution|response)\b(?!\s+(?:of|to\s+the\s+(?!question)))",
+                               re.IGNORECASE)
 
 
 _PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
@@ -1261,14 +1269,15 @@ _CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you 
                 "questions", "enjoy", "cheers")
 
 
+_PICTOGRAPH_RE = re.compile(PICTOGRAPHS)
 _TIDY_CUE_RE = re.compile(r"\[|\u3010|\b[A-Z]\.[ \t]+[A-Z]|^[ \t]*>", re.MULTILINE)
 
 
 def _tidy(ctx: Context) -> str | None:
     """The output read again without reference marks and footnotes ("London [1]"), an initial's period before
     a sentence adverb read as a sentence end ("Vitamin D. Specifically, ...")."""
-    if not _TIDY_CUE_RE.search(ctx.raw):
-        return None  # a cheap test first: no bracket, no one-letter word before a period
+    if not _TIDY_CUE_RE.search(ctx.raw) and (ctx.raw.isascii() or not _PICTOGRAPH_RE.search(ctx.raw)):
+        return None  # a cheap test first: no bracket, no one-letter word before a period, no pictograph
     inner = tidied(ctx.raw)
     if inner == ctx.raw:
         return None
@@ -1440,6 +1449,24 @@ _FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|le
                              re.IGNORECASE)
 
 
+_SECTION_WORDS = frozenset("""answer answers explanation summary overview introduction background details detail notes note conclusion reasoning
+analysis solution solutions result results step steps context history facts fact key takeaway takeaways tl;dr short long response reply
+question questions definition example examples""".split())
+
+
+def _heading(ctx: Context) -> str | None:
+    """A Markdown heading opening the output that names a short answer no other rule found ("### Tokyo" and a remark
+    under it); not a section title ("## Explanation") or the question restated."""
+    m = re.match(r"\s*#{1,4}\s+([^\n#]{1,50}?)\s*#*\s*(?:\n|$)", ctx.raw)
+    if m is None or not ctx.question:
+        return None
+    title = _strip(m.group(1))
+    words = [w.lower().strip(_QUOTES) for w in title.split()]
+    if not title or len(words) > 4 or any(w in _SECTION_WORDS or re.fullmatch(r"\d+[.:)]?", w) for w in words) or not _has_content(title, ctx):
+        return None
+    return title
+
+
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1506,6 +1533,7 @@ RULES: tuple[Rule, ...] = (
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
     Rule("quoted", "quotes", _quoted),
     Rule("consensus", "answer_inside_sentence", _consensus),
+    Rule("heading", "format", _heading),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
 RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
