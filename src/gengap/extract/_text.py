@@ -66,7 +66,8 @@ _CUED_MARK_RE = re.compile(
     r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
     re.IGNORECASE,
 )
-_CUED_MARK_CUES = ("question", "short", "tl", "bottom", "word", "summary", "sum up", "antwort", "réponse", "respuesta", "resposta", "risposta")
+_CUED_MARK_CUES = ("question is", "question would", "in short", "tl;", "tldr", "bottom line", "in a word", "in summary", "sum up", "antwort",
+                   "réponse", "respuesta", "resposta", "risposta")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
@@ -1349,10 +1350,11 @@ _NOT_IN_TITLES = frozenset("is are was were answer question it's that's this's t
 def _title(ctx: Context) -> str | None:
     """A short line of capitalized words and the small words between them, and nothing else, is a title or a
     name: read whole, even where a word of it is one the question says ("As You Like It")."""
-    if len(ctx.text) > 100:
-        return None  # a cheap test first: a title is short
-    line = ctx.text.strip().rstrip(".!")
-    if "\n" in line or not 2 <= len(line.split()) <= 8 or not line[:1].isupper() or ctx.kind != "text":
+    text = ctx.text
+    if len(text) > 100 or "\n" in text.strip() or not text.lstrip()[:1].isupper():
+        return None  # a cheap test first: a title is one short line opening with a capital
+    line = text.strip().rstrip(".!")
+    if not 2 <= len(line.split()) <= 8 or ctx.kind != "text":
         return None
     tokens = line.split()
     if not all(_TITLE_WORD_RE.fullmatch(t) for t in tokens) or sum(t[:1].isupper() for t in tokens) < 2 \
