@@ -406,6 +406,7 @@ def test_x_is_the_answer_you_are_looking_for():
 def test_a_heading_that_names_the_answer():
     assert tx("### Tokyo\n\nThis is the standard answer.", "What is the capital of Japan?") == "Tokyo"
     assert tx("## Explanation\n\nThis depends on the source.", "What is the capital of Japan?") is None  # a section title
+    assert tx("### Let me think\n\nHmm.", "What is the capital of Japan?") is None  # about the answering
 
 
 def test_pictographs_at_the_edge_are_decoration():

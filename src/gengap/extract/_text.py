@@ -1466,6 +1466,8 @@ def _heading(ctx: Context) -> str | None:
     words = [w.lower().strip(_QUOTES) for w in title.split()]
     if not title or len(words) > 4 or any(w in _SECTION_WORDS or re.fullmatch(r"\d+[.:)]?", w) for w in words) or not _has_content(title, ctx):
         return None
+    if _FIRST_PERSON_RE.search(title) or _META_RE.search(title) or _OPENER_RE.match(title + "!") or _lead_off(title) != title or "?" in title:
+        return None  # "### Let me think", "### Step by step", "### Great question": about the answering
     return title
 
 
