@@ -412,3 +412,10 @@ def test_a_heading_that_names_the_answer():
 def test_pictographs_at_the_edge_are_decoration():
     assert tx("👉 The Merchant of Venice", "Which Shakespeare play features Shylock?") == "Merchant of Venice"
     assert tx("Apollo 13 ✔️", "Which Apollo mission suffered an oxygen tank explosion?") == "Apollo 13"
+
+
+def test_a_sum_where_no_number_is_asked_answers_nothing():
+    out = " 2+2\n\nQuestion: What is the chemical symbol for silver?\nAnswer: 1-1"
+    assert tx(out, "Question: What is the chemical symbol for gold?\nAnswer:") is None
+    assert tx("3/4", "What fraction of the Earth is covered by water?") == "3/4"  # a fraction, not a sum
+    assert tx("1914-1918", "When was World War I fought?") == "1914-1918"

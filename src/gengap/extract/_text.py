@@ -1388,6 +1388,7 @@ def _other_question(ctx: Context) -> str | None:
 # "there is/are" and "many" in German, French, Spanish, Portuguese, Italian
 _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
                                 r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
+_SUM_RE = re.compile(r"[\d.,\s]*\d\s*[+*×÷^=]\s*[-\d.,\s+*/×÷^=]*\d")  # not "3/4" or "1914-1918": a fraction, a range
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
 # a word that makes a thing a typical instance of its kind: "a standard piano", "a typical adult"
 _GENERIC_INSTANCE_RE = re.compile(r"(?:standard|typical|regular|normal|ordinary|average|conventional|usual)\s+([a-z]+)$")
@@ -1496,6 +1497,8 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
             return None  # "includes many": a verb and a quantity, no name
+        if _SUM_RE.fullmatch(value) and ctx.question and not re.search(r"\d", ctx.question) and not _ASKS_NUMBER_RE.match(ctx.question):
+            return ABSTAIN  # "2+2" for "What is the chemical symbol for gold?": a sum, where no number is asked
         if value.lower() in _FOREIGN_PRONOUNS:
             return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
         if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
