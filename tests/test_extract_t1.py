@@ -419,3 +419,10 @@ def test_a_sum_where_no_number_is_asked_answers_nothing():
     assert tx(out, "Question: What is the chemical symbol for gold?\nAnswer:") is None
     assert tx("3/4", "What fraction of the Earth is covered by water?") == "3/4"  # a fraction, not a sum
     assert tx("1914-1918", "When was World War I fought?") == "1914-1918"
+
+
+def test_what_an_abbreviation_stands_for_is_read_whole():
+    q = "What does ETA stand for?"
+    assert tx("ETA stands for estimated time of arrival.", q) == "estimated time of arrival"
+    assert tx("Estimated time of arrival, I think.", q) == "Estimated time of arrival"
+    assert tx("HTTP stands for Hypertext Transfer Protocol.", "What does HTTP stand for?") == "Hypertext Transfer Protocol"

@@ -460,6 +460,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _ROLE_RE.sub("", _lead_off(s))  # "Italian Renaissance artist Leonardo da Vinci painted it"
+        expands = _STANDS_FOR_RE.search(s)
+        if expands and ctx.question and _ASKS_EXPANSION_RE.search(ctx.question):
+            s = s[expands.end():]  # "ETA stands for estimated time of arrival": what it stands for
         given = _GOES_TO_RE.search(s)
         if given and (_AWARD_RE.search(s[:given.start()]) or any(_is_question_word(w, ctx) for w in s[:given.start()].split())):
             s = s[given.end():]  # "Credit for discovering penicillin goes to Alexander Fleming", "That title goes to the blue whale"
@@ -488,7 +491,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
     whole = _whole_of_part(s, ctx)
     if whole:
         s, tokens = whole, whole.split()
-    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx) and not _number_phrase(s):  # "Great Wall of China" stays whole
+    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx) and not _number_phrase(s) \
+            and not _ASKS_EXPANSION_RE.search(ctx.question):  # "Great Wall of China" stays whole, so does what "ETA" stands for
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
@@ -527,6 +531,11 @@ def _span(sentence: str, ctx: Context) -> str | None:
 # a subject holding a relative clause, then the copula and a name: "The god who rules the afterlife is Osiris"
 _RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|which|that|whose)\s[^,;:()]{3,80}?)\s(?:is|was|are|were)\s+"
                                   r"(?:the\s+)?([A-Z][^,;:()]{0,50}?)\W*$", re.IGNORECASE)
+
+
+# the question asks what an abbreviation stands for, and the reply says it
+_ASKS_EXPANSION_RE = re.compile(r"\b(?:stands?\s+for|short\s+for|abbreviation|acronym|expan(?:d|sion)|full\s+form)\b", re.IGNORECASE)
+_STANDS_FOR_RE = re.compile(r"\b(?:stands?|stood)\s+for\s+|\bis\s+short\s+for\s+", re.IGNORECASE)
 
 
 # a role, an honour or a record handed to the answer: "The credit goes to X", "The record belongs to X"
