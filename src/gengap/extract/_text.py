@@ -34,7 +34,6 @@ from gengap.extract._base import (
 )
 from gengap.extract._text_span import (
     OPENING_FRAME,
-    PICTOGRAPHS,
     after_foreign_unsure,
     cleft_span,
     foreign_agent,
@@ -1219,6 +1218,26 @@ def _consensus(ctx: Context) -> str | None:
     return None
 
 
+_SECTION_WORDS = frozenset("""answer answers explanation summary overview introduction background details detail notes note conclusion reasoning
+analysis solution solutions result results step steps context history facts fact key takeaway takeaways tl;dr short long response reply
+question questions definition example examples""".split())
+
+
+def _heading(ctx: Context) -> str | None:
+    """A Markdown heading opening the output that names a short answer no other rule found ("### Tokyo" and a remark
+    under it); not a section title ("## Explanation") or the question restated."""
+    m = re.match(r"\s*#{1,4}\s+([^\n#]{1,50}?)\s*#*\s*(?:\n|$)", ctx.raw)
+    if m is None or not ctx.question:
+        return None
+    title = _strip(m.group(1))
+    words = [w.lower().strip(_QUOTES) for w in title.split()]
+    if not title or len(words) > 4 or any(w in _SECTION_WORDS or re.fullmatch(r"\d+[.:)]?", w) for w in words) or not _has_content(title, ctx):
+        return None
+    if _FIRST_PERSON_RE.search(title) or _META_RE.search(title) or _OPENER_RE.match(title + "!") or _lead_off(title) != title or "?" in title:
+        return None  # "### Let me think", "### Step by step", "### Great question": about the answering
+    return title
+
+
 def _off_type(span: str, ctx: Context) -> bool:
     """A span of the wrong type for the question: a bare number where no number is asked."""
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
@@ -1279,14 +1298,13 @@ _CLOSER_CUES = ("hope", "let me know", "feel free", "anything else", "would you 
                 "questions", "enjoy", "cheers")
 
 
-_PICTOGRAPH_RE = re.compile(PICTOGRAPHS)
 _TIDY_CUE_RE = re.compile(r"\[|\u3010|\b[A-Z]\.[ \t]+[A-Z]|^[ \t]*>", re.MULTILINE)
 
 
 def _tidy(ctx: Context) -> str | None:
     """The output read again without reference marks and footnotes ("London [1]"), an initial's period before
     a sentence adverb read as a sentence end ("Vitamin D. Specifically, ...")."""
-    if not _TIDY_CUE_RE.search(ctx.raw) and (ctx.raw.isascii() or not _PICTOGRAPH_RE.search(ctx.raw)):
+    if ctx.raw.isascii() and not _TIDY_CUE_RE.search(ctx.raw):
         return None  # a cheap test first: no bracket, no one-letter word before a period, no pictograph
     inner = tidied(ctx.raw)
     if inner == ctx.raw:
@@ -1461,26 +1479,6 @@ _FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|le
                              re.IGNORECASE)
 
 
-_SECTION_WORDS = frozenset("""answer answers explanation summary overview introduction background details detail notes note conclusion reasoning
-analysis solution solutions result results step steps context history facts fact key takeaway takeaways tl;dr short long response reply
-question questions definition example examples""".split())
-
-
-def _heading(ctx: Context) -> str | None:
-    """A Markdown heading opening the output that names a short answer no other rule found ("### Tokyo" and a remark
-    under it); not a section title ("## Explanation") or the question restated."""
-    m = re.match(r"\s*#{1,4}\s+([^\n#]{1,50}?)\s*#*\s*(?:\n|$)", ctx.raw)
-    if m is None or not ctx.question:
-        return None
-    title = _strip(m.group(1))
-    words = [w.lower().strip(_QUOTES) for w in title.split()]
-    if not title or len(words) > 4 or any(w in _SECTION_WORDS or re.fullmatch(r"\d+[.:)]?", w) for w in words) or not _has_content(title, ctx):
-        return None
-    if _FIRST_PERSON_RE.search(title) or _META_RE.search(title) or _OPENER_RE.match(title + "!") or _lead_off(title) != title or "?" in title:
-        return None  # "### Let me think", "### Step by step", "### Great question": about the answering
-    return title
-
-
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1548,8 +1546,8 @@ RULES: tuple[Rule, ...] = (
     Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _in_sentence),
     Rule("quoted", "quotes", _quoted),
-    Rule("consensus", "answer_inside_sentence", _consensus),
     Rule("heading", "format", _heading),
+    Rule("consensus", "answer_inside_sentence", _consensus),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
 RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
