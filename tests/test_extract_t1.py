@@ -395,3 +395,34 @@ def test_a_place_does_not_answer_who():
     assert tx("Carmen is set in Seville and premiered at the Opéra-Comique in Paris in 1875.", "Who wrote the opera 'Carmen'?") is None
     assert tx("It was written by Georges Bizet in 1875.", "Who wrote the opera 'Carmen'?") == "Georges Bizet"
     assert tx("The Iliad is traditionally attributed to Homer.", "Who wrote the Iliad?") == "Homer"  # "to" a person
+
+
+# ------------------------------------------------------------------ chat decorations around the answer
+def test_x_is_the_answer_you_are_looking_for():
+    assert tx("Carbon dioxide is the answer you're looking for.", "Which gas do plants absorb?") == "Carbon dioxide"
+    assert tx("The answer of the riddle is a shadow.", "What follows you everywhere but never speaks?") != "answer"
+
+
+def test_a_heading_that_names_the_answer():
+    assert tx("### Tokyo\n\nThis is the standard answer.", "What is the capital of Japan?") == "Tokyo"
+    assert tx("## Explanation\n\nThis depends on the source.", "What is the capital of Japan?") is None  # a section title
+    assert tx("### Let me think\n\nHmm.", "What is the capital of Japan?") is None  # about the answering
+
+
+def test_pictographs_at_the_edge_are_decoration():
+    assert tx("👉 The Merchant of Venice", "Which Shakespeare play features Shylock?") == "Merchant of Venice"
+    assert tx("Apollo 13 ✔️", "Which Apollo mission suffered an oxygen tank explosion?") == "Apollo 13"
+
+
+def test_a_sum_where_no_number_is_asked_answers_nothing():
+    out = " 2+2\n\nQuestion: What is the chemical symbol for silver?\nAnswer: 1-1"
+    assert tx(out, "Question: What is the chemical symbol for gold?\nAnswer:") is None
+    assert tx("3/4", "What fraction of the Earth is covered by water?") == "3/4"  # a fraction, not a sum
+    assert tx("1914-1918", "When was World War I fought?") == "1914-1918"
+
+
+def test_what_an_abbreviation_stands_for_is_read_whole():
+    q = "What does ETA stand for?"
+    assert tx("ETA stands for estimated time of arrival.", q) == "estimated time of arrival"
+    assert tx("Estimated time of arrival, I think.", q) == "Estimated time of arrival"
+    assert tx("HTTP stands for Hypertext Transfer Protocol.", "What does HTTP stand for?") == "Hypertext Transfer Protocol"

@@ -49,7 +49,13 @@ _TEXT_MARK_RE = re.compile(
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:]"
-    r"|\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
+    r")\s*",
+    re.IGNORECASE,
+)
+# markers read only where a cue word is present (a cheap test first): "The answer to your question is X", "In short: X",
+# "Die Antwort ist X", "La réponse est : X", "La respuesta es X", "A resposta é X", "La risposta è X"
+_CUED_MARK_RE = re.compile(
+    r"(?:\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
     r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
     # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
     r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
@@ -57,6 +63,8 @@ _TEXT_MARK_RE = re.compile(
     r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
     re.IGNORECASE,
 )
+_CUED_MARK_CUES = ("question is", "question would", "in short", "tl;", "tldr", "bottom line", "in a word", "in summary", "sum up", "antwort",
+                   "réponse", "respuesta", "resposta", "risposta")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
@@ -413,6 +421,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
         left, right = sides[0].strip(), sides[1].strip()
         if re.match(r"(?:not|never)\b(?!\s+only\b|\s+just\b)", right, re.IGNORECASE) and ctx.question:
             return None  # "Venus is not the largest": a denial names no answer
+        if _IS_THE_ANSWER_RE.match(right) and _has_content(left, ctx) and len(left.split()) <= 6:
+            return _trim_question_words(_strip(_lead_off(left)), ctx) or None  # "Carbon dioxide is the answer you're looking for."
         q_left = sum(_is_question_word(w, ctx) for w in left.split())
         q_right = sum(_is_question_word(w, ctx) for w in right.split())
         passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
@@ -447,6 +457,9 @@ def _span(sentence: str, ctx: Context) -> str | None:
             s = s[by.end():]
     else:
         s = _ROLE_RE.sub("", _lead_off(s))  # "Italian Renaissance artist Leonardo da Vinci painted it"
+        expands = _STANDS_FOR_RE.search(s)
+        if expands and ctx.question and _ASKS_EXPANSION_RE.search(ctx.question):
+            s = s[expands.end():]  # "ETA stands for estimated time of arrival": what it stands for
         given = _GOES_TO_RE.search(s)
         if given and (_AWARD_RE.search(s[:given.start()]) or any(_is_question_word(w, ctx) for w in s[:given.start()].split())):
             s = s[given.end():]  # "Credit for discovering penicillin goes to Alexander Fleming", "That title goes to the blue whale"
@@ -475,7 +488,8 @@ def _span(sentence: str, ctx: Context) -> str | None:
     whole = _whole_of_part(s, ctx)
     if whole:
         s, tokens = whole, whole.split()
-    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx) and not _number_phrase(s):  # "Great Wall of China" stays whole
+    if ctx.question and len(tokens) > 3 and not _is_name(s, ctx) and not _number_phrase(s) \
+            and not _ASKS_EXPANSION_RE.search(ctx.question):  # "Great Wall of China" stays whole, so does what "ETA" stands for
         runs: list[list[str]] = [[]]
         for i, t in enumerate(tokens):
             if t.lower() == "and" and runs[-1] and runs[-1][-1][:1].isupper() and i + 1 < len(tokens) and tokens[i + 1][:1].isupper() \
@@ -516,9 +530,19 @@ _RELATIVE_SUBJECT_RE = re.compile(r"^\W*((?:the|a|an)\s[^,;:()]{3,80}?\s(?:who|w
                                   r"(?:the\s+)?([A-Z][^,;:()]{0,50}?)\W*$", re.IGNORECASE)
 
 
+# the question asks what an abbreviation stands for, and the reply says it
+_ASKS_EXPANSION_RE = re.compile(r"\b(?:stands?\s+for|short\s+for|abbreviation|acronym|expan(?:d|sion)|full\s+form)\b", re.IGNORECASE)
+_STANDS_FOR_RE = re.compile(r"\b(?:stands?|stood)\s+for\s+|\bis\s+short\s+for\s+", re.IGNORECASE)
+
+
 # a role, an honour or a record handed to the answer: "The credit goes to X", "The record belongs to X"
 _GOES_TO_RE = re.compile(r"\s(?:goes|went|belongs|belonged|falls|fell|is\s+given|was\s+given|is\s+awarded|was\s+awarded)\s+to\s+(?=\S)", re.IGNORECASE)
 _AWARD_RE = re.compile(r"\b(?:credit|title|honou?r|record|distinction|prize|award|crown|spot|place|position|answer|accolade|trophy)\b", re.IGNORECASE)
+
+
+# the other side of "X is ..." only says that X answers: "the answer you're looking for", "the correct one"
+_IS_THE_ANSWER_RE = re.compile(r"(?:the\s+|my\s+)?(?:correct\s+|right\s+|final\s+|best\s+)?(?:answer|one|solution|response)\b(?!\s+(?:of|to\s+the\s+(?!question)))",
+                               re.IGNORECASE)
 
 
 _PART_OF_WHOLE_RE = re.compile(r"^([a-z][a-z-]*(?:\s+[a-z][a-z-]*){0,2})\s+of\s+(?:the\s+|an?\s+)?([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})$")
@@ -770,6 +794,9 @@ _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:[A-Z][\w ]{0,25
 
 def _marked_in(ctx: Context, text: str) -> str | None:
     marks = list(_TEXT_MARK_RE.finditer(text))
+    low = text.lower()
+    if any(cue in low for cue in _CUED_MARK_CUES):
+        marks = sorted(marks + list(_CUED_MARK_RE.finditer(text)), key=lambda m: m.end())
     if not marks:
         return None
     tail = _LIST_ITEM_RE.sub("", text[marks[-1].end():].strip(), count=1)
@@ -895,7 +922,7 @@ def _alternative(head: str, ctx: Context) -> str | None:
     the other one only after "than" or not at all."""
     m = _ALTERNATIVES_RE.search(ctx.question or "")
     head = re.split(r";|,?\s+but\s+", head, maxsplit=1)[0]
-    if not m or _NEGATED_RE.search(head) or _CANDIDATES_RE.search(ctx.question or ""):
+    if not m or _NEGATED_RE.search(head) or _listed(ctx.question or "") is not None:
         return None  # "Venus is not the largest": a denial picks no alternative; three or more: see _listed_candidate
     low = head.lower()
     at = {alt: low.find(alt.lower()) for alt in (m.group(1), m.group(2))}
@@ -1212,6 +1239,26 @@ def _consensus(ctx: Context) -> str | None:
     return None
 
 
+_SECTION_WORDS = frozenset("""answer answers explanation summary overview introduction background details detail notes note conclusion reasoning
+analysis solution solutions result results step steps context history facts fact key takeaway takeaways tl;dr short long response reply
+question questions definition example examples""".split())
+
+
+def _heading(ctx: Context) -> str | None:
+    """A Markdown heading opening the output that names a short answer no other rule found ("### Tokyo" and a remark
+    under it); not a section title ("## Explanation") or the question restated."""
+    m = re.match(r"\s*#{1,4}\s+([^\n#]{1,50}?)\s*#*\s*(?:\n|$)", ctx.raw)
+    if m is None or not ctx.question:
+        return None
+    title = _strip(m.group(1))
+    words = [w.lower().strip(_QUOTES) for w in title.split()]
+    if not title or len(words) > 4 or any(w in _SECTION_WORDS or re.fullmatch(r"\d+[.:)]?", w) for w in words) or not _has_content(title, ctx):
+        return None
+    if _FIRST_PERSON_RE.search(title) or _META_RE.search(title) or _OPENER_RE.match(title + "!") or _lead_off(title) != title or "?" in title:
+        return None  # "### Let me think", "### Step by step", "### Great question": about the answering
+    return title
+
+
 def _off_type(span: str, ctx: Context) -> bool:
     """A span of the wrong type for the question: a bare number where no number is asked."""
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
@@ -1278,8 +1325,8 @@ _TIDY_CUE_RE = re.compile(r"\[|\u3010|\b[A-Z]\.[ \t]+[A-Z]|^[ \t]*>", re.MULTILI
 def _tidy(ctx: Context) -> str | None:
     """The output read again without reference marks and footnotes ("London [1]"), an initial's period before
     a sentence adverb read as a sentence end ("Vitamin D. Specifically, ...")."""
-    if not _TIDY_CUE_RE.search(ctx.raw):
-        return None  # a cheap test first: no bracket, no one-letter word before a period
+    if ctx.raw.isascii() and not _TIDY_CUE_RE.search(ctx.raw):
+        return None  # a cheap test first: no bracket, no one-letter word before a period, no pictograph
     inner = tidied(ctx.raw)
     if inner == ctx.raw:
         return None
@@ -1301,9 +1348,14 @@ def _cleft(ctx: Context) -> str | None:
 _FOREIGN_WHO_RE = re.compile(r"\W*(?:qui|quién|quien|quem|wer|chi|von\s+wem|por\s+quién|par\s+qui|por\s+quem|da\s+chi)\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _asks_who_in_other_language(question: str) -> bool:
+    return bool(_FOREIGN_WHO_RE.match(question))
+
+
 def _agent(ctx: Context) -> str | None:
     """"Las Meninas fue pintada por Diego Velázquez": the agent of a passive in another language answers who did it."""
-    if not ctx.question or not _FOREIGN_WHO_RE.match(ctx.question):
+    if not ctx.question or not _asks_who_in_other_language(ctx.question):
         return None
     head, _ = first_part(ctx.text)
     return foreign_agent(head)
@@ -1317,8 +1369,9 @@ _FOREIGN_CORRECTION_RE = re.compile(
     r"\W*", re.IGNORECASE)
 
 
-_FOREIGN_CORRECTION_CUES = ("espera", "perdón", "attend", "pardon", "moment", "warte", "aspetta", "dicho", "decir", "equivoqu", "corrij", "correc",
-                            "dire", "tromp", "meine", "gesagt", "korrektur", "geirrt", "dizer", "corrig", "engan", "anzi", "cioè", "sbagliat")
+_FOREIGN_CORRECTION_CUES = ("espera", "perdón", "attend", "pardon", "nein", "warte", "aspetta", "dicho", "decir", "equivoqu", "corrij", "corrección",
+                            "correção", "correzione", "veux dire", "voulais dire", "tromp", "ich meine", "gesagt", "korrektur", "geirrt", "dizer",
+                            "corrigindo", "engan", "anzi", "cioè", "sbagliat")
 
 
 def _foreign_correction(ctx: Context) -> str | None:
@@ -1345,8 +1398,11 @@ _NOT_IN_TITLES = frozenset("is are was were answer question it's that's this's t
 def _title(ctx: Context) -> str | None:
     """A short line of capitalized words and the small words between them, and nothing else, is a title or a
     name: read whole, even where a word of it is one the question says ("As You Like It")."""
-    line = ctx.text.strip().rstrip(".!")
-    if "\n" in line or not 2 <= len(line.split()) <= 8 or not line[:1].isupper() or ctx.kind != "text":
+    text = ctx.text
+    if len(text) > 100 or "\n" in text.strip() or not text.lstrip()[:1].isupper():
+        return None  # a cheap test first: a title is one short line opening with a capital
+    line = text.strip().rstrip(".!")
+    if not 2 <= len(line.split()) <= 8 or ctx.kind != "text":
         return None
     tokens = line.split()
     if not all(_TITLE_WORD_RE.fullmatch(t) for t in tokens) or sum(t[:1].isupper() for t in tokens) < 2 \
@@ -1380,6 +1436,7 @@ def _other_question(ctx: Context) -> str | None:
 # "there is/are" and "many" in German, French, Spanish, Portuguese, Italian
 _THERE_ARE_MANY_RE = re.compile(r"\s(?:gibt|il\s+y\s+a|y\s+a|hay|há|ci\s+sono|c'è|viele|mehrere|beaucoup|plusieurs|muchos|muchas|varios|varias"
                                 r"|muitos|muitas|vários|várias|molti|molte|diversi|diverse)\s", re.IGNORECASE)
+_SUM_RE = re.compile(r"[\d.,\s]*\d\s*[+*×÷^=]\s*[-\d.,\s+*/×÷^=]*\d")  # not "3/4" or "1914-1918": a fraction, a range
 _FOREIGN_PRONOUNS = frozenset("il elle ils elles on es er sie wir ihr ella ellos ellas ele eles elas lui lei loro".split())
 # a word that makes a thing a typical instance of its kind: "a standard piano", "a typical adult"
 _GENERIC_INSTANCE_RE = re.compile(r"(?:standard|typical|regular|normal|ordinary|average|conventional|usual)\s+([a-z]+)$")
@@ -1394,18 +1451,25 @@ _CANDIDATES_RE = re.compile(r"[:,]\s*((?:(?:the|a|an)\s+)?[\w'-]+(?:\s+[\w'-]+){
 _NEGATED_RE = re.compile(r"\b(?:not|n't|neither|nor|never|no)\b", re.IGNORECASE)
 
 
-def _listed_candidate(ctx: Context) -> str | None:
-    """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
-    what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
-    other clauses name the rest or none."""
-    question = ctx.question or ""
-    m = _CANDIDATES_RE.search(question)
+@lru_cache(maxsize=4096)
+def _listed(question: str) -> tuple[list[str], set[str]] | None:
+    """The candidates a question lists and the stems of what it asks about them, or None (keyed by the question)."""
+    m = _CANDIDATES_RE.search(question) if "," in question and " or " in question else None
     if m is None:
         return None
     candidates = [_strip(c) for c in re.split(r",\s*", m.group(1))] + [_strip(m.group(2))]
     asked = content_stems(question[:m.start()]) - {stem(w) for c in candidates for w in c.split()}
-    if not asked:
+    return (candidates, asked) if asked else None
+
+
+def _listed_candidate(ctx: Context) -> str | None:
+    """For a question that lists three or more candidates, the one candidate a clause of the reply names together with
+    what the question asks ("Jupiter is a gas giant and the largest", "only the dolphin is a mammal"), where the
+    other clauses name the rest or none."""
+    listed = _listed(ctx.question or "")
+    if listed is None:
         return None
+    candidates, asked = listed
     for part in sentences(_without_tables(ctx.text))[:3]:
         for clause in re.split(r";|,\s+but\s+|\s+-\s+", _SUBORDINATE_RE.sub("", part, count=1)):
             named = [c for c in candidates if re.search(rf"\b{re.escape(c)}(?:e?s)?\b", clause, re.IGNORECASE)]
@@ -1439,6 +1503,8 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
             return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
         if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
             return None  # "includes many": a verb and a quantity, no name
+        if _SUM_RE.fullmatch(value) and ctx.question and not re.search(r"\d", ctx.question) and not _ASKS_NUMBER_RE.match(ctx.question):
+            return ABSTAIN  # "2+2" for "What is the chemical symbol for gold?": a sum, where no number is asked
         if value.lower() in _FOREIGN_PRONOUNS:
             return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
         if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
@@ -1488,6 +1554,7 @@ RULES: tuple[Rule, ...] = (
     Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("quoted", "quotes", _quoted),
+    Rule("heading", "format", _heading),
     Rule("consensus", "answer_inside_sentence", _consensus),
     Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
 )

@@ -149,11 +149,15 @@ _ADVERB_AFTER_INITIAL_RE = re.compile(r"(?<=\b[A-Z])\.[ \t]+(?=(?:[A-Z][a-z]+(?:
                                       r"|However|Also|Note|This|Its|His|Her|Their)\b|[A-Z][a-z]+(?:\s+[a-z]+)?\s*:)")
 
 
+# pictographs at the edge of a line decorate it: "👉 Rome", "✅ Rome", "Rome ✔️"
+PICTOGRAPHS = "[\u2190-\u21ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
+_PICTOGRAPH_EDGE_RE = re.compile(rf"^[ \t]*{PICTOGRAPHS}+[ \t]*|[ \t]*{PICTOGRAPHS}+[ \t]*$", re.MULTILINE)
 _BLOCKQUOTE_RE = re.compile(r"^[ \t]*>[ \t]?(?=\S)", re.MULTILINE)
 
 
 def tidied(raw: str) -> str:
-    """``raw`` without reference marks, footnote lines and Markdown quote marks ("> Rome"), an initial's period
+    """``raw`` without reference marks, footnote lines, Markdown quote marks ("> Rome") and pictographs at a line's
+    edge ("👉 Rome"), an initial's period
     before a sentence adverb made a line end; ``raw`` itself when there is nothing to tidy."""
     text = raw
     if "[" in text or "\u3010" in text:
@@ -162,6 +166,8 @@ def tidied(raw: str) -> str:
         text = _ADVERB_AFTER_INITIAL_RE.sub(".\n", text)
     if ">" in text:
         text = _BLOCKQUOTE_RE.sub("", text)
+    if not text.isascii():
+        text = _PICTOGRAPH_EDGE_RE.sub("", text)
     return text
 
 
