@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, content_stems, sentences, stem
 
@@ -119,9 +120,10 @@ _OPEN_RE = re.compile(
     r"|aucune\s+id[eé]e|ni\s+idea|no\s+estoy\s+segur[oa]|je\s+ne\s+suis\s+pas\s+s[uû]re?|ich\s+bin\s+mir\s+nicht\s+sicher|n[aã]o\s+tenho\s+certeza))",
     re.IGNORECASE,
 )
-_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet",
-              "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps", "sé", "sei", "sais", "weiß", "weiss", "ahnung",
-              "idée", "idea", "segur", "sicher", "certeza", "lo so")
+# substrings one of which every match of _OPEN_RE contains (a fast pre-test, not the rule itself)
+_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "n't", "not ", "yes and no",
+              "some", "maybe", "perhaps", "sei", "sais", "weiss", "ahnung", "idea", "segur", "sicher", "certeza", "lo so")
+_OPEN_CUE_RE = re.compile("|".join(map(re.escape, _OPEN_CUES)))
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
@@ -168,8 +170,7 @@ def hedged(text: str) -> bool:
                 and not _BUT_COMMITS_RE.match(text, m.end()):  # "Hard to say without more context, but most likely 12."
             return True
         m = HEDGE_RE.search(text, m.end())
-    low = text.lower()
-    if not any(cue in low for cue in _OPEN_CUES):
+    if text.isascii() and not _OPEN_CUE_RE.search(text.lower()):
         return False
     opened = _OPEN_RE.search(text)
     return opened is not None and not _CONSENSUS_RE.search(text, opened.end())
@@ -226,7 +227,7 @@ _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
 _NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
-_JOINER_CUES = {"choice": (",", "/", "or", "OR", "and", "&"), "number": ("or", "OR"), "text": ("or", "OR", "/")}
+_JOINER_CUE_RES = {"choice": re.compile(r",|/| or| OR| and|&"), "number": re.compile(r" or| OR"), "text": re.compile(r" or| OR|/")}
 
 
 def open_candidates(ctx: Context) -> tuple[bool, str | None]:
@@ -240,7 +241,7 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
     ((True, None), (False, None))
     """
     pattern = _CANDIDATE_RES.get(ctx.kind)
-    if pattern is None or len(ctx.text) > 600 or not any(j in ctx.text for j in _JOINER_CUES[ctx.kind]):
+    if pattern is None or len(ctx.text) > 600 or not _JOINER_CUE_RES[ctx.kind].search(ctx.text):
         return False, None
     m = pattern.match(ctx.text)
     if m is None:
@@ -287,7 +288,7 @@ _ASKED_BACK_RE = re.compile(r"^\W*(?P<span>\w[^?.!\n,;]{0,39})\?\s*(?:(?:i'?m\s+
                             r"|i'?m\s+guessing|just\s+a\s+guess)[^?\n]*$", re.IGNORECASE)
 
 
-_TENTATIVE_CUES = ("maybe", "perhaps", "possibly", "probably", "guess", "i'd", "think", "believe", "sounds", "seems", "looks")
+_TENTATIVE_CUE_RE = re.compile("maybe|perhaps|possibly|probably|guess|i'd|think|believe|sounds|seems|looks")
 
 
 def tentative_pick(ctx: Context) -> str | None:
@@ -302,8 +303,7 @@ def tentative_pick(ctx: Context) -> str | None:
     asked = _ASKED_BACK_RE.match(ctx.text) if "?" in ctx.text else None
     if asked:
         return asked.group("span").strip()  # "B? I'm not sure."
-    low = ctx.text.lower()
-    if not any(cue in low for cue in _TENTATIVE_CUES):
+    if not _TENTATIVE_CUE_RE.search(ctx.text.lower()):
         return None  # a cheap test first
     found = list(_TENTATIVE_RE.finditer(ctx.text))
     if len(found) != 1 or len(ctx.sentences) > 3:
@@ -675,6 +675,12 @@ _ASKS_QUANTITY_RE = re.compile(r"\bhow\s+(?:many|much|tall|high|long|far|big|hea
 _UNIT_AFTER_RE = r"\s*(?:%|percent|(?:metres?|meters?|m|km|kg|g|cm|mm|miles?|feet|ft|people|persons|passengers|tons?|tonnes?|litres?|liters?)\b)"
 
 
+@lru_cache(maxsize=4096)
+def _asks_year_or_quantity(question: str) -> tuple[bool, bool]:
+    """Whether the question asks for a year, and for a quantity ("how many", "how tall"): keyed by the question."""
+    return _ASKS_YEAR_RE.search(question) is not None, _ASKS_QUANTITY_RE.search(question) is not None
+
+
 def number_answers_another_question(ctx: Context, value: str) -> bool:
     """Whether the number read answers another question than the one asked: a year stated as a date
     ("completed in 1889") for "how tall" or "how many", or a measure with a unit ("269 metres") for
@@ -687,13 +693,13 @@ def number_answers_another_question(ctx: Context, value: str) -> bool:
     """
     if not ctx.question or not value.isdigit():
         return False
-    asks_year = _ASKS_YEAR_RE.search(ctx.question) is not None
-    if not asks_year and _ASKS_QUANTITY_RE.search(ctx.question):
+    asks_year, asks_quantity = _asks_year_or_quantity(ctx.question)
+    if not asks_year and asks_quantity:
         if not re.fullmatch(r"1\d{3}|20\d\d", value):
             return False
         seen = list(re.finditer(rf"(?<![\d,.]){value}(?!\d|[.,]\d)", ctx.text))
         return bool(seen) and all(_YEAR_BEFORE_RE.search(ctx.text, max(0, m.start() - 20), m.start()) for m in seen)
-    if asks_year and _ASKS_QUANTITY_RE.search(ctx.question) is None:
+    if asks_year and not asks_quantity:
         at = re.search(rf"(?<![\d,.]){re.escape(value)}(?![\d.])", ctx.text.replace(",", ""))
         return at is not None and re.match(_UNIT_AFTER_RE, ctx.text.replace(",", "")[at.end():], re.IGNORECASE) is not None
     return False
