@@ -365,3 +365,13 @@ def test_a_note_after_an_edit_label_takes_nothing_back():
 
 def test_the_retracted_answer_named_again_in_the_correction_is_not_the_new_one():
     assert tx("Oxygen. Wait, no - we inhale oxygen and exhale carbon dioxide.", "What gas do humans exhale?") == "carbon dioxide"
+
+
+def test_an_option_named_only_as_an_example_is_not_picked():
+    opts = ["Monet", "Van Gogh", "Picasso", "Rembrandt"]
+    q = "Which painter cut off part of his ear?"
+    assert ch("Many 19th-century painters, from Monet to Cezanne, worked in the south of France.", opts, q) is None
+    assert ch("Painters such as Monet often worked outdoors.", opts, q) is None
+    # counter-examples: the option singled out, and an example beside the pick
+    assert ch("It was Van Gogh, in 1888, after a quarrel with Gauguin.", opts, q) == "B"
+    assert ch("Van Gogh - unlike painters such as Monet, he cut off part of his ear in 1888.", opts, q) == "B"

@@ -719,6 +719,49 @@ def number_on_question(read: Callable[[Context], str | None]) -> Callable[[Conte
     return rule
 
 
+# an option named as an example, not picked: "Many painters, from Monet to Cezanne, ...", "such as Monet"
+_EXAMPLE_BEFORE_RE = re.compile(r"\b(?:from|such\s+as|like|including|e\.g\.|for\s+example|for\s+instance|as\s+well\s+as)\s+(?:the\s+)?$", re.IGNORECASE)
+# a stance that singles an option out: "It was Van Gogh", "that's the skin", "the answer is", "I'd go with"
+_SINGLED_OUT_BEFORE_RE = re.compile(r"(?:\b(?:it|that|this)(?:'s|\s+is|\s+was|\s+would\s+be)|\banswer(?:\s+is)?|\bcorrect(?:\s+one)?(?:\s+is)?|\bgo\s+with|\bpick|\bchoose"
+                                    r"|\bi\s+think(?:\s+it'?s)?|\bprobably|\bdefinitely)\s*:?\s*(?:the\s+)?$", re.IGNORECASE)
+
+
+def option_only_mentioned(ctx: Context, letter: str) -> bool:
+    """Whether the option read by its text is only mentioned as an example, not picked ("Many painters,
+    from Monet to Cezanne, worked in France.", "painters such as Monet").
+
+    >>> c = Context("Many painters, from Monet to Cezanne, worked in France.", "choice", choices=["Monet", "Van Gogh"])
+    >>> option_only_mentioned(c, "A"), option_only_mentioned(Context("It was Van Gogh, not Monet.", "choice", choices=["Monet", "Van Gogh"]), "B")
+    (True, False)
+    """
+    if not ctx.choices or len(letter) != 1 or re.search(rf"(?<![\w'-]){letter}(?![\w'-])", ctx.text):
+        return False  # the letter itself is written: not a reading by the option's text
+    index = ord(letter) - ord("A")
+    if not 0 <= index < len(ctx.choices):
+        return False
+    low = ctx.text.lower()
+    spots = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(ctx.choices[index].lower())}(?!\w)", low)]
+    if not spots:
+        return False
+    if any(_SINGLED_OUT_BEFORE_RE.search(low, max(0, at - 30), at) or not re.search(r"\w", low[:at]) for at in spots):
+        return False  # "It was Van Gogh", or the option opens the output
+    return all(_EXAMPLE_BEFORE_RE.search(low, max(0, at - 20), at) for at in spots)
+
+
+def choice_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A choice-reading rule, kept only where the option it reads by its text is picked, not only
+    mentioned (see :func:`option_only_mentioned`); otherwise unextracted."""
+
+    def rule(ctx: Context) -> str | None:
+        found = read(ctx)
+        if found and found != ABSTAIN and option_only_mentioned(ctx, found):
+            return ABSTAIN
+        return found
+
+    rule.__doc__ = read.__doc__
+    return rule
+
+
 # a comparison asked ("Is the Danube longer than the Rhine?") and a reply about one side only, comparing nothing
 _COMPARISON_Q_RE = re.compile(r"^\W*(?:is|are|was|were|does|do|did|has|have)\s+(?P<x>.+?)\s+(?:\w+er|more\s+\w+|less\s+\w+)\s+than\s+(?P<y>.+?)\W*$",
                               re.IGNORECASE)
@@ -765,8 +808,8 @@ def range_only(ctx: Context) -> str | None:
     return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
 
 
-__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
+__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "choice_on_question", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
-           "number_on_question", "one_side_of_a_comparison", "only_a_note", "on_question", "open_candidates", "opens_with_another_question",
+           "number_on_question", "one_side_of_a_comparison", "only_a_note", "option_only_mentioned", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
            "tentative_rule", "without_doubt", "without_struck"]
