@@ -375,3 +375,9 @@ def test_an_option_named_only_as_an_example_is_not_picked():
     # counter-examples: the option singled out, and an example beside the pick
     assert ch("It was Van Gogh, in 1888, after a quarrel with Gauguin.", opts, q) == "B"
     assert ch("Van Gogh - unlike painters such as Monet, he cut off part of his ear in 1888.", opts, q) == "B"
+
+
+def test_superlatives_of_one_measure_in_other_words():
+    assert tx("The cheetah is the quickest land animal, reaching 110 km/h.", "What is the fastest land animal?") == "cheetah"
+    # counter-example: another measure
+    assert tx("The heart is the hardest-working organ in the body.", "What is the largest organ of the body?") is None
