@@ -381,3 +381,12 @@ def test_superlatives_of_one_measure_in_other_words():
     assert tx("The cheetah is the quickest land animal, reaching 110 km/h.", "What is the fastest land animal?") == "cheetah"
     # counter-example: another measure
     assert tx("The heart is the hardest-working organ in the body.", "What is the largest organ of the body?") is None
+
+
+def test_one_of_the_candidates_named_again_is_the_pick():
+    assert tx("Paris or Lyon? Paris, of course.", "What is the capital of France?") == "Paris"
+    assert tx("Paris / Lyon - definitely Paris.", "What is the capital of France?") == "Paris"
+    assert num("Eight or ten? Eight.", "How many legs does a spider have?") == "8"
+    assert ch("B, D? No - only B; squid are molluscs.", ["Shark", "Whale", "Tuna", "Squid"], "Which is a mammal?") == "B"
+    # counter-example: a candidate named again inside a remark that picks nothing
+    assert tx("Paris or Lyon? Lyon is the bigger food city, Paris the bigger capital... I can't decide.", "What is the gastronomic capital of France?") is None

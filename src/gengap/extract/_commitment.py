@@ -130,6 +130,7 @@ _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|co
                            r"|\bconsensus\b|\bofficially\b", re.IGNORECASE)
 # a doubt followed by a pick in the same sentence: "Hard to say without more context, but most likely 12"
 _BUT_COMMITS_RE = re.compile(r"[^.;?!\n]{0,60}?\bbut\s+(?:(?:most|more)\s+likely|probably|likely|i\s+(?:think|believe|guess)|i'?d\s+(?:say|guess|go\s+with|lean)"
+                             r"|generally|mostly|usually|overall|on\s+balance|in\s+most\s+cases|typically"
                              r"|my\s+(?:best\s+)?guess|if\s+i\s+had\s+to)\b(?![^.;?!\n]*\b(?:or|either)\b)", re.IGNORECASE)
 # a doubt about the precision of a figure already stated, not about the answer: "I don't remember the exact decimal"
 _PRECISION_DOUBT_RE = re.compile(r"\s+(?:the\s+)?(?:exact|precise)(?:\s+\w+){0,2}\b|\s+exactly\b|\s+(?:the\s+)?(?:decimals?|digits?)\b", re.IGNORECASE)
@@ -222,11 +223,16 @@ def _candidates_re(item: str, joiners: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+# what may stand before one of the candidates named again: "No - only B", "definitely Paris", "Paris, of course"
+_NAMED_AGAIN_RE = re.compile(r"^\W*(?:(?:no|nope|yes|well|hmm+|so|only|just|definitely|certainly|clearly|surely|of\s+course|obviously|actually|it'?s|it\s+is)\b\W*)+",
+                             re.IGNORECASE)
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+dozen|a\s+hundred"
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
 _NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
+_CANDIDATE_ITEM_RES = {"choice": re.compile(r"\b[A-E]\b"), "number": re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE),
+                       "text": re.compile(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}")}
 _JOINER_CUE_RES = {"choice": re.compile(r",|/| or| OR| and|&"), "number": re.compile(r" or| OR"), "text": re.compile(r" or| OR|/")}
 
 
@@ -246,7 +252,16 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
     m = pattern.match(ctx.text)
     if m is None:
         return False, None
-    for part in sentences(ctx.text[m.end():]):
+    named = {w.lower() for w in _CANDIDATE_ITEM_RES[ctx.kind].findall(m.group(0))}
+    for n, part in enumerate(sentences(ctx.text[m.end():])):
+        if n == 0:  # "Paris or Lyon? Paris, of course.", "Eight or ten? Eight.", "B, D? No - only B": one of them named again
+            again = _NAMED_AGAIN_RE.match(part)
+            rest = part[again.end():] if again else part
+            first = re.match(r"[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", rest)
+            head = first.group(0).strip(".'-").lower() if first else ""
+            clause = re.split(r"[;,:]\s|\s-\s", rest, maxsplit=1)[0].strip(" .!")
+            if head and head in named and clause.lower() == head:  # the candidate alone, not a remark on it
+                return True, clause
         for clause in re.split(r"[,;]\s+", part):  # "Either C or D, but I'd lean towards C."
             pick = _PICK_RE.match(clause)
             if pick and clause[pick.end():].strip():
