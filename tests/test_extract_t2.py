@@ -390,3 +390,11 @@ def test_one_of_the_candidates_named_again_is_the_pick():
     assert ch("B, D? No - only B; squid are molluscs.", ["Shark", "Whale", "Tuna", "Squid"], "Which is a mammal?") == "B"
     # counter-example: a candidate named again inside a remark that picks nothing
     assert tx("Paris or Lyon? Lyon is the bigger food city, Paris the bigger capital... I can't decide.", "What is the gastronomic capital of France?") is None
+
+
+def test_a_doubt_then_what_is_known_commits():
+    assert num("Scientists don't yet know for sure, but the leading estimate is 13.8 billion years.", "How old is the universe, in billions of years?") == "13.8"
+    assert num("I don't have live data, but it's roughly 8.1 billion.", "What is the population of Earth, in billions?") == "8.1"
+    # counter-examples: the doubt alone; a hedge word is never the answer span
+    assert num("Nobody knows exactly.", "How many species are there on Earth, in millions?") is None
+    assert tx("It's debated, but the asteroid impact is the leading explanation.", "What caused the extinction of the dinosaurs?") != "debated"

@@ -80,6 +80,11 @@ _AS_OF_RE = re.compile(r"\b(?:as\s+of\s+(?:my\s+)?(?:last|latest|most\s+recent)\
                        r"|according\s+to\s+my\s+(?:training|knowledge|data))\b", re.IGNORECASE)
 
 
+# "I don't have live data, but it's roughly 8.1 billion": what it knew, approximately
+_BUT_ROUGHLY_RE = re.compile(r",?\s+but\s+(?:it'?s\s+|it\s+is\s+|there\s+are\s+|the\s+\w+\s+(?:is|was)\s+)?(?:about|around|roughly|approximately|an\s+estimated)\b",
+                             re.IGNORECASE)
+
+
 def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
     """Whether a refusal only says the model cannot check the present, and the output then states what
     it knew ("I can't browse ... As of my last update, Linda Yaccarino was the CEO."): that is an answer.
@@ -94,7 +99,7 @@ def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
     >>> answers_despite_refusal(t, REFUSAL_RE.search(t))
     False
     """
-    later = _AS_OF_RE.search(text, refusal.start())
+    later = _AS_OF_RE.search(text, refusal.start()) or _BUT_ROUGHLY_RE.search(text, refusal.start(), refusal.end() + 80)
     if later is None:
         return False
     said = text[refusal.start():later.start()]
@@ -127,10 +132,11 @@ _OPEN_CUE_RE = re.compile("|".join(map(re.escape, _OPEN_CUES)))
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
-                           r"|\bconsensus\b|\bofficially\b", re.IGNORECASE)
+                           r"|\bconsensus\b|\bofficially\b|\bthe\s+leading\s+(?:explanation|theory|estimate|view|hypothesis)\b|\bwidely\s+(?:cited|accepted)\b", re.IGNORECASE)
 # a doubt followed by a pick in the same sentence: "Hard to say without more context, but most likely 12"
 _BUT_COMMITS_RE = re.compile(r"[^.;?!\n]{0,60}?\bbut\s+(?:(?:most|more)\s+likely|probably|likely|i\s+(?:think|believe|guess)|i'?d\s+(?:say|guess|go\s+with|lean)"
-                             r"|generally|mostly|usually|overall|on\s+balance|in\s+most\s+cases|typically"
+                             r"|generally|mostly|usually|overall|on\s+balance|in\s+most\s+cases|typically|(?:it'?s\s+|it\s+is\s+)?(?:about|around|roughly|approximately)"
+                             r"|the\s+(?:leading|best|standard|accepted|usual|common|most\s+widely\s+(?:accepted|cited))\s+(?:estimate|figure|explanation|answer|view|theory)"
                              r"|my\s+(?:best\s+)?guess|if\s+i\s+had\s+to)\b(?![^.;?!\n]*\b(?:or|either)\b)", re.IGNORECASE)
 # a doubt about the precision of a figure already stated, not about the answer: "I don't remember the exact decimal"
 _PRECISION_DOUBT_RE = re.compile(r"\s+(?:the\s+)?(?:exact|precise)(?:\s+\w+){0,2}\b|\s+exactly\b|\s+(?:the\s+)?(?:decimals?|digits?)\b", re.IGNORECASE)
@@ -174,14 +180,14 @@ def hedged(text: str) -> bool:
     if text.isascii() and not _OPEN_CUE_RE.search(text.lower()):
         return False
     opened = _OPEN_RE.search(text)
-    return opened is not None and not _CONSENSUS_RE.search(text, opened.end())
+    return opened is not None and not _CONSENSUS_RE.search(text, opened.end()) and not _BUT_COMMITS_RE.match(text, opened.end())
 
 
 # what an answer slot holds when the model has no answer: "Answer: I'm not sure", "Final answer: unknown"
 _NON_ANSWER_RE = re.compile(
     r"^\W*(?:i'?m\s+not\s+(?:sure|certain)|not\s+(?:sure|certain)|i\s+(?:don'?t|do\s+not)\s+know|(?:i\s+have\s+)?no\s+idea|unknown|unsure"
     r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|(?-i:N/A|n/a)|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
-    r"|(?:both\s+)?yes\s+and\s+no|it\s+depends)\W*$",
+    r"|(?:both\s+)?yes\s+and\s+no|it\s+depends|depends|(?:hotly\s+|still\s+)?(?:debated|disputed|contested|controversial|complicated|unclear|uncertain))\W*$",
     re.IGNORECASE,
 )
 
@@ -189,8 +195,8 @@ _NON_ANSWER_RE = re.compile(
 def non_answer(span: str) -> bool:
     """Whether a span read as the answer only says that there is none ("I'm not sure", "unknown", "yes and no").
 
-    >>> non_answer("I'm not sure"), non_answer("It depends."), non_answer("Nile")
-    (True, True, False)
+    >>> non_answer("I'm not sure"), non_answer("It depends."), non_answer("debated"), non_answer("Nile")
+    (True, True, True, False)
     """
     return bool(span) and _NON_ANSWER_RE.match(span) is not None
 
