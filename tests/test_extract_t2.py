@@ -398,3 +398,11 @@ def test_a_doubt_then_what_is_known_commits():
     # counter-examples: the doubt alone; a hedge word is never the answer span
     assert num("Nobody knows exactly.", "How many species are there on Earth, in millions?") is None
     assert tx("It's debated, but the asteroid impact is the leading explanation.", "What caused the extinction of the dinosaurs?") != "debated"
+
+
+def test_an_opening_hedge_set_aside_by_what_follows():
+    assert tx("It's debated by some, but officially it's a dwarf planet.", "What is Pluto classified as?") == "dwarf planet"
+    assert tx("It's debated, but the asteroid impact at Chicxulub is the leading explanation.",
+              "What caused the extinction of the dinosaurs?") in ("asteroid impact at Chicxulub", "asteroid impact")
+    # counter-example: the hedge kept
+    assert tx("It's debated, but I really couldn't say.", "What caused the extinction of the dinosaurs?") is None

@@ -346,6 +346,34 @@ def tentative_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[
     return rule
 
 
+# a hedge that opens the reply and is set aside by what follows: "It's debated, but the asteroid impact is the leading explanation."
+_HEDGE_THEN_BUT_RE = re.compile(r"^\W*(?:it'?s|it\s+is|this\s+is|that'?s|that\s+is)\s+(?:\w+\s+){0,2}?(?:debated|disputed|contested|unclear|uncertain|complicated"
+                                r"|controversial)\b[^,.;:\n]{0,40}[,;]\s*but\s+", re.IGNORECASE)
+
+
+_LEADING_RE = re.compile(r"^(?P<span>.{1,60}?)\s+(?:is|was|remains)\s+(?:still\s+)?the\s+(?:leading|most\s+widely\s+accepted|standard|accepted|usual|best|most\s+likely)\s+"
+                         r"(?:explanation|theory|view|hypothesis|answer|candidate|estimate)\b", re.IGNORECASE)
+
+
+def after_opening_hedge(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A cascade rule: a reply that opens with a hedge it then sets aside ("It's debated, but officially
+    it's a dwarf planet.") is read, with ``read``, from what follows the "but"."""
+
+    def rule(ctx: Context) -> str | None:
+        m = _HEDGE_THEN_BUT_RE.match(ctx.text)
+        if m is None:
+            return None
+        rest = ctx.text[m.end():]
+        leading = _LEADING_RE.match(rest)  # "the asteroid impact is the leading explanation": its subject
+        if leading:
+            rest = leading.group("span")
+        found = read(Context(rest, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled))
+        return found if found and found != ABSTAIN and not non_answer(found) else None
+
+    rule.__doc__ = after_opening_hedge.__doc__
+    return rule
+
+
 def candidates_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[[Context], str | None]:
     """A cascade rule: candidates left open are unextracted, the pick among them is read with ``read_pick``."""
 
@@ -832,7 +860,7 @@ def range_only(ctx: Context) -> str | None:
     return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
 
 
-__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "choice_on_question", "concluded_verdict", "correction_label", "cut_before_conclusion",
+__all__ = ["after_opening_hedge", "answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "choice_on_question", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
            "number_on_question", "one_side_of_a_comparison", "only_a_note", "option_only_mentioned", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
