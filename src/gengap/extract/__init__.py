@@ -37,10 +37,10 @@ text        JSON, ``\\boxed{}``, a refusal, a self-correction, a marked answer, 
 
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
 separately; it is never turned into a wrong answer. Refusals, "I don't know", hedges between two
-answers and rambles that trail off are unextracted. Whether an output commits to an answer at all (refusals,
-candidates
-left open and the pick among them, self-corrections, answers to another question, outputs cut off
-before their conclusion) is read the same way for every kind, in ``gengap.extract._commitment``.
+answers and rambles that trail off are unextracted. Whether an output commits to an answer at all
+(refusals, candidates left open and the pick among them, self-corrections, answers to another
+question, outputs cut off before their conclusion) is read the same way for every kind, in
+``gengap.extract._commitment``.
 
 Example
 -------
