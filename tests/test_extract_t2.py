@@ -365,3 +365,44 @@ def test_a_note_after_an_edit_label_takes_nothing_back():
 
 def test_the_retracted_answer_named_again_in_the_correction_is_not_the_new_one():
     assert tx("Oxygen. Wait, no - we inhale oxygen and exhale carbon dioxide.", "What gas do humans exhale?") == "carbon dioxide"
+
+
+def test_an_option_named_only_as_an_example_is_not_picked():
+    opts = ["Monet", "Van Gogh", "Picasso", "Rembrandt"]
+    q = "Which painter cut off part of his ear?"
+    assert ch("Many 19th-century painters, from Monet to Cezanne, worked in the south of France.", opts, q) is None
+    assert ch("Painters such as Monet often worked outdoors.", opts, q) is None
+    # counter-examples: the option singled out, and an example beside the pick
+    assert ch("It was Van Gogh, in 1888, after a quarrel with Gauguin.", opts, q) == "B"
+    assert ch("Van Gogh - unlike painters such as Monet, he cut off part of his ear in 1888.", opts, q) == "B"
+
+
+def test_superlatives_of_one_measure_in_other_words():
+    assert tx("The cheetah is the quickest land animal, reaching 110 km/h.", "What is the fastest land animal?") == "cheetah"
+    # counter-example: another measure
+    assert tx("The heart is the hardest-working organ in the body.", "What is the largest organ of the body?") is None
+
+
+def test_one_of_the_candidates_named_again_is_the_pick():
+    assert tx("Paris or Lyon? Paris, of course.", "What is the capital of France?") == "Paris"
+    assert tx("Paris / Lyon - definitely Paris.", "What is the capital of France?") == "Paris"
+    assert num("Eight or ten? Eight.", "How many legs does a spider have?") == "8"
+    assert ch("B, D? No - only B; squid are molluscs.", ["Shark", "Whale", "Tuna", "Squid"], "Which is a mammal?") == "B"
+    # counter-example: a candidate named again inside a remark that picks nothing
+    assert tx("Paris or Lyon? Lyon is the bigger food city, Paris the bigger capital... I can't decide.", "What is the gastronomic capital of France?") is None
+
+
+def test_a_doubt_then_what_is_known_commits():
+    assert num("Scientists don't yet know for sure, but the leading estimate is 13.8 billion years.", "How old is the universe, in billions of years?") == "13.8"
+    assert num("I don't have live data, but it's roughly 8.1 billion.", "What is the population of Earth, in billions?") == "8.1"
+    # counter-examples: the doubt alone; a hedge word is never the answer span
+    assert num("Nobody knows exactly.", "How many species are there on Earth, in millions?") is None
+    assert tx("It's debated, but the asteroid impact is the leading explanation.", "What caused the extinction of the dinosaurs?") != "debated"
+
+
+def test_an_opening_hedge_set_aside_by_what_follows():
+    assert tx("It's debated by some, but officially it's a dwarf planet.", "What is Pluto classified as?") == "dwarf planet"
+    assert tx("It's debated, but the asteroid impact at Chicxulub is the leading explanation.",
+              "What caused the extinction of the dinosaurs?") in ("asteroid impact at Chicxulub", "asteroid impact")
+    # counter-example: the hedge kept
+    assert tx("It's debated, but I really couldn't say.", "What caused the extinction of the dinosaurs?") is None

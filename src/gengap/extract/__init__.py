@@ -43,7 +43,10 @@ cascade; an empty or "unknown" answer slot is unextracted.
 
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
 separately; it is never turned into a wrong answer. Refusals, "I don't know", hedges between two
-answers and rambles that trail off are unextracted.
+answers and rambles that trail off are unextracted. Whether an output commits to an answer at all
+(refusals, candidates left open and the pick among them, self-corrections, answers to another
+question, outputs cut off before their conclusion) is read the same way for every kind, in
+``gengap.extract._commitment``.
 
 Example
 -------
@@ -115,10 +118,8 @@ def rule_families(kind: str) -> dict[str, list[str]]:
     """The families of the rules of ``kind``'s cascade, each with its rule names, in cascade order
     (``structured`` first: it unwraps JSON, tags and code before the cascade reads).
 
-    >>> rule_families("number")["abstain"]
-    ['echo', 'refusal', 'hedge', 'unfinished', 'off_topic']
-    >>> next(iter(rule_families("text")))
-    'structured'
+    >>> rule_families("number")["abstain"][:3], "hedge" in rule_families("number")["abstain"]
+    (['echo', 'non_answer', 'refusal'], True)
     """
     families: dict[str, list[str]] = {"structured": ["structured"]}
     for rule in CASCADES[kind]:

@@ -1016,7 +1016,7 @@ RULES: tuple[Rule, ...] = (
     Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
     Rule("hedge", "abstain", _hedge),
     Rule("none_of_them", "abstain", _commitment.rejects_every_option),
-    Rule("answer_first", "answer_first", _answer_first),
+    Rule("answer_first", "answer_first", _commitment.choice_on_question(_answer_first)),
     Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
     Rule("unfinished", "abstain", _unfinished),
@@ -1027,7 +1027,7 @@ RULES: tuple[Rule, ...] = (
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),
     Rule("analysis", "option_text", _analysis),
-    Rule("option_text", "option_text", _option_text),
+    Rule("option_text", "option_text", _commitment.choice_on_question(_option_text)),
     Rule("direction", "option_text", _direction),
     Rule("last_letter", "last", _last_letter),
 )

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, Rule, content_stems, run_cascade, sentences, stem
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer, foreign_two_candidates
@@ -80,6 +81,11 @@ _AS_OF_RE = re.compile(r"\b(?:as\s+of\s+(?:my\s+)?(?:last|latest|most\s+recent)\
                        r"|according\s+to\s+my\s+(?:training|knowledge|data))\b", re.IGNORECASE)
 
 
+# "I don't have live data, but it's roughly 8.1 billion": what it knew, approximately
+_BUT_ROUGHLY_RE = re.compile(r",?\s+but\s+(?:it'?s\s+|it\s+is\s+|there\s+are\s+|the\s+\w+\s+(?:is|was)\s+)?(?:about|around|roughly|approximately|an\s+estimated)\b",
+                             re.IGNORECASE)
+
+
 def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
     """Whether a refusal only says the model cannot check the present, and the output then states what
     it knew ("I can't browse ... As of my last update, Linda Yaccarino was the CEO."): that is an answer.
@@ -94,7 +100,7 @@ def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
     >>> answers_despite_refusal(t, REFUSAL_RE.search(t))
     False
     """
-    later = _AS_OF_RE.search(text, refusal.start())
+    later = _AS_OF_RE.search(text, refusal.start()) or _BUT_ROUGHLY_RE.search(text, refusal.start(), refusal.end() + 80)
     if later is None:
         return False
     said = text[refusal.start():later.start()]
@@ -120,15 +126,18 @@ _OPEN_RE = re.compile(
     r"|aucune\s+id[eé]e|ni\s+idea))",
     re.IGNORECASE,
 )
-_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "know", "yes and no", "yet",
-              "say", "mention", "state", "specif", "indicat", "tell us", "clear", "maybe", "perhaps", "sé", "sei", "sais", "weiß", "weiss", "ahnung",
-              "idée", "idea", "lo so")
+# substrings one of which every match of _OPEN_RE contains (a fast pre-test, not the rule itself)
+_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "n't", "not ", "yes and no",
+              "some", "maybe", "perhaps", "sei", "sais", "weiss", "weiß", "ahnung", "idea", "idée", "sé", "no se", "no lo se", "lo so")
+_OPEN_CUE_RE = re.compile("|".join(map(re.escape, _OPEN_CUES)))
 # what most sources give settles a dispute: "This is debated. Most sources list the Nile."
 _CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
                            r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
-                           r"|\bconsensus\b|\bofficially\b", re.IGNORECASE)
+                           r"|\bconsensus\b|\bofficially\b|\bthe\s+leading\s+(?:explanation|theory|estimate|view|hypothesis)\b|\bwidely\s+(?:cited|accepted)\b", re.IGNORECASE)
 # a doubt followed by a pick in the same sentence: "Hard to say without more context, but most likely 12"
 _BUT_COMMITS_RE = re.compile(r"[^.;?!\n]{0,60}?\bbut\s+(?:(?:most|more)\s+likely|probably|likely|i\s+(?:think|believe|guess)|i'?d\s+(?:say|guess|go\s+with|lean)"
+                             r"|generally|mostly|usually|overall|on\s+balance|in\s+most\s+cases|typically|(?:it'?s\s+|it\s+is\s+)?(?:about|around|roughly|approximately)"
+                             r"|the\s+(?:leading|best|standard|accepted|usual|common|most\s+widely\s+(?:accepted|cited))\s+(?:estimate|figure|explanation|answer|view|theory)"
                              r"|my\s+(?:best\s+)?guess|if\s+i\s+had\s+to)\b(?![^.;?!\n]*\b(?:or|either)\b)", re.IGNORECASE)
 # a doubt about the precision of a figure already stated, not about the answer: "I don't remember the exact decimal"
 _PRECISION_DOUBT_RE = re.compile(r"\s+(?:the\s+)?(?:exact|precise)(?:\s+\w+){0,2}\b|\s+exactly\b|\s+(?:the\s+)?(?:decimals?|digits?)\b", re.IGNORECASE)
@@ -169,18 +178,17 @@ def hedged(text: str) -> bool:
                 and not _BUT_COMMITS_RE.match(text, m.end()):  # "Hard to say without more context, but most likely 12."
             return True
         m = HEDGE_RE.search(text, m.end())
-    low = text.lower()
-    if not any(cue in low for cue in _OPEN_CUES):
+    if text.isascii() and not _OPEN_CUE_RE.search(text.lower()):
         return False
     opened = _OPEN_RE.search(text)
-    return opened is not None and not _CONSENSUS_RE.search(text, opened.end())
+    return opened is not None and not _CONSENSUS_RE.search(text, opened.end()) and not _BUT_COMMITS_RE.match(text, opened.end())
 
 
 # what an answer slot holds when the model has no answer: "Answer: I'm not sure", "Final answer: unknown"
 _NON_ANSWER_RE = re.compile(
     r"^\W*(?:i'?m\s+not\s+(?:sure|certain)|not\s+(?:sure|certain)|i\s+(?:don'?t|do\s+not)\s+know|(?:i\s+have\s+)?no\s+idea|unknown|unsure"
     r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|(?-i:N/A|n/a)|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
-    r"|(?:both\s+)?yes\s+and\s+no|it\s+depends)\W*$",
+    r"|(?:both\s+)?yes\s+and\s+no|it\s+depends|depends|(?:hotly\s+|still\s+)?(?:debated|disputed|contested|controversial|complicated|unclear|uncertain))\W*$",
     re.IGNORECASE,
 )
 
@@ -188,8 +196,8 @@ _NON_ANSWER_RE = re.compile(
 def non_answer(span: str) -> bool:
     """Whether a span read as the answer only says that there is none ("I'm not sure", "unknown", "yes and no").
 
-    >>> non_answer("I'm not sure"), non_answer("It depends."), non_answer("Nile")
-    (True, True, False)
+    >>> non_answer("I'm not sure"), non_answer("It depends."), non_answer("debated"), non_answer("Nile")
+    (True, True, True, False)
     """
     return bool(span) and _NON_ANSWER_RE.match(span) is not None
 
@@ -222,12 +230,17 @@ def _candidates_re(item: str, joiners: str) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
+# what may stand before one of the candidates named again: "No - only B", "definitely Paris", "Paris, of course"
+_NAMED_AGAIN_RE = re.compile(r"^\W*(?:(?:no|nope|yes|well|hmm+|so|only|just|definitely|certainly|clearly|surely|of\s+course|obviously|actually|it'?s|it\s+is)\b\W*)+",
+                             re.IGNORECASE)
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+dozen|a\s+hundred"
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
 _NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
-_JOINER_CUES = {"choice": (",", "/", "or", "OR", "and", "&"), "number": ("or", "OR"), "text": ("or", "OR", "/")}
+_CANDIDATE_ITEM_RES = {"choice": re.compile(r"\b[A-E]\b"), "number": re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE),
+                       "text": re.compile(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}")}
+_JOINER_CUE_RES = {"choice": re.compile(r",|/| or| OR| and|&"), "number": re.compile(r" or| OR"), "text": re.compile(r" or| OR|/")}
 
 
 def open_candidates(ctx: Context) -> tuple[bool, str | None]:
@@ -241,12 +254,21 @@ def open_candidates(ctx: Context) -> tuple[bool, str | None]:
     ((True, None), (False, None))
     """
     pattern = _CANDIDATE_RES.get(ctx.kind)
-    if pattern is None or len(ctx.text) > 600 or not any(j in ctx.text for j in _JOINER_CUES[ctx.kind]):
+    if pattern is None or len(ctx.text) > 600 or not _JOINER_CUE_RES[ctx.kind].search(ctx.text):
         return False, None
     m = pattern.match(ctx.text)
     if m is None:
         return False, None
-    for part in sentences(ctx.text[m.end():]):
+    named = {w.lower() for w in _CANDIDATE_ITEM_RES[ctx.kind].findall(m.group(0))}
+    for n, part in enumerate(sentences(ctx.text[m.end():])):
+        if n == 0:  # "Paris or Lyon? Paris, of course.", "Eight or ten? Eight.", "B, D? No - only B": one of them named again
+            again = _NAMED_AGAIN_RE.match(part)
+            rest = part[again.end():] if again else part
+            first = re.match(r"[\w'.-]+(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", rest)
+            head = first.group(0).strip(".'-").lower() if first else ""
+            clause = re.split(r"[;,:]\s|\s-\s", rest, maxsplit=1)[0].strip(" .!")
+            if head and head in named and clause.lower() == head:  # the candidate alone, not a remark on it
+                return True, clause
         for clause in re.split(r"[,;]\s+", part):  # "Either C or D, but I'd lean towards C."
             pick = _PICK_RE.match(clause)
             if pick and clause[pick.end():].strip():
@@ -288,7 +310,7 @@ _ASKED_BACK_RE = re.compile(r"^\W*(?P<span>\w[^?.!\n,;]{0,39})\?\s*(?:(?:i'?m\s+
                             r"|i'?m\s+guessing|just\s+a\s+guess)[^?\n]*$", re.IGNORECASE)
 
 
-_TENTATIVE_CUES = ("maybe", "perhaps", "possibly", "probably", "guess", "i'd", "think", "believe", "sounds", "seems", "looks")
+_TENTATIVE_CUE_RE = re.compile("maybe|perhaps|possibly|probably|guess|i'd|think|believe|sounds|seems|looks")
 
 
 def tentative_pick(ctx: Context) -> str | None:
@@ -303,8 +325,7 @@ def tentative_pick(ctx: Context) -> str | None:
     asked = _ASKED_BACK_RE.match(ctx.text) if "?" in ctx.text else None
     if asked:
         return asked.group("span").strip()  # "B? I'm not sure."
-    low = ctx.text.lower()
-    if not any(cue in low for cue in _TENTATIVE_CUES):
+    if not _TENTATIVE_CUE_RE.search(ctx.text.lower()):
         return None  # a cheap test first
     found = list(_TENTATIVE_RE.finditer(ctx.text))
     if len(found) != 1 or len(ctx.sentences) > 3:
@@ -323,6 +344,34 @@ def tentative_rule(read_pick: Callable[[Context, str], str | None]) -> Callable[
         return read_pick(ctx, pick) if pick else None
 
     rule.__doc__ = tentative_pick.__doc__
+    return rule
+
+
+# a hedge that opens the reply and is set aside by what follows: "It's debated, but the asteroid impact is the leading explanation."
+_HEDGE_THEN_BUT_RE = re.compile(r"^\W*(?:it'?s|it\s+is|this\s+is|that'?s|that\s+is)\s+(?:\w+\s+){0,2}?(?:debated|disputed|contested|unclear|uncertain|complicated"
+                                r"|controversial)\b[^,.;:\n]{0,40}[,;]\s*but\s+", re.IGNORECASE)
+
+
+_LEADING_RE = re.compile(r"^(?P<span>.{1,60}?)\s+(?:is|was|remains)\s+(?:still\s+)?the\s+(?:leading|most\s+widely\s+accepted|standard|accepted|usual|best|most\s+likely)\s+"
+                         r"(?:explanation|theory|view|hypothesis|answer|candidate|estimate)\b", re.IGNORECASE)
+
+
+def after_opening_hedge(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A cascade rule: a reply that opens with a hedge it then sets aside ("It's debated, but officially
+    it's a dwarf planet.") is read, with ``read``, from what follows the "but"."""
+
+    def rule(ctx: Context) -> str | None:
+        m = _HEDGE_THEN_BUT_RE.match(ctx.text)
+        if m is None:
+            return None
+        rest = ctx.text[m.end():]
+        leading = _LEADING_RE.match(rest)  # "the asteroid impact is the leading explanation": its subject
+        if leading:
+            rest = leading.group("span")
+        found = read(Context(rest, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled))
+        return found if found and found != ABSTAIN and not non_answer(found) else None
+
+    rule.__doc__ = after_opening_hedge.__doc__
     return rule
 
 
@@ -584,7 +633,10 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                       r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
 # superlatives of one measure in other words: the "highest" peak is the "tallest" mountain
-_MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "largest": "size", "biggest": "size", "greatest": "size"}
+_MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "largest": "size", "biggest": "size", "greatest": "size",
+            "hugest": "size", "fastest": "speed", "quickest": "speed", "speediest": "speed", "smallest": "smallness", "tiniest": "smallness",
+            "littlest": "smallness", "hottest": "heat", "warmest": "heat", "coldest": "cold", "chilliest": "cold", "costliest": "price",
+            "priciest": "price", "cheapest": "cheapness", "wealthiest": "wealth", "richest": "wealth"}
 
 
 def _superlatives(text: str) -> set[str]:
@@ -676,6 +728,12 @@ _ASKS_QUANTITY_RE = re.compile(r"\bhow\s+(?:many|much|tall|high|long|far|big|hea
 _UNIT_AFTER_RE = r"\s*(?:%|percent|(?:metres?|meters?|m|km|kg|g|cm|mm|miles?|feet|ft|people|persons|passengers|tons?|tonnes?|litres?|liters?)\b)"
 
 
+@lru_cache(maxsize=4096)
+def _asks_year_or_quantity(question: str) -> tuple[bool, bool]:
+    """Whether the question asks for a year, and for a quantity ("how many", "how tall"): keyed by the question."""
+    return _ASKS_YEAR_RE.search(question) is not None, _ASKS_QUANTITY_RE.search(question) is not None
+
+
 def number_answers_another_question(ctx: Context, value: str) -> bool:
     """Whether the number read answers another question than the one asked: a year stated as a date
     ("completed in 1889") for "how tall" or "how many", or a measure with a unit ("269 metres") for
@@ -688,13 +746,13 @@ def number_answers_another_question(ctx: Context, value: str) -> bool:
     """
     if not ctx.question or not value.isdigit():
         return False
-    asks_year = _ASKS_YEAR_RE.search(ctx.question) is not None
-    if not asks_year and _ASKS_QUANTITY_RE.search(ctx.question):
+    asks_year, asks_quantity = _asks_year_or_quantity(ctx.question)
+    if not asks_year and asks_quantity:
         if not re.fullmatch(r"1\d{3}|20\d\d", value):
             return False
         seen = list(re.finditer(rf"(?<![\d,.]){value}(?!\d|[.,]\d)", ctx.text))
         return bool(seen) and all(_YEAR_BEFORE_RE.search(ctx.text, max(0, m.start() - 20), m.start()) for m in seen)
-    if asks_year and _ASKS_QUANTITY_RE.search(ctx.question) is None:
+    if asks_year and not asks_quantity:
         at = re.search(rf"(?<![\d,.]){re.escape(value)}(?![\d.])", ctx.text.replace(",", ""))
         return at is not None and re.match(_UNIT_AFTER_RE, ctx.text.replace(",", "")[at.end():], re.IGNORECASE) is not None
     return False
@@ -707,6 +765,49 @@ def number_on_question(read: Callable[[Context], str | None]) -> Callable[[Conte
     def rule(ctx: Context) -> str | None:
         found = read(ctx)
         if found and found != ABSTAIN and number_answers_another_question(ctx, found):
+            return ABSTAIN
+        return found
+
+    rule.__doc__ = read.__doc__
+    return rule
+
+
+# an option named as an example, not picked: "Many painters, from Monet to Cezanne, ...", "such as Monet"
+_EXAMPLE_BEFORE_RE = re.compile(r"\b(?:from|such\s+as|like|including|e\.g\.|for\s+example|for\s+instance|as\s+well\s+as)\s+(?:the\s+)?$", re.IGNORECASE)
+# a stance that singles an option out: "It was Van Gogh", "that's the skin", "the answer is", "I'd go with"
+_SINGLED_OUT_BEFORE_RE = re.compile(r"(?:\b(?:it|that|this)(?:'s|\s+is|\s+was|\s+would\s+be)|\banswer(?:\s+is)?|\bcorrect(?:\s+one)?(?:\s+is)?|\bgo\s+with|\bpick|\bchoose"
+                                    r"|\bi\s+think(?:\s+it'?s)?|\bprobably|\bdefinitely)\s*:?\s*(?:the\s+)?$", re.IGNORECASE)
+
+
+def option_only_mentioned(ctx: Context, letter: str) -> bool:
+    """Whether the option read by its text is only mentioned as an example, not picked ("Many painters,
+    from Monet to Cezanne, worked in France.", "painters such as Monet").
+
+    >>> c = Context("Many painters, from Monet to Cezanne, worked in France.", "choice", choices=["Monet", "Van Gogh"])
+    >>> option_only_mentioned(c, "A"), option_only_mentioned(Context("It was Van Gogh, not Monet.", "choice", choices=["Monet", "Van Gogh"]), "B")
+    (True, False)
+    """
+    if not ctx.choices or len(letter) != 1 or re.search(rf"(?<![\w'-]){letter}(?![\w'-])", ctx.text):
+        return False  # the letter itself is written: not a reading by the option's text
+    index = ord(letter) - ord("A")
+    if not 0 <= index < len(ctx.choices):
+        return False
+    low = ctx.text.lower()
+    spots = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(ctx.choices[index].lower())}(?!\w)", low)]
+    if not spots:
+        return False
+    if any(_SINGLED_OUT_BEFORE_RE.search(low, max(0, at - 30), at) or not re.search(r"\w", low[:at]) for at in spots):
+        return False  # "It was Van Gogh", or the option opens the output
+    return all(_EXAMPLE_BEFORE_RE.search(low, max(0, at - 20), at) for at in spots)
+
+
+def choice_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A choice-reading rule, kept only where the option it reads by its text is picked, not only
+    mentioned (see :func:`option_only_mentioned`); otherwise unextracted."""
+
+    def rule(ctx: Context) -> str | None:
+        found = read(ctx)
+        if found and found != ABSTAIN and option_only_mentioned(ctx, found):
             return ABSTAIN
         return found
 
@@ -760,9 +861,9 @@ def range_only(ctx: Context) -> str | None:
     return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
 
 
-__all__ = ["answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "concluded_verdict", "correction_label", "cut_before_conclusion",
+__all__ = ["after_opening_hedge", "answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "choice_on_question", "concluded_verdict", "correction_label", "cut_before_conclusion",
            "cut_rule", "foreign_unsure_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
-           "number_on_question", "one_side_of_a_comparison", "only_a_note", "on_question", "open_candidates", "opens_with_another_question",
+           "number_on_question", "one_side_of_a_comparison", "only_a_note", "option_only_mentioned", "on_question", "open_candidates", "opens_with_another_question",
            "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
            "tentative_rule", "without_doubt", "without_struck"]
 

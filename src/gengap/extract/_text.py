@@ -1521,6 +1521,11 @@ def _picked_span(ctx: Context, text: str) -> str | None:
     return span if span and _short(span) else None
 
 
+def _read_again(ctx: Context) -> str | None:
+    """The whole cascade's reading of a part of the output (what follows a hedge it sets aside)."""
+    return run_cascade(RULES, ctx).value
+
+
 RULES: tuple[Rule, ...] = (
     Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
@@ -1538,6 +1543,7 @@ RULES: tuple[Rule, ...] = (
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
     Rule("labelled_line", "table", _labelled_line),
+    Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
     Rule("candidates", "abstain", _commitment.candidates_rule(_picked_span)),
     Rule("hedge", "abstain", _hedge),
     Rule("about_answering", "abstain", _about_answering),
