@@ -374,3 +374,15 @@ def test_a_kind_said_with_an_adverb_or_the_qualifier_the_question_asks():
     assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a dwarf planet?") == "yes"
     # counter-example: the qualifier the question leaves out still demotes the kind
     assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a planet?") == "no"
+
+
+def test_advice_verdicts():
+    q = "Should I microwave food in a metal container?"
+    assert yn("Avoid it; use glass or microwave-safe plastic instead.", q) == "no"
+    assert yn("Skip it — use a glass dish.", q) == "no"
+    assert yn("I'd recommend it — Python's syntax is gentler.", "Should I learn Python before JavaScript?") == "yes"
+    assert yn("Go for it: Python is a great first language.", "Should I learn Python before JavaScript?") == "yes"
+    assert yn("Generally not worth the money.", "Is it worth buying an extended warranty?") == "no"
+    assert yn("100% worth it.", "Is it worth visiting Iceland in winter?") == "yes"
+    # counter-example: "avoid" naming something else to avoid is no verdict on the question
+    assert yn("Avoid the crowds by going early.", "Is it worth visiting the Louvre?") != "no"

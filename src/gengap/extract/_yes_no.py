@@ -69,7 +69,7 @@ _NO_VERDICT = (
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
-    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)"
+    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)|not\s+worth\b|(?:avoid|skip)\s+(?:it|that|them|doing\s+(?:so|that|it))\b"
     r"|(?:(?:it'?s|it\s+is|that'?s|they'?re|they\s+are)\s+)?(?:best|better)\s+avoided|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$|\s*[,:;\u2014-])|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
@@ -83,7 +83,8 @@ _NO_VERDICT = (
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
-    r"(?:absolutely|certainly|definitely|most\s+(?:definitely|certainly|assuredly)|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
+    r"(?:i'?d\s+(?:recommend|suggest)\s+(?:it|that|doing\s+so)|i\s+(?:would\s+|do\s+)?recommend\s+(?:it|that)|go\s+for\s+it|(?:100|a\s+hundred)\s*(?:%|percent)(?:\s+worth\s+it)?"
+    r"|absolutely|certainly|definitely|most\s+(?:definitely|certainly|assuredly)|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
     r"|(?:very\s+)?much\s+so|[a-z]{3,}ly\s+so(?=\W*(?:$|[.!,;:\u2014-]))|(?:pretty\s+much|more\s+or\s+less|for\s+all\s+intents\s+and\s+purposes)(?=\W*(?:$|[.!,;:\u2014-]))|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+)?(?:leading|prevailing|accepted|mainstream|consensus|standard|most\s+(?:likely|widely\s+accepted|accepted|plausible))\s+(?:explanation|theory|view|hypothesis|account)"
