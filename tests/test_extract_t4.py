@@ -386,3 +386,8 @@ def test_advice_verdicts():
     assert yn("100% worth it.", "Is it worth visiting Iceland in winter?") == "yes"
     # counter-example: "avoid" naming something else to avoid is no verdict on the question
     assert yn("Avoid the crowds by going early.", "Is it worth visiting the Louvre?") != "no"
+
+
+def test_an_answer_stated_first_is_not_overridden_by_its_name_reused_for_a_step():
+    q = "What is the probability of getting at least one head in two coin flips?"
+    assert num("3/4 (75%). The only way to miss is two tails, with probability 1/4.", q) == "0.75"

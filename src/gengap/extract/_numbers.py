@@ -789,8 +789,8 @@ def _named_value(ctx: Context) -> str | None:
     """The value the output gives the very thing the question asks for, by its name ("What is the sale
     price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
     name = _asked_name(ctx.question) if ctx.question else None
-    if name is None:
-        return None
+    if name is None or _opens_with_number(ctx):
+        return None  # "3/4 (75%). ... with probability 1/4.": an answer stated first, the name reused for a step
     low = ctx.prose.lower()
     found = set()
     at = low.find(name)
