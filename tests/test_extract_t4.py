@@ -391,3 +391,14 @@ def test_advice_verdicts():
 def test_an_answer_stated_first_is_not_overridden_by_its_name_reused_for_a_step():
     q = "What is the probability of getting at least one head in two coin flips?"
     assert num("3/4 (75%). The only way to miss is two tails, with probability 1/4.", q) == "0.75"
+
+
+def test_a_question_offering_fact_or_myth_is_a_yes_no_question():
+    q = "Fact or myth: you lose most of your body heat through your head?"
+    assert yn("Myth.", q) == "no"
+    assert yn("It's a myth — you lose heat through any uncovered skin.", q) == "no"
+    assert yn("T", "True or false: the Pacific is the largest ocean.") == "yes"
+    assert yn("F", "True or false: bats are blind.") == "no"
+    # counter-examples: an either-or question between two things has no yes/no answer; a lone "T" without the offer is nothing
+    assert yn("Metric, mostly.", "Should I use metric or imperial units?") is None
+    assert yn("T", "Is the Pacific the largest ocean?") is None

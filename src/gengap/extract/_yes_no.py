@@ -234,7 +234,8 @@ def _closing(ctx: Context) -> str | None:
 _INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
 
 
-_EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b)\w+[^?]*\?", re.IGNORECASE)
+_EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b|fact\b|right\b|correct\b|real\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b|myth\b|fiction\b|wrong\b|incorrect\b|fake\b)\w+[^?]*\?",
+                           re.IGNORECASE)  # "Fact or myth: ...?" offers a verdict, it is a yes/no question
 
 
 def _either_or(ctx: Context) -> str | None:
@@ -337,6 +338,17 @@ _FOREIGN_VERDICT_RE = re.compile(
     r"|claro(?:\s+que\s+s[ií]m?)?|por\s+supuesto|desde\s+luego|exacto|exactamente|cierto|efectivamente|verdadero|com\s+certeza|certamente"
     r"|certo|esatto|assolutamente(?:\s+s[iì])?|verdadeiro|vero|sem\s+d[úu]vida|sin\s+duda|sans\s+doute|zweifellos))"
     r"(?=\s*(?:[,.!;:\u2014-]|$))", re.IGNORECASE)
+
+
+_TF_LETTER_RE = re.compile(r"^\W*(?:(?P<yes>T|Fact)|(?P<no>F|Fiction))\W*$")
+
+
+def _tf_letter(ctx: Context) -> str | None:
+    """"T" or "F" alone for a true-or-false question, "Fact" or "Fiction" for a fact-or-myth one."""
+    m = _TF_LETTER_RE.match(ctx.prose)
+    if not m or not ctx.question or not re.search(r"\b(?:true|fact)\s*(?:or|/)\s*(?:false|myth|fiction)\b", ctx.question, re.IGNORECASE):
+        return None
+    return "yes" if m.group("yes") else "no"
 
 
 def _foreign_verdict(ctx: Context) -> str | None:
@@ -1257,6 +1269,7 @@ RULES = (
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
+    Rule("tf_letter", "verdict", _tf_letter),
     Rule("refusal", "abstain", _refusal),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
