@@ -402,3 +402,11 @@ def test_a_question_offering_fact_or_myth_is_a_yes_no_question():
     # counter-examples: an either-or question between two things has no yes/no answer; a lone "T" without the offer is nothing
     assert yn("Metric, mostly.", "Should I use metric or imperial units?") is None
     assert yn("T", "Is the Pacific the largest ocean?") is None
+
+
+def test_precision_guards_of_the_new_readings():
+    # a list of options before a break picks none of them
+    assert ch("Mars, Venus and Earth are rocky; Jupiter is a gas giant.", "Which is a gas giant?", PLANETS[:3] + ["Jupiter"]) != "A"
+    assert ch("Ottawa, no Toronto.", "¿Cuál es la capital de Canadá?", ["Toronto", "Ottawa", "Montreal", "Vancouver"]) == "B"
+    # harm answers whether something may be done, not what something is able to do
+    assert yn("Their sting can be deadly to allergic people.", "Can bees sting?") != "no"

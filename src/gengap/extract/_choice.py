@@ -649,8 +649,13 @@ def _named_before_a_break(ctx: Context, head: str) -> str | None:
     """A lead before a dash, colon, semicolon or comma that is an option word for word, the rest discussing
     others ("Honey - silk comes from silkworms and wool from sheep."); not a clause that only mentions one
     ("Many people guess Sydney, but the capital is Canberra.")."""
-    parts = _LEAD_BREAK_RE.split(head, maxsplit=1)
-    return _exact_option(ctx, parts[0]) if len(parts) == 2 else None
+    m = _LEAD_BREAK_RE.search(head)
+    if not m:
+        return None
+    after = head[m.end():]
+    if m.group(0).startswith(",") and any(at <= 1 for at in _mentions(ctx, after[:40]).values()):
+        return None  # "Mars, Venus and Earth are rocky; ...": a list of options, no pick
+    return _exact_option(ctx, head[:m.start()])
 
 
 def _speaks_in_letters(ctx: Context, text: str) -> bool:

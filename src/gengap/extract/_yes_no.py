@@ -735,6 +735,10 @@ def _other_rank(ctx: Context) -> str | None:
 
 _ASKS_PERMISSION_RE = re.compile(r"^\W*(?:can|could|may|should|is\s+it\s+(?:safe|ok(?:ay)?|fine|good|healthy|wise|advisable|alright|all\s+right)"
                                 r"|are\s+(?:[\w'-]+\s+){1,3}?(?:safe|ok(?:ay)?|fine|good\s+for|healthy))\b", re.IGNORECASE)
+# what one may or may not safely do: "Can dogs eat chocolate?", "Should I microwave it?"
+_ACTION_RE = re.compile(r"\b(?:eat|eaten|drink|take|use|give|feed|mix|swim|drive|leave|put|microwave|freeze|refreeze|touch|look|store|wash|reuse"
+                        r"|wear|cook|heat|reheat|charge|run|fly|travel|exercise|sleep|smoke|share|keep|apply|combine|pour|plant|pet|handle|breathe|bathe)\b",
+                        re.IGNORECASE)
 _HARM_RE = re.compile(r"\b(?:toxic|poisonous|dangerous|harmful|unsafe|deadly|lethal|fatal|hazardous|bad\s+for|(?:should|must)\s+(?:be\s+)?(?:avoided|never)"
                       r"|not\s+(?:safe|recommended|advisable|a\s+good\s+idea)|a\s+(?:bad|terrible)\s+idea)\b", re.IGNORECASE)
 _HARMLESS_RE = re.compile(r"\b(?:safe|fine|ok(?:ay)?|harmless|healthy|no\s+problem|small\s+amounts?|in\s+moderation)\b", re.IGNORECASE)
@@ -747,6 +751,8 @@ def _harmful(ctx: Context) -> str | None:
     poisonous?") or the reply also calls it safe in some measure."""
     if not ctx.question or not _ASKS_PERMISSION_RE.match(_asked(ctx.question)) or _HARM_RE.search(ctx.question):
         return None
+    if re.match(r"\W*(?:can|could|may|should)\b", _asked(ctx.question), re.IGNORECASE) and not _ACTION_RE.search(_asked(ctx.question)):
+        return None  # "Can bees sting?" asks what they are able to do, not whether it is safe to
     head = _head(ctx)
     harm = _HARM_RE.search(head)
     if not harm:
