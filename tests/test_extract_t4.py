@@ -410,3 +410,13 @@ def test_precision_guards_of_the_new_readings():
     assert ch("Ottawa, no Toronto.", "¿Cuál es la capital de Canadá?", ["Toronto", "Ottawa", "Montreal", "Vancouver"]) == "B"
     # harm answers whether something may be done, not what something is able to do
     assert yn("Their sting can be deadly to allergic people.", "Can bees sting?") != "no"
+
+
+def test_a_span_of_time_in_another_unit_names_the_option():
+    opts = ["30 minutes", "1 hour", "90 minutes", "2 hours"]
+    q = "How long does the film last?"
+    assert ch("An hour and a half.", q, opts) == "C"
+    assert ch("1.5 hours", q, opts) == "C"
+    assert ch("1 h 30 min", q, opts) == "C"
+    # counter-example: a span no option equals names none
+    assert ch("About 100 minutes.", q, opts) is None

@@ -691,6 +691,44 @@ def _foreign_ordinal(ctx: Context) -> str | None:
     return choice_letters(n)[index - 1] if 1 <= index <= n else None
 
 
+_SECONDS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400, "week": 604800}
+_TIME_UNIT_RE = re.compile(r"\s*(?:an?\s+)?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)\b", re.IGNORECASE)
+
+
+def _durations(text: str) -> list[Fraction]:
+    """The spans of time ``text`` states, in seconds ("1 h 30 min" is one span; "an hour and a half" too)."""
+    found: list[Fraction] = []
+    low = re.sub(r"\ban?\s+(hour|minute|day|week)\s+and\s+a\s+half\b", r"1.5 \1s", text, flags=re.IGNORECASE)
+    low = re.sub(r"\ban?\s+(hour|minute|day|week)\b", r"1 \1", low, flags=re.IGNORECASE)
+    last_end = -1
+    for n in numbers_in(low):
+        unit = _TIME_UNIT_RE.match(low, n.end)
+        if not unit:
+            continue
+        key = unit.group(1).lower().rstrip("s") or "s"
+        seconds = n.value * _SECONDS.get(key, _SECONDS.get(key[:3], _SECONDS.get(key[:1], 0)))
+        if found and 0 <= n.start - last_end <= 5 and low[last_end:n.start].strip(" ,and") == "":
+            found[-1] += seconds  # "1 h 30 min": one span
+        else:
+            found.append(seconds)
+        last_end = unit.end()
+    return [f for f in found if f]
+
+
+def _same_duration(ctx: Context) -> str | None:
+    """Options that are spans of time, one named in another unit ("1.5 hours", "an hour and a half" for
+    "90 minutes"): the one option equal to the span the reply states first."""
+    if not ctx.choices:
+        return None
+    spans = [_durations(c) for c in ctx.choices]
+    options = [d[0] if len(d) == 1 else None for d in spans]
+    if sum(o is not None for o in options) < 2:
+        return None
+    said = _durations(first_part(ctx.text)[0])
+    hits = [letter for letter, o in zip(choice_letters(len(ctx.choices)), options) if said and o == said[0]]
+    return hits[0] if len(hits) == 1 else None
+
+
 def _verdict(ctx: Context) -> str | None:
     """Two options that are a verdict ("Yes"/"No", "True"/"False"): the output read as a yes/no answer
     ("Absolutely not.", "No, the Earth is round.")."""
@@ -1021,6 +1059,7 @@ RULES = (
     Rule("unfinished", "abstain", _unfinished),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
+    Rule("same_duration", "option_text", _same_duration),
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),
