@@ -420,3 +420,8 @@ def test_a_span_of_time_in_another_unit_names_the_option():
     assert ch("1 h 30 min", q, opts) == "C"
     # counter-example: a span no option equals names none
     assert ch("About 100 minutes.", q, opts) is None
+
+
+def test_a_colour_in_a_name_is_no_colour_asked():
+    q = "Is the Golden Gate Bridge painted red?"
+    assert yn("It's painted a color called \"International Orange,\" which looks reddish-orange.", q) == "no"

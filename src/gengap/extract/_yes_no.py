@@ -771,7 +771,7 @@ def _other_colour(ctx: Context) -> str | None:
     colour asked said there too (or both), no reading."""
     if not ctx.question:
         return None
-    asked = set(re.findall(r"[a-z]+", _asked(ctx.question).lower())) & _COLOURS
+    asked = set(re.findall(r"\b[a-z]+", _asked(ctx.question))) & _COLOURS  # lower-case only: "the Golden Gate" is a name
     if len(asked) != 1:
         return None
     clause = re.split(r"[;:.!?]|,\s+(?:but|though|although|while|which|so)\b|\s-\s", _head(ctx), maxsplit=1)[0]
