@@ -425,3 +425,11 @@ def test_a_span_of_time_in_another_unit_names_the_option():
 def test_a_colour_in_a_name_is_no_colour_asked():
     q = "Is the Golden Gate Bridge painted red?"
     assert yn("It's painted a color called \"International Orange,\" which looks reddish-orange.", q) == "no"
+
+
+def test_a_fraction_in_words_before_a_scale_word():
+    q = "What is the population of the city?"
+    assert num("About a quarter of a million.", q) == "250000"
+    assert num("Roughly two and a half million people.", q) == "2500000"
+    # counter-examples: a fraction of something else stays a fraction
+    assert num("Two and a half hours.", "How many hours does the trip take?") == "2.5"

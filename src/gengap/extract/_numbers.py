@@ -56,6 +56,7 @@ _MIXED_WORDS_RE = re.compile(rf"\b(\d+|{'|'.join([*_SMALL, *_TENS])})\s+and\s+(a
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
 _AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
 _MONEY_PARTS_RE = re.compile(r"(?<![\d.,])(\d+)\s+(?:dollars?|euros?|pounds?|bucks|francs?)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p|centimes?)\b", re.IGNORECASE)
+_WORD_SCALE_AFTER_RE = re.compile(r"\s+(?:of\s+an?\s+)?(hundred|thousand|million|billion|trillion)\b", re.IGNORECASE)
 _HALF_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _HALF_SCALE_RE = re.compile(r"\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b", re.IGNORECASE)
 _SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
@@ -184,6 +185,13 @@ def numbers_in(text: str) -> list[Num]:
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
         covered.append(m.span())
+    if found and ("illion" in text or "thousand" in text or "hundred" in text):  # "two and a half million", "a quarter of a million"
+        for i, n in enumerate(found):
+            scale = _WORD_SCALE_AFTER_RE.match(text, n.end)
+            if scale and n.scale == 1:
+                factor = _SCALE[scale.group(1).lower()] if scale.group(1).lower() in _SCALE else 100
+                found[i] = Num(n.start, scale.end(), n.value * factor, n.pct, factor)
+                covered.append((n.start, scale.end()))
     for m in _NUMBER_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered):
             continue
