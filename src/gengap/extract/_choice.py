@@ -1,5 +1,10 @@
 """Multiple-choice answers: a letter, an option number or ordinal, or the option's text or a paraphrase
-of it, read as the option's letter."""
+of it, read as the option's letter.
+
+Principles a careful reader uses besides: an option word for word before a dash or colon is the pick and
+the rest discusses others; a reply that speaks in letters picks by letter, not by an option it names as a
+reason; ordinals of other languages ("la tercera opción") and "the one before last" name options; a sign
+written as a word ("O negative") and a span of time in another unit ("an hour and a half") name an option."""
 
 from __future__ import annotations
 

@@ -1,5 +1,9 @@
 """Numeric answers: how numbers are written (digits, separators, fractions, LaTeX, scientific
-notation, number words, percentages) and the cascade that finds which number is the answer."""
+notation, number words, percentages) and the cascade that finds which number is the answer.
+
+Besides the cascade's order, a careful reader takes the quantity in the unit the question asks for over its
+conversion, the value the reply gives the very thing asked by its name, number words of other languages in
+a reply without digits, and reads "and" between number words as a link unless a scale word comes first."""
 
 from __future__ import annotations
 

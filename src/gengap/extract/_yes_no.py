@@ -6,7 +6,10 @@ Principles a careful reader uses, read before the restatement: an opening courte
 pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
 instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
 and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
-a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict."""
+a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative
+reply answers a comparative question by its direction; another rank, colour, date for the same event or
+opposite property denies; harm answers whether something may be done; an intensifying idiom stresses its
+clause either way; verdict phrases of other languages count."""
 
 from __future__ import annotations
 
