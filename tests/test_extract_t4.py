@@ -433,3 +433,11 @@ def test_a_fraction_in_words_before_a_scale_word():
     assert num("Roughly two and a half million people.", q) == "2500000"
     # counter-examples: a fraction of something else stays a fraction
     assert num("Two and a half hours.", "How many hours does the trip take?") == "2.5"
+
+
+def test_a_plural_kind_asked_and_another_said():
+    assert yn("Sharks are fish — cartilaginous fish, to be precise.", "Are sharks mammals?") == "no"
+    assert yn("Spiders are arachnids.", "Are spiders insects?") == "no"
+    assert yn("Whales are mammals.", "Are whales mammals?") == "yes"
+    # counter-example: an adjective asked ("dangerous") is no kind another kind could deny
+    assert yn("Koalas are marsupials.", "Are koalas dangerous?") is None

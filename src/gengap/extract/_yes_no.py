@@ -1061,7 +1061,7 @@ _SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+
 
 def _other_kind(main: str, question: str) -> bool:
     """"Is Africa a country?" - "Africa is a continent ...": the restatement calls it another kind of thing."""
-    asked = _ASKS_KIND_RE.match(_asked(question))
+    asked = _ASKS_KIND_RE.match(_asked(question)) or _ASKS_KINDS_RE.match(_asked(question))
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
@@ -1077,6 +1077,10 @@ def _noun_stems(word: str) -> set[str]:
     its singular can stem apart."""
     low = word.lower()
     return {stem(low), stem(low[:-1])} if low.endswith("s") and len(low) > 3 else {stem(low)}
+
+
+# the plural form: "Are sharks mammals?" (a plural noun, not an adjective such as "poisonous")
+_ASKS_KINDS_RE = re.compile(r"^\W*(?:are|were)\s+(?:the\s+|all\s+)?[a-z]+\s+([a-z]{3,}s(?<!ous)(?<!ss)(?<!less)(?<!us)(?<!is))\W*$", re.IGNORECASE)
 
 
 # qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
