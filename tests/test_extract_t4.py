@@ -441,3 +441,10 @@ def test_a_plural_kind_asked_and_another_said():
     assert yn("Whales are mammals.", "Are whales mammals?") == "yes"
     # counter-example: an adjective asked ("dangerous") is no kind another kind could deny
     assert yn("Koalas are marsupials.", "Are koalas dangerous?") is None
+
+
+def test_the_year_in_an_opening_phrase_answers_when():
+    q = "When was the Declaration of Independence signed?"
+    assert num("On 4 July 1776, though most delegates signed on August 2.", q) == "1776"
+    # counter-example: a question that asks no year keeps the main clause's number
+    assert num("In 1990, after two recounts, 14 seats.", "How many seats did the party win?") == "14"

@@ -849,6 +849,9 @@ def _answer_first(ctx: Context) -> str | None:
         if _LABEL_RE.match(plain) and ":" in plain and len(ctx.sentences) > 1 and not ctx.question:
             return None
     main = _SUBORDINATE_RE.sub("", plain, count=1)
+    if ctx.question and main is not plain and _asks(ctx.question)[2] and not any(map(_is_year, _nums(ctx, main))) \
+            and any(map(_is_year, _nums(ctx, plain))):
+        main = plain  # "On 4 July 1776, though ... on August 2." for "When ...?": the year is in the opening phrase
     source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
     if source is not main and len(_preferred(ctx, _nums(ctx, main))) < len(_nums(ctx, main)):
         source = main  # "on April 15, 1912, after ..." for "what year": the year is no aside
