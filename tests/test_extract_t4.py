@@ -374,3 +374,77 @@ def test_a_kind_said_with_an_adverb_or_the_qualifier_the_question_asks():
     assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a dwarf planet?") == "yes"
     # counter-example: the qualifier the question leaves out still demotes the kind
     assert yn("Pluto is classified as a dwarf planet.", "Is Pluto a planet?") == "no"
+
+
+def test_advice_verdicts():
+    q = "Should I microwave food in a metal container?"
+    assert yn("Avoid it; use glass or microwave-safe plastic instead.", q) == "no"
+    assert yn("Skip it — use a glass dish.", q) == "no"
+    assert yn("I'd recommend it — Python's syntax is gentler.", "Should I learn Python before JavaScript?") == "yes"
+    assert yn("Go for it: Python is a great first language.", "Should I learn Python before JavaScript?") == "yes"
+    assert yn("Generally not worth the money.", "Is it worth buying an extended warranty?") == "no"
+    assert yn("100% worth it.", "Is it worth visiting Iceland in winter?") == "yes"
+    # counter-example: "avoid" naming something else to avoid is no verdict on the question
+    assert yn("Avoid the crowds by going early.", "Is it worth visiting the Louvre?") != "no"
+
+
+def test_an_answer_stated_first_is_not_overridden_by_its_name_reused_for_a_step():
+    q = "What is the probability of getting at least one head in two coin flips?"
+    assert num("3/4 (75%). The only way to miss is two tails, with probability 1/4.", q) == "0.75"
+
+
+def test_a_question_offering_fact_or_myth_is_a_yes_no_question():
+    q = "Fact or myth: you lose most of your body heat through your head?"
+    assert yn("Myth.", q) == "no"
+    assert yn("It's a myth — you lose heat through any uncovered skin.", q) == "no"
+    assert yn("T", "True or false: the Pacific is the largest ocean.") == "yes"
+    assert yn("F", "True or false: bats are blind.") == "no"
+    # counter-examples: an either-or question between two things has no yes/no answer; a lone "T" without the offer is nothing
+    assert yn("Metric, mostly.", "Should I use metric or imperial units?") is None
+    assert yn("T", "Is the Pacific the largest ocean?") is None
+
+
+def test_precision_guards_of_the_new_readings():
+    # a list of options before a break picks none of them
+    assert ch("Mars, Venus and Earth are rocky; Jupiter is a gas giant.", "Which is a gas giant?", PLANETS[:3] + ["Jupiter"]) != "A"
+    assert ch("Ottawa, no Toronto.", "¿Cuál es la capital de Canadá?", ["Toronto", "Ottawa", "Montreal", "Vancouver"]) == "B"
+    # harm answers whether something may be done, not what something is able to do
+    assert yn("Their sting can be deadly to allergic people.", "Can bees sting?") != "no"
+
+
+def test_a_span_of_time_in_another_unit_names_the_option():
+    opts = ["30 minutes", "1 hour", "90 minutes", "2 hours"]
+    q = "How long does the film last?"
+    assert ch("An hour and a half.", q, opts) == "C"
+    assert ch("1.5 hours", q, opts) == "C"
+    assert ch("1 h 30 min", q, opts) == "C"
+    # counter-example: a span no option equals names none
+    assert ch("About 100 minutes.", q, opts) is None
+
+
+def test_a_colour_in_a_name_is_no_colour_asked():
+    q = "Is the Golden Gate Bridge painted red?"
+    assert yn("It's painted a color called \"International Orange,\" which looks reddish-orange.", q) == "no"
+
+
+def test_a_fraction_in_words_before_a_scale_word():
+    q = "What is the population of the city?"
+    assert num("About a quarter of a million.", q) == "250000"
+    assert num("Roughly two and a half million people.", q) == "2500000"
+    # counter-examples: a fraction of something else stays a fraction
+    assert num("Two and a half hours.", "How many hours does the trip take?") == "2.5"
+
+
+def test_a_plural_kind_asked_and_another_said():
+    assert yn("Sharks are fish — cartilaginous fish, to be precise.", "Are sharks mammals?") == "no"
+    assert yn("Spiders are arachnids.", "Are spiders insects?") == "no"
+    assert yn("Whales are mammals.", "Are whales mammals?") == "yes"
+    # counter-example: an adjective asked ("dangerous") is no kind another kind could deny
+    assert yn("Koalas are marsupials.", "Are koalas dangerous?") is None
+
+
+def test_the_year_in_an_opening_phrase_answers_when():
+    q = "When was the Declaration of Independence signed?"
+    assert num("On 4 July 1776, though most delegates signed on August 2.", q) == "1776"
+    # counter-example: a question that asks no year keeps the main clause's number
+    assert num("In 1990, after two recounts, 14 seats.", "How many seats did the party win?") == "14"

@@ -1,5 +1,10 @@
 """Multiple-choice answers: a letter, an option number or ordinal, or the option's text or a paraphrase
-of it, read as the option's letter."""
+of it, read as the option's letter.
+
+Principles a careful reader uses besides: an option word for word before a dash or colon is the pick and
+the rest discusses others; a reply that speaks in letters picks by letter, not by an option it names as a
+reason; ordinals of other languages ("la tercera opción") and "the one before last" name options; a sign
+written as a word ("O negative") and a span of time in another unit ("an hour and a half") name an option."""
 
 from __future__ import annotations
 
@@ -650,8 +655,13 @@ def _named_before_a_break(ctx: Context, head: str) -> str | None:
     """A lead before a dash, colon, semicolon or comma that is an option word for word, the rest discussing
     others ("Honey - silk comes from silkworms and wool from sheep."); not a clause that only mentions one
     ("Many people guess Sydney, but the capital is Canberra.")."""
-    parts = _LEAD_BREAK_RE.split(head, maxsplit=1)
-    return _exact_option(ctx, parts[0]) if len(parts) == 2 else None
+    m = _LEAD_BREAK_RE.search(head)
+    if not m:
+        return None
+    after = head[m.end():]
+    if m.group(0).startswith(",") and any(at <= 1 for at in _mentions(ctx, after[:40]).values()):
+        return None  # "Mars, Venus and Earth are rocky; ...": a list of options, no pick
+    return _exact_option(ctx, head[:m.start()])
 
 
 def _speaks_in_letters(ctx: Context, text: str) -> bool:
@@ -685,6 +695,44 @@ def _foreign_ordinal(ctx: Context) -> str | None:
     n = len(ctx.choices)
     index = n if index == -1 else index
     return choice_letters(n)[index - 1] if 1 <= index <= n else None
+
+
+_SECONDS = {"s": 1, "sec": 1, "second": 1, "m": 60, "min": 60, "minute": 60, "h": 3600, "hr": 3600, "hour": 3600, "day": 86400, "week": 604800}
+_TIME_UNIT_RE = re.compile(r"\s*(?:an?\s+)?(s|secs?|seconds?|m|mins?|minutes?|h|hrs?|hours?|days?|weeks?)\b", re.IGNORECASE)
+
+
+def _durations(text: str) -> list[Fraction]:
+    """The spans of time ``text`` states, in seconds ("1 h 30 min" is one span; "an hour and a half" too)."""
+    found: list[Fraction] = []
+    low = re.sub(r"\ban?\s+(hour|minute|day|week)\s+and\s+a\s+half\b", r"1.5 \1s", text, flags=re.IGNORECASE)
+    low = re.sub(r"\ban?\s+(hour|minute|day|week)\b", r"1 \1", low, flags=re.IGNORECASE)
+    last_end = -1
+    for n in numbers_in(low):
+        unit = _TIME_UNIT_RE.match(low, n.end)
+        if not unit:
+            continue
+        key = unit.group(1).lower().rstrip("s") or "s"
+        seconds = n.value * _SECONDS.get(key, _SECONDS.get(key[:3], _SECONDS.get(key[:1], 0)))
+        if found and 0 <= n.start - last_end <= 5 and low[last_end:n.start].strip(" ,and") == "":
+            found[-1] += seconds  # "1 h 30 min": one span
+        else:
+            found.append(seconds)
+        last_end = unit.end()
+    return [f for f in found if f]
+
+
+def _same_duration(ctx: Context) -> str | None:
+    """Options that are spans of time, one named in another unit ("1.5 hours", "an hour and a half" for
+    "90 minutes"): the one option equal to the span the reply states first."""
+    if not ctx.choices:
+        return None
+    spans = [_durations(c) for c in ctx.choices]
+    options = [d[0] if len(d) == 1 else None for d in spans]
+    if sum(o is not None for o in options) < 2:
+        return None
+    said = _durations(first_part(ctx.text)[0])
+    hits = [letter for letter, o in zip(choice_letters(len(ctx.choices)), options) if said and o == said[0]]
+    return hits[0] if len(hits) == 1 else None
 
 
 def _verdict(ctx: Context) -> str | None:
@@ -1023,6 +1071,7 @@ RULES: tuple[Rule, ...] = (
     Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
+    Rule("same_duration", "option_text", _same_duration),
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
     Rule("negated_pick", "option_text", _negated_pick),

@@ -1,5 +1,9 @@
 """Numeric answers: how numbers are written (digits, separators, fractions, LaTeX, scientific
-notation, number words, percentages) and the cascade that finds which number is the answer."""
+notation, number words, percentages) and the cascade that finds which number is the answer.
+
+Besides the cascade's order, a careful reader takes the quantity in the unit the question asks for over its
+conversion, the value the reply gives the very thing asked by its name, number words of other languages in
+a reply without digits, and reads "and" between number words as a link unless a scale word comes first."""
 
 from __future__ import annotations
 
@@ -57,6 +61,7 @@ _MIXED_WORDS_RE = re.compile(rf"\b(\d+|{'|'.join([*_SMALL, *_TENS])})\s+and\s+(a
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
 _AND_A_HALF_RE = re.compile(rf"\b(\d+|an?|{'|'.join([*_SMALL, *_TENS])})\s+(?:[a-z]+\s+)?and\s+a\s+half\b", re.IGNORECASE)
 _MONEY_PARTS_RE = re.compile(r"(?<![\d.,])(\d+)\s+(?:dollars?|euros?|pounds?|bucks|francs?)\s+and\s+(\d{1,2})\s+(?:cents?|pence|p|centimes?)\b", re.IGNORECASE)
+_WORD_SCALE_AFTER_RE = re.compile(r"\s+(?:of\s+an?\s+)?(hundred|thousand|million|billion|trillion)\b", re.IGNORECASE)
 _HALF_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 _HALF_SCALE_RE = re.compile(r"\bhalf\s+an?\s+(dozen|hundred|thousand|million|billion)\b", re.IGNORECASE)
 _SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
@@ -185,6 +190,13 @@ def numbers_in(text: str) -> list[Num]:
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
         covered.append(m.span())
+    if found and ("illion" in text or "thousand" in text or "hundred" in text):  # "two and a half million", "a quarter of a million"
+        for i, n in enumerate(found):
+            scale = _WORD_SCALE_AFTER_RE.match(text, n.end)
+            if scale and n.scale == 1:
+                factor = _SCALE[scale.group(1).lower()] if scale.group(1).lower() in _SCALE else 100
+                found[i] = Num(n.start, scale.end(), n.value * factor, n.pct, factor)
+                covered.append((n.start, scale.end()))
     for m in _NUMBER_RE.finditer(text):
         if any(a <= m.start() < b for a, b in covered):
             continue
@@ -790,8 +802,8 @@ def _named_value(ctx: Context) -> str | None:
     """The value the output gives the very thing the question asks for, by its name ("What is the sale
     price?" - "The discount is $60, making the sale price $140."), when it gives it one value."""
     name = _asked_name(ctx.question) if ctx.question else None
-    if name is None:
-        return None
+    if name is None or _opens_with_number(ctx):
+        return None  # "3/4 (75%). ... with probability 1/4.": an answer stated first, the name reused for a step
     low = ctx.prose.lower()
     found = set()
     at = low.find(name)
@@ -838,6 +850,9 @@ def _answer_first(ctx: Context) -> str | None:
         if _LABEL_RE.match(plain) and ":" in plain and len(ctx.sentences) > 1 and not ctx.question:
             return None
     main = _SUBORDINATE_RE.sub("", plain, count=1)
+    if ctx.question and main is not plain and _asks(ctx.question)[2] and not any(map(_is_year, _nums(ctx, main))) \
+            and any(map(_is_year, _nums(ctx, plain))):
+        main = plain  # "On 4 July 1776, though ... on August 2." for "When ...?": the year is in the opening phrase
     source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
     if source is not main and len(_preferred(ctx, _nums(ctx, main))) < len(_nums(ctx, main)):
         source = main  # "on April 15, 1912, after ..." for "what year": the year is no aside

@@ -6,7 +6,10 @@ Principles a careful reader uses, read before the restatement: an opening courte
 pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
 instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
 and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
-a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict."""
+a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative
+reply answers a comparative question by its direction; another rank, colour, date for the same event or
+opposite property denies; harm answers whether something may be done; an intensifying idiom stresses its
+clause either way; verdict phrases of other languages count."""
 
 from __future__ import annotations
 
@@ -70,7 +73,7 @@ _NO_VERDICT = (
     r"|despite\s+(?:the|its|their|his|her)\s+(?:\w+\s+)?name"
     r"|(?:that|this|it)(?:'s|\s+is)\s+(?:a|an)\s+(?:\w+\s+)?(?:belief|idea|assumption|claim|notion|story|legend)\b(?=[^.]*\bbut\b)"
     r"|(?:it|that|this)(?:'s|\s+is|\s+was)\s+(?:(?:[a-z]+ly|very|quite|pretty)\s+)?(?:unlikely|impossible|improbable|not\s+(?:possible|likely))\b"
-    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)"
+    r"|(?:(?:it'?s|it\s+is|that'?s|that\s+would\s+be)\s+)?(?:a\s+)?(?:very\s+|really\s+)?(?:bad|terrible|poor|risky)\s+idea|(?:it'?s\s+|it\s+is\s+)?(?:inadvisable|not\s+advisable|not\s+worth\s+it)|not\s+worth\b|(?:avoid|skip)\s+(?:it|that|them|doing\s+(?:so|that|it))\b"
     r"|(?:(?:it'?s|it\s+is|that'?s|they'?re|they\s+are)\s+)?(?:best|better)\s+avoided|(?:it'?s|it\s+is|you'?d|you\s+had)\s+(?:best|better|wiser|safer)\s+not\b|better\s+not\b|i'?d\s+(?:avoid|steer\s+clear\s+of)\s+(?:it|that|them)\b"
     r"|there(?:'s|\s+is)\s+no\s+way\b(?!\s+(?:around|to\s+deny|to\s+doubt))|negative(?=\W*$|\s*[,:;\u2014-])|never\b|not\s+any\s*more|no\s+longer|by\s+no\s+means|no\s+way|hardly|rarely|seldom|unlikely|impossible|(?:no|zero)\s+chance|out\s+of\s+the\s+question|i\s+(?:don't|do\s+not)\s+think\s+so"
     r"|i\s+(?:believe|think|suspect|doubt)\s+not|i\s+doubt\s+it|(?:that|this|it)(?:'s|\s+is|\s+was)\s+(?:a\s+|an\s+)?(?:common\s+|popular\s+|old\s+|widespread\s+)?"
@@ -84,7 +87,8 @@ _NO_VERDICT = (
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
-    r"(?:absolutely|certainly|definitely|most\s+(?:definitely|certainly|assuredly)|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
+    r"(?:i'?d\s+(?:recommend|suggest)\s+(?:it|that|doing\s+so)|i\s+(?:would\s+|do\s+)?recommend\s+(?:it|that)|go\s+for\s+it|(?:100|a\s+hundred)\s*(?:%|percent)(?:\s+worth\s+it)?"
+    r"|absolutely|certainly|definitely|most\s+(?:definitely|certainly|assuredly)|of\s+course|indeed|sure(?:ly)?|exactly|precisely|correct|right|true|affirmative|undoubtedly"
     r"|naturally|agreed|totally|clearly|obviously|evidently|you\s+bet|that'?s\s+(?:right|correct|true)|i\s+(?:believe|think|guess|suppose)\s+so|probably|likely|most\s+likely"
     r"|hands\s+down|for\s+sure|unquestionably|undeniably|beyond\s+(?:a\s+|any\s+)?doubt|mostly|largely|generally|usually|for\s+the\s+most\s+part|in\s+most\s+cases"
     r"|(?:very\s+)?much\s+so|[a-z]{3,}ly\s+so(?=\W*(?:$|[.!,;:\u2014-]))|(?:pretty\s+much|more\s+or\s+less|for\s+all\s+intents\s+and\s+purposes)(?=\W*(?:$|[.!,;:\u2014-]))|(?:that|this|it)(?:'s|\s+is)\s+(?:the\s+)?(?:leading|prevailing|accepted|mainstream|consensus|standard|most\s+(?:likely|widely\s+accepted|accepted|plausible))\s+(?:explanation|theory|view|hypothesis|account)"
@@ -236,7 +240,8 @@ def _closing(ctx: Context) -> str | None:
 _INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
 
 
-_EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b)\w+[^?]*\?", re.IGNORECASE)
+_EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b|fact\b|right\b|correct\b|real\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b|myth\b|fiction\b|wrong\b|incorrect\b|fake\b)\w+[^?]*\?",
+                           re.IGNORECASE)  # "Fact or myth: ...?" offers a verdict, it is a yes/no question
 
 
 def _either_or(ctx: Context) -> str | None:
@@ -344,6 +349,17 @@ _FOREIGN_VERDICT_RE = re.compile(
     r"|claro(?:\s+que\s+s[ií]m?)?|por\s+supuesto|desde\s+luego|exacto|exactamente|cierto|efectivamente|verdadero|com\s+certeza|certamente"
     r"|certo|esatto|assolutamente(?:\s+s[iì])?|verdadeiro|vero|sem\s+d[úu]vida|sin\s+duda|sans\s+doute|zweifellos))"
     r"(?=\s*(?:[,.!;:\u2014-]|$))", re.IGNORECASE)
+
+
+_TF_LETTER_RE = re.compile(r"^\W*(?:(?P<yes>T|Fact)|(?P<no>F|Fiction))\W*$")
+
+
+def _tf_letter(ctx: Context) -> str | None:
+    """"T" or "F" alone for a true-or-false question, "Fact" or "Fiction" for a fact-or-myth one."""
+    m = _TF_LETTER_RE.match(ctx.prose)
+    if not m or not ctx.question or not re.search(r"\b(?:true|fact)\s*(?:or|/)\s*(?:false|myth|fiction)\b", ctx.question, re.IGNORECASE):
+        return None
+    return "yes" if m.group("yes") else "no"
 
 
 def _foreign_verdict(ctx: Context) -> str | None:
@@ -730,6 +746,10 @@ def _other_rank(ctx: Context) -> str | None:
 
 _ASKS_PERMISSION_RE = re.compile(r"^\W*(?:can|could|may|should|is\s+it\s+(?:safe|ok(?:ay)?|fine|good|healthy|wise|advisable|alright|all\s+right)"
                                 r"|are\s+(?:[\w'-]+\s+){1,3}?(?:safe|ok(?:ay)?|fine|good\s+for|healthy))\b", re.IGNORECASE)
+# what one may or may not safely do: "Can dogs eat chocolate?", "Should I microwave it?"
+_ACTION_RE = re.compile(r"\b(?:eat|eaten|drink|take|use|give|feed|mix|swim|drive|leave|put|microwave|freeze|refreeze|touch|look|store|wash|reuse"
+                        r"|wear|cook|heat|reheat|charge|run|fly|travel|exercise|sleep|smoke|share|keep|apply|combine|pour|plant|pet|handle|breathe|bathe)\b",
+                        re.IGNORECASE)
 _HARM_RE = re.compile(r"\b(?:toxic|poisonous|dangerous|harmful|unsafe|deadly|lethal|fatal|hazardous|bad\s+for|(?:should|must)\s+(?:be\s+)?(?:avoided|never)"
                       r"|not\s+(?:safe|recommended|advisable|a\s+good\s+idea)|a\s+(?:bad|terrible)\s+idea)\b", re.IGNORECASE)
 _HARMLESS_RE = re.compile(r"\b(?:safe|fine|ok(?:ay)?|harmless|healthy|no\s+problem|small\s+amounts?|in\s+moderation)\b", re.IGNORECASE)
@@ -742,6 +762,8 @@ def _harmful(ctx: Context) -> str | None:
     poisonous?") or the reply also calls it safe in some measure."""
     if not ctx.question or not _ASKS_PERMISSION_RE.match(_asked(ctx.question)) or _HARM_RE.search(ctx.question):
         return None
+    if re.match(r"\W*(?:can|could|may|should)\b", _asked(ctx.question), re.IGNORECASE) and not _ACTION_RE.search(_asked(ctx.question)):
+        return None  # "Can bees sting?" asks what they are able to do, not whether it is safe to
     head = _head(ctx)
     harm = _HARM_RE.search(head)
     if not harm:
@@ -760,7 +782,7 @@ def _other_colour(ctx: Context) -> str | None:
     colour asked said there too (or both), no reading."""
     if not ctx.question:
         return None
-    asked = set(re.findall(r"[a-z]+", _asked(ctx.question).lower())) & _COLOURS
+    asked = set(re.findall(r"\b[a-z]+", _asked(ctx.question))) & _COLOURS  # lower-case only: "the Golden Gate" is a name
     if len(asked) != 1:
         return None
     clause = re.split(r"[;:.!?]|,\s+(?:but|though|although|while|which|so)\b|\s-\s", _head(ctx), maxsplit=1)[0]
@@ -1047,7 +1069,7 @@ _SAYS_KIND_RE = re.compile(r"\b(?:(?:is|was|'s)\s+(?:actually\s+|really\s+|in\s+
 
 def _other_kind(main: str, question: str) -> bool:
     """"Is Africa a country?" - "Africa is a continent ...": the restatement calls it another kind of thing."""
-    asked = _ASKS_KIND_RE.match(_asked(question))
+    asked = _ASKS_KIND_RE.match(_asked(question)) or _ASKS_KINDS_RE.match(_asked(question))
     said = _SAYS_KIND_RE.search(main)
     if not asked or not said or re.search(r"\bkind\s+of|\btype\s+of|\bform\s+of|\bsort\s+of", main, re.IGNORECASE):
         return False
@@ -1063,6 +1085,10 @@ def _noun_stems(word: str) -> set[str]:
     its singular can stem apart."""
     low = word.lower()
     return {stem(low), stem(low[:-1])} if low.endswith("s") and len(low) > 3 else {stem(low)}
+
+
+# the plural form: "Are sharks mammals?" (a plural noun, not an adjective such as "poisonous")
+_ASKS_KINDS_RE = re.compile(r"^\W*(?:are|were)\s+(?:the\s+|all\s+)?[a-z]+\s+([a-z]{3,}s(?<!ous)(?<!ss)(?<!less)(?<!us)(?<!is))\W*$", re.IGNORECASE)
 
 
 # qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
@@ -1267,6 +1293,7 @@ RULES: tuple[Rule, ...] = (
     Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
+    Rule("tf_letter", "verdict", _tf_letter),
     Rule("refusal", "abstain", _refusal),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
