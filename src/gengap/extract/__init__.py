@@ -119,7 +119,7 @@ def rule_families(kind: str) -> dict[str, list[str]]:
     (``structured`` first: it unwraps JSON, tags and code before the cascade reads).
 
     >>> rule_families("number")["abstain"][:3], "hedge" in rule_families("number")["abstain"]
-    (['echo', 'non_answer', 'refusal'], True)
+    (['echo', 'non_answer', 'foreign_unsure'], True)
     """
     families: dict[str, list[str]] = {"structured": ["structured"]}
     for rule in CASCADES[kind]:
