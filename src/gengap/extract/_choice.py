@@ -369,7 +369,8 @@ def _verbatim_wins(ctx: Context, text: str, found: dict[str, int]) -> dict[str, 
     low = text.translate(_SUBSCRIPTS).lower()
     spans = []
     for letter, option in zip(choice_letters(len(ctx.choices or ())), ctx.choices or ()):
-        m = re.search(rf"(?<!\w){re.escape(option.translate(_SUBSCRIPTS).lower())}(?!\w)", low)
+        written = option.translate(_SUBSCRIPTS).lower()
+        m = re.search(rf"(?<!\w){re.escape(written)}(?!\w)", low) if written in low else None  # a substring test first
         if m:
             spans.append((letter, m.start(), m.end()))
     if not spans:

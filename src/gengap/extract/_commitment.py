@@ -792,8 +792,8 @@ def option_only_mentioned(ctx: Context, letter: str) -> bool:
     index = ord(letter) - ord("A")
     if not 0 <= index < len(ctx.choices):
         return False
-    low = ctx.text.lower()
-    spots = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(ctx.choices[index].lower())}(?!\w)", low)]
+    low, option = ctx.text.lower(), ctx.choices[index].lower()
+    spots = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(option)}(?!\w)", low)] if option in low else []
     if not spots:
         return False
     if any(_SINGLED_OUT_BEFORE_RE.search(low, max(0, at - 30), at) or not re.search(r"\w", low[:at]) for at in spots):

@@ -1411,7 +1411,7 @@ def _title(ctx: Context) -> str | None:
     if any(t.lower() in _NOT_IN_TITLES for t in tokens) or len({t.lower() for t in tokens}) == 1 or _lead_off(line) != line \
             or tokens[0].lower().endswith("ly") or _OPENER_RE.match(line):
         return None  # "Paris Is The Capital", "It's Nairobi": a sentence in capitals; "Cairo Cairo Cairo": a loop
-    if ctx.question and re.search(rf"\b{re.escape(tokens[0])}\b", ctx.question, re.IGNORECASE) and tokens[0].lower() in STOPWORDS:
+    if ctx.question and tokens[0].lower() in STOPWORDS and re.search(rf"\b{re.escape(tokens[0])}\b", ctx.question, re.IGNORECASE):
         return None  # "In Rome." for "In which city ...?": the question's preposition, then the answer
     return _strip(line) or None
 
