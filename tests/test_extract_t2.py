@@ -406,3 +406,11 @@ def test_an_opening_hedge_set_aside_by_what_follows():
               "What caused the extinction of the dinosaurs?") in ("asteroid impact at Chicxulub", "asteroid impact")
     # counter-example: the hedge kept
     assert tx("It's debated, but I really couldn't say.", "What caused the extinction of the dinosaurs?") is None
+
+
+def test_taking_it_back_and_notes_on_what_was_taken_back():
+    q = "Is Sydney the capital of Australia?"
+    assert yn("Yes, it is. I take that back: Canberra is the capital.", q) == "no"
+    assert tx("Zurich - I take that back, it's Bern.", "What is the capital of Switzerland?") == "Bern"
+    # counter-example: a note recalling the retracted answer does not bring it back
+    assert yn("No, it's Canberra. (My mistake earlier when I said yes.)", q) == "no"

@@ -361,6 +361,7 @@ CORRECTION_RE = re.compile(
     r"|sorry|on\s+reflection|(?:hmm+|oh|ah|\.\.\.|…|(?<![A-Za-z])[-—–])\s*,?\s*(?:no|well)\b|just\s+kidding|i'?m\s+(?:only\s+)?(?:kidding|joking)|i\s+should\s+(?:check|double[-\s]check|verify)|hmm+"
     r"|(?:hold|hang)\s+on|never\s*mind|edit\s*:|my\s+(?:bad|mistake|apologies)|(?:should|must|need\s+to|let\s+me)\s+correct\s+myself"
     r"|i'?m\s+(?:mixing|confusing)(?:\s+(?:them|things|it)\s+up)?|let\s+me\s+re[a-z]{3,}|let\s+me\s+\w+\s+(?:it\s+|that\s+|this\s+)?again|(?:looking|counting|checking)\s+again"
+    r"|i\s+take\s+(?:that|it)\s+back|i\s+retract(?:\s+that)?"
     r"|actually(?:,|(?=\s+no\b)|(?=\s+(?:it|the|that|this|its|it's)\b))))(?!\w)[\s,.:;!—–-]*",
     re.IGNORECASE,
 )
@@ -405,7 +406,8 @@ def unfinished(text: str) -> bool:
 #: Substrings that every match of CORRECTION_RE contains (a fast pre-test, not the rule itself).
 _CORRECTION_CUES = ("wait", "oops", "correct", "scratch", "second thought", "mean", "mistake", "error", "let me", "wrong",
                     "not right", "mis", "i was", "sorry", "reflection", "hmm", "oh", "ah", "...", "…", "-", "—", "–", "should",
-                    "actually", "again", "hold on", "hang on", "never", "edit", "my bad", "apologies", "i'm", "im ", "kidding", "joking")
+                    "actually", "again", "hold on", "hang on", "never", "edit", "my bad", "apologies", "i'm", "im ", "kidding", "joking",
+                    "take", "retract")
 
 
 def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:

@@ -533,7 +533,7 @@ def without_doubt(region: str) -> str:
 
 # what a note after a correction label says of the earlier text: "fixed a typo", "(I originally wrote 365)"
 _NOTE_RE = re.compile(r"\(?\s*\b(?:i\s+(?:had\s+)?(?:originally|first|initially|previously|mistakenly)\s+(?:wrote|written|said|had|got|put|gave|typed)"
-                      r"|earlier\s+i\s+(?:wrote|said|had)|(?:fixed|corrected)\s+(?:a|the|an)?\s*(?:typo|mistake|error|formatting|spelling|wording))\b[^().\n]*\)?",
+                      r"|earlier\s+(?:when\s+)?i\s+(?:wrote|said|had)|(?:fixed|corrected)\s+(?:a|the|an)?\s*(?:typo|mistake|error|formatting|spelling|wording))\b[^().\n]*\)?",
                       re.IGNORECASE)
 
 

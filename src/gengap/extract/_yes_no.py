@@ -185,6 +185,9 @@ def _correction(ctx: Context) -> str | None:
         found = _commitment.concluded_verdict(ctx.correction, ctx.question)  # "wait, ..., so it was not a leap year."
     if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
         return "no"  # "Yes... hmm, no. Penguins cannot fly."
+    if found is None and ctx.question and "answer_inside_sentence" not in ctx.disabled:  # "I take that back: Canberra is the capital."
+        again = _restatement(Context(ctx.correction, ctx.kind, question=ctx.question, disabled=ctx.disabled))
+        found = again if again in ("yes", "no") else None
     return found
 
 
