@@ -25,6 +25,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    last_match,
     open_sum,
     sentences,
     stem,
@@ -740,6 +741,17 @@ def _same_duration(ctx: Context) -> str | None:
     return hits[0] if len(hits) == 1 else None
 
 
+_SO_RE = re.compile(r"(?:^|[,;:.]\s*|\s)(?:so|therefore|thus|hence|which\s+makes\s+it)\s*,?\s+", re.IGNORECASE)
+
+
+def _concluded_option(ctx: Context) -> str | None:
+    """An option word for word after the last concluding word ("Red, blue and green, so all of the above.")."""
+    if not ctx.choices:
+        return None
+    m = last_match(_SO_RE, ctx.prose)
+    return _exact_option(ctx, ctx.prose[m.end():].strip()) if m else None
+
+
 def _verdict(ctx: Context) -> str | None:
     """Two options that are a verdict ("Yes"/"No", "True"/"False"): the output read as a yes/no answer
     ("Absolutely not.", "No, the Earth is round.")."""
@@ -1073,6 +1085,7 @@ RULES = (
     Rule("same_duration", "option_text", _same_duration),
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
+    Rule("concluded_option", "option_text", _concluded_option),
     Rule("negated_pick", "option_text", _negated_pick),
     Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _option_text),
