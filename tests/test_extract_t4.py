@@ -448,3 +448,19 @@ def test_the_year_in_an_opening_phrase_answers_when():
     assert num("On 4 July 1776, though most delegates signed on August 2.", q) == "1776"
     # counter-example: a question that asks no year keeps the main clause's number
     assert num("In 1990, after two recounts, 14 seats.", "How many seats did the party win?") == "14"
+
+
+def test_the_answer_is_yes_or_no_in_another_language():
+    assert yn("Die Antwort ist nein.", "Ist Bonn die Hauptstadt von Deutschland?") == "no"
+    assert yn("Resposta: não.", "O Rio é a capital do Brasil?") == "no"
+    assert yn("La réponse est oui.", "Paris est-elle la capitale de la France ?") == "yes"
+    # counter-example: "no" inside a longer clause is no verdict
+    assert yn("La respuesta no es fácil de dar.", "¿Es el café saludable?") != "no"
+
+
+def test_an_option_word_for_word_after_a_concluding_word():
+    opts = ["Red", "Blue", "Green", "All of the above"]
+    q = "Which colours are on the flag?"
+    assert ch("Red, blue and green, so all of the above.", q, opts) == "D"
+    # counter-example: a concluding word followed by a question is no conclusion
+    assert ch("Red is there, blue too; so, Green? No.", q, opts) is None

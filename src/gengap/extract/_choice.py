@@ -26,6 +26,7 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
+    last_match,
     open_sum,
     sentences,
     stem,
@@ -659,10 +660,10 @@ def _named_before_a_break(ctx: Context, head: str) -> str | None:
     m = _LEAD_BREAK_RE.search(head)
     if not m:
         return None
-    after = head[m.end():]
-    if m.group(0).startswith(",") and any(at <= 1 for at in _mentions(ctx, after[:40]).values()):
+    picked = _exact_option(ctx, head[:m.start()])
+    if picked and m.group(0).startswith(",") and any(at <= 1 for at in _mentions(ctx, head[m.end():m.end() + 40]).values()):
         return None  # "Mars, Venus and Earth are rocky; ...": a list of options, no pick
-    return _exact_option(ctx, head[:m.start()])
+    return picked
 
 
 def _speaks_in_letters(ctx: Context, text: str) -> bool:
@@ -722,18 +723,35 @@ def _durations(text: str) -> list[Fraction]:
     return [f for f in found if f]
 
 
+@lru_cache(maxsize=4096)
+def _option_durations(choices: tuple[str, ...]) -> list[Fraction | None]:
+    """Each option's span of time in seconds, None where it is not one span of time."""
+    spans = [_durations(c) for c in choices]
+    return [d[0] if len(d) == 1 else None for d in spans]
+
+
 def _same_duration(ctx: Context) -> str | None:
     """Options that are spans of time, one named in another unit ("1.5 hours", "an hour and a half" for
     "90 minutes"): the one option equal to the span the reply states first."""
     if not ctx.choices:
         return None
-    spans = [_durations(c) for c in ctx.choices]
-    options = [d[0] if len(d) == 1 else None for d in spans]
+    options = _option_durations(tuple(ctx.choices))
     if sum(o is not None for o in options) < 2:
         return None
     said = _durations(first_part(ctx.text)[0])
     hits = [letter for letter, o in zip(choice_letters(len(ctx.choices)), options) if said and o == said[0]]
     return hits[0] if len(hits) == 1 else None
+
+
+_SO_RE = re.compile(r"(?:^|[,;:.]\s*|\s)(?:so|therefore|thus|hence|which\s+makes\s+it)\s*,?\s+", re.IGNORECASE)
+
+
+def _concluded_option(ctx: Context) -> str | None:
+    """An option word for word after the last concluding word ("Red, blue and green, so all of the above.")."""
+    if not ctx.choices:
+        return None
+    m = last_match(_SO_RE, ctx.prose)
+    return _exact_option(ctx, ctx.prose[m.end():].strip()) if m else None
 
 
 def _verdict(ctx: Context) -> str | None:
@@ -1075,6 +1093,7 @@ RULES: tuple[Rule, ...] = (
     Rule("same_duration", "option_text", _same_duration),
     Rule("trailing_letter", "last", _trailing),
     Rule("ordinal", "ordinal", _ordinal),
+    Rule("concluded_option", "option_text", _concluded_option),
     Rule("negated_pick", "option_text", _negated_pick),
     Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _commitment.choice_on_question(_option_text)),

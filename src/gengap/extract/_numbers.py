@@ -56,6 +56,7 @@ _ORDINAL_FRACTIONS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter"
                       "eighths": 8, "ninth": 9, "ninths": 9, "tenth": 10, "tenths": 10}
 _FRACTION_WORDS_RE = re.compile(
     rf"\b(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
+_FRACTION_HINT_RE = re.compile(r"hal(?:f|ves)|third|quarter|fifth|sixth|seventh|eighth|ninth|tenth", re.IGNORECASE)
 _MIXED_WORDS_RE = re.compile(rf"\b(\d+|{'|'.join([*_SMALL, *_TENS])})\s+and\s+(a|an|one|two|three|four|five|six|seven|eight|nine)[\s-]+"
                              rf"({'|'.join(_ORDINAL_FRACTIONS)})\b", re.IGNORECASE)
 _BC_RE = re.compile(r"\s?(?:BC|BCE|B\.C\.(?:E\.)?)(?![A-Za-z])")
@@ -161,7 +162,7 @@ def numbers_in(text: str) -> list[Num]:
             whole = int(word) if word.isdigit() else 1 if word in ("a", "an") else _SMALL.get(word, _TENS.get(word, 0))
             found.append(Num(m.start(), m.end(), whole + Fraction(1, 2), False))
             covered.append(m.span())
-    if "and" in text:  # "6 dollars and 25 cents": one amount
+    if " and " in text and ("cent" in text or "pence" in text):  # "6 dollars and 25 cents": one amount
         for m in _MONEY_PARTS_RE.finditer(text):
             found.append(Num(m.start(), m.end(), int(m.group(1)) + Fraction(int(m.group(2)), 100), False))
             covered.append(m.span())
@@ -175,7 +176,7 @@ def numbers_in(text: str) -> list[Num]:
             exponent = int(m.group(2).translate(_SUPERSCRIPT_DIGITS))
             found.append(Num(m.start(), m.end(), _to_fraction(m.group(1)) * Fraction(10) ** exponent, False))
             covered.append(m.span())
-    if " and " in text:  # "four and three quarters": a whole and a fraction in words
+    if " and " in text and _FRACTION_HINT_RE.search(text):  # "four and three quarters": a whole and a fraction in words
         for m in _MIXED_WORDS_RE.finditer(text):
             if any(a <= m.start() < b for a, b in covered):
                 continue

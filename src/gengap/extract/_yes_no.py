@@ -365,6 +365,17 @@ def _tf_letter(ctx: Context) -> str | None:
     return "yes" if m.group("yes") else "no"
 
 
+_FOREIGN_MARKED_RE = re.compile(r"\b(?:respuesta|r[ée]ponse|antwort|resposta|risposta)(?:\s+(?:correcta|correcte|richtige|correta|corretta))?\s*"
+                                r"(?:es|est|ist|lautet|[ée]|[èe])?\s*[:\-]?\s*(?:(?P<yes>s[ií]|s[iì]|oui|ja|sim)|(?P<no>no|non|nein|n[ãa]o))\b(?=\s*(?:[.!,;:\u2014-]|$))",
+                                re.IGNORECASE)
+
+
+def _foreign_marked(ctx: Context) -> str | None:
+    """"The answer is yes/no" in another language: "Die Antwort ist nein.", "Resposta: não.", "La réponse est oui."."""
+    m = last_match(_FOREIGN_MARKED_RE, ctx.prose)
+    return None if m is None else "yes" if m.group("yes") else "no"
+
+
 def _foreign_verdict(ctx: Context) -> str | None:
     """A verdict word or phrase of another language opening the reply ("Natürlich.", "Pas du tout.")."""
     m = _FOREIGN_VERDICT_RE.match(ctx.prose)
@@ -1289,6 +1300,7 @@ RULES: tuple[Rule, ...] = (
     Rule("correction", "self_correction", _correction),
     Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
+    Rule("foreign_marked", "other_language", _foreign_marked),
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
