@@ -426,3 +426,11 @@ def test_what_an_abbreviation_stands_for_is_read_whole():
     assert tx("ETA stands for estimated time of arrival.", q) == "estimated time of arrival"
     assert tx("Estimated time of arrival, I think.", q) == "Estimated time of arrival"
     assert tx("HTTP stands for Hypertext Transfer Protocol.", "What does HTTP stand for?") == "Hypertext Transfer Protocol"
+
+
+# ------------------------------------------------------------------ a keyword in capitals is a name, not a function word
+def test_a_keyword_in_capitals_is_not_a_function_word():
+    q = "Which SQL clause filters groups after aggregation?"
+    assert tx("Use HAVING, not WHERE.", q) == "HAVING"
+    assert tx("HAVING. WHERE filters rows before grouping.", q) == "HAVING"
+    assert tx("THE ANSWER IS PARIS.", "What is the capital of France?") == "PARIS"  # counter-example: capitals throughout

@@ -185,6 +185,12 @@ def _number_phrase(span: str) -> bool:
     return bool(_NUMBER_PHRASE_RE.fullmatch(span.strip())) and len(span.split()) >= 2
 
 
+def _function_word(token: str) -> bool:
+    """A stop word, unless written in capitals as a keyword ("HAVING", "WHERE", "AND")."""
+    word = token.strip(_QUOTES)
+    return word.lower() in STOPWORDS and not (len(word) >= 2 and word.isupper())
+
+
 def _trim_question_words(span: str, ctx: Context) -> str:
     """Words of the question at either edge of a span are the question restated, not the answer."""
     if _number_phrase(span):
@@ -199,9 +205,9 @@ def _trim_question_words(span: str, ctx: Context) -> str:
                 and all(_is_question_word(t, ctx) or t.lower() in STOPWORDS for t in tokens[:i - 1] + tokens[i + 1:]):
             return f"{tokens[i - 1]} {tokens[i]}"
 
-    while len(tokens) > 1 and tokens[0].lower() in STOPWORDS and keeps(tokens[1:]):
+    while len(tokens) > 1 and _function_word(tokens[0]) and keeps(tokens[1:]):
         tokens.pop(0)
-    while len(tokens) > 1 and tokens[-1].lower() in STOPWORDS and keeps(tokens[:-1]):
+    while len(tokens) > 1 and _function_word(tokens[-1]) and keeps(tokens[:-1]):
         tokens.pop()
     if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
         return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
@@ -655,6 +661,8 @@ wonderful incredible remarkable common rare popular famous different various man
 def _no_answer_words(span: str) -> bool:
     """A span no answer is made of: function words only ("answer", "the one"), a quantifier ("many"),
     a negated verb ("wasn't")."""
+    if any(len(t.strip(_QUOTES)) >= 2 and t.strip(_QUOTES).isupper() for t in span.split()):
+        return False  # "HAVING", "WHERE": a keyword in capitals is a name, not a function word
     tokens = [t.strip(_QUOTES).lower() for t in span.split()]
     return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0] in _EVALUATIVE
                                                                           or tokens[0].endswith("n't")))
