@@ -434,3 +434,9 @@ def test_a_keyword_in_capitals_is_not_a_function_word():
     assert tx("Use HAVING, not WHERE.", q) == "HAVING"
     assert tx("HAVING. WHERE filters rows before grouping.", q) == "HAVING"
     assert tx("THE ANSWER IS PARIS.", "What is the capital of France?") == "PARIS"  # counter-example: capitals throughout
+
+
+def test_a_gloss_in_brackets_after_a_bare_answer_keeps_it_bare():
+    assert tx("White blood cells (leukocytes).", "Which blood cells fight infection?") == "White blood cells"
+    assert tx("Normal boiling point (see above).", "What is the boiling point at 1 atm called?") == "Normal boiling point"
+    assert tx("Jupiter spins fastest (about 10 hours).", "Which planet spins fastest?") == "Jupiter"  # a sentence, not a bare phrase

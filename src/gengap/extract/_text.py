@@ -1019,14 +1019,17 @@ def _answer_first(ctx: Context) -> str | None:
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
+        # the whole output but a gloss in brackets after it ("Earnings per share (EPS).") is as bare as the phrase alone
+        glossed = ctx.question is not None and bool(re.fullmatch(r"[^\W\d_][\w' -]*", clause.strip())) \
+            and _bare(clause, ctx, whole=_GLOSS_END_RE.sub("", ctx.text.strip()))
         if ctx.question and _apposed(_strip(clause), ctx) != _strip(clause):
             return _apposed(_strip(clause), ctx)  # "It's Jupiter's moon Ganymede."
-        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx) \
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx) and not glossed \
                 and not (re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE)
                          and _bare(clause, ctx, whole=clause)):
             return _span(clause, ctx)
         stated = bool(re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE))
-        bare = _bare(clause, ctx) or (stated and _bare(clause, ctx, whole=clause))  # "It's the whale shark, which ..."
+        bare = _bare(clause, ctx) or glossed or (stated and _bare(clause, ctx, whole=clause))  # "It's the whale shark, which ..."
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if bare else _trim_question_words(_strip(clause), ctx)
         span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
         gloss = re.search(r"\(([A-Za-z][\w' -]{0,40})\)", head) if _foreign(span, ctx) else None
@@ -1043,6 +1046,9 @@ def _answer_first(ctx: Context) -> str | None:
 _PREPOSITIONS = frozenset("during since until till after before through throughout within without across among amongst around near between "
                           "against along upon beyond aboard behind beside besides beneath below above toward towards via per".split())
 _NAME_CONNECTIVES = frozenset("of the and de da di du del der von van la le on upon in".split())
+
+
+_GLOSS_END_RE = re.compile(r"\s*\([^()\n]{1,60}\)\W*$")
 
 
 def _trim_leading(span: str, ctx: Context) -> str:
