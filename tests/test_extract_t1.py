@@ -440,3 +440,9 @@ def test_a_gloss_in_brackets_after_a_bare_answer_keeps_it_bare():
     assert tx("White blood cells (leukocytes).", "Which blood cells fight infection?") == "White blood cells"
     assert tx("Normal boiling point (see above).", "What is the boiling point at 1 atm called?") == "Normal boiling point"
     assert tx("Jupiter spins fastest (about 10 hours).", "Which planet spins fastest?") == "Jupiter"  # a sentence, not a bare phrase
+
+
+def test_a_keyword_named_with_the_asked_kind():
+    assert tx("The HAVING clause.", "Which SQL clause filters groups after aggregation?") == "HAVING"
+    assert tx("You use the `def` keyword.", "Which Python keyword defines a function?") == "def"
+    assert tx("The polar bear.", "Which bear is the largest?") == "polar bear"  # counter-example: no keyword, the kind stays

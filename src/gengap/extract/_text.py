@@ -1493,6 +1493,19 @@ _FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|le
                              re.IGNORECASE)
 
 
+def _keyword_of_kind(value: str, ctx: Context) -> str:
+    """A keyword in capitals or in backticks named with the kind the question asks for ("the HAVING clause", "the `def`
+    keyword"): the keyword answers, not the kind."""
+    words = value.split()
+    if not words or not _is_question_word(words[-1], ctx) or len(words) > 2:
+        return value
+    m = re.search(rf"(?:`([^`\n]{{1,30}})`|\b([A-Z][A-Z0-9_]{{1,30}}))\s+{re.escape(words[-1])}\b", ctx.raw)
+    if m is None:
+        return value
+    keyword = (m.group(1) or m.group(2)).strip()
+    return keyword if len(words) == 1 or words[0].strip("`") == keyword else value
+
+
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
     article of the reply's language."""
@@ -1504,6 +1517,8 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
         if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
             value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
         value = without_trailing_date(value, ctx.question)
+        if ctx.question and ("`" in ctx.raw or re.search(r"\b[A-Z]{2,}", ctx.raw)):
+            value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
         value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
         generic = _GENERIC_INSTANCE_RE.match(value)
         if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
