@@ -1252,6 +1252,19 @@ def _heading(ctx: Context) -> str | None:
     return title
 
 
+def _keyword_of_kind(value: str, ctx: Context) -> str:
+    """A keyword in capitals or in backticks named with the kind the question asks for ("the HAVING clause", "the `def`
+    keyword"): the keyword answers, not the kind."""
+    words = value.split()
+    if not words or not _is_question_word(words[-1], ctx) or len(words) > 2:
+        return value
+    m = re.search(rf"(?:`([^`\n]{{1,30}})`|\b([A-Z][A-Z0-9_]{{1,30}}))\s+{re.escape(words[-1])}\b", ctx.raw)
+    if m is None:
+        return value
+    keyword = (m.group(1) or m.group(2)).strip()
+    return keyword if len(words) == 1 or words[0].strip("`") == keyword else value
+
+
 def _off_type(span: str, ctx: Context) -> bool:
     """A span of the wrong type for the question: a bare number where no number is asked."""
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
@@ -1491,19 +1504,6 @@ def _foreign_unsure(ctx: Context) -> str | None:
 
 _FOREIGN_CUE_RE = re.compile(r"\b(?:no|je|ich|das|não|non|keine|aucune|ni|lo|leider|pardon|scusa|desculp\w*|disculpa|quiz\w*|tal|vielleicht|talvez|forse)\b",
                              re.IGNORECASE)
-
-
-def _keyword_of_kind(value: str, ctx: Context) -> str:
-    """A keyword in capitals or in backticks named with the kind the question asks for ("the HAVING clause", "the `def`
-    keyword"): the keyword answers, not the kind."""
-    words = value.split()
-    if not words or not _is_question_word(words[-1], ctx) or len(words) > 2:
-        return value
-    m = re.search(rf"(?:`([^`\n]{{1,30}})`|\b([A-Z][A-Z0-9_]{{1,30}}))\s+{re.escape(words[-1])}\b", ctx.raw)
-    if m is None:
-        return value
-    keyword = (m.group(1) or m.group(2)).strip()
-    return keyword if len(words) == 1 or words[0].strip("`") == keyword else value
 
 
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
