@@ -1265,6 +1265,38 @@ def _keyword_of_kind(value: str, ctx: Context) -> str:
     return keyword if len(words) == 1 or words[0].strip("`") == keyword else value
 
 
+def _polished(value: str, ctx: Context) -> str | None:
+    """``value`` trimmed as a reader trims a span: a code span whole, no date after the answer, no role before a
+    name, no article of the reply's language; None or ABSTAIN where the span names nothing."""
+    whole = whole_code_span(value, ctx.raw)
+    if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
+        value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
+    value = without_trailing_date(value, ctx.question)
+    if ctx.question and ("`" in ctx.raw or re.search(r"\b[A-Z]{2,}", ctx.raw)):
+        value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
+    value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
+    generic = _GENERIC_INSTANCE_RE.match(value)
+    if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
+        value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
+    if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
+            and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
+        return None  # "Carmen is set in Seville" for "Who wrote Carmen?": a place, no person
+    place = _PLACE_PREP_RE.match(value)
+    if place and value[place.end():].strip():
+        value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
+    if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
+        return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
+    if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
+        return None  # "includes many": a verb and a quantity, no name
+    if _SUM_RE.fullmatch(value) and ctx.question and not re.search(r"\d", ctx.question) and not _ASKS_NUMBER_RE.match(ctx.question):
+        return ABSTAIN  # "2+2" for "What is the chemical symbol for gold?": a sum, where no number is asked
+    if value.lower() in _FOREIGN_PRONOUNS:
+        return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
+    if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
+        return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
+    return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
+
+
 def _off_type(span: str, ctx: Context) -> bool:
     """A span of the wrong type for the question: a bare number where no number is asked."""
     return bool(re.fullmatch(r"[-\u2212]?\d[\d.,]*\s*(?:%|°\s*[CF]?|[a-z]{1,3})?", span)) and not (ctx.question and _ASKS_NUMBER_RE.match(ctx.question))
@@ -1514,38 +1546,6 @@ def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str 
     finish.__name__ = read.__name__
     finish.__doc__ = read.__doc__
     return finish
-
-
-def _polished(value: str, ctx: Context) -> str | None:
-    """``value`` trimmed as a reader trims a span: a code span whole, no date after the answer, no role before a
-    name, no article of the reply's language; None or ABSTAIN where the span names nothing."""
-    whole = whole_code_span(value, ctx.raw)
-    if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
-        value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
-    value = without_trailing_date(value, ctx.question)
-    if ctx.question and ("`" in ctx.raw or re.search(r"\b[A-Z]{2,}", ctx.raw)):
-        value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
-    value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
-    generic = _GENERIC_INSTANCE_RE.match(value)
-    if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
-        value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
-    if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
-            and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
-        return None  # "Carmen is set in Seville" for "Who wrote Carmen?": a place, no person
-    place = _PLACE_PREP_RE.match(value)
-    if place and value[place.end():].strip():
-        value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
-    if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
-        return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
-    if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
-        return None  # "includes many": a verb and a quantity, no name
-    if _SUM_RE.fullmatch(value) and ctx.question and not re.search(r"\d", ctx.question) and not _ASKS_NUMBER_RE.match(ctx.question):
-        return ABSTAIN  # "2+2" for "What is the chemical symbol for gold?": a sum, where no number is asked
-    if value.lower() in _FOREIGN_PRONOUNS:
-        return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
-    if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
-        return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
-    return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
 
 
 RULES: tuple[Rule, ...] = (
