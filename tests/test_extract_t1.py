@@ -426,3 +426,23 @@ def test_what_an_abbreviation_stands_for_is_read_whole():
     assert tx("ETA stands for estimated time of arrival.", q) == "estimated time of arrival"
     assert tx("Estimated time of arrival, I think.", q) == "Estimated time of arrival"
     assert tx("HTTP stands for Hypertext Transfer Protocol.", "What does HTTP stand for?") == "Hypertext Transfer Protocol"
+
+
+# ------------------------------------------------------------------ a keyword in capitals is a name, not a function word
+def test_a_keyword_in_capitals_is_not_a_function_word():
+    q = "Which SQL clause filters groups after aggregation?"
+    assert tx("Use HAVING, not WHERE.", q) == "HAVING"
+    assert tx("HAVING. WHERE filters rows before grouping.", q) == "HAVING"
+    assert tx("THE ANSWER IS PARIS.", "What is the capital of France?") == "PARIS"  # counter-example: capitals throughout
+
+
+def test_a_gloss_in_brackets_after_a_bare_answer_keeps_it_bare():
+    assert tx("White blood cells (leukocytes).", "Which blood cells fight infection?") == "White blood cells"
+    assert tx("Normal boiling point (see above).", "What is the boiling point at 1 atm called?") == "Normal boiling point"
+    assert tx("Jupiter spins fastest (about 10 hours).", "Which planet spins fastest?") == "Jupiter"  # a sentence, not a bare phrase
+
+
+def test_a_keyword_named_with_the_asked_kind():
+    assert tx("The HAVING clause.", "Which SQL clause filters groups after aggregation?") == "HAVING"
+    assert tx("You use the `def` keyword.", "Which Python keyword defines a function?") == "def"
+    assert tx("The polar bear.", "Which bear is the largest?") == "polar bear"  # counter-example: no keyword, the kind stays

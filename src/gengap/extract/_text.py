@@ -183,6 +183,12 @@ def _number_phrase(span: str) -> bool:
     return bool(_NUMBER_PHRASE_RE.fullmatch(span.strip())) and len(span.split()) >= 2
 
 
+def _function_word(token: str) -> bool:
+    """A stop word, unless written in capitals as a keyword ("HAVING", "WHERE", "AND")."""
+    word = token.strip(_QUOTES)
+    return word.lower() in STOPWORDS and not (len(word) >= 2 and word.isupper())
+
+
 def _trim_question_words(span: str, ctx: Context) -> str:
     """Words of the question at either edge of a span are the question restated, not the answer."""
     if _number_phrase(span):
@@ -197,9 +203,9 @@ def _trim_question_words(span: str, ctx: Context) -> str:
                 and all(_is_question_word(t, ctx) or t.lower() in STOPWORDS for t in tokens[:i - 1] + tokens[i + 1:]):
             return f"{tokens[i - 1]} {tokens[i]}"
 
-    while len(tokens) > 1 and tokens[0].lower() in STOPWORDS and keeps(tokens[1:]):
+    while len(tokens) > 1 and _function_word(tokens[0]) and keeps(tokens[1:]):
         tokens.pop(0)
-    while len(tokens) > 1 and tokens[-1].lower() in STOPWORDS and keeps(tokens[:-1]):
+    while len(tokens) > 1 and _function_word(tokens[-1]) and keeps(tokens[:-1]):
         tokens.pop()
     if len(tokens) > 1 and all(t[:1].isupper() for t in tokens if t.lower() not in STOPWORDS):
         return " ".join(tokens)  # a name keeps its own words ("Great Barrier Reef", "Pacific Ocean")
@@ -653,6 +659,8 @@ wonderful incredible remarkable common rare popular famous different various man
 def _no_answer_words(span: str) -> bool:
     """A span no answer is made of: function words only ("answer", "the one"), a quantifier ("many"),
     a negated verb ("wasn't")."""
+    if any(len(t.strip(_QUOTES)) >= 2 and t.strip(_QUOTES).isupper() for t in span.split()):
+        return False  # "HAVING", "WHERE": a keyword in capitals is a name, not a function word
     tokens = [t.strip(_QUOTES).lower() for t in span.split()]
     return all(t in STOPWORDS for t in tokens) or (len(tokens) == 1 and (tokens[0] in _NOT_NAMES or tokens[0] in _EVALUATIVE
                                                                           or tokens[0].endswith("n't")))
@@ -1032,14 +1040,17 @@ def _answer_first(ctx: Context) -> str | None:
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
+        # the whole output but a gloss in brackets after it ("Earnings per share (EPS).") is as bare as the phrase alone
+        glossed = ctx.question is not None and bool(re.fullmatch(r"[^\W\d_][\w' -]*", clause.strip())) \
+            and _bare(clause, ctx, whole=_GLOSS_END_RE.sub("", ctx.text.strip()))
         if ctx.question and _apposed(_strip(clause), ctx) != _strip(clause):
             return _apposed(_strip(clause), ctx)  # "It's Jupiter's moon Ganymede."
-        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx) \
+        if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx) and not glossed \
                 and not (re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE)
                          and _bare(clause, ctx, whole=clause)):
             return _span(clause, ctx)
         stated = bool(re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE))
-        bare = _bare(clause, ctx) or (stated and _bare(clause, ctx, whole=clause))  # "It's the whale shark, which ..."
+        bare = _bare(clause, ctx) or glossed or (stated and _bare(clause, ctx, whole=clause))  # "It's the whale shark, which ..."
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if bare else _trim_question_words(_strip(clause), ctx)
         span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
         gloss = re.search(r"\(([A-Za-z][\w' -]{0,40})\)", head) if _foreign(span, ctx) else None
@@ -1056,6 +1067,9 @@ def _answer_first(ctx: Context) -> str | None:
 _PREPOSITIONS = frozenset("during since until till after before through throughout within without across among amongst around near between "
                           "against along upon beyond aboard behind beside besides beneath below above toward towards via per".split())
 _NAME_CONNECTIVES = frozenset("of the and de da di du del der von van la le on upon in".split())
+
+
+_GLOSS_END_RE = re.compile(r"\s*\([^()\n]{1,60}\)\W*$")
 
 
 def _trim_leading(span: str, ctx: Context) -> str:
@@ -1257,6 +1271,51 @@ def _heading(ctx: Context) -> str | None:
     if _FIRST_PERSON_RE.search(title) or _META_RE.search(title) or _OPENER_RE.match(title + "!") or _lead_off(title) != title or "?" in title:
         return None  # "### Let me think", "### Step by step", "### Great question": about the answering
     return title
+
+
+def _keyword_of_kind(value: str, ctx: Context) -> str:
+    """A keyword in capitals or in backticks named with the kind the question asks for ("the HAVING clause", "the `def`
+    keyword"): the keyword answers, not the kind."""
+    words = value.split()
+    if not words or not _is_question_word(words[-1], ctx) or len(words) > 2:
+        return value
+    m = re.search(rf"(?:`([^`\n]{{1,30}})`|\b([A-Z][A-Z0-9_]{{1,30}}))\s+{re.escape(words[-1])}\b", ctx.raw)
+    if m is None:
+        return value
+    keyword = (m.group(1) or m.group(2)).strip()
+    return keyword if len(words) == 1 or words[0].strip("`") == keyword else value
+
+
+def _polished(value: str, ctx: Context) -> str | None:
+    """``value`` trimmed as a reader trims a span: a code span whole, no date after the answer, no role before a
+    name, no article of the reply's language; None or ABSTAIN where the span names nothing."""
+    whole = whole_code_span(value, ctx.raw)
+    if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
+        value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
+    value = without_trailing_date(value, ctx.question)
+    if ctx.question and ("`" in ctx.raw or re.search(r"\b[A-Z]{2,}", ctx.raw)):
+        value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
+    value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
+    generic = _GENERIC_INSTANCE_RE.match(value)
+    if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
+        value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
+    if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
+            and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
+        return None  # "Carmen is set in Seville" for "Who wrote Carmen?": a place, no person
+    place = _PLACE_PREP_RE.match(value)
+    if place and value[place.end():].strip():
+        value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
+    if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
+        return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
+    if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
+        return None  # "includes many": a verb and a quantity, no name
+    if _SUM_RE.fullmatch(value) and ctx.question and not re.search(r"\d", ctx.question) and not _ASKS_NUMBER_RE.match(ctx.question):
+        return ABSTAIN  # "2+2" for "What is the chemical symbol for gold?": a sum, where no number is asked
+    if value.lower() in _FOREIGN_PRONOUNS:
+        return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
+    if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
+        return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
+    return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
 
 
 def _off_type(span: str, ctx: Context) -> bool:
@@ -1479,37 +1538,10 @@ def _listed_candidate(ctx: Context) -> str | None:
 
 
 def _finished(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
-    """A rule whose span is trimmed as a reader trims it: a code span whole, no date after the answer, no
-    article of the reply's language."""
-    def finish(ctx: Context) -> str | None:
-        value = read(ctx)
-        if not value or value == ABSTAIN:
-            return value
-        whole = whole_code_span(value, ctx.raw)
-        if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
-            value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
-        value = without_trailing_date(value, ctx.question)
-        value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
-        generic = _GENERIC_INSTANCE_RE.match(value)
-        if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
-            value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
-        if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
-                and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
-            return None  # "Carmen is set in Seville" for "Who wrote Carmen?": a place, no person
-        place = _PLACE_PREP_RE.match(value)
-        if place and value[place.end():].strip():
-            value = value[place.end():]  # "in Paris" for "Where is the Eiffel Tower?", "aboard HMS Beagle": the name answers
-        if _SELF_DESCRIPTION_RE.fullmatch(value) and _FIRST_PERSON_RE.search(ctx.text):
-            return ABSTAIN  # "As an AI language model, ...": the speaker, never the answer
-        if len(value.split()) > 1 and _COUNT_WORD_RE.fullmatch(value.split()[-1]) and value.split()[0][:1].islower():
-            return None  # "includes many": a verb and a quantity, no name
-        if _SUM_RE.fullmatch(value) and ctx.question and not re.search(r"\d", ctx.question) and not _ASKS_NUMBER_RE.match(ctx.question):
-            return ABSTAIN  # "2+2" for "What is the chemical symbol for gold?": a sum, where no number is asked
-        if value.lower() in _FOREIGN_PRONOUNS:
-            return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
-        if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
-            return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
-        return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
+    """A rule whose span is trimmed as a reader trims it (see :func:`_polished`)."""
+    def finish(ctx: Context, _read: Callable[[Context], str | None] = read) -> str | None:
+        value = _read(ctx)
+        return _polished(value, ctx) if value and value != ABSTAIN else value
     finish.__name__ = read.__name__
     finish.__doc__ = read.__doc__
     return finish
