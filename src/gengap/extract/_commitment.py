@@ -758,18 +758,23 @@ def number_answers_another_question(ctx: Context, value: str) -> bool:
     return False
 
 
-def number_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
-    """A number-reading rule, kept only where the number answers the question asked (see
-    :func:`number_answers_another_question`); otherwise unextracted."""
+def _kept_unless(read: Callable[[Context], str | None], drop: Callable[[Context, str], bool]) -> Callable[[Context], str | None]:
+    """``read``, with a reading ``drop`` rejects turned into "unextracted"."""
 
     def rule(ctx: Context) -> str | None:
         found = read(ctx)
-        if found and found != ABSTAIN and number_answers_another_question(ctx, found):
+        if found and found != ABSTAIN and drop(ctx, found):
             return ABSTAIN
         return found
 
     rule.__doc__ = read.__doc__
     return rule
+
+
+def number_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
+    """A number-reading rule, kept only where the number answers the question asked (see
+    :func:`number_answers_another_question`); otherwise unextracted."""
+    return _kept_unless(read, number_answers_another_question)
 
 
 # an option named as an example, not picked: "Many painters, from Monet to Cezanne, ...", "such as Monet"
@@ -804,15 +809,7 @@ def option_only_mentioned(ctx: Context, letter: str) -> bool:
 def choice_on_question(read: Callable[[Context], str | None]) -> Callable[[Context], str | None]:
     """A choice-reading rule, kept only where the option it reads by its text is picked, not only
     mentioned (see :func:`option_only_mentioned`); otherwise unextracted."""
-
-    def rule(ctx: Context) -> str | None:
-        found = read(ctx)
-        if found and found != ABSTAIN and option_only_mentioned(ctx, found):
-            return ABSTAIN
-        return found
-
-    rule.__doc__ = read.__doc__
-    return rule
+    return _kept_unless(read, option_only_mentioned)
 
 
 # a comparison asked ("Is the Danube longer than the Rhine?") and a reply about one side only, comparing nothing
