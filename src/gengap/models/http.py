@@ -1,11 +1,11 @@
 """An OpenAI-compatible HTTP endpoint as a model: what users run in front of vLLM, llama.cpp or Ollama.
 
 Each input becomes one request to ``{base_url}/chat/completions`` (``api="chat"``) or
-``{base_url}/completions`` (``api="completions"``). Requests run on one asyncio event loop (an
-``aiohttp`` session on a background thread, shared by every caller of the model), ``concurrency``
-in flight at once, and the outputs come back in input order. (aiohttp, not httpx's AsyncClient:
-httpx's connection pool scans every connection for every request, which held it to a few percent
-of the concurrency-bound ideal at 128 requests in flight; see benchmarks/bench_http.py.) Each output is a :class:`Completion`:
+``{base_url}/completions`` (``api="completions"``). Requests run on one asyncio event loop (a pool of
+kept-alive HTTP/1.1 connections on a background thread, shared by every caller of the model),
+``concurrency`` in flight at once, and the outputs come back in input order. The transport
+(:mod:`gengap.models._http1`) costs about 50 µs of the loop a request, a quarter of aiohttp's, so
+the client keeps up with a server answering 128 requests at once (``benchmarks/bench_http.py``). Each output is a :class:`Completion`:
 the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
 :meth:`OpenAIModel.submit` starts the requests and returns a future at once, so the runner stores
 one shard while the server answers the next; calls made together share the ``concurrency``.
@@ -56,6 +56,7 @@ from urllib.parse import urlsplit
 
 from gengap._errors import ConfigError, EndpointError
 from gengap.models._base import Model
+from gengap.models._http1 import Client, TransportError
 
 __all__ = ["OpenAIModel", "Completion", "parse_stop"]
 
@@ -207,7 +208,7 @@ class OpenAIModel(Model):
         self._warned = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
-        self._client: Any = None
+        self._client: Client | None = None
         self._slots: asyncio.Semaphore | None = None  # ``concurrency`` request slots shared by every call
         self._checking: asyncio.Lock | None = None
         self._held: dict[str, Any] = {}  # what the finalizer closes (not self: it must not keep the model alive)
@@ -289,21 +290,21 @@ class OpenAIModel(Model):
             future.cancel()
             raise
 
-    def _open(self) -> Any:
-        """The shared aiohttp session (called on the loop thread)."""
-        import aiohttp
-
+    def _open(self) -> Client:
+        """The shared connection pool (called on the loop thread)."""
         if self._client is None:
-            headers = {"Content-Type": "application/json"}
+            headers = {"User-Agent": f"gengap/{_version()}", "Accept": "application/json", "Content-Type": "application/json"}
             if self.api_key_env:
                 key = os.environ.get(self.api_key_env)
                 if not key:
                     raise ConfigError(f"The environment variable '{self.api_key_env}' (api_key_env) is not set "
                                       "in this process; export the API key there.")
                 headers["Authorization"] = f"Bearer {key}"
-            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency)
-            self._client = aiohttp.ClientSession(headers=headers, connector=connector,
-                                                 timeout=aiohttp.ClientTimeout(total=self.timeout))
+            try:
+                self._client = Client(headers, limit=self.concurrency, timeout=self.timeout)
+            except ValueError:
+                raise ConfigError(f"The API key in the environment variable '{self.api_key_env}' (api_key_env) contains a "
+                                  "line break; export it without one.") from None
             self._held["client"] = self._client
         return self._client
 
@@ -430,7 +431,7 @@ class OpenAIModel(Model):
             body["prompt"] = x
         return body
 
-    async def _answer(self, client: Any, x: Any, failed: asyncio.Event, fields: Mapping[str, Any] | None = None) -> Completion:
+    async def _answer(self, client: Client, x: Any, failed: asyncio.Event, fields: Mapping[str, Any] | None = None) -> Completion:
         url = self.base_url + _PATHS[self.api]
         start = time.perf_counter()
         data = await self._request(client, "POST", url, failed, self._payload(x, fields))
@@ -451,7 +452,7 @@ class OpenAIModel(Model):
             "latency_s": round(latency, 4), "finish_reason": choice.get("finish_reason")})
 
     # ------------------------------------------------------------------ multiple choice by log-likelihood
-    async def _choose(self, client: Any, x: dict[str, Any], failed: asyncio.Event) -> Completion:
+    async def _choose(self, client: Client, x: dict[str, Any], failed: asyncio.Event) -> Completion:
         prompt, options = x.get("prompt"), x.get("choices")
         if self.api != "completions":
             raise EndpointError("Multiple choice by log-likelihood needs the completions API (api='completions', "
@@ -475,11 +476,11 @@ class OpenAIModel(Model):
             "loglik_norm": [round(v, 6) for v in norms],
             "prompt_tokens": None, "completion_tokens": 0, "latency_s": round(latency, 4)})
 
-    async def _logliks(self, client: Any, prompt: str, continuations: Sequence[str],
+    async def _logliks(self, client: Client, prompt: str, continuations: Sequence[str],
                        failed: asyncio.Event) -> list[tuple[float, int]]:
         return list(await asyncio.gather(*(self._loglik(client, prompt, c, failed) for c in continuations)))
 
-    async def _loglik(self, client: Any, prompt: str, continuation: str, failed: asyncio.Event) -> tuple[float, int]:
+    async def _loglik(self, client: Client, prompt: str, continuation: str, failed: asyncio.Event) -> tuple[float, int]:
         url = self.base_url + _PATHS["completions"]
         body: dict[str, Any] = {"prompt": prompt + continuation, "max_tokens": 1, "temperature": 0.0,
                                 "echo": True, "logprobs": 1}
@@ -522,11 +523,7 @@ class OpenAIModel(Model):
         if self.model_name is None:  # needed: ask with retries
             listed = _model_ids(await self._request(client, "GET", url, asyncio.Event()))
         else:  # a check only: one try, and a server without the listing is fine
-            try:
-                async with client.get(url) as response:
-                    listed = _model_ids(await response.json(content_type=None)) if response.status == 200 else None
-            except Exception:
-                listed = None
+            listed = _model_ids(await _get_json(client, url))
         if self.model_name is None:
             if not listed:
                 raise EndpointError(f"{url} lists no models; pass model_name (--model-name) with the name the "
@@ -539,21 +536,17 @@ class OpenAIModel(Model):
             await self._check_chat_template(client)
         self._checked = True
 
-    async def _check_chat_template(self, client: Any) -> None:
+    async def _check_chat_template(self, client: Client) -> None:
         """llama.cpp's server reports its chat template at ``/props``; warn when it has none."""
         root = self.base_url[: -len("/v1")] if self.base_url.endswith("/v1") else self.base_url
-        try:
-            async with client.get(root + "/props") as response:
-                props = await response.json(content_type=None) if response.status == 200 else None
-        except Exception:
-            return
+        props = await _get_json(client, root + "/props")
         if isinstance(props, dict) and "chat_template" in props and not props.get("chat_template"):
             warnings.warn(f"Model '{self.name}': the server at {root} reports no chat template for this model, so "
                           "chat requests are formatted with a fallback template it was not trained on. For a base "
                           "model use api='completions' (--api completions) with a few-shot prompt.", stacklevel=2)
 
     # ------------------------------------------------------------------ requests
-    async def _request(self, client: Any, method: str, url: str, failed: asyncio.Event, body: Any = None) -> Any:
+    async def _request(self, client: Client, method: str, url: str, failed: asyncio.Event, body: Any = None) -> Any:
         """Send ``body`` as JSON with retries; return the parsed JSON answer or raise EndpointError."""
         data = None if body is None else json.dumps(body).encode()  # once, for every attempt
         attempts = self.max_retries + 1
@@ -561,29 +554,28 @@ class OpenAIModel(Model):
         for attempt in range(attempts):
             wait: float | None = None
             try:
-                async with client.request(method, url, data=data) as response:
-                    status, raw = response.status, await response.read()
-                    if status < 400:  # the common case: the JSON read from the bytes, nothing else looked at
-                        try:
-                            return json.loads(raw)
-                        except ValueError:  # not JSON, or not UTF-8
-                            text = raw.decode("utf-8", errors="replace")
-                            raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
-                                                f"({self._excerpt(text)}). Check the base URL.") from None
-                    retry_after = response.headers.get("retry-after")
+                status, headers, raw = await client.request(method, url, data)
+                if status < 300:  # the common case: the JSON read from the bytes, nothing else looked at
+                    try:
+                        return json.loads(raw)
+                    except ValueError:  # not JSON, or not UTF-8
+                        text = raw.decode("utf-8", errors="replace")
+                        raise EndpointError(f"{url} answered HTTP {status} with a body that is not JSON "
+                                            f"({self._excerpt(text)}). Check the base URL.") from None
             except asyncio.TimeoutError:
                 problem = (f"no answer within {self.timeout:g} s (timeout). Check that the server is not overloaded, "
                            "raise the timeout or lower the concurrency")
             except EndpointError:
                 raise
-            except Exception as e:
-                if not _is_client_error(e):
-                    raise
-                problem = (f"could not connect ({type(e).__name__}). Check that the server is running and that "
-                           f"the base URL {self.base_url} (host, port, /v1) is right")
+            except TransportError as e:
+                problem = (f"{e}. Check that the server is running and that the base URL {self.base_url} (host, port, "
+                           "/v1) is right")
             else:
                 text = raw.decode("utf-8", errors="replace")  # JSON is UTF-8 (RFC 8259)
                 detail = self._excerpt(text)
+                if 300 <= status < 400:
+                    raise EndpointError(f"{url} answered HTTP {status}, a redirect to {headers.get('location', '(no Location)')}. "
+                                        "Use the address it redirects to as the base URL (gengap does not follow redirects).")
                 if status != 429 and status < 500:
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(status, detail)}")
                 problem = (f"HTTP {status} ({detail}). "
@@ -591,7 +583,7 @@ class OpenAIModel(Model):
                               "The server failed: check its logs"))
                 if status >= 500 and (_is_context_overflow(detail) or _no_prompt_logprobs(detail)):
                     raise EndpointError(f"{url} answered HTTP {status} ({detail}). {self._hint(400, detail)}")
-                wait = _retry_after(retry_after)
+                wait = _retry_after(headers.get("retry-after"))
             if attempt + 1 == attempts or failed.is_set():
                 break
             if wait is None:
@@ -644,11 +636,19 @@ def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: 
         loop.close()
 
 
-def _is_client_error(error: Exception) -> bool:
-    """An aiohttp connection or protocol error (aiohttp is imported only when something failed)."""
-    import aiohttp
+async def _get_json(client: Client, url: str) -> Any:
+    """The JSON at ``url`` after one try, or None (no answer, not 200, not JSON): for checks a server may skip."""
+    try:
+        status, _, body = await client.request("GET", url)
+        return json.loads(body) if status == 200 else None
+    except (TransportError, asyncio.TimeoutError, ValueError):
+        return None
 
-    return isinstance(error, aiohttp.ClientError)
+
+def _version() -> str:
+    from gengap import __version__
+
+    return __version__
 
 
 def _model_ids(data: Any) -> list[str] | None:
