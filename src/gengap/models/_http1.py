@@ -63,6 +63,7 @@ class _Connection(asyncio.Protocol):
         self.parser = httptools.HttpResponseParser(self)
         self.waiter: asyncio.Future[Response] | None = None
         self.closed = False
+        self.closed_here = False  # closed by this side (Client.close, a timeout, a bad answer) before the server did
         self.answered = False  # a byte of the current answer arrived
         self._reset()
 
@@ -84,11 +85,15 @@ class _Connection(asyncio.Protocol):
             self.fail(TransportError(f"the server's answer is not valid HTTP/1.1 ({e})"))
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
+        self.closed_here, self.closed = self.closed, True
         if self.waiter is None or self.waiter.done():
             return
-        if self.status and "content-length" not in self.headers and "chunked" not in self.headers.get("transfer-encoding", ""):
-            self.on_message_complete()  # a body that ends with the connection (HTTP/1.0 style)
+        if self.closed_here:  # Client.close() with the answer still coming: what arrived may be cut short
+            self.fail(TransportError("the connection was closed (the client was closed) before the answer was complete"))
+            return
+        if (exc is None and self.status and "content-length" not in self.headers
+                and "chunked" not in self.headers.get("transfer-encoding", "").lower()):
+            self.on_message_complete()  # a body that ends with the connection (HTTP/1.0 style); not with a reset
             return
         why = f": {exc}" if exc else ""
         self.fail(TransportError(f"the server closed the connection before it finished answering{why}"))
@@ -192,7 +197,7 @@ class Client:
             try:
                 return await self._exchange(origin, connection, request, deadline)
             except TransportError:
-                if connection.answered:
+                if connection.answered or connection.closed_here:
                     raise
                 break  # closed by the server as the request went out: once more, on a new connection
         wait = deadline - asyncio.get_running_loop().time()

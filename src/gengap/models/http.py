@@ -622,18 +622,28 @@ class OpenAIModel(Model):
 
 
 def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: dict[str, Any]) -> None:
-    """Close a model's session and stop its event loop thread."""
+    """Cancel a model's requests still running, close its session and stop its event loop thread."""
     client = held.pop("client", None)
     if loop.is_running():
-        if client is not None:
-            try:
-                asyncio.run_coroutine_threadsafe(client.close(), loop).result(timeout=10)
-            except Exception:
-                pass
+        try:
+            asyncio.run_coroutine_threadsafe(_cancel_and_close(client), loop).result(timeout=10)
+        except Exception:
+            pass
         loop.call_soon_threadsafe(loop.stop)
         thread.join(timeout=10)
     if not loop.is_running():
         loop.close()
+
+
+async def _cancel_and_close(client: Client | None) -> None:
+    """Cancel the requests still running on the loop (their callers get CancelledError, rather than
+    waiting on a stopped loop for ever), then close the connections."""
+    tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    if client is not None:
+        await client.close()
 
 
 async def _get_json(client: Client, url: str) -> Any:
