@@ -4,8 +4,10 @@ Requests per second at concurrency 1, 8, 32, 128 and 256, side by side: the idea
 latency: what the server allows), gengap's HTTP model (``OpenAIModel.predict``), the whole
 ``gengap.evaluate`` path (shards, scoring, the DuckDB store) as it runs (the next shard's requests
 sent while a shard is stored) and one shard at a time (``gengap.runner.PIPELINE = False``: the
-server idles while a shard is stored), and a minimal direct asyncio client (aiohttp, no retries,
-no bookkeeping) sending the same requests: what this machine allows right now. Each level is
+server idles while a shard is stored), a minimal direct asyncio client (aiohttp, no retries,
+no bookkeeping) sending the same requests, and, when ``wrk`` is installed (``apt-get install wrk``),
+wrk's C client with one thread and one request in flight per connection: what the server and this
+machine allow at all (the server's own timer and loopback cost a few percent at every level). Each level is
 warmed up, then measured ``--repeats`` times with the clients taking turns; the table shows
 medians, and the client's CPU time per request (all threads of this process). The load average before and after is printed: on a busy machine every client falls
 short of the ideal, and only the comparison with the direct client says whether gengap is the
@@ -60,6 +62,27 @@ async def _direct(url: str, prompts: list[str], concurrency: int) -> tuple[float
         wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     assert out == [p.upper() for p in prompts]
     return wall, cpu
+
+
+_WRK_SCRIPT = """wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/json"
+wrk.body = '{"model": "bench-model", "max_tokens": 8, "messages": [{"role": "user", "content": "prompt 1"}]}'
+"""
+
+
+def _wrk(url: str, concurrency: int, seconds: float) -> float | None:
+    """Requests/s of wrk (one thread, ``concurrency`` connections, one request in flight on each); None without wrk."""
+    if shutil.which("wrk") is None:
+        return None
+    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
+        script.write(_WRK_SCRIPT)
+    try:
+        done = subprocess.run(["wrk", "-t1", f"-c{concurrency}", f"-d{max(1, round(seconds))}s", "-s", script.name, url],
+                              capture_output=True, text=True, timeout=seconds + 60, check=True)
+    finally:
+        os.unlink(script.name)
+    line = next(x for x in done.stdout.splitlines() if x.startswith("Requests/sec:"))
+    return float(line.split()[1])
 
 
 def _start_server(kind: str, delay: float) -> tuple[subprocess.Popen[str], str]:
@@ -119,6 +142,8 @@ def _level(base: str, concurrency: int, n: int, repeats: int) -> tuple[dict[str,
     model.close()
     rate = {k: n / statistics.median(w for w, _ in v) for k, v in times.items()}
     cpu = {k: statistics.median(c for _, c in v) / n * 1e6 for k, v in times.items()}
+    wrk = _wrk(base + "/chat/completions", concurrency, n / (concurrency / 0.05))
+    rate["wrk"] = float("nan") if wrk is None else wrk
     return rate, cpu
 
 
@@ -146,16 +171,18 @@ def main() -> None:
         print("evaluate: the next shard's requests sent while a shard is stored; one-at-a-time: "
               "gengap.runner.PIPELINE = False (as before)")
         print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'evaluate/s':>10} {'one-at-a-time/s':>15} "
-              f"{'direct/s':>9} {'gengap':>7} {'evaluate':>8} {'one-at-a':>8} {'direct':>7} {'CPU us/request':>15}")
-        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>15} {'':>9} {'(% of ideal)':>33} {'gengap / direct':>16}")
+              f"{'direct/s':>9} {'wrk/s':>7} {'gengap':>7} {'evaluate':>8} {'one-at-a':>8} {'direct':>7} {'wrk':>5} {'CPU us/request':>15}")
+        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>15} {'':>9} {'':>7} {'(% of ideal)':>39} {'gengap / direct':>16}")
         for concurrency in (int(c) for c in args.levels.split(",")):
             n = max(50 if args.quick else 200, (5 if args.quick else 20) * concurrency)
             rate, cpu = _level(base, concurrency, n, repeats)
             ideal = concurrency / args.delay
             print(f"{concurrency:9d} {n:8d} {ideal:8.0f} {rate['gengap']:9.1f} {rate['evaluate']:10.1f} "
-                  f"{rate['serial']:15.1f} {rate['direct']:9.1f} {rate['gengap'] / ideal:7.0%} "
+                  f"{rate['serial']:15.1f} {rate['direct']:9.1f} {rate['wrk']:7.1f} {rate['gengap'] / ideal:7.0%} "
                   f"{rate['evaluate'] / ideal:8.0%} {rate['serial'] / ideal:8.0%} {rate['direct'] / ideal:7.0%} "
-                  f"{cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
+                  f"{rate['wrk'] / ideal:5.0%} {cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
+        if shutil.which("wrk") is None:
+            print("wrk: not installed (apt-get install wrk), so the server's own ceiling is not shown")
     finally:
         server.terminate()
         server.wait()

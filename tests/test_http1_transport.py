@@ -768,3 +768,42 @@ def test_client_close_during_an_answer_fails_the_request_rather_than_returning_p
 
     with serving(handle) as server:
         asyncio.run(scenario())
+
+
+def test_repeated_answer_headers_are_joined_into_one_list():
+    def handle(peer: Peer) -> None:
+        if peer.request() is not None:
+            peer.send(answer(b"ok", "200 OK", "Vary: Accept", "Vary: Origin", "X-One: 1"))
+
+    async def scenario() -> Response:
+        client = Client(timeout=PATIENCE)
+        try:
+            return await client.request("GET", server.url())
+        finally:
+            await client.close()
+
+    with serving(handle) as server:
+        response = asyncio.run(scenario())
+    assert response.headers["vary"] == "Accept, Origin" and response.headers["x-one"] == "1"
+    assert response.body == b"ok"
+
+
+def test_a_closed_client_sends_nothing_more_even_from_a_request_that_was_connecting():
+    def handle(peer: Peer) -> None:
+        while peer.request() is not None:
+            peer.send(answer(b"ok"))
+
+    async def scenario() -> None:
+        client = Client(timeout=PATIENCE)
+        connecting = asyncio.ensure_future(client.request("GET", server.url("/late")))
+        await asyncio.sleep(0)  # the request is past its checks and connecting
+        await client.close()
+        with pytest.raises(TransportError, match="client was closed"):
+            await asyncio.wait_for(connecting, PATIENCE)
+        with pytest.raises(TransportError, match="client was closed"):
+            await client.request("GET", server.url("/after"))
+
+    with serving(handle) as server:
+        asyncio.run(scenario())
+        time.sleep(0.1)
+        assert server.requests == []

@@ -22,6 +22,7 @@ proxies, redirects (a 3xx answer is returned, with its Location header), HTTP/2,
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import zlib
 from collections.abc import Mapping
@@ -100,7 +101,8 @@ class _Connection(asyncio.Protocol):
 
     # llhttp's side
     def on_header(self, name: bytes, value: bytes) -> None:
-        self.headers[name.decode("latin-1").lower()] = value.decode("latin-1")
+        key, text = name.decode("latin-1").lower(), value.decode("latin-1")
+        self.headers[key] = f"{self.headers[key]}, {text}" if key in self.headers else text  # repeated: one list (RFC 9110)
 
     def on_headers_complete(self) -> None:
         self.status = self.parser.get_status_code()
@@ -173,6 +175,7 @@ class Client:
         self._deadlines: dict[_Connection, float] = {}
         self._check_every = min(1.0, max(0.005, timeout / 20))
         self._checker: asyncio.TimerHandle | None = None
+        self._closed = False
 
     async def request(self, method: str, url: str, body: bytes | None = None) -> Response:
         """Send one request and return the whole answer; TransportError or TimeoutError when none came."""
@@ -185,6 +188,8 @@ class Client:
         else:
             request = b"%sContent-Length: %d\r\n\r\n%s" % (head, len(body), body)
         async with self._limit:
+            if self._closed:
+                raise TransportError("the client was closed")
             return await self._send(origin, request, asyncio.get_running_loop().time() + self._timeout)
 
     async def _send(self, origin: tuple[str, str, int], request: bytes, deadline: float) -> Response:
@@ -240,7 +245,10 @@ class Client:
             _, connection = await asyncio.get_running_loop().create_connection(
                 _Connection, host, port, ssl=tls, server_hostname=host if tls else None)
         except OSError as e:  # refused, unreachable, unknown host, TLS failure
-            raise TransportError(f"could not connect to {host}:{port} ({e.strerror or e})") from e
+            raise TransportError(f"could not connect to {host}:{port} ({_reason(e)})") from e
+        if self._closed:  # closed while this connection was being made
+            connection.close()
+            raise TransportError("the client was closed")
         self._open.add(connection)
         return connection
 
@@ -257,6 +265,7 @@ class Client:
 
     async def close(self) -> None:
         """Close every connection (requests still waiting fail with TransportError)."""
+        self._closed = True
         if self._checker is not None:
             self._checker.cancel()
             self._checker = None
@@ -264,3 +273,10 @@ class Client:
             connection.close()
         self._open.clear()
         self._idle.clear()
+
+
+def _reason(error: OSError) -> str:
+    """What went wrong connecting, in words: "Connection refused", "Name or service not known", a TLS failure."""
+    if isinstance(error, ssl.SSLError) or not error.errno or error.errno < 0:
+        return error.strerror or str(error)
+    return os.strerror(error.errno)
