@@ -168,8 +168,6 @@ def main() -> None:
         fixed = [_evaluate(OpenAIModel(base, model_name="bench-model", max_tokens=8), one)[0] for _ in range(3)]
         print(f"gengap.evaluate on one row (a new store, the run's records): {statistics.median(fixed):.2f} s, of which "
               f"{args.delay:.2f} s the request; the evaluate column includes this fixed cost")
-        overhead = statistics.median(fixed) - args.delay
-        streaming: list[str] = []
         print("evaluate: the next shard's requests sent while a shard is stored; one-at-a-time: "
               "gengap.runner.PIPELINE = False (as before)")
         print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'evaluate/s':>10} {'one-at-a-time/s':>15} "
@@ -183,9 +181,6 @@ def main() -> None:
                   f"{rate['serial']:15.1f} {rate['direct']:9.1f} {rate['wrk']:7.1f} {rate['gengap'] / ideal:7.0%} "
                   f"{rate['evaluate'] / ideal:8.0%} {rate['serial'] / ideal:8.0%} {rate['direct'] / ideal:7.0%} "
                   f"{rate['wrk'] / ideal:5.0%} {cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
-            streaming.append(f"{n / (n / rate['evaluate'] - overhead) / ideal:.0%} at {concurrency}")
-        print(f"evaluate with its fixed {overhead:.2f} s per run taken out (the rows streamed through shards and the store): "
-              + ", ".join(streaming) + " of the ideal")
         if shutil.which("wrk") is None:
             print("wrk: not installed (apt-get install wrk), so the server's own ceiling is not shown")
     finally:
