@@ -5,9 +5,8 @@ Each input becomes one request to ``{base_url}/chat/completions`` (``api="chat"`
 kept-alive HTTP/1.1 connections on a background thread, shared by every caller of the model),
 ``concurrency`` in flight at once, and the outputs come back in input order. The transport
 (:mod:`gengap.models._http1`) and the model's own bookkeeping cost about 60 µs of the loop a request,
-a third of aiohttp's, so
-the client keeps up with a server answering 128 requests at once (``benchmarks/bench_http.py``). Each output is a :class:`Completion`:
-the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
+a third of aiohttp's, so the client keeps up with a server answering 128 requests at once
+(``benchmarks/bench_http.py``). Each output is a :class:`Completion`: the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
 :meth:`OpenAIModel.submit` starts the requests and returns a future at once, so the runner stores
 one shard while the server answers the next; calls made together share the ``concurrency``.
 
