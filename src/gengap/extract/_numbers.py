@@ -68,10 +68,13 @@ _HALF_SCALE_RE = re.compile(r"\bhalf\s+an?\s+(dozen|hundred|thousand|million|bil
 _SUPERSCRIPT_DIGITS = str.maketrans("\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b\u207a", "0123456789-+")
 _SUPERSCRIPT_POWER_RE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?(?:\u00d7|x|\*|\u00b7|\\times)\s?10([\u207b\u207a]?[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
 _WORD = "|".join(sorted([*_SMALL, *_TENS, *_SCALES, "a", "and"], key=len, reverse=True))
-_WORDS_RE = re.compile(rf"\b(?:minus\s+|negative\s+)?(?:{_WORD})(?:[\s-]+(?:{_WORD}))*\b", re.IGNORECASE)
+# the letters a number phrase can open with, looked at first: a cheap test that spares the word list elsewhere
+_WORD_OPENERS = "".join(sorted({w[0] for w in _WORD.split("|")} | {"m", "n"}))  # "minus", "negative"
+_WORDS_RE = re.compile(rf"(?=[{_WORD_OPENERS}])\b(?:minus\s+|negative\s+)?(?:{_WORD})(?:[\s-]+(?:{_WORD}))*\b", re.IGNORECASE)
 
 _NUM = r"(?:\d{1,3}(?:,\d{3})+|\d{1,3}(?:[ \u2009]\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+"
 _NUMBER_RE = re.compile(
+    r"(?=[-+$€£¥UER.\d])"  # what a number can open with (a sign, a currency, a digit), looked at first: a cheap test
     r"(?:(?P<sign>[-+])\s?)?(?P<cur>[$€£¥]|USD\s?|EUR\s?|Rs\.?\s?)?(?P<sign2>-)?"
     rf"(?:(?P<whole>\d+)\s+(?P<mn>\d+)/(?P<md>\d+)|(?P<fn>{_NUM})\s*/\s*(?P<fd>{_NUM})"
     rf"|(?P<num>{_NUM})(?:\s*(?:[eE](?P<exp>[-+]?\d+)|\s?(?:x|×|\*|\\times|\\cdot)\s?10\s?\^\s?\{{?(?P<exp2>[-+]?\d+)\}}?))?)"
@@ -107,6 +110,8 @@ def format_number(value: Fraction | float) -> str:
 
 
 def _to_fraction(raw: str) -> Fraction:
+    if raw.isdecimal():
+        return Fraction(int(raw))  # most numbers are plain digits: no need for Fraction's string parser
     return Fraction(raw.replace(",", "").replace(" ", "").replace("\u2009", ""))
 
 
@@ -141,6 +146,11 @@ _PRONOUN_ONE_RE = re.compile(r"\b(?:this|that|which|each|every|any|another|right
                              re.IGNORECASE)
 
 
+def _inside(at: int, spans: list[tuple[int, int]]) -> bool:
+    """Whether ``at`` falls inside one of ``spans`` (where a number was already read)."""
+    return bool(spans) and any(a <= at < b for a, b in spans)
+
+
 def numbers_in(text: str) -> list[Num]:
     """Every number in ``text`` with its place (digits, LaTeX fractions and number words), in order."""
     found: list[Num] = []
@@ -168,7 +178,7 @@ def numbers_in(text: str) -> list[Num]:
             covered.append(m.span())
     if "alf" in text:  # "half a dozen", "Half a million": half the scale
         for m in _HALF_SCALE_RE.finditer(text):
-            if not any(a <= m.start() < b for a, b in covered):
+            if not _inside(m.start(), covered):
                 found.append(Num(m.start(), m.end(), Fraction(_HALF_SCALES[m.group(1).lower()], 2), False))
                 covered.append(m.span())
     if not text.isascii():  # "6.02 × 10²³": a power of ten written in superscript digits
@@ -178,7 +188,7 @@ def numbers_in(text: str) -> list[Num]:
             covered.append(m.span())
     if " and " in text and _FRACTION_HINT_RE.search(text):  # "four and three quarters": a whole and a fraction in words
         for m in _MIXED_WORDS_RE.finditer(text):
-            if any(a <= m.start() < b for a, b in covered):
+            if _inside(m.start(), covered):
                 continue
             word = m.group(1).lower()
             whole = int(word) if word.isdigit() else _SMALL.get(word, _TENS.get(word, 0))
@@ -186,7 +196,7 @@ def numbers_in(text: str) -> list[Num]:
             found.append(Num(m.start(), m.end(), whole + Fraction(numerator, _ORDINAL_FRACTIONS[m.group(3).lower()]), False))
             covered.append(m.span())
     for m in _FRACTION_WORDS_RE.finditer(text):
-        if any(a <= m.start() < b for a, b in covered):
+        if _inside(m.start(), covered):
             continue
         numerator = 1 if m.group(1).lower() in ("a", "an") else _SMALL[m.group(1).lower()]
         found.append(Num(m.start(), m.end(), Fraction(numerator, _ORDINAL_FRACTIONS[m.group(2).lower()]), False))
@@ -199,7 +209,7 @@ def numbers_in(text: str) -> list[Num]:
                 found[i] = Num(n.start, scale.end(), n.value * factor, n.pct, factor)
                 covered.append((n.start, scale.end()))
     for m in _NUMBER_RE.finditer(text):
-        if any(a <= m.start() < b for a, b in covered):
+        if _inside(m.start(), covered):
             continue
         # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
         before = text[m.start() - 1] if m.start() else " "
@@ -242,7 +252,9 @@ def numbers_in(text: str) -> list[Num]:
             value = -value  # "5400 BC": a year before the common era
         found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
     for m in _WORDS_RE.finditer(text):
-        if any(a <= m.start() < b for a, b in covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
+        if m.group(0).lower() in ("a", "and"):
+            continue  # "a" or "and" alone counts nothing (the most common match by far)
+        if _inside(m.start(), covered) or re.match(r"-[a-z]", text[m.end():m.end() + 2]):
             continue  # "two-digit", "three-year-old": a word, not a number
         if m.group(0).lower() == "one" and _PRONOUN_ONE_RE.search(text[max(0, m.start() - 20):m.start()]):
             continue  # "Easy one!", "the right one": a pronoun, not the number 1
