@@ -125,10 +125,16 @@ _HONORIFIC_RE = re.compile(r"^(?:sir|dame|dr\.?|mr\.?|mrs\.?|ms\.?|prof\.?|profe
 _INSTRUMENT_RE = re.compile(r"^(?:(?i:using|with|through|by\s+means\s+of)|via)\s+(?:(?i:their|its|his|her|the|a|an)\s+)?(?=\S)")  # "Via Appia" is a name
 
 
+_APPOSED_RE = re.compile(r"^(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*'s\s+((?:[a-z]+\s+){1,2})([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)$")
+
+
 def _apposed(span: str, ctx: Context) -> str:
     """"Jupiter's moon Ganymede" for "What is the largest moon?": the name after the type the question asks for."""
-    m = re.match(r"^(?:the\s+)?[A-Z][\w-]*(?:\s+[A-Z][\w-]*)*'s\s+((?:[a-z]+\s+){1,2})([A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)*)$", span)
+    m = _APPOSED_RE.match(span)
     return m.group(2) if m and ctx.question and all(_is_question_word(w, ctx) for w in m.group(1).split()) else span
+
+
+_ARTICLE_RE = re.compile(r"^(?:the|a|an)\s+(?=\S)", re.IGNORECASE)
 
 
 def _strip(span: str) -> str:
@@ -136,7 +142,7 @@ def _strip(span: str) -> str:
         span = re.sub(r"\\(?:text|textbf|textit|mathrm|mathbf|operatorname)\s*\{([^{}]*)\}", r"\1", span)
         span = re.sub(r"^\s*\$+\s*(.*?)\s*\$+\s*$", r"\1", span)
     span = _HONORIFIC_RE.sub("", span.strip().strip(_QUOTES).strip())
-    span = re.sub(r"^(?:the|a|an)\s+(?=\S)", "", span, flags=re.IGNORECASE) if len(span.split()) > 1 else span
+    span = _ARTICLE_RE.sub("", span) if len(span.split()) > 1 else span
     return span.strip(_QUOTES).strip()
 
 
@@ -273,10 +279,13 @@ _ASKS_OTHER_LANGUAGE_RE = re.compile(r"\b(?:translat\w*|(?:in|into)\s+[A-Z][a-z]
 _ASKS_SIGN_RE = re.compile(r"\b(?:letter|symbol|character|sign|emoji)\b", re.IGNORECASE)
 
 
+_LATIN_OR_DIGIT_RE = re.compile(r"[A-Za-z0-9]")
+
+
 def _foreign(span: str, ctx: Context) -> bool:
     """A span with no Latin letter or digit, for a question written in them (stray tokens of a small model);
     not when the question asks for another language ("Translate 'thank you' into Japanese.") or a letter or sign ("π")."""
-    return ctx.question is not None and ctx.question.isascii() and not re.search(r"[A-Za-z0-9]", span) \
+    return ctx.question is not None and ctx.question.isascii() and not _LATIN_OR_DIGIT_RE.search(span) \
         and not _ASKS_OTHER_LANGUAGE_RE.search(ctx.question) and not (len(span.strip()) == 1 and _ASKS_SIGN_RE.search(ctx.question))
 
 
@@ -772,8 +781,11 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     return found
 
 
+_PUNCTUATION_RE = re.compile(r"[^\w\s]")
+
+
 def normalize(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
+    return " ".join(_PUNCTUATION_RE.sub(" ", text.lower()).split())
 
 
 def _correction(ctx: Context) -> str | None:
@@ -837,16 +849,19 @@ def _bold(ctx: Context) -> str | None:
 _ASKS_NUMBER_RE = re.compile(r"\W*(?:when|how\s+(?:many|much|long|far|old)|what\s+(?:year|date|time|number))\b", re.IGNORECASE)
 
 
+_TABLE_RULE_RE = re.compile(r"^\s*\|?\s*:?-+:?\s*\|", re.MULTILINE)  # the line under a Markdown table's header
+
+
 def _table(ctx: Context) -> str | None:
     """The cell beside the row label the question names, in a Markdown table."""
-    if not ctx.question or not re.search(r"^\s*\|?\s*:?-+:?\s*\|", ctx.text, re.MULTILINE):
+    if not ctx.question or not _TABLE_RULE_RE.search(ctx.text):
         return None
     lines = ctx.text.split("\n")
     column_names: set[str] = set()
     for i, line in enumerate(lines):
-        if not line.strip().startswith("|") or re.match(r"^\s*\|?\s*:?-+:?\s*\|", line):
+        if not line.strip().startswith("|") or _TABLE_RULE_RE.match(line):
             continue
-        if i + 1 < len(lines) and re.match(r"^\s*\|?\s*:?-+:?\s*\|", lines[i + 1]):
+        if i + 1 < len(lines) and _TABLE_RULE_RE.match(lines[i + 1]):
             column_names |= content_stems(line)  # the header row: a word it shares with the question names a column, not a row
             continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
@@ -905,8 +920,11 @@ _OPENER_RE = re.compile(r"^\s*(?:(?:sure|certainly|of\s+course|absolutely|ok(?:a
                         re.IGNORECASE)
 
 
+_TABLE_ROW_RE = re.compile(r"^\s*\|.*$\n?", re.MULTILINE)
+
+
 def _without_tables(text: str) -> str:
-    text = re.sub(r"^\s*\|.*$\n?", "", text, flags=re.MULTILINE).strip()
+    text = _TABLE_ROW_RE.sub("", text).strip()
     opener = _OPENER_RE.match(text)
     return text[opener.end():] if opener and text[opener.end():].strip() else text
 
@@ -925,11 +943,14 @@ _NOWADAYS_RE = re.compile(r"[;,]\s*(?:but\s+)?(?:today|now|nowadays|currently|th
 _ALTERNATIVES_RE = re.compile(r"[,:]\s*(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s+or\s+(?:the\s+|a\s+|an\s+)?([\w'-]+(?:\s+[\w'-]+){0,3}?)\s*\?\s*$")
 
 
+_BUT_SPLIT_RE = re.compile(r";|,?\s+but\s+")
+
+
 def _alternative(head: str, ctx: Context) -> str | None:
     """For "Which is larger, the Sun or the Moon?": the alternative the opening sentence names first,
     the other one only after "than" or not at all."""
     m = _ALTERNATIVES_RE.search(ctx.question or "")
-    head = re.split(r";|,?\s+but\s+", head, maxsplit=1)[0]
+    head = _BUT_SPLIT_RE.split(head, maxsplit=1)[0]
     if not m or _NEGATED_RE.search(head) or _listed(ctx.question or "") is not None:
         return None  # "Venus is not the largest": a denial picks no alternative; three or more: see _listed_candidate
     low = head.lower()
@@ -982,10 +1003,19 @@ def _undenied(text: str) -> str:
     return text[denied.end():] if denied and re.search(r"\w", text[denied.end():]) else text
 
 
+_LIST_MARK_RE = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+_LOOPED_RE = re.compile(r"\s*(\w[\w'-]*(?:\s+\w[\w'-]*)??)[.!]?(?:\s+\1[.!]?){2,}\s*")
+_LABELLED_RE = re.compile(r"^([^:]{1,40}):\s+(\S.*)$")
+_ABOUT_THE_ANSWER_RE = re.compile(r"^\W*(?:when|if|as|after|since|because|while|might|may|could|maybe)\b", re.IGNORECASE)
+_TRAILING_PLACE_RE = re.compile(r"\s(?:in|at|on|from|near)\s+(?:the\s+)?[A-Z]\w+(?:\s+[A-Z]\w+)*$")
+_STATED_RE = re.compile(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", re.IGNORECASE)
+_PHRASE_RE = re.compile(r"[^\W\d_][\w' -]*")
+
+
 def _answer_first(ctx: Context) -> str | None:
     """A short answer opening the output (its first line or sentence), an explanation after it."""
-    text = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
-    looped = re.fullmatch(r"\s*(\w[\w'-]*(?:\s+\w[\w'-]*)??)[.!]?(?:\s+\1[.!]?){2,}\s*", text)
+    text = _LIST_MARK_RE.sub("", _without_tables(ctx.text))  # "1. Mercury\n2. Mars ...": the first item
+    looped = _LOOPED_RE.fullmatch(text)
     if looped:
         return _strip(looped.group(1))  # "Cairo Cairo Cairo ...": a base model repeating its answer
     if ctx.raw.lstrip().startswith("#") and "\n" in text.strip():
@@ -1004,7 +1034,7 @@ def _answer_first(ctx: Context) -> str | None:
     if _BELIEF_RE.match(head) and not re.search(r"\bbut\b", head):
         rest = first_part(text[text.find(head) + len(head):])[0] if head in text else ""
         head = re.sub(r"^\W*(?:it|that)(?:'s|\s+is)\s+(?:actually|really|in\s+fact)\s+", "", rest) if rest else head  # "Most people guess X. It's actually Y."
-    head = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s+", "", head)  # a list item
+    head = _LIST_MARK_RE.sub("", head)  # a list item
     caveat = _CAVEAT_RE.search(head) if " but " in head else None
     if caveat:
         head = head[:caveat.start()]  # "I believe Canberra, but please verify.": the caveat takes nothing back
@@ -1019,7 +1049,7 @@ def _answer_first(ctx: Context) -> str | None:
     opening = _PREP_ANSWER_RE.match(head) if ctx.question and _WHERE_HOW_RE.match(ctx.question) else None
     if opening and _has_content(opening.group(1), ctx) and len(opening.group(1).split()) <= 4 and not _PRONOUN_RE.search(opening.group(1)):
         return _strip(opening.group(1))  # "In Australia, mostly ..." for "where", "Through photosynthesis." for "how"
-    label = re.match(r"^([^:]{1,40}):\s+(\S.*)$", head)
+    label = _LABELLED_RE.match(head)
     if label and (" - " in label.group(1) or "(" in label.group(1)):
         label = None  # "Tokyo - fun fact: ...", "Tokyo (fun fact: ...)": the answer, then a remark with its own label
     if label and not _COPULA_RE.search(f" {label.group(1)} ") and len(label.group(1).split()) <= 4:
@@ -1034,22 +1064,22 @@ def _answer_first(ctx: Context) -> str | None:
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
         return None
-    if _PRONOUN_RE.search(clause) or re.match(r"^\W*(?:when|if|as|after|since|because|while|might|may|could|maybe)\b", clause, re.IGNORECASE):
+    if _PRONOUN_RE.search(clause) or _ABOUT_THE_ANSWER_RE.match(clause):
         return None  # a sentence about the answer, not the answer
-    place = re.sub(r"\s(?:in|at|on|from|near)\s+(?:the\s+)?[A-Z]\w+(?:\s+[A-Z]\w+)*$", "", clause)
+    place = _TRAILING_PLACE_RE.sub("", clause)
     if place != clause and _has_content(place, ctx) and clause.split()[0][:1].isupper():
         clause = place
     if _short(clause) and not (ctx.question and content_stems(clause) and content_stems(clause) <= ctx.question_stems):
         # the whole output but a gloss in brackets after it ("Earnings per share (EPS).") is as bare as the phrase alone
-        glossed = ctx.question is not None and bool(re.fullmatch(r"[^\W\d_][\w' -]*", clause.strip())) \
+        glossed = ctx.question is not None and bool(_PHRASE_RE.fullmatch(clause.strip())) \
             and _bare(clause, ctx, whole=_GLOSS_END_RE.sub("", ctx.text.strip()))
         if ctx.question and _apposed(_strip(clause), ctx) != _strip(clause):
             return _apposed(_strip(clause), ctx)  # "It's Jupiter's moon Ganymede."
         if ctx.question and len(clause.split()) >= 3 and clause[:1] not in "\"'“‘«`" and not _bare(clause, ctx) and not glossed \
-                and not (re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE)
+                and not (_STATED_RE.match(head)
                          and _bare(clause, ctx, whole=clause)):
             return _span(clause, ctx)
-        stated = bool(re.match(r"\W*(?:it|that|this)(?:'s|'d\s+be|\s+is|\s+was|\s+would\s+be)\s+(?:the|a|an)\s", head, re.IGNORECASE))
+        stated = bool(_STATED_RE.match(head))
         bare = _bare(clause, ctx) or glossed or (stated and _bare(clause, ctx, whole=clause))  # "It's the whale shark, which ..."
         span = _strip(clause) if not ctx.question else _trim_leading(_strip(clause), ctx) if bare else _trim_question_words(_strip(clause), ctx)
         span = _TRAILING_ADVERB_RE.sub("", span) or span  # "Sydney narrowly, though ..."
@@ -1166,9 +1196,12 @@ def _unfinished(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+_WHOLE_QUOTE_RE = re.compile(r"\W{0,3}[\"\u201c]([^\"\u201d\n]{1,60})[\"\u201d]\W{0,2}")
+
+
 def _whole_quote(ctx: Context) -> str | None:
     """An output that is nothing but one quoted phrase: the phrase whole, commas and all ("Veni, vidi, vici")."""
-    m = re.fullmatch(r"\W{0,3}[\"\u201c]([^\"\u201d\n]{1,60})[\"\u201d]\W{0,2}", ctx.text.strip())
+    m = _WHOLE_QUOTE_RE.fullmatch(ctx.text.strip())
     return _strip(m.group(1)) if m and len(m.group(1).split()) <= 8 else None
 
 
@@ -1286,6 +1319,9 @@ def _keyword_of_kind(value: str, ctx: Context) -> str:
     return keyword if len(words) == 1 or words[0].strip("`") == keyword else value
 
 
+_CAPITALS_RE = re.compile(r"\b[A-Z]{2,}")
+
+
 def _polished(value: str, ctx: Context) -> str | None:
     """``value`` trimmed as a reader trims a span: a code span whole, no date after the answer, no role before a
     name, no article of the reply's language; None or ABSTAIN where the span names nothing."""
@@ -1293,7 +1329,7 @@ def _polished(value: str, ctx: Context) -> str | None:
     if whole != value and all(_is_question_word(w, ctx) for w in whole.replace(value, " ", 1).split()):
         value = whole  # "`git status`" for "Which Git command ...?": the question's word was cut from the command
     value = without_trailing_date(value, ctx.question)
-    if ctx.question and ("`" in ctx.raw or re.search(r"\b[A-Z]{2,}", ctx.raw)):
+    if ctx.question and ("`" in ctx.raw or _CAPITALS_RE.search(ctx.raw)):
         value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
     value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
     generic = _GENERIC_INSTANCE_RE.match(value)
