@@ -314,6 +314,7 @@ def json_answer(text: str) -> Any:
 
 _NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no )(?<!your )(?<!the question )"
 STRONG_MARK_RE = re.compile(
+    r"(?=[#abcfimr])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
     r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?"
     r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
@@ -326,6 +327,7 @@ WEAK_MARK_RE = re.compile(
     re.IGNORECASE,
 )
 HEDGE_RE = re.compile(
+    r"(?=[';acdefhimnprstuw])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"\b(?:cannot\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)"
     r"|can'?t\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)|(?:don'?t|do\s+not)\s+(?:remember|recall)"
     r"|unable\s+to|insufficient\s+information|not\s+enough\s+(?:information|data|context|detail)"
@@ -341,6 +343,7 @@ HEDGE_RE = re.compile(
     re.IGNORECASE,
 )
 REFUSAL_RE = re.compile(
+    r"(?=[acdhinpwy])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"\b(?:i(?:\s+|(?='))(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
     r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|forecast|foresee|speculate|evaluate|determine|perform|know|see"
     r"|identify|recognize|access|view|open|browse|look\s+up|check|share|disclose|reveal)"
@@ -355,6 +358,7 @@ REFUSAL_RE = re.compile(
     re.IGNORECASE,
 )
 CORRECTION_RE = re.compile(
+    r"(?=[-.acehijlmnostw\u2013\u2014\u2026])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"(?:(?<=\s)[-\u2014\u2013]+\s*(?:no|nope)(?=\s*[,.;!])|\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"
     r"|let\s+me\s+(?:correct|fix|redo|recompute|recalculate|recount|reconsider|re-?check|double[-\s]check)(?:\s+(?:that|this))?"
     r"|(?:sorry|no),\s+(?:that'?s|that\s+is|it'?s)\s+(?:wrong|incorrect|not\s+right)|that'?s\s+(?:wrong|incorrect|not\s+right)"

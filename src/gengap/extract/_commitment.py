@@ -111,6 +111,7 @@ def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
 # hedges the shared HEDGE_RE does not list: the matter is disputed, the model mixes the candidates up,
 # it does not currently know, or the stated answer is "yes and no"
 _OPEN_RE = re.compile(
+    r"(?=[adhijkmnoprstuw])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"\b(?:(?:it|this|that)(?:'s|\s+is|\s+remains)\s+(?:hotly\s+|widely\s+|still\s+|much\s+|genuinely\s+)?(?:disputed|contested|debated|controversial|unsettled|unresolved)\b"
     r"|(?:always|often|tend\s+to|usually|keep)\s+(?:mix|mixing|confuse|confusing|get|getting)\s+(?:these|them|those|the\s+two)(?:\s+two)?\s+(?:up|mixed\s+up|confused)"
     r"|(?:we|i|scientists|researchers|astronomers|historians)\s+(?:don'?t|do\s+not)\s+(?:currently|actually|really|yet)\s+know\b"
