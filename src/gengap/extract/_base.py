@@ -258,7 +258,7 @@ def run_cascade(rules: Sequence[Rule], ctx: Context, *, disabled: frozenset[str]
         if structured is not None:
             return structured
     for rule in rules:
-        if rule.family in disabled or rule.name in disabled:
+        if disabled and (rule.family in disabled or rule.name in disabled):
             continue
         value = rule.read(ctx)
         if value is None:
