@@ -4,23 +4,7 @@ with the real cascade (``gengap.extract.extract``)."""
 
 from __future__ import annotations
 
-from gengap.extract import extract
-
-
-def num(out: str, q: str | None = None) -> str | None:
-    return extract(out, "number", question=q).value
-
-
-def ch(out: str, choices: list[str], q: str | None = None) -> str | None:
-    return extract(out, "choice", question=q, choices=choices).value
-
-
-def yn(out: str, q: str | None = None) -> str | None:
-    return extract(out, "yes_no", question=q).value
-
-
-def tx(out: str, q: str | None = None) -> str | None:
-    return extract(out, "text", question=q).value
+from _readers import ch, num, tx, yn
 
 
 # ------------------------------------------------------------------ an apology that opens a refusal
@@ -44,26 +28,26 @@ def test_what_the_model_knew_at_its_last_update_answers_a_question_about_the_pre
 # ------------------------------------------------------------------ candidates left open, and a pick among them
 def test_candidates_left_open_are_no_answer():
     opts = ["Copper", "Iron", "Silver", "Gold"]
-    assert ch("A, C", opts, "Which metal is the best electrical conductor?") is None
-    assert ch("Hmm, A or C.", opts) is None
+    assert ch("A, C", "Which metal is the best electrical conductor?", opts) is None
+    assert ch("Hmm, A or C.", None, opts) is None
     assert tx("Ankara or Istanbul - I always mix these two up.", "What is the capital of Turkey?") is None
     assert num("13 or 14.", "How many stripes are on the US flag?") is None
 
 
 def test_a_pick_after_the_candidates_is_the_answer():
     opts = ["Copper", "Iron", "Silver", "Gold"]
-    assert ch("A or C. Probably C, since silver conducts slightly better.", opts) == "C"
+    assert ch("A or C. Probably C, since silver conducts slightly better.", None, opts) == "C"
     assert num("12 or 13. I'd go with 13, counting the first.", "How many stripes are red?") == "13"
     # counter-examples: one answer with a reason is no list of candidates; a fraction is one number
-    assert ch("C, because silver has the lowest resistivity.", opts) == "C"
+    assert ch("C, because silver has the lowest resistivity.", None, opts) == "C"
     assert num("1/4", "What is 1/4 of 1?") == "0.25"
 
 
 def test_every_option_rejected_is_no_pick():
     opts = ["Sydney", "Melbourne", "Perth", "Brisbane"]
-    assert ch("None of the options is right - the capital is Canberra. Sydney (A) is only the largest city.", opts) is None
+    assert ch("None of the options is right - the capital is Canberra. Sydney (A) is only the largest city.", None, opts) is None
     # counter-example: an option that itself says "none"
-    assert ch("None of the above.", ["2", "3", "None of the above"]) == "C"
+    assert ch("None of the above.", None, ["2", "3", "None of the above"]) == "C"
 
 
 def test_the_matter_left_disputed_is_no_answer():
@@ -118,7 +102,7 @@ def test_a_correction_that_concludes_with_a_negated_restatement():
 def test_an_output_cut_off_while_working_answers_nothing():
     assert num("Let's solve this step by step.\n\nStep 1: Find the total.\nShe buys 4 boxes of 6 eggs, so", "How many eggs are left?") is None
     opts = ["Bubble sort", "Heapsort", "Insertion sort", "Selection sort"]
-    assert ch("Let's go through the options one by one:\n\n- A) Bubble sort: O(n^2) in the worst case, because each", opts) is None
+    assert ch("Let's go through the options one by one:\n\n- A) Bubble sort: O(n^2) in the worst case, because each", None, opts) is None
     assert yn("To compare the two metals, we need to look at how easily each one gives up its outer", "Is caesium more reactive than lithium?") is None
     # counter-examples: an answer line after the setup, and a conclusion before the cut
     assert num("Let's solve this step by step.\n\n24 eggs", "How many eggs?") == "24"
@@ -153,8 +137,8 @@ def test_not_able_to_is_a_refusal():
 def test_candidates_in_words_and_a_tentative_lead():
     assert num("Three or four, I'm not sure which.", "How many hearts does a squid have?") is None
     opts = ["Oxygen", "Nitrogen", "Argon", "Carbon dioxide"]
-    assert ch("I think it's A or B. Most likely B.", opts, "Which gas is most abundant in air?") == "B"
-    assert ch("I think it's A or B.", opts, "Which gas is most abundant in air?") is None
+    assert ch("I think it's A or B. Most likely B.", "Which gas is most abundant in air?", opts) == "B"
+    assert ch("I think it's A or B.", "Which gas is most abundant in air?", opts) is None
     # counter-example: one number in words
     assert num("Three, one for each of its body systems.", "How many hearts does a squid have?") == "3"
 
@@ -182,9 +166,9 @@ def test_a_doubt_settled_by_a_confirmation_and_an_opening_correction_label():
 
 def test_a_pick_in_the_same_sentence_as_the_candidates():
     opts = ["1943", "1944", "1945", "1946"]
-    assert ch("Either C or D, but I'd lean towards C.", opts, "Which year did the war end?") == "C"
+    assert ch("Either C or D, but I'd lean towards C.", "Which year did the war end?", opts) == "C"
     # counter-example: candidates with a doubt, no pick
-    assert ch("C or D, but I really can't remember which.", opts, "Which year did the war end?") is None
+    assert ch("C or D, but I really can't remember which.", "Which year did the war end?", opts) is None
 
 
 def test_opposite_verdicts_from_two_points_of_view():
@@ -212,7 +196,7 @@ def test_a_doubt_then_a_pick_in_the_same_sentence():
 def test_the_one_tentative_pick_of_a_short_reply():
     assert tx("I'm not 100% sure - maybe Vaduz?", "What is the capital of Liechtenstein?") == "Vaduz"
     opts = ["Deoxyribonucleic acid", "Dinitrogen acid", "Deoxyribose nitrate", "Dual nucleic acid"]
-    assert ch("I'm not completely sure, but A sounds right.", opts, "What does DNA stand for?") == "A"
+    assert ch("I'm not completely sure, but A sounds right.", "What does DNA stand for?", opts) == "A"
     # counter-examples: two tentative picks, and a tentative pick between two
     assert tx("Maybe Vaduz? Maybe Schaan?", "What is the capital of Liechtenstein?") is None
     assert tx("I'm not sure - maybe Vaduz or Schaan?", "What is the capital of Liechtenstein?") is None
@@ -303,9 +287,9 @@ def test_a_range_opening_the_reply():
 
 def test_one_candidate_offered_as_a_question_then_a_doubt():
     opts = ["Mars", "Venus", "Jupiter", "Saturn"]
-    assert ch("B? I'm not sure.", opts, "Which planet is called the morning star?") == "B"
+    assert ch("B? I'm not sure.", "Which planet is called the morning star?", opts) == "B"
     # counter-example: two candidates offered as questions
-    assert ch("B? Or C? I'm not sure.", opts, "Which planet is called the morning star?") is None
+    assert ch("B? Or C? I'm not sure.", "Which planet is called the morning star?", opts) is None
 
 
 def test_a_number_that_answers_another_question():
@@ -331,9 +315,9 @@ def test_one_side_of_a_comparison_compares_nothing():
 
 def test_candidates_settled_by_a_conclusion():
     opts = ["Hydrogen", "Helium", "Oxygen", "Carbon"]
-    assert ch("Hmm, A or B. Hydrogen is about 73% of the Sun's mass, so A.", opts, "Which gas makes up most of the Sun?") == "A"
+    assert ch("Hmm, A or B. Hydrogen is about 73% of the Sun's mass, so A.", "Which gas makes up most of the Sun?", opts) == "A"
     # counter-example: the conclusion keeps both
-    assert ch("Hmm, A or B. Both are light gases, so I can't decide.", opts, "Which gas makes up most of the Sun?") is None
+    assert ch("Hmm, A or B. Both are light gases, so I can't decide.", "Which gas makes up most of the Sun?", opts) is None
 
 
 def test_a_correction_concluding_on_the_questions_subject():
@@ -370,11 +354,11 @@ def test_the_retracted_answer_named_again_in_the_correction_is_not_the_new_one()
 def test_an_option_named_only_as_an_example_is_not_picked():
     opts = ["Monet", "Van Gogh", "Picasso", "Rembrandt"]
     q = "Which painter cut off part of his ear?"
-    assert ch("Many 19th-century painters, from Monet to Cezanne, worked in the south of France.", opts, q) is None
-    assert ch("Painters such as Monet often worked outdoors.", opts, q) is None
+    assert ch("Many 19th-century painters, from Monet to Cezanne, worked in the south of France.", q, opts) is None
+    assert ch("Painters such as Monet often worked outdoors.", q, opts) is None
     # counter-examples: the option singled out, and an example beside the pick
-    assert ch("It was Van Gogh, in 1888, after a quarrel with Gauguin.", opts, q) == "B"
-    assert ch("Van Gogh - unlike painters such as Monet, he cut off part of his ear in 1888.", opts, q) == "B"
+    assert ch("It was Van Gogh, in 1888, after a quarrel with Gauguin.", q, opts) == "B"
+    assert ch("Van Gogh - unlike painters such as Monet, he cut off part of his ear in 1888.", q, opts) == "B"
 
 
 def test_superlatives_of_one_measure_in_other_words():
@@ -387,7 +371,7 @@ def test_one_of_the_candidates_named_again_is_the_pick():
     assert tx("Paris or Lyon? Paris, of course.", "What is the capital of France?") == "Paris"
     assert tx("Paris / Lyon - definitely Paris.", "What is the capital of France?") == "Paris"
     assert num("Eight or ten? Eight.", "How many legs does a spider have?") == "8"
-    assert ch("B, D? No - only B; squid are molluscs.", ["Shark", "Whale", "Tuna", "Squid"], "Which is a mammal?") == "B"
+    assert ch("B, D? No - only B; squid are molluscs.", "Which is a mammal?", ["Shark", "Whale", "Tuna", "Squid"]) == "B"
     # counter-example: a candidate named again inside a remark that picks nothing
     assert tx("Paris or Lyon? Lyon is the bigger food city, Paris the bigger capital... I can't decide.", "What is the gastronomic capital of France?") is None
 

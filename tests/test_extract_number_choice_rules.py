@@ -6,15 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from _readers import ch, num
 from gengap.extract import extract
-
-
-def number(output: str, question: str, disable: tuple[str, ...] = ()) -> str | None:
-    return extract(output, "number", question=question, disable=disable).value
-
-
-def choice(output: str, question: str, choices: list[str], disable: tuple[str, ...] = ()) -> str | None:
-    return extract(output, "choice", question=question, choices=choices, disable=disable).value
 
 
 # ------------------------------------------------------------------------------------------- numbers
@@ -27,13 +20,13 @@ def choice(output: str, question: str, choices: list[str], disable: tuple[str, .
     ("The jacket costs $60. With 10% off that is $54.", "A jacket costs $60 and is 10% off. What is the sale price in dollars?", "54"),
 ])
 def test_stated_first(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 def test_stated_first_is_the_reading():
     output, question = "The median is 7.\n\nSorted: 2, 5, 7, 9, 11; the middle value sits at position 3.", "What is the median of 9, 2, 11, 7 and 5?"
     assert extract(output, "number", question=question).rule == "stated_first"
-    assert number(output, question, ("stated_first", "named_value")) != "7"  # both read the value named first
+    assert num(output, question, disable=("stated_first", "named_value")) != "7"  # both read the value named first
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -47,13 +40,13 @@ def test_stated_first_is_the_reading():
     ("Nine per row, so 36 seats in the hall.", "How many seats are in each row?", "9"),
 ])
 def test_counted(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 def test_counted_switched_off():
     output, question = "A triangular prism has 5 faces, 6 vertices and 9 edges.", "How many edges does a triangular prism have?"
     assert extract(output, "number", question=question).rule == "counted"
-    assert number(output, question, ("answer_inside_sentence",)) == "5"
+    assert num(output, question, disable=("answer_inside_sentence",)) == "5"
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -65,7 +58,7 @@ def test_counted_switched_off():
     ("Four.\n\nThey are faint, dusty, and were first seen by the Voyager 1 probe in 1979.", "How many rings does Jupiter have?", "4"),
 ])
 def test_off_topic(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -77,7 +70,7 @@ def test_off_topic(output, question, expected):
     ("12 × 4 = 46. Wait, let me redo it: 12 × 4 = 48.", "What is 12 × 4?", "48"),
 ])
 def test_correction_restates(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -89,7 +82,7 @@ def test_correction_restates(output, question, expected):
     ("It runs 5 times: k = 1, 3, 5, 7, 9. At k = 11 it stops.", "A loop starts at k = 1, adds 2 each time and stops once k > 10. How many times does it run?", "5"),
 ])
 def test_answer_first_leads(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -104,7 +97,7 @@ def test_answer_first_leads(output, question, expected):
     ("2 × 5 = 10, 3 × 6 = 18, total 28.", "How many legs do 2 starfish with 5 arms... no: 2 × 5 plus 3 × 6 in total?", "28"),
 ])
 def test_conclusions_and_asides(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -116,7 +109,7 @@ def test_conclusions_and_asides(output, question, expected):
     ("| Shelf | Jars |\n|---|---|\n| Top | 6 |\n| Bottom | 9 |\n\n15 jars in all.", "How many jars are on the shelves?", "15"),
 ])
 def test_tables(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 # ------------------------------------------------------------------------------------------- choices
@@ -128,7 +121,7 @@ def test_tables(output, question, expected):
     ("It is spelled with a double letter.", "Which spelling is correct?", ["Seperate", "Separate", "Separete"], None),
 ])
 def test_verbatim_option(output, question, choices, expected):
-    assert choice(output, question, choices) == expected
+    assert ch(output, question, choices) == expected
 
 
 @pytest.mark.parametrize("output, question, choices, expected", [
@@ -139,14 +132,14 @@ def test_verbatim_option(output, question, choices, expected):
     ("B. Actually, it's worth adding that the other two are gas giants too.", "Which planet is largest?", ["Saturn", "Jupiter", "Neptune"], "B"),
 ])
 def test_correction_names_option(output, question, choices, expected):
-    assert choice(output, question, choices) == expected
+    assert ch(output, question, choices) == expected
 
 
 def test_correction_switched_off():
     output = "The first one... no, sorry, the third: Mandarin."
     args = ("Which language has the most native speakers?", ["English", "Spanish", "Mandarin", "Hindi"])
     assert extract(output, "choice", question=args[0], choices=args[1]).rule == "correction"
-    assert choice(output, *args, disable=("self_correction",)) == "A"
+    assert ch(output, *args, disable=("self_correction",)) == "A"
 
 
 @pytest.mark.parametrize("output, question, choices, expected", [
@@ -157,7 +150,7 @@ def test_correction_switched_off():
     ("The first option.", "Which is the smallest ocean?", ["Arctic", "Atlantic", "Indian", "Pacific"], "A"),
 ])
 def test_recalled_thoughts_and_ordinals(output, question, choices, expected):
-    assert choice(output, question, choices) == expected
+    assert ch(output, question, choices) == expected
 
 
 @pytest.mark.parametrize("output, question, choices, expected", [
@@ -167,13 +160,13 @@ def test_recalled_thoughts_and_ordinals(output, question, choices, expected):
     ("A tomato is not a root; carrots are.", "Which of these is a root vegetable?", ["Carrot", "Tomato", "Leek"], "A"),
 ])
 def test_negated_pick(output, question, choices, expected):
-    assert choice(output, question, choices) == expected
+    assert ch(output, question, choices) == expected
 
 
 def test_negated_pick_switched_off():
     output = "A tomato is not a vegetable botanically; carrots, leeks and peas are eaten as vegetables."
     args = ("Which of these is NOT a vegetable, botanically?", ["Carrot", "Tomato", "Leek", "Pea"])
-    assert choice(output, *args, disable=("negated_pick",)) is None
+    assert ch(output, *args, disable=("negated_pick",)) is None
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -182,7 +175,7 @@ def test_negated_pick_switched_off():
     ("I'm not sure, but I'd guess copper.", "A"),
 ])
 def test_unsure_without_commitment(output, expected):
-    assert choice(output, "Which metal conducts best?", ["Copper", "Glass", "Rubber"]) == expected
+    assert ch(output, "Which metal conducts best?", ["Copper", "Glass", "Rubber"]) == expected
 
 
 @pytest.mark.parametrize("kind, output, question, choices, expected", [
@@ -210,7 +203,7 @@ def test_no_opening_a_later_sentence(kind, output, question, choices, expected):
     ("That's seven weeks (49 ÷ 7 = 7).", "How many weeks is 49 days?", "7"),
 ])
 def test_asides(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("output, choices, expected", [
@@ -221,7 +214,7 @@ def test_asides(output, question, expected):
     ("A. 4\nB. 6\nC. 8\n\nAnswer: C", ["4", "6", "8"], "C"),
 ])
 def test_listing_is_no_answer(output, choices, expected):
-    assert choice(output, "How many legs has a spider?", choices) == expected
+    assert ch(output, "How many legs has a spider?", choices) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -235,7 +228,7 @@ def test_listing_is_no_answer(output, choices, expected):
     ("One half.", "What fraction of the cake is left, as a decimal?", "0.5"),
 ])
 def test_rounded_results_and_halves(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("kind, output, choices, expected", [
@@ -260,7 +253,7 @@ def test_end_tokens_and_cut_markers(kind, output, choices, expected):
     ("A: it is the only one below 12.", "A"),
 ])
 def test_few_shot_answer_label(output, expected):
-    assert choice(output, "What is 7 + 5?", ["11", "12", "13", "14"]) == expected
+    assert ch(output, "What is 7 + 5?", ["11", "12", "13", "14"]) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -274,7 +267,7 @@ def test_few_shot_answer_label(output, expected):
     ("| Item | Qty | Cost |\n|---|---|---|\n| Mug | 3 | $12 |\n\nTotal: $12 (before a possible 10% discount).", "What do 3 mugs at $4 cost, in dollars?", "12"),
 ])
 def test_hedges_suppositions_and_total_lines(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 DIRECTIONS = ["It falls", "It is unchanged", "It rises"]
@@ -290,13 +283,13 @@ DIRECTIONS = ["It falls", "It is unchanged", "It rises"]
     ("It does not increase.", None),
 ])
 def test_direction(output, expected):
-    assert choice(output, "What happens to the balloon's volume when it is heated?", DIRECTIONS) == expected
+    assert ch(output, "What happens to the balloon's volume when it is heated?", DIRECTIONS) == expected
 
 
 def test_direction_switched_off():
     output = "The air warms and expands, so the balloon's volume goes up."
     assert extract(output, "choice", question="What happens to the balloon's volume?", choices=DIRECTIONS).rule == "direction"
-    assert choice(output, "What happens to the balloon's volume?", DIRECTIONS, disable=("direction",)) is None
+    assert ch(output, "What happens to the balloon's volume?", DIRECTIONS, disable=("direction",)) is None
 
 
 @pytest.mark.parametrize("output, question, choices, expected", [
@@ -307,7 +300,7 @@ def test_direction_switched_off():
     ("Mexico, with about 130 million Spanish speakers.", "Which country has the most Spanish speakers?", ["Spain", "Mexico", "Colombia"], "B"),
 ])
 def test_adjectives_name_places(output, question, choices, expected):
-    assert choice(output, question, choices) == expected
+    assert ch(output, question, choices) == expected
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -317,7 +310,7 @@ def test_adjectives_name_places(output, question, choices, expected):
     ("In AD 79.", "79"),
 ])
 def test_years_before_the_common_era(output, expected):
-    assert number(output, "In what year was it built?") == expected
+    assert num(output, "In what year was it built?") == expected
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -329,7 +322,7 @@ def test_years_before_the_common_era(output, expected):
     ("Between 40 and 60. The answer is 50.", "50"),
 ])
 def test_range_alone(output, expected):
-    assert number(output, "How many kilograms does the dog weigh?") == expected
+    assert num(output, "How many kilograms does the dog weigh?") == expected
 
 
 @pytest.mark.parametrize("kind, output, choices, expected", [
@@ -354,7 +347,7 @@ def test_guesses_and_rulings_out(kind, output, choices, expected):
     ("First we multiply the rate by the time, and the tank would then hold", None),
 ])
 def test_cut_off_conditionals(output, expected):
-    assert number(output, "A tank fills at 15 litres a minute. How many litres after 6 minutes?") == expected
+    assert num(output, "A tank fills at 15 litres a minute. How many litres after 6 minutes?") == expected
 
 
 @pytest.mark.parametrize("output, choices, expected", [
@@ -367,7 +360,7 @@ def test_cut_off_conditionals(output, expected):
     ("A. True\nB. False", ["True", "False"], None),
 ])
 def test_verdict_lists(output, choices, expected):
-    assert choice(output, "Which planet is hottest?" if len(choices) == 3 else "Is Venus the hottest planet?", choices) == expected
+    assert ch(output, "Which planet is hottest?" if len(choices) == 3 else "Is Venus the hottest planet?", choices) == expected
 
 
 @pytest.mark.parametrize("output, question, expected", [
@@ -378,7 +371,7 @@ def test_verdict_lists(output, choices, expected):
     ("One in four people.", "How many people in a group of four wear glasses?", "1"),
 ])
 def test_odds_in_words(output, question, expected):
-    assert number(output, question) == expected
+    assert num(output, question) == expected
 
 
 @pytest.mark.parametrize("output, expected", [
@@ -389,9 +382,9 @@ def test_odds_in_words(output, question, expected):
     ("Silver. Is copper close? No, not quite.", "B"),
 ])
 def test_more_retractions_and_option_numbers(output, expected):
-    assert choice(output, "Which metal conducts electricity best?", ["Copper", "Silver", "Gold"]) == expected
+    assert ch(output, "Which metal conducts electricity best?", ["Copper", "Silver", "Gold"]) == expected
 
 
 def test_no_is_an_answer_when_an_option_says_no():
     # with an option "No", a "No," after a self-correction is that option, not a retraction
-    assert choice("Yes. No, wait: no, it is toxic.", "Is it safe to eat?", ["Yes", "No"]) == "B"
+    assert ch("Yes. No, wait: no, it is toxic.", "Is it safe to eat?", ["Yes", "No"]) == "B"

@@ -4,16 +4,9 @@ that must keep its reading, and the family switched off once to show that its ru
 
 from __future__ import annotations
 
+from _readers import tx, yn
 from gengap.extract import extract
 from gengap.extract._base import closing_hedge, own_answer
-
-
-def yn(output: str, question: str, **kw) -> str | None:
-    return extract(output, "yes_no", question=question, **kw).value
-
-
-def tx(output: str, question: str, **kw) -> str | None:
-    return extract(output, "text", question=question, **kw).value
 
 
 # ------------------------------------------------------------------ shared: echoes, corrections, refusals, hedges

@@ -5,15 +5,8 @@ a rule of its own reads it."""
 
 from __future__ import annotations
 
+from _readers import ch, num
 from gengap.extract import extract
-
-
-def num(output: str, question: str, **kw) -> str | None:
-    return extract(output, "number", question=question, **kw).value
-
-
-def ch(output: str, question: str, choices: list[str], **kw) -> str | None:
-    return extract(output, "choice", question=question, choices=choices, **kw).value
 
 
 # ------------------------------------------------------------------ options named by a common equivalent

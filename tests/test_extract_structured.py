@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from _readers import read
 from gengap.extract import extract
 
 ORDINARY = Path(__file__).resolve().parents[1] / "benchmarks" / "data" / "extraction_v6dev" / "ordinary.jsonl"
@@ -25,10 +26,6 @@ WRAPPERS = {
     "chat turn header": lambda o: f"<|im_start|>assistant\n{o.strip()}<|im_end|>",
     "final channel": lambda o: f"<|channel|>analysis<|message|>Need to answer.<|end|><|start|>assistant<|channel|>final<|message|>{o.strip()}<|return|>",
 }
-
-
-def read(output: str, kind: str, question: str | None = None, choices: list[str] | None = None) -> str | None:
-    return extract(output, kind, question=question, choices=choices).value
 
 
 # ------------------------------------------------------------------ reasoning blocks are the way, not the answer

@@ -3,11 +3,8 @@ reading, and the rule switched off once to show that it is what reads the case."
 
 from __future__ import annotations
 
+from _readers import tx
 from gengap.extract import extract
-
-
-def tx(output: str, question: str, **kw) -> str | None:
-    return extract(output, "text", question=question, **kw).value
 
 
 # ------------------------------------------------------------------ a courtesy around the reply states nothing

@@ -4,12 +4,9 @@ real extractor and a counter-example that keeps its reading."""
 
 from __future__ import annotations
 
+from _readers import tx
 from gengap.extract import extract
 from gengap.extract._text_span import reply_language
-
-
-def tx(output: str, question: str, **kw) -> str | None:
-    return extract(output, "text", question=question, **kw).value
 
 
 # ------------------------------------------------------------------ an article is no part of the answer, in any language

@@ -3,19 +3,8 @@ reader uses, each with cases and counter-examples, through the public ``extract`
 
 from __future__ import annotations
 
+from _readers import ch, num, yn
 from gengap.extract import extract
-
-
-def num(output: str, question: str | None = None) -> str | None:
-    return extract(output, "number", question=question).value
-
-
-def yn(output: str, question: str | None = None) -> str | None:
-    return extract(output, "yes_no", question=question).value
-
-
-def ch(output: str, question: str | None, choices: list[str]) -> str | None:
-    return extract(output, "choice", question=question, choices=choices).value
 
 
 # ---------------------------------------------------------------------------------------- numbers

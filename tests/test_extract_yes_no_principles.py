@@ -3,11 +3,8 @@ reading (written for outputs scored before the rules were changed: extraction_v6
 
 from __future__ import annotations
 
+from _readers import yn
 from gengap.extract import extract
-
-
-def yn(output: str, question: str, **kw) -> str | None:
-    return extract(output, "yes_no", question=question, **kw).value
 
 
 def rule(output: str, question: str) -> str:
