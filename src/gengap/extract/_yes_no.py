@@ -60,6 +60,8 @@ _LAST_RE = re.compile(rf"{_NOT_OFFERED}\b{_YN_WORD}\b{_NOT_IDIOM}{_NOT_ALTERNATI
 
 # the predicate left out because it is the question's ("It is.", "They do, mostly."): a pronoun and an
 # auxiliary affirm only then; "It is a legume." or "He was of average height." state something else
+# the auxiliaries a short answer restates its verdict with: "they do", "it is", "it isn't"
+_AUXILIARY = r"(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)"
 _ELLIPSIS = (r"(?=(?:\s+been|\s+be)?(?:,?\s+(?:so|too|either|indeed|though|anyway|at\s+all|in\s+fact|in\s+general|in\s+(?:most|many)\s+cases|both|all|[a-z]{3,}ly)){0,2}"
              r"\s*(?:$|[.!,;:\u2014)-]))")
 _NO_VERDICT = (
@@ -83,7 +85,7 @@ _NO_VERDICT = (
     r"|there(?:'s|\s+is)\s+no\s+(?:evidence|proof|truth|basis)"
     r"|(?:there(?:'s|\s+is)|(?:studies|research|scientists|science|trials|experiments|researchers)\s+(?:have\s+|has\s+)?(?:found|find|shows?|showed|shown))\s+no\s+"
     r"(?:good|real|such|solid|reliable|convincing|scientific|clear|strong|consistent|credible)?\s*(?:evidence|proof|link|connection|support|effect|association|basis)"
-    r"|(?:it|they|he|she|that|this|there|you|we|i)\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?:n't|\s+not)\b"
+    rf"|(?:it|they|he|she|that|this|there|you|we|i)\s+{_AUXILIARY}(?:n't|\s+not)\b"
     r"|(?:it|they|he|she|that|this|you|we|i)(?:'s|'re)\s+(?:[a-z]+ly\s+)?not\b(?!\s+only\b)|(?:it|they|he|she|that|this|you|we|i)\s+(?:can't|cannot|won't|can\s+not)\b|(?:isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't)\b"
 )
 _YES_VERDICT = (
@@ -98,7 +100,7 @@ _YES_VERDICT = (
     r"|easily|comfortably|slightly|somewhat|marginally|a\s+(?:little|bit)|in\s+(?:many|most)(?:\s+\w+)?,?\s+indeed"
     r"|(?:many|most|some|several|plenty)(?:\s+of\s+them)?\s+(?:do|does|are|can|have|did|will|were|is)(?!n't|\s+not))\b"
     r"|(?:it|they|he|she|that|this|there|you|we|i)(?:\s+(?:certainly|definitely|surely|sure|really|indeed|absolutely|still|do|does|did))?"
-    rf"\s+(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s){_ELLIPSIS}"
+    rf"\s+{_AUXILIARY}\b(?!\s+not)(?!\s+(?:no|none|never|nothing)\b)(?!n't|'t)(?![^.;!?\n]*,\s+not\s){_ELLIPSIS}"
     r"|(?!(?:hardly|rarely|seldom|barely|scarcely|unlikely|only|never|partly|partially|marginally|slightly|technically|possibly|allegedly|supposedly)\b)"
     r"(?!(?!typically|emphatically)[a-z]+ically\b|(?:legal|official|cultural|strict|nutritional|culinari|linguistic|structural|financial|political|medical"
     r"|commercial|literal|figurative|formal|informal|moral|social|natural|visual|verbal|environmental|ethical|historical|geographical)ly\b)[a-z]{4,}ly(?=\s*(?:[.!,;:\u2014-]|$))"
@@ -523,7 +525,7 @@ def _comparative_reply(head: str, question: str | None) -> str | None:
 
 # a verdict reported in a frame, its predicate left out: "The consensus is increasingly that they do."
 _REPORTED_RE = re.compile(rf"^(?P<frame>[^.;!?\n]{{3,90}}?)\b(?:that\s+|,\s*)(?:it|they|he|she|you|we)\s+(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?"
-                          rf"(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
+                          rf"{_AUXILIARY}(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
 _FRAME_RE = re.compile(r"\b(?:consensus|evidence|research|studies|study|science|scientists?|experts?|researchers?|doctors?|biologists?|historians?|view|answer"
                        r"|verdict|agrees?|says?|said|suggests?|shows?|showed|indicates?|believes?|thinks?|concludes?|concluded|finds?|found|seems?|appears?"
                        r"|turns\s+out|looks\s+like|likely|probably|clear|true|fair\s+to\s+say|safe\s+to\s+say)\b", re.IGNORECASE)
@@ -536,7 +538,7 @@ _SAID_SO_RE = re.compile(r"^\W*(?:most|many|the\s+majority\s+of)\s+(?:\w+\s+){0,
 
 # the same frame without "that": "Most evidence suggests they do."
 _BARE_REPORT_RE = re.compile(rf"^(?P<frame>[^.;!?\n]{{3,60}}?\b(?:suggests?|shows?|says?|indicates?|agrees?|believes?|thinks?))\s+(?:it|they|he|she|you|we)\s+"
-                             rf"(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?(?:is|are|was|were|does|do|did|can|could|will|would|has|have|had|should|must)"
+                             rf"(?:(?:certainly|definitely|really|probably|likely|indeed)\s+)?{_AUXILIARY}"
                              rf"(?P<neg>n't|\s+not)?\b{_ELLIPSIS}", re.IGNORECASE)
 
 
