@@ -116,7 +116,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sims", type=int, default=1000, help="null simulations (half held out)")
-    parser.add_argument("--recall-sims", type=int, default=200)
+    parser.add_argument("--recall-sims", type=int, default=100)
     args = parser.parse_args()
     sims = 100 if args.quick else args.sims
     rsims = 40 if args.quick else args.recall_sims

@@ -124,6 +124,11 @@ class EvalConfig(_Strict):
     name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
     curves: list[str] = []
+    find_slices: bool = Field(default=False, description="Search the metadata and derived columns (input and target "
+                                                         "length) for slices that score significantly below the rest, "
+                                                         "and report them (\"Where it fails\").")
+    slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
+                                                                "(2 also finds 'a and b').")
 
 
 class RunConfig(Settings):
@@ -155,6 +160,8 @@ MOVED_FROM_EVAL: dict[str, str] = {
 }
 #: Model settings that say how fast answers come, not what they are: not stored with a run.
 NOT_STORED_MODEL = ("concurrency", "timeout", "max_retries")
+#: Report settings that change what the report shows, not a stored row: not stored with a run either.
+NOT_STORED_EVAL = ("find_slices", "slice_order")
 
 
 def _move_old_keys(data: Mapping[str, Any], source: str, *, warn: bool = True) -> tuple[dict[str, Any], dict[str, str]]:
@@ -317,6 +324,8 @@ def _identity(cfg: RunConfig) -> dict[str, Any]:
     data = cfg.model_dump(mode="json", include=set(RUN_FILE_TABLES))
     for key in NOT_STORED_MODEL:
         data["model"].pop(key, None)
+    for key in NOT_STORED_EVAL:
+        data["eval"].pop(key, None)
     return data
 
 
@@ -351,7 +360,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
                           run_info=_identity(cfg), perturbations=_perturbations(cfg),
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
-    evaluation.report(curves=cfg.eval.curves)
+    evaluation.report(curves=cfg.eval.curves, find_slices=cfg.eval.find_slices, slice_order=cfg.eval.slice_order)
     return evaluation
 
 

@@ -153,16 +153,33 @@ class Evaluation:
 
         return seed_spread_from_rows(self.rows(), self.split_info(), **options)
 
+    def slices(self, *, model: str | None = None, metric: str | None = None, split: str | None = None,
+               order: int = 2, **options: Any) -> pd.DataFrame:
+        """Slices of the test rows that score significantly below the rest, found without being told
+        where to look: every value of each metadata column, ``input_length`` and ``target_length``
+        (binned), and pairs of them up to ``order`` conditions; one search per model and split, on
+        one metric (default: the first). See :func:`gengap.analysis.slices.find_slices` for the
+        options (``min_n``, ``alpha``, ``control``, ...).
+
+        A DataFrame: ``model``, ``split``, ``metric`` and :data:`gengap.analysis.slices.SLICE_COLUMNS`,
+        significant first, then by gap; ``.attrs["searches"]`` holds each search's control, slices
+        tested, skipped columns and notes.
+        """
+        from gengap.analysis.slices import slice_table, slices_from_rows
+
+        return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
+
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] = ()) -> Path:
+               curves: Sequence[str] = (), find_slices: bool = False, slice_order: int = 2) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
-        ``curves`` names axes to draw score curves along (length splits get theirs anyway).
+        ``curves`` names axes to draw score curves along (length splits get theirs anyway);
+        ``find_slices`` adds the slices that score below the rest ("Where it fails", :meth:`slices`).
         """
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves)
+                            reference=self.reference, curves=curves, find_slices=find_slices, slice_order=slice_order)
 
 
 def cache_lines(use: pd.DataFrame) -> list[str]:

@@ -66,7 +66,7 @@ from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
 from gengap.analysis.intervals import adjust_pvalues, newcombe_ci, proportion_ci
 
-__all__ = ["find_slices", "slices_from_rows", "SliceSearch", "SLICE_COLUMNS", "MIN_SLICE_N", "MAX_VALUES",
+__all__ = ["find_slices", "slices_from_rows", "slice_table", "slice_lines", "SliceSearch", "SLICE_COLUMNS", "MIN_SLICE_N", "MAX_VALUES",
            "CONTROLS", "DERIVED_FEATURES", "min_detectable_gap", "slice_mask"]
 
 Control = Literal["bh", "split", "none"]
@@ -133,7 +133,8 @@ class SliceSearch:
     control : ``"bh"``, ``"split"`` or ``"none"``; :attr:`control_text` says it in words.
     alpha : the false-discovery level. min_n : the smallest slice tested. order : the most conditions.
     columns : the columns searched. skipped : column -> why it was not searched.
-    detectable : the gap a slice of ``min_n`` rows (and one of a tenth of the rows) must reach to be
+    detectable : the gap a slice of ``min_n`` rows (and one of a tenth of the rows, at least
+        ``2 * min_n``) must reach to be
         found with 80% power, in score units (negative), or None when the search tests nothing.
     notes : plain sentences for a reader (a small run, skipped columns).
     members : description -> row positions, for every slice in ``table``.
@@ -465,8 +466,8 @@ def find_slices(
     significant = adjusted <= alpha if len(p) else np.zeros(0, dtype=bool)
     everything = _Stats(np.array([float(n_rows)]), np.array([y.sum()]), np.array([(y**2).sum()]))
     score, slo, shi, gap, glo, ghi = _intervals(full, everything - full, binary, confidence) if len(p) else (np.zeros(0),) * 6
-    kept, replaces = _explain([c for c in conditions], significant, features, y, alpha, binary)
-    order_key = np.lexsort((np.array(descriptions, dtype=object) if len(p) else np.zeros(0), gap, ~significant))
+    kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary)
+    order_key = sorted(range(len(p)), key=lambda i: (not significant[i], gap[i], descriptions[i]))
     records, members = [], {}
     n_plain = 0
     for i in order_key:
@@ -519,7 +520,7 @@ def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndar
                 j = where.get(part)
                 if j is not None:
                     kept[j] = False
-                replaces.setdefault(i, []).append(" and ".join(features[f].labels[lv] for f, lv in part))
+                replaces.setdefault(int(i), []).append(" and ".join(features[f].labels[lv] for f, lv in part))
     return kept, replaces
 
 
@@ -537,7 +538,7 @@ def _what_it_can_find(y: np.ndarray, binary: bool, n_tested: int, alpha: float, 
     rate = float(np.clip(y.mean(), 0.05, 0.95)) if binary else 0.5
     tests = max(n_tested, 1)
     small = min_detectable_gap(n, min_n, n_tests=tests, alpha=alpha, base_rate=rate, sd=spread)
-    tenth = max(min_n, n // 10)
+    tenth = min(max(2 * min_n, n // 10), n // 2)
     large = min_detectable_gap(n, tenth, n_tests=tests, alpha=alpha, base_rate=rate, sd=spread)
     detectable = {"n_slice_small": min_n, "gap_small": small, "n_slice_large": tenth, "gap_large": large}
     if n < SMALL_RUN:
@@ -625,3 +626,65 @@ def slices_from_rows(
         out.append(({"model": str(m), "split": str(s), "metric": metric},
                     find_slices(frame, group["score"].to_numpy(dtype=np.float64), **options)))
     return out
+
+
+def slice_table(searches: list[tuple[dict[str, str], SliceSearch]]) -> pd.DataFrame:
+    """The slices of several searches in one table: ``model``, ``split``, ``metric`` and
+    :data:`SLICE_COLUMNS`, significant first, then by gap (most negative first); ``.attrs["searches"]``
+    holds each search's key with its control, slices tested, skipped columns and notes.
+
+    >>> rows = pd.DataFrame({"model": "m", "split": "random", "metric": "exact_match", "input": "q", "target": "a",
+    ...     "metadata": ['{"site": "a"}', '{"site": "b"}'] * 60, "score": [1.0, 0.0] * 60})
+    >>> table = slice_table(slices_from_rows(rows))
+    >>> table[["split", "description", "significant"]].values.tolist()
+    [['random', 'site = b', True]]
+    >>> table.attrs["searches"][0]["control"]
+    'bh'
+    """
+    frames, meta = [], []
+    for key, search in searches:
+        frame = search.table.copy()
+        for i, (name, value) in enumerate(key.items()):
+            frame.insert(i, name, value)
+        frames.append(frame)
+        meta.append({**key, **{k: v for k, v in search.to_dict().items() if k != "slices"}})
+    columns = ["model", "split", "metric", *SLICE_COLUMNS]
+    out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    if len(out):
+        out = out.sort_values(["significant", "gap", "model", "split", "description"],
+                              ascending=[False, True, True, True, True], kind="stable").reset_index(drop=True)
+    out.attrs["searches"] = meta
+    return out[columns]
+
+
+def slice_lines(table: pd.DataFrame, *, top: int = 5, percent: bool = True) -> list[str]:
+    """Plain sentences for a terminal: the ``top`` slices of :func:`slice_table`, and how they were found.
+
+    >>> rows = pd.DataFrame({"model": "m", "split": "random", "metric": "exact_match", "input": "q", "target": "a",
+    ...     "metadata": ['{"site": "a"}', '{"site": "b"}'] * 60, "score": [1.0, 0.0] * 60})
+    >>> print("\\n".join(slice_lines(slice_table(slices_from_rows(rows)))))
+    Where it fails (slices significantly below the rest; Benjamini-Hochberg over every slice tested, 2 slices tested):
+      m on random: site = b  n = 60, score 0.0% [0.0, 6.0], 100.0 pts below the rest [-100.0, -91.6], adjusted p 2.1e-35
+    """
+    searches = table.attrs.get("searches", [])
+    tested = sum(int(s.get("n_tested", 0)) for s in searches)
+    controls = sorted({CONTROLS[s["control"]] for s in searches if s.get("control") in CONTROLS})
+    head = (f"Where it fails (slices significantly below the rest; {'; '.join(controls) or 'no search'}, "
+            f"{tested:,} slices tested):")
+    found = table[table["significant"].astype(bool)].head(top)
+    if found.empty:
+        return [head, "  No slice scores significantly below the rest."] + [f"  {n}" for s in searches for n in s.get("notes", [])]
+
+    def num(v: float) -> str:
+        return f"{100 * v:.1f}" if percent else f"{v:.3g}"
+
+    lines = [head]
+    for r in found.itertuples():
+        score = f"{num(r.score)}{'%' if percent else ''} [{num(r.score_low)}, {num(r.score_high)}]"
+        lines.append(f"  {r.model} on {r.split}: {r.description}  n = {r.n:,}, score {score}, "
+                     f"{num(-r.gap)}{' pts' if percent else ''} below the rest [{num(r.gap_low)}, {num(r.gap_high)}], "
+                     f"adjusted p {r.p_adjusted:.2g}")
+    more = int(table["significant"].astype(bool).sum()) - len(found)
+    if more > 0:
+        lines.append(f"  ... and {more} more in the report.")
+    return lines

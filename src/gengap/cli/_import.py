@@ -9,6 +9,7 @@ import typer
 
 from gengap.cli._app import app
 from gengap.cli._common import print_summary, stdout
+from gengap.cli._report import check_slice_order
 
 import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, JSONL/CSV/Parquet) "
                               "into a results store, then write the usual report. No model is called.",
@@ -57,7 +58,7 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
         _print_table(f"Subset a '{spec}' split would test", table, folder / f"subset_{safe}.csv")
 
 
-def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+def _finish(result, formats: list[str] | None, find_slices: bool = False, slice_order: int = 2) -> None:  # type: ignore[no-untyped-def]
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.runner import Evaluation
 
@@ -72,8 +73,13 @@ def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyp
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
     print_summary(evaluation.summary())
     chosen = check_formats(formats or list(FILE_NAMES))
-    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen)
+    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, find_slices=find_slices,
+                          slice_order=slice_order)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
+    if find_slices and "json" in chosen:
+        from gengap.cli._common import print_slices
+
+        print_slices(result.store_path, result.run_id)
 
 
 @import_app.command("lm-eval")
@@ -86,6 +92,8 @@ def lm_eval_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
+    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -93,8 +101,9 @@ def lm_eval_command(
     """
     from gengap.imports import import_lm_eval
 
+    check_slice_order(slice_order)
     result = import_lm_eval(path, out, answer_filter=answer_filter)
-    _finish(result, format)
+    _finish(result, format, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 
@@ -117,6 +126,8 @@ def table_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
+    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
+    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -124,7 +135,8 @@ def table_command(
     """
     from gengap.imports import import_table
 
+    check_slice_order(slice_order)
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
-    _finish(result, format)
+    _finish(result, format, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)

@@ -53,6 +53,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_cost",
     "gengap.report.section_curves",
     "gengap.report.section_valley",
+    "gengap.report.section_slices",
 ]
 
 
@@ -100,6 +101,8 @@ class ReportContext:
     measures : training-time measures (step, name, scope, value).
     events : what a monitor noticed (step, kind, message).
     curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
+    find_slices : search for slices that score below the rest (``--find-slices``), with up to
+        ``slice_order`` conditions each.
     """
 
     store: Any
@@ -114,6 +117,8 @@ class ReportContext:
     confidence: float = 0.95
     n_resamples: int = 10_000
     curve_axes: tuple[str, ...] = ()
+    find_slices: bool = False
+    slice_order: int = 2
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property
