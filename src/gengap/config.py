@@ -127,6 +127,10 @@ class EvalConfig(_Strict):
     find_slices: bool = Field(default=False, description="Search the metadata and derived columns (input and target "
                                                          "length) for slices that score significantly below the rest, "
                                                          "and report them (\"Where it fails\").")
+    train_similarity: str | None = Field(default=None, description="Store each test row's similarity to the nearest "
+                                         "train example of its split (the axis 'train_similarity'): 'tfidf', or a "
+                                         "metadata column holding one embedding per example. Default: tfidf when a "
+                                         "curve along train_similarity is asked for, else off.")
     slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
                                                                 "(2 also finds 'a and b').")
 
@@ -359,6 +363,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
     evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
                           run_info=_identity(cfg), perturbations=_perturbations(cfg),
+                          train_similarity=cfg.eval.train_similarity or ("tfidf" if "train_similarity" in cfg.eval.curves else None),
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
     evaluation.report(curves=cfg.eval.curves, find_slices=cfg.eval.find_slices, slice_order=cfg.eval.slice_order)
     return evaluation

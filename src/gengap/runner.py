@@ -36,6 +36,7 @@ from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
 from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Scoring, Settings
 from gengap.analysis.gaps import summarize
+from gengap.analysis.similarity import TRAIN_SIMILARITY
 from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend, predict_batched
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
@@ -293,6 +294,7 @@ def evaluate(
     cache: bool | FromConfig = FROM_CONFIG,
     resume: bool | FromConfig = FROM_CONFIG,
     progress: bool | None | FromConfig = FROM_CONFIG,
+    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -329,6 +331,11 @@ def evaluate(
         the prompt's stops are used (the next example's prefix, a blank line).
     run_info : more facts to store with the run's configuration (JSON-serializable); an
         unfinished run resumes only when they are the same.
+    train_similarity : store each test row's similarity to its nearest train example of its split
+        as the metadata column ``train_similarity`` (an axis for curves and the slice search):
+        True or ``"tfidf"`` for TF-IDF cosine, the name of a metadata column holding one embedding
+        per example, or an embedding function ``embed(texts) -> (n, width) array``
+        (:func:`gengap.analysis.similarity.nearest_train`).
 
     Scoring (``config.scoring``)
 
@@ -407,6 +414,7 @@ def evaluate(
     if scoring.choices_by != "generate" and "choices" not in dataset.metadata_columns:
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
+    similarity = _similarity_spec(train_similarity, dataset)
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
     resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
     runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
@@ -422,6 +430,8 @@ def evaluate(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if similarity is not None:  # absent otherwise: earlier runs still resume
+        run_config["train_similarity"] = similarity if isinstance(similarity, str) else repr(similarity)
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
@@ -435,7 +445,13 @@ def evaluate(
         done = store.finished_shard_rows(run_id)
         try:
             for k, split in enumerate(resolved, start=1):
-                store.add_split(run_id, split)
+                if similarity is None:
+                    store.add_split(run_id, split)
+                else:
+                    with stage(f"{split.name}: distance to training"):
+                        near = _nearest_train(split, similarity)
+                    store.add_split(run_id, split, columns={TRAIN_SIMILARITY: near.similarity},
+                                    notes={"train_similarity": near.note()})
                 test = split.test_part
                 if prompt_spec is not None:
                     prompt_spec.check(test, split.train_part, where=f" of split '{split.name}'")
@@ -470,6 +486,41 @@ def evaluate(
         store.finish_run(run_id, "done")
     return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=scoring.reference, model_calls=calls,
                       settings=settings)
+
+
+def _similarity_spec(option: Any, dataset: Dataset) -> str | Callable[[list[str]], Any] | None:
+    """``train_similarity=`` checked: None (off), ``"tfidf"``, an embeddings column of the data, or a function."""
+    if option is None or option is False:
+        return None
+    if option is True or option == "tfidf":
+        return "tfidf"
+    if callable(option):
+        return option
+    if isinstance(option, str):
+        if option not in dataset.metadata_columns:
+            from gengap._errors import did_you_mean
+
+            raise ConfigError(f"train_similarity={option!r} is neither 'tfidf' nor a metadata column of the data holding "
+                              f"embeddings.{did_you_mean(option, [*dataset.metadata_columns, 'tfidf'])} Columns: "
+                              f"{', '.join(dataset.metadata_columns) or 'none'}.")
+        return option
+    raise ConfigError(f"train_similarity={option!r} must be True, 'tfidf', an embeddings column or an embedding function.")
+
+
+def _nearest_train(split: Split, similarity: str | Callable[[list[str]], Any]) -> Any:
+    """Each test row's similarity to its nearest train row of the split (see :func:`evaluate`)."""
+    from gengap.analysis.similarity import nearest_train
+
+    train, test = split.train_part, split.test_part
+    if callable(similarity):
+        return nearest_train(train.inputs, test.inputs, embed=similarity)
+    if similarity == "tfidf":
+        return nearest_train(train.inputs, test.inputs)
+    try:
+        return nearest_train(train.inputs, test.inputs, train_vectors=train.column(similarity).tolist(),
+                             test_vectors=test.column(similarity).tolist())
+    except GengapError as e:
+        raise type(e)(f"Split '{split.name}', embeddings column '{similarity}': {e}") from None
 
 
 #: How multiple-choice answers are chosen.

@@ -77,6 +77,7 @@ def eval_command(
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
     find_slices: Annotated[bool, option(EvalConfig, "find_slices", "--find-slices/--no-find-slices")] = _EVAL.find_slices,
     slice_order: Annotated[int, option(EvalConfig, "slice_order")] = _EVAL.slice_order,
+    train_similarity: Annotated[Optional[str], option(EvalConfig, "train_similarity")] = _EVAL.train_similarity,
 ) -> None:
     """Evaluate a model on splits of your data and write a report.
 
@@ -112,7 +113,8 @@ def run_config(**options: Any) -> RunConfig:
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or [],
-                 "find_slices": o["find_slices"], "slice_order": o["slice_order"]},
+                 "find_slices": o["find_slices"], "slice_order": o["slice_order"],
+                 "train_similarity": o["train_similarity"]},
     }
     if o["prompt"] is not None:
         unescape = lambda text: (parse_stop([text]) or [text])[0]  # \\n typed on a command line is a newline
