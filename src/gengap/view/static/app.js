@@ -229,7 +229,7 @@ async function showRow(rid) {
     r.prompt !== null && r.prompt !== undefined ? [el("h3", {}, "Input"), el("pre", { id: "input" }, r.input ?? "")] : null,
     el("h2", {}, "Output"), el("pre", { id: "output" }, out),
     kv([["Extracted answer", r.extracted === null ? (r.unextracted ? "none could be read (unextracted)" : "not extracted") : r.extracted],
-      ["Read by rule", r.rule ? `${r.rule} (${r.extract_kind})` : (r.extract_kind && r.extracted !== null ? "not recorded" : null)]]),
+      ["Read by", r.rule ? `${r.rule} (${r.extract_kind})` : (r.extract_kind && r.extracted !== null ? "not recorded" : null)]]),
     el("h2", {}, "Target"), el("pre", { id: "target" }, r.target ?? ""),
     el("h2", {}, "Metrics"), table(["Metric", "Score"], Object.entries(r.metrics).map(([k, v]) => [k, num(v)]), [1]),
     el("h2", {}, "Cost"), kv([["Prompt tokens", r.prompt_tokens], ["Completion tokens", r.completion_tokens],
