@@ -77,7 +77,7 @@ def _score_value(value: Any) -> float | None:
 
 def _zstd_decompress(data: bytes) -> bytes:
     try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
+        from compression import zstd  # Python 3.14
 
         return bytes(zstd.decompress(data))
     except ImportError:
@@ -118,8 +118,8 @@ def _read_log(path: Path) -> tuple[dict[str, Any], Iterator[tuple[str, dict[str,
             raise DataError(f"{path}: not a readable inspect_ai log ({e}). Give .eval or .json logs that inspect_ai wrote.") from None
         if not isinstance(doc, dict) or "eval" not in doc:
             raise DataError(f"{path}: not an inspect_ai log (no 'eval' header). Give .eval or .json logs that inspect_ai wrote.")
-        samples = doc.get("samples") or []
-        return doc, ((f"sample {i + 1}", s) for i, s in enumerate(samples))
+        listed = doc.get("samples") or []
+        return doc, ((f"sample {i + 1}", s) for i, s in enumerate(listed))
     if path.suffix != ".eval":
         raise DataError(f"{path}: not an inspect_ai log file; give .eval or .json logs (inspect_ai's log_dir, e.g. logs/*.eval).")
     try:
@@ -266,8 +266,8 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
             if sample.get("error"):
                 errored += 1
                 continue
-            scores, answer = _scores(path, where, sample)
-            if not scores:
+            values, answer = _scores(path, where, sample)
+            if not values:
                 errored += 1
                 continue
             epoch = int(sample.get("epoch") or 1)
@@ -283,7 +283,7 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
             rows["ids"].append(example_id)
             rows["outputs"].append(_output_text(sample))
             rows["answers"].append(None if answer is None else str(answer))
-            rows["scores"].append(scores)
+            rows["scores"].append(values)
             rows["prompts"].append(_prompt(sample))
             rows["details"].append(_details(sample))
         if errored:
@@ -298,10 +298,10 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
         models = {}
         for model, rows in part["models"].items():
             metrics = list(dict.fromkeys(m for s in rows["scores"] for m in s))
-            scores = {m: np.array([s.get(m, np.nan) for s in rows["scores"]], dtype=np.float64) for m in metrics}
-            for m, values in scores.items():
-                if np.isnan(values).any():
-                    k = int(np.flatnonzero(np.isnan(values))[0])
+            scores: dict[str, np.ndarray] = {m: np.array([s.get(m, np.nan) for s in rows["scores"]], dtype=np.float64) for m in metrics}
+            for m, column in scores.items():
+                if np.isnan(column).any():
+                    k = int(np.flatnonzero(np.isnan(column))[0])
                     raise DataError(f"{rows['file']}: sample {rows['ids'][k]!r} has no '{m}' score while others do; "
                                     "score every sample with the same scorers.")
             has_answers = any(a is not None for a in rows["answers"])

@@ -197,7 +197,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 mem.executemany("INSERT INTO _metric_order VALUES (?, ?)", [[m, k] for m, k in metric_order.items()])
                 has_details = bool(mem.execute(
                     f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
-                    "AND table_name = 'predictions' AND column_name = 'details'").fetchone()[0])
+                    "AND table_name = 'predictions' AND column_name = 'details'").fetchall()[0][0])
                 extra = "p.prompt, p.details" if has_details else "NULL::VARCHAR AS prompt, NULL::VARCHAR AS details"
                 select = f"""
                     SELECT {i}::INTEGER AS run, s.model, s.split, s.perturbation, s.example_id, s.metric, s.value AS score,

@@ -200,7 +200,7 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
         def chunks() -> Iterator[str]:
             cur = con.cursor()
             try:
-                reader = cur.execute(sql, params).to_arrow_reader(10_000)
+                reader = cur.sql(sql, params=params).to_arrow_reader(10_000)
                 first = True
                 for batch in reader:
                     records = batch.to_pylist()

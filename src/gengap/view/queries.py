@@ -83,7 +83,8 @@ class Filters:
     equal: dict[str, list[str]] = field(default_factory=dict)
     outcome: str | None = None
     text: str | None = None
-    meta_equal: dict[str, list[str]] = field(default_factory=dict)  # column -> values
+    meta_equal: dict[str, list[str]] = field(default_factory=dict)  # column -> values (text fields)
+    meta_number: dict[str, list[float]] = field(default_factory=dict)  # column -> values (numeric fields)
     ranges: list[tuple[str, str, float]] = field(default_factory=list)  # (column, ">=" or "<=", value)
     sort: str | None = None
     descending: bool = False
@@ -110,6 +111,9 @@ class Filters:
         for col, values in self.meta_equal.items():
             parts.append(f"CAST({col} AS VARCHAR) IN ({', '.join('?' * len(values))})")
             params += list(values)
+        for col, numbers in self.meta_number.items():
+            parts.append(f"{col} IN ({', '.join('?' * len(numbers))})")
+            params += list(numbers)
         for col, op, value in self.ranges:
             parts.append(f"{col} {op} ?")
             params.append(value)
@@ -161,7 +165,10 @@ def parse_filters(query: Mapping[str, Sequence[str]], meta: Mapping[str, str]) -
                 raise ConfigError(f"sort={values[0]!r}: sort by one of {', '.join(SORTABLE)} or meta.FIELD "
                                   f"(fields: {', '.join(cols) or 'none'}), '-' in front for descending.")
         elif name.startswith("meta."):
-            f.meta_equal[meta_column(name[5:], meta)] = values
+            if meta.get(name[5:]) == "number":
+                f.meta_number[meta_column(name[5:], meta)] = [_number(name, v) for v in values]
+            else:
+                f.meta_equal[meta_column(name[5:], meta)] = values
         elif name.startswith(("min.", "max.")):
             key = name[4:]
             if key in NUMBER_COLUMNS:
@@ -302,8 +309,8 @@ def parse_side(text: str) -> Side:
 def _pairs_sql(metric_a: str, metric_b: str) -> str:
     return (
         "WITH a AS (SELECT split, example_id, correct, score, rid FROM rows WHERE run = ? AND model = ? AND perturbation = 'none' "
-        f"AND metric = ?), b AS (SELECT split, example_id, correct, score, rid FROM rows WHERE run = ? AND model = ? "
-        f"AND perturbation = 'none' AND metric = ?) "
+        "AND metric = ?), b AS (SELECT split, example_id, correct, score, rid FROM rows WHERE run = ? AND model = ? "
+        "AND perturbation = 'none' AND metric = ?) "
     )
 
 
