@@ -35,7 +35,7 @@ def check_port(host: str, port: int) -> None:
     ...     try:
     ...         check_port("127.0.0.1", taken)
     ...     except Exception as e:
-    ...         print(f"in use on {taken}" in str(e))
+    ...         print(f"Port {taken} on 127.0.0.1 is in use" in str(e))
     True
     """
     if not 0 < port < 65536:
