@@ -2,6 +2,7 @@
 
     python benchmarks/bench_slices.py            # the figures of the README and the notes (~3 min, 2 cores)
     python benchmarks/bench_slices.py --quick    # smoke run: 100 simulations, 100,000 rows for speed
+    python benchmarks/bench_slices.py --only-similarity --similarity 1000000 100000   # train_similarity at scale
 
 Every simulation draws a fresh table: four text columns (3, 4, 4 and 5 values) and one numeric
 column (cut into quantile bins by the search), and 0/1 scores at 70% (or, where named,
@@ -112,16 +113,43 @@ def speed(n: int) -> None:
               f"{len(found.significant)} significant: {', '.join(found.significant['description'][:2])})")
 
 
+def similarity(n_train: int, n_test: int) -> None:
+    """train_similarity at scale: synthetic texts of 6-16 words drawn from a Zipf law over 50,000
+    words (the nearest neighbour found through the rarer terms, its recall against the exact search
+    measured on 300 test rows)."""
+    from gengap.analysis.similarity import nearest_train
+
+    rng = np.random.default_rng(0)
+
+    def texts(n: int) -> list[str]:
+        ranks = rng.zipf(1.3, size=(n, 16)) % 50_000
+        lengths = rng.integers(6, 17, n)
+        return [" ".join(f"w{x}" for x in r[:k]) for r, k in zip(ranks, lengths)]
+
+    train, test = texts(n_train), texts(n_test)
+    t0 = time.perf_counter()
+    found = nearest_train(train, test)
+    took = time.perf_counter() - t0
+    print(f"  {n_train:,} train x {n_test:,} test: {took:6.1f} s  ({found.note()})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--sims", type=int, default=1000, help="null simulations (half held out)")
     parser.add_argument("--recall-sims", type=int, default=100)
+    parser.add_argument("--similarity", nargs=2, type=int, metavar=("N_TRAIN", "N_TEST"), default=None,
+                        help="also time train_similarity at this size (the issue's: 1000000 100000)")
+    parser.add_argument("--only-similarity", action="store_true", help="time train_similarity only")
     args = parser.parse_args()
     sims = 100 if args.quick else args.sims
     rsims = 40 if args.quick else args.recall_sims
     controls = ["bh", "split", "naive"]
     t_start = time.perf_counter()
+    if args.only_similarity:
+        print("train_similarity (target: 1,000,000 train x 100,000 test under 5 minutes on 2 cores)")
+        similarity(*(args.similarity or (1_000_000, 100_000)))
+        return
 
     print("Null data: share of searches with any significant slice (promise: <= 0.05)")
     print(f"  {'setting':<44} {'bh':>7} {'split':>7} {'naive':>7}")
@@ -148,6 +176,8 @@ def main() -> None:
 
     print("\nSpeed (target: 1,000,000 rows x 6 columns, order 2, under 30 s)")
     speed(100_000 if args.quick else 1_000_000)
+    print("\ntrain_similarity (target: 1,000,000 train x 100,000 test under 5 minutes on 2 cores)")
+    similarity(*(args.similarity or ((20_000, 2_000) if args.quick else (100_000, 10_000))))
     print(f"\n(total {time.perf_counter() - t_start:.0f} s)")
 
 

@@ -131,6 +131,9 @@ class EvalConfig(_Strict):
                                          "train example of its split (the axis 'train_similarity'): 'tfidf', or a "
                                          "metadata column holding one embedding per example. Default: tfidf when a "
                                          "curve along train_similarity is asked for, else off.")
+    baselines: list[str] = Field(default_factory=list, description="Shortcut baselines scored beside the model on "
+                                 "every split, each trained on the split's train part: majority, length, or "
+                                 "partial:fields=question (only those fields; join several with +).")
     slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
                                                                 "(2 also finds 'a and b').")
 
@@ -363,6 +366,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
     evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
                           run_info=_identity(cfg), perturbations=_perturbations(cfg),
+                          baselines=cfg.eval.baselines,
                           train_similarity=cfg.eval.train_similarity or ("tfidf" if "train_similarity" in cfg.eval.curves else None),
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
     evaluation.report(curves=cfg.eval.curves, find_slices=cfg.eval.find_slices, slice_order=cfg.eval.slice_order)

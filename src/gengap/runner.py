@@ -295,6 +295,7 @@ def evaluate(
     resume: bool | FromConfig = FROM_CONFIG,
     progress: bool | None | FromConfig = FROM_CONFIG,
     train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
+    baselines: Sequence[Any] = (),
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -336,6 +337,11 @@ def evaluate(
         True or ``"tfidf"`` for TF-IDF cosine, the name of a metadata column holding one embedding
         per example, or an embedding function ``embed(texts) -> (n, width) array``
         (:func:`gengap.analysis.similarity.nearest_train`).
+    baselines : shortcut baselines evaluated beside the models, each trained on every split's train
+        part: ``"majority"``, ``"length"``, ``"partial:fields=question"`` (only those fields of
+        each example), or :class:`gengap.learners.baselines.Baseline` objects
+        (:func:`gengap.learners.baselines.make_baseline`). They are models of the run named
+        ``baseline:...``.
 
     Scoring (``config.scoring``)
 
@@ -416,6 +422,13 @@ def evaluate(
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     similarity = _similarity_spec(train_similarity, dataset)
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
+    if baselines:
+        from gengap.learners.baselines import make_baseline
+
+        models += [make_baseline(b, dataset) for b in baselines]
+        names = [m.name for m in models]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"Two models or baselines share a name: {names}; give each baseline once.")
     resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
     runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
     extractor = _as_extractor(objects["extract"] or scoring.extract, scoring)
@@ -467,6 +480,8 @@ def evaluate(
                         for perturbation, variant, obj in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
+                            if hasattr(fitted, "reads"):  # a shortcut baseline sees only part of each example
+                                inputs, shown = fitted.reads(variant), None
                             before = calls
                             calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=scoring.metrics,
                                                  batch_size=execution.batch_size, shard_size=execution.shard_size,
@@ -664,7 +679,8 @@ def _pending(done: Mapping[str, int], model: str, split: str, perturbation: str,
 def _fit(model: Model, split: Split) -> Model:
     train = split.train_part
     try:
-        return model.fit(train.inputs, train.targets)
+        inputs = model.reads(train) if hasattr(model, "reads") else train.inputs
+        return model.fit(inputs, train.targets)
     except GengapError:
         raise
     except Exception as e:

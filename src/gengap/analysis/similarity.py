@@ -116,9 +116,10 @@ def _sparse_top1(a: Any, b: Any, chunk: int) -> tuple[np.ndarray, np.ndarray]:
 
 #: Above this many train x test pairs, TF-IDF neighbours are found through the rarer terms (below).
 EXACT_PAIRS = 2_000_000_000
-#: The approximate search takes its candidates through the terms in at most 1/CANDIDATE_SHARE of
-#: the train rows, and keeps the N_CANDIDATES best of them per test row.
-CANDIDATE_SHARE, N_CANDIDATES = 200, 16
+#: The approximate search takes its candidates through the terms in at most CANDIDATE_DF train
+#: rows (so its cost grows with the test rows, not with train x test), and keeps the N_CANDIDATES
+#: best of them per test row.
+CANDIDATE_DF, N_CANDIDATES = 500, 16
 #: Test rows whose exact nearest neighbour is computed to measure the approximate search's recall.
 RECALL_SAMPLE = 300
 
@@ -133,7 +134,7 @@ def _tfidf_top1(train: list[str], test: list[str], chunk: int, exact: bool | Non
     # Approximate: candidates from the terms in at most ~0.2% of the train rows (the products of
     # common terms are what make the exact search slow), then the exact cosine with each candidate.
     df = np.bincount(a.indices, minlength=a.shape[1])
-    cap = max(50, len(train) // CANDIDATE_SHARE)
+    cap = CANDIDATE_DF
     rare = np.flatnonzero(df <= cap)
     a_rare, b_rare = a[:, rare].T.tocsc(), b[:, rare]
     sims = np.zeros(len(test), dtype=np.float64)

@@ -183,10 +183,11 @@ def _code_column(name: str, values: pd.Series, *, max_values: int, n_bins: int) 
     present = values[~missing]
     if present.empty:
         return "every value is missing"
-    if present.map(lambda v: isinstance(v, (list, dict, tuple, set))).any():
+    kind = pd.api.types.infer_dtype(present, skipna=True)
+    if kind in ("mixed", "unknown-array") and present.map(lambda v: isinstance(v, (list, dict, tuple, set))).any():
         return "it holds lists or objects, not single values"
-    numeric = pd.to_numeric(present, errors="coerce")
-    is_number = bool(numeric.notna().all()) and not pd.api.types.is_bool_dtype(present)
+    is_number = kind in ("integer", "floating", "mixed-integer-float", "decimal")
+    numeric = pd.to_numeric(present, errors="coerce") if is_number else present
     distinct = int(present.nunique()) if not is_number else int(numeric.nunique())
     if distinct == 1 and not missing.any():
         return f"one value only ({present.iloc[0]!s:.40})"

@@ -78,6 +78,7 @@ def eval_command(
     find_slices: Annotated[bool, option(EvalConfig, "find_slices", "--find-slices/--no-find-slices")] = _EVAL.find_slices,
     slice_order: Annotated[int, option(EvalConfig, "slice_order")] = _EVAL.slice_order,
     train_similarity: Annotated[Optional[str], option(EvalConfig, "train_similarity")] = _EVAL.train_similarity,
+    baseline: Annotated[Optional[list[str]], typer.Option("--baseline", help="A shortcut baseline scored beside the model on every split, trained on each train part (repeat): majority, length, partial:fields=question (only those fields; join several with +).")] = None,
 ) -> None:
     """Evaluate a model on splits of your data and write a report.
 
@@ -114,7 +115,7 @@ def run_config(**options: Any) -> RunConfig:
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or [],
                  "find_slices": o["find_slices"], "slice_order": o["slice_order"],
-                 "train_similarity": o["train_similarity"]},
+                 "train_similarity": o["train_similarity"], "baselines": o["baseline"] or []},
     }
     if o["prompt"] is not None:
         unescape = lambda text: (parse_stop([text]) or [text])[0]  # \\n typed on a command line is a newline
@@ -131,7 +132,8 @@ def run_config(**options: Any) -> RunConfig:
 #: Run-file keys set by an option of another name (the rest: the key with dashes).
 _OPTION_OF = {"spec": "model", "version": "model_version", "trusted": "trust_type", "extra": "request_field",
               "metrics": "metric", "path": "data", "template": "prompt", "k": "shots", "curves": "curve",
-              "prompt.perturb": "prompt_perturb", "model.seed": "seed", "prompt.seed": "seed"}
+              "prompt.perturb": "prompt_perturb", "model.seed": "seed", "prompt.seed": "seed",
+              "baselines": "baseline"}
 
 
 def _option_names() -> dict[str, str]:

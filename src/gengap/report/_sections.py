@@ -55,6 +55,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_valley",
     "gengap.report.section_leakage",
     "gengap.report.section_slices",
+    "gengap.report.section_baselines",
 ]
 
 
