@@ -130,7 +130,14 @@ class Summary(pd.DataFrame):
     """The summary DataFrame (:data:`gengap.analysis.gaps.SUMMARY_COLUMNS`) that a notebook shows as the CLI's table.
 
     Everything a DataFrame does works as usual and returns plain DataFrames; only the display
-    differs: ``display(summary)`` and ``rich.print(summary)`` show the table ``gengap eval`` prints.
+    differs: ``print(summary)``, ``display(summary)`` and ``rich.print(summary)`` show the table
+    ``gengap eval`` prints (``summary.to_string()`` or ``pd.DataFrame(summary)`` show every column).
+
+    >>> row = dict(model="m", split="length", reference="random", n=3920, metric="em", score=0.124,
+    ...            score_low=0.114, score_high=0.135, gap=0.832, gap_low=0.82, gap_high=0.844)
+    >>> s = Summary(pd.DataFrame([row]))
+    >>> "12.4 [11.4, 13.5]" in str(s), float(s["score"].iloc[0])
+    (True, 0.124)
     """
 
     _metadata = ["title"]
@@ -142,6 +149,17 @@ class Summary(pd.DataFrame):
 
     def __rich__(self) -> Table:
         return summary_table(pd.DataFrame(self), title=self.title)
+
+    def __repr__(self) -> str:
+        import shutil
+
+        width = min(max(shutil.get_terminal_size((100, 24)).columns, 80), 160)
+        console = Console(file=io.StringIO(), width=width, markup=False, highlight=False, color_system=None)
+        console.print(self.__rich__())
+        return console.file.getvalue().rstrip("\n") + (  # type: ignore[attr-defined]
+            "\n(a DataFrame: .to_string() or pd.DataFrame(...) shows every column)")
+
+    __str__ = __repr__
 
     def _repr_html_(self) -> str:
         console = Console(file=io.StringIO(), record=True, width=110, markup=False, highlight=False)

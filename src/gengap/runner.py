@@ -126,6 +126,8 @@ class Evaluation:
         from gengap.analysis.gaps import find_reference
 
         info = self.split_info()
+        with Store(self.store_path, read_only=True) as store:
+            trained = store.run_config(self.run_id).get("trained") or []
         rows = self.rows()
         model = model if model is not None else str(rows["model"].iloc[0])
         metric = metric if metric is not None else str(rows["metric"].iloc[0])
@@ -134,7 +136,7 @@ class Evaluation:
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed)
+                            n_resamples=n_resamples, seed=seed, trained=trained)
         return next(c for c in curves if c.model == model)
 
     def transfer(self, **options: Any) -> Any:
@@ -405,6 +407,8 @@ def evaluate(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if any(m.needs_fit for m in models):  # trained on the splits: their curves mark the training range
+        run_config["trained"] = [m.name for m in models if m.needs_fit]
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
