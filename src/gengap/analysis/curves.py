@@ -54,7 +54,7 @@ from gengap._random import check_random_state
 from gengap.analysis._monotone import decreasing_isotonic, first_crossing
 from gengap.analysis.intervals import bootstrap_means, proportion_ci
 
-__all__ = ["Curve", "score_curve", "curve_from_rows", "run_curves", "curve_plan", "default_axes", "length_axis",
+__all__ = ["Curve", "score_curve", "curve_from_rows", "run_curves", "curve_plan", "default_axes", "length_axis", "check_axis",
            "axis_values", "holm", "bin_axis", "CURVE_COLUMNS", "LENGTH_AXES", "IRT_AXIS"]
 
 #: Columns of :meth:`Curve.to_table`, in order (the ``bins`` records of results.json use the same names).
@@ -482,6 +482,33 @@ def axis_values(rows: pd.DataFrame, axis: str) -> np.ndarray:
     except (TypeError, ValueError):
         bad = next(str(x) for x in values if not _is_number(x))
         raise DataError(f"Column '{axis}' is not numeric (e.g. {bad!r}); a curve needs an ordinal number per example.") from None
+
+
+def check_axis(columns: dict[str, Sequence[Any]], axis: str, *, option: str = "--curve") -> None:
+    """Refuse a curve axis before any model runs: a column the data lacks, or one that is not numeric.
+
+    ``columns`` maps each metadata column of the data to its values. ``input_length``,
+    ``target_length`` and ``irt_difficulty`` are always accepted (derived from every dataset).
+
+    >>> check_axis({"n_digits": [1, 2]}, "n_digits")
+    >>> check_axis({"n_digits": [1, 2]}, "n_digit")
+    Traceback (most recent call last):
+    ...
+    gengap._errors.ConfigError: --curve n_digit: the data has no column 'n_digit' ...
+    """
+    if axis in LENGTH_AXES or axis == IRT_AXIS:
+        return
+    if axis not in columns:
+        from gengap._errors import did_you_mean
+
+        choices = [*columns, *LENGTH_AXES, IRT_AXIS]
+        raise ConfigError(f"{option} {axis}: the data has no column '{axis}' to draw a curve over "
+                          f"({'its metadata columns: ' + ', '.join(columns) if columns else 'it has no metadata columns'}; "
+                          f"derived axes: {', '.join([*LENGTH_AXES, IRT_AXIS])}).{did_you_mean(axis, choices)}")
+    bad = next((x for x in columns[axis] if x is not None and not (isinstance(x, float) and np.isnan(x)) and not _is_number(x)), None)
+    if bad is not None:
+        raise ConfigError(f"{option} {axis}: the column '{axis}' is not numeric (e.g. {str(bad)!r}); a curve needs an ordinal "
+                          "number per example (digits, depth, length). Group by it instead (--split group:group=COLUMN).")
 
 
 def _irt_difficulty(rows: pd.DataFrame) -> np.ndarray:
