@@ -78,3 +78,15 @@ def test_resume_says_how_many_outputs_this_session_computed(tmp_path, cli):
     line = next(x for x in out.splitlines() if x.startswith("Model 'predict'"))
     assert line.startswith("Model 'predict': 80 outputs computed, 20 of them in this session (60 kept from before it was "
                            "interrupted); not cached"), line
+
+
+# ------------------------------------------------------------------------- the terminal shows the stress test
+def test_perturb_prints_the_ranked_effects_on_the_terminal(tmp_path, cli):
+    _addition(tmp_path)
+    mod = _module(tmp_path, "def predict(batch):\n    return [x.replace(' ', '') for x in batch]\n")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{mod}:predict", "--perturb", "typos",
+                         "--perturb", "whitespace", "--out", "o", "--no-progress")
+    assert code == 0, err
+    assert "Stress test (exact_match): most harmful first" in out
+    table = out[out.index("Stress test"):]
+    assert "typos" in table and "whitespace" in table and "effect, pts" in table

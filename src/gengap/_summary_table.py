@@ -14,7 +14,7 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["Summary", "gap_header", "summary_methods", "summary_table"]
+__all__ = ["Summary", "effects_table", "gap_header", "summary_methods", "summary_table"]
 
 
 #: The score column's heading: the score in percent, then its 95% interval.
@@ -122,6 +122,54 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
             cells["n"] += "*"
         table.add_row(*(cells[c] for c in columns))
     table.caption = summary_methods(summary)
+    table.caption_justify = "left"
+    return table
+
+
+def effects_table(effects: pd.DataFrame, *, limit: int = 10) -> Table:
+    """The stress test as the terminal shows it: the most harmful perturbations first, each effect
+    (perturbed − clean, in points for scores in [0, 1]) with its paired interval and adjusted p-value.
+
+    ``effects`` is :func:`gengap.analysis.stress.perturbation_effects` for one metric; at most
+    ``limit`` rows are shown (the caption says how many more the report holds).
+
+    >>> import io
+    >>> from rich.console import Console
+    >>> row = dict(rank=1, model="m", split="random", metric="em", perturbation="typos", n=200, clean=0.9,
+    ...            perturbed=0.8, difference=-0.1, low=-0.14, high=-0.06, p_adjusted=0.0001, flip_rate=0.12,
+    ...            adjustment="holm")
+    >>> console = Console(file=io.StringIO(), width=100)
+    >>> console.print(effects_table(pd.DataFrame([row])))
+    >>> print(console.file.getvalue().splitlines()[5])
+    │ 1 │ random │ typos        │ 200 │  90.0 │      80.0 │ -10.0 [-14.0, -6.0] │ <0.001 │ 12.0% │
+    """
+    percent = bool(effects[["clean", "perturbed"]].stack().between(0, 1).all()) if len(effects) else True
+    many_models = effects["model"].nunique() > 1
+    metric = "" if effects.empty else f" ({effects['metric'].iloc[0]})"
+    table = Table(title=f"Stress test{metric}: most harmful first", title_justify="left")
+    effect_col = "effect, pts\n[95% CI]" if percent else "effect\n[95% CI]"
+    columns = ["#", *(["model"] if many_models else []), "split", "perturbation", "n", "clean", "perturbed", effect_col,
+               "p adj.", "flips"]
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("model", "split", "perturbation") else "right",
+                         overflow="fold" if col in ("split", "perturbation") else "ellipsis")
+
+    def num(v: Any) -> str:
+        return "-" if v is None or pd.isna(v) else (f"{100 * v:.1f}" if percent else f"{v:.3f}")
+
+    def signed(v: Any) -> str:
+        return "-" if v is None or pd.isna(v) else (f"{100 * v:+.1f}" if percent else f"{v:+.3f}")
+
+    for r in effects.head(limit).itertuples():
+        cells = {"#": str(r.rank), "model": str(r.model), "split": str(r.split), "perturbation": str(r.perturbation),
+                 "n": f"{r.n:,}", "clean": num(r.clean), "perturbed": num(r.perturbed),
+                 effect_col: f"{signed(r.difference)} [{signed(r.low)}, {signed(r.high)}]",
+                 "p adj.": _p(r.p_adjusted), "flips": "-" if pd.isna(r.flip_rate) else f"{100 * r.flip_rate:.1f}%"}
+        table.add_row(*(cells[c] for c in columns))
+    more = len(effects) - min(limit, len(effects))
+    adjust = str(effects["adjustment"].iloc[0]) if len(effects) and "adjustment" in effects else "holm"
+    table.caption = (f"Effect: perturbed − clean on the same examples, paired interval; p adj.: {adjust} over the "
+                     f"model's effects; flips: answers changed.{f' {more:,} more in the report.' if more else ''}")
     table.caption_justify = "left"
     return table
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from gengap._errors import ConfigError
 from gengap.cli._app import app
-from gengap.cli._common import print_summary, stdout
+from gengap.cli._common import print_effects, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelConfig, PromptConfig, RunConfig, Scoring, Splitting
 
 #: The settings with their defaults: each option's default is read from here, never written again.
@@ -239,6 +239,7 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
+    print_effects(evaluation.rows())
     for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")
