@@ -90,3 +90,62 @@ def test_perturb_prints_the_ranked_effects_on_the_terminal(tmp_path, cli):
     assert "Stress test (exact_match): most harmful first" in out
     table = out[out.index("Stress test"):]
     assert "typos" in table and "whitespace" in table and "effect, pts" in table
+
+
+# ------------------------------------------------------------------------- gengap import table
+def _predictions(folder: Path) -> list[str]:
+    """Two models on the same 60 questions: 'small' right on 2 of 3, 'large' on 9 of 10 (a paired gap)."""
+    paths = []
+    for model, wrong in (("small", lambda i: i % 3 == 0), ("large", lambda i: i % 10 == 0)):
+        rows = [{"qid": f"q{i}", "question": f"{i} + 1 = ?", "gold": str(i + 1),
+                 "answer": "0" if wrong(i) else str(i + 1), "correct": not wrong(i), "source": "web" if i < 20 else "book"}
+                for i in range(60)]
+        _write_jsonl(folder / f"{model}.jsonl", rows)
+        paths.append(str(folder / f"{model}.jsonl"))
+    return paths
+
+
+def test_import_table_with_two_models_shows_the_paired_comparison(tmp_path, cli):
+    paths = _predictions(tmp_path)
+    code, out, err = cli("import", "table", *paths, "--id", "qid", "--output", "answer", "--score", "correct",
+                         "--target", "gold", "--out", "rep", "--group", "source")
+    assert code == 0, err
+    table = out[out.index("Models compared on the same examples"):]
+    assert "small" in table and "large" in table and "mcnemar" in table and "n (both)" in table
+    from gengap.analysis.imported import load_rows, model_differences
+
+    diff = model_differences(load_rows(tmp_path / "rep"), n_resamples=1000).iloc[0]
+    assert f"{100 * diff['difference']:+.1f} pts" in table  # the figure model_differences computes
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "### Models compared" in md and f"{100 * diff['difference']:+.1f} pts" in md
+    # --group in the report too, in percent like every other figure; and on the terminal in percent
+    assert "### Groups by source" in md and "| large | imported | book | 40 | 90.0% [" in md
+    assert "Groups by source" in out and "90.0% [" in out
+    # no advice an import cannot follow
+    assert "Add a random split" not in md and "import the rows of an i.i.d. test set as a task" in md
+    import jsonschema
+
+    from gengap.report import results_schema
+
+    doc = json.loads((tmp_path / "rep" / "results.json").read_text())
+    jsonschema.validate(doc, results_schema())
+    assert doc["sections"]["imported"]["model_differences"][0]["test"] == "mcnemar-exact"
+
+
+def test_reextract_without_an_extracted_column_says_so(tmp_path, cli):
+    paths = _predictions(tmp_path)
+    code, out, err = cli("import", "table", paths[0], "--id", "qid", "--output", "answer", "--score", "correct",
+                         "--target", "gold", "--out", "rep", "--reextract", "number", "--format", "json")
+    assert code == 0, err
+    assert "agreement" not in out
+    assert "--reextract number: these rows hold no answer already read from the outputs (no --extracted column" in " ".join(out.split())
+
+
+def test_a_misspelt_group_column_lists_the_users_column_names(tmp_path, cli):
+    _write_jsonl(tmp_path / "q.jsonl", [{"qid": i, "question": f"q {i}", "answer": str(i), "source": "ab"[i % 2]}
+                                        for i in range(40)])
+    code, out, err = cli("split", "q.jsonl", "--input", "question", "--target", "answer", "--id", "qid",
+                         "--method", "group", "-o", "group=sorce", "--out", "s")
+    assert code == 1
+    assert "Did you mean 'source'?" in err and "question (the input), answer (the target)" in err
+    assert "'input'" not in err and "'target'" not in err
