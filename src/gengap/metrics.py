@@ -27,7 +27,7 @@ from gengap._specs import parse_spec
 from gengap.metrics_corpus import METRIC_CLASSES, CorpusMetric
 
 __all__ = ["METRICS", "register_metric", "score", "exact_match", "normalized_match", "token_f1", "get_metric",
-           "is_corpus_metric"]
+           "is_corpus_metric", "is_share"]
 
 Scorer = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
 METRICS: Registry[Scorer] = Registry("metric")
@@ -115,6 +115,19 @@ def get_metric(name: str | Scorer) -> Scorer:
     if not isinstance(entry, CorpusMetric):
         raise ConfigError(f"Metric '{base}' takes no options; '{name}' gives some.")
     return entry.with_options(**parse_spec(str(name), what="Metric")[1])
+
+
+def is_share(metric: str) -> bool:
+    """True unless ``metric`` is a corpus metric whose figure is not a share in [0, 1] (bleu, mcc, log_loss):
+    what decides whether a table prints it as a percentage.
+
+    >>> is_share("exact_match"), is_share("auroc"), is_share("bleu")
+    (True, True, False)
+    """
+    try:
+        return bool(getattr(get_metric(metric), "share", True))
+    except ConfigError:
+        return True
 
 
 def is_corpus_metric(name: str | Scorer) -> bool:

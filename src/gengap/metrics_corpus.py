@@ -344,12 +344,14 @@ class CorpusMetric:
     name : the registered name (``--metric NAME``).
     needs : ``"labels"``, ``"confidence"`` or ``"text"``: what each row must carry.
     higher_is_better : False for losses and errors (brier, log_loss, ece, aurc).
+    share : True when the figure lies in [0, 1] and reads as a percentage (not for mcc, log_loss, bleu, chrf).
     options : the spec's options (``positive``, ``coverage``).
     """
 
     name: str
     needs: str
     higher_is_better: bool = True
+    share: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)
 
     def __call__(self, outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
@@ -517,14 +519,14 @@ METRIC_CLASSES: dict[str, CorpusMetric] = {
     "pr_auc": CorpusMetric("pr_auc", "confidence"),
     "macro_f1": CorpusMetric("macro_f1", "labels"),
     "micro_f1": CorpusMetric("micro_f1", "labels"),
-    "mcc": CorpusMetric("mcc", "labels"),
+    "mcc": CorpusMetric("mcc", "labels", share=False),
     "balanced_accuracy": CorpusMetric("balanced_accuracy", "labels"),
     "brier": CorpusMetric("brier", "confidence", higher_is_better=False),
-    "log_loss": CorpusMetric("log_loss", "confidence", higher_is_better=False),
+    "log_loss": CorpusMetric("log_loss", "confidence", higher_is_better=False, share=False),
     "ece": CorpusMetric("ece", "confidence", higher_is_better=False),
     "ece_adaptive": CorpusMetric("ece_adaptive", "confidence", higher_is_better=False),
     "aurc": CorpusMetric("aurc", "confidence", higher_is_better=False),
     "selective_accuracy": CorpusMetric("selective_accuracy", "confidence"),
-    "bleu": CorpusMetric("bleu", "text"),
-    "chrf": CorpusMetric("chrf", "text"),
+    "bleu": CorpusMetric("bleu", "text", share=False),
+    "chrf": CorpusMetric("chrf", "text", share=False),
 }
