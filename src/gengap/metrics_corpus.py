@@ -169,7 +169,8 @@ def check_confidences(data: CorpusData, metric: str) -> None:
         raise DataError(f"{metric}: confidences must lie in [0, 1]; {len(bad)} rows do not ({_names(data, bad)}, "
                         f"e.g. {data.confidence[bad[0]]:g}). Give probabilities, not scores or percentages.")
     off = [i for i, pr in enumerate(data.probabilities)
-           if pr is not None and (abs(sum(pr.values()) - 1) > PROBABILITY_TOLERANCE or min(pr.values(), default=0) < 0)]
+           if pr is not None and (abs(sum(pr.values()) - 1) > PROBABILITY_TOLERANCE or min(pr.values(), default=0) < 0)
+           ] if any(pr is not None for pr in data.probabilities) else []
     if off:
         total = sum(data.probabilities[off[0]].values())  # type: ignore[union-attr]
         raise DataError(f"{metric}: the probabilities of {len(off)} rows do not sum to 1 within {PROBABILITY_TOLERANCE:g} "
@@ -184,6 +185,8 @@ def _names(data: CorpusData, idx: Sequence[int] | np.ndarray, k: int = 3) -> str
 def positive_scores(data: CorpusData, positive: str) -> np.ndarray:
     """Each row's probability of the positive label: from its probabilities, else from the confidence in its output."""
     out = np.where(data.y_pred == positive, data.confidence, 1.0 - data.confidence).astype(np.float64)
+    if all(pr is None for pr in data.probabilities):
+        return out
     for i, pr in enumerate(data.probabilities):
         if pr is not None:
             out[i] = pr[positive] if positive in pr else 1.0 - sum(pr.values())
@@ -378,11 +381,21 @@ class CorpusMetric:
 
     def statistic(self, data: CorpusData) -> Callable[[np.ndarray], np.ndarray]:
         """A function of a (B, n) weight matrix giving the metric under each row of weights; checks the data once."""
+        self.check(data)
+        return _STATISTICS[self.name](self, data)
+
+    def check(self, data: CorpusData) -> None:
+        """A DataError naming the rows when the data cannot give this metric (no rows, bad confidences, one class)."""
         if len(data) == 0:
             raise DataError(f"{self.name}: no rows to compute it from.")
         if self.needs == "confidence":
             check_confidences(data, self.name)
-        return _STATISTICS[self.name](self, data)
+        if self.name in ("auroc", "pr_auc"):
+            present = set(data.y_true.tolist()) - {""}
+            if len(present) < 2:
+                only = next(iter(present), "none")
+                raise DataError(f"{self.name} is undefined here: every target is '{only}' (one class only), so there "
+                                "is nothing to rank against.")
 
     def point(self, data: CorpusData) -> float:
         """The metric on the rows as they are (every weight 1)."""
@@ -393,10 +406,6 @@ def _binary_or_ovr(metric: CorpusMetric, data: CorpusData,
                    fn: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]) -> Callable[[np.ndarray], np.ndarray]:
     labels = data.labels()
     present = sorted(set(data.y_true.tolist()) - {""})
-    if len(present) < 2:
-        only = present[0] if present else "none"
-        raise DataError(f"{metric.name} is undefined here: every target is '{only}' (one class only), so there is "
-                        "nothing to rank against.")
     if len(labels) <= 2 or metric.options.get("positive") is not None:
         pos = positive_label(labels, metric.options.get("positive"), metric=metric.spec)
         y = data.y_true == pos

@@ -117,15 +117,24 @@ def _z(confidence: float) -> float:
     return float(ndtri(0.5 + confidence / 2))
 
 
-def _delong_components(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """AUC and DeLong's structural components (V10 over positives, V01 over negatives); midranks for ties."""
-    from scipy.stats import rankdata
+def _midranks(sorted_values: np.ndarray) -> np.ndarray:
+    """Midranks (1-based, ties share their mean rank) of values already in ascending order."""
+    n = sorted_values.size
+    starts = np.flatnonzero(np.concatenate([[True], sorted_values[1:] != sorted_values[:-1]]))
+    ends = np.concatenate([starts[1:], [n]])
+    return np.repeat((starts + ends + 1) / 2.0, ends - starts)
 
-    pos, neg = scores[y], scores[~y]
-    m, n = pos.size, neg.size
-    both = rankdata(np.concatenate([pos, neg]))
-    v10 = (both[:m] - rankdata(pos)) / n
-    v01 = 1.0 - (both[m:] - rankdata(neg)) / m
+
+def _delong_components(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """AUC and DeLong's structural components (V10 over positives, V01 over negatives); midranks for
+    ties. One sort: the positives' and the negatives' own ranks are read off the joint order."""
+    y = np.asarray(y, dtype=bool)
+    order = np.argsort(scores, kind="stable")
+    s, yo = scores[order], y[order]
+    both = _midranks(s)
+    m, n = int(yo.sum()), int((~yo).sum())
+    v10 = (both[yo] - _midranks(s[yo])) / n
+    v01 = 1.0 - (both[~yo] - _midranks(s[~yo])) / m
     return float(v10.mean()), v10, v01
 
 
@@ -216,19 +225,21 @@ def corpus_score(metric: str | CorpusMetric, rows: pd.DataFrame | CorpusData, *,
     m = _metric(metric)
     data = rows if isinstance(rows, CorpusData) else corpus_data(rows)
     _check_size(m, data)
-    stat = m.statistic(data)
     n = len(data)
-    estimate = float(stat(np.ones((1, n)))[0])
     notes = _label_warnings(m, data)
     rng = check_random_state(seed)
     codes = None if clusters is None else pd.factorize(np.asarray(clusters))[0]
-    binary = _auroc_binary(m, data) if codes is None else None
-    if binary is not None:
-        auc, v10, v01 = _delong_components(*binary)
-        low, high, se = _delong_interval(auc, v10, v01, confidence)
-        if se == 0:
-            notes.append("the classes are perfectly separated (or tied): DeLong's interval has no width")
-        return Interval(estimate, low, high, n, confidence, "delong-logit", "; ".join(notes))
+    if m.name == "auroc" and codes is None:
+        m.check(data)
+        binary = _auroc_binary(m, data)
+        if binary is not None:  # DeLong: the AUC and its interval from one sort
+            auc, v10, v01 = _delong_components(*binary)
+            low, high, se = _delong_interval(auc, v10, v01, confidence)
+            if se == 0:
+                notes.append("the classes are perfectly separated (or tied): DeLong's interval has no width")
+            return Interval(auc, low, high, n, confidence, "delong-logit", "; ".join(notes))
+    stat = m.statistic(data)
+    estimate = float(stat(np.ones((1, n)))[0])
     if hasattr(stat, "per_row") and codes is None:
         ci = bootstrap_ci(stat.per_row, confidence=confidence, n_resamples=n_resamples, seed=rng)
         return Interval(estimate, ci.low, ci.high, n, confidence, f"bootstrap-{ci.method}", "; ".join(notes + [ci.warning] if ci.warning else notes))
