@@ -75,7 +75,7 @@ def truth(prev: float) -> dict[str, float]:
     data = as_data(y, p)
     from gengap.metrics import get_metric
 
-    return {m: get_metric(m).point(data) for m in METRICS}
+    return {m: get_metric(m).point(data) for m in METRICS}  # type: ignore[attr-defined]
 
 
 def naive_interval(metric: str, data: CorpusData, ci_low: float, ci_high: float, estimate: float, seed: int) -> tuple[float, float]:
@@ -86,6 +86,8 @@ def naive_interval(metric: str, data: CorpusData, ci_low: float, ci_high: float,
 
         y = data.y_true == "1"
         auc, v10, v01 = _delong_components(y, positive_scores(data, "1"))
+        if min(v10.size, v01.size) < 2:
+            return auc, auc
         se = np.sqrt(v10.var(ddof=1) / v10.size + v01.var(ddof=1) / v01.size)
         return auc - Z * se, auc + Z * se
     if metric == "ece":
@@ -109,8 +111,8 @@ def coverage(reps_by_n: dict[int, int], resamples: int) -> pd.DataFrame:
             rng = np.random.default_rng(1000 + n)
             hits = {m: [] for m in METRICS}
             naive = {m: [] for m in METRICS}
-            diff = {m: 0.0 for m in METRICS}
-            undefined = {m: 0 for m in METRICS}
+            diff = dict.fromkeys(METRICS, 0.0)
+            undefined = dict.fromkeys(METRICS, 0)
             started = time.perf_counter()
             for r in range(reps):
                 y, p = draw(n, prev, rng)

@@ -8,7 +8,7 @@ import sklearn.metrics as skm
 
 from gengap._errors import ConfigError, DataError
 from gengap.metrics import METRICS, get_metric, is_corpus_metric
-from gengap.metrics_corpus import CorpusData, ECE_BINS
+from gengap.metrics_corpus import ECE_BINS, CorpusData
 
 
 def _binary(n: int = 300, seed: int = 1, ties: bool = False) -> tuple[np.ndarray, np.ndarray]:

@@ -126,7 +126,7 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
         missing_gap = r.gap is None or pd.isna(r.gap)
         fmt, ci = (_pct, _ci) if is_share(str(r.metric)) else (_plain, _ci_plain)
         score = fmt(r.score)
-        if score == "-" and getattr(r, "warning", ""):
+        if score == "-" and bool(getattr(r, "warning", None)):
             score = "undefined"  # a corpus metric that cannot be computed here; the caption says why
         cells = {
             "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),

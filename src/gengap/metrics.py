@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -150,5 +151,5 @@ def score(metric: str | Scorer, outputs: Sequence[Any], targets: Sequence[Any]) 
     return values
 
 
-for _name, _metric in METRIC_CLASSES.items():
-    METRICS.register(_name, _metric)
+for _name, _metric in METRIC_CLASSES.items():  # a row stores whether its output equals the target
+    METRICS.register(_name, replace(_metric, row_score=exact_match))

@@ -349,6 +349,7 @@ class CorpusMetric:
     higher_is_better : False for losses and errors (brier, log_loss, ece, aurc).
     share : True when the figure lies in [0, 1] and reads as a percentage (not for mcc, log_loss, bleu, chrf).
     options : the spec's options (``positive``, ``coverage``).
+    row_score : the per-example scorer whose value each row stores (exact match, set when registered).
     """
 
     name: str
@@ -356,11 +357,12 @@ class CorpusMetric:
     higher_is_better: bool = True
     share: bool = True
     options: Mapping[str, Any] = field(default_factory=dict)
+    row_score: Callable[[Sequence[Any], Sequence[Any]], np.ndarray] | None = field(default=None, repr=False, compare=False)
 
     def __call__(self, outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
-        from gengap.metrics import exact_match
-
-        return exact_match(outputs, targets)
+        if self.row_score is None:
+            raise DataError(f"Corpus metric '{self.name}' has no per-row score; take it from gengap.metrics.METRICS.")
+        return self.row_score(outputs, targets)
 
     def with_options(self, **options: Any) -> CorpusMetric:
         allowed = _OPTIONS.get(self.name, ())
@@ -462,7 +464,7 @@ def _row_losses(metric: CorpusMetric, data: CorpusData) -> np.ndarray:
 
 
 def _mean_of(losses: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    stat = lambda W: (W @ losses) / W.sum(axis=1)  # noqa: E731
+    stat = lambda W: (W @ losses) / W.sum(axis=1)
     stat.per_row = losses  # type: ignore[attr-defined]  # a mean: intervals resample the per-row values
     return stat
 

@@ -92,8 +92,8 @@ def summarize(
             if corpus:  # a figure of the whole part: computed from every row, or a message saying why not
                 try:
                     ci = corpus_score(str(metric), g, confidence=confidence, n_resamples=n_resamples, seed=seed)
-                except DataError as e:
-                    record["warning"] = str(e)
+                except DataError as why:
+                    record["warning"] = str(why)
                     records.append(record)
                     continue
                 warning = ci.warning
@@ -110,8 +110,8 @@ def summarize(
                     worse_first = (g, ref_rows) if lower_is_better else (ref_rows, g)  # the gap is always how much worse
                     test = corpus_gap(str(metric), *worse_first, paired=paired, confidence=confidence,
                                       n_resamples=n_resamples, seed=seed)
-                except DataError as e:  # the reference part has no figure: no gap either
-                    record["warning"] = "; ".join(filter(None, [warning, f"no gap: the reference split {ref}: {e}"]))
+                except DataError as why:  # the reference part has no figure: no gap either
+                    record["warning"] = "; ".join(filter(None, [warning, f"no gap: the reference split {ref}: {why}"]))
                 else:
                     e_ = test.effect
                     record.update(gap=e_.estimate, gap_low=e_.low, gap_high=e_.high, gap_paired=paired,
