@@ -157,11 +157,10 @@ def _delong_interval(auc: float, v10: np.ndarray, v01: np.ndarray, confidence: f
 
 def _weights(n: int, b: int, rng: np.random.Generator, clusters: np.ndarray | None) -> np.ndarray:
     """A (b, n) matrix of bootstrap counts per row (whole clusters drawn with ``clusters``)."""
-    if clusters is None:
-        return rng.multinomial(n, np.full(n, 1.0 / n), size=b).astype(np.float64)
-    k = int(clusters.max()) + 1
-    cw = rng.multinomial(k, np.full(k, 1.0 / k), size=b).astype(np.float64)
-    return cw[:, clusters]
+    k = n if clusters is None else int(clusters.max()) + 1
+    draws = rng.integers(0, k, size=(b, k)) + (np.arange(b) * k)[:, None]  # k draws per resample, offset per row
+    counts = np.bincount(draws.ravel(), minlength=b * k).reshape(b, k).astype(np.float64)
+    return counts if clusters is None else counts[:, clusters]
 
 
 def _row_resamples(n_resamples: int, n: int) -> int:
