@@ -106,8 +106,8 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
         _print_frame(f"Models compared on the same examples ({metric}; paired)", model_difference_table(diffs, _score_format(rows)))
 
 
-def _finish(result, formats: list[str] | None, groups: list[str] | None = None, find_slices: bool = False,
-            slice_order: int = 2) -> None:  # type: ignore[no-untyped-def]
+def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
+            find_slices: bool = False, slice_order: int = 2) -> None:
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.runner import Evaluation
 
