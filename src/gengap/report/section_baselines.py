@@ -50,7 +50,7 @@ def shortcut_findings(summary: pd.DataFrame, metric: str) -> list[dict[str, Any]
     return out
 
 
-@register_section("baselines", order=15)
+@register_section("baselines", order=35)
 def baselines_section(ctx: ReportContext) -> Section | None:
     """The baselines beside the models on every split, and whether a partial input is enough."""
     metric = ctx.primary_metric
