@@ -85,7 +85,7 @@ from gengap.analysis.intervals import (
 )
 
 __all__ = [
-    "ClusterDesign", "MIN_CLUSTERS", "cluster_codes", "cluster_design", "cluster_bootstrap_means", "clustered_mean_ci",
+    "ClusterDesign", "MIN_CLUSTERS", "cluster_codes", "cluster_ids", "cluster_design", "cluster_bootstrap_means", "clustered_mean_ci",
     "clustered_gap", "clustered_paired_difference", "clustered_paired_test", "clustered_two_sample_test",
     "clustered_variance", "effective_n",
 ]
@@ -115,6 +115,40 @@ def cluster_codes(clusters: Sequence[Any] | np.ndarray, n: int | None = None, *,
                         "its own id makes it a cluster of one) or drop those rows.")
     codes, _ = pd.factorize(labels, sort=False)
     return codes.astype(np.int64)
+
+
+def cluster_ids(rows: pd.DataFrame, column: str, *, where: str = "the rows") -> np.ndarray:
+    """The cluster id of every row: the column ``column`` of ``rows``, or that field of their JSON
+    ``metadata`` (store rows). Ids are read as text, so 7 and "7" are one cluster.
+
+    A column that is not there, or is empty in some rows, is an error naming it, how many rows,
+    and the columns there are.
+
+    >>> rows = pd.DataFrame({"score": [1, 0], "metadata": ['{"passage": "p1"}', '{"passage": "p1"}']})
+    >>> cluster_ids(rows, "passage").tolist()
+    ['p1', 'p1']
+    """
+    if column in rows.columns:
+        values = rows[column]
+        known = list(rows.columns)
+    else:
+        import json
+
+        meta = [json.loads(m) if isinstance(m, str) and m else {} for m in rows.get("metadata", pd.Series([None] * len(rows)))]
+        known = sorted({k for m in meta[:1000] for k in m}) + [c for c in rows.columns if c != "metadata"]
+        if not any(column in m for m in meta):
+            from gengap._errors import did_you_mean
+
+            raise DataError(f"The cluster column '{column}' is not in {where}.{did_you_mean(column, known)} Columns: "
+                            f"{', '.join(map(str, known[:30]))}. Name a metadata column whose rows share a passage, "
+                            "item or source (--cluster COLUMN).")
+        values = pd.Series([m.get(column) for m in meta], index=rows.index, dtype=object)
+    missing = values.isna()
+    if missing.any():
+        raise DataError(f"The cluster column '{column}' is empty in {int(missing.sum()):,} of {len(values):,} rows of "
+                        f"{where}; give every row a cluster id (a row alone in its cluster can have its own), or drop "
+                        "those rows.")
+    return values.astype(str).to_numpy()
 
 
 @dataclass(frozen=True)
@@ -230,7 +264,7 @@ def _with(ci: Interval, design: ClusterDesign) -> Interval:
 
 def clustered_mean_ci(
     scores: Sequence[float] | np.ndarray,
-    clusters: Sequence[Any] | np.ndarray,
+    clusters: Sequence[Any] | np.ndarray | None,
     *,
     confidence: float = 0.95,
     n_resamples: int = 10_000,
@@ -242,12 +276,15 @@ def clustered_mean_ci(
     0/1 scores: Korn and Graubard's (1998) interval, Clopper-Pearson at the effective sample size
     (:func:`effective_n`; the design effect is never taken below 1). Other scores: the cluster-robust
     t interval (with equal clusters, the t interval of the cluster means).
-    Clusters of one row give exactly :func:`gengap.analysis.intervals.mean_ci`.
+    Clusters of one row give exactly :func:`gengap.analysis.intervals.mean_ci`; so do ``clusters=None``
+    (rows taken as independent), with ``n_clusters`` and ``design_effect`` None.
 
     >>> ci = clustered_mean_ci([1, 1, 0, 0, 1, 1, 0, 1], ["a", "a", "b", "b", "c", "c", "d", "d"])
     >>> ci.method, ci.n_clusters, ci.warning[:27]
     ('korn-graubard', 4, '4 clusters: too few to tell')
     """
+    if clusters is None:
+        return mean_ci(scores, confidence=confidence, n_resamples=n_resamples, method=method, seed=seed)
     _check(confidence, n_resamples)
     arr, codes = _prepared(scores, clusters)
     design = _design(arr, codes)
@@ -324,8 +361,8 @@ def cluster_bootstrap_means(scores: np.ndarray, codes: np.ndarray, n_resamples: 
 def clustered_gap(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
-    clusters_a: Sequence[Any] | np.ndarray,
-    clusters_b: Sequence[Any] | np.ndarray,
+    clusters_a: Sequence[Any] | np.ndarray | None,
+    clusters_b: Sequence[Any] | np.ndarray | None,
     *,
     confidence: float = 0.95,
     n_resamples: int = 10_000,
@@ -337,11 +374,14 @@ def clustered_gap(
     cluster-robust t interval with Satterthwaite's degrees of freedom. Clusters that reach into both samples (one passage with
     questions in both splits) make the two means correlate, usually positively: the interval then
     errs on the wide side. ``n_clusters`` and ``design_effect`` are those of the smaller side.
+    ``None`` clusters: :func:`gengap.analysis.intervals.gap`.
 
     >>> g = clustered_gap([1, 1, 1, 1, 0, 1], [0, 0, 1, 0, 0, 0], [1, 1, 2, 2, 3, 3], [4, 4, 5, 5, 6, 6])
     >>> g.method, round(g.estimate, 3), g.low < g.estimate < g.high
     ('newcombe-kg', 0.667, True)
     """
+    if clusters_a is None or clusters_b is None:
+        return gap(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
     _check(confidence, n_resamples)
     a_arr, ca = _prepared(a, clusters_a, "a")
     b_arr, cb = _prepared(b, clusters_b, "b")
@@ -378,7 +418,7 @@ def _satterthwaite(va: float, vb: float, ga: int, gb: int) -> float:
 def clustered_paired_difference(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
-    clusters: Sequence[Any] | np.ndarray,
+    clusters: Sequence[Any] | np.ndarray | None,
     *,
     confidence: float = 0.95,
     n_resamples: int = 10_000,
@@ -389,12 +429,15 @@ def clustered_paired_difference(
     0/1 scores: the paired MOVER interval of :func:`gengap.analysis.intervals.paired_proportion_ci`
     on the 2x2 counts scaled to the effective sample size of the paired differences (Korn-Graubard).
     Other scores: the cluster-robust t interval of the paired differences. ``design_effect`` is that of the
-    differences: it is what the clusters cost a paired comparison.
+    differences: it is what the clusters cost a paired comparison. ``None`` clusters:
+    :func:`gengap.analysis.intervals.paired_difference`.
 
     >>> d = clustered_paired_difference([1, 1, 0, 1, 1, 1], [1, 0, 0, 1, 0, 1], [1, 1, 2, 2, 3, 3])
     >>> d.method, round(d.estimate, 3), d.low < 0 < d.high
     ('mover-paired-kg', 0.333, True)
     """
+    if clusters is None:
+        return paired_difference(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
     _check(confidence, n_resamples)
     a_arr, b_arr = _as_scores(a, "a"), _as_scores(b, "b")
     if a_arr.shape != b_arr.shape:
@@ -415,7 +458,7 @@ def clustered_paired_difference(
 def clustered_paired_test(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
-    clusters: Sequence[Any] | np.ndarray,
+    clusters: Sequence[Any] | np.ndarray | None,
     *,
     confidence: float = 0.95,
     n_resamples: int = 10_000,
@@ -427,12 +470,14 @@ def clustered_paired_test(
     conditions of a whole cluster can swap, so each cluster's total keeps or flips its sign together
     (exact up to 16 clusters with a nonzero total, Monte Carlo up to 5,000, the normal limit above,
     which is the clustered McNemar statistic of Durkalski et al. 2003 for 0/1 scores). Clusters of
-    one row give exactly :func:`gengap.analysis.intervals.paired_test` (exact McNemar for 0/1).
+    one row (or ``None``) give exactly :func:`gengap.analysis.intervals.paired_test` (exact McNemar for 0/1).
 
     >>> t = clustered_paired_test([1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 0], [1, 1, 2, 2, 3, 3])
     >>> t.test, t.p_value
     ('cluster-sign-flip', 0.25)
     """
+    if clusters is None:
+        return paired_test(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
     effect = clustered_paired_difference(a, b, clusters, confidence=confidence, n_resamples=n_resamples, seed=seed)
     a_arr, b_arr = _as_scores(a, "a"), _as_scores(b, "b")
     if effect.n_clusters == a_arr.size:
@@ -448,8 +493,8 @@ def clustered_paired_test(
 def clustered_two_sample_test(
     a: Sequence[float] | np.ndarray,
     b: Sequence[float] | np.ndarray,
-    clusters_a: Sequence[Any] | np.ndarray,
-    clusters_b: Sequence[Any] | np.ndarray,
+    clusters_a: Sequence[Any] | np.ndarray | None,
+    clusters_b: Sequence[Any] | np.ndarray | None,
     *,
     confidence: float = 0.95,
     n_resamples: int = 10_000,
@@ -458,12 +503,14 @@ def clustered_two_sample_test(
     """Test whether two samples of different clustered rows differ: the difference of means over
     its cluster-robust standard error under "no difference" (both samples' variances about the pooled
     mean), referred to t with Satterthwaite's degrees of freedom from the clusters. The effect is
-    :func:`clustered_gap`. Clusters of one row give :func:`gengap.analysis.intervals.two_sample_test`.
+    :func:`clustered_gap`. Clusters of one row (or ``None``) give :func:`gengap.analysis.intervals.two_sample_test`.
 
     >>> t = clustered_two_sample_test([1] * 40, [0] * 40, np.repeat(np.arange(20), 2), np.repeat(np.arange(20), 2))
     >>> t.test, t.p_value < 1e-6
     ('cluster-score', True)
     """
+    if clusters_a is None or clusters_b is None:
+        return two_sample_test(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
     effect = clustered_gap(a, b, clusters_a, clusters_b, confidence=confidence, n_resamples=n_resamples, seed=seed)
     a_arr, b_arr = _as_scores(a, "a"), _as_scores(b, "b")
     ca, cb = cluster_codes(clusters_a, a_arr.size), cluster_codes(clusters_b, b_arr.size)

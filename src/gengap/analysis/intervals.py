@@ -280,7 +280,7 @@ def is_binary(*arrays: np.ndarray) -> bool:
     return all(bool(np.isin(a, (0.0, 1.0)).all()) for a in arrays)
 
 
-def proportion_ci(successes: int | np.ndarray, n: int | np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def proportion_ci(successes: float | np.ndarray, n: float | np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Clopper-Pearson (exact) interval of a proportion, vectorized over ``successes`` and ``n``.
 
     It inverts two one-sided binomial tests, so it covers the true rate at least ``confidence`` of

@@ -57,7 +57,7 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
         _print_table(f"Subset a '{spec}' split would test", table, folder / f"subset_{safe}.csv")
 
 
-def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+def _finish(result, formats: list[str] | None, cluster: str | None = None) -> None:  # type: ignore[no-untyped-def]
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.runner import Evaluation
 
@@ -70,9 +70,9 @@ def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyp
         stdout.print(f"Imported {result.n_rows:,} rows as run {result.run_id} into {result.store_path}.",
                      markup=False, soft_wrap=True)
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
-    print_summary(evaluation.summary())
+    print_summary(evaluation.summary(cluster=cluster))
     chosen = check_formats(formats or list(FILE_NAMES))
-    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen)
+    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, cluster=cluster)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
 
 
@@ -86,6 +86,7 @@ def lm_eval_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -94,7 +95,7 @@ def lm_eval_command(
     from gengap.imports import import_lm_eval
 
     result = import_lm_eval(path, out, answer_filter=answer_filter)
-    _finish(result, format)
+    _finish(result, format, cluster)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 
@@ -117,6 +118,7 @@ def table_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -126,5 +128,5 @@ def table_command(
 
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
-    _finish(result, format)
+    _finish(result, format, cluster)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)

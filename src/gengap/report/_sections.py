@@ -100,6 +100,8 @@ class ReportContext:
     measures : training-time measures (step, name, scope, value).
     events : what a monitor noticed (step, kind, message).
     curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
+    cluster : the column whose rows are not independent (``--cluster``), or None; every section's
+        intervals count its clusters.
     """
 
     store: Any
@@ -114,6 +116,7 @@ class ReportContext:
     confidence: float = 0.95
     n_resamples: int = 10_000
     curve_axes: tuple[str, ...] = ()
+    cluster: str | None = None
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property
