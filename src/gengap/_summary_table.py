@@ -14,6 +14,8 @@ import pandas as pd
 from rich.console import Console
 from rich.table import Table
 
+from gengap.metrics import is_share
+
 __all__ = ["Summary", "gap_header", "summary_methods", "summary_table"]
 
 
@@ -62,7 +64,7 @@ def summary_methods(summary: pd.DataFrame) -> str:
         parts.append(f"Rows clustered by '{names('cluster')}': intervals and tests count clusters; n rows are worth about "
                      "n / design effect independent ones.")
     if "warning" in summary and (summary["warning"].fillna("") != "").any():
-        parts.append("* too few examples to tell (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
+        parts.append("* too few examples to tell, or undefined (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
     return " ".join(parts)
 
 
@@ -76,9 +78,20 @@ def gap_header(summary: pd.DataFrame) -> str:
     return f"gap to {refs[0]}" if len(refs) == 1 else "gap to reference"
 
 
-def _with_ci(value: str, low: Any, high: Any) -> str:
+def _plain(x: Any) -> str:
+    """A figure that is not a share (BLEU, MCC, log loss), as it is."""
+    return "-" if x is None or pd.isna(x) else f"{x:.3f}" if abs(x) < 10 else f"{x:.1f}"
+
+
+def _ci_plain(low: Any, high: Any) -> str:
+    if low is None or high is None or pd.isna(low) or pd.isna(high):
+        return "-"
+    return f"[{_plain(low)}, {_plain(high)}]"
+
+
+def _with_ci(value: str, low: Any, high: Any, ci_text: Any = _ci) -> str:
     """``95.6 [95.0, 96.2]``: a figure and its interval in one cell (the figure alone when there is none)."""
-    ci = _ci(low, high)
+    ci = ci_text(low, high)
     return value if ci == "-" or value == "-" else f"{value} {ci}"
 
 
@@ -117,10 +130,14 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
     for r in summary.itertuples():
         is_ref = r.split == r.reference
         missing_gap = r.gap is None or pd.isna(r.gap)
+        fmt, ci = (_pct, _ci) if is_share(str(r.metric)) else (_plain, _ci_plain)
+        score = fmt(r.score)
+        if score == "-" and bool(getattr(r, "warning", None)):
+            score = "undefined"  # a corpus metric that cannot be computed here; the caption says why
         cells = {
             "model": str(r.model), "split": str(r.split), "n": f"{r.n:,}", "metric": str(r.metric),
-            SCORE_COLUMN: _with_ci(_pct(r.score), r.score_low, r.score_high),
-            gap_col: "reference" if is_ref else ("-" if missing_gap else _with_ci(_pct(r.gap), r.gap_low, r.gap_high)),
+            SCORE_COLUMN: _with_ci(score, r.score_low, r.score_high, ci),
+            gap_col: "reference" if is_ref else ("-" if missing_gap else _with_ci(fmt(r.gap), r.gap_low, r.gap_high, ci)),
             "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
             "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
         }

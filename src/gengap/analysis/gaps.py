@@ -13,10 +13,18 @@ method by default (``adjust="bh"``: Benjamini-Hochberg). ``warning`` says when a
 too few examples to tell.
 
 With ``cluster`` (a metadata column: the passage, document or source the rows share) every interval
-and test is the clustered one of :mod:`gengap.analysis.clustered`, and ``n_clusters`` and
+and test of a mean score is the clustered one of :mod:`gengap.analysis.clustered`, and ``n_clusters`` and
 ``design_effect`` say how many clusters the rows fall into and what that costs. ``gap_detectable``
 is the smallest gap the comparison had 80% power to detect at the 5% level
 (:func:`gengap.analysis.power.detectable_gap`): what a gap that is not significant can still rule out.
+
+A corpus metric (``auroc``, ``macro_f1``, ``ece``, ...: :mod:`gengap.metrics_corpus`) is computed
+from every row of a part by :func:`gengap.analysis.corpus.corpus_score`, with its own interval
+(DeLong for AUROC, bootstraps for the others) and gap test (paired DeLong, or a bootstrap); its
+p-values join the same adjustment. The gap is always how much worse the split is: for losses and
+errors (``brier``, ``log_loss``, ``ece``, ``aurc``) it is ``split - reference``. Where it cannot be computed (one class only, no confidences,
+3 rows), the score is empty and ``warning`` says why; the rest of the table is unaffected. Corpus
+metrics do not count clusters yet: with ``cluster`` their figures take rows as independent.
 """
 
 from __future__ import annotations
@@ -27,9 +35,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gengap._errors import DataError
 from gengap.analysis.clustered import cluster_ids, clustered_mean_ci, clustered_paired_test, clustered_two_sample_test
+from gengap.analysis.corpus import corpus_gap, corpus_score
 from gengap.analysis.intervals import MIN_BOOTSTRAP_N, PairedTest, adjust_pvalues
 from gengap.analysis.power import detectable_gap
+from gengap.metrics import get_metric, is_corpus_metric
 
 __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 
@@ -78,8 +89,6 @@ def summarize(
     if cluster is not None:
         clean = clean.assign(_cluster=cluster_ids(clean, cluster, where="the run's rows"))
         if clean["_cluster"].nunique() < 2:
-            from gengap._errors import DataError
-
             raise DataError(f"Every row is in one cluster of '{cluster}' ({clean['_cluster'].iloc[0]!r}): intervals need "
                             "at least two clusters to see how clusters vary. Name a finer cluster column, or none.")
     ref = find_reference(split_info, reference)
@@ -88,24 +97,52 @@ def summarize(
     for (model, metric), group in clean.groupby(["model", "metric"], sort=True):
         by_split = {s: g for s, g in group.groupby("split", sort=False)}  # noqa: C416  (dict(groupby) would call its .keys)
         ref_rows = by_split.get(ref) if ref else None
+        corpus = is_corpus_metric(str(metric))
+        lower_is_better = corpus and not getattr(get_metric(str(metric)), "higher_is_better", True)
         for split in sorted(by_split, key=lambda s: order.get(s, len(order))):
             g = by_split[split]
-            scores = g["score"].to_numpy(dtype=np.float64)
-            ci = clustered_mean_ci(scores, _clusters_of(g), confidence=confidence, n_resamples=n_resamples, seed=seed)
-            warning = ci.warning or (f"n = {ci.n}: too few to tell (the interval is exact, and wide)"
-                                     if ci.n < MIN_BOOTSTRAP_N else "")
-            if cluster is not None and _clusters_of(g) is None:
-                warning = (f"1 cluster of '{cluster}': too few to tell (the interval takes its rows as independent, "
-                           "so it is too narrow)")
             record = {
                 "model": model, "split": split, "method": split_info.get(split, {}).get("method", ""),
-                "metric": metric, "n": ci.n, "score": ci.estimate, "score_low": ci.low, "score_high": ci.high,
+                "metric": metric, "n": len(g), "score": None, "score_low": None, "score_high": None,
                 "reference": ref, "gap": None, "gap_low": None, "gap_high": None, "gap_paired": None,
-                "unextracted": _unextracted_share(g), "score_method": ci.method, "gap_method": None,
-                "gap_test": None, "gap_p": None, "gap_p_adjusted": None, "adjustment": None, "warning": warning,
-                "cluster": cluster, "n_clusters": ci.n_clusters, "design_effect": ci.design_effect, "gap_detectable": None,
+                "unextracted": _unextracted_share(g), "score_method": None, "gap_method": None,
+                "gap_test": None, "gap_p": None, "gap_p_adjusted": None, "adjustment": None, "warning": "",
+                "cluster": cluster, "n_clusters": None, "design_effect": None, "gap_detectable": None,
             }
-            if ref_rows is not None and split != ref:
+            if corpus:  # a figure of the whole part: computed from every row, or a message saying why not
+                try:
+                    ci = corpus_score(str(metric), g, confidence=confidence, n_resamples=n_resamples, seed=seed)
+                except DataError as why:
+                    record["warning"] = str(why)
+                    records.append(record)
+                    continue
+                warning = ci.warning
+            else:
+                ci = clustered_mean_ci(g["score"].to_numpy(dtype=np.float64), _clusters_of(g), confidence=confidence,
+                                       n_resamples=n_resamples, seed=seed)
+                warning = ci.warning or (f"n = {ci.n}: too few to tell (the interval is exact, and wide)"
+                                         if ci.n < MIN_BOOTSTRAP_N else "")
+                if cluster is not None and _clusters_of(g) is None:
+                    warning = (f"1 cluster of '{cluster}': too few to tell (the interval takes its rows as independent, "
+                               "so it is too narrow)")
+                record.update(n_clusters=ci.n_clusters, design_effect=ci.design_effect)
+            record.update(n=ci.n, score=ci.estimate, score_low=ci.low, score_high=ci.high, score_method=ci.method,
+                          warning=warning)
+            if ref_rows is not None and split != ref and corpus:
+                try:
+                    paired = _same_examples(ref_rows, g)
+                    worse_first = (g, ref_rows) if lower_is_better else (ref_rows, g)  # the gap is always how much worse
+                    test = corpus_gap(str(metric), *worse_first, paired=paired, confidence=confidence,
+                                      n_resamples=n_resamples, seed=seed)
+                except DataError as why:  # the reference part has no figure: no gap either
+                    record["warning"] = "; ".join(filter(None, [warning, f"no gap: the reference split {ref}: {why}"]))
+                else:
+                    e_ = test.effect
+                    record.update(gap=e_.estimate, gap_low=e_.low, gap_high=e_.high, gap_paired=paired,
+                                  gap_method=e_.method, gap_test=test.test, gap_p=test.p_value,
+                                  warning=warning or e_.warning,
+                                  gap_detectable=detectable_gap(e_.low, e_.high, confidence=confidence))
+            elif ref_rows is not None and split != ref:
                 test, paired = _gap(ref_rows, g, confidence, n_resamples, seed)
                 e = test.effect
                 if cluster is not None and (_clusters_of(ref_rows) is None or _clusters_of(g) is None) and not warning:
@@ -141,10 +178,12 @@ def _clusters_of(rows: pd.DataFrame) -> np.ndarray | None:
         return None
     ids = rows["_cluster"].to_numpy()
     return ids if len(ids) and (ids != ids[0]).any() else None
+def _same_examples(ref: pd.DataFrame, other: pd.DataFrame) -> bool:
+    return ref is other or (len(ref) == len(other) and set(ref["example_id"]) == set(other["example_id"]))
 
 
 def _gap(ref: pd.DataFrame, other: pd.DataFrame, confidence: float, n_resamples: int, seed: int) -> tuple[PairedTest, bool]:
-    if ref is other or (len(ref) == len(other) and set(ref["example_id"]) == set(other["example_id"])):
+    if _same_examples(ref, other):
         a = ref.set_index("example_id")["score"]
         b = other.set_index("example_id")["score"].reindex(a.index)
         return clustered_paired_test(a.to_numpy(), b.to_numpy(), _clusters_of(ref), confidence=confidence,

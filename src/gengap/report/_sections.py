@@ -158,6 +158,11 @@ class ReportContext:
     def score_format(self, metric: str) -> ScoreFormat:
         """Percent for a metric whose scores all lie in [0, 1], plain numbers otherwise."""
         if metric not in self._formats:
+            from gengap.metrics import is_corpus_metric, is_share
+
+            if is_corpus_metric(metric):  # the rows hold right/wrong; the figure's own range decides
+                self._formats[metric] = ScoreFormat(percent=is_share(metric))
+                return self._formats[metric]
             values = self.rows.loc[self.rows["metric"] == metric, "score"]
             self._formats[metric] = ScoreFormat(percent=bool(len(values)) and bool(values.between(0, 1).all()))
         return self._formats[metric]
