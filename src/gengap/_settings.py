@@ -84,6 +84,9 @@ class Scoring(_Strict):
         default="generate", description="Multiple choice (a 'choices' column): generate, loglik (summed log-probability "
                                         "of each option) or loglik_norm (per token).")
     reference: str | None = Field(default=None, description="Split that gaps are measured from (default: the random split).")
+    cluster: str | None = Field(
+        default=None, description="A metadata column whose rows are not independent (questions of one passage, "
+                                  "document or source): every interval and test counts clusters, not rows.")
     #: The settings of the answer judge (stored with a run only when there is one).
     JUDGE: ClassVar[tuple[str, ...]] = ("judge", "judge_api", "judge_model")
     judge: str | None = Field(
@@ -187,6 +190,8 @@ class Settings(_Strict):
         if self.scoring.judge is None:  # absent without a judge: runs stored before it existed still resume
             for key in Scoring.JUDGE:
                 data["scoring"].pop(key)
+        if self.scoring.cluster is None:  # likewise without clusters
+            data["scoring"].pop("cluster")
         return data
 
     def replace(self: _S, *, source: str = "", **options: Any) -> _S:
