@@ -107,7 +107,7 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
 
 
 def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
-            find_slices: bool = False, slice_order: int = 2) -> None:
+            cluster: str | None = None, find_slices: bool = False, slice_order: int = 2) -> None:
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.runner import Evaluation
 
@@ -120,11 +120,11 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
         stdout.print(f"Imported {result.n_rows:,} rows as run {result.run_id} into {result.store_path}.",
                      markup=False, soft_wrap=True)
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
-    print_summary(evaluation.summary())
+    print_summary(evaluation.summary(cluster=cluster))
     _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
     folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or (),
-                          find_slices=find_slices, slice_order=slice_order)
+                          cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
     if find_slices and "json" in chosen:
         from gengap.cli._common import print_slices
@@ -142,6 +142,7 @@ def lm_eval_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
     find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
     slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
@@ -153,7 +154,7 @@ def lm_eval_command(
 
     check_slice_order(slice_order)
     result = import_lm_eval(path, out, answer_filter=answer_filter)
-    _finish(result, format, group, find_slices, slice_order)
+    _finish(result, format, group, cluster, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 
@@ -176,6 +177,7 @@ def table_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
     find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
     slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
@@ -188,7 +190,7 @@ def table_command(
     check_slice_order(slice_order)
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
-    _finish(result, format, group, find_slices, slice_order)
+    _finish(result, format, group, cluster, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 

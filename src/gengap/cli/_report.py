@@ -48,6 +48,7 @@ def report_command(
     reference: Annotated[Optional[str], typer.Option(help="Split that gaps are measured from (default: the random split).")] = None,
     format: Annotated[Optional[list[str]], typer.Option("--format", help="html, md or json (repeat; default: all three).")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
+    cluster: Annotated[Optional[str], typer.Option(help="A metadata column whose rows are not independent (default: the run's own --cluster): every interval and test counts clusters.")] = None,
     find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
     slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
@@ -69,7 +70,8 @@ def report_command(
             run = store.latest_run()
     check_slice_order(slice_order)
     folder = write_report(store_path, run, out if out is not None else store_path.parent, formats=formats,
-                          reference=reference, curves=curve or (), find_slices=find_slices, slice_order=slice_order)
+                          reference=reference, curves=curve or (), cluster=cluster, find_slices=find_slices,
+                          slice_order=slice_order)
     written = [FILE_NAMES[f] for f in formats]
     stdout.print(f"Report of run {run}: {folder / written[0]}" + (f"  (also {', '.join(written[1:])})" if written[1:] else ""))
     if find_slices and "json" in formats:

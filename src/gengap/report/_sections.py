@@ -104,6 +104,8 @@ class ReportContext:
     events : what a monitor noticed (step, kind, message).
     curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
     group_fields : metadata fields to score each group of (``gengap import ... --group``).
+    cluster : the column whose rows are not independent (``--cluster``), or None; every section's
+        intervals count its clusters.
     find_slices : search for slices that score below the rest (``--find-slices``), with up to
         ``slice_order`` conditions each.
     """
@@ -121,6 +123,7 @@ class ReportContext:
     n_resamples: int = 10_000
     curve_axes: tuple[str, ...] = ()
     group_fields: tuple[str, ...] = ()
+    cluster: str | None = None
     find_slices: bool = False
     slice_order: int = 2
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
