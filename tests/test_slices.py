@@ -270,3 +270,38 @@ def test_slices_from_rows_names_a_wrong_model_or_metric():
     with pytest.raises(ConfigError, match="Did you mean 'exact_match'"):
         slices_from_rows(rows, metric="exact_mach")
     assert slice_table([]).empty
+
+
+def _clustered_data(seed: int = 0) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """60 passages, each wholly in one site, with passage effects: sites differ only by chance of passages."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 60, 3000)
+    effect = rng.normal(0, 0.15, 60)
+    site = np.array(["a", "b", "c"])[g % 3]
+    y = (rng.random(3000) < np.clip(0.7 + effect[g], 0, 1)).astype(float)
+    return pd.DataFrame({"site": site, "language": rng.choice(["en", "es"], 3000)}), y, g
+
+
+def test_clustered_tests_are_statsmodels_cluster_robust_ols_and_keep_passage_effects_from_looking_like_slices():
+    import statsmodels.api as sm
+
+    meta, y, g = _clustered_data()
+    found = find_slices(meta, y, clusters=g, order=1, control="none", top=50).table.set_index("description")
+    x = (meta["site"] == "b").to_numpy(dtype=float)
+    fit = sm.OLS(y, sm.add_constant(x)).fit(cov_type="cluster", cov_kwds={"groups": g, "use_correction": False})
+    se = fit.bse[1] * np.sqrt(60 / 59)  # CR1: the G / (G - 1) correction
+    assert found.loc["site = b", "gap"] == pytest.approx(fit.params[1])
+    assert found.loc["site = b", "p_value"] == pytest.approx(scipy.stats.t.cdf(fit.params[1] / se, 59), rel=1e-6)
+    # taken as independent rows, a site looks like a failing slice; counted by passage, it does not
+    assert find_slices(meta, y).significant["description"].tolist() == ["site = b"]
+    assert find_slices(meta, y, clusters=g).n_significant == 0
+    assert find_slices(meta, y, clusters=g, control="split").n_significant == 0
+
+
+def test_a_planted_slice_is_still_found_with_clusters():
+    meta, y, g = _clustered_data(1)
+    rng = np.random.default_rng(2)
+    bad = (meta["language"] == "es").to_numpy()
+    y = np.where(bad & (rng.random(len(y)) < 0.4), 0.0, y)
+    found = find_slices(meta, y, clusters=g)
+    assert found.significant["description"].tolist()[0] == "language = es"

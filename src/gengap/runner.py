@@ -178,6 +178,7 @@ class Evaluation:
         """
         from gengap.analysis.slices import slice_table, slices_from_rows
 
+        options.setdefault("cluster", self.cluster)
         return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),

@@ -306,9 +306,58 @@ class _Candidates:
     n: list[np.ndarray] = field(default_factory=list)
     s: list[np.ndarray] = field(default_factory=list)
     q: list[np.ndarray] = field(default_factory=list)
+    var_gap: list[np.ndarray] = field(default_factory=list)
+    var_score: list[np.ndarray] = field(default_factory=list)
+    n_clusters: list[np.ndarray] = field(default_factory=list)
 
 
-def _enumerate(features: list[_Feature], y: np.ndarray, order: int, min_n: int) -> _Candidates:
+@dataclass(frozen=True)
+class _Clusters:
+    """The cluster of every row, and per-cluster totals the cluster-robust variances need."""
+
+    codes: np.ndarray
+    n_g: np.ndarray
+    s_g: np.ndarray
+
+    @classmethod
+    def of(cls, codes: np.ndarray, y: np.ndarray) -> _Clusters:
+        size = int(codes.max()) + 1 if len(codes) else 0
+        return cls(codes, np.bincount(codes, minlength=size).astype(np.float64), np.bincount(codes, y, minlength=size))
+
+    @property
+    def g(self) -> int:
+        return len(self.n_g)
+
+
+def _clustered_variances(code: np.ndarray, cells: np.ndarray, st: _Stats, y: np.ndarray,
+                         cl: _Clusters) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Cluster-robust (CR1) variances of each cell's gap to the rest and of its score, and the
+    clusters it touches, from one sort of (cell, cluster) keys (vectorized over the cells)."""
+    total_n, total_s = float(len(y)), float(y.sum())
+    n_s, s_s = st.n[cells], st.s[cells]
+    n_c = total_n - n_s
+    m_s, m_c = s_s / n_s, (total_s - s_s) / n_c
+    where = np.full(int(code.max()) + 1 if len(code) else 0, -1, dtype=np.int64)
+    where[cells] = np.arange(len(cells))
+    inside = where[code] >= 0
+    key = where[code[inside]] * cl.g + cl.codes[inside]
+    uniq, inv = np.unique(key, return_inverse=True)
+    n_cg, s_cg = np.bincount(inv).astype(np.float64), np.bincount(inv, y[inside])
+    c, g = uniq // cl.g, uniq % cl.g
+    e_in = s_cg - n_cg * m_s[c]
+    e_out = (cl.s_g[g] - s_cg) - (cl.n_g[g] - n_cg) * m_c[c]
+    touched = np.bincount(c, (e_in / n_s[c] - e_out / n_c[c]) ** 2, minlength=len(cells))
+    untouched_all = (np.sum(cl.s_g**2) - 2 * m_c * np.sum(cl.s_g * cl.n_g) + m_c**2 * np.sum(cl.n_g**2)) / n_c**2
+    untouched_in = np.bincount(c, ((cl.s_g[g] - cl.n_g[g] * m_c[c]) / n_c[c]) ** 2, minlength=len(cells))
+    g_all = cl.g
+    var_gap = (touched + untouched_all - untouched_in) * g_all / max(g_all - 1, 1)
+    g_in = np.bincount(c, minlength=len(cells)).astype(np.float64)
+    var_score = np.bincount(c, (e_in / n_s[c]) ** 2, minlength=len(cells)) * g_in / np.maximum(g_in - 1, 1)
+    return np.maximum(var_gap, 0.0), var_score, g_in
+
+
+def _enumerate(features: list[_Feature], y: np.ndarray, order: int, min_n: int,
+               clusters: _Clusters | None = None) -> _Candidates:
     """Count every slice of up to ``order`` conditions (one bincount per combination of columns)."""
     total = len(y)
     y2 = y * y
@@ -338,6 +387,11 @@ def _enumerate(features: list[_Feature], y: np.ndarray, order: int, min_n: int) 
             out.n.append(st.n[cells])
             out.s.append(st.s[cells])
             out.q.append(st.q[cells])
+            if clusters is not None:
+                vg, vs, gi = _clustered_variances(code, cells, st, y, clusters)
+                out.var_gap.append(vg)
+                out.var_score.append(vs)
+                out.n_clusters.append(gi)
     return out
 
 
@@ -392,6 +446,7 @@ def find_slices(
     n_bins: int = N_BINS,
     top: int = 10,
     seed: int | np.random.Generator | None = 0,
+    clusters: Sequence[Any] | np.ndarray | str | None = None,
 ) -> SliceSearch:
     """Search the columns of ``data`` for slices whose score is significantly below the rest.
 
@@ -409,6 +464,10 @@ def find_slices(
     n_bins : quantile bins of numeric columns with many values.
     top : slices that are not significant kept in the table for context (the best gaps).
     seed : the halves of ``control="split"``.
+    clusters : the cluster of every row (or the name of a column of ``data``) when rows are not
+        independent (questions of one passage): tests and intervals are then cluster-robust (CR1
+        variances, t with clusters - 1 degrees of freedom; :mod:`gengap.analysis.clustered`), and
+        the halves of ``control="split"`` are halves of whole clusters.
 
     >>> found = find_slices(pd.DataFrame({"site": ["a"] * 60 + ["b"] * 60}), [1.0] * 60 + [0.0] * 60)
     >>> found.table[["description", "n", "score", "significant"]].values.tolist()
@@ -438,35 +497,62 @@ def find_slices(
     binary = bool(np.isin(y, (0.0, 1.0)).all())
     n_rows = len(y)
     features, skipped = _features(frame, columns, max_values=max_values, n_bins=n_bins)
+    codes = None
+    if clusters is not None:
+        from gengap.analysis.clustered import cluster_codes
+
+        if isinstance(clusters, str):
+            if clusters not in frame.columns:
+                raise DataError(f"No cluster column {clusters!r} in the table (columns: {', '.join(map(str, frame.columns))}).")
+            clusters = frame[clusters].astype(str).to_numpy()
+        codes = cluster_codes(clusters, n_rows)
     rng = check_random_state(seed)
-    if control == "split":
-        half = np.zeros(n_rows, dtype=bool)
-        half[rng.permutation(n_rows)[: n_rows // 2]] = True
-        search_y, search_features = y[half], [_Feature(f.name, f.codes[half], f.labels) for f in features]
-        search_min_n = max(2, min_n // 2)
+
+    def search(rows: np.ndarray | None, least: int) -> tuple[_Candidates, dict[str, int]]:
+        yy = y if rows is None else y[rows]
+        ff = features if rows is None else [_Feature(f.name, f.codes[rows], f.labels) for f in features]
+        cl = None if codes is None else _Clusters.of(pd.factorize(codes if rows is None else codes[rows])[0], yy)
+        found = _enumerate(ff, yy, order, least, cl) if features and len(yy) else _Candidates()
+        return found, {d: i for i, d in enumerate(found.descriptions)}
+
+    def tested(c: _Candidates, yy_sum: float, yy_q: float, n_all: int) -> tuple[_Stats, np.ndarray, tuple[np.ndarray, ...]]:
+        st = _gather(c)
+        if not len(st.n):
+            return st, np.zeros(0), (np.zeros(0),) * 6
+        total = _Stats(np.array([float(n_all)]), np.array([yy_sum]), np.array([yy_q]))
+        if codes is None:
+            return st, _below_p(st, total - st, binary), _intervals(st, total - st, binary, confidence)
+        vg, vs, gi = (np.concatenate(x) for x in (c.var_gap, c.var_score, c.n_clusters))
+        return st, *_clustered_tests(st, total - st, vg, vs, gi, int(np.max(gi)) if len(gi) else 1, confidence,
+                                     n_groups=len(np.unique(codes)))
+
+    if control == "split":  # halves of whole clusters when there are clusters (else of rows)
+        unit = codes if codes is not None else np.arange(n_rows)
+        units = np.unique(unit)
+        first = np.zeros(len(units), dtype=bool)
+        first[rng.permutation(len(units))[: len(units) // 2]] = True
+        half = first[np.searchsorted(units, unit)]
+        found, _ = search(half, max(2, min_n // 2))
+        _, p_search, _ = tested(found, y[half].sum(), (y[half] ** 2).sum(), int(half.sum()))
+        chosen = [found.descriptions[i] for i in np.flatnonzero(p_search < alpha)]
+        n_tested = len(found.descriptions)
+        confirm, at = search(~half, 2)
+        _, p_confirm, _ = tested(confirm, y[~half].sum(), (y[~half] ** 2).sum(), int((~half).sum()))
+        whole, where = search(None, 2)
+        st_all, _, figures_all = tested(whole, y.sum(), (y**2).sum(), n_rows)
+        keep_rows = [where[d] for d in chosen]
+        descriptions = chosen
+        conditions = [whole.conditions[i] for i in keep_rows]
+        p = np.array([p_confirm[at[d]] if d in at else 1.0 for d in chosen])
+        full = _Stats(st_all.n[keep_rows], st_all.s[keep_rows], st_all.q[keep_rows])
+        figures = tuple(f[keep_rows] for f in figures_all) if keep_rows else (np.zeros(0),) * 6
     else:
-        search_y, search_features, search_min_n = y, features, min_n
-    cands = _enumerate(search_features, search_y, order, search_min_n) if features and n_rows else _Candidates()
-    st = _gather(cands)
-    total = _Stats(np.array([float(len(search_y))]), np.array([search_y.sum()]), np.array([(search_y**2).sum()]))
-    p_search = _below_p(st, total - st, binary) if len(st.n) else np.zeros(0)
-    conditions = cands.conditions
-    if control == "split":
-        chosen = np.flatnonzero(p_search < alpha)
-        conditions = [conditions[i] for i in chosen]
-        descriptions = [cands.descriptions[i] for i in chosen]
-        other = ~half
-        confirm = _stats_of(conditions, [_Feature(f.name, f.codes[other], f.labels) for f in features], y[other])
-        ctotal = _Stats(np.array([float(other.sum())]), np.array([y[other].sum()]), np.array([(y[other] ** 2).sum()]))
-        p = _below_p(confirm, ctotal - confirm, binary) if conditions else np.zeros(0)
-        n_tested = len(cands.descriptions)
-        full = _stats_of(conditions, features, y)
-    else:
-        descriptions, p, n_tested, full = cands.descriptions, p_search, len(cands.descriptions), st
+        found, _ = search(None, min_n)
+        full, p, figures = tested(found, y.sum(), (y**2).sum(), n_rows)
+        descriptions, conditions, n_tested = found.descriptions, found.conditions, len(found.descriptions)
     adjusted = adjust_pvalues(p, "bh") if control != "none" else p.copy()
     significant = adjusted <= alpha if len(p) else np.zeros(0, dtype=bool)
-    everything = _Stats(np.array([float(n_rows)]), np.array([y.sum()]), np.array([(y**2).sum()]))
-    score, slo, shi, gap, glo, ghi = _intervals(full, everything - full, binary, confidence) if len(p) else (np.zeros(0),) * 6
+    score, slo, shi, gap, glo, ghi = figures
     kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary)
     order_key = sorted(range(len(p)), key=lambda i: (not significant[i], gap[i], descriptions[i]))
     records, members = [], {}
@@ -491,6 +577,20 @@ def find_slices(
                        order=order, columns=[f.name for f in features], skipped=skipped, detectable=detectable,
                        notes=notes, members=members, binary=binary,
                        n_significant=int(significant.sum()))
+
+
+def _clustered_tests(a: _Stats, b: _Stats, var_gap: np.ndarray, var_score: np.ndarray, clusters_in: np.ndarray,
+                     _: int, confidence: float, *, n_groups: int) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+    """One-sided cluster-robust t-tests of each slice against the rest, and the intervals."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ma, mb = a.s / a.n, b.s / b.n
+        gap = ma - mb
+        se = np.sqrt(var_gap)
+        df = max(n_groups - 1, 1)
+        p = np.where(se > 0, scipy.stats.t.cdf(gap / se, df), np.where(gap < 0, 0.0, 1.0))
+        half_gap = scipy.stats.t.ppf(0.5 + confidence / 2, df) * se
+        half_score = scipy.stats.t.ppf(0.5 + confidence / 2, np.maximum(clusters_in - 1, 1)) * np.sqrt(var_score)
+    return p, (ma, ma - half_score, ma + half_score, gap, gap - half_gap, gap + half_gap)
 
 
 def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndarray, features: list[_Feature],
@@ -590,12 +690,15 @@ def slices_from_rows(
     model: str | None = None,
     metric: str | None = None,
     split: str | None = None,
+    cluster: str | None = None,
     **options: Any,
 ) -> list[tuple[dict[str, str], SliceSearch]]:
     """A slice search per (model, split) of a run's clean rows, on one metric (default: the first).
 
     Returns ``[({"model": ..., "split": ..., "metric": ...}, SliceSearch), ...]``; ``options`` go to
-    :func:`find_slices`.
+    :func:`find_slices`. ``cluster`` names the metadata column whose rows are not independent (the
+    run's ``--cluster``): its clusters make every test and interval cluster-robust, and the column
+    itself is not searched.
 
     >>> import json
     >>> rows = pd.DataFrame({"model": "m", "split": "random", "perturbation": "none", "metric": "exact_match",
@@ -624,8 +727,14 @@ def slices_from_rows(
     out = []
     for (m, s), group in chosen.groupby(["model", "split"], sort=False):
         frame = searchable_frame(group)
+        ids = None
+        if cluster is not None:
+            from gengap.analysis.clustered import cluster_ids
+
+            ids = cluster_ids(group.reset_index(drop=True), cluster, where=f"the rows of {m} on {s}")
+            frame = frame.drop(columns=[cluster], errors="ignore")
         out.append(({"model": str(m), "split": str(s), "metric": metric},
-                    find_slices(frame, group["score"].to_numpy(dtype=np.float64), **options)))
+                    find_slices(frame, group["score"].to_numpy(dtype=np.float64), clusters=ids, **options)))
     return out
 
 

@@ -54,7 +54,7 @@ def slices_section(ctx: ReportContext) -> Section | None:
         return None
     fmt = ctx.score_format(metric)
     clean = ctx.clean_rows
-    searches = slices_from_rows(clean, metric=metric, order=ctx.slice_order)
+    searches = slices_from_rows(clean, metric=metric, order=ctx.slice_order, cluster=ctx.cluster)
     html_parts: list[Markup] = []
     md_parts: list[str] = []
     controls = sorted({CONTROLS[s.control] for _, s in searches})
@@ -62,7 +62,9 @@ def slices_section(ctx: ReportContext) -> Section | None:
              f"without being told where to look: every value of each metadata column, input and target length "
              f"(binned), and conjunctions of up to {ctx.slice_order} of them, each tested one-sided against the rest; "
              f"false discoveries controlled by {'; '.join(controls)} at 5%. A conjunction is shown in place of the "
-             "parts it explains.")
+             "parts it explains."
+             + (f" Rows of one '{ctx.cluster}' are not independent: every test and interval is cluster-robust."
+                if ctx.cluster else ""))
     html_parts.append(html_fragment("<p>{{ t }}</p>", t=intro))
     md_parts += [md_escape(intro), ""]
     shown_rows = 0
