@@ -67,7 +67,7 @@ class Corpus:
             return " ".join(words).upper() + "?"
         if kind == "re-wrapped":
             out = []
-            for i, w in enumerate(words):
+            for w in words:
                 out.append(w)
                 out.append("\n" if rng.random() < 0.15 else " " * int(rng.integers(1, 4)))
             return "".join(out).strip()
