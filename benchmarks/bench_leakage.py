@@ -126,7 +126,6 @@ def recall_table(n_train: int, n_test: int, seed: int) -> None:
             r = score(fn(train, test), truth)
             print(f"{rate:>5.0%}  {name:<10} " + " ".join(f"{r[k]:>11.3f}" for k in KINDS)
                   + f" {r['precision']:>9.3f} {int(r['flagged']):>8,}")
-        r = score(gengap_audit(train, test), truth)
         print(f"{'':>5}  {'(source)':<10} " + " ".join(f"{r[k + ' (right source)']:>11.3f}" for k in KINDS))
 
 
