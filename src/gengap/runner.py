@@ -41,6 +41,7 @@ from gengap.backends import Backend, SerialBackend, call_error, checked_outputs,
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
+from gengap.models._scored import decode_cached, encode_cached, split_confidences
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
@@ -128,6 +129,8 @@ class Evaluation:
         from gengap.analysis.gaps import find_reference
 
         info = self.split_info()
+        with Store(self.store_path, read_only=True) as store:
+            trained = store.run_config(self.run_id).get("trained") or []
         rows = self.rows()
         model = model if model is not None else str(rows["model"].iloc[0])
         metric = metric if metric is not None else str(rows["metric"].iloc[0])
@@ -136,7 +139,7 @@ class Evaluation:
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed)
+                            n_resamples=n_resamples, seed=seed, trained=trained)
         return next(c for c in curves if c.model == model)
 
     def transfer(self, **options: Any) -> Any:
@@ -167,23 +170,37 @@ class Evaluation:
                             reference=self.reference, curves=curves)
 
 
-def cache_lines(use: pd.DataFrame) -> list[str]:
+def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
     """One plain sentence per model: how many outputs came from the cache, under which fingerprint.
+
+    ``calls``: the inputs sent to a model in this session (``Evaluation.model_calls``); when a resumed
+    run computed fewer now than in all, the lines say how many were kept from before the interruption.
 
     >>> use = pd.DataFrame({"model": ["m", "f"], "fingerprint": ["ab12", ""], "n_cached": [30, 0],
     ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
     >>> cache_lines(use)
     ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
+    >>> cache_lines(use.iloc[1:], calls=25)
+    ["Model 'f': 40 outputs computed, 25 of them in this session (15 kept from before it was interrupted); not cached: no version."]
     """
     lines = []
+    computed = int(use["n_computed"].sum()) if len(use) else 0
+    resumed = calls is not None and calls < computed
+    one_model = use["model"].nunique() == 1
     for model, g in use.groupby("model", sort=True):
         for r in g.itertuples():
             total = int(r.n_cached) + int(r.n_computed)
+            now = ""
+            if resumed and one_model and len(g) == 1:
+                now = f", {calls:,} of them in this session ({int(r.n_computed) - int(calls or 0):,} kept from before it was interrupted)"
             if not r.fingerprint:
-                lines.append(f"Model '{model}': {total:,} outputs computed; {r.note or 'not cached'}.")
+                lines.append(f"Model '{model}': {total:,} outputs computed{now}; {r.note or 'not cached'}.")
             else:
                 lines.append(f"Model '{model}': {int(r.n_cached):,} of {total:,} outputs from the cache "
-                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed.")
+                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed{now}.")
+    if resumed and not (one_model and len(use) == 1):
+        lines.append(f"This session computed {calls:,} of the {computed:,} outputs; the other {computed - int(calls or 0):,} "
+                     "were kept from before the run was interrupted.")
     return lines
 
 
@@ -412,6 +429,8 @@ def evaluate(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if any(m.needs_fit for m in models):  # trained on the splits: their curves mark the training range
+        run_config["trained"] = [m.name for m in models if m.needs_fit]
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
@@ -635,7 +654,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     def plan(s: int, e: int) -> tuple[str, list[Any]]:
         key = _shard_key(model.name, split, perturbation, s)
         hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
-        known[key] = store.cached_outputs(fingerprint, hashes[key]) if use_cache else {}
+        known[key] = ({i: decode_cached(t) for i, t in store.cached_outputs(fingerprint, hashes[key]).items()}
+                      if use_cache else {})
         bounds[key] = (s, e)
         bar.advance(len(known[key]))
         return key, [inputs[s + i] for i in range(e - s) if i not in known[key]]
@@ -647,7 +667,12 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         fresh_idx = [i for i in range(e - s) if i not in known[key]]
         details = [getattr(o, "details", None) for o in outputs]
         if options is not None:
-            outputs = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
+            chosen = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
+            _, confidence, probabilities = split_confidences(outputs, options[s:e], chosen,
+                                                             by="mean" if choices_by == "loglik_norm" else "sum")
+            outputs = chosen
+        else:  # labels with probabilities, {"output": ..., "confidence": p}, stated confidences
+            outputs, confidence, probabilities = split_confidences(outputs)
         answers, judged = None, None
         if extractor is not None:
             answers, gold = _read_answers(extractor, outputs, targets[s:e], test, s, e)
@@ -659,12 +684,13 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
             run_id, model=model.name, split=split, example_ids=ids[s:e], outputs=outputs, scores=scores,
             perturbation=perturbation, shard=key,
             variant_inputs=test.inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
-            cache_rows=(fingerprint, hashes[key][fresh_idx], [str(o) for o in new_outputs]) if use_cache else None,
+            cache_rows=(fingerprint, hashes[key][fresh_idx], [encode_cached(o) for o in new_outputs]) if use_cache else None,
             extracted=answers, prompts=list(prompts[s:e]) if prompts is not None else None,
             details=details if any(d is not None for d in details) else None,
             cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
                        "" if use_cache else (model.cache_note or "not cached: cache=False")),
-            judge_use=judged,
+            judge_use=judged, confidence=confidence,
+            probabilities=probabilities if any(p is not None for p in probabilities) else None,
         )
         done[key] = e - s
 

@@ -12,7 +12,10 @@ Tables (one row per ...):
   and for a perturbed variant its ``variant_input`` and ``variant_target`` (null for clean rows); with answer
   extraction, the ``extracted`` answer and ``unextracted`` (true when no answer could be read; null without extraction);
   the ``prompt`` a language model read when gengap built it (text, or chat messages as JSON), and ``details``
-  (JSON: ``prompt_tokens``, ``completion_tokens``, ``latency_s``, per-option ``loglik``; null for cached outputs)
+  (JSON: ``prompt_tokens``, ``completion_tokens``, ``latency_s``, per-option ``loglik``; null for cached outputs),
+  the model's ``confidence`` in its output (a probability; null when it gave none) and its ``probabilities``
+  per label (JSON object; null when it gave only a confidence or none). Stores written before these
+  columns existed gain them, empty, the first time they are opened for writing, and read as empty.
 - ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
 - ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
@@ -22,6 +25,9 @@ Tables (one row per ...):
   not cached), ``n_cached`` and ``n_computed`` outputs, and ``note`` (why a model is not cached)
 - ``judge_use``    per finished shard read with an answer judge: ``run_id``, ``shard``, ``model``, outputs
   ``asked`` about, and of those ``filled``, ``agreed``, ``overruled``, ``unsupported``, ``declined``
+- ``leaks``        test example flagged by a leakage audit (``gengap leakage``): ``run_id``, ``split``, ``example_id``,
+  ``kind`` (exact, normalized, near, ngram), ``match_id``, ``similarity``, ``match_text`` (the training text it copies)
+- ``leakage``      the audit of a run: ``run_id``, ``info`` (JSON: settings, notes, the per-split table)
 - ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
   transaction as its predictions and scores, so a killed run never leaves half a shard.
 
@@ -73,6 +79,12 @@ CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, 
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS prompt VARCHAR;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS details VARCHAR;
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS confidence DOUBLE;
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS probabilities VARCHAR;
+CREATE TABLE IF NOT EXISTS leaks (
+    run_id VARCHAR, split VARCHAR, example_id VARCHAR, kind VARCHAR, match_id VARCHAR, similarity DOUBLE,
+    match_text VARCHAR);
+CREATE TABLE IF NOT EXISTS leakage (run_id VARCHAR, info VARCHAR);
 CREATE TABLE IF NOT EXISTS judge_use (
     run_id VARCHAR, shard VARCHAR, model VARCHAR, asked BIGINT, filled BIGINT, agreed BIGINT, overruled BIGINT,
     unsupported BIGINT, declined BIGINT);
@@ -336,8 +348,13 @@ class Store:
         prompts: Sequence[Any] | None = None,
         details: Sequence[Mapping[str, Any] | None] | None = None,
         judge_use: Mapping[str, int] | None = None,
+        confidence: Sequence[float] | np.ndarray | None = None,
+        probabilities: Sequence[Mapping[str, float] | None] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
+
+        ``confidence`` (NaN or None: none given) and ``probabilities`` (per label) are the model's,
+        per row.
 
         ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like;
         ``cache_rows`` = ``(fingerprint, input_hashes, outputs)`` adds newly computed outputs to the cache
@@ -359,6 +376,10 @@ class Store:
             "prompt": _text_column(prompts) if prompts is not None else nulls,
             "details": _text_column([None if d is None else json.dumps(d, sort_keys=True) for d in details])
             if details is not None else nulls,
+            "confidence": pa.array(np.asarray(confidence, dtype=np.float64), from_pandas=True)
+            if confidence is not None else pa.nulls(n, pa.float64()),
+            "probabilities": _text_column([None if p is None else json.dumps(p, sort_keys=True) for p in probabilities])
+            if probabilities is not None else nulls,
         })
         keys = [run_id, model, split, perturbation]
         with self._lock:
@@ -367,8 +388,9 @@ class Store:
                 self._con.register("_gengap_preds", preds)
                 self._con.execute(
                     "INSERT INTO predictions (run_id, model, split, perturbation, example_id, output, variant_input, "
-                    "variant_target, extracted, unextracted, prompt, details) SELECT ?, ?, ?, ?, example_id, output, "
-                    "variant_input, variant_target, extracted, unextracted, prompt, details FROM _gengap_preds", keys)
+                    "variant_target, extracted, unextracted, prompt, details, confidence, probabilities) SELECT ?, ?, ?, ?, "
+                    "example_id, output, variant_input, variant_target, extracted, unextracted, prompt, details, "
+                    "confidence, probabilities FROM _gengap_preds", keys)
                 for metric, values in scores.items():
                     table = pa.table({"example_id": preds.column("example_id"),
                                       "value": pa.array(np.asarray(values, dtype=np.float64))})
@@ -419,6 +441,43 @@ class Store:
             return pd.DataFrame(columns=cols)
         sums = ", ".join(f"sum({k})::BIGINT AS {k}" for k in JUDGE_COUNTS)
         return self.sql(f"SELECT model, {sums} FROM judge_use WHERE run_id = ? GROUP BY model ORDER BY model", [run_id])[cols]
+
+    def add_leakage(self, run_id: str, info: Mapping[str, Any], leaks: pd.DataFrame) -> None:
+        """Record a leakage audit of a run (replacing an earlier one): ``info`` (JSON) and one row per flagged
+        example (``leaks``: id, split, kind, match_id, similarity, match_text), in one transaction."""
+        table = pa.table({
+            "run_id": pa.array([run_id] * len(leaks), type=pa.string()),
+            "split": _text_column(leaks["split"].tolist()),
+            "example_id": _text_column(leaks["id"].astype(str).tolist()),
+            "kind": _text_column(leaks["kind"].tolist()),
+            "match_id": _text_column(leaks["match_id"].astype(str).tolist()),
+            "similarity": pa.array(leaks["similarity"].astype(float).tolist(), type=pa.float64()),
+            "match_text": _text_column(leaks["match_text"].tolist() if "match_text" in leaks else [None] * len(leaks)),
+        })
+        with self._lock:
+            self._con.execute("BEGIN")
+            try:
+                self._con.execute("DELETE FROM leaks WHERE run_id = ?", [run_id])
+                self._con.execute("DELETE FROM leakage WHERE run_id = ?", [run_id])
+                self._con.execute("INSERT INTO leakage VALUES (?, ?)", [run_id, json.dumps(info, sort_keys=True, default=str)])
+                self._con.register("_gengap_leaks", table)
+                self._con.execute("INSERT INTO leaks SELECT * FROM _gengap_leaks")
+                self._con.unregister("_gengap_leaks")
+                self._con.execute("COMMIT")
+            except Exception:
+                self._con.execute("ROLLBACK")
+                raise
+
+    def leakage(self, run_id: str) -> tuple[dict[str, Any] | None, pd.DataFrame]:
+        """A run's leakage audit: its info (None when the run was never audited) and its flagged examples
+        (id, split, kind, match_id, similarity, match_text)."""
+        tables = set(self.sql("SELECT table_name FROM information_schema.tables")["table_name"])
+        if "leakage" not in tables:  # a store written before audits existed
+            return None, pd.DataFrame(columns=["id", "split", "kind", "match_id", "similarity", "match_text"])
+        found = self.sql("SELECT info FROM leakage WHERE run_id = ?", [run_id])
+        leaks = self.sql("SELECT example_id AS id, split, kind, match_id, similarity, match_text FROM leaks "
+                         "WHERE run_id = ? ORDER BY split, example_id", [run_id])
+        return (json.loads(found["info"].iloc[0]) if len(found) else None), leaks
 
     def add_measures(self, run_id: str, records: Sequence[tuple[int, str, str, float]]) -> None:
         """Append training-time measures as ``(step, name, scope, value)`` tuples."""
@@ -487,15 +546,19 @@ class Store:
 
     def rows(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
         """Per-example rows of a run: model, split, perturbation, example, input, target, output,
-        extracted, unextracted, metadata, metric, score."""
+        extracted, unextracted, metadata, metric, score, confidence, probabilities (JSON text)."""
         where = "AND s.metric = ?" if metric else ""
+        columns = set(self.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
+                      ["column_name"])
+        confidences = ("p.confidence, p.probabilities" if "confidence" in columns  # stores older than the columns
+                       else "CAST(NULL AS DOUBLE) AS confidence, CAST(NULL AS VARCHAR) AS probabilities")
         params = [run_id, metric] if metric else [run_id]
         return self.sql(
             f"""
             SELECT s.model, s.split, s.perturbation, s.example_id,
                    COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
                    p.output, p.extracted, p.unextracted, e.metadata,
-                   s.metric, s.value AS score
+                   s.metric, s.value AS score, {confidences}
             FROM scores s
             JOIN predictions p USING (run_id, model, split, perturbation, example_id)
             LEFT JOIN examples e USING (run_id, split, example_id)
