@@ -102,16 +102,23 @@ class Evaluation:
         with Store(self.store_path, read_only=True) as store:
             return store.split_info(self.run_id)
 
-    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+                cluster: str | None = None) -> pd.DataFrame:
         """Score per (model, split, metric) with its interval, and the gap to the reference split with its
-        interval and test (see :func:`gengap.analysis.gaps.summarize`).
+        interval and test (see :func:`gengap.analysis.gaps.summarize`); ``cluster`` (default: the run's
+        ``cluster`` setting) names a column whose rows are not independent.
 
         A DataFrame; in a notebook (or ``rich.print``) it shows as the table ``gengap eval`` prints.
         """
         from gengap._summary_table import Summary
 
         return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
-                                 n_resamples=n_resamples, seed=seed))
+                                 n_resamples=n_resamples, seed=seed, cluster=cluster or self.cluster))
+
+    @property
+    def cluster(self) -> str | None:
+        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
+        return self.settings.scoring.cluster if self.settings is not None else None
 
     def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
@@ -167,7 +174,7 @@ class Evaluation:
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves)
+                            reference=self.reference, curves=curves, cluster=self.cluster)
 
 
 def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
@@ -251,13 +258,14 @@ def _normalize_models(model: ModelLike | Mapping[str, ModelLike] | Sequence[Mode
     return models
 
 
-def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float) -> list[Split]:
+def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float,
+                    dedupe: bool = False) -> list[Split]:
     out: list[Split] = []
     for spec in splits:
         if isinstance(spec, Split):
             made = [spec]
         else:
-            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction)
+            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction, dedupe=dedupe)
             made = splitter.split_datasets(dataset)
         out.extend(made)
     names = [s.name for s in out]
@@ -285,8 +293,10 @@ def evaluate(
     judge_model: str | None | FromConfig = FROM_CONFIG,
     choices_by: str | FromConfig = FROM_CONFIG,
     reference: str | None | FromConfig = FROM_CONFIG,
+    cluster: str | None | FromConfig = FROM_CONFIG,
     seed: int | FromConfig = FROM_CONFIG,
     test_fraction: float | FromConfig = FROM_CONFIG,
+    dedupe: bool | FromConfig = FROM_CONFIG,
     backend: str | Backend | FromConfig = FROM_CONFIG,
     workers: int | None | FromConfig = FROM_CONFIG,
     ray_address: str | None | FromConfig = FROM_CONFIG,
@@ -350,11 +360,16 @@ def evaluate(
         prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
         model with the completions API that returns prompt log-probabilities.
     reference : the split gaps are measured from (default: the random split).
+    cluster : a metadata column whose rows are not independent (the passage, document or source
+        questions share): every interval and test then counts clusters, and the summary says how
+        many there are and the design effect (:mod:`gengap.analysis.clustered`).
 
     Splitting (``config.splitting``)
 
     seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
         perturbations and few-shot draws.
+    dedupe : splitters built from specs keep inputs that are normalized or near copies of each other
+        on one side of every split (see :mod:`gengap.splits`; ``gengap leakage`` finds such copies).
 
     Execution (``config.execution``)
 
@@ -396,8 +411,8 @@ def evaluate(
         raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
                           "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
     given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
-             "choices_by": choices_by, "reference": reference, "seed": seed,
-             "test_fraction": test_fraction, "backend": backend, "workers": workers, "ray_address": ray_address,
+             "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
+             "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
              "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress,
              "threads": threads}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
@@ -408,6 +423,8 @@ def evaluate(
     execution, scoring, splitting = settings.execution, settings.scoring, settings.splitting
     for m in scoring.metrics:
         get_metric(m)
+    if scoring.cluster is not None:
+        check_cluster_column(dataset, scoring.cluster)
     if out is not None:
         check_out_folder(out, option="out")
     prompt_spec = as_prompt(prompt)
@@ -415,7 +432,8 @@ def evaluate(
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
-    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
+    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction,
+                               dedupe=splitting.dedupe)
     runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
     extractor = _as_extractor(objects["extract"] or scoring.extract, scoring)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
@@ -484,6 +502,25 @@ def evaluate(
         store.finish_run(run_id, "done")
     return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=scoring.reference, model_calls=calls,
                       settings=settings)
+
+
+def check_cluster_column(dataset: Dataset, column: str) -> None:
+    """A clear error, before any model runs, when ``column`` cannot name the clusters of ``dataset``:
+    not a metadata column, empty in some rows, or one value for every row."""
+    from gengap._errors import DataError, did_you_mean
+
+    if column not in dataset.metadata_columns:
+        raise DataError(f"cluster={column!r} is not a column of dataset '{dataset.name}'.{did_you_mean(column, dataset.metadata_columns)} "
+                        f"Its metadata columns: {', '.join(dataset.metadata_columns) or 'none'}. Name the column whose rows "
+                        "share a passage, item or source (--cluster COLUMN).")
+    values = pd.Series(list(dataset.column(column)), dtype=object)
+    missing = int(values.isna().sum())
+    if missing:
+        raise DataError(f"The cluster column '{column}' of dataset '{dataset.name}' is empty in {missing:,} of {len(values):,} "
+                        "rows; give every row a cluster id (a row alone in its cluster can have its own), or drop those rows.")
+    if values.astype(str).nunique() < 2 and len(values) > 1:
+        raise DataError(f"Every row of dataset '{dataset.name}' has the same '{column}' ({values.iloc[0]!r}): one cluster "
+                        "gives no way to see how clusters vary. Name a finer cluster column, or none.")
 
 
 #: How multiple-choice answers are chosen.
