@@ -58,8 +58,8 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
 
 
 def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+    from gengap.evaluation import Evaluation
     from gengap.report._write import FILE_NAMES, check_formats, write_report
-    from gengap.runner import Evaluation
 
     for note in result.notes:
         stdout.print(f"note: {note}", markup=False, soft_wrap=True)
