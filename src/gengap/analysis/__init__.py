@@ -13,6 +13,7 @@ module                        what it answers
 ``analysis.irt``              item difficulty and model ability (1PL / 2PL)
 ``analysis.stress``           how much each perturbation moves the score (paired with the clean run)
 ``analysis.measures``         how well training-time measures rank runs by their gap
+``analysis.leakage``          is the test set clean? copies of training examples, corpus overlap
 ============================  =====================================================================
 
 Names load on first use, so importing one module does not import the others (scikit-learn, say).
@@ -44,6 +45,7 @@ _HOME = {
     "Curve": "curves", "score_curve": "curves", "curve_from_rows": "curves",
     "Valley": "valley", "generalization_valley": "valley", "valleys_from_rows": "valley",
     "rank_correlation": "measures", "runs_table": "measures",
+    "LeakageAudit": "leakage", "audit_leakage": "leakage", "leakage_scores": "leakage",
 }
 
 __all__ = sorted(_HOME)

@@ -10,7 +10,7 @@ import typer
 from gengap.cli._app import app
 from gengap.cli._common import print_summary, stdout
 
-import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, JSONL/CSV/Parquet) "
+import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, inspect_ai, JSONL/CSV/Parquet) "
                               "into a results store, then write the usual report. No model is called.",
                          no_args_is_help=True)
 app.add_typer(import_app, name="import")
@@ -128,3 +128,24 @@ def table_command(
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
     _finish(result, format)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+
+
+@import_app.command("inspect")
+def inspect_command(
+    logs: Annotated[list[Path], typer.Argument(help="inspect_ai logs: .eval or .json files, or the log_dir folder that holds them.")],
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
+    metric: Annotated[str | None, typer.Option(help="Analyses: the scorer to use, when a task has several.")] = None,
+    group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,
+    subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the samples a split would test, e.g. length:by=input (repeat).")] = None,
+) -> None:
+    """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
+
+    Each task is a split and each model a model; a sample run for several epochs becomes one row per
+    epoch (id#epoch, with sample_id and epoch in its metadata). Example: gengap import inspect logs/ --out report/
+    """
+    from gengap.imports import import_inspect
+
+    result = import_inspect(logs, out)
+    _finish(result, format)
+    _analyses(result, metric=metric, group=group, reextract=None, subset=subset)

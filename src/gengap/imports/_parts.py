@@ -38,12 +38,16 @@ class ModelRows:
     scores : metric name -> float array of shape (n_examples,).
     example_ids : the examples these rows are about, when the model saw only some of the part's
         examples or in another order (None: all of them, in the part's order).
+    prompts : what the model read per example (text, or chat messages as JSON text), or None.
+    details : per example, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (a dict or None), or None.
     """
 
     outputs: pa.Array
     scores: dict[str, np.ndarray]
     extracted: pa.Array | None = None
     example_ids: pa.Array | None = None
+    prompts: list[Any] | None = None
+    details: list[dict[str, Any] | None] | None = None
 
 
 @dataclass
@@ -150,7 +154,7 @@ def write_import(out: str | Path, name: str, config: Mapping[str, Any], parts: S
                     ids = part.example_ids if rows.example_ids is None else rows.example_ids
                     store.add_predictions(run_id, model=model, split=part.split, example_ids=ids,
                                           outputs=rows.outputs, scores=rows.scores, extracted=rows.extracted,
-                                          shard=shard)
+                                          shard=shard, prompts=rows.prompts, details=rows.details)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise

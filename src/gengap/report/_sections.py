@@ -53,6 +53,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_cost",
     "gengap.report.section_curves",
     "gengap.report.section_valley",
+    "gengap.report.section_leakage",
 ]
 
 

@@ -1,0 +1,296 @@
+"""Reading one or more results stores into the viewer's table of rows (read-only, once, at start).
+
+Each store is read into an in-memory DuckDB database and then let go, so the viewer never holds a
+lock that would stop ``gengap eval`` from writing the store. A store that a running evaluation holds
+is copied first (its committed transactions: the file and its write-ahead log) and the copy is read;
+the run is then marked as a snapshot and the pages say so.
+
+The table ``rows`` holds one row per (run, model, split, perturbation, example, metric), in the order a
+reader expects (split order of the run, clean rows before perturbed ones, examples in stored order),
+with a global row id ``rid``, the example's metadata fields as typed columns ``m_<name>``, and the
+input and output lengths in whitespace words.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from gengap._errors import StoreError
+
+__all__ = ["Run", "Loaded", "load_runs", "resolve_store", "STORE_NAME"]
+
+#: The store file inside an output folder (the same name the runner writes).
+STORE_NAME = "gengap.duckdb"
+#: At most this many metadata fields become filterable columns (the first ones seen).
+MAX_META_COLUMNS = 60
+
+
+@dataclass
+class Run:
+    """One run the viewer shows: where it came from and what the pages should say about it."""
+
+    index: int
+    label: str
+    path: Path
+    run_id: str
+    name: str
+    status: str
+    snapshot: bool
+    splits: list[str]
+    split_info: dict[str, dict[str, Any]]
+    models: list[str]
+    metrics: list[str]
+    notes: list[str] = field(default_factory=list)
+    document: dict[str, Any] = field(default_factory=dict, repr=False)  # the report's results.json content
+
+    @property
+    def primary_metric(self) -> str | None:
+        return self.metrics[0] if self.metrics else None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"index": self.index, "label": self.label, "path": str(self.path), "run_id": self.run_id,
+                "name": self.name, "status": self.status, "snapshot": self.snapshot, "splits": self.splits,
+                "models": self.models, "metrics": self.metrics, "primary_metric": self.primary_metric,
+                "notes": self.notes}
+
+
+@dataclass
+class Loaded:
+    """The in-memory database (table ``rows``), the runs in it, and the metadata columns found."""
+
+    con: Any
+    runs: list[Run]
+    meta_columns: dict[str, str]  # field name -> "number" or "text"
+    store_paths: list[Path]  # the files read (a snapshot copy where the store was in use)
+
+
+def resolve_store(path: str | Path) -> Path:
+    """A ``gengap.duckdb`` file, or a folder holding one, to the store file; anything else raises.
+
+    >>> resolve_store("/no/such/folder")
+    Traceback (most recent call last):
+    ...
+    gengap._errors.StoreError: '/no/such/folder' does not exist. Give the --out folder of a gengap run (it holds gengap.duckdb) or the store file itself.
+    """
+    p = Path(path)
+    if not p.exists():
+        raise StoreError(f"'{p}' does not exist. Give the --out folder of a gengap run (it holds {STORE_NAME}) or the store file itself.")
+    if p.is_dir():
+        store = p / STORE_NAME
+        if not store.is_file():
+            found = sorted(q.name for q in p.glob("*.duckdb"))
+            hint = f" It holds {', '.join(found)}; pass one of them." if found else ""
+            raise StoreError(f"'{p}' is not a gengap run: it holds no results store ({STORE_NAME}).{hint} "
+                             "Give the --out folder of 'gengap eval', 'gengap demo' or 'gengap import', or the store file.")
+        return store
+    with open(p, "rb") as f:
+        head = f.read(16)
+    if head[8:12] != b"DUCK":
+        raise StoreError(f"'{p}' is not a gengap run: it is not a DuckDB file. Give the --out folder of a gengap run "
+                         f"or its {STORE_NAME}.")
+    return p
+
+
+def _open_read_only(path: Path, scratch: Path) -> tuple[Any, Path, bool]:
+    """A read-only DuckDB connection to ``path``; when another process holds the store, to a copy of
+    what it has committed (the file and its write-ahead log), with ``snapshot`` True."""
+    import duckdb
+
+    try:
+        return duckdb.connect(str(path), read_only=True), path, False
+    except duckdb.IOException as e:
+        if "lock" not in str(e).lower():
+            raise StoreError(f"Cannot read '{path}': {e}. It was left untouched.") from None
+    last: Exception | None = None
+    for attempt in range(5):  # a checkpoint may run while we copy: copy again until file and log agree
+        copy = scratch / f"snapshot{attempt}.duckdb"
+        before = path.stat().st_mtime_ns
+        shutil.copyfile(path, copy)
+        wal = path.with_name(path.name + ".wal")
+        if wal.exists():
+            shutil.copyfile(wal, copy.with_name(copy.name + ".wal"))
+        if path.stat().st_mtime_ns != before:
+            continue
+        try:
+            return duckdb.connect(str(copy), read_only=True), copy, True
+        except duckdb.Error as e:
+            last = e
+    raise StoreError(f"'{path}' is being written by a running gengap process and no consistent copy of it could be read "
+                     f"({last}). Wait for the run to finish, or try again.")
+
+
+def _check_gengap(con: Any, path: Path) -> None:
+    tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    missing = {"gengap_meta", "runs", "predictions", "scores"} - tables
+    if missing:
+        con.close()
+        raise StoreError(f"'{path}' is a DuckDB file but not a gengap results store (no {', '.join(sorted(missing))} "
+                         "table). Give the --out folder of a gengap run.")
+
+
+def _pick_run(con: Any, path: Path, run_id: str | None) -> tuple[str, str, str]:
+    runs = con.execute("SELECT run_id, name, status FROM runs ORDER BY created_at, run_id").fetchall()
+    if not runs:
+        raise StoreError(f"The store '{path}' holds no run yet.")
+    if run_id is not None:
+        found = [r for r in runs if r[0] == run_id]
+        if not found:
+            raise StoreError(f"No run '{run_id}' in '{path}'; its runs: {', '.join(r[0] for r in runs[-10:])}.")
+        return found[0]
+    done = [r for r in runs if r[2] == "done"]
+    return (done or runs)[-1]
+
+
+def _metrics(config: dict[str, Any], found: list[str]) -> list[str]:
+    configured = [m for m in (config.get("metrics") or []) if isinstance(m, str)]
+    return [m for m in configured if m in found] + [m for m in found if m not in configured]
+
+
+def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = None) -> Loaded:
+    """Read the runs of ``paths`` (one run per store: ``run_ids`` or the latest finished one) into memory."""
+    import duckdb
+
+    mem = duckdb.connect()
+    mem.execute("SET preserve_insertion_order = true")
+    scratch = Path(tempfile.mkdtemp(prefix="gengap-view-"))
+    runs: list[Run] = []
+    files: list[Path] = []
+    offset = 0
+    try:
+        for i, raw in enumerate(paths):
+            path = resolve_store(raw)
+            con, read_from, snapshot = _open_read_only(path, scratch)
+            try:
+                _check_gengap(con, path)
+                run_id, name, status = _pick_run(con, path, (run_ids or [None] * len(paths))[i])
+                config = json.loads(con.execute("SELECT config FROM runs WHERE run_id = ?", [run_id]).fetchone()[0] or "{}")
+                split_rows = con.execute("SELECT split, info FROM splits WHERE run_id = ? ORDER BY rowid", [run_id]).fetchall()
+            finally:
+                con.close()
+            split_info = {s: json.loads(info) for s, info in split_rows}
+            try:
+                from gengap.view.summary import report_document
+
+                document = report_document(read_from, run_id)
+                problem = ""
+            except Exception as e:  # the rows are still worth seeing when a figure cannot be computed
+                document, problem = {}, f"The report's figures could not be computed for run {run_id}: {e}"
+            alias = f"s{i}"
+            mem.execute(f"ATTACH '{str(read_from).replace(chr(39), chr(39) * 2)}' AS {alias} (READ_ONLY)")
+            try:
+                found_metrics = [r[0] for r in mem.execute(
+                    f"SELECT DISTINCT metric FROM {alias}.scores WHERE run_id = ? ORDER BY metric", [run_id]).fetchall()]
+                metrics = _metrics(config, found_metrics)
+                models = [r[0] for r in mem.execute(
+                    f"SELECT model FROM {alias}.predictions WHERE run_id = ? GROUP BY model ORDER BY min(rowid)", [run_id]).fetchall()]
+                order = {s: k for k, s in enumerate(split_info)}
+                metric_order = {m: k for k, m in enumerate(metrics)}
+                mem.execute("CREATE OR REPLACE TEMP TABLE _split_order (split VARCHAR, pos INTEGER)")
+                mem.executemany("INSERT INTO _split_order VALUES (?, ?)", [[s, k] for s, k in order.items()])
+                mem.execute("CREATE OR REPLACE TEMP TABLE _metric_order (metric VARCHAR, pos INTEGER)")
+                mem.executemany("INSERT INTO _metric_order VALUES (?, ?)", [[m, k] for m, k in metric_order.items()])
+                has_details = bool(mem.execute(
+                    f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
+                    "AND table_name = 'predictions' AND column_name = 'details'").fetchall()[0][0])
+                extra = "p.prompt, p.details" if has_details else "NULL::VARCHAR AS prompt, NULL::VARCHAR AS details"
+                select = f"""
+                    SELECT {i}::INTEGER AS run, s.model, s.split, s.perturbation, s.example_id, s.metric, s.value AS score,
+                           COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
+                           p.output, p.extracted, p.unextracted, e.metadata, {extra},
+                           s.metric = {_lit(metrics[0]) if metrics else 'NULL'} AS is_primary,
+                           COALESCE(so.pos, 1000000) AS _split_pos, CASE WHEN s.perturbation = 'none' THEN 0 ELSE 1 END AS _clean,
+                           COALESCE(e.rowid, 0) AS _ex_pos, COALESCE(mo.pos, 1000) AS _metric_pos, p.rowid AS _pred_pos
+                    FROM {alias}.scores s
+                    JOIN {alias}.predictions p USING (run_id, model, split, perturbation, example_id)
+                    LEFT JOIN {alias}.examples e USING (run_id, split, example_id)
+                    LEFT JOIN _split_order so ON so.split = s.split
+                    LEFT JOIN _metric_order mo ON mo.metric = s.metric
+                    WHERE s.run_id = {_lit(run_id)}
+                """
+                body = (f"SELECT * EXCLUDE (_split_pos, _clean, _ex_pos, _metric_pos, _pred_pos) FROM ({select}) "
+                        "ORDER BY model, _split_pos, split, _clean, perturbation, _ex_pos, _pred_pos, _metric_pos, metric")
+                if i == 0:
+                    mem.execute(f"CREATE TABLE _raw AS {body}")
+                else:
+                    mem.execute(f"INSERT INTO _raw {body}")
+            finally:
+                mem.execute(f"DETACH {alias}")
+            notes = [problem] if problem else []
+            if snapshot:
+                stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
+                notes.append(f"The store is being written by a running gengap process: this shows what it had committed "
+                             f"at {stamp}. Start the viewer again to see more.")
+            if status != "done":
+                notes.append(f"Run {run_id} did not finish (status: {status}): the rows are those stored so far.")
+            label = Path(raw).name if Path(raw).is_dir() else Path(raw).parent.name or str(raw)
+            runs.append(Run(i, label, path, run_id, name or "", status, snapshot, list(split_info), split_info, models,
+                            metrics, notes, document))
+            files.append(read_from)
+        if len({r.label for r in runs}) < len(runs):
+            for r in runs:
+                r.label = f"{r.label} ({'AB'[r.index] if r.index < 2 else r.index})"
+        meta = _meta_columns(mem)
+        _build(mem, meta, offset)
+    except BaseException:
+        mem.close()
+        shutil.rmtree(scratch, ignore_errors=True)
+        raise
+    shutil.rmtree(scratch, ignore_errors=True)
+    return Loaded(mem, runs, meta, files)
+
+
+def _lit(text: str) -> str:
+    return "'" + str(text).replace("'", "''") + "'"
+
+
+def _meta_columns(mem: Any) -> dict[str, str]:
+    """Metadata field -> "number" or "text", from the fields the rows' metadata hold."""
+    keys = [r[0] for r in mem.execute(
+        "SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM "
+        "(SELECT metadata, rowid FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata) "
+        "AND json_type(metadata) = 'OBJECT') GROUP BY k) ORDER BY first LIMIT ?", [MAX_META_COLUMNS]).fetchall()]
+    out: dict[str, str] = {}
+    for key in keys:
+        path = "$." + json.dumps(key)
+        kinds = {r[0] for r in mem.execute(
+            "SELECT DISTINCT json_type(metadata, ?) FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata)", [path]).fetchall()}
+        kinds.discard(None)
+        kinds.discard("NULL")
+        number = bool(kinds) and kinds <= {"BIGINT", "UBIGINT", "DOUBLE"}
+        out[key] = "number" if number else "text"
+    return out
+
+
+def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
+    from gengap.view.queries import meta_columns
+
+    names = meta_columns(meta)
+    cols = []
+    for key, kind in meta.items():
+        column = names[key]
+        path = _lit("$." + json.dumps(key))
+        if kind == "number":
+            cols.append(f"TRY_CAST(json_extract(metadata, {path}) AS DOUBLE) AS {column}")
+        else:
+            cols.append(f"json_extract_string(metadata, {path}) AS {column}")
+    extra = (", " + ", ".join(cols)) if cols else ""
+    mem.execute(f"""
+        CREATE TABLE rows AS
+        SELECT (rowid + {offset})::BIGINT AS rid, run, model, split, perturbation, example_id, metric,
+               score, score >= 1 AS correct, unextracted, is_primary, input, target, output, extracted, metadata, prompt, details,
+               {_words('input')} AS input_length, {_words('target')} AS target_length,
+               {_words('output')} AS output_length{extra}
+        FROM _raw""")
+    mem.execute("DROP TABLE _raw")
+
+
+def _words(column: str) -> str:
+    """SQL for the whitespace-separated words of a text column (0 for an empty or missing text)."""
+    return (f"CASE WHEN {column} IS NULL OR trim({column}) = '' THEN 0 "
+            f"ELSE len(regexp_split_to_array(trim({column}), '\\s+')) END")

@@ -1,0 +1,121 @@
+"""The viewer's summary: the report's figures (``results.json``) of a run, each with the rows behind it.
+
+The figures are the report's own (:func:`gengap.report._results.results_document`), computed from the
+same stored rows. Each figure that counts examples gets ``rows``: the filters of ``/api/rows`` that
+select exactly the rows it was computed from. A link is kept only when that selection holds as many
+rows as the figure's ``n`` (checked here, on the loaded rows), so the count a reader sees after a click
+is the ``n`` the summary printed; a figure whose rows cannot be selected by filters is shown without one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+__all__ = ["report_document", "linked_figures"]
+
+
+def report_document(store_path: Path, run_id: str) -> dict[str, Any]:
+    """The report's ``results.json`` content for a run (a section that fails leaves its error, as in the report)."""
+    from gengap.report._results import results_document
+    from gengap.report._sections import build_sections
+    from gengap.report._write import load_context
+    from gengap.store import Store
+
+    with Store(store_path, read_only=True) as store:
+        ctx = load_context(store, run_id)
+        sections = build_sections(ctx)
+        return results_document(ctx, sections, generated_at="")
+
+
+def _count(con: Any, rows: Mapping[str, Any], meta: Mapping[str, str]) -> int:
+    from gengap.view.queries import parse_filters
+
+    query = {k: [str(x) for x in v] if isinstance(v, list) else [str(v)] for k, v in rows.items()}
+    where, params = parse_filters(query, meta).where()
+    cur = con.cursor()
+    try:
+        return int(cur.execute(f"SELECT count(*) FROM rows WHERE {where}", params).fetchone()[0])
+    finally:
+        cur.close()
+
+
+def _first_match(con: Any, candidates: list[dict[str, Any]], n: Any, meta: Mapping[str, str]) -> dict[str, Any] | None:
+    """The first filter set that selects exactly ``n`` rows, or None."""
+    if n is None:
+        return None
+    for rows in candidates:
+        try:
+            if _count(con, rows, meta) == int(n):
+                return rows
+        except Exception:  # a candidate naming a field these rows lack: try the next
+            continue
+    return None
+
+
+def _number(v: Any) -> str:
+    f = float(v)
+    return str(int(f)) if f.is_integer() else repr(f)
+
+
+def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, str]) -> dict[str, Any]:
+    """The figures of one run's document, each with ``rows`` (filters) where they can be selected exactly."""
+    split_info = {s["name"]: s for s in doc.get("splits", [])}
+    reference = doc.get("reference")
+    scores = []
+    for r in doc.get("summary", []):
+        base = {"run": run, "model": r["model"], "split": r["split"], "metric": r["metric"], "perturbation": "none"}
+        scores.append({**r, "rows": _first_match(con, [base], r["n"], meta)})
+    held_out = []
+    groups_doc = (doc.get("sections") or {}).get("groups") or {}
+    metric = groups_doc.get("metric")
+    for r in groups_doc.get("held_out", []) if isinstance(groups_doc, dict) else []:
+        base = {"run": run, "model": r["model"], "split": r["split"], "metric": metric, "perturbation": "none"}
+        held_out.append({**r, "rows": _first_match(con, [base], r.get("n"), meta)})
+    within = []
+    for block in groups_doc.get("within_reference", []) if isinstance(groups_doc, dict) else []:
+        for g in block.get("groups", []):
+            cands = [{"run": run, "model": block["model"], "split": reference, "metric": metric, "perturbation": "none",
+                      f"meta.{field}": g["group"]} for field in meta]
+            within.append({"model": block["model"], **g, "worst": g["group"] == block.get("worst_group"),
+                           "rows": _first_match(con, cands, g.get("n"), meta) if reference else None})
+    transfer = []
+    for block in groups_doc.get("transfer", []) if isinstance(groups_doc, dict) else []:
+        names = [s for s, info in split_info.items() if info.get("method") == "transfer"]
+        for cell in block.get("cells", []):
+            cands = []
+            for s in names:
+                if str(cell.get("train_group")) not in s:
+                    continue
+                cands.append({"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none"})
+                cands += [{"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none",
+                           f"meta.{field}": cell.get("test_group")} for field in meta]
+            transfer.append({"model": block["model"], "group_columns": block.get("group_columns"), **cell,
+                             "rows": _first_match(con, cands, cell.get("n"), meta)})
+    effects = []
+    pert = (doc.get("sections") or {}).get("perturbations") or {}
+    for e in pert.get("effects", []) if isinstance(pert, dict) else []:
+        base = {"run": run, "model": e["model"], "split": e["split"], "metric": e["metric"], "perturbation": e["perturbation"]}
+        effects.append({**e, "rows": _first_match(con, [base], e.get("n"), meta)})
+    curves = []
+    length_splits = [s for s, info in split_info.items() if info.get("method") == "length"]
+    for c in doc.get("curves", []):
+        axis = c["axis"]
+        field = axis if axis in ("input_length", "target_length", "output_length") else f"meta.{axis}"
+        bins = []
+        for b in c.get("bins", []):
+            rng = {f"min.{field[5:] if field.startswith('meta.') else field}": _number(b["low_edge"]),
+                   f"max.{field[5:] if field.startswith('meta.') else field}": _number(b["high_edge"])}
+            base = {"run": run, "model": c["model"], "metric": c["metric"], "perturbation": "none", **rng}
+            splits = [c["split"]] if c.get("split") else []
+            if reference:
+                splits += [[reference]] if b.get("in_range") else [[s] for s in length_splits]
+                splits.append([reference, *length_splits])
+            cands = [{**base, "split": s} for s in splits] if splits else [base]
+            bins.append({**b, "rows": _first_match(con, cands, b.get("n"), meta)})
+        curves.append({**{k: v for k, v in c.items() if k != "bins"}, "bins": bins})
+    return {"headline": doc.get("headline"), "reference": reference, "run": doc.get("run"), "n_rows": doc.get("n_rows"),
+            "scores": scores, "held_out": held_out, "groups": within, "transfer": transfer, "perturbations": effects,
+            "curves": curves, "splits": doc.get("splits", []),
+            "sections": sorted((doc.get("sections") or {}).keys())}

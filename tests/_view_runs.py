@@ -1,0 +1,90 @@
+"""Small real runs for the viewer's tests, and the viewer served on loopback by uvicorn in a thread."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import gengap
+from gengap.perturb import make_perturbation
+
+SCRIPT = "<script>window.__pwned=1</script>"
+IMG = '<img src=x onerror="window.__pwned=1">'
+
+
+def records(n: int = 240) -> list[dict[str, Any]]:
+    """Commands of 1 to 6 words with a topic and a size; some carry script payloads in the input."""
+    return [{"id": f"r{i}", "input": " ".join(["walk"] * (1 + i % 6)) + (f" {SCRIPT}" if i % 17 == 0 else ""),
+             "target": " ".join(["WALK"] * (1 + i % 6)), "topic": ["a", "b", f"c{IMG}"][i % 3], "size": i % 7}
+            for i in range(n)]
+
+
+def model(reach: int):
+    """Right on commands of up to ``reach`` words (payloads echoed when wrong), wrong after."""
+    def predict(xs: list[str]) -> list[str]:
+        out = []
+        for x in xs:
+            words = [w for w in x.lower().split() if w == "walk"]
+            out.append(" ".join(w.upper() for w in words) if len(words) <= reach else f"WRONG {IMG} " + x)
+        return out
+    return predict
+
+
+def make_run(out: Path, reach: int = 3, n: int = 240) -> Path:
+    """A run of two models (m1 with the given reach, m2 upper-casing) on random, length and group splits,
+    with a casing perturbation."""
+    gengap.evaluate({"m1": model(reach), "m2": lambda xs: [x.upper() for x in xs]}, gengap.load(records(n)),
+                    ["random", "length", "group:group=topic"], out=out, progress=False,
+                    perturbations=[make_perturbation("casing:mode=upper")])
+    return out
+
+
+@contextmanager
+def serving(paths: list[Path]) -> Iterator[str]:
+    """The viewer over ``paths`` on a free loopback port; yields its base URL."""
+    import socket
+
+    import uvicorn
+
+    from gengap.view._load import load_runs
+    from gengap.view.app import make_app
+
+    loaded = load_runs(list(paths))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(make_app(loaded, port=port), host="127.0.0.1", port=port, log_level="warning",
+                                           lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.time() + 30
+    while not server.started:
+        if time.time() > deadline or not thread.is_alive():
+            raise RuntimeError("the viewer did not start")
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        loaded.con.close()
+
+
+def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """Status and parsed JSON (or text) of a GET."""
+    req = urllib.request.Request(url, headers=headers or {})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            body = r.read().decode("utf-8")
+            status = r.status
+            kind = r.headers.get("content-type", "")
+    except urllib.error.HTTPError as e:
+        body, status, kind = e.read().decode("utf-8"), e.code, e.headers.get("content-type", "")
+    return status, json.loads(body) if "json" in kind and "ndjson" not in kind else body

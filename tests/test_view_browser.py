@@ -1,0 +1,139 @@
+"""The viewer in a real browser (Debian's headless Chromium driven by Playwright): summary -> rows -> one
+row -> A/B flips on two real runs, every count checked against the stores, no request leaving
+loopback, and the report's script payloads (in inputs, outputs, metadata and split names) inert."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("uvicorn")
+
+from _view_runs import IMG, SCRIPT, make_run, serving
+from gengap.store import Store
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"),
+]
+
+
+@contextmanager
+def _page(problems: list[str]) -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+            yield page
+        finally:
+            browser.close()
+
+
+def _wait(page: Any, before: int) -> None:
+    """Until the viewer has drawn a page after the ``before``-th one."""
+    page.wait_for_function("n => window.__gengap && window.__gengap.renders > n", arg=before, timeout=30_000)
+
+
+def _renders(page: Any) -> int:
+    return int(page.evaluate("() => (window.__gengap && window.__gengap.renders) || 0"))
+
+
+def _go(page: Any, url: str) -> None:
+    """Go to another page of the viewer (a new hash) and wait until it is drawn."""
+    before = _renders(page)
+    page.goto(url)
+    _wait(page, before)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> tuple[Path, Path]:
+    base = tmp_path_factory.mktemp("view-browser")
+    return make_run(base / "a", reach=3), make_run(base / "b", reach=4)
+
+
+def _store_rows(path: Path) -> pd.DataFrame:
+    with Store(path / "gengap.duckdb", read_only=True) as store:
+        return store.rows(store.latest_run())
+
+
+def test_summary_rows_row_and_ab_flips_in_a_browser(runs, tmp_path):
+    a_rows, b_rows = (_store_rows(p) for p in runs)
+    problems: list[str] = []
+    requests: list[str] = []
+    dialogs: list[str] = []
+    with serving(list(runs)) as base, _page(problems) as page:
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: requests.append(r.url))
+        page.goto(base + "/#/summary")
+        _wait(page, 0)
+        # summary: the length split's n of model m1 links to exactly its rows
+        row = page.locator("table").first.locator("tr", has_text="length").first
+        n = int(row.locator("span.n").get_attribute("data-n"))
+        expected = a_rows[(a_rows["model"] == row.locator("td").nth(0).inner_text()) & (a_rows["split"] == "length")
+                          & (a_rows["perturbation"] == "none")]
+        assert n == len(expected) > 0
+        before = _renders(page)
+        row.locator("span.n").click()
+        _wait(page, before)
+        assert page.url.split("#")[1].startswith("/rows?")
+        assert int(page.locator("#total").get_attribute("data-total")) == n
+        assert page.locator("tbody tr").count() == min(n, 50)
+        # every group of a held-out topic links too, the payload in its name shown as text
+        _go(page, base + "/#/summary?run=0")
+        page.wait_for_selector("text=Held-out groups")
+        held = page.locator("h2:has-text('Held-out groups') + table tbody tr", has_text=f"c{IMG}").first
+        assert held.count() == 1
+        # one row: open the first wrong row of run A on the length split
+        _go(page, base + "/#/rows?run=0&model=m1&split=length&outcome=wrong")
+        first = page.locator("tbody tr").first
+        example = first.locator("td").nth(5).inner_text()
+        before = _renders(page)
+        first.locator("a").first.click()
+        _wait(page, before)
+        assert f"example {example}" in page.locator("h1").inner_text()
+        stored = a_rows[(a_rows["model"] == "m1") & (a_rows["split"] == "length") & (a_rows["example_id"] == example)
+                        & (a_rows["perturbation"] == "none")].iloc[0]
+        assert page.locator("#output").inner_text() == stored["output"]
+        assert page.locator("#target").inner_text() == stored["target"]
+        assert page.locator("span.diff mark.diff").count() >= 1  # the casing perturbation's changed words
+        # A/B: the flip table per split, and the flipped examples behind a count
+        before = _renders(page)
+        page.click("#nav-ab")
+        _wait(page, before)
+        flip = page.locator("span.flip").first
+        n_flips = int(flip.get_attribute("data-n"))
+        split = flip.locator("xpath=ancestor::tr/td[1]").inner_text()
+        x = a_rows[(a_rows["model"] == "m1") & (a_rows["split"] == split) & (a_rows["perturbation"] == "none")].set_index("example_id")["score"]
+        y = b_rows[(b_rows["model"] == "m1") & (b_rows["split"] == split) & (b_rows["perturbation"] == "none")].set_index("example_id")["score"]
+        y = y.reindex(x.index)
+        assert n_flips in (int(((x >= 1) & (y < 1)).sum()), int(((x < 1) & (y >= 1)).sum())) and n_flips > 0
+        before = _renders(page)
+        flip.click()
+        _wait(page, before)
+        assert int(page.locator("#total").get_attribute("data-total")) == n_flips
+        assert page.locator("tbody tr").count() == min(n_flips, 50)
+        # payloads everywhere are text: search for them and read them back literally
+        _go(page, base + "/#/rows?q=script")
+        cells = page.locator("tbody").inner_text()
+        _go(page, base + "/#/rows?outcome=wrong&run=0&model=m1")
+        wrong = page.locator("tbody").inner_text()
+        page.screenshot(path=str(tmp_path / "viewer.png"), full_page=True)
+        pwned = page.evaluate("() => window.__pwned")
+    assert SCRIPT in cells and IMG in wrong
+    assert pwned is None, "a payload from the data ran in the viewer"
+    assert dialogs == []
+    assert problems == []
+    assert requests and all(u.startswith(base) for u in requests), [u for u in requests if not u.startswith(base)]
