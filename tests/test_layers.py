@@ -36,6 +36,7 @@ LAYERS = {
     "gengap.demo": "facade",
     "gengap.monitor.grokking_demo": "facade",
     "gengap.tasks.sweep": "facade",
+    "gengap.view": "facade",  # the viewer: an app over stored runs, reading them with the report's code
     "gengap.cli": "cli",
 }
 #: Height of each layer: a module imports its own layer or lower ones; of two layers of the same height
