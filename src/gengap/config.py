@@ -41,7 +41,7 @@ from __future__ import annotations
 import difflib
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -346,6 +346,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
         for s in cfg.split:
             splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.splitting.seed,
                                         test_fraction=cfg.splitting.test_fraction))
+    _check_curves(cfg.eval.curves, dataset)  # before the model is built or any split cut
     model = build_model(cfg.model)  # after the data: a missing data file is reported first
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
     evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
@@ -353,6 +354,15 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
     evaluation.report(curves=cfg.eval.curves)
     return evaluation
+
+
+def _check_curves(axes: Sequence[str], dataset: Any) -> None:
+    """Every ``--curve`` axis is a numeric column of the data (or a derived axis), else refuse before running."""
+    from gengap.analysis.curves import check_axis
+
+    columns = {c: dataset.column(c).tolist() for c in dataset.metadata_columns}
+    for axis in axes:
+        check_axis(columns, str(axis), option="--curve")
 
 
 def _split_folders(cfg: RunConfig) -> tuple[Any, list[Any]]:

@@ -106,6 +106,8 @@ class Evaluation:
         from gengap.analysis.gaps import find_reference
 
         info = self.split_info()
+        with Store(self.store_path, read_only=True) as store:
+            trained = store.run_config(self.run_id).get("trained") or []
         rows = self.rows()
         model = model if model is not None else str(rows["model"].iloc[0])
         metric = metric if metric is not None else str(rows["metric"].iloc[0])
@@ -114,7 +116,7 @@ class Evaluation:
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed)
+                            n_resamples=n_resamples, seed=seed, trained=trained)
         return next(c for c in curves if c.model == model)
 
     def transfer(self, **options: Any) -> Any:

@@ -1,7 +1,9 @@
 """Per-example scorers: (outputs, targets) -> one float per example.
 
 Scorers are vectorized over a batch so scoring never bottlenecks a run. Register new ones with
-:func:`register_metric`.
+:func:`register_metric`. The same registry holds the corpus-level metrics of
+:mod:`gengap.metrics_corpus` (``auroc``, ``macro_f1``, ``ece``, ...): figures of a whole test part,
+asked for by name like the others, with options after a colon (``auroc:positive=yes``).
 
 >>> from gengap.metrics import score
 >>> score("exact_match", ["a b", "c"], ["a b", "d"]).tolist()
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -21,8 +24,11 @@ import pyarrow.compute as pc
 
 from gengap._errors import ConfigError, did_you_mean
 from gengap._registry import Registry
+from gengap._specs import parse_spec
+from gengap.metrics_corpus import METRIC_CLASSES, CorpusMetric
 
-__all__ = ["METRICS", "register_metric", "score", "exact_match", "normalized_match", "token_f1"]
+__all__ = ["METRICS", "register_metric", "score", "exact_match", "normalized_match", "token_f1", "get_metric",
+           "is_corpus_metric", "is_share"]
 
 Scorer = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
 METRICS: Registry[Scorer] = Registry("metric")
@@ -94,12 +100,47 @@ def token_f1(outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
 
 
 def get_metric(name: str | Scorer) -> Scorer:
-    """A scorer by name, or the callable itself."""
+    """A scorer by name (a corpus metric may carry options: ``auroc:positive=yes``), or the callable itself.
+
+    >>> get_metric("selective_accuracy:coverage=0.5").options
+    {'coverage': 0.5}
+    """
     if callable(name):
         return name
-    if name not in METRICS:
-        raise ConfigError(f"Unknown metric '{name}'.{did_you_mean(name, METRICS)} Metrics: {', '.join(sorted(METRICS))}.")
-    return METRICS[name]
+    base, _, rest = str(name).partition(":")
+    if base not in METRICS:
+        raise ConfigError(f"Unknown metric '{base}'.{did_you_mean(base, METRICS)} Metrics: {', '.join(sorted(METRICS))}.")
+    entry = METRICS[base]
+    if not rest:
+        return entry
+    if not isinstance(entry, CorpusMetric):
+        raise ConfigError(f"Metric '{base}' takes no options; '{name}' gives some.")
+    return entry.with_options(**parse_spec(str(name), what="Metric")[1])
+
+
+def is_share(metric: str) -> bool:
+    """True unless ``metric`` is a corpus metric whose figure is not a share in [0, 1] (bleu, mcc, log_loss):
+    what decides whether a table prints it as a percentage.
+
+    >>> is_share("exact_match"), is_share("auroc"), is_share("bleu")
+    (True, True, False)
+    """
+    try:
+        return bool(getattr(get_metric(metric), "share", True))
+    except ConfigError:
+        return True
+
+
+def is_corpus_metric(name: str | Scorer) -> bool:
+    """True for a metric of a whole test part (``auroc``), False for a mean of per-example scores.
+
+    >>> is_corpus_metric("auroc:positive=yes"), is_corpus_metric("exact_match")
+    (True, False)
+    """
+    try:
+        return isinstance(get_metric(name), CorpusMetric)
+    except ConfigError:
+        return False
 
 
 def score(metric: str | Scorer, outputs: Sequence[Any], targets: Sequence[Any]) -> np.ndarray:
@@ -108,3 +149,7 @@ def score(metric: str | Scorer, outputs: Sequence[Any], targets: Sequence[Any]) 
     if values.shape != (len(outputs),):
         raise ConfigError(f"Metric {metric!r} returned shape {values.shape} for {len(outputs)} outputs; it must return one float per example.")
     return values
+
+
+for _name, _metric in METRIC_CLASSES.items():  # a row stores whether its output equals the target
+    METRICS.register(_name, replace(_metric, row_score=exact_match))

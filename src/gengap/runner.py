@@ -40,6 +40,7 @@ from gengap.backends import Backend, SerialBackend, call_error, checked_outputs,
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
+from gengap.models._scored import decode_cached, encode_cached, split_confidences
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import STORE_NAME, Store
@@ -169,6 +170,8 @@ def run(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if any(m.needs_fit for m in models):  # trained on the splits: their curves mark the training range
+        run_config["trained"] = [m.name for m in models if m.needs_fit]
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
@@ -396,7 +399,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     def plan(s: int, e: int) -> tuple[str, list[Any]]:
         key = _shard_key(model.name, split, perturbation, s)
         hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
-        known[key] = store.cached_outputs(fingerprint, hashes[key]) if use_cache else {}
+        known[key] = ({i: decode_cached(t) for i, t in store.cached_outputs(fingerprint, hashes[key]).items()}
+                      if use_cache else {})
         bounds[key] = (s, e)
         bar.advance(len(known[key]))
         return key, [inputs[s + i] for i in range(e - s) if i not in known[key]]
@@ -408,7 +412,12 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         fresh_idx = [i for i in range(e - s) if i not in known[key]]
         details = [getattr(o, "details", None) for o in outputs]
         if options is not None:
-            outputs = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
+            chosen = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
+            _, confidence, probabilities = split_confidences(outputs, options[s:e], chosen,
+                                                             by="mean" if choices_by == "loglik_norm" else "sum")
+            outputs = chosen
+        else:  # labels with probabilities, {"output": ..., "confidence": p}, stated confidences
+            outputs, confidence, probabilities = split_confidences(outputs)
         answers, judged = None, None
         if extractor is not None:
             answers, gold = _read_answers(extractor, outputs, targets[s:e], test, s, e)
@@ -420,12 +429,13 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
             run_id, model=model.name, split=split, example_ids=ids[s:e], outputs=outputs, scores=scores,
             perturbation=perturbation, shard=key,
             variant_inputs=test.inputs[s:e] if variant else None, variant_targets=targets[s:e] if variant else None,
-            cache_rows=(fingerprint, hashes[key][fresh_idx], [str(o) for o in new_outputs]) if use_cache else None,
+            cache_rows=(fingerprint, hashes[key][fresh_idx], [encode_cached(o) for o in new_outputs]) if use_cache else None,
             extracted=answers, prompts=list(prompts[s:e]) if prompts is not None else None,
             details=details if any(d is not None for d in details) else None,
             cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
                        "" if use_cache else (model.cache_note or "not cached: cache=False")),
-            judge_use=judged,
+            judge_use=judged, confidence=confidence,
+            probabilities=probabilities if any(p is not None for p in probabilities) else None,
         )
         done[key] = e - s
 

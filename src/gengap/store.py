@@ -12,7 +12,10 @@ Tables (one row per ...):
   and for a perturbed variant its ``variant_input`` and ``variant_target`` (null for clean rows); with answer
   extraction, the ``extracted`` answer and ``unextracted`` (true when no answer could be read; null without extraction);
   the ``prompt`` a language model read when gengap built it (text, or chat messages as JSON), and ``details``
-  (JSON: ``prompt_tokens``, ``completion_tokens``, ``latency_s``, per-option ``loglik``; null for cached outputs)
+  (JSON: ``prompt_tokens``, ``completion_tokens``, ``latency_s``, per-option ``loglik``; null for cached outputs),
+  the model's ``confidence`` in its output (a probability; null when it gave none) and its ``probabilities``
+  per label (JSON object; null when it gave only a confidence or none). Stores written before these
+  columns existed gain them, empty, the first time they are opened for writing, and read as empty.
 - ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
 - ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
@@ -79,6 +82,8 @@ CREATE TABLE IF NOT EXISTS measures (run_id VARCHAR, step BIGINT, name VARCHAR, 
 CREATE TABLE IF NOT EXISTS events (run_id VARCHAR, step BIGINT, kind VARCHAR, message VARCHAR);
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS prompt VARCHAR;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS details VARCHAR;
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS confidence DOUBLE;
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS probabilities VARCHAR;
 CREATE TABLE IF NOT EXISTS leaks (
     run_id VARCHAR, split VARCHAR, example_id VARCHAR, kind VARCHAR, match_id VARCHAR, similarity DOUBLE,
     match_text VARCHAR);
@@ -334,8 +339,13 @@ class Store:
         prompts: Sequence[Any] | None = None,
         details: Sequence[Mapping[str, Any] | None] | None = None,
         judge_use: Mapping[str, int] | None = None,
+        confidence: Sequence[float] | np.ndarray | None = None,
+        probabilities: Sequence[Mapping[str, float] | None] | None = None,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
+
+        ``confidence`` (NaN or None: none given) and ``probabilities`` (per label) are the model's,
+        per row.
 
         ``variant_inputs`` / ``variant_targets`` record what a perturbed example looked like;
         ``cache_rows`` = ``(fingerprint, input_hashes, outputs)`` adds newly computed outputs to the cache
@@ -357,6 +367,10 @@ class Store:
             "prompt": _text_column(prompts) if prompts is not None else nulls,
             "details": _text_column([None if d is None else json.dumps(d, sort_keys=True) for d in details])
             if details is not None else nulls,
+            "confidence": pa.array(np.asarray(confidence, dtype=np.float64), from_pandas=True)
+            if confidence is not None else pa.nulls(n, pa.float64()),
+            "probabilities": _text_column([None if p is None else json.dumps(p, sort_keys=True) for p in probabilities])
+            if probabilities is not None else nulls,
         })
         keys = [run_id, model, split, perturbation]
         with self._lock:
@@ -365,8 +379,9 @@ class Store:
                 self._con.register("_gengap_preds", preds)
                 self._con.execute(
                     "INSERT INTO predictions (run_id, model, split, perturbation, example_id, output, variant_input, "
-                    "variant_target, extracted, unextracted, prompt, details) SELECT ?, ?, ?, ?, example_id, output, "
-                    "variant_input, variant_target, extracted, unextracted, prompt, details FROM _gengap_preds", keys)
+                    "variant_target, extracted, unextracted, prompt, details, confidence, probabilities) SELECT ?, ?, ?, ?, "
+                    "example_id, output, variant_input, variant_target, extracted, unextracted, prompt, details, "
+                    "confidence, probabilities FROM _gengap_preds", keys)
                 for metric, values in scores.items():
                     table = pa.table({"example_id": preds.column("example_id"),
                                       "value": pa.array(np.asarray(values, dtype=np.float64))})
@@ -522,15 +537,19 @@ class Store:
 
     def rows(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
         """Per-example rows of a run: model, split, perturbation, example, input, target, output,
-        extracted, unextracted, metadata, metric, score."""
+        extracted, unextracted, metadata, metric, score, confidence, probabilities (JSON text)."""
         where = "AND s.metric = ?" if metric else ""
+        columns = set(self.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
+                      ["column_name"])
+        confidences = ("p.confidence, p.probabilities" if "confidence" in columns  # stores older than the columns
+                       else "CAST(NULL AS DOUBLE) AS confidence, CAST(NULL AS VARCHAR) AS probabilities")
         params = [run_id, metric] if metric else [run_id]
         return self.sql(
             f"""
             SELECT s.model, s.split, s.perturbation, s.example_id,
                    COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
                    p.output, p.extracted, p.unextracted, e.metadata,
-                   s.metric, s.value AS score
+                   s.metric, s.value AS score, {confidences}
             FROM scores s
             JOIN predictions p USING (run_id, model, split, perturbation, example_id)
             LEFT JOIN examples e USING (run_id, split, example_id)

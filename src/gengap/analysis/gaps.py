@@ -11,6 +11,13 @@ Intervals and tests come from :mod:`gengap.analysis.intervals` and are named in 
 ones). ``gap_p_adjusted`` adjusts every gap of a model (all splits x metrics) at once, with Holm's
 method by default (``adjust="bh"``: Benjamini-Hochberg). ``warning`` says when a figure rests on
 too few examples to tell.
+
+A corpus metric (``auroc``, ``macro_f1``, ``ece``, ...: :mod:`gengap.metrics_corpus`) is computed
+from every row of a part by :func:`gengap.analysis.corpus.corpus_score`, with its own interval
+(DeLong for AUROC, bootstraps for the others) and gap test (paired DeLong, or a bootstrap); its
+p-values join the same adjustment. The gap is always how much worse the split is: for losses and
+errors (``brier``, ``log_loss``, ``ece``, ``aurc``) it is ``split - reference``. Where it cannot be computed (one class only, no confidences,
+3 rows), the score is empty and ``warning`` says why; the rest of the table is unaffected.
 """
 
 from __future__ import annotations
@@ -21,7 +28,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from gengap._errors import DataError
+from gengap.analysis.corpus import corpus_gap, corpus_score
 from gengap.analysis.intervals import MIN_BOOTSTRAP_N, PairedTest, adjust_pvalues, mean_ci, paired_test, two_sample_test
+from gengap.metrics import get_metric, is_corpus_metric
 
 __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
 
@@ -68,20 +78,46 @@ def summarize(
     for (model, metric), group in clean.groupby(["model", "metric"], sort=True):
         by_split = {s: g for s, g in group.groupby("split", sort=False)}  # noqa: C416  (dict(groupby) would call its .keys)
         ref_rows = by_split.get(ref) if ref else None
+        corpus = is_corpus_metric(str(metric))
+        lower_is_better = corpus and not getattr(get_metric(str(metric)), "higher_is_better", True)
         for split in sorted(by_split, key=lambda s: order.get(s, len(order))):
             g = by_split[split]
-            scores = g["score"].to_numpy(dtype=np.float64)
-            ci = mean_ci(scores, confidence=confidence, n_resamples=n_resamples, seed=seed)
-            warning = ci.warning or (f"n = {ci.n}: too few to tell (the interval is exact, and wide)"
-                                     if ci.n < MIN_BOOTSTRAP_N else "")
             record = {
                 "model": model, "split": split, "method": split_info.get(split, {}).get("method", ""),
-                "metric": metric, "n": ci.n, "score": ci.estimate, "score_low": ci.low, "score_high": ci.high,
+                "metric": metric, "n": len(g), "score": None, "score_low": None, "score_high": None,
                 "reference": ref, "gap": None, "gap_low": None, "gap_high": None, "gap_paired": None,
-                "unextracted": _unextracted_share(g), "score_method": ci.method, "gap_method": None,
-                "gap_test": None, "gap_p": None, "gap_p_adjusted": None, "adjustment": None, "warning": warning,
+                "unextracted": _unextracted_share(g), "score_method": None, "gap_method": None,
+                "gap_test": None, "gap_p": None, "gap_p_adjusted": None, "adjustment": None, "warning": "",
             }
-            if ref_rows is not None and split != ref:
+            if corpus:  # a figure of the whole part: computed from every row, or a message saying why not
+                try:
+                    ci = corpus_score(str(metric), g, confidence=confidence, n_resamples=n_resamples, seed=seed)
+                except DataError as why:
+                    record["warning"] = str(why)
+                    records.append(record)
+                    continue
+                warning = ci.warning
+            else:
+                ci = mean_ci(g["score"].to_numpy(dtype=np.float64), confidence=confidence, n_resamples=n_resamples,
+                             seed=seed)
+                warning = ci.warning or (f"n = {ci.n}: too few to tell (the interval is exact, and wide)"
+                                         if ci.n < MIN_BOOTSTRAP_N else "")
+            record.update(n=ci.n, score=ci.estimate, score_low=ci.low, score_high=ci.high, score_method=ci.method,
+                          warning=warning)
+            if ref_rows is not None and split != ref and corpus:
+                try:
+                    paired = _same_examples(ref_rows, g)
+                    worse_first = (g, ref_rows) if lower_is_better else (ref_rows, g)  # the gap is always how much worse
+                    test = corpus_gap(str(metric), *worse_first, paired=paired, confidence=confidence,
+                                      n_resamples=n_resamples, seed=seed)
+                except DataError as why:  # the reference part has no figure: no gap either
+                    record["warning"] = "; ".join(filter(None, [warning, f"no gap: the reference split {ref}: {why}"]))
+                else:
+                    e_ = test.effect
+                    record.update(gap=e_.estimate, gap_low=e_.low, gap_high=e_.high, gap_paired=paired,
+                                  gap_method=e_.method, gap_test=test.test, gap_p=test.p_value,
+                                  warning=warning or e_.warning)
+            elif ref_rows is not None and split != ref:
                 test, paired = _gap(ref_rows, g, confidence, n_resamples, seed)
                 e = test.effect
                 record.update(gap=e.estimate, gap_low=e.low, gap_high=e.high, gap_paired=paired, gap_method=e.method,
@@ -106,8 +142,12 @@ def _unextracted_share(rows: pd.DataFrame) -> float | None:
     return float(rows["unextracted"].fillna(False).astype(bool).mean())
 
 
+def _same_examples(ref: pd.DataFrame, other: pd.DataFrame) -> bool:
+    return ref is other or (len(ref) == len(other) and set(ref["example_id"]) == set(other["example_id"]))
+
+
 def _gap(ref: pd.DataFrame, other: pd.DataFrame, confidence: float, n_resamples: int, seed: int) -> tuple[PairedTest, bool]:
-    if ref is other or (len(ref) == len(other) and set(ref["example_id"]) == set(other["example_id"])):
+    if _same_examples(ref, other):
         a = ref.set_index("example_id")["score"]
         b = other.set_index("example_id")["score"].reindex(a.index)
         return paired_test(a.to_numpy(), b.to_numpy(), confidence=confidence, n_resamples=n_resamples, seed=seed), True

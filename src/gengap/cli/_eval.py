@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from gengap._errors import ConfigError
 from gengap.cli._app import app
-from gengap.cli._common import print_summary, stdout
+from gengap.cli._common import print_effects, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelConfig, PromptConfig, RunConfig, Scoring, Splitting
 
 #: The settings with their defaults: each option's default is read from here, never written again.
@@ -95,6 +95,12 @@ def run_config(**options: Any) -> RunConfig:
 
     o = options
     splits = [{"path": s} if Path(s).is_dir() else {"method": s} for s in o["split"] or ["random"]]
+    for s in o["split"] or []:
+        method = s.split(":", 1)[0]
+        if not Path(s).is_dir() and ("/" in method or "\\" in method or Path(s).exists()):
+            raise ConfigError(f"--split {s}: the split folder '{s}' does not exist" + (
+                "" if not Path(s).exists() else " (it is a file; a split folder is what gengap split --out writes)")
+                + ". Write it first with gengap split DATA --method METHOD --out FOLDER, or give a split method.")
     sampling = o["temperature"] > 0 or o["top_p"] is not None  # the seed matters (and is sent) only when sampling
     model = {"spec": o["model"], "version": o["model_version"], "model_name": o["model_name"], "api_key_env": o["api_key_env"],
              "trust_pickle": o["trust_pickle"], "trusted": o["trust_type"] or [],
@@ -232,6 +238,7 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
-    for line in cache_lines(evaluation.cache_use()) + judge_lines(evaluation.judge_use()):
+    print_effects(evaluation.rows())
+    for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")

@@ -180,8 +180,23 @@ class EstimatorModel(Model):
         return EstimatorModel(fresh, name=self.name, refit=False)
 
     def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:
-        out = self.estimator.predict(_batch_for_estimator(inputs))
-        return out.tolist() if hasattr(out, "tolist") else list(out)
+        """Predicted labels; with ``predict_proba``, each a :class:`~gengap.models._scored.Scored` label
+        carrying the probability of every class (stored per row as the model's confidence)."""
+        batch = _batch_for_estimator(inputs)
+        out = self.estimator.predict(batch)
+        labels = out.tolist() if hasattr(out, "tolist") else list(out)
+        proba = getattr(self.estimator, "predict_proba", None)
+        classes = getattr(self.estimator, "classes_", None)
+        if proba is None or classes is None:
+            return labels
+        try:
+            p = np.asarray(proba(batch), dtype=np.float64)
+        except Exception:  # e.g. SVC(probability=False) exposes the method but cannot answer
+            return labels
+        names = [str(c) for c in np.asarray(classes).tolist()]
+        from gengap.models._scored import Scored
+
+        return [Scored(str(label), dict(zip(names, row.tolist()))) for label, row in zip(labels, p)]
 
     def fingerprint(self) -> str:
         """A hash of the whole estimator as pickled by joblib (parameters and fitted attributes)."""

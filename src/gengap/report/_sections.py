@@ -101,6 +101,7 @@ class ReportContext:
     measures : training-time measures (step, name, scope, value).
     events : what a monitor noticed (step, kind, message).
     curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
+    group_fields : metadata fields to score each group of (``gengap import ... --group``).
     """
 
     store: Any
@@ -115,6 +116,7 @@ class ReportContext:
     confidence: float = 0.95
     n_resamples: int = 10_000
     curve_axes: tuple[str, ...] = ()
+    group_fields: tuple[str, ...] = ()
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -135,7 +137,12 @@ class ReportContext:
     def headline(self) -> Headline:
         """The biggest gap per metric, in words (the report's first sentence)."""
         return headlines(self.summary, self.metrics, {m: self.score_format(m) for m in self.metrics}, self.reference,
-                         iid=self.reference_is_iid)
+                         iid=self.reference_is_iid, imported=self.imported)
+
+    @property
+    def imported(self) -> bool:
+        """The rows were imported (``gengap import``), not computed by a run of gengap's."""
+        return bool(self.run.get("config", {}).get("import"))
 
     @property
     def reference_is_iid(self) -> bool:
@@ -155,6 +162,11 @@ class ReportContext:
     def score_format(self, metric: str) -> ScoreFormat:
         """Percent for a metric whose scores all lie in [0, 1], plain numbers otherwise."""
         if metric not in self._formats:
+            from gengap.metrics import is_corpus_metric, is_share
+
+            if is_corpus_metric(metric):  # the rows hold right/wrong; the figure's own range decides
+                self._formats[metric] = ScoreFormat(percent=is_share(metric))
+                return self._formats[metric]
             values = self.rows.loc[self.rows["metric"] == metric, "score"]
             self._formats[metric] = ScoreFormat(percent=bool(len(values)) and bool(values.between(0, 1).all()))
         return self._formats[metric]

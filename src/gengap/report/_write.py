@@ -73,7 +73,7 @@ def _run_record(store: Store, run_id: str) -> dict[str, Any]:
 
 
 def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000,
-                 curves: Sequence[str] = ()) -> ReportContext:
+                 curves: Sequence[str] = (), groups: Sequence[str] = ()) -> ReportContext:
     """Read one run from an open store and compute its summary: what every section works from."""
     run = _run_record(store, run_id)
     rows = store.rows(run_id)
@@ -87,7 +87,7 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
     summary = summarize(rows, split_info, reference=ref, n_resamples=n_resamples)
     return ReportContext(store=store, run_id=run_id, run=run, rows=rows, summary=summary, split_info=split_info,
                          reference=ref, measures=store.measures(run_id), events=store.events(run_id),
-                         n_resamples=n_resamples, curve_axes=tuple(curves))
+                         n_resamples=n_resamples, curve_axes=tuple(curves), group_fields=tuple(groups))
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -131,6 +131,7 @@ def write_report(
     reference: str | None = None,
     generated_at: datetime | None = None,
     curves: Sequence[str] = (),
+    groups: Sequence[str] = (),
 ) -> Path:
     """Write the report of run ``run_id`` of a results store into the folder ``out``.
 
@@ -147,6 +148,7 @@ def write_report(
     generated_at : the time stamped on the report (default: now, in UTC).
     curves : axes to draw score curves along (metadata columns, ``input_length``, ``target_length``);
         each length split gets its curve without being named.
+    groups : metadata fields whose groups an imported run's report scores (``gengap import ... --group``).
 
     Returns
     -------
@@ -167,7 +169,7 @@ def write_report(
         raise ConfigError(f"The report folder '{out}' is a file; choose a folder for --out.")
     stamp = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     with Store(store_path, read_only=True) as store:
-        ctx = load_context(store, run_id, reference=reference, curves=curves)
+        ctx = load_context(store, run_id, reference=reference, curves=curves, groups=groups)
         sections = build_sections(ctx)
         out.mkdir(parents=True, exist_ok=True)
         title, meta, notice, provenance = _page_facts(ctx)

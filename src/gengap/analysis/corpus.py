@@ -1,0 +1,375 @@
+"""Corpus-level metrics from rows: the figure, its interval, and the gap between two conditions.
+
+:func:`corpus_score` is the one call: ``corpus_score("auroc", rows)`` gives an
+:class:`~gengap.analysis.intervals.Interval` (``estimate``, ``low``, ``high``, ``n``, ``method``,
+``warning``) from the rows of one test part, as :mod:`gengap.analysis.gaps` does for means. Rows
+are the store's (``target``, ``output``, ``extracted``, ``score``, ``confidence``,
+``probabilities``, ``example_id``) or any frame with those columns.
+
+Which interval, and why (coverage figures: ``benchmarks/bench_corpus_metrics.py``):
+
+===========================  ================================================================
+metric                       interval
+===========================  ================================================================
+auroc (two labels)           DeLong's standard error on the logit scale ("delong-logit"); the
+                             paired DeLong test for two conditions on the same rows
+brier, log_loss              bootstrap of the mean of the per-row losses (they are means)
+macro_f1, micro_f1, mcc,     exact bootstrap of the confusion matrix: a multinomial draw of its
+balanced_accuracy            cells per resample ("bootstrap-cells")
+ece, ece_adaptive            bootstrap of the rows; above 50 million row draws, each bin's
+                             count is drawn exactly and its confidence and accuracy sums from
+                             their normal limit ("bootstrap-bins")
+auroc (several labels),      bootstrap of the rows (weights per resample; one sort, then O(n)
+pr_auc, aurc, selective_     per resample), at most :data:`MAX_ROW_RESAMPLES` resamples and
+accuracy, bleu, chrf         :data:`ROW_BUDGET` row draws
+===========================  ================================================================
+
+With ``clusters`` (one id per row), every bootstrap draws whole clusters instead of rows, and
+AUROC's interval is a cluster bootstrap too. Gaps (:func:`corpus_gap`): the difference ``a - b``
+with an interval from the paired DeLong test or from resampling both with the same weights
+(paired: the same examples), or independently; the p-value is two-sided.
+
+>>> import pandas as pd
+>>> rng = np.random.default_rng(0)
+>>> y = rng.integers(0, 2, 400)
+>>> p = np.clip(0.5 + (y - 0.5) * 0.4 + rng.normal(0, 0.2, 400), 0.01, 0.99)
+>>> rows = pd.DataFrame({"target": y.astype(str), "output": (p > 0.5).astype(int).astype(str),
+...                      "confidence": np.where(p > 0.5, p, 1 - p)})
+>>> ci = corpus_score("auroc", rows)
+>>> ci.method, ci.low < ci.estimate < ci.high
+('delong-logit', True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit, ndtr, ndtri
+
+from gengap._errors import DataError
+from gengap._random import check_random_state
+from gengap.analysis.intervals import Interval, PairedTest, bootstrap_ci
+from gengap.metrics import get_metric
+from gengap.metrics_corpus import CorpusData, CorpusMetric, positive_label, positive_scores
+
+__all__ = ["corpus_data", "corpus_score", "corpus_gap", "reliability", "risk_coverage", "MIN_CORPUS_N",
+           "MAX_ROW_RESAMPLES", "ROW_BUDGET"]
+
+#: Fewer rows than this and a corpus metric is not computed (a clear message says so).
+MIN_CORPUS_N = 10
+#: Below this many rows a corpus metric's interval carries a warning.
+WARN_CORPUS_N = 50
+#: Row-bootstrap resamples at most (ranking metrics cost O(n) per resample).
+MAX_ROW_RESAMPLES = 2_000
+#: Row draws (resamples x rows) a row bootstrap may make; fewer resamples above it (never under 200).
+ROW_BUDGET = 200_000_000
+#: Above this many row draws, ECE's bootstrap draws bin sums from their normal limit.
+ECE_EXACT_BUDGET = 50_000_000
+
+
+def _metric(metric: str | CorpusMetric) -> CorpusMetric:
+    m = get_metric(metric) if isinstance(metric, str) else metric
+    if not isinstance(m, CorpusMetric):
+        raise DataError(f"'{metric}' is a mean of per-example scores, not a corpus metric; use gengap.analysis.intervals.mean_ci.")
+    return m
+
+
+def corpus_data(rows: pd.DataFrame) -> CorpusData:
+    """The rows of one test part as corpus metrics read them: extracted answer (else output) vs target.
+
+    >>> corpus_data(pd.DataFrame({"target": ["a", "b"], "output": [" a", "a"]})).y_pred.tolist()
+    ['a', 'a']
+    """
+    out = rows["output"] if "output" in rows else pd.Series([""] * len(rows))
+    if "extracted" in rows:
+        out = rows["extracted"].where(rows["extracted"].notna(), out)
+    names = rows["example_id"].astype(str).tolist() if "example_id" in rows else None
+    return CorpusData.from_lists(
+        rows["target"].tolist(), out.tolist(),
+        confidence=rows["confidence"].astype(float).tolist() if "confidence" in rows else None,
+        probabilities=rows["probabilities"].tolist() if "probabilities" in rows else None,
+        correct=rows["score"].astype(float).tolist() if "score" in rows else None,
+        row_names=[f"example id '{n}'" for n in names] if names is not None else None)
+
+
+def _check_size(m: CorpusMetric, data: CorpusData) -> None:
+    if len(data) < MIN_CORPUS_N:
+        raise DataError(f"{m.spec} needs at least {MIN_CORPUS_N} rows and this test part has {len(data)}: too few to "
+                        "say anything about a figure of the whole part. Use a larger test part.")
+
+
+def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
+    notes = []
+    if m.needs == "labels":
+        never = sorted(set(data.y_true.tolist()) - set(data.y_pred.tolist()) - {""})
+        if never:
+            shown = ", ".join(f"'{x}'" for x in never[:3]) + (f" and {len(never) - 3} more" if len(never) > 3 else "")
+            notes.append(f"label {shown} never predicted: its F1 and recall count as 0")
+    if len(data) < WARN_CORPUS_N:
+        notes.append(f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows")
+    return notes
+
+
+def _z(confidence: float) -> float:
+    return float(ndtri(0.5 + confidence / 2))
+
+
+def _midranks(sorted_values: np.ndarray) -> np.ndarray:
+    """Midranks (1-based, ties share their mean rank) of values already in ascending order."""
+    n = sorted_values.size
+    starts = np.flatnonzero(np.concatenate([[True], sorted_values[1:] != sorted_values[:-1]]))
+    ends = np.concatenate([starts[1:], [n]])
+    return np.repeat((starts + ends + 1) / 2.0, ends - starts)
+
+
+def _delong_components(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    """AUC and DeLong's structural components (V10 over positives, V01 over negatives); midranks for
+    ties. One sort: the positives' and the negatives' own ranks are read off the joint order."""
+    y = np.asarray(y, dtype=bool)
+    order = np.argsort(scores, kind="stable")
+    s, yo = scores[order], y[order]
+    both = _midranks(s)
+    m, n = int(yo.sum()), int((~yo).sum())
+    v10 = (both[yo] - _midranks(s[yo])) / n
+    v01 = 1.0 - (both[~yo] - _midranks(s[~yo])) / m
+    return float(v10.mean()), v10, v01
+
+
+def _auroc_binary(m: CorpusMetric, data: CorpusData) -> tuple[np.ndarray, np.ndarray] | None:
+    """(positives, scores) when AUROC is of two labels, else None (several labels: one-vs-rest)."""
+    labels = data.labels()
+    if m.name != "auroc" or (len(labels) > 2 and m.options.get("positive") is None):
+        return None
+    pos = positive_label(labels, m.options.get("positive"), metric=m.spec)
+    return data.y_true == pos, positive_scores(data, pos)
+
+
+def _delong_interval(auc: float, v10: np.ndarray, v01: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    se = float(np.sqrt(v10.var(ddof=1) / v10.size + v01.var(ddof=1) / v01.size)) if min(v10.size, v01.size) > 1 else 0.0
+    if not 0 < auc < 1 or se == 0:
+        return auc, auc, se
+    half = _z(confidence) * se / (auc * (1 - auc))
+    return float(expit(logit(auc) - half)), float(expit(logit(auc) + half)), se
+
+
+def _weights(n: int, b: int, rng: np.random.Generator, clusters: np.ndarray | None) -> np.ndarray:
+    """A (b, n) matrix of bootstrap counts per row (whole clusters drawn with ``clusters``)."""
+    k = n if clusters is None else int(clusters.max()) + 1
+    draws = rng.integers(0, k, size=(b, k)) + (np.arange(b) * k)[:, None]  # k draws per resample, offset per row
+    counts = np.bincount(draws.ravel(), minlength=b * k).reshape(b, k).astype(np.float64)
+    return counts if clusters is None else counts[:, clusters]
+
+
+def _row_resamples(n_resamples: int, n: int) -> int:
+    return int(min(n_resamples, MAX_ROW_RESAMPLES, max(200, ROW_BUDGET // max(n, 1))))
+
+
+def _boot_rows(stat: Any, n: int, b: int, rng: np.random.Generator, clusters: np.ndarray | None) -> np.ndarray:
+    chunk = max(1, (1 << 22) // max(n, 1))
+    out = np.empty(b)
+    for start in range(0, b, chunk):
+        k = min(chunk, b - start)
+        out[start:start + k] = stat(_weights(n, k, rng, clusters))
+    return out
+
+
+def _boot_cells(stat: Any, b: int, rng: np.random.Generator) -> np.ndarray:
+    k = stat.n_labels
+    counts = np.bincount(stat.cells, minlength=k * k).astype(np.float64)
+    n = int(counts.sum())
+    draws = rng.multinomial(n, counts / n, size=b).astype(np.float64)
+    return np.asarray(stat.reduce(draws.reshape(b, k, k)))
+
+
+def _boot_ece_bins(data: CorpusData, bins: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
+    """ECE resamples with each (bin, right/wrong) cell's count drawn exactly and its confidence sum
+    from the normal limit of a sum of that many draws from the cell (for very many rows)."""
+    n = len(data)
+    cell = bins * 2 + data.correct.astype(np.int64)
+    size = int(cell.max()) + 1
+    counts = np.bincount(cell, minlength=size).astype(np.float64)
+    mean = np.bincount(cell, data.confidence, minlength=size) / np.maximum(counts, 1)
+    sq = np.bincount(cell, data.confidence**2, minlength=size) / np.maximum(counts, 1)
+    sd = np.sqrt(np.maximum(sq - mean**2, 0))
+    k = rng.multinomial(n, counts / n, size=b).astype(np.float64)
+    conf_sum = k * mean + np.sqrt(k) * sd * rng.standard_normal((b, size))
+    right = k * (np.arange(size) % 2)
+    per_bin_gap = (conf_sum - right).reshape(b, -1, 2).sum(axis=2)
+    return np.abs(per_bin_gap).sum(axis=1) / n
+
+
+def _percentile(estimate: float, boot: np.ndarray, confidence: float) -> tuple[float, float, str]:
+    finite = boot[np.isfinite(boot)]
+    note = ""
+    if finite.size < boot.size:
+        note = f"{boot.size - finite.size} of {boot.size} resamples left the metric undefined and were dropped"
+    if finite.size == 0:
+        return estimate, estimate, "no resample defined the metric"
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    return float(min(low, estimate)), float(max(high, estimate)), note
+
+
+def corpus_score(metric: str | CorpusMetric, rows: pd.DataFrame | CorpusData, *, confidence: float = 0.95,
+                 n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0,
+                 clusters: Sequence[Any] | np.ndarray | None = None) -> Interval:
+    """A corpus metric of one test part with its interval (see the module's table for which interval).
+
+    Raises :class:`~gengap.errors.DataError` with a message naming the problem when the metric cannot
+    be computed (one class only for AUROC, missing confidences, fewer than :data:`MIN_CORPUS_N` rows).
+    """
+    m = _metric(metric)
+    data = rows if isinstance(rows, CorpusData) else corpus_data(rows)
+    _check_size(m, data)
+    n = len(data)
+    notes = _label_warnings(m, data)
+    rng = check_random_state(seed)
+    codes = None if clusters is None else pd.factorize(np.asarray(clusters))[0]
+    if m.name == "auroc" and codes is None:
+        m.check(data)
+        binary = _auroc_binary(m, data)
+        if binary is not None:  # DeLong: the AUC and its interval from one sort
+            auc, v10, v01 = _delong_components(*binary)
+            low, high, se = _delong_interval(auc, v10, v01, confidence)
+            if se == 0:
+                notes.append("the classes are perfectly separated (or tied): DeLong's interval has no width")
+            return Interval(auc, low, high, n, confidence, "delong-logit", "; ".join(notes))
+    stat = m.statistic(data)
+    estimate = float(stat(np.ones((1, n)))[0])
+    if hasattr(stat, "per_row") and codes is None:
+        ci = bootstrap_ci(stat.per_row, confidence=confidence, n_resamples=n_resamples, seed=rng)
+        return Interval(estimate, ci.low, ci.high, n, confidence, f"bootstrap-{ci.method}", "; ".join(notes + [ci.warning] if ci.warning else notes))
+    if hasattr(stat, "cells") and codes is None:
+        boot, method = _boot_cells(stat, n_resamples, rng), "bootstrap-cells"
+    elif hasattr(stat, "bins") and codes is None and n * n_resamples > ECE_EXACT_BUDGET:
+        boot, method = _boot_ece_bins(data, stat.bins, n_resamples, rng), "bootstrap-bins"
+    else:
+        b = n_resamples if hasattr(stat, "bins") else _row_resamples(n_resamples, n)
+        boot = _boot_rows(stat, n, b, rng, codes)
+        method = "bootstrap-clusters" if codes is not None else "bootstrap"
+    low, high, note = _percentile(estimate, boot, confidence)
+    return Interval(estimate, low, high, n, confidence, method, "; ".join(notes + ([note] if note else [])))
+
+
+def _p_from_boot(diff: np.ndarray) -> float:
+    d = diff[np.isfinite(diff)]
+    if d.size == 0:
+        return 1.0
+    below, above = np.sum(d <= 0), np.sum(d >= 0)
+    return float(min(1.0, 2 * (min(below, above) + 1) / (d.size + 1)))
+
+
+def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, paired: bool | None = None,
+               confidence: float = 0.95, n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0,
+               clusters: Sequence[Any] | np.ndarray | None = None) -> PairedTest:
+    """The difference ``metric(a) - metric(b)`` with its interval and a two-sided test.
+
+    ``paired`` (default: when both hold the same example ids) compares two conditions on the same
+    examples (clean and perturbed, two models): AUROC by DeLong's paired test, the others by
+    resampling the examples once for both. Otherwise the two are resampled independently
+    (AUROC: DeLong's variances added). ``clusters``: one id per row of ``a`` (paired) for a
+    bootstrap over clusters.
+    """
+    m = _metric(metric)
+    if paired is None:
+        paired = ("example_id" in a and "example_id" in b and len(a) == len(b)
+                  and set(a["example_id"]) == set(b["example_id"]))
+    if paired:
+        a = a.sort_values("example_id", kind="stable")
+        b = b.set_index("example_id").loc[a["example_id"]].reset_index()
+    da, db = corpus_data(a), corpus_data(b)
+    _check_size(m, da)
+    _check_size(m, db)
+    sa, sb = m.statistic(da), m.statistic(db)
+    ea, eb = float(sa(np.ones((1, len(da))))[0]), float(sb(np.ones((1, len(db))))[0])
+    estimate = ea - eb
+    n = min(len(da), len(db))
+    rng = check_random_state(seed)
+    codes = None if clusters is None else pd.factorize(np.asarray(clusters))[0]
+    ba = _auroc_binary(m, da) if codes is None else None
+    bb = _auroc_binary(m, db) if codes is None else None
+    z = _z(confidence)
+    if ba is not None and bb is not None and (not paired or np.array_equal(ba[0], bb[0])):
+        _, v10a, v01a = _delong_components(*ba)
+        _, v10b, v01b = _delong_components(*bb)
+        if paired:
+            var = (np.var(v10a - v10b, ddof=1) / v10a.size + np.var(v01a - v01b, ddof=1) / v01a.size)
+            test = "delong-paired"
+        else:
+            var = (v10a.var(ddof=1) / v10a.size + v01a.var(ddof=1) / v01a.size
+                   + v10b.var(ddof=1) / v10b.size + v01b.var(ddof=1) / v01b.size)
+            test = "delong"
+        se = float(np.sqrt(max(var, 0.0)))
+        p = 1.0 if se == 0 else float(2 * ndtr(-abs(estimate) / se))
+        if se == 0 and estimate != 0:
+            p = 0.0
+        effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test)
+        return PairedTest(effect, p, test, estimate / se if se > 0 else float("nan"))
+    if paired:
+        b_count = _row_resamples(n_resamples, len(da))
+        diffs = np.empty(b_count)
+        chunk = max(1, (1 << 21) // len(da))
+        for start in range(0, b_count, chunk):
+            k = min(chunk, b_count - start)
+            w = _weights(len(da), k, rng, codes)
+            diffs[start:start + k] = sa(w) - sb(w)
+        method = "bootstrap-paired" if codes is None else "bootstrap-clusters-paired"
+    else:
+        ka, kb = _row_resamples(n_resamples, len(da)), _row_resamples(n_resamples, len(db))
+        k = min(ka, kb)
+        diffs = _boot_rows(sa, len(da), k, rng, None) - _boot_rows(sb, len(db), k, rng, None)
+        method = "bootstrap-independent"
+    low, high, note = _percentile(estimate, diffs, confidence)
+    effect = Interval(estimate, low, high, n, confidence, method, note)
+    return PairedTest(effect, _p_from_boot(diffs), "bootstrap", estimate)
+
+
+# ---------------------------------------------------------------------------------------------
+# Calibration and selective prediction, for the report
+
+
+def reliability(rows: pd.DataFrame | CorpusData, *, n_bins: int = 10, confidence: float = 0.95) -> pd.DataFrame:
+    """The reliability diagram's table: per equal-width confidence bin, its ``n``, the mean
+    ``confidence``, the ``accuracy`` with its Clopper-Pearson interval (``accuracy_low``, ``accuracy_high``).
+
+    >>> t = reliability(pd.DataFrame({"target": list("aabb"), "output": list("abab"), "confidence": [.9, .9, .6, .6]}))
+    >>> t[["bin_low", "bin_high", "n", "accuracy"]].values.tolist()
+    [[0.5, 0.6, 2.0, 0.5], [0.8, 0.9, 2.0, 0.5]]
+    """
+    from gengap.analysis.intervals import proportion_ci
+    from gengap.metrics_corpus import check_confidences, ece_bins
+
+    data = rows if isinstance(rows, CorpusData) else corpus_data(rows)
+    check_confidences(data, "a reliability diagram")
+    bins = ece_bins(data.confidence, adaptive=False, n_bins=n_bins)
+    records = []
+    for k in np.unique(bins):
+        hit = bins == k
+        right, total = int(data.correct[hit].sum()), int(hit.sum())
+        low, high = proportion_ci(right, total, confidence=confidence)
+        records.append({"bin_low": round(k / n_bins, 6), "bin_high": round((k + 1) / n_bins, 6), "n": float(total),
+                        "confidence": float(data.confidence[hit].mean()), "accuracy": right / total,
+                        "accuracy_low": float(low), "accuracy_high": float(high)})
+    return pd.DataFrame.from_records(records, columns=["bin_low", "bin_high", "n", "confidence", "accuracy",
+                                                       "accuracy_low", "accuracy_high"])
+
+
+def risk_coverage(rows: pd.DataFrame | CorpusData, *, points: int = 50) -> pd.DataFrame:
+    """The risk-coverage curve: answering only the most confident share ``coverage`` of the rows,
+    the error rate ``risk`` among them (at ``points`` coverages from 1/points to 1).
+
+    >>> risk_coverage(pd.DataFrame({"target": list("aabb"), "output": list("abab"), "confidence": [.9, .1, .2, .8]}),
+    ...               points=2).values.tolist()
+    [[0.5, 0.0], [1.0, 0.5]]
+    """
+    from gengap.metrics_corpus import check_confidences, weighted_selective_accuracy
+
+    data = rows if isinstance(rows, CorpusData) else corpus_data(rows)
+    check_confidences(data, "a risk-coverage curve")
+    cover = np.linspace(1 / points, 1, points)
+    one = np.ones((1, len(data)))
+    risk = [1 - float(weighted_selective_accuracy(data.correct, data.confidence, one, c)[0]) for c in cover]
+    return pd.DataFrame({"coverage": cover, "risk": np.round(risk, 12)})

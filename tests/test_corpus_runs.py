@@ -1,0 +1,200 @@
+"""Corpus metrics through a whole run: confidences from each kind of model stored per row, the
+figures and their intervals in the summary, the table, results.json and the report, and each bad
+input answered by one message while the rest of the run is still reported."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pytest
+import sklearn.metrics as skm
+from rich.console import Console
+from sklearn.linear_model import LogisticRegression
+
+import gengap
+from gengap._summary_table import summary_table
+from gengap.analysis.corpus import corpus_gap, corpus_score, reliability, risk_coverage
+from gengap.store import Store
+
+
+def _tabular(n: int = 450, seed: int = 0) -> gengap.Dataset:
+    rng = np.random.default_rng(seed)
+    records = []
+    for i in range(n):
+        site = "abc"[i % 3]
+        x = rng.normal(size=2) + (1.0 if site == "c" else 0.0)
+        y = int(x[0] + 0.5 * x[1] + rng.normal(0, 1) > (1.0 if site == "c" else 0.0))
+        records.append({"input": {"x0": float(x[0]), "x1": float(x[1])}, "target": str(y), "site": site})
+    return gengap.load(records)
+
+
+def _table_text(summary: pd.DataFrame) -> str:
+    console = Console(file=io.StringIO(), width=200)
+    console.print(summary_table(summary))
+    return console.file.getvalue()
+
+
+def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tmp_path) -> None:
+    ev = gengap.evaluate(LogisticRegression(), _tabular(), ["random", "group:group=site"],
+                         metrics=["exact_match", "auroc", "ece", "macro_f1", "brier"], out=tmp_path, progress=False)
+    rows = ev.rows("auroc")
+    assert rows["confidence"].between(0.5, 1).all()
+    probs = [json.loads(p) for p in rows["probabilities"]]
+    assert all(abs(sum(p.values()) - 1) < 1e-9 for p in probs)
+    summary = ev.summary(n_resamples=1000)
+    for split, g in rows.groupby("split"):
+        p1 = [json.loads(p)["1"] for p in g["probabilities"]]
+        expected = skm.roc_auc_score(g["target"].astype(int), p1)
+        got = summary[(summary["split"] == split) & (summary["metric"] == "auroc")].iloc[0]
+        assert got["score"] == pytest.approx(expected, abs=1e-9)
+        assert got["score_method"] == "delong-logit" and got["score_low"] < got["score"] < got["score_high"]
+    ece = summary[summary["metric"] == "ece"]
+    assert (ece["gap_test"].dropna() == "bootstrap").all() and ece["gap_p_adjusted"].notna().sum() == 3
+    # the gap of a loss is how much worse the split is: split - reference
+    ref = ece[ece["split"] == "random"]["score"].iloc[0]
+    other = ece[ece["split"] != "random"].iloc[0]
+    assert other["gap"] == pytest.approx(other["score"] - ref, abs=1e-12)
+    report = ev.report(tmp_path / "report")
+    results = json.loads((report / "results.json").read_text())
+    auroc = [r for r in results["summary"] if r["metric"] == "auroc"]
+    assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
+    md = (report / "report.md").read_text()
+    assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
+
+
+def test_function_outputs_with_probabilities_or_a_confidence_are_stored(tmp_path) -> None:
+    ds = gengap.load([{"input": str(i), "target": "yes" if i % 3 else "no"} for i in range(90)])
+
+    def model(batch):
+        out = []
+        for x in batch:
+            i = int(x)
+            p_yes = 0.9 if i % 3 else 0.3
+            if i % 2:
+                out.append({"output": "yes" if p_yes > 0.5 else "no", "probabilities": {"yes": p_yes, "no": 1 - p_yes}})
+            else:
+                out.append({"output": "yes" if p_yes > 0.5 else "no", "confidence": max(p_yes, 1 - p_yes)})
+        return out
+
+    ev = gengap.evaluate(model, ds, ["random"], metrics=["exact_match", "auroc", "log_loss"], out=tmp_path, progress=False)
+    rows = ev.rows("auroc")
+    assert set(rows["output"]) == {"yes", "no"}
+    assert rows["confidence"].round(6).isin([0.9, 0.7]).all()
+    assert rows["probabilities"].notna().sum() == (rows["example_id"].astype(int) % 2).sum()
+    summary = ev.summary(n_resamples=1000)
+    auroc = summary[summary["metric"] == "auroc"].iloc[0]
+    assert auroc["score"] == pytest.approx(1.0)  # the positive label 'yes' is inferred
+
+
+def test_stated_confidences_are_read_and_a_cached_run_keeps_confidences(tmp_path) -> None:
+    ds = gengap.load([{"input": str(i), "target": str(i % 2)} for i in range(60)])
+    calls = []
+
+    def model(batch):
+        calls.append(len(batch))
+        return [f"{int(x) % 2} (I'm {60 + int(x) % 30}% sure)" for x in batch]
+
+    ev = gengap.evaluate(gengap.models.FunctionModel(model, version="v1"), ds, ["random"], extract="number",
+                         metrics=["exact_match", "ece"], out=tmp_path, progress=False)
+    rows = ev.rows("ece")
+    assert rows["confidence"].between(0.6, 0.9).all()
+    ece = ev.summary(n_resamples=1000)
+    assert ece[ece["metric"] == "ece"]["score"].notna().all()
+    # scikit-learn probabilities through the cache: a second run asks the model nothing and keeps them
+    clf = LogisticRegression().fit(pd.DataFrame({"x0": [0.0, 1.0, 2.0, 3.0]}), ["0", "0", "1", "1"])
+    tab = gengap.load([{"input": {"x0": float(i % 4)}, "target": str(int(i % 4 > 1))} for i in range(40)])
+    first = gengap.evaluate(clf, tab, ["random"], metrics=["auroc"], out=tmp_path / "c", progress=False)
+    second = gengap.evaluate(clf, tab, ["random"], metrics=["auroc"], out=tmp_path / "c2", progress=False)
+    assert first.rows()["confidence"].notna().all() and second.rows()["confidence"].notna().all()
+
+
+def test_bad_inputs_leave_the_rest_of_the_run_reported(tmp_path) -> None:
+    """No confidences; one class only in a part; too few rows: one message each, no NaN printed."""
+    records = [{"input": str(i), "target": "1" if i < 40 else str(i % 2), "kind": "one" if i < 40 else "mixed"}
+               for i in range(100)]
+    ev = gengap.evaluate(lambda xs: ["1"] * len(xs), gengap.load(records), ["random", "group:group=kind"],
+                         metrics=["exact_match", "auroc", "macro_f1"], out=tmp_path, progress=False)
+    summary = ev.summary(n_resamples=1000)
+    auroc = summary[summary["metric"] == "auroc"]
+    assert auroc["score"].isna().all()
+    assert auroc["warning"].str.contains("needs a confidence per output").all()
+    assert auroc["warning"].str.contains("predict_proba").all()
+    em = summary[summary["metric"] == "exact_match"]
+    assert em["score"].notna().all()
+    f1 = summary[summary["metric"] == "macro_f1"]
+    assert f1["warning"].str.contains("label '0' never predicted").any()
+    text = _table_text(summary)
+    assert "undefined" in text and "nan" not in text.lower()
+
+    ds = gengap.load([{"input": str(i), "target": "1" if i < 60 else str(i % 2), "kind": "one" if i < 60 else "mixed"}
+                      for i in range(120)])
+    ev = gengap.evaluate(lambda xs: [{"output": "1", "confidence": 0.8}] * len(xs), ds, ["group:group=kind"],
+                         metrics=["auroc"], out=tmp_path / "one", progress=False)
+    summary = ev.summary(n_resamples=1000)
+    one = summary[summary["split"].str.contains("one")].iloc[0]
+    assert pd.isna(one["score"]) and "undefined here: every target is '1'" in one["warning"]
+    assert summary[summary["split"].str.contains("mixed")]["score"].notna().all()
+    report = ev.report(tmp_path / "one" / "report")
+    assert "nan" not in (report / "report.md").read_text().lower()
+
+    tiny = pd.DataFrame({"target": ["1", "0", "1"], "output": ["1", "1", "0"], "confidence": [0.9, 0.6, 0.7]})
+    with pytest.raises(gengap.errors.DataError, match="needs at least 10 rows and this test part has 3"):
+        corpus_score("auroc", tiny)
+
+
+def test_an_old_store_without_confidence_columns_still_reads_and_gains_them(tmp_path) -> None:
+    ev = gengap.evaluate(lambda xs: xs, gengap.load([{"input": str(i), "target": str(i)} for i in range(20)]),
+                         out=tmp_path, progress=False)
+    n_rows = len(ev.rows())
+    con = duckdb.connect(str(ev.store_path))
+    con.execute("ALTER TABLE predictions DROP COLUMN probabilities")
+    con.execute("ALTER TABLE predictions DROP COLUMN confidence")
+    con.close()
+    with Store(ev.store_path, read_only=True) as store:
+        rows = store.rows(ev.run_id)
+    assert rows["confidence"].isna().all() and len(rows) == n_rows > 0
+    with Store(ev.store_path) as store:  # opened for writing: the columns are added, empty
+        cols = set(store.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")["column_name"])
+    assert {"confidence", "probabilities"} <= cols
+
+
+def test_paired_delong_is_tighter_than_independent_for_correlated_conditions() -> None:
+    rng = np.random.default_rng(5)
+    n = 400
+    y = rng.integers(0, 2, n)
+    base = rng.normal(size=n) + y
+    clean = 1 / (1 + np.exp(-base))
+    shifted = 1 / (1 + np.exp(-(base + rng.normal(0, 0.8, n))))
+
+    def frame(p):
+        pred = (p > 0.5).astype(int)
+        return pd.DataFrame({"example_id": np.arange(n).astype(str), "target": y.astype(str), "output": pred.astype(str),
+                             "confidence": np.where(pred == 1, p, 1 - p)})
+
+    paired = corpus_gap("auroc", frame(clean), frame(shifted))
+    independent = corpus_gap("auroc", frame(clean), frame(shifted), paired=False)
+    expected = skm.roc_auc_score(y, clean) - skm.roc_auc_score(y, shifted)
+    assert paired.test == "delong-paired" and independent.test == "delong"
+    assert paired.effect.estimate == pytest.approx(expected, abs=1e-12)
+    assert paired.effect.high - paired.effect.low < 0.8 * (independent.effect.high - independent.effect.low)
+    boot = corpus_gap("ece", frame(clean), frame(shifted), n_resamples=500)
+    assert boot.test == "bootstrap" and boot.effect.method == "bootstrap-paired"
+    clustered = corpus_score("macro_f1", frame(clean), clusters=np.arange(n) // 10, n_resamples=500)
+    assert clustered.method == "bootstrap-clusters"
+
+
+def test_reliability_and_risk_coverage_tables() -> None:
+    rng = np.random.default_rng(2)
+    conf = rng.uniform(0.5, 1, 500)
+    right = rng.uniform(size=500) < conf
+    rows = pd.DataFrame({"target": ["a"] * 500, "output": np.where(right, "a", "b"), "confidence": conf})
+    table = reliability(rows)
+    assert table["n"].sum() == 500 and (table["accuracy_low"] <= table["accuracy"]).all()
+    assert (table["accuracy"] <= table["accuracy_high"]).all()
+    curve = risk_coverage(rows)
+    assert curve["risk"].iloc[-1] == pytest.approx(1 - right.mean())
+    assert curve["risk"].iloc[0] <= curve["risk"].iloc[-1]
