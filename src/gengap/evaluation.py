@@ -79,16 +79,23 @@ class Evaluation:
         with Store(self.store_path, read_only=True) as store:
             return store.split_info(self.run_id)
 
-    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+                cluster: str | None = None) -> pd.DataFrame:
         """Score per (model, split, metric) with its interval, and the gap to the reference split with its
-        interval and test (see :func:`gengap.analysis.gaps.summarize`).
+        interval and test (see :func:`gengap.analysis.gaps.summarize`); ``cluster`` (default: the run's
+        ``cluster`` setting) names a column whose rows are not independent.
 
         A DataFrame; in a notebook (or ``rich.print``) it shows as the table ``gengap eval`` prints.
         """
         from gengap._summary_table import Summary
 
         return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
-                                 n_resamples=n_resamples, seed=seed))
+                                 n_resamples=n_resamples, seed=seed, cluster=cluster or self.cluster))
+
+    @property
+    def cluster(self) -> str | None:
+        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
+        return self.settings.scoring.cluster if self.settings is not None else None
 
     def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
@@ -144,7 +151,7 @@ class Evaluation:
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves)
+                            reference=self.reference, curves=curves, cluster=self.cluster)
 
 
 def evaluate(
@@ -165,8 +172,10 @@ def evaluate(
     judge_model: str | None | FromConfig = FROM_CONFIG,
     choices_by: str | FromConfig = FROM_CONFIG,
     reference: str | None | FromConfig = FROM_CONFIG,
+    cluster: str | None | FromConfig = FROM_CONFIG,
     seed: int | FromConfig = FROM_CONFIG,
     test_fraction: float | FromConfig = FROM_CONFIG,
+    dedupe: bool | FromConfig = FROM_CONFIG,
     backend: str | Backend | FromConfig = FROM_CONFIG,
     workers: int | None | FromConfig = FROM_CONFIG,
     ray_address: str | None | FromConfig = FROM_CONFIG,
@@ -229,11 +238,16 @@ def evaluate(
         prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
         model with the completions API that returns prompt log-probabilities.
     reference : the split gaps are measured from (default: the random split).
+    cluster : a metadata column whose rows are not independent (the passage, document or source
+        questions share): every interval and test then counts clusters, and the summary says how
+        many there are and the design effect (:mod:`gengap.analysis.clustered`).
 
     Splitting (``config.splitting``)
 
     seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
         perturbations and few-shot draws.
+    dedupe : splitters built from specs keep inputs that are normalized or near copies of each other
+        on one side of every split (see :mod:`gengap.splits`; ``gengap leakage`` finds such copies).
 
     Execution (``config.execution``)
 
@@ -267,8 +281,8 @@ def evaluate(
         raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
                           "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
     given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
-             "choices_by": choices_by, "reference": reference, "seed": seed,
-             "test_fraction": test_fraction, "backend": backend, "workers": workers, "ray_address": ray_address,
+             "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
+             "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
              "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
                "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}

@@ -96,13 +96,14 @@ def _normalize_models(model: ModelLike | Mapping[str, ModelLike] | Sequence[Mode
     return models
 
 
-def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float) -> list[Split]:
+def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float,
+                    dedupe: bool = False) -> list[Split]:
     out: list[Split] = []
     for spec in splits:
         if isinstance(spec, Split):
             made = [spec]
         else:
-            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction)
+            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction, dedupe=dedupe)
             made = splitter.split_datasets(dataset)
         out.extend(made)
     names = [s.name for s in out]
@@ -149,6 +150,8 @@ def run(
     execution, scoring, splitting = settings.execution, settings.scoring, settings.splitting
     for m in scoring.metrics:
         get_metric(m)
+    if scoring.cluster is not None:
+        check_cluster_column(dataset, scoring.cluster)
     if out is not None:
         check_out_folder(out, option="out")
     prompt_spec = as_prompt(prompt)
@@ -156,7 +159,8 @@ def run(
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
-    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
+    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction,
+                               dedupe=splitting.dedupe)
     runner = backend or make_backend(execution.backend, workers=execution.workers, address=execution.ray_address)
     extractor = _as_extractor(extract if extract is not None else scoring.extract, scoring)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
@@ -219,6 +223,25 @@ def run(
                     m.close()
         store.finish_run(run_id, "done")
     return StoredRun(store_path=store_path, run_id=run_id, out=out_dir, model_calls=calls)
+
+
+def check_cluster_column(dataset: Dataset, column: str) -> None:
+    """A clear error, before any model runs, when ``column`` cannot name the clusters of ``dataset``:
+    not a metadata column, empty in some rows, or one value for every row."""
+    from gengap._errors import DataError, did_you_mean
+
+    if column not in dataset.metadata_columns:
+        raise DataError(f"cluster={column!r} is not a column of dataset '{dataset.name}'.{did_you_mean(column, dataset.metadata_columns)} "
+                        f"Its metadata columns: {', '.join(dataset.metadata_columns) or 'none'}. Name the column whose rows "
+                        "share a passage, item or source (--cluster COLUMN).")
+    values = pd.Series(list(dataset.column(column)), dtype=object)
+    missing = int(values.isna().sum())
+    if missing:
+        raise DataError(f"The cluster column '{column}' of dataset '{dataset.name}' is empty in {missing:,} of {len(values):,} "
+                        "rows; give every row a cluster id (a row alone in its cluster can have its own), or drop those rows.")
+    if values.astype(str).nunique() < 2 and len(values) > 1:
+        raise DataError(f"Every row of dataset '{dataset.name}' has the same '{column}' ({values.iloc[0]!r}): one cluster "
+                        "gives no way to see how clusters vary. Name a finer cluster column, or none.")
 
 
 #: How multiple-choice answers are chosen.

@@ -37,9 +37,11 @@ def eval_command(
     metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat; default: " + ", ".join(_SCORING.metrics) + "): exact_match, normalized_match, token_f1.")] = None,
     test_fraction: Annotated[float, option(Splitting, "test_fraction")] = _SPLITTING.test_fraction,
     seed: Annotated[int, option(Splitting, "seed")] = _SPLITTING.seed,
+    dedupe: Annotated[bool, option(Splitting, "dedupe")] = _SPLITTING.dedupe,
     batch_size: Annotated[int, option(Execution, "batch_size")] = _EXECUTION.batch_size,
     out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path(_EVAL.out),
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
+    cluster: Annotated[Optional[str], option(Scoring, "cluster")] = _SCORING.cluster,
     model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = _MODEL.version,
     model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = _MODEL.model_name,
     api: Annotated[str, option(Generation, "api")] = _MODEL.api,
@@ -112,7 +114,7 @@ def run_config(**options: Any) -> RunConfig:
         "model": model,
         "split": splits,
         "splitting": {key: o[key] for key in Splitting.model_fields},
-        "scoring": {key: o[key] for key in ("reference", "extract", "choices_by", *Scoring.JUDGE)}
+        "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or []},
