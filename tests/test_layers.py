@@ -28,6 +28,7 @@ LAYERS = {
     "gengap.analysis": "analysis",
     "gengap.runner": "runner",
     "gengap.backends": "runner",
+    "gengap.training": "runner",
     "gengap.report": "report",
     "gengap._summary_table": "report",
     "gengap.evaluation": "facade",
@@ -44,7 +45,7 @@ LAYERS = {
 #: and the analysis use each other (splits read statistics, statistics read split records).
 RANK = {"stages": 0, "analysis": 0, "runner": 1, "report": 1, "facade": 2, "cli": 3}
 #: What each layer must never import, whatever its height (prefixes of module names).
-NEVER = {"analysis": ("gengap.models", "gengap.learners", "gengap.backends", "gengap.runner")}
+NEVER = {"analysis": ("gengap.models", "gengap.learners", "gengap.backends", "gengap.training", "gengap.runner")}
 
 
 def modules() -> dict[str, Path]:

@@ -184,6 +184,7 @@ def evaluate(
     cache: bool | FromConfig = FROM_CONFIG,
     resume: bool | FromConfig = FROM_CONFIG,
     progress: bool | None | FromConfig = FROM_CONFIG,
+    threads: int | None | FromConfig = FROM_CONFIG,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -262,6 +263,9 @@ def evaluate(
         a Python function or object only with a version or files (``as_model(fn, version="v2")``).
     resume : continue an unfinished run of the same name and configuration in ``out``.
     progress : show progress bars (None: when stderr is a terminal).
+    threads : CPU cores for training learners: up to this many train side by side, one process
+        and one torch thread each (None: the cores this process may use). Scores do not depend
+        on it; the run's record (``runs.config``, ``ran_with``) shows what was used.
 
     A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
     ``evaluation.settings`` then keeps the named setting it stands in for.
@@ -283,7 +287,8 @@ def evaluate(
     given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
              "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
              "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
-             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
+             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress,
+             "threads": threads}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
                "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
     base = Settings() if config is None else Settings(**{group: getattr(config, group) for group in GROUPS})

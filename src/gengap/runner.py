@@ -32,10 +32,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._errors import ConfigError, GengapError, ModelError
+from gengap._errors import ConfigError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
 from gengap._settings import DEFAULT_RUN_NAME, Scoring, Settings
+from gengap._threads import resolve_threads, thread_record
 from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
@@ -44,6 +45,7 @@ from gengap.models._scored import decode_cached, encode_cached, split_confidence
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import STORE_NAME, Store
+from gengap.training import Trainer
 
 __all__ = ["run", "StoredRun", "auto_shard_size", "input_hashes", "continued_share"]
 
@@ -179,14 +181,18 @@ def run(
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
+    n_threads = resolve_threads(execution.threads)
     calls = 0
     with Store(store_path) as store:
         run_id = store.find_resumable(name, run_config) if execution.resume else None
         if run_id is None:
-            run_id = store.start_run(name, run_config)
+            run_id = store.start_run(name, {**run_config, "ran_with": thread_record(n_threads)})
         else:
             store.finish_run(run_id, "running")
         done = store.finished_shard_rows(run_id)
+        variant_names = ["none"] + [getattr(p, "name", str(p)) for p in perturbations]
+        trainer = Trainer([(m, s) for s in resolved for m in models if m.needs_fit and any(
+            _pending(done, m.name, s.name, p, len(s.test)) for p in variant_names)], threads=n_threads)
         try:
             for k, split in enumerate(resolved, start=1):
                 store.add_split(run_id, split)
@@ -201,7 +207,7 @@ def run(
                     if not todo:
                         continue
                     with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
-                        fitted = _fit(m, split) if m.needs_fit else m
+                        fitted = trainer.fitted(m, split) if m.needs_fit else m
                         for perturbation, variant, obj in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
@@ -217,6 +223,7 @@ def run(
             store.finish_run(run_id, "failed")
             raise
         finally:
+            trainer.close()
             runner.close()
             for m in models:  # connections and event loops of HTTP models
                 if hasattr(m, "close"):
@@ -380,16 +387,6 @@ def _gaps(done: Mapping[str, int], model: str, split: str, perturbation: str, n:
 
 def _pending(done: Mapping[str, int], model: str, split: str, perturbation: str, n: int) -> bool:
     return bool(_gaps(done, model, split, perturbation, n))
-
-
-def _fit(model: Model, split: Split) -> Model:
-    train = split.train_part
-    try:
-        return model.fit(train.inputs, train.targets)
-    except GengapError:
-        raise
-    except Exception as e:
-        raise ModelError(f"Training '{model.name}' on split '{split.name}' failed: {type(e).__name__}: {e}") from e
 
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],
