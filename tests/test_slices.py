@@ -239,7 +239,7 @@ def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp
     code, out, err = cli("report", "out", "--find-slices", "--slice-order", "5")
     assert code == 1 and "--slice-order 5 must be 1, 2 or 3" in err
     # Python
-    ev = gengap.runner.Evaluation(store_path=tmp_path / "out" / "gengap.duckdb", run_id="r0001", out=tmp_path / "out")
+    ev = gengap.evaluation.Evaluation(store_path=tmp_path / "out" / "gengap.duckdb", run_id="r0001", out=tmp_path / "out")
     table = ev.slices()
     assert table["description"].iloc[0] == "channel = forum and language = es"
     assert table.attrs["searches"][0]["control"] == "bh"
