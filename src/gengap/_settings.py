@@ -109,6 +109,8 @@ class Splitting(_Strict):
 
     seed: int = Field(default=0, description="Seed for every split, perturbation and resample.")
     test_fraction: float = Field(default=0.2, gt=0, lt=1, description="Test share for splits that take one.")
+    dedupe: bool = Field(default=False, description="Keep inputs that are normalized or near copies of each other on one "
+                                                    "side of every split (gengap leakage finds such copies).")
 
 
 class Generation(_Strict):
@@ -183,6 +185,8 @@ class Settings(_Strict):
         data = Settings(**{group: getattr(self, group) for group in GROUPS}).model_dump(mode="json")
         for key in Execution.NOT_STORED:
             data["execution"].pop(key)
+        if not self.splitting.dedupe:  # absent when off: runs stored before it existed still resume
+            data["splitting"].pop("dedupe")
         if self.scoring.judge is None:  # absent without a judge: runs stored before it existed still resume
             for key in Scoring.JUDGE:
                 data["scoring"].pop(key)

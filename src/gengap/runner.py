@@ -256,13 +256,14 @@ def _normalize_models(model: ModelLike | Mapping[str, ModelLike] | Sequence[Mode
     return models
 
 
-def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float) -> list[Split]:
+def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float,
+                    dedupe: bool = False) -> list[Split]:
     out: list[Split] = []
     for spec in splits:
         if isinstance(spec, Split):
             made = [spec]
         else:
-            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction)
+            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction, dedupe=dedupe)
             made = splitter.split_datasets(dataset)
         out.extend(made)
     names = [s.name for s in out]
@@ -293,6 +294,7 @@ def evaluate(
     cluster: str | None | FromConfig = FROM_CONFIG,
     seed: int | FromConfig = FROM_CONFIG,
     test_fraction: float | FromConfig = FROM_CONFIG,
+    dedupe: bool | FromConfig = FROM_CONFIG,
     backend: str | Backend | FromConfig = FROM_CONFIG,
     workers: int | None | FromConfig = FROM_CONFIG,
     ray_address: str | None | FromConfig = FROM_CONFIG,
@@ -363,6 +365,8 @@ def evaluate(
 
     seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
         perturbations and few-shot draws.
+    dedupe : splitters built from specs keep inputs that are normalized or near copies of each other
+        on one side of every split (see :mod:`gengap.splits`; ``gengap leakage`` finds such copies).
 
     Execution (``config.execution``)
 
@@ -402,7 +406,7 @@ def evaluate(
                           "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
     given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
              "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
-             "test_fraction": test_fraction, "backend": backend, "workers": workers, "ray_address": ray_address,
+             "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
              "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
                "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
@@ -421,7 +425,8 @@ def evaluate(
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
-    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
+    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction,
+                               dedupe=splitting.dedupe)
     runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
     extractor = _as_extractor(objects["extract"] or scoring.extract, scoring)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))

@@ -37,6 +37,7 @@ def eval_command(
     metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat; default: " + ", ".join(_SCORING.metrics) + "): exact_match, normalized_match, token_f1.")] = None,
     test_fraction: Annotated[float, option(Splitting, "test_fraction")] = _SPLITTING.test_fraction,
     seed: Annotated[int, option(Splitting, "seed")] = _SPLITTING.seed,
+    dedupe: Annotated[bool, option(Splitting, "dedupe")] = _SPLITTING.dedupe,
     batch_size: Annotated[int, option(Execution, "batch_size")] = _EXECUTION.batch_size,
     out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path(_EVAL.out),
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
