@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from gengap._errors import GengapError, ModelError
+from gengap._progress import progress
 from gengap.models import Model
 from gengap.splits import Split
 
@@ -85,7 +86,8 @@ class Trainer:
         if future is not None:
             import cloudpickle
 
-            fitted: Model = cloudpickle.loads(future.result())
+            with progress(f"training {model.name} in a worker process", total=None):
+                fitted: Model = cloudpickle.loads(future.result())
             return fitted
         self._pending.pop(key, None)
         started = time.perf_counter()
