@@ -22,7 +22,7 @@ multiply-adds: fine for tens of thousands of train rows; for millions, give TF-I
 >>> train = ["walk twice", "jump left", "look around right"]
 >>> sims = nearest_train_similarity(train, ["walk twice", "run thrice", "jump left twice"])
 >>> sims.round(2).tolist()
-[1.0, 0.0, 0.62]
+[1.0, 0.0, 0.87]
 """
 
 from __future__ import annotations
