@@ -60,6 +60,9 @@ def summary_methods(summary: pd.DataFrame) -> str:
         parts.append(f"Gap CI: {names('gap_method')}.")
     if names("gap_test"):
         parts.append(f"Test: {names('gap_test')}; p adj.: {names('adjustment')} over all gaps of a model.")
+    if "n_clusters" in summary and summary["n_clusters"].notna().any():
+        parts.append(f"Rows clustered by '{names('cluster')}': intervals and tests count clusters; n rows are worth about "
+                     "n / design effect independent ones.")
     if "warning" in summary and (summary["warning"].fillna("") != "").any():
         parts.append("* too few examples to tell, or undefined (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
     return " ".join(parts)
@@ -116,7 +119,10 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
     gap_col = f"{gap_header(summary)}, pts\n[95% CI]"
     table = Table(title=f"{title}{metric}", title_justify="left")
     has_p = "gap_p_adjusted" in summary and summary["gap_p_adjusted"].notna().any()
-    columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
+    clustered = "n_clusters" in summary and summary["n_clusters"].notna().any()
+    clusters_col = f"{summary['cluster'].dropna().iloc[0]}s\n(design effect)" if clustered else ""
+    columns = (["model"] if many_models else []) + ["split", "n"] + ([clusters_col] if clustered else []) + \
+        (["metric"] if many_metrics else []) + \
         [SCORE_COLUMN, gap_col] + (["p adj."] if has_p else []) + (["unextracted"] if has_extraction else [])
     for col in columns:
         table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
@@ -135,6 +141,9 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
             "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
             "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
         }
+        if clustered:
+            n_clusters: Any = getattr(r, "n_clusters", None)
+            cells[clusters_col] = "-" if pd.isna(n_clusters) else f"{int(n_clusters):,} ({float(r.design_effect):.1f})"
         if getattr(r, "warning", ""):
             cells["n"] += "*"
         table.add_row(*(cells[c] for c in columns))

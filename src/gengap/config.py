@@ -7,7 +7,7 @@ nearest valid one; relative paths are read relative to the run file.
 The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
 cache, resume, progress), ``[scoring]`` (metrics, extract, judge, judge_api, judge_model, choices_by, reference) and
-``[splitting]`` (seed, test_fraction); ``[model]`` holds the model and its :class:`Generation`
+``[splitting]`` (seed, test_fraction, dedupe); ``[model]`` holds the model and its :class:`Generation`
 settings. Run files that put the first three groups' keys in ``[eval]`` (before they had tables)
 still work, with a DeprecationWarning naming each key's new table.
 
@@ -246,7 +246,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: boo
     >>> parse_config({"data": {"path": "d"}, "model": {"spec": "m:f"}, "splitting": {"sed": 1}})
     Traceback (most recent call last):
       ...
-    gengap._errors.ConfigError: run file: unknown key 'splitting.sed'. Did you mean 'seed'? Valid keys there: seed, test_fraction.
+    gengap._errors.ConfigError: run file: unknown key 'splitting.sed'. Did you mean 'seed'? Valid keys there: seed, test_fraction, dedupe.
     """
     data, moved = _move_old_keys(data, source, warn=warn)
     try:
@@ -330,8 +330,8 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     ``progress`` (when not None) overrides ``cfg.execution.progress``.
     """
     from gengap._outputs import check_out_folder
+    from gengap.evaluation import evaluate
     from gengap.io import load
-    from gengap.runner import evaluate
     from gengap.splits import make_splitter
 
     check_out_folder(cfg.eval.out)  # before any data is read or model built
@@ -345,7 +345,7 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                        metadata=cfg.data.metadata, format=cfg.data.format)
         for s in cfg.split:
             splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.splitting.seed,
-                                        test_fraction=cfg.splitting.test_fraction))
+                                        test_fraction=cfg.splitting.test_fraction, dedupe=cfg.splitting.dedupe))
     _check_curves(cfg.eval.curves, dataset)  # before the model is built or any split cut
     model = build_model(cfg.model)  # after the data: a missing data file is reported first
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)

@@ -53,7 +53,10 @@ import pyarrow as pa
 
 from gengap._errors import StoreError
 
-__all__ = ["Store", "SCHEMA_VERSION", "JUDGE_COUNTS"]
+__all__ = ["Store", "STORE_NAME", "SCHEMA_VERSION", "JUDGE_COUNTS"]
+
+#: File name of the results store inside an output folder.
+STORE_NAME = "gengap.duckdb"
 
 SCHEMA_VERSION = 1
 
@@ -89,6 +92,9 @@ CREATE TABLE IF NOT EXISTS judge_use (
     run_id VARCHAR, shard VARCHAR, model VARCHAR, asked BIGINT, filled BIGINT, agreed BIGINT, overruled BIGINT,
     unsupported BIGINT, declined BIGINT);
 """
+
+#: The entry of a run's config that says how it ran (threads, cores), not what it computed.
+RAN_WITH = "ran_with"
 
 #: The counts of the ``judge_use`` table, in order.
 JUDGE_COUNTS = ("asked", "filled", "agreed", "overruled", "unsupported", "declined")
@@ -204,7 +210,7 @@ class Store:
     # ------------------------------------------------------------------ writing
     def start_run(self, name: str, config: Mapping[str, Any], *, run_id: str | None = None) -> str:
         """Register a run and return its id (``r0001``, ``r0002``, ... in a store)."""
-        from gengap import __version__
+        from gengap._version import __version__
 
         with self._lock:
             if run_id is None:
@@ -218,12 +224,21 @@ class Store:
         return run_id
 
     def find_resumable(self, name: str, config: Mapping[str, Any]) -> str | None:
-        """The latest unfinished run with this name and exactly this config (to resume), or None."""
-        text = json.dumps(config, sort_keys=True, default=str)
+        """The latest unfinished run with this name and exactly this config (to resume), or None.
+
+        The config's ``ran_with`` entry (how the run ran: threads, cores) is not compared: a run
+        resumes on another machine or with another thread count.
+        """
+        text = json.dumps({k: v for k, v in config.items() if k != RAN_WITH}, sort_keys=True, default=str)
         found = self.sql(
-            "SELECT run_id FROM runs WHERE name = ? AND config = ? AND status <> 'done' "
-            "ORDER BY created_at DESC, run_id DESC LIMIT 1", [name, text])
-        return None if found.empty else str(found["run_id"].iloc[0])
+            "SELECT run_id, config FROM runs WHERE name = ? AND status <> 'done' "
+            "ORDER BY created_at DESC, run_id DESC", [name])
+        for run_id, stored in zip(found["run_id"], found["config"]):
+            same = json.loads(stored)
+            same.pop(RAN_WITH, None)
+            if json.dumps(same, sort_keys=True, default=str) == text:
+                return str(run_id)
+        return None
 
     def run_config(self, run_id: str) -> dict[str, Any]:
         found = self.sql("SELECT config FROM runs WHERE run_id = ?", [run_id])

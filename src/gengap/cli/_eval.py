@@ -37,9 +37,11 @@ def eval_command(
     metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat; default: " + ", ".join(_SCORING.metrics) + "): exact_match, normalized_match, token_f1.")] = None,
     test_fraction: Annotated[float, option(Splitting, "test_fraction")] = _SPLITTING.test_fraction,
     seed: Annotated[int, option(Splitting, "seed")] = _SPLITTING.seed,
+    dedupe: Annotated[bool, option(Splitting, "dedupe")] = _SPLITTING.dedupe,
     batch_size: Annotated[int, option(Execution, "batch_size")] = _EXECUTION.batch_size,
     out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path(_EVAL.out),
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
+    cluster: Annotated[Optional[str], option(Scoring, "cluster")] = _SCORING.cluster,
     model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = _MODEL.version,
     model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = _MODEL.model_name,
     api: Annotated[str, option(Generation, "api")] = _MODEL.api,
@@ -73,6 +75,7 @@ def eval_command(
     judge_api: Annotated[str, option(Scoring, "judge_api")] = _SCORING.judge_api,
     judge_model: Annotated[Optional[str], option(Scoring, "judge_model")] = _SCORING.judge_model,
     progress: Annotated[Optional[bool], option(Execution, "progress")] = _EXECUTION.progress,
+    threads: Annotated[Optional[int], option(Execution, "threads")] = _EXECUTION.threads,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
 ) -> None:
@@ -112,7 +115,7 @@ def run_config(**options: Any) -> RunConfig:
         "model": model,
         "split": splits,
         "splitting": {key: o[key] for key in Splitting.model_fields},
-        "scoring": {key: o[key] for key in ("reference", "extract", "choices_by", *Scoring.JUDGE)}
+        "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or []},
@@ -191,8 +194,7 @@ def resume_command(
 ) -> None:
     """Finish an interrupted run: shards already stored are kept, the rest are computed."""
     from gengap.config import RUN_FILE_TABLES, parse_config
-    from gengap.runner import STORE_NAME
-    from gengap.store import Store
+    from gengap.store import STORE_NAME, Store
 
     store_path = path / STORE_NAME if path.is_dir() else path
     with Store(store_path, read_only=True) as store:
@@ -235,7 +237,7 @@ def _resume_demo(config: dict[str, Any], out: Path, progress: bool | None) -> No
 def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     """Run the evaluation (``progress``: None keeps the configured one), print its summary and where the report is."""
     from gengap.config import execute
-    from gengap.runner import cache_lines, judge_lines
+    from gengap.report._usage import cache_lines, judge_lines
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())

@@ -105,9 +105,10 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
         _print_frame(f"Models compared on the same examples ({metric}; paired)", model_difference_table(diffs, _score_format(rows)))
 
 
-def _finish(result, formats: list[str] | None, groups: list[str] | None = None) -> None:  # type: ignore[no-untyped-def]
+def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
+            cluster: str | None = None) -> None:
+    from gengap.evaluation import Evaluation
     from gengap.report._write import FILE_NAMES, check_formats, write_report
-    from gengap.runner import Evaluation
 
     for note in result.notes:
         stdout.print(f"note: {note}", markup=False, soft_wrap=True)
@@ -118,10 +119,11 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None) 
         stdout.print(f"Imported {result.n_rows:,} rows as run {result.run_id} into {result.store_path}.",
                      markup=False, soft_wrap=True)
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
-    print_summary(evaluation.summary())
+    print_summary(evaluation.summary(cluster=cluster))
     _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
-    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or ())
+    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or (),
+                          cluster=cluster)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
 
 
@@ -135,6 +137,7 @@ def lm_eval_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -143,7 +146,7 @@ def lm_eval_command(
     from gengap.imports import import_lm_eval
 
     result = import_lm_eval(path, out, answer_filter=answer_filter)
-    _finish(result, format, group)
+    _finish(result, format, group, cluster)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 
@@ -166,6 +169,7 @@ def table_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -175,7 +179,7 @@ def table_command(
 
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
-    _finish(result, format, group)
+    _finish(result, format, group, cluster)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 

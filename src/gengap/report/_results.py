@@ -21,7 +21,7 @@ from gengap.splits._diagnostics import SPLIT_KEYS
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.4"
+RESULTS_SCHEMA_VERSION = "1.5"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
@@ -46,7 +46,7 @@ def _split_record(name: str, info: dict[str, Any]) -> dict[str, Any]:
 
 def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *, generated_at: str) -> dict[str, Any]:
     """The content of ``results.json`` for a run (plain JSON values; NaN becomes null)."""
-    from gengap import __version__
+    from gengap._version import __version__
 
     summary = [{col: rec.get(col) for col in SUMMARY_COLUMNS} for rec in ctx.summary.to_dict("records")]
     doc = {

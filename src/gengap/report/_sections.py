@@ -102,6 +102,8 @@ class ReportContext:
     events : what a monitor noticed (step, kind, message).
     curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
     group_fields : metadata fields to score each group of (``gengap import ... --group``).
+    cluster : the column whose rows are not independent (``--cluster``), or None; every section's
+        intervals count its clusters.
     """
 
     store: Any
@@ -117,6 +119,7 @@ class ReportContext:
     n_resamples: int = 10_000
     curve_axes: tuple[str, ...] = ()
     group_fields: tuple[str, ...] = ()
+    cluster: str | None = None
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property
