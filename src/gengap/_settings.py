@@ -61,10 +61,16 @@ class Execution(_Strict):
     cache: bool = Field(default=True, description="Reuse stored outputs for inputs a model answered before.")
     resume: bool = Field(default=True, description="Continue an unfinished run of the same name and settings in the output folder.")
     progress: bool | None = Field(default=None, description="Show progress bars (default: when stderr is a terminal).")
+    threads: int | None = Field(
+        default=None, ge=1, description="CPU cores for training learners: that many train side by side, one process and "
+                                        "one torch thread each (default: the cores this process may use). Scores do not "
+                                        "depend on it.")
 
     #: Settings that say how or how fast a run ran, not what it computed: they are not stored with
-    #: the run, so it resumes whatever backend or worker count the second attempt uses.
-    NOT_STORED: ClassVar[tuple[str, ...]] = ("backend", "workers", "ray_address", "cache", "resume", "progress")
+    #: the run's settings, so it resumes whatever backend, worker or thread count the second attempt
+    #: uses (the threads it ran with are recorded apart, under ``ran_with``).
+    NOT_STORED: ClassVar[tuple[str, ...]] = ("backend", "workers", "ray_address", "cache", "resume", "progress",
+                                             "threads")
 
 
 class Scoring(_Strict):

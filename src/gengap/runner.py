@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._errors import ConfigError, GengapError, ModelError
+from gengap._errors import ConfigError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
 from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Scoring, Settings
+from gengap._threads import resolve_threads, thread_record
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend, predict_batched
 from gengap.dataset import Dataset
@@ -44,6 +45,7 @@ from gengap.models._scored import decode_cached, encode_cached, split_confidence
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
+from gengap.training import Trainer
 
 __all__ = ["evaluate", "Evaluation", "cache_lines", "judge_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 
@@ -303,6 +305,7 @@ def evaluate(
     cache: bool | FromConfig = FROM_CONFIG,
     resume: bool | FromConfig = FROM_CONFIG,
     progress: bool | None | FromConfig = FROM_CONFIG,
+    threads: int | None | FromConfig = FROM_CONFIG,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -381,6 +384,9 @@ def evaluate(
         a Python function or object only with a version or files (``as_model(fn, version="v2")``).
     resume : continue an unfinished run of the same name and configuration in ``out``.
     progress : show progress bars (None: when stderr is a terminal).
+    threads : CPU cores for training learners: up to this many train side by side, one process
+        and one torch thread each (None: the cores this process may use). Scores do not depend
+        on it; the run's record (``runs.config``, ``ran_with``) shows what was used.
 
     A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
     ``evaluation.settings`` then keeps the named setting it stands in for.
@@ -407,7 +413,8 @@ def evaluate(
     given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
              "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
              "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
-             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
+             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress,
+             "threads": threads}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
                "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
     base = Settings() if config is None else Settings(**{group: getattr(config, group) for group in GROUPS})
@@ -445,14 +452,18 @@ def evaluate(
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
+    n_threads = resolve_threads(execution.threads)
     calls = 0
     with Store(store_path) as store:
         run_id = store.find_resumable(name, run_config) if execution.resume else None
         if run_id is None:
-            run_id = store.start_run(name, run_config)
+            run_id = store.start_run(name, {**run_config, "ran_with": thread_record(n_threads)})
         else:
             store.finish_run(run_id, "running")
         done = store.finished_shard_rows(run_id)
+        variant_names = ["none"] + [getattr(p, "name", str(p)) for p in perturbations]
+        trainer = Trainer([(m, s) for s in resolved for m in models if m.needs_fit and any(
+            _pending(done, m.name, s.name, p, len(s.test)) for p in variant_names)], threads=n_threads)
         try:
             for k, split in enumerate(resolved, start=1):
                 store.add_split(run_id, split)
@@ -467,7 +478,7 @@ def evaluate(
                     if not todo:
                         continue
                     with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
-                        fitted = _fit(m, split) if m.needs_fit else m
+                        fitted = trainer.fitted(m, split) if m.needs_fit else m
                         for perturbation, variant, obj in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
@@ -483,6 +494,7 @@ def evaluate(
             store.finish_run(run_id, "failed")
             raise
         finally:
+            trainer.close()
             runner.close()
             for m in models:  # connections and event loops of HTTP models
                 if hasattr(m, "close"):
@@ -647,16 +659,6 @@ def _gaps(done: Mapping[str, int], model: str, split: str, perturbation: str, n:
 
 def _pending(done: Mapping[str, int], model: str, split: str, perturbation: str, n: int) -> bool:
     return bool(_gaps(done, model, split, perturbation, n))
-
-
-def _fit(model: Model, split: Split) -> Model:
-    train = split.train_part
-    try:
-        return model.fit(train.inputs, train.targets)
-    except GengapError:
-        raise
-    except Exception as e:
-        raise ModelError(f"Training '{model.name}' on split '{split.name}' failed: {type(e).__name__}: {e}") from e
 
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],

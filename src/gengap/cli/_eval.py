@@ -75,6 +75,7 @@ def eval_command(
     judge_api: Annotated[str, option(Scoring, "judge_api")] = _SCORING.judge_api,
     judge_model: Annotated[Optional[str], option(Scoring, "judge_model")] = _SCORING.judge_model,
     progress: Annotated[Optional[bool], option(Execution, "progress")] = _EXECUTION.progress,
+    threads: Annotated[Optional[int], option(Execution, "threads")] = _EXECUTION.threads,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
 ) -> None:
