@@ -60,8 +60,7 @@ SUBSET_COLUMNS = ["model", "split", "metric", "subset", "n_subset", "score_subse
 
 def load_rows(path: str | Path, run_id: str | None = None, *, metric: str | None = None) -> pd.DataFrame:
     """The per-example rows of a stored run (default: the latest finished one) of a store or --out folder."""
-    from gengap.runner import STORE_NAME
-    from gengap.store import Store
+    from gengap.store import STORE_NAME, Store
 
     store_path = Path(path) / STORE_NAME if Path(path).is_dir() else Path(path)
     with Store(store_path, read_only=True) as store:

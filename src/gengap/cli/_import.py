@@ -107,8 +107,8 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
 
 def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
             cluster: str | None = None) -> None:
+    from gengap.evaluation import Evaluation
     from gengap.report._write import FILE_NAMES, check_formats, write_report
-    from gengap.runner import Evaluation
 
     for note in result.notes:
         stdout.print(f"note: {note}", markup=False, soft_wrap=True)
