@@ -123,7 +123,7 @@ class Evaluation:
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed, trained=trained)
+                            n_resamples=n_resamples, seed=seed, trained=trained, cluster=self.cluster)
         return next(c for c in curves if c.model == model)
 
     def transfer(self, **options: Any) -> Any:

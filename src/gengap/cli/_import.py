@@ -36,7 +36,7 @@ def _score_format(rows):  # type: ignore[no-untyped-def]
 
 
 def _analyses(result, *, metric: str | None, group: list[str] | None, reextract: str | None,  # type: ignore[no-untyped-def]
-              subset: list[str] | None) -> None:
+              subset: list[str] | None, cluster: str | None = None) -> None:
     """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
     if not (group or reextract or subset):
         return
@@ -47,7 +47,7 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
     rows = load_rows(result.store_path, result.run_id, metric=metric)
     folder = result.out / "analysis"
     for field in group or []:
-        table = group_scores(rows, field, n_resamples=2000)
+        table = group_scores(rows, field, n_resamples=2000, cluster=cluster)
         table.to_csv(_csv_path(folder / f"groups_{field}.csv"), index=False)
         _print_frame(f"Groups by {field}  ({folder / f'groups_{field}.csv'})", group_table(table, _score_format(rows)))
     if reextract:
@@ -147,7 +147,7 @@ def lm_eval_command(
 
     result = import_lm_eval(path, out, answer_filter=answer_filter)
     _finish(result, format, group, cluster)
-    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
 @import_app.command("table")
@@ -180,7 +180,7 @@ def table_command(
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
     _finish(result, format, group, cluster)
-    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
 @import_app.command("inspect")
