@@ -64,6 +64,20 @@ def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tm
     assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
     md = (report / "report.md").read_text()
     assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
+    assert results["schema_version"] == "1.5"
+    import jsonschema
+
+    from gengap.report._results import results_schema
+
+    jsonschema.validate(results, results_schema())
+    calibration = results["sections"]["calibration"][0]
+    assert {r["split"] for r in calibration["splits"]} == set(rows["split"])
+    for split, bins in calibration["reliability"].items():  # every row in one bin, counted
+        assert sum(b["n"] for b in bins) == (rows["split"] == split).sum()
+        assert all(b["accuracy_low"] <= b["accuracy"] <= b["accuracy_high"] for b in bins)
+    assert all(c[-1]["coverage"] == 1.0 for c in calibration["risk_coverage"].values())
+    assert "Calibration and selective prediction" in md and "Reliability diagram" in md
+    assert "calibration-reliability-0" in (report / "index.html").read_text()
 
 
 def test_function_outputs_with_probabilities_or_a_confidence_are_stored(tmp_path) -> None:
