@@ -684,10 +684,9 @@ def _answer_logprob(logprobs: Any) -> float | None:
     if not isinstance(logprobs, dict):
         return None
     values = logprobs.get("content")
-    if isinstance(values, list):
-        found = [v.get("logprob") for v in values if isinstance(v, dict)]
-    else:
-        found = logprobs.get("token_logprobs") if isinstance(logprobs.get("token_logprobs"), list) else []
+    tokens = logprobs.get("token_logprobs")
+    found: list[Any] = ([v.get("logprob") for v in values if isinstance(v, dict)] if isinstance(values, list)
+                        else tokens if isinstance(tokens, list) else [])
     numbers = [float(v) for v in found if isinstance(v, (int, float))]
     return float(sum(numbers)) if numbers else None
 

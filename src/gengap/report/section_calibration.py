@@ -59,10 +59,10 @@ def _calibration_table(ctx: ReportContext, model: str, by_split: dict[str, pd.Da
         try:
             ece = corpus_score("ece", g, n_resamples=min(ctx.n_resamples, 2000), seed=0)
             aurc = corpus_score("aurc", g, n_resamples=min(ctx.n_resamples, 1000), seed=0)
-        except DataError as e:
-            record["note"] = str(e)
+        except DataError as why:
+            record["note"] = str(why)
             shown.append({"Split": split, "n": f"{len(g):,}", "ECE % [95% CI]": "–", "Gap to reference": "–",
-                          "AURC % [95% CI]": "–", "Note": str(e)})
+                          "AURC % [95% CI]": "–", "Note": str(why)})
             data.append(record)
             continue
         record.update(ece=ece.estimate, ece_low=ece.low, ece_high=ece.high, ece_method=ece.method,
@@ -74,8 +74,8 @@ def _calibration_table(ctx: ReportContext, model: str, by_split: dict[str, pd.Da
                 e = test.effect
                 record.update(gap=e.estimate, gap_low=e.low, gap_high=e.high, gap_p=test.p_value, gap_method=e.method)
                 gap_text = f"{_pct(e.estimate)} pts [{_pct(e.low)}, {_pct(e.high)}] (p = {test.p_value:.3g})"
-            except DataError as e_:
-                record["note"] = f"no gap: {e_}"
+            except DataError as why:
+                record["note"] = f"no gap: {why}"
         shown.append({"Split": split, "n": f"{len(g):,}",
                       "ECE % [95% CI]": f"{_pct(ece.estimate)} [{_pct(ece.low)}, {_pct(ece.high)}]",
                       "Gap to reference": gap_text,
@@ -120,7 +120,7 @@ def calibration_section(ctx: ReportContext) -> Section | None:
     order = {s: i for i, s in enumerate(ctx.split_info)}
     html, md, data = [], [], []
     for key, (model, mg) in enumerate(rows.groupby("model", sort=True)):
-        by_split = {s: g for s, g in sorted(mg.groupby("split"), key=lambda kv: order.get(kv[0], len(order)))}
+        by_split = dict(sorted(mg.groupby("split"), key=lambda kv: order.get(kv[0], len(order))))
         table, records = _calibration_table(ctx, str(model), by_split)
         reliab, curves, bins_md = {}, {}, []
         for split, g in by_split.items():
