@@ -86,6 +86,7 @@ def lm_eval_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. ece, brier, auroc (repeat): right or wrong from acc,none; multiple-choice confidences are the softmax of the options' log-likelihoods.")] = None,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -93,7 +94,7 @@ def lm_eval_command(
     """
     from gengap.imports import import_lm_eval
 
-    result = import_lm_eval(path, out, answer_filter=answer_filter)
+    result = import_lm_eval(path, out, answer_filter=answer_filter, corpus_metrics=corpus_metric or ())
     _finish(result, format)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
@@ -111,6 +112,8 @@ def table_command(
     extracted: Annotated[str | None, typer.Option(help="Column with the answer already read from the output.")] = None,
     metadata: Annotated[list[str] | None, typer.Option(help="Metadata column to keep (repeat; default: every other column).")] = None,
     split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
+    confidence: Annotated[str | None, typer.Option(help="Column with the model's confidence in its output (a probability in [0, 1]).")] = None,
+    corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. auroc, ece, macro_f1 (repeat); the first --score column says right or wrong.")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the score column to use, when there are several.")] = None,
@@ -125,7 +128,8 @@ def table_command(
     from gengap.imports import import_table
 
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
-                          task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
+                          task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out,
+                          confidence=confidence, corpus_metrics=corpus_metric or ())
     _finish(result, format)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
