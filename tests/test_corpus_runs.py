@@ -212,3 +212,49 @@ def test_reliability_and_risk_coverage_tables() -> None:
     curve = risk_coverage(rows)
     assert curve["risk"].iloc[-1] == pytest.approx(1 - right.mean())
     assert curve["risk"].iloc[0] <= curve["risk"].iloc[-1]
+
+
+class _Noise:
+    """Adds Gaussian noise to the numbers of an input (a label-preserving perturbation)."""
+
+    name = "noise"
+    family = "numbers"
+    preserves_label = True
+
+    def apply(self, data: gengap.Dataset, seed: int) -> gengap.Dataset:
+        rng = np.random.default_rng(seed)
+        frame = data.frame.copy()
+        frame["input"] = [" ".join(f"{float(v) + rng.normal(0, 1.5):.3f}" for v in s.split()) for s in data.inputs]
+        return gengap.Dataset(frame, name=data.name)
+
+
+def test_the_effect_of_a_perturbation_on_auroc_and_ece_is_paired(tmp_path) -> None:
+    rng = np.random.default_rng(0)
+    records = []
+    for _ in range(400):
+        x = rng.normal(size=2)
+        records.append({"input": f"{x[0]:.3f} {x[1]:.3f}", "target": str(int(x[0] + rng.normal(0, 1) > 0))})
+
+    def model(batch):
+        out = []
+        for s in batch:
+            p = 1 / (1 + np.exp(-2 * float(s.split()[0])))
+            out.append({"output": str(int(p > 0.5)), "probabilities": {"1": p, "0": 1 - p}})
+        return out
+
+    from gengap.analysis.stress import perturbation_effects
+
+    ev = gengap.evaluate(model, gengap.load(records), ["random"], metrics=["exact_match", "auroc", "ece"],
+                         perturbations=[_Noise()], out=tmp_path, progress=False)
+    rows = ev.rows("auroc")
+    effects = perturbation_effects(ev.rows(), n_resamples=1000).set_index("metric")
+
+    def auc(part):
+        return skm.roc_auc_score(part["target"].astype(int), [json.loads(p)["1"] for p in part["probabilities"]])
+
+    expected = auc(rows[rows["perturbation"] == "noise"]) - auc(rows[rows["perturbation"] == "none"])
+    assert effects.loc["auroc", "difference"] == pytest.approx(expected, abs=1e-12)
+    assert effects.loc["auroc", "test"] == "delong-paired" and effects.loc["auroc", "high"] < 0
+    assert effects.loc["ece", "interval"] == "bootstrap-paired" and effects.loc["ece", "difference"] > 0
+    md = ev.report(tmp_path / "report").joinpath("report.md").read_text()
+    assert "significantly positive (worse)" in md
