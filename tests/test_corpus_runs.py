@@ -258,3 +258,21 @@ def test_the_effect_of_a_perturbation_on_auroc_and_ece_is_paired(tmp_path) -> No
     assert effects.loc["ece", "interval"] == "bootstrap-paired" and effects.loc["ece", "difference"] > 0
     md = ev.report(tmp_path / "report").joinpath("report.md").read_text()
     assert "significantly positive (worse)" in md
+
+
+def test_worst_group_by_auroc_in_the_report(tmp_path) -> None:
+    """Per group on the i.i.d. part, AUROC of each site from its own rows; the worst is the lowest."""
+    ev = gengap.evaluate(LogisticRegression(), _tabular(900, seed=3), ["random", "group:group=site"],
+                         metrics=["auroc", "exact_match"], out=tmp_path, progress=False)
+    report = ev.report(tmp_path / "report")
+    groups = json.loads((report / "results.json").read_text())["sections"]["groups"]
+    assert groups["metric"] == "auroc"
+    within = groups["within_reference"][0]
+    scores = {g["group"]: g["score"] for g in within["groups"] if not g["left_out"]}
+    assert within["worst_group"] == min(scores, key=scores.get)
+    assert all(g["method"] == "delong-logit" for g in within["groups"] if not g["left_out"])
+    rows = ev.rows("auroc")
+    ref = gengap.analysis.group_scores.expand_metadata(rows[rows["split"] == "random"])
+    site = ref[ref["site"] == within["worst_group"]]
+    expected = skm.roc_auc_score(site["target"].astype(int), [json.loads(p)["1"] for p in site["probabilities"]])
+    assert scores[within["worst_group"]] == pytest.approx(expected, abs=1e-9)
