@@ -320,7 +320,7 @@ def _choice_probabilities(outputs: list[Any], options: list[Any]) -> tuple[np.nd
     """Per document, the softmax of its options' log-likelihoods (by option text) and the top one's probability.
 
     >>> conf, probs = _choice_probabilities(["[-1.0, -2.0]"], ['["yes", "no"]'])
-    >>> round(conf[0], 4), {k: round(v, 4) for k, v in probs[0].items()}
+    >>> round(float(conf[0]), 4), {k: round(v, 4) for k, v in probs[0].items()}
     (0.7311, {'yes': 0.7311, 'no': 0.2689})
     """
     confidence = np.full(len(outputs), np.nan)
