@@ -64,7 +64,7 @@ def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tm
     assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
     md = (report / "report.md").read_text()
     assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
-    assert results["schema_version"] == "1.5"
+    assert results["schema_version"] == "1.6"
     import jsonschema
 
     from gengap.report._results import results_schema
@@ -276,3 +276,29 @@ def test_worst_group_by_auroc_in_the_report(tmp_path) -> None:
     site = ref[ref["site"] == within["worst_group"]]
     expected = skm.roc_auc_score(site["target"].astype(int), [json.loads(p)["1"] for p in site["probabilities"]])
     assert scores[within["worst_group"]] == pytest.approx(expected, abs=1e-9)
+
+
+def test_named_clusters_make_corpus_intervals_resample_whole_clusters(tmp_path) -> None:
+    """With a cluster column, AUROC and ECE resample whole clusters (the point values do not change),
+    and so does the gap to the reference."""
+    rng = np.random.default_rng(4)
+    records = []
+    for doc in range(40):
+        shift = rng.normal(0, 1.0)  # every row of a document shares it
+        for _ in range(10):
+            x = rng.normal() + shift
+            records.append({"input": {"x0": float(x)}, "target": str(int(x + rng.normal(0, 1) > shift)), "doc": f"d{doc}",
+                            "site": "ab"[doc % 2]})
+    ev = gengap.evaluate(LogisticRegression(), gengap.load(records), ["random", "group:group=site,holdout=b"],
+                         metrics=["auroc", "ece"], out=tmp_path, progress=False)
+    from gengap.analysis.gaps import summarize
+
+    plain = summarize(ev.rows(), ev.split_info(), n_resamples=1000)
+    clustered = summarize(ev.rows(), ev.split_info(), n_resamples=1000, cluster="doc")
+    for metric in ("auroc", "ece"):
+        a = plain[(plain["metric"] == metric) & (plain["split"] == "random")].iloc[0]
+        c = clustered[(clustered["metric"] == metric) & (clustered["split"] == "random")].iloc[0]
+        assert c["score"] == pytest.approx(a["score"])
+        assert c["score_method"].startswith("bootstrap-clusters") and c["n_clusters"] > 10
+    gap = clustered[(clustered["metric"] == "auroc") & (clustered["split"] != "random")].iloc[0]
+    assert gap["gap_method"] == "bootstrap-clusters-independent" and gap["gap_p_adjusted"] is not None

@@ -167,3 +167,53 @@ def test_no_quantile_bin_straddles_the_end_of_the_training_range() -> None:
     assert (t.loc[t["tested"], "low_edge"] > 22).all()
     assert t.loc[t["in_range"], "high_edge"].max() <= 23
     assert c.break_value is not None and c.break_value > 22
+
+
+def test_drop_inside_the_training_range_is_named() -> None:
+    # collapses at 27 words while training covered up to 42: the drop is inside the range, and said so
+    from gengap.report._format import ScoreFormat
+    from gengap.report.section_curves import curve_sentence
+
+    rng = np.random.default_rng(1)
+    words = rng.integers(7, 60, 6_000)
+    scores = (rng.random(words.size) < np.where(words < 27, 0.75, 0.23)).astype(float)
+    c = score_curve(scores, words, axis_name="input_length", train_range=(7, 42), n_resamples=500, bins=[7, 17, 27, 37, 43, 50, 60])
+    t = c.to_table()
+    assert t["in_range"].tolist() == [True] * 4 + [False] * 2
+    assert c.drop_value == 27 and c.drop_from == 17
+    sentence = curve_sentence(c, ScoreFormat(percent=True))
+    assert "inside the training range the score already falls, from 7" in sentence and "at input_length 17–26 to 2" in sentence
+    assert "at 27–36 (significantly below the first in-range bin)" in sentence
+    assert "beyond the training range, it breaks at input_length = 43" in sentence
+    flat = score_curve((rng.random(words.size) < 0.8).astype(float), words, train_range=(7, 42), n_resamples=500)
+    assert flat.drop_value is None and "inside" not in curve_sentence(flat, ScoreFormat(percent=True))
+
+
+def test_integer_axis_gets_integer_edges_and_break_points() -> None:
+    # target lengths 1..40, trained up to 22, falling from 25 on: "breaks at 24.57 [24.6, 24.6]" and
+    # bins "17 - 24" then "24 - 26" were the old reading
+    rng = np.random.default_rng(2)
+    lengths = rng.integers(1, 41, 8_000)
+    scores = (rng.random(lengths.size) < np.where(lengths <= 24, 0.9, 0.1)).astype(float)
+    c = score_curve(scores, lengths, axis_name="target_length", train_range=(1, 22), n_resamples=500)
+    t = c.to_table()
+    assert c.integer and c.break_value in (24.0, 25.0) and float(c.break_low).is_integer() and float(c.break_high).is_integer()
+    assert c.half_value is not None and float(c.half_value).is_integer()
+    assert (t["low_edge"] % 1 == 0).all() and (t["high_edge"] % 1 == 0).all()
+    assert (t["low_edge"].to_numpy()[1:] > t["high_edge"].to_numpy()[:-1]).all()  # no two bins share an edge
+    assert t.loc[t["in_range"], "high_edge"].max() == 22  # training marks only what was trained on
+    d = c.to_dict()
+    assert d["integer"] is True and d["drop_value"] is None
+
+
+def test_no_training_range_sentence_names_the_first_bin_as_reference() -> None:
+    from gengap.report._format import ScoreFormat
+    from gengap.report.section_curves import _bins_table, curve_sentence
+
+    s, d = _addition_like(n=2000, seed=4)
+    c = score_curve(s, d, axis_name="n_digits", n_resamples=500)
+    sentence = curve_sentence(c, ScoreFormat(percent=True))
+    assert "in the first bin (n_digits 1), the reference: no model was trained on this axis" in sentence
+    assert "beyond the training range" not in sentence
+    table = _bins_table(c, ScoreFormat(percent=True), many_models=False)
+    assert table["Range"].tolist()[:2] == ["reference", ""]

@@ -43,7 +43,9 @@ def addition_run(tmp_path):
 
 
 def test_evaluation_curve_marks_training_range_and_break(addition_run):
-    c = addition_run.curve("n_digits", n_resamples=2000)
+    untrained = addition_run.curve("n_digits", n_resamples=2000)  # a function was never trained on any range
+    assert untrained.train_range is None and untrained.break_value == 5.0
+    c = addition_run.curve("n_digits", n_resamples=2000, train_range=(1, 4))
     t = c.to_table()
     assert c.train_range == (1.0, 4.0) and t["value"].tolist() == [1, 2, 3, 4, 5, 6, 7, 8]
     assert t["in_range"].tolist() == [True] * 4 + [False] * 4
@@ -73,13 +75,15 @@ def test_report_draws_length_curve_by_default_and_asked_axes(addition_run, tmp_p
     axes = [c["axis"] for c in doc["curves"]]
     assert axes == ["n_carries", "n_digits"]  # asked first, then the length split's; the bad one is a notice
     n_digits = doc["curves"][1]
-    assert n_digits["break_value"] == 5.0 and n_digits["train_range"] == [1.0, 4.0]
+    assert n_digits["break_value"] == 5.0 and n_digits["train_range"] is None  # a function: nothing trained
     assert [b["n"] for b in n_digits["bins"]] == addition_run.curve("n_digits").to_table()["n"].tolist()
     html = (folder / "index.html").read_text()
     assert 'id="chart-curve-0"' in html and 'id="chart-curve-2"' in html
-    assert "No curve along no_such_column" in html and "training range" in html
+    assert "No curve along no_such_column" in html
     md = (folder / "report.md").read_text()
     assert "## Score curves" in md and "it breaks at n_digits = 5" in md
+    assert "in the first bin (n_digits 1), the reference: no model was trained on this axis" in md
+    assert "| training |" not in md
     assert "curves" not in doc["sections"]
 
 
@@ -87,7 +91,7 @@ def test_report_without_curves_has_none(tmp_path):
     ds = generate("addition", seed=1, n=300, max_digits=4)
     ev = gengap.evaluate(_model(tmp_path), ds, ["random"], out=tmp_path / "o", progress=False)
     doc = json.loads((ev.report() / "results.json").read_text())
-    assert doc["curves"] == [] and doc["schema_version"] == "1.5"
+    assert doc["curves"] == [] and doc["schema_version"] == "1.6"
 
 
 def test_cli_eval_curve_run_file_and_report_curve(tmp_path, cli):
@@ -135,3 +139,21 @@ def test_irt_difficulty_axis_needs_several_models(tmp_path, addition_run):
     t = c.to_table()
     assert c.axis == "irt_difficulty" and len(t) >= 3 and t["n"].sum() == 120
     assert t["score"].iloc[0] > t["score"].iloc[-1]  # harder items (by the fit over all four models) fail more
+
+
+def test_learner_curve_marks_only_the_range_it_was_trained_on(tmp_path):
+    # a learner trained on inputs of at most 4 digits: the run records it, and its curve marks that range
+    from sklearn.dummy import DummyClassifier
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    ds = generate("addition", seed=0, n=1200, max_digits=6)
+    learner = make_pipeline(CountVectorizer(token_pattern=r"\S+"), DummyClassifier(strategy="most_frequent"))
+    ev = gengap.evaluate({"dummy": learner, "adder": _model(tmp_path)}, ds,
+                         ["random", gengap.LengthSplit(by="n_digits", max_train_length=4)], out=tmp_path / "o", progress=False)
+    trained = ev.curve("n_digits", model="dummy", n_resamples=1000)
+    assert trained.train_range == (1.0, 4.0) and trained.to_table()["in_range"].sum() == 4
+    assert ev.curve("n_digits", model="adder", n_resamples=1000).train_range is None
+    md = (ev.report(tmp_path / "rep") / "report.md").read_text()
+    assert "dummy: 0.0% in the training range (1–4)" in md or "dummy:" in md and "in the training range (1–4)" in md
+    assert md.count("| training |") == 4  # the learner's four in-range bins; the function's first bin is its reference

@@ -167,7 +167,7 @@ def test_empty_and_one_word_inputs_are_said_and_kept():
     with pytest.warns(UserWarning) as caught:
         audit = audit_leakage(ds, [split])
     notes = " ".join(audit.notes)
-    assert "2 example(s) have an empty input" in notes and "one-word input" in notes
+    assert "2 example(s) have an empty input" in notes and "fewer than 10 words (2 of one word" in notes
     assert {str(w.message) for w in caught} >= set(audit.notes)
     assert audit.table.iloc[0]["n_test"] == len(split.test)  # nothing dropped from the counts
     assert not set(audit.leaks["id"]) & {"0", "1"}  # empty texts copy nothing

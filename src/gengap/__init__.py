@@ -21,7 +21,9 @@ docs/architecture.md). Everything else lives in its subpackage, each with its ow
 
 from typing import TYPE_CHECKING, Any
 
-from gengap import errors  # noqa: F401  (the module, so gengap.errors.StoreError works after import gengap)
+# _threads first: before anything loads torch, waiting OpenMP threads are told to sleep, not spin.
+# errors: the module, so gengap.errors.StoreError works after import gengap.
+from gengap import _threads, errors  # noqa: F401
 from gengap._errors import ConfigError, DataError, GengapError
 from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.dataset import Dataset

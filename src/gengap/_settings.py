@@ -61,10 +61,16 @@ class Execution(_Strict):
     cache: bool = Field(default=True, description="Reuse stored outputs for inputs a model answered before.")
     resume: bool = Field(default=True, description="Continue an unfinished run of the same name and settings in the output folder.")
     progress: bool | None = Field(default=None, description="Show progress bars (default: when stderr is a terminal).")
+    threads: int | None = Field(
+        default=None, ge=1, description="CPU cores for training learners: that many train side by side, one process and "
+                                        "one torch thread each (default: the cores this process may use). Scores do not "
+                                        "depend on it.")
 
     #: Settings that say how or how fast a run ran, not what it computed: they are not stored with
-    #: the run, so it resumes whatever backend or worker count the second attempt uses.
-    NOT_STORED: ClassVar[tuple[str, ...]] = ("backend", "workers", "ray_address", "cache", "resume", "progress")
+    #: the run's settings, so it resumes whatever backend, worker or thread count the second attempt
+    #: uses (the threads it ran with are recorded apart, under ``ran_with``).
+    NOT_STORED: ClassVar[tuple[str, ...]] = ("backend", "workers", "ray_address", "cache", "resume", "progress",
+                                             "threads")
 
 
 class Scoring(_Strict):
@@ -84,6 +90,9 @@ class Scoring(_Strict):
         default="generate", description="Multiple choice (a 'choices' column): generate, loglik (summed log-probability "
                                         "of each option) or loglik_norm (per token).")
     reference: str | None = Field(default=None, description="Split that gaps are measured from (default: the random split).")
+    cluster: str | None = Field(
+        default=None, description="A metadata column whose rows are not independent (questions of one passage, "
+                                  "document or source): every interval and test counts clusters, not rows.")
     #: The settings of the answer judge (stored with a run only when there is one).
     JUDGE: ClassVar[tuple[str, ...]] = ("judge", "judge_api", "judge_model")
     judge: str | None = Field(
@@ -106,6 +115,8 @@ class Splitting(_Strict):
 
     seed: int = Field(default=0, description="Seed for every split, perturbation and resample.")
     test_fraction: float = Field(default=0.2, gt=0, lt=1, description="Test share for splits that take one.")
+    dedupe: bool = Field(default=False, description="Keep inputs that are normalized or near copies of each other on one "
+                                                    "side of every split (gengap leakage finds such copies).")
 
 
 class Generation(_Strict):
@@ -180,9 +191,13 @@ class Settings(_Strict):
         data = Settings(**{group: getattr(self, group) for group in GROUPS}).model_dump(mode="json")
         for key in Execution.NOT_STORED:
             data["execution"].pop(key)
+        if not self.splitting.dedupe:  # absent when off: runs stored before it existed still resume
+            data["splitting"].pop("dedupe")
         if self.scoring.judge is None:  # absent without a judge: runs stored before it existed still resume
             for key in Scoring.JUDGE:
                 data["scoring"].pop(key)
+        if self.scoring.cluster is None:  # likewise without clusters
+            data["scoring"].pop("cluster")
         return data
 
     def replace(self: _S, *, source: str = "", **options: Any) -> _S:

@@ -16,7 +16,7 @@ from rich.table import Table
 
 from gengap.metrics import is_share
 
-__all__ = ["Summary", "gap_header", "summary_methods", "summary_table"]
+__all__ = ["Summary", "effects_table", "gap_header", "summary_methods", "summary_table"]
 
 
 #: The score column's heading: the score in percent, then its 95% interval.
@@ -60,6 +60,9 @@ def summary_methods(summary: pd.DataFrame) -> str:
         parts.append(f"Gap CI: {names('gap_method')}.")
     if names("gap_test"):
         parts.append(f"Test: {names('gap_test')}; p adj.: {names('adjustment')} over all gaps of a model.")
+    if "n_clusters" in summary and summary["n_clusters"].notna().any():
+        parts.append(f"Rows clustered by '{names('cluster')}': intervals and tests count clusters; n rows are worth about "
+                     "n / design effect independent ones.")
     if "warning" in summary and (summary["warning"].fillna("") != "").any():
         parts.append("* too few examples to tell, or undefined (" + "; ".join(dict.fromkeys(w for w in summary["warning"] if w)) + ").")
     return " ".join(parts)
@@ -116,7 +119,10 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
     gap_col = f"{gap_header(summary)}, pts\n[95% CI]"
     table = Table(title=f"{title}{metric}", title_justify="left")
     has_p = "gap_p_adjusted" in summary and summary["gap_p_adjusted"].notna().any()
-    columns = (["model"] if many_models else []) + ["split", "n"] + (["metric"] if many_metrics else []) + \
+    clustered = "n_clusters" in summary and summary["n_clusters"].notna().any()
+    clusters_col = f"{summary['cluster'].dropna().iloc[0]}s\n(design effect)" if clustered else ""
+    columns = (["model"] if many_models else []) + ["split", "n"] + ([clusters_col] if clustered else []) + \
+        (["metric"] if many_metrics else []) + \
         [SCORE_COLUMN, gap_col] + (["p adj."] if has_p else []) + (["unextracted"] if has_extraction else [])
     for col in columns:
         table.add_column(col, justify="left" if col in ("model", "split", "metric") else "right",
@@ -135,6 +141,9 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
             "unextracted": "" if pd.isna(getattr(r, "unextracted", None)) else f"{_pct(r.unextracted)}%",
             "p adj.": _p(getattr(r, "gap_p_adjusted", None)),
         }
+        if clustered:
+            n_clusters: Any = getattr(r, "n_clusters", None)
+            cells[clusters_col] = "-" if pd.isna(n_clusters) else f"{int(n_clusters):,} ({float(r.design_effect):.1f})"
         if getattr(r, "warning", ""):
             cells["n"] += "*"
         table.add_row(*(cells[c] for c in columns))
@@ -143,11 +152,66 @@ def summary_table(summary: pd.DataFrame, *, title: str = "Summary") -> Table:
     return table
 
 
+def effects_table(effects: pd.DataFrame, *, limit: int = 10) -> Table:
+    """The stress test as the terminal shows it: the most harmful perturbations first, each effect
+    (perturbed − clean, in points for scores in [0, 1]) with its paired interval and adjusted p-value.
+
+    ``effects`` is :func:`gengap.analysis.stress.perturbation_effects` for one metric; at most
+    ``limit`` rows are shown (the caption says how many more the report holds).
+
+    >>> import io
+    >>> from rich.console import Console
+    >>> row = dict(rank=1, model="m", split="random", metric="em", perturbation="typos", n=200, clean=0.9,
+    ...            perturbed=0.8, difference=-0.1, low=-0.14, high=-0.06, p_adjusted=0.0001, flip_rate=0.12,
+    ...            adjustment="holm")
+    >>> console = Console(file=io.StringIO(), width=100)
+    >>> console.print(effects_table(pd.DataFrame([row])))
+    >>> print(console.file.getvalue().splitlines()[5])
+    │ 1 │ random │ typos        │ 200 │  90.0 │      80.0 │ -10.0 [-14.0, -6.0] │ <0.001 │ 12.0% │
+    """
+    percent = bool(effects[["clean", "perturbed"]].stack().between(0, 1).all()) if len(effects) else True
+    many_models = effects["model"].nunique() > 1
+    metric = "" if effects.empty else f" ({effects['metric'].iloc[0]})"
+    table = Table(title=f"Stress test{metric}: most harmful first", title_justify="left")
+    effect_col = "effect, pts\n[95% CI]" if percent else "effect\n[95% CI]"
+    columns = ["#", *(["model"] if many_models else []), "split", "perturbation", "n", "clean", "perturbed", effect_col,
+               "p adj.", "flips"]
+    for col in columns:
+        table.add_column(col, justify="left" if col in ("model", "split", "perturbation") else "right",
+                         overflow="fold" if col in ("split", "perturbation") else "ellipsis")
+
+    def num(v: Any) -> str:
+        return "-" if v is None or pd.isna(v) else (f"{100 * v:.1f}" if percent else f"{v:.3f}")
+
+    def signed(v: Any) -> str:
+        return "-" if v is None or pd.isna(v) else (f"{100 * v:+.1f}" if percent else f"{v:+.3f}")
+
+    for r in effects.head(limit).itertuples():
+        cells = {"#": str(r.rank), "model": str(r.model), "split": str(r.split), "perturbation": str(r.perturbation),
+                 "n": f"{r.n:,}", "clean": num(r.clean), "perturbed": num(r.perturbed),
+                 effect_col: f"{signed(r.difference)} [{signed(r.low)}, {signed(r.high)}]",
+                 "p adj.": _p(r.p_adjusted), "flips": "-" if pd.isna(r.flip_rate) else f"{100 * r.flip_rate:.1f}%"}
+        table.add_row(*(cells[c] for c in columns))
+    more = len(effects) - min(limit, len(effects))
+    adjust = str(effects["adjustment"].iloc[0]) if len(effects) and "adjustment" in effects else "holm"
+    table.caption = (f"Effect: perturbed − clean on the same examples, paired interval; p adj.: {adjust} over the "
+                     f"model's effects; flips: answers changed.{f' {more:,} more in the report.' if more else ''}")
+    table.caption_justify = "left"
+    return table
+
+
 class Summary(pd.DataFrame):
     """The summary DataFrame (:data:`gengap.analysis.gaps.SUMMARY_COLUMNS`) that a notebook shows as the CLI's table.
 
     Everything a DataFrame does works as usual and returns plain DataFrames; only the display
-    differs: ``display(summary)`` and ``rich.print(summary)`` show the table ``gengap eval`` prints.
+    differs: ``print(summary)``, ``display(summary)`` and ``rich.print(summary)`` show the table
+    ``gengap eval`` prints (``summary.to_string()`` or ``pd.DataFrame(summary)`` show every column).
+
+    >>> row = dict(model="m", split="length", reference="random", n=3920, metric="em", score=0.124,
+    ...            score_low=0.114, score_high=0.135, gap=0.832, gap_low=0.82, gap_high=0.844)
+    >>> s = Summary(pd.DataFrame([row]))
+    >>> "12.4 [11.4, 13.5]" in str(s), float(s["score"].iloc[0])
+    (True, 0.124)
     """
 
     _metadata = ["title"]
@@ -159,6 +223,17 @@ class Summary(pd.DataFrame):
 
     def __rich__(self) -> Table:
         return summary_table(pd.DataFrame(self), title=self.title)
+
+    def __repr__(self) -> str:
+        import shutil
+
+        width = min(max(shutil.get_terminal_size((100, 24)).columns, 80), 160)
+        console = Console(file=io.StringIO(), width=width, markup=False, highlight=False, color_system=None)
+        console.print(self.__rich__())
+        return console.file.getvalue().rstrip("\n") + (  # type: ignore[attr-defined]
+            "\n(a DataFrame: .to_string() or pd.DataFrame(...) shows every column)")
+
+    __str__ = __repr__
 
     def _repr_html_(self) -> str:
         console = Console(file=io.StringIO(), record=True, width=110, markup=False, highlight=False)

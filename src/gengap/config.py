@@ -7,7 +7,7 @@ nearest valid one; relative paths are read relative to the run file.
 The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
 cache, resume, progress), ``[scoring]`` (metrics, extract, judge, judge_api, judge_model, choices_by, reference) and
-``[splitting]`` (seed, test_fraction); ``[model]`` holds the model and its :class:`Generation`
+``[splitting]`` (seed, test_fraction, dedupe); ``[model]`` holds the model and its :class:`Generation`
 settings. Run files that put the first three groups' keys in ``[eval]`` (before they had tables)
 still work, with a DeprecationWarning naming each key's new table.
 
@@ -41,7 +41,7 @@ from __future__ import annotations
 import difflib
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -246,7 +246,7 @@ def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: boo
     >>> parse_config({"data": {"path": "d"}, "model": {"spec": "m:f"}, "splitting": {"sed": 1}})
     Traceback (most recent call last):
       ...
-    gengap._errors.ConfigError: run file: unknown key 'splitting.sed'. Did you mean 'seed'? Valid keys there: seed, test_fraction.
+    gengap._errors.ConfigError: run file: unknown key 'splitting.sed'. Did you mean 'seed'? Valid keys there: seed, test_fraction, dedupe.
     """
     data, moved = _move_old_keys(data, source, warn=warn)
     try:
@@ -345,7 +345,8 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                        metadata=cfg.data.metadata, format=cfg.data.format)
         for s in cfg.split:
             splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.splitting.seed,
-                                        test_fraction=cfg.splitting.test_fraction))
+                                        test_fraction=cfg.splitting.test_fraction, dedupe=cfg.splitting.dedupe))
+    _check_curves(cfg.eval.curves, dataset)  # before the model is built or any split cut
     model = build_model(cfg.model)  # after the data: a missing data file is reported first
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
     evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
@@ -353,6 +354,15 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
     evaluation.report(curves=cfg.eval.curves)
     return evaluation
+
+
+def _check_curves(axes: Sequence[str], dataset: Any) -> None:
+    """Every ``--curve`` axis is a numeric column of the data (or a derived axis), else refuse before running."""
+    from gengap.analysis.curves import check_axis
+
+    columns = {c: dataset.column(c).tolist() for c in dataset.metadata_columns}
+    for axis in axes:
+        check_axis(columns, str(axis), option="--curve")
 
 
 def _split_folders(cfg: RunConfig) -> tuple[Any, list[Any]]:

@@ -55,6 +55,8 @@ class Dataset:
         self._fingerprint: str | None = None
         self.name = name
         self.source = source
+        #: role -> the user's column it came from (``{"input": "question"}``), for messages in the user's words
+        self.roles: dict[str, str] = {}
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -154,7 +156,9 @@ class Dataset:
             if col in ROLE_COLUMNS:
                 raise DataError(f"{where}: metadata column '{col}' clashes with a role name; rename it.")
             out[col] = frame[col].to_numpy()
-        return cls(out, name=name or "dataset", source=source)
+        made = cls(out, name=name or "dataset", source=source)
+        made.roles = {role: ", ".join(cols) for role, cols in wanted.items() if cols and cols != [role]}
+        return made
 
     @classmethod
     def from_records(cls, records: Sequence[dict[str, Any]], **roles: Any) -> Dataset:
@@ -198,18 +202,32 @@ class Dataset:
         return [c for c in self._frame.columns if c not in ROLE_COLUMNS]
 
     def column(self, name: str) -> pd.Series:
-        """One column by name (a role or a metadata column), with a helpful error."""
+        """One column by name (a role or a metadata column), with a helpful error in the user's column names.
+
+        >>> ds = Dataset.from_frame(pd.DataFrame({"question": ["a"], "answer": ["b"], "source": ["x"]}),
+        ...                         input="question", target="answer")
+        >>> ds.column("sorce")
+        Traceback (most recent call last):
+        ...
+        gengap._errors.DataError: Dataset 'dataset' has no column 'sorce'. Did you mean 'source'? Its columns: source (metadata); question (the input), answer (the target).
+        """
         if name not in self._frame.columns:
+            users = [self.roles.get(c, c) for c in ROLE_COLUMNS if c in self._frame.columns]
+            meta = self.metadata_columns
+            roles = ", ".join(f"{self.roles.get(c, c)} (the {c})" for c in ROLE_COLUMNS
+                              if c in self._frame.columns and (c != "id" or "id" in self.roles))
             raise DataError(
-                f"Dataset '{self.name}' has no column '{name}'.{did_you_mean(name, self._frame.columns)} "
-                f"Columns there are: {list(self._frame.columns)}."
+                f"Dataset '{self.name}' has no column '{name}'.{did_you_mean(name, [*meta, *users])} "
+                f"Its columns: {', '.join(meta) + ' (metadata); ' if meta else 'no metadata; '}{roles}."
             )
         return self._frame[name]
 
     def take(self, indices: Sequence[int] | np.ndarray, *, name: str | None = None) -> Dataset:
         """The examples at ``indices`` (positions), in that order, as a new Dataset."""
         idx = np.asarray(indices, dtype=np.int64)
-        return Dataset(self._frame.iloc[idx].reset_index(drop=True), name=name or self.name, source=self.source)
+        out = Dataset(self._frame.iloc[idx].reset_index(drop=True), name=name or self.name, source=self.source)
+        out.roles = dict(self.roles)
+        return out
 
     def with_columns(self, **columns: Any) -> Dataset:
         """A copy with metadata columns added or replaced (roles cannot be replaced this way)."""
@@ -218,7 +236,9 @@ class Dataset:
             if key in ROLE_COLUMNS:
                 raise DataError(f"with_columns cannot replace the role column '{key}'.")
             frame[key] = list(values) if not np.isscalar(values) else values
-        return Dataset(frame, name=self.name, source=self.source)
+        out = Dataset(frame, name=self.name, source=self.source)
+        out.roles = dict(self.roles)
+        return out
 
     def fingerprint(self) -> str:
         """A short content hash of ids, inputs and targets (stable across processes; computed once)."""

@@ -69,7 +69,7 @@ def scan_demo(
     seed: int = 0,
     epochs: int | None = None,
     limit: int | None = None,
-    threads: int | None = 2,
+    threads: int | None = None,
     progress: bool | None = None,
 ) -> DemoResult:
     """Run the SCAN demo and write its report to ``out``; returns a :class:`DemoResult`.
@@ -81,15 +81,14 @@ def scan_demo(
     seed : seed of the random split and of the learner.
     epochs : override the number of training epochs.
     limit : use only this many SCAN commands (a smoke test; the figures are then not comparable).
-    threads : torch threads while the demo runs (None: leave torch's setting).
+    threads : CPU cores to train on: that many learners train side by side, each on one torch
+        thread (None: the cores this process may use). The figures do not depend on it.
     progress : show progress bars (None: when stderr is a terminal).
     """
     import gengap
     from gengap.learners import Seq2SeqLearner
-    from gengap.learners.seq2seq import _import_torch
     from gengap.tasks.scan import scan_dataset
 
-    torch = _import_torch()
     started = time.perf_counter()
     settings = dict(SCAN_BASELINE_QUICK if quick else SCAN_BASELINE)
     if epochs is not None:
@@ -103,16 +102,10 @@ def scan_demo(
         gengap.HeldOutPrimitive(primitive="jump"),
     ]
     learner = Seq2SeqLearner(**settings, seed=seed, progress=progress)
-    before = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(threads)
-    try:
-        evaluation = gengap.evaluate(
-            {"seq2seq-gru": learner}, dataset, splits, out=out, name="demo-scan", seed=seed, progress=progress,
-            run_info={"demo": {"name": "scan", "quick": quick, "limit": limit, "learner": settings}},
-        )
-    finally:
-        torch.set_num_threads(before)
+    evaluation = gengap.evaluate(
+        {"seq2seq-gru": learner}, dataset, splits, out=out, name="demo-scan", seed=seed, progress=progress,
+        threads=threads, run_info={"demo": {"name": "scan", "quick": quick, "limit": limit, "learner": settings}},
+    )
     evaluation.report()
     return DemoResult(name="scan", out=Path(out), seconds=time.perf_counter() - started, evaluation=evaluation,
                       settings=settings)

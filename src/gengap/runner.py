@@ -31,10 +31,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._errors import ConfigError, GengapError, ModelError
+from gengap._errors import ConfigError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
 from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Scoring, Settings
+from gengap._threads import resolve_threads, thread_record
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend, predict_batched
 from gengap.dataset import Dataset
@@ -44,6 +45,7 @@ from gengap.models._scored import decode_cached, encode_cached, split_confidence
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import Store
+from gengap.training import Trainer
 
 __all__ = ["evaluate", "Evaluation", "cache_lines", "judge_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
 
@@ -100,16 +102,23 @@ class Evaluation:
         with Store(self.store_path, read_only=True) as store:
             return store.split_info(self.run_id)
 
-    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+                cluster: str | None = None) -> pd.DataFrame:
         """Score per (model, split, metric) with its interval, and the gap to the reference split with its
-        interval and test (see :func:`gengap.analysis.gaps.summarize`).
+        interval and test (see :func:`gengap.analysis.gaps.summarize`); ``cluster`` (default: the run's
+        ``cluster`` setting) names a column whose rows are not independent.
 
         A DataFrame; in a notebook (or ``rich.print``) it shows as the table ``gengap eval`` prints.
         """
         from gengap._summary_table import Summary
 
         return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
-                                 n_resamples=n_resamples, seed=seed))
+                                 n_resamples=n_resamples, seed=seed, cluster=cluster or self.cluster))
+
+    @property
+    def cluster(self) -> str | None:
+        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
+        return self.settings.scoring.cluster if self.settings is not None else None
 
     def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
@@ -127,6 +136,8 @@ class Evaluation:
         from gengap.analysis.gaps import find_reference
 
         info = self.split_info()
+        with Store(self.store_path, read_only=True) as store:
+            trained = store.run_config(self.run_id).get("trained") or []
         rows = self.rows()
         model = model if model is not None else str(rows["model"].iloc[0])
         metric = metric if metric is not None else str(rows["metric"].iloc[0])
@@ -135,7 +146,7 @@ class Evaluation:
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed)
+                            n_resamples=n_resamples, seed=seed, trained=trained)
         return next(c for c in curves if c.model == model)
 
     def transfer(self, **options: Any) -> Any:
@@ -163,26 +174,40 @@ class Evaluation:
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves)
+                            reference=self.reference, curves=curves, cluster=self.cluster)
 
 
-def cache_lines(use: pd.DataFrame) -> list[str]:
+def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
     """One plain sentence per model: how many outputs came from the cache, under which fingerprint.
+
+    ``calls``: the inputs sent to a model in this session (``Evaluation.model_calls``); when a resumed
+    run computed fewer now than in all, the lines say how many were kept from before the interruption.
 
     >>> use = pd.DataFrame({"model": ["m", "f"], "fingerprint": ["ab12", ""], "n_cached": [30, 0],
     ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
     >>> cache_lines(use)
     ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
+    >>> cache_lines(use.iloc[1:], calls=25)
+    ["Model 'f': 40 outputs computed, 25 of them in this session (15 kept from before it was interrupted); not cached: no version."]
     """
     lines = []
+    computed = int(use["n_computed"].sum()) if len(use) else 0
+    resumed = calls is not None and calls < computed
+    one_model = use["model"].nunique() == 1
     for model, g in use.groupby("model", sort=True):
         for r in g.itertuples():
             total = int(r.n_cached) + int(r.n_computed)
+            now = ""
+            if resumed and one_model and len(g) == 1:
+                now = f", {calls:,} of them in this session ({int(r.n_computed) - int(calls or 0):,} kept from before it was interrupted)"
             if not r.fingerprint:
-                lines.append(f"Model '{model}': {total:,} outputs computed; {r.note or 'not cached'}.")
+                lines.append(f"Model '{model}': {total:,} outputs computed{now}; {r.note or 'not cached'}.")
             else:
                 lines.append(f"Model '{model}': {int(r.n_cached):,} of {total:,} outputs from the cache "
-                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed.")
+                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed{now}.")
+    if resumed and not (one_model and len(use) == 1):
+        lines.append(f"This session computed {calls:,} of the {computed:,} outputs; the other {computed - int(calls or 0):,} "
+                     "were kept from before the run was interrupted.")
     return lines
 
 
@@ -233,13 +258,14 @@ def _normalize_models(model: ModelLike | Mapping[str, ModelLike] | Sequence[Mode
     return models
 
 
-def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float) -> list[Split]:
+def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float,
+                    dedupe: bool = False) -> list[Split]:
     out: list[Split] = []
     for spec in splits:
         if isinstance(spec, Split):
             made = [spec]
         else:
-            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction)
+            splitter = make_splitter(spec, seed=seed, test_fraction=test_fraction, dedupe=dedupe)
             made = splitter.split_datasets(dataset)
         out.extend(made)
     names = [s.name for s in out]
@@ -267,8 +293,10 @@ def evaluate(
     judge_model: str | None | FromConfig = FROM_CONFIG,
     choices_by: str | FromConfig = FROM_CONFIG,
     reference: str | None | FromConfig = FROM_CONFIG,
+    cluster: str | None | FromConfig = FROM_CONFIG,
     seed: int | FromConfig = FROM_CONFIG,
     test_fraction: float | FromConfig = FROM_CONFIG,
+    dedupe: bool | FromConfig = FROM_CONFIG,
     backend: str | Backend | FromConfig = FROM_CONFIG,
     workers: int | None | FromConfig = FROM_CONFIG,
     ray_address: str | None | FromConfig = FROM_CONFIG,
@@ -277,6 +305,7 @@ def evaluate(
     cache: bool | FromConfig = FROM_CONFIG,
     resume: bool | FromConfig = FROM_CONFIG,
     progress: bool | None | FromConfig = FROM_CONFIG,
+    threads: int | None | FromConfig = FROM_CONFIG,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -331,11 +360,16 @@ def evaluate(
         prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
         model with the completions API that returns prompt log-probabilities.
     reference : the split gaps are measured from (default: the random split).
+    cluster : a metadata column whose rows are not independent (the passage, document or source
+        questions share): every interval and test then counts clusters, and the summary says how
+        many there are and the design effect (:mod:`gengap.analysis.clustered`).
 
     Splitting (``config.splitting``)
 
     seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
         perturbations and few-shot draws.
+    dedupe : splitters built from specs keep inputs that are normalized or near copies of each other
+        on one side of every split (see :mod:`gengap.splits`; ``gengap leakage`` finds such copies).
 
     Execution (``config.execution``)
 
@@ -350,6 +384,9 @@ def evaluate(
         a Python function or object only with a version or files (``as_model(fn, version="v2")``).
     resume : continue an unfinished run of the same name and configuration in ``out``.
     progress : show progress bars (None: when stderr is a terminal).
+    threads : CPU cores for training learners: up to this many train side by side, one process
+        and one torch thread each (None: the cores this process may use). Scores do not depend
+        on it; the run's record (``runs.config``, ``ran_with``) shows what was used.
 
     A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
     ``evaluation.settings`` then keeps the named setting it stands in for.
@@ -374,9 +411,10 @@ def evaluate(
         raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
                           "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
     given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
-             "choices_by": choices_by, "reference": reference, "seed": seed,
-             "test_fraction": test_fraction, "backend": backend, "workers": workers, "ray_address": ray_address,
-             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress}
+             "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
+             "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
+             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress,
+             "threads": threads}
     objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
                "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
     base = Settings() if config is None else Settings(**{group: getattr(config, group) for group in GROUPS})
@@ -385,6 +423,8 @@ def evaluate(
     execution, scoring, splitting = settings.execution, settings.scoring, settings.splitting
     for m in scoring.metrics:
         get_metric(m)
+    if scoring.cluster is not None:
+        check_cluster_column(dataset, scoring.cluster)
     if out is not None:
         check_out_folder(out, option="out")
     prompt_spec = as_prompt(prompt)
@@ -392,7 +432,8 @@ def evaluate(
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
-    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction)
+    resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction,
+                               dedupe=splitting.dedupe)
     runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
     extractor = _as_extractor(objects["extract"] or scoring.extract, scoring)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
@@ -406,17 +447,23 @@ def evaluate(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if any(m.needs_fit for m in models):  # trained on the splits: their curves mark the training range
+        run_config["trained"] = [m.name for m in models if m.needs_fit]
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
         run_config["prompt"] = None if prompt_spec is None else prompt_spec.to_dict()
         run_config["choices_by"] = scoring.choices_by
+    n_threads = resolve_threads(execution.threads)
     calls = 0
     with Store(store_path) as store:
         run_id = store.find_resumable(name, run_config) if execution.resume else None
         if run_id is None:
-            run_id = store.start_run(name, run_config)
+            run_id = store.start_run(name, {**run_config, "ran_with": thread_record(n_threads)})
         else:
             store.finish_run(run_id, "running")
         done = store.finished_shard_rows(run_id)
+        variant_names = ["none"] + [getattr(p, "name", str(p)) for p in perturbations]
+        trainer = Trainer([(m, s) for s in resolved for m in models if m.needs_fit and any(
+            _pending(done, m.name, s.name, p, len(s.test)) for p in variant_names)], threads=n_threads)
         try:
             for k, split in enumerate(resolved, start=1):
                 store.add_split(run_id, split)
@@ -431,7 +478,7 @@ def evaluate(
                     if not todo:
                         continue
                     with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
-                        fitted = _fit(m, split) if m.needs_fit else m
+                        fitted = trainer.fitted(m, split) if m.needs_fit else m
                         for perturbation, variant, obj in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
@@ -447,6 +494,7 @@ def evaluate(
             store.finish_run(run_id, "failed")
             raise
         finally:
+            trainer.close()
             runner.close()
             for m in models:  # connections and event loops of HTTP models
                 if hasattr(m, "close"):
@@ -454,6 +502,25 @@ def evaluate(
         store.finish_run(run_id, "done")
     return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=scoring.reference, model_calls=calls,
                       settings=settings)
+
+
+def check_cluster_column(dataset: Dataset, column: str) -> None:
+    """A clear error, before any model runs, when ``column`` cannot name the clusters of ``dataset``:
+    not a metadata column, empty in some rows, or one value for every row."""
+    from gengap._errors import DataError, did_you_mean
+
+    if column not in dataset.metadata_columns:
+        raise DataError(f"cluster={column!r} is not a column of dataset '{dataset.name}'.{did_you_mean(column, dataset.metadata_columns)} "
+                        f"Its metadata columns: {', '.join(dataset.metadata_columns) or 'none'}. Name the column whose rows "
+                        "share a passage, item or source (--cluster COLUMN).")
+    values = pd.Series(list(dataset.column(column)), dtype=object)
+    missing = int(values.isna().sum())
+    if missing:
+        raise DataError(f"The cluster column '{column}' of dataset '{dataset.name}' is empty in {missing:,} of {len(values):,} "
+                        "rows; give every row a cluster id (a row alone in its cluster can have its own), or drop those rows.")
+    if values.astype(str).nunique() < 2 and len(values) > 1:
+        raise DataError(f"Every row of dataset '{dataset.name}' has the same '{column}' ({values.iloc[0]!r}): one cluster "
+                        "gives no way to see how clusters vary. Name a finer cluster column, or none.")
 
 
 #: How multiple-choice answers are chosen.
@@ -592,16 +659,6 @@ def _gaps(done: Mapping[str, int], model: str, split: str, perturbation: str, n:
 
 def _pending(done: Mapping[str, int], model: str, split: str, perturbation: str, n: int) -> bool:
     return bool(_gaps(done, model, split, perturbation, n))
-
-
-def _fit(model: Model, split: Split) -> Model:
-    train = split.train_part
-    try:
-        return model.fit(train.inputs, train.targets)
-    except GengapError:
-        raise
-    except Exception as e:
-        raise ModelError(f"Training '{model.name}' on split '{split.name}' failed: {type(e).__name__}: {e}") from e
 
 
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],

@@ -90,6 +90,9 @@ CREATE TABLE IF NOT EXISTS judge_use (
     unsupported BIGINT, declined BIGINT);
 """
 
+#: The entry of a run's config that says how it ran (threads, cores), not what it computed.
+RAN_WITH = "ran_with"
+
 #: The counts of the ``judge_use`` table, in order.
 JUDGE_COUNTS = ("asked", "filled", "agreed", "overruled", "unsupported", "declined")
 
@@ -218,12 +221,21 @@ class Store:
         return run_id
 
     def find_resumable(self, name: str, config: Mapping[str, Any]) -> str | None:
-        """The latest unfinished run with this name and exactly this config (to resume), or None."""
-        text = json.dumps(config, sort_keys=True, default=str)
+        """The latest unfinished run with this name and exactly this config (to resume), or None.
+
+        The config's ``ran_with`` entry (how the run ran: threads, cores) is not compared: a run
+        resumes on another machine or with another thread count.
+        """
+        text = json.dumps({k: v for k, v in config.items() if k != RAN_WITH}, sort_keys=True, default=str)
         found = self.sql(
-            "SELECT run_id FROM runs WHERE name = ? AND config = ? AND status <> 'done' "
-            "ORDER BY created_at DESC, run_id DESC LIMIT 1", [name, text])
-        return None if found.empty else str(found["run_id"].iloc[0])
+            "SELECT run_id, config FROM runs WHERE name = ? AND status <> 'done' "
+            "ORDER BY created_at DESC, run_id DESC", [name])
+        for run_id, stored in zip(found["run_id"], found["config"]):
+            same = json.loads(stored)
+            same.pop(RAN_WITH, None)
+            if json.dumps(same, sort_keys=True, default=str) == text:
+                return str(run_id)
+        return None
 
     def run_config(self, run_id: str) -> dict[str, Any]:
         found = self.sql("SELECT config FROM runs WHERE run_id = ?", [run_id])

@@ -8,11 +8,15 @@ kind            a test text is a copy of a train text when ...
 ==============  ==============================================================================
 ``exact``       the two texts are the same string
 ``normalized``  their :func:`normalize` forms are the same (:data:`NORMALIZATION` in words)
-``near``        the Jaccard similarity of their sets of word shingles (``shingle`` consecutive
-                words of the normalized text) is at least ``threshold``: candidates come from
-                MinHash signatures (``n_perm`` hash functions) banded for LSH, and every
-                candidate is verified on the exact shingle sets
+``near``        both have at least ``min_words`` words and the Jaccard similarity of their sets
+                of word shingles (``shingle`` consecutive words of the normalized text) is at
+                least ``threshold``: candidates come from MinHash signatures (``n_perm`` hash
+                functions) banded for LSH, and every candidate is verified on the exact sets
 ==============  ==============================================================================
+
+Short texts are never near copies: in "jump twice and walk left" one changed word makes another
+example (SCAN's left and right), not a copy, and chains of such neighbours would join a whole
+compositional dataset into one group. :data:`MIN_WORDS` sets where texts become long enough.
 
 The MinHash is computed for all texts at once in numpy (one pass per hash function over a flat
 array of shingle hashes), and the LSH buckets are sorted arrays, not dicts of Python objects:
@@ -21,9 +25,10 @@ recall, a fraction of its time and memory), which is why gengap does not use dat
 Tokens and shingles are hashed with pandas' fixed-key hash, so the same texts give the same
 matches in every process.
 
->>> m = find_copies(["the cat sat on the mat today", "a dog"], ["The  cat sat on the mat, today!", "a dog", "a bird"])
+>>> mat = "the cat sat on the mat by the door of the house"
+>>> m = find_copies([mat, "a dog"], ["The  cat sat on the mat, by the door of the house!", "a dog", mat + " today"])
 >>> m[["test", "kind", "train", "similarity"]].values.tolist()
-[[0, 'normalized', 0, 1.0], [1, 'exact', 1, 1.0]]
+[[0, 'normalized', 0, 1.0], [1, 'exact', 1, 1.0], [2, 'near', 0, 0.916667]]
 """
 
 from __future__ import annotations
@@ -40,7 +45,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError
 
-__all__ = ["NORMALIZATION", "normalize", "find_copies", "near_pairs", "lsh_bands", "ShingleSets", "shingle_sets",
+__all__ = ["NORMALIZATION", "DEFAULT_THRESHOLD", "MIN_WORDS", "normalize", "find_copies", "copy_groups", "near_pairs", "lsh_bands", "ShingleSets", "shingle_sets",
            "COPY_KINDS"]
 
 #: The kinds of copy, from the strictest.
@@ -49,6 +54,13 @@ COPY_KINDS = ("exact", "normalized", "near")
 #: What :func:`normalize` does, as reports state it.
 NORMALIZATION = ("Unicode NFKC, case-folded, every punctuation character (Unicode categories P*) replaced by a space, "
                  "runs of whitespace (spaces, tabs, line breaks) collapsed to one space, ends stripped")
+
+#: Jaccard similarity of word 2-gram sets from which two texts are near copies (chosen on a tuning seed of
+#: ``benchmarks/bench_leakage.py``; its held-out seed gives the figures in the README).
+DEFAULT_THRESHOLD = 0.5
+#: Fewest words (of the normalized text) a text needs to be a near copy; shorter ones can only be exact
+#: or normalized copies.
+MIN_WORDS = 10
 
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
@@ -105,19 +117,20 @@ def _token_hashes(words: list[str]) -> np.ndarray:
     return pd.util.hash_array(np.asarray(words, dtype=object), categorize=True)
 
 
-def shingle_sets(normalized: Sequence[str], *, shingle: int = 2, chunk: int = 200_000) -> ShingleSets:
+def shingle_sets(normalized: Sequence[str], *, shingle: int = 2, min_words: int = 1, chunk: int = 200_000) -> ShingleSets:
     """The shingle sets of normalized texts (split on spaces): each run of ``shingle`` consecutive words,
-    hashed to 64 bits.
+    hashed to 64 bits; a text of fewer than ``min_words`` words gets an empty set.
 
-    >>> s = shingle_sets(["a b c", "a b", "a"])
-    >>> s.sizes.tolist()
-    [2, 1, 0]
+    >>> shingle_sets(["a b c", "a b", "a"]).sizes.tolist(), shingle_sets(["a b c", "a b"], min_words=3).sizes.tolist()
+    ([2, 1, 0], [2, 0])
     """
     if shingle < 1:
         raise ConfigError(f"shingle={shingle!r} must be a number of words >= 1.")
     parts_h, parts_n = [], []
     for start in range(0, len(normalized), chunk):
         tokens = [t.split() for t in normalized[start:start + chunk]]
+        if min_words > 1:
+            tokens = [t if len(t) >= min_words else [] for t in tokens]
         lengths = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
         h = _token_hashes(list(chain.from_iterable(tokens)))
         ends = np.cumsum(lengths)
@@ -250,8 +263,9 @@ def find_copies(
     test: Sequence[str],
     *,
     near: bool = True,
-    threshold: float = 0.6,
+    threshold: float = DEFAULT_THRESHOLD,
     shingle: int = 2,
+    min_words: int = MIN_WORDS,
     n_perm: int = 128,
     seed: int = 0,
     normalized: tuple[Sequence[str], Sequence[str]] | None = None,
@@ -286,8 +300,8 @@ def find_copies(
     out_sim = [1.0] * len(out_test)
     if near and rest and by_norm:
         reps = np.fromiter(by_norm.values(), dtype=np.int64, count=len(by_norm))  # one train text per normalized form
-        index = shingle_sets([norm_train[j] for j in reps], shingle=shingle)
-        queries = shingle_sets([norm_test[i] for i in rest], shingle=shingle)
+        index = shingle_sets([norm_train[j] for j in reps], shingle=shingle, min_words=min_words)
+        queries = shingle_sets([norm_test[i] for i in rest], shingle=shingle, min_words=min_words)
         pairs = near_pairs(queries, index, threshold=threshold, n_perm=n_perm, seed=seed)
         if len(pairs):
             pairs["match"] = reps[pairs["match"].to_numpy()]
@@ -299,3 +313,36 @@ def find_copies(
     frame = pd.DataFrame({"test": np.asarray(out_test, dtype=np.int64), "kind": out_kind,
                           "train": np.asarray(out_train, dtype=np.int64), "similarity": np.asarray(out_sim, dtype=float)})
     return frame.sort_values("test", kind="stable").reset_index(drop=True)
+
+
+def copy_groups(texts: Sequence[str], *, near: bool = True, threshold: float = DEFAULT_THRESHOLD, shingle: int = 2,
+                min_words: int = MIN_WORDS, n_perm: int = 128, seed: int = 0) -> np.ndarray:
+    """A group label per text: texts that are normalized or near copies of each other (through any chain of
+    copies) share a label; every other text is alone in its group. Empty texts are never grouped.
+
+    >>> mat = "the cat sat on the mat by the door of the house"
+    >>> copy_groups([mat, mat.upper() + "!", "a dog", mat + " today", "", "a dog today"]).tolist()
+    [0, 0, 1, 0, 2, 3]
+    """
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    normalized = [normalize(t) for t in texts]
+    first: dict[str, int] = {}
+    rep_of = np.empty(len(texts), dtype=np.int64)  # each text's representative: the first text of its normalized form
+    for i, n in enumerate(normalized):
+        rep_of[i] = first.setdefault(n, i) if n else i
+    edges_a, edges_b = [np.arange(len(texts))], [rep_of]
+    reps = np.fromiter((i for n, i in first.items() if n), dtype=np.int64)
+    if near and len(reps) > 1:
+        sets = shingle_sets([normalized[i] for i in reps], shingle=shingle, min_words=min_words)
+        pairs = near_pairs(sets, sets, threshold=threshold, n_perm=n_perm, seed=seed)
+        pairs = pairs[pairs["query"] != pairs["match"]]
+        edges_a.append(reps[pairs["query"].to_numpy()])
+        edges_b.append(reps[pairs["match"].to_numpy()])
+    a, b = np.concatenate(edges_a), np.concatenate(edges_b)
+    graph = coo_matrix((np.ones(len(a), dtype=np.int8), (a, b)), shape=(len(texts), len(texts)))
+    _, labels = connected_components(graph, directed=False)
+    _, first_seen = np.unique(labels, return_index=True)  # number groups in the order their first text appears
+    order = np.argsort(np.argsort(first_seen))
+    return order[labels].astype(np.int64)

@@ -286,22 +286,27 @@ def _p_from_boot(diff: np.ndarray) -> float:
 
 def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, paired: bool | None = None,
                confidence: float = 0.95, n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0,
-               clusters: Sequence[Any] | np.ndarray | None = None) -> PairedTest:
+               clusters: Sequence[Any] | np.ndarray | None = None,
+               clusters_b: Sequence[Any] | np.ndarray | None = None) -> PairedTest:
     """The difference ``metric(a) - metric(b)`` with its interval and a two-sided test.
 
     ``paired`` (default: when both hold the same example ids) compares two conditions on the same
     examples (clean and perturbed, two models): AUROC by DeLong's paired test, the others by
     resampling the examples once for both. Otherwise the two are resampled independently
-    (AUROC: DeLong's variances added). ``clusters``: one id per row of ``a`` (paired) for a
-    bootstrap over clusters.
+    (AUROC: DeLong's variances added). ``clusters``: one id per row of ``a`` for a bootstrap over
+    clusters (paired: the same examples, so the same clusters); ``clusters_b`` those of ``b`` when
+    the two are independent.
     """
     m = _metric(metric)
     if paired is None:
         paired = ("example_id" in a and "example_id" in b and len(a) == len(b)
                   and set(a["example_id"]) == set(b["example_id"]))
     if paired:
-        a = a.sort_values("example_id", kind="stable")
+        order = np.argsort(a["example_id"].to_numpy(), kind="stable")
+        a = a.iloc[order]
         b = b.set_index("example_id").loc[a["example_id"]].reset_index()
+        if clusters is not None:
+            clusters = np.asarray(clusters)[order]
     da, db = corpus_data(a), corpus_data(b)
     _check_size(m, da)
     _check_size(m, db)
@@ -311,6 +316,7 @@ def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, 
     n = min(len(da), len(db))
     rng = check_random_state(seed)
     codes = None if clusters is None else pd.factorize(np.asarray(clusters))[0]
+    codes_b = None if clusters_b is None else pd.factorize(np.asarray(clusters_b))[0]
     ba = _auroc_binary(m, da) if codes is None else None
     bb = _auroc_binary(m, db) if codes is None else None
     z = _z(confidence)
@@ -342,8 +348,8 @@ def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, 
     else:
         ka, kb = _row_resamples(n_resamples, len(da)), _row_resamples(n_resamples, len(db))
         k = min(ka, kb)
-        diffs = _boot_rows(sa, len(da), k, rng, None) - _boot_rows(sb, len(db), k, rng, None)
-        method = "bootstrap-independent"
+        diffs = _boot_rows(sa, len(da), k, rng, codes) - _boot_rows(sb, len(db), k, rng, codes_b)
+        method = "bootstrap-clusters-independent" if codes is not None or codes_b is not None else "bootstrap-independent"
     low, high, note = _percentile(estimate, diffs, confidence)
     effect = Interval(estimate, low, high, n, confidence, method, note)
     return PairedTest(effect, _p_from_boot(diffs), "bootstrap", estimate)

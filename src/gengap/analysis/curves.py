@@ -7,6 +7,9 @@ interval and the number of examples; the training range is marked. Two readings 
 
 * **break point**: the first bin above the training range whose score is significantly below the
   in-range score (one-sided test per bin, Holm's correction over the bins tested);
+* **drop inside the range**: the first in-range bin whose score is significantly below the first
+  in-range bin's (the same test), so a curve that falls before the end of the training range says so
+  instead of implying the model holds up until the break point;
 * **halving point**: the axis value where a non-increasing (isotonic) fit of the curve falls to
   half the in-range score.
 
@@ -36,7 +39,7 @@ Worked example: four digit counts, trained on 1-2 digits.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +54,7 @@ from gengap._random import check_random_state
 from gengap.analysis._monotone import decreasing_isotonic, first_crossing
 from gengap.analysis.intervals import bootstrap_means, proportion_ci
 
-__all__ = ["Curve", "score_curve", "curve_from_rows", "run_curves", "curve_plan", "default_axes", "length_axis",
+__all__ = ["Curve", "score_curve", "curve_from_rows", "run_curves", "curve_plan", "default_axes", "length_axis", "check_axis",
            "axis_values", "holm", "bin_axis", "CURVE_COLUMNS", "LENGTH_AXES", "IRT_AXIS"]
 
 #: Columns of :meth:`Curve.to_table`, in order (the ``bins`` records of results.json use the same names).
@@ -77,16 +80,23 @@ class Curve:
     bins : one row per bin, columns :data:`CURVE_COLUMNS`: the bin's axis ``value`` (the value
         itself, or the mean axis value of a quantile bin) and edges, ``n``, ``score`` with its
         interval, ``in_range`` (inside the training range), ``tested`` (above it: compared with
-        the in-range score), the one-sided ``p_value`` and its Holm-adjusted ``p_holm``,
+        the in-range score; with no training range, above the first bin), the one-sided ``p_value`` and
+        its Holm-adjusted ``p_holm``,
         ``below`` (significantly below at level ``alpha``) and the isotonic ``fit``.
     train_range : (low, high) of the training range on the axis, or None (then the first bin is
         the reference).
     reference_score : the in-range score (rows of every in-range bin pooled).
     break_value, break_low, break_high : the first significantly lower bin's axis value and its
         bootstrap interval (None: no bin is significantly lower; ``break_high`` None: beyond the
-        tested range in more than the interval's share of resamples).
+        tested range in more than the interval's share of resamples). On an integer axis, the
+        bin's lowest value (an integer); otherwise the bin's mean axis value.
     half_value, half_low, half_high : where the isotonic fit reaches half the reference score,
-        with its bootstrap interval (None: it does not within the tested range).
+        with its bootstrap interval (None: it does not within the tested range); rounded up to an
+        integer on an integer axis.
+    drop_value, drop_from : inside the training range, the first bin significantly below the first
+        in-range bin (one-sided, Holm over the other in-range bins) and the bin before it, as axis
+        values like ``break_value`` (None: no such drop, or fewer than two in-range bins).
+    integer : the axis holds whole numbers only (edges, break and halving points are integers).
     interval : how the per-bin intervals were computed (``clopper-pearson`` for 0/1 scores, as everywhere in gengap, else ``bootstrap``).
     test : the per-bin test (``fisher`` for 0/1 scores, else ``welch``).
     """
@@ -110,6 +120,9 @@ class Curve:
     model: str | None = None
     split: str | None = None
     metric: str | None = None
+    drop_value: float | None = None
+    drop_from: float | None = None
+    integer: bool = False
 
     def to_table(self) -> pd.DataFrame:
         """The bins as a table (columns :data:`CURVE_COLUMNS`)."""
@@ -120,7 +133,7 @@ class Curve:
         out: dict[str, Any] = {k: getattr(self, k) for k in (
             "axis", "model", "split", "metric", "train_range", "reference_score", "n_reference", "break_value",
             "break_low", "break_high", "half_value", "half_low", "half_high", "interval", "test", "confidence",
-            "alpha", "n_resamples")}
+            "alpha", "n_resamples", "drop_value", "drop_from", "integer")}
         out["train_range"] = list(self.train_range) if self.train_range is not None else None
         records = self.bins.astype(object).where(self.bins.notna(), None).to_dict("records")
         out["bins"] = [{k: _plain(v) for k, v in r.items()} for r in records]
@@ -131,7 +144,8 @@ class Curve:
             f"breaks at {self.axis} = {self.break_value:g} [{_fmt(self.break_low)}, {_fmt(self.break_high)}]")
         half = "does not halve in range" if self.half_value is None else (
             f"halves at {self.half_value:.3g} [{_fmt(self.half_low)}, {_fmt(self.half_high)}]")
-        return f"Curve over {self.axis}: {len(self.bins)} bins, in-range score {self.reference_score:.3f}; {where}; {half}"
+        drop = "" if self.drop_value is None else f"; falls inside the training range at {self.drop_value:g}"
+        return f"Curve over {self.axis}: {len(self.bins)} bins, in-range score {self.reference_score:.3f}{drop}; {where}; {half}"
 
 
 def _fmt(v: float | None) -> str:
@@ -175,6 +189,7 @@ def bin_axis(values: np.ndarray, bins: int | Sequence[float] | str | None = "aut
     ``bins``: ``"auto"``/None (each distinct value when there are at most 20, else 10 quantile
     bins), ``"unique"`` (each distinct value), an int k (k quantile bins, or each distinct value
     when there are at most k), or a list of edges (bins ``[e_i, e_{i+1})``, the last one closed).
+    A quantile bin's edges are the lowest and highest values it holds, so no two bins share an edge.
 
     >>> idx, edges = bin_axis(np.array([3, 1, 1, 2]))
     >>> idx.tolist(), edges[:, 0].tolist()
@@ -204,9 +219,7 @@ def bin_axis(values: np.ndarray, bins: int | Sequence[float] | str | None = "aut
             cuts = np.unique(np.r_[cuts, v[v > boundary].min()])
         idx = np.searchsorted(cuts, v, side="right")
         used, idx = np.unique(idx, return_inverse=True)
-        lows = np.r_[v.min(), cuts][used]
-        highs = np.r_[cuts, v.max()][used]
-        return idx, np.stack([lows, highs], axis=1)
+        return idx, _held(v, idx, used.size)
     edges = np.asarray(bins, dtype=np.float64)
     if edges.ndim != 1 or edges.size < 2 or np.any(np.diff(edges) <= 0):
         raise ConfigError(f"bins={edges.tolist()!r} must be at least two increasing edges, e.g. [1, 5, 10, 20].")
@@ -217,6 +230,15 @@ def bin_axis(values: np.ndarray, bins: int | Sequence[float] | str | None = "aut
     idx = np.minimum(np.searchsorted(edges, v, side="right") - 1, edges.size - 2)
     used, idx = np.unique(idx, return_inverse=True)
     return idx, np.stack([edges[:-1][used], edges[1:][used]], axis=1)
+
+
+def _held(v: np.ndarray, idx: np.ndarray, k: int) -> np.ndarray:
+    """The lowest and highest value each of ``k`` bins holds, shape (k, 2)."""
+    lows = np.full(k, np.inf)
+    highs = np.full(k, -np.inf)
+    np.minimum.at(lows, idx, v)
+    np.maximum.at(highs, idx, v)
+    return np.stack([lows, highs], axis=1)
 
 
 def _one_sided_p(binary: bool, x: np.ndarray, n: np.ndarray, ref_x: float, ref_n: int,
@@ -334,15 +356,17 @@ def score_curve(
     var = np.maximum(sq / n - mean**2, 0.0) * n / np.maximum(n - 1, 1)
     x = np.bincount(idx, weights=v, minlength=k) / n
     binary = bool(np.isin(s, (0.0, 1.0)).all())
+    held = _held(v, idx, k)  # what each bin holds (a quantile bin's upper cut is the next bin's lower one)
+    vmin, vmax = held[:, 0], held[:, 1]
+    integer = bool(np.all(v == np.round(v)))
+    if integer:  # whole numbers: a bin is the whole numbers it holds, edges never shared
+        edges = held
+    # where a bin sits on the axis when naming a break: its first whole number, else its mean value
+    at = vmin if integer else x
 
     if train_range is None:
         in_range = np.arange(k) == 0
     else:
-        # by the values a bin holds (a quantile bin's upper edge is the next bin's lower one)
-        vmin = np.full(k, np.inf)
-        vmax = np.full(k, -np.inf)
-        np.minimum.at(vmin, idx, v)
-        np.maximum.at(vmax, idx, v)
         in_range = (vmin >= lo_r) & (vmax <= hi_r)
         if not in_range.any():
             raise DataError(f"No bin of '{name}' lies inside the training range [{lo_r:g}, {hi_r:g}] "
@@ -378,13 +402,25 @@ def score_curve(
         p[tested] = _one_sided_p(binary, sums[tested], n[tested], ref_x, ref_n, mean[tested], var[tested], ref_mean, ref_var)
     p_holm = holm(p)
     below = np.nan_to_num(p_holm, nan=1.0) < alpha
-    break_value = float(x[below][0]) if below.any() else None
+    break_value = float(at[below][0]) if below.any() else None
     boot_break = None
     if tested.any():
         bp = np.full(boot.shape, np.nan)
         bp[:, tested] = _z_p(boot[:, tested], ref_boot, n[tested], ref_n, binary, var[tested], ref_var)
-        boot_break = _first_true(np.nan_to_num(holm(bp), nan=1.0) < alpha, x)
+        boot_break = _first_true(np.nan_to_num(holm(bp), nan=1.0) < alpha, at)
     break_low, break_high = _percentile(boot_break, confidence) if (boot_break is not None and break_value is not None) else (None, None)
+
+    drop_value = drop_from = None
+    inside = np.flatnonzero(in_range) if train_range is not None else np.array([], dtype=np.int64)
+    if inside.size >= 2:  # inside the range: each in-range bin against the first one
+        first, rest = inside[0], inside[1:]
+        p_in = np.full(k, np.nan)
+        p_in[rest] = _one_sided_p(binary, sums[rest], n[rest], float(sums[first]), int(n[first]), mean[rest],
+                                  var[rest], float(mean[first]), float(var[first]))
+        dropped = np.flatnonzero(np.nan_to_num(holm(p_in), nan=1.0) < alpha)
+        if dropped.size:
+            drop_value = float(at[dropped[0]])
+            drop_from = float(at[inside[inside < dropped[0]][-1]])
 
     fit = decreasing_isotonic(mean[None, :], n)[0]
     half = first_crossing(x, fit[None, :], np.array([ref_mean / 2]))[0]
@@ -393,6 +429,9 @@ def score_curve(
     if half_value is not None:
         boot_half = first_crossing(x, decreasing_isotonic(boot, n), ref_boot / 2)
         half_low, half_high = _percentile(boot_half, confidence)
+        if integer:  # the first whole number at or past the crossing
+            half_value, half_low, half_high = (None if h is None else float(np.ceil(h - 1e-9))
+                                               for h in (half_value, half_low, half_high))
 
     table = pd.DataFrame({
         "value": x, "low_edge": edges[:, 0], "high_edge": edges[:, 1], "n": n.astype(np.int64), "score": mean,
@@ -403,7 +442,8 @@ def score_curve(
                  reference_score=float(ref_mean), n_reference=ref_n, break_value=break_value, break_low=break_low,
                  break_high=break_high, half_value=half_value, half_low=half_low, half_high=half_high,
                  interval="clopper-pearson" if binary else "bootstrap", test="fisher" if binary else "welch",
-                 confidence=confidence, alpha=alpha, n_resamples=n_resamples, model=model, split=split, metric=metric)
+                 confidence=confidence, alpha=alpha, n_resamples=n_resamples, model=model, split=split, metric=metric,
+                 drop_value=drop_value, drop_from=drop_from, integer=integer)
 
 
 # ------------------------------------------------------------------------------------------- from rows
@@ -444,6 +484,33 @@ def axis_values(rows: pd.DataFrame, axis: str) -> np.ndarray:
         raise DataError(f"Column '{axis}' is not numeric (e.g. {bad!r}); a curve needs an ordinal number per example.") from None
 
 
+def check_axis(columns: dict[str, Sequence[Any]], axis: str, *, option: str = "--curve") -> None:
+    """Refuse a curve axis before any model runs: a column the data lacks, or one that is not numeric.
+
+    ``columns`` maps each metadata column of the data to its values. ``input_length``,
+    ``target_length`` and ``irt_difficulty`` are always accepted (derived from every dataset).
+
+    >>> check_axis({"n_digits": [1, 2]}, "n_digits")
+    >>> check_axis({"n_digits": [1, 2]}, "n_digit")
+    Traceback (most recent call last):
+    ...
+    gengap._errors.ConfigError: --curve n_digit: the data has no column 'n_digit' ...
+    """
+    if axis in LENGTH_AXES or axis == IRT_AXIS:
+        return
+    if axis not in columns:
+        from gengap._errors import did_you_mean
+
+        choices = [*columns, *LENGTH_AXES, IRT_AXIS]
+        raise ConfigError(f"{option} {axis}: the data has no column '{axis}' to draw a curve over "
+                          f"({'its metadata columns: ' + ', '.join(columns) if columns else 'it has no metadata columns'}; "
+                          f"derived axes: {', '.join([*LENGTH_AXES, IRT_AXIS])}).{did_you_mean(axis, choices)}")
+    bad = next((x for x in columns[axis] if x is not None and not (isinstance(x, float) and np.isnan(x)) and not _is_number(x)), None)
+    if bad is not None:
+        raise ConfigError(f"{option} {axis}: the column '{axis}' is not numeric (e.g. {str(bad)!r}); a curve needs an ordinal "
+                          "number per example (digits, depth, length). Group by it instead (--split group:group=COLUMN).")
+
+
 def _irt_difficulty(rows: pd.DataFrame) -> np.ndarray:
     """Per row, the 1PL difficulty of its example, fitted on every model's 0/1 correctness in ``rows``.
 
@@ -478,12 +545,15 @@ def curve_from_rows(
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int = 0,
+    trained: Collection[str] | None = None,
 ) -> list[Curve]:
     """One curve per (model, metric) of per-example rows (clean inputs; every split's rows pooled).
 
     Pooling the splits puts the i.i.d. test part (in range) and the length test part (above it)
     on one axis, which is what a length curve needs; an example in two test parts counts once.
-    Rows without a value on the axis are left out.
+    Rows without a value on the axis are left out. ``trained`` names the models trained on the
+    splits (None: every model); the others have no training range (a function or an endpoint was
+    never trained on the axis), so their first bin is the reference.
     """
     clean = rows[rows["perturbation"] == "none"] if "perturbation" in rows else rows
     if "example_id" in clean:
@@ -494,8 +564,9 @@ def curve_from_rows(
     clean = clean[values.notna()]
     out = []
     for (model, metric), group in clean.groupby(["model", "metric"], sort=True):
+        own_range = train_range if trained is None or str(model) in trained else None
         out.append(score_curve(group["score"].to_numpy(), values[group.index].to_numpy(), axis_name=axis, bins=bins,
-                               train_range=train_range, confidence=confidence, n_resamples=n_resamples, seed=seed,
+                               train_range=own_range, confidence=confidence, n_resamples=n_resamples, seed=seed,
                                model=str(model), metric=str(metric)))
     return out
 
@@ -560,11 +631,13 @@ def run_curves(
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int = 0,
+    trained: Collection[str] | None = None,
 ) -> list[Curve]:
     """Curves of a run's rows along ``axis``, one per (model, metric), following :func:`curve_plan`.
 
-    ``train_range="auto"`` takes it from a length split on the axis; when no row lies in that
-    range (a run without an i.i.d. split), the first bin is the reference instead.
+    ``train_range="auto"`` takes it from a length split on the axis for the models in ``trained``
+    (None: every model); when no row lies in that range (a run without an i.i.d. split), the first
+    bin is the reference instead. A range given here applies to every model.
     """
     chosen, planned = curve_plan(split_info, axis, reference, splits)
     rng_ = planned if train_range == "auto" else train_range
@@ -581,4 +654,4 @@ def run_curves(
         if not np.any((values >= rng_[0]) & (values <= rng_[1])):
             rng_ = None
     return curve_from_rows(part, axis, train_range=rng_ if isinstance(rng_, tuple) else None, bins=bins, confidence=confidence, n_resamples=n_resamples,
-                           seed=seed)
+                           seed=seed, trained=trained if train_range == "auto" else None)

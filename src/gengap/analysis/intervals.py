@@ -90,6 +90,8 @@ class Interval:
         scores), "percentile" or "bca" (bootstrap).
     warning : why the interval may say more than the data supports (too few examples for a
         bootstrap, every score equal), or "".
+    n_clusters, design_effect : for rows in clusters (:mod:`gengap.analysis.clustered`), how many
+        clusters there are and the design effect; None when the rows were taken as independent.
     """
 
     estimate: float
@@ -99,9 +101,15 @@ class Interval:
     confidence: float = 0.95
     method: str = "percentile"
     warning: str = ""
+    n_clusters: int | None = None
+    design_effect: float | None = None
 
     def to_dict(self) -> dict[str, float | int | str]:
-        return asdict(self)
+        """The fields as a dict (``n_clusters`` and ``design_effect`` only when the rows were clustered)."""
+        out = asdict(self)
+        if self.n_clusters is None:
+            del out["n_clusters"], out["design_effect"]
+        return out
 
     def __str__(self) -> str:
         """``0.000 [0.000, 0.0005] (n=7706, clopper-pearson)``: a bound that is not 0 or 1 never prints as one."""
@@ -272,7 +280,7 @@ def is_binary(*arrays: np.ndarray) -> bool:
     return all(bool(np.isin(a, (0.0, 1.0)).all()) for a in arrays)
 
 
-def proportion_ci(successes: int | np.ndarray, n: int | np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
+def proportion_ci(successes: float | np.ndarray, n: float | np.ndarray, *, confidence: float = 0.95) -> tuple[np.ndarray, np.ndarray]:
     """Clopper-Pearson (exact) interval of a proportion, vectorized over ``successes`` and ``n``.
 
     It inverts two one-sided binomial tests, so it covers the true rate at least ``confidence`` of

@@ -8,8 +8,9 @@ kind            the test example is flagged when ...
 ==============  ===========================================================================
 ``exact``       its text is the text of a training example
 ``normalized``  its normalized text is (:data:`NORMALIZATION`)
-``near``        the Jaccard similarity of its word 2-gram set with a training example's is at
-                least ``threshold`` (MinHash LSH candidates, verified on the exact sets)
+``near``        it and a training example have at least :data:`MIN_WORDS` words and the Jaccard
+                similarity of their word 2-gram sets is at least ``threshold`` (MinHash LSH
+                candidates, verified on the exact sets)
 ``ngram``       a run of ``ngram`` consecutive words of it occurs in a ``corpus`` file (a
                 pre-training sample, another benchmark), as decontamination studies check
 ==============  ===========================================================================
@@ -46,7 +47,7 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import ConfigError, DataError
-from gengap.analysis._copies import NORMALIZATION, find_copies, normalize
+from gengap.analysis._copies import DEFAULT_THRESHOLD, MIN_WORDS, NORMALIZATION, find_copies, normalize
 from gengap.analysis._ngrams import ngram_overlap
 from gengap.dataset import Dataset
 
@@ -57,9 +58,6 @@ __all__ = ["LeakageAudit", "audit_leakage", "leakage_scores", "example_texts", "
 KINDS = ("exact", "normalized", "near", "ngram")
 #: The fields of each line of ``leaked.jsonl``.
 LEAK_COLUMNS = ("id", "split", "kind", "match_id", "similarity")
-#: Jaccard similarity of word 2-gram sets above which two texts are near copies (chosen on a tuning
-#: seed of ``benchmarks/bench_leakage.py``; its held-out seed gives the figures in the README).
-DEFAULT_THRESHOLD = 0.5
 #: Words per n-gram for corpus overlap, as lm-evaluation-harness and GPT-3's decontamination use.
 DEFAULT_NGRAM = 13
 #: Words per shingle for near copies.
@@ -196,11 +194,12 @@ def audit_leakage(
         notes.append(f"{len(empty)} example(s) have an empty {on} (ids {ids[empty[:5]].tolist()}"
                      f"{' ...' if len(empty) > 5 else ''}): an empty text copies nothing, so they are never flagged.")
     n_words = np.fromiter((len(n.split()) for n in normalized), dtype=np.int64, count=len(normalized))
-    short = np.flatnonzero((n_words > 0) & (n_words < SHINGLE))
+    short = np.flatnonzero((n_words > 0) & (n_words < MIN_WORDS))
     if near and len(short):
-        notes.append(f"{len(short)} example(s) have a one-word {on} (ids {ids[short[:5]].tolist()}"
-                     f"{' ...' if len(short) > 5 else ''}): they are checked for exact and normalized copies only "
-                     f"(a near copy needs {SHINGLE} words).")
+        one = int(np.sum(n_words == 1))
+        notes.append(f"{len(short)} example(s) have an {on} of fewer than {MIN_WORDS} words ({one} of one word; ids "
+                     f"{ids[short[:5]].tolist()}{' ...' if len(short) > 5 else ''}): they are checked for exact and "
+                     "normalized copies only (in a short text one changed word makes another example, not a copy).")
     tested = np.unique(np.concatenate([np.asarray(s.test, dtype=np.int64) for s in splits]))
     corpus_hits = pd.DataFrame({"test": [], "match_id": [], "similarity": []})
     if corpus:
@@ -249,6 +248,7 @@ def audit_leakage(
                         "split method with a train part (random, length, ...).")
     leaks = pd.concat(leak_parts, ignore_index=True) if leak_parts else pd.DataFrame(columns=[*LEAK_COLUMNS, "text", "match_text"])
     settings = {"on": on, "normalization": NORMALIZATION, "near": near, "threshold": threshold, "shingle": SHINGLE,
+                "min_words": MIN_WORDS,
                 "n_perm": n_perm, "seed": seed, "ngram": ngram if corpus else None, "corpus": [str(c) for c in corpus]}
     for note in notes:
         warnings.warn(note, UserWarning, stacklevel=2)

@@ -11,7 +11,7 @@ import sys
 from gengap._errors import GengapError
 
 # Command modules: importing one registers its commands.
-from gengap.cli import _demo, _eval, _extract, _import, _leakage, _report, _split, _tasks, _view  # noqa: F401
+from gengap.cli import _demo, _eval, _extract, _import, _leakage, _plan, _report, _split, _tasks, _view  # noqa: F401
 from gengap.cli._app import app
 
 __all__ = ["app", "main"]

@@ -27,6 +27,18 @@ def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Con
     (console or stdout).print(summary_table(summary, title=title))
 
 
+def print_effects(rows: pd.DataFrame, *, console: Console | None = None) -> None:
+    """The ranked perturbation effects of the first metric, when the run has perturbed inputs (else nothing)."""
+    if "perturbation" not in rows or not (rows["perturbation"] != "none").any():
+        return
+    from gengap._summary_table import effects_table
+    from gengap.analysis.stress import perturbation_effects
+
+    metric = str(rows["metric"].iloc[0])
+    effects = perturbation_effects(rows, metric=metric, n_resamples=4000)
+    (console or stdout).print(effects_table(effects))
+
+
 
 
 

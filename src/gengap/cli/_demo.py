@@ -19,7 +19,7 @@ def demo_command(
     seed: Annotated[int, typer.Option(help="Seed of the random split and of training.")] = 0,
     epochs: Annotated[Optional[int], typer.Option(help="Training epochs per split (overrides the default).", hidden=True)] = None,
     limit: Annotated[Optional[int], typer.Option(help="Use only this many SCAN commands (smoke tests).", hidden=True)] = None,
-    threads: Annotated[int, typer.Option(min=1, help="CPU threads torch trains with (the SCAN demo); more is faster on a machine with more free cores.")] = 2,
+    threads: Annotated[Optional[int], typer.Option(min=1, help="CPU cores to train on (the SCAN demo): that many networks train side by side, one torch thread each [default: the cores gengap may use]. The figures do not depend on it.")] = None,
     progress: Annotated[bool, typer.Option(help="Show progress bars.")] = True,
 ) -> None:
     """Run gengap end to end on built-in data and write a report (offline; a few minutes on a CPU).

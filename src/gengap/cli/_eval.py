@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from gengap._errors import ConfigError
 from gengap.cli._app import app
-from gengap.cli._common import print_summary, stdout
+from gengap.cli._common import print_effects, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelConfig, PromptConfig, RunConfig, Scoring, Splitting
 
 #: The settings with their defaults: each option's default is read from here, never written again.
@@ -37,9 +37,11 @@ def eval_command(
     metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat; default: " + ", ".join(_SCORING.metrics) + "): exact_match, normalized_match, token_f1.")] = None,
     test_fraction: Annotated[float, option(Splitting, "test_fraction")] = _SPLITTING.test_fraction,
     seed: Annotated[int, option(Splitting, "seed")] = _SPLITTING.seed,
+    dedupe: Annotated[bool, option(Splitting, "dedupe")] = _SPLITTING.dedupe,
     batch_size: Annotated[int, option(Execution, "batch_size")] = _EXECUTION.batch_size,
     out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path(_EVAL.out),
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
+    cluster: Annotated[Optional[str], option(Scoring, "cluster")] = _SCORING.cluster,
     model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = _MODEL.version,
     model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = _MODEL.model_name,
     api: Annotated[str, option(Generation, "api")] = _MODEL.api,
@@ -73,6 +75,7 @@ def eval_command(
     judge_api: Annotated[str, option(Scoring, "judge_api")] = _SCORING.judge_api,
     judge_model: Annotated[Optional[str], option(Scoring, "judge_model")] = _SCORING.judge_model,
     progress: Annotated[Optional[bool], option(Execution, "progress")] = _EXECUTION.progress,
+    threads: Annotated[Optional[int], option(Execution, "threads")] = _EXECUTION.threads,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
 ) -> None:
@@ -95,6 +98,12 @@ def run_config(**options: Any) -> RunConfig:
 
     o = options
     splits = [{"path": s} if Path(s).is_dir() else {"method": s} for s in o["split"] or ["random"]]
+    for s in o["split"] or []:
+        method = s.split(":", 1)[0]
+        if not Path(s).is_dir() and ("/" in method or "\\" in method or Path(s).exists()):
+            raise ConfigError(f"--split {s}: the split folder '{s}' does not exist" + (
+                "" if not Path(s).exists() else " (it is a file; a split folder is what gengap split --out writes)")
+                + ". Write it first with gengap split DATA --method METHOD --out FOLDER, or give a split method.")
     sampling = o["temperature"] > 0 or o["top_p"] is not None  # the seed matters (and is sent) only when sampling
     model = {"spec": o["model"], "version": o["model_version"], "model_name": o["model_name"], "api_key_env": o["api_key_env"],
              "trust_pickle": o["trust_pickle"], "trusted": o["trust_type"] or [],
@@ -106,7 +115,7 @@ def run_config(**options: Any) -> RunConfig:
         "model": model,
         "split": splits,
         "splitting": {key: o[key] for key in Splitting.model_fields},
-        "scoring": {key: o[key] for key in ("reference", "extract", "choices_by", *Scoring.JUDGE)}
+        "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or []},
@@ -233,6 +242,7 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
-    for line in cache_lines(evaluation.cache_use()) + judge_lines(evaluation.judge_use()):
+    print_effects(evaluation.rows())
+    for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")

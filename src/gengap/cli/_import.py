@@ -29,6 +29,12 @@ def _print_table(title: str, frame, path: Path) -> None:  # type: ignore[no-unty
     stdout.print(table, markup=False)
 
 
+def _score_format(rows):  # type: ignore[no-untyped-def]
+    from gengap.report._format import ScoreFormat
+
+    return ScoreFormat(percent=bool(len(rows)) and bool(rows["score"].between(0, 1).all()))
+
+
 def _analyses(result, *, metric: str | None, group: list[str] | None, reextract: str | None,  # type: ignore[no-untyped-def]
               subset: list[str] | None) -> None:
     """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
@@ -36,28 +42,71 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
         return
     from gengap.analysis.imported import group_scores, load_rows, subset_scores
     from gengap.analysis.imported import reextract as read_again
+    from gengap.report.section_imported import group_table
 
     rows = load_rows(result.store_path, result.run_id, metric=metric)
     folder = result.out / "analysis"
     for field in group or []:
         table = group_scores(rows, field, n_resamples=2000)
-        _print_table(f"Groups by {field}", table.drop(columns=["worst_low", "worst_high"]), folder / f"groups_{field}.csv")
+        table.to_csv(_csv_path(folder / f"groups_{field}.csv"), index=False)
+        _print_frame(f"Groups by {field}  ({folder / f'groups_{field}.csv'})", group_table(table, _score_format(rows)))
     if reextract:
         from gengap.imports._lmeval import LOGLIKELIHOOD_TYPES
         from gengap.store import Store
 
         with Store(result.store_path, read_only=True) as store:
             info = store.split_info(result.run_id)
+            source = store.run_config(result.run_id).get("import") or {}
         scored = [t for t, i in info.items() if i.get("output_type") in LOGLIKELIHOOD_TYPES]  # no text to read
-        _, summary = read_again(rows[~rows["split"].isin(scored)], reextract)
-        _print_table(f"gengap's extractor ({reextract}) beside the log's answers", summary, folder / "reextract.csv")
+        readable = rows[~rows["split"].isin(scored)]
+        # a table import without --extracted has no answer of its own to compare with (lm_eval's filters always give one)
+        if readable.empty or (source.get("kind") == "table" and not (source.get("columns") or {}).get("extracted")):
+            stdout.print(f"--reextract {reextract}: these rows hold no answer already read from the outputs (no "
+                         "--extracted column, or every value empty), so there is nothing to compare gengap's reading "
+                         "with. Import again with --extracted COLUMN, or score the outputs with gengap eval --extract "
+                         f"{reextract}.", markup=False, soft_wrap=True)
+        else:
+            _, summary = read_again(readable, reextract)
+            _print_table(f"gengap's extractor ({reextract}) beside the log's answers", summary, folder / "reextract.csv")
     for spec in subset or []:
         table = subset_scores(rows, spec, n_resamples=2000)
         safe = "".join(c if c.isalnum() else "_" for c in spec)
         _print_table(f"Subset a '{spec}' split would test", table, folder / f"subset_{safe}.csv")
 
 
-def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyped-def]
+def _csv_path(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def _print_frame(title: str, frame) -> None:  # type: ignore[no-untyped-def]
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for col in frame.columns:
+        table.add_column(str(col), overflow="fold")
+    for rec in frame.itertuples(index=False):
+        table.add_row(*(str(v) for v in rec))
+    stdout.print(table, markup=False)
+
+
+def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
+    """Two or more models on the same examples: the paired comparison, on the terminal (the report has it too)."""
+    from gengap.analysis.imported import load_rows, model_differences
+    from gengap.report.section_imported import model_difference_table
+
+    rows = load_rows(result.store_path, result.run_id)
+    if rows["model"].nunique() < 2:
+        return
+    metric = str(rows["metric"].iloc[0])
+    rows = rows[rows["metric"] == metric]
+    diffs = model_differences(rows, metric=metric, n_resamples=4000)
+    if len(diffs):
+        _print_frame(f"Models compared on the same examples ({metric}; paired)", model_difference_table(diffs, _score_format(rows)))
+
+
+def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
+            cluster: str | None = None) -> None:
     from gengap.report._write import FILE_NAMES, check_formats, write_report
     from gengap.runner import Evaluation
 
@@ -70,9 +119,11 @@ def _finish(result, formats: list[str] | None) -> None:  # type: ignore[no-untyp
         stdout.print(f"Imported {result.n_rows:,} rows as run {result.run_id} into {result.store_path}.",
                      markup=False, soft_wrap=True)
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
-    print_summary(evaluation.summary())
+    print_summary(evaluation.summary(cluster=cluster))
+    _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
-    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen)
+    folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or (),
+                          cluster=cluster)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
 
 
@@ -87,6 +138,7 @@ def lm_eval_command(
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
     corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. ece, brier, auroc (repeat): right or wrong from acc,none; multiple-choice confidences are the softmax of the options' log-likelihoods.")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -95,7 +147,7 @@ def lm_eval_command(
     from gengap.imports import import_lm_eval
 
     result = import_lm_eval(path, out, answer_filter=answer_filter, corpus_metrics=corpus_metric or ())
-    _finish(result, format)
+    _finish(result, format, group, cluster)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 
@@ -120,6 +172,7 @@ def table_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -130,7 +183,7 @@ def table_command(
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out,
                           confidence=confidence, corpus_metrics=corpus_metric or ())
-    _finish(result, format)
+    _finish(result, format, group, cluster)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
 
 

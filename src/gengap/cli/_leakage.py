@@ -37,6 +37,7 @@ def leakage_command(
     test_fraction: Annotated[float, typer.Option(help="Share of examples in test (methods that take one).")] = _SPLITTING.test_fraction,
     seed: Annotated[int, typer.Option(help="Seed (methods that draw at random, and the MinHash functions).")] = _SPLITTING.seed,
     option: Annotated[Optional[list[str]], typer.Option("--option", "-o", help="A split method option as key=value (repeat).")] = None,
+    dedupe: Annotated[bool, typer.Option(help="Make the splits with dedupe (copies kept on one side): only corpus overlap should remain.")] = False,
     on: Annotated[str, typer.Option(help="Compare 'input' or 'input+target'.")] = "input",
     near: Annotated[bool, typer.Option(help="Look for near copies too (--no-near: exact and normalized copies only).")] = True,
     threshold: Annotated[float, typer.Option(help="Jaccard similarity of word 2-gram sets from which two texts are near copies.")] = DEFAULT_THRESHOLD,
@@ -68,7 +69,7 @@ def leakage_command(
 
     check_out_folder(out)
     dataset, splits = _make_splits(data, split or ["random"], input=input, target=target, id=id, format=format,
-                                   options=parse_options(option), seed=seed, test_fraction=test_fraction)
+                                   options=parse_options(option), seed=seed, test_fraction=test_fraction, dedupe=dedupe)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", UserWarning)
         audit = audit_leakage(dataset, splits, **options)
@@ -99,8 +100,7 @@ def _make_splits(data: str | None, specs: list[str], *, input: str | list[str], 
     dataset = load(data, input=input, target=target, id=id, format=format, metadata=metadata)
     splits = []
     for spec in specs:
-        extra = {"dedupe": True} if dedupe else {}
-        splitter = make_splitter(spec, options={**options, **extra}, seed=seed, test_fraction=test_fraction)
+        splitter = make_splitter(spec, options=options, seed=seed, test_fraction=test_fraction, dedupe=dedupe)
         splits.extend(splitter.split_datasets(dataset))
     return dataset, splits
 
@@ -110,6 +110,7 @@ def _run_splits(config: dict[str, Any], store_path: Path, run: str, *, data: str
     """The dataset and splits of a stored run, made again from its recorded data and split settings."""
     splitting = (config.get("settings") or {}).get("splitting") or {}
     seed, test_fraction = splitting.get("seed", config.get("seed", 0)), splitting.get("test_fraction", 0.2)
+    dedupe = bool(splitting.get("dedupe", False))
     table = config.get("data") if isinstance(config.get("data"), dict) else None
     recorded = config.get("split") if isinstance(config.get("split"), list) else None
     if data is None and table is None and not (recorded and all(s.get("path") for s in recorded)):
@@ -128,7 +129,8 @@ def _run_splits(config: dict[str, Any], store_path: Path, run: str, *, data: str
     for spec, opts in zip(specs, per_spec):
         dataset, made = _make_splits(table.get("path"), [spec], input=table.get("input", "input"),
                                      target=table.get("target", "target"), id=table.get("id"), format=table.get("format"),
-                                     metadata=table.get("metadata"), options=opts, seed=seed, test_fraction=test_fraction)
+                                     metadata=table.get("metadata"), options=opts, seed=seed, test_fraction=test_fraction,
+                                     dedupe=dedupe)
         splits.extend(made)
     fingerprint = (config.get("dataset") or {}).get("fingerprint")
     if dataset is not None and fingerprint and dataset.fingerprint() != fingerprint:

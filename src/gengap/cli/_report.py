@@ -40,6 +40,7 @@ def report_command(
     reference: Annotated[Optional[str], typer.Option(help="Split that gaps are measured from (default: the random split).")] = None,
     format: Annotated[Optional[list[str]], typer.Option("--format", help="html, md or json (repeat; default: all three).")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
+    cluster: Annotated[Optional[str], typer.Option(help="A metadata column whose rows are not independent (default: the run's own --cluster): every interval and test counts clusters.")] = None,
 ) -> None:
     """Write the report of a stored run again: index.html, report.md and results.json.
 
@@ -58,6 +59,6 @@ def report_command(
         with Store(store_path, read_only=True) as store:
             run = store.latest_run()
     folder = write_report(store_path, run, out if out is not None else store_path.parent, formats=formats,
-                          reference=reference, curves=curve or ())
+                          reference=reference, curves=curve or (), cluster=cluster)
     written = [FILE_NAMES[f] for f in formats]
     stdout.print(f"Report of run {run}: {folder / written[0]}" + (f"  (also {', '.join(written[1:])})" if written[1:] else ""))

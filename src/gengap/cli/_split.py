@@ -24,6 +24,7 @@ def split_command(
     out: Annotated[Path, typer.Option(help="Folder for train.jsonl, test.jsonl and split.json.")] = Path("split"),
     test_fraction: Annotated[float, typer.Option(help="Share of examples in test (methods that take one).")] = _SPLITTING.test_fraction,
     seed: Annotated[int, typer.Option(help="Seed (methods that draw at random).")] = _SPLITTING.seed,
+    dedupe: Annotated[bool, typer.Option(help=Splitting.model_fields["dedupe"].description)] = _SPLITTING.dedupe,
     input: Annotated[str, typer.Option(help="Column with the model's input.")] = "input",
     target: Annotated[str, typer.Option(help="Column with the reference answer.")] = "target",
     id: Annotated[Optional[str], typer.Option(help="Column with unique example ids.")] = None,
@@ -56,10 +57,15 @@ def split_command(
         if value is not None:
             options[key] = value
     dataset = load(data, input=input, target=target, id=id, format=format)
-    splitter = make_splitter(method, options=options, seed=seed, test_fraction=test_fraction)
+    splitter = make_splitter(method, options=options, seed=seed, test_fraction=test_fraction, dedupe=dedupe)
     split = splitter.split_dataset(dataset)
     split.save(out)
     d = split.diagnostics
+    if "dedupe" in d.figures:
+        f = d.figures["dedupe"]
+        stdout.print(f"Dedupe: {f['copy_groups_merged']:,} copy group(s) merged ({f['examples_in_copy_groups']:,} examples); "
+                     f"{f['groups_cut']:,} would have been cut: {f['moved_to_train'] + f['moved_to_test']:,} example(s) "
+                     f"moved, {f['test_set_aside']:,} test example(s) set aside.", markup=False)
     unseen = "no train part to compare" if d.structure is None else f"{d.structure.n_unseen_test_atoms} unseen test atom(s)"
     stdout.print(f"{split.name}: {d.n_train:,} train, {d.n_test:,} test ({100 * d.test_fraction:.1f}%), "
                  f"{unseen}. Held out: {d.held_out}.", markup=False)

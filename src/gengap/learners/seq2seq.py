@@ -27,6 +27,7 @@ import numpy as np
 from gengap._deprecation import UNSET, renamed_argument, warn_renamed
 from gengap._errors import ConfigError, DataError, MissingDependency
 from gengap._progress import progress as progress_bar
+from gengap._threads import one_torch_thread
 
 __all__ = ["Seq2SeqLearner"]
 
@@ -100,8 +101,11 @@ class Seq2SeqLearner(_Params):
     Training uses full teacher forcing, so a whole target sequence is one batched recurrent pass;
     decoding is batched greedy search. Fitted attributes end in ``_``: ``source_vocab_``,
     ``target_vocab_``, ``network_``, ``n_steps_``, ``losses_`` (mean loss per epoch) and
-    ``train_seconds_``. Training runs on torch's CPU threads (``torch.set_num_threads``); on a
-    machine whose cores are busy with other work, one thread is often faster than several.
+    ``train_seconds_``. Training and prediction run on one torch thread, whatever
+    ``torch.set_num_threads`` says: a network this small gains little from more, loses much when the
+    machine's cores are busy with other work, and one thread adds its sums in the same order on
+    every machine, so the same seed gives the same numbers. :func:`gengap.evaluate` uses more cores
+    by training the learners of several splits side by side (``threads``, an execution setting).
 
     Examples
     --------
@@ -270,7 +274,7 @@ class Seq2SeqLearner(_Params):
             return 0.05 + 0.95 * 0.5 * (1 + math.cos(math.pi * min(1.0, done)))
 
         started = time.perf_counter()
-        with torch.random.fork_rng(devices=[]):
+        with torch.random.fork_rng(devices=[]), one_torch_thread(torch):
             torch.manual_seed(seed)
             net = self._build(torch)
             optimizer = torch.optim.Adam(net.parameters(), lr=self.learning_rate)
@@ -338,7 +342,7 @@ class Seq2SeqLearner(_Params):
         words = self.target_words_
         outputs: list[str] = [""] * len(inputs)
         max_len = self._decode_length()
-        with torch.inference_mode():
+        with torch.inference_mode(), one_torch_thread(torch):
             for start in range(0, len(order), batch_size):
                 batch = order[start:start + batch_size]
                 src = self._pad([src_ids[i] for i in batch], torch)

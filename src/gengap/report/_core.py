@@ -149,12 +149,16 @@ def fmt_share(value: float) -> str:
 def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.DataFrame:
     table: dict[str, list[Any]] = {"Model": [], "Split": [], "Method": [], "n": [], "Score": [], "95% CI": [],
                                    "CI method": [], "Gap to reference": [], "Gap 95% CI": [], "Gap from": [], "p adj.": []}
+    could: dict[int, str] = {}
     for r in rows.itertuples():
         table["Model"].append(r.model)
         table["Split"].append(r.split)
         table["Method"].append(r.method)
         warning = getattr(r, "warning", "") or ""
-        table["n"].append(f"{int(r.n):,}" + (" (too few to tell)" if "too few to tell" in warning else ""))
+        n_text = f"{int(r.n):,}"
+        if not is_missing(getattr(r, "n_clusters", None)):
+            n_text += f" in {int(r.n_clusters):,} {r.cluster} clusters; design effect {float(r.design_effect):.1f}"
+        table["n"].append(n_text + (" (too few to tell)" if "too few to tell" in warning else ""))
         table["Score"].append(fmt.score(r.score))
         table["95% CI"].append(fmt.interval(r.score_low, r.score_high))
         table["CI method"].append(getattr(r, "score_method", "") or "")
@@ -170,12 +174,17 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
                 how += f" ({r.gap_method}; {r.gap_test})"
             p = getattr(r, "gap_p_adjusted", None)
             p_adj = "" if is_missing(p) else ("<0.001" if float(p) < 0.001 else f"{float(p):.3f}")
+            detectable = getattr(r, "gap_detectable", None)
+            if not is_missing(p) and float(p) >= 0.05 and not is_missing(detectable):
+                could[len(table["Split"]) - 1] = fmt.gap(detectable)
         table["Gap to reference"].append(gap)
         table["Gap 95% CI"].append(gap_ci)
         table["Gap from"].append(how)
         table["p adj."].append(p_adj)
         table.setdefault("Unextracted", []).append("" if is_missing(getattr(r, "unextracted", None)) else fmt_share(r.unextracted))
     frame = pd.DataFrame(table)
+    if could:  # a gap that is not significant: the smallest this run could have detected (80% power)
+        frame["Could detect"] = [could.get(i, "") for i in range(len(frame))]
     if not (frame["Unextracted"] != "").any():
         frame = frame.drop(columns="Unextracted")
     if n_models == 1:
@@ -230,6 +239,17 @@ def overview(ctx: ReportContext) -> Section | None:
         "false alarm. n is the number of test examples behind each figure; \"too few to tell\" marks a bootstrap "
         "interval on fewer than 30 examples, which covers less than 95%."
     ) if len(ctx.summary) else ""
+    if note and ctx.cluster is not None:
+        note += (f" Rows are not taken as independent: they are clustered by '{ctx.cluster}', and every interval and test "
+                 "counts clusters (0/1 scores: Korn-Graubard intervals, Clopper-Pearson at the effective sample size, "
+                 "and Newcombe / MOVER built from them; other scores: cluster-robust t intervals; paired gaps: a "
+                 "sign-flip test of the clusters' totals; independent gaps: a cluster-robust score test). n says how many "
+                 "clusters the rows fall into and the design effect: the variance of the score over what independent "
+                 "rows would give, so n rows are worth about n / design effect independent ones.")
+    if note and "gap_detectable" in ctx.summary and ctx.summary["gap_detectable"].notna().any():
+        note += (" Could detect, for a gap that is not significant, is the smallest gap this run had 80% power to "
+                 "detect at the 5% level: a smaller true gap may be there unseen (gengap plan --pilot says how many "
+                 "examples would find it).")
     if note and "unextracted" in ctx.summary and ctx.summary["unextracted"].notna().any():
         note += (" Unextracted is the share of outputs with no readable answer: they score 0 and are counted apart "
                  "from wrong answers.")

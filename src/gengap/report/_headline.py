@@ -17,7 +17,12 @@ import pandas as pd
 
 from gengap.report._format import ScoreFormat, bound, count, is_missing
 
-__all__ = ["Headline", "headline", "headlines", "metric_gaps"]
+__all__ = ["Headline", "headline", "headlines", "metric_gaps", "IMPORTED_ADVICE"]
+
+#: What to do without an i.i.d. split when the rows were imported (gengap cannot cut a split from them).
+IMPORTED_ADVICE = ("The rows were imported, so gengap cannot add a split to them: import the rows of an i.i.d. test "
+                   "set as a task of its own (a --task column) to measure gaps from it, or see what a split would test "
+                   "with --subset (e.g. --subset length:by=input).")
 
 
 @dataclass(frozen=True)
@@ -41,11 +46,12 @@ def _who(model: str, n_models: int) -> str:
 
 
 def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None, reference: str | None,
-             *, iid: bool = True) -> Headline:
+             *, iid: bool = True, imported: bool = False) -> Headline:
     """The biggest gap of ``metric`` across models and splits, in words.
 
     ``iid`` says whether the reference is an i.i.d. (random) split; any other reference the user
-    named is called "the reference split".
+    named is called "the reference split". ``imported``: the rows were imported (no split can be
+    added to them), so the advice names what an import can do instead.
 
     >>> s = pd.DataFrame({"model": "m", "split": ["random", "length"], "metric": "acc", "n": [40, 44],
     ...     "score": [0.9, 0.2], "score_low": [0.8, 0.1], "score_high": [1.0, 0.3], "reference": "random",
@@ -76,6 +82,7 @@ def headline(summary: pd.DataFrame, metric: str | None, fmt: ScoreFormat | None,
             return Headline(
                 "This run has no i.i.d. (random) split, so no gap is measured.",
                 f"The lowest score is {fmt.score(low.score)} {metric_words} on the split '{low.split}' ({ci}).",
+                IMPORTED_ADVICE if imported else
                 "Add a random split (--split random) or name a reference split to measure gaps from.",
             )
         return Headline(
@@ -140,7 +147,7 @@ def metric_gaps(summary: pd.DataFrame, metrics: list[str]) -> list[dict[str, obj
 
 
 def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, ScoreFormat], reference: str | None,
-              *, iid: bool = True) -> Headline:
+              *, iid: bool = True, imported: bool = False) -> Headline:
     """The headline over every metric: led by the first metric with a gap, each other metric's
     largest gap named with its interval.
 
@@ -156,11 +163,11 @@ def headlines(summary: pd.DataFrame, metrics: list[str], formats: dict[str, Scor
     """
     if len(metrics) <= 1:
         metric = metrics[0] if metrics else None
-        return headline(summary, metric, formats.get(metric) if metric else None, reference, iid=iid)
+        return headline(summary, metric, formats.get(metric) if metric else None, reference, iid=iid, imported=imported)
     tops = {m: _top(summary, m) for m in metrics}
     with_gap = [m for m in metrics if (top := tops[m]) is not None and float(top.gap) > 0]
     lead_metric = metrics[0] if (metrics[0] in with_gap or not with_gap) else with_gap[0]
-    main = headline(summary, lead_metric, formats.get(lead_metric), reference, iid=iid)
+    main = headline(summary, lead_metric, formats.get(lead_metric), reference, iid=iid, imported=imported)
     if tops[lead_metric] is None:
         return main
     words = str(lead_metric).replace("_", " ")

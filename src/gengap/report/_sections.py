@@ -102,6 +102,9 @@ class ReportContext:
     measures : training-time measures (step, name, scope, value).
     events : what a monitor noticed (step, kind, message).
     curve_axes : axes asked for score curves (``--curve``); length splits add theirs.
+    group_fields : metadata fields to score each group of (``gengap import ... --group``).
+    cluster : the column whose rows are not independent (``--cluster``), or None; every section's
+        intervals count its clusters.
     """
 
     store: Any
@@ -116,6 +119,8 @@ class ReportContext:
     confidence: float = 0.95
     n_resamples: int = 10_000
     curve_axes: tuple[str, ...] = ()
+    group_fields: tuple[str, ...] = ()
+    cluster: str | None = None
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property
@@ -136,7 +141,12 @@ class ReportContext:
     def headline(self) -> Headline:
         """The biggest gap per metric, in words (the report's first sentence)."""
         return headlines(self.summary, self.metrics, {m: self.score_format(m) for m in self.metrics}, self.reference,
-                         iid=self.reference_is_iid)
+                         iid=self.reference_is_iid, imported=self.imported)
+
+    @property
+    def imported(self) -> bool:
+        """The rows were imported (``gengap import``), not computed by a run of gengap's."""
+        return bool(self.run.get("config", {}).get("import"))
 
     @property
     def reference_is_iid(self) -> bool:

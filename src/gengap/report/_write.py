@@ -73,9 +73,15 @@ def _run_record(store: Store, run_id: str) -> dict[str, Any]:
 
 
 def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000,
-                 curves: Sequence[str] = ()) -> ReportContext:
-    """Read one run from an open store and compute its summary: what every section works from."""
+                 curves: Sequence[str] = (), groups: Sequence[str] = (), cluster: str | None = None) -> ReportContext:
+    """Read one run from an open store and compute its summary: what every section works from.
+
+    ``cluster`` (default: the run's own ``cluster`` setting) names the column whose rows are not independent."""
     run = _run_record(store, run_id)
+    if cluster is None:
+        settings = run["config"].get("settings") if isinstance(run.get("config"), dict) else None
+        scoring = settings.get("scoring") if isinstance(settings, dict) else None
+        cluster = scoring.get("cluster") if isinstance(scoring, dict) else None
     rows = store.rows(run_id)
     split_info = store.split_info(run_id)
     if reference is not None and reference not in split_info:
@@ -84,10 +90,11 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
             f"{did_you_mean(reference, split_info)}"
         )
     ref = find_reference(split_info, reference)
-    summary = summarize(rows, split_info, reference=ref, n_resamples=n_resamples)
+    summary = summarize(rows, split_info, reference=ref, n_resamples=n_resamples, cluster=cluster)
     return ReportContext(store=store, run_id=run_id, run=run, rows=rows, summary=summary, split_info=split_info,
                          reference=ref, measures=store.measures(run_id), events=store.events(run_id),
-                         n_resamples=n_resamples, curve_axes=tuple(curves))
+                         n_resamples=n_resamples, curve_axes=tuple(curves), group_fields=tuple(groups),
+                         cluster=cluster)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -131,6 +138,8 @@ def write_report(
     reference: str | None = None,
     generated_at: datetime | None = None,
     curves: Sequence[str] = (),
+    groups: Sequence[str] = (),
+    cluster: str | None = None,
 ) -> Path:
     """Write the report of run ``run_id`` of a results store into the folder ``out``.
 
@@ -147,6 +156,8 @@ def write_report(
     generated_at : the time stamped on the report (default: now, in UTC).
     curves : axes to draw score curves along (metadata columns, ``input_length``, ``target_length``);
         each length split gets its curve without being named.
+    groups : metadata fields whose groups an imported run's report scores (``gengap import ... --group``).
+    cluster : a metadata column whose rows are not independent (default: the run's ``cluster`` setting).
 
     Returns
     -------
@@ -167,7 +178,7 @@ def write_report(
         raise ConfigError(f"The report folder '{out}' is a file; choose a folder for --out.")
     stamp = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     with Store(store_path, read_only=True) as store:
-        ctx = load_context(store, run_id, reference=reference, curves=curves)
+        ctx = load_context(store, run_id, reference=reference, curves=curves, groups=groups, cluster=cluster)
         sections = build_sections(ctx)
         out.mkdir(parents=True, exist_ok=True)
         title, meta, notice, provenance = _page_facts(ctx)

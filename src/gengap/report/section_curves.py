@@ -24,7 +24,12 @@ from gengap.report._format import ScoreFormat, md_escape
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
 
-__all__ = ["curves_section", "curve_axes", "curve_sentence", "curve_figure"]
+__all__ = ["curves_section", "curve_axes", "curve_sentence", "curve_figure", "trained_models"]
+
+
+def trained_models(run: dict[str, Any]) -> list[str]:
+    """The models a run trained on its splits (learners); the others have no training range on any axis."""
+    return [str(m) for m in (run.get("config", {}).get("trained") or [])]
 
 
 def curve_axes(ctx: ReportContext) -> list[str]:
@@ -40,31 +45,55 @@ def curve_axes(ctx: ReportContext) -> list[str]:
 def _value(v: float | None, fmt: ScoreFormat | None = None) -> str:
     if v is None:
         return "beyond the tested range"
-    return fmt.score(v) if fmt is not None else f"{v:.3g}"
+    return fmt.score(v) if fmt is not None else f"{v:.4g}"
+
+
+def _bin_label(low: float, high: float) -> str:
+    """``17–26`` (a bin of several values) or ``17`` (one value)."""
+    return f"{low:g}" if low == high else f"{low:g}–{high:g}"
+
+
+def _bin_at(c: Curve, value: float) -> pd.Series:
+    """The bin a break or drop value names (its first whole number on an integer axis, else its mean value)."""
+    t = c.bins
+    key = t["low_edge"] if c.integer else t["value"]
+    return t.iloc[int(np.argmin(np.abs(key.to_numpy() - value)))]
 
 
 def curve_sentence(c: Curve, fmt: ScoreFormat) -> str:
-    """One sentence per curve: the reference score, the break point and the halving point with intervals."""
-    ref = ("in the training range" if c.train_range is not None else "in the first bin")
-    ref_text = f"{fmt.score(c.reference_score)} {ref} (n = {c.n_reference:,})"
-    if c.break_value is None:
-        brk = f"no bin is significantly below it (one-sided {c.test} tests, Holm, α = {c.alpha:g})"
+    """One sentence per curve: the reference, any drop inside the training range, the break and halving points."""
+    first = c.bins.iloc[0]
+    if c.train_range is not None:
+        ref = f"in the training range ({_bin_label(*c.train_range)})"
     else:
-        brk = (f"it breaks at {c.axis} = {c.break_value:.4g} (the first bin significantly below; "
+        ref = (f"in the first bin ({c.axis} {_bin_label(first['low_edge'], first['high_edge'])}), the reference: "
+               "no model was trained on this axis")
+    ref_text = f"{fmt.score(c.reference_score)} {ref} (n = {c.n_reference:,})"
+    drop = ""
+    if c.drop_value is not None and c.drop_from is not None:
+        a, b = _bin_at(c, c.drop_from), _bin_at(c, c.drop_value)
+        drop = (f"; inside the training range the score already falls, from {fmt.score(a['score'])} at {c.axis} "
+                f"{_bin_label(a['low_edge'], a['high_edge'])} to {fmt.score(b['score'])} at "
+                f"{_bin_label(b['low_edge'], b['high_edge'])} (significantly below the first in-range bin)")
+    where = "beyond the training range, " if c.train_range is not None else ""
+    if c.break_value is None:
+        brk = f"{where}no bin is significantly below it (one-sided {c.test} tests, Holm, α = {c.alpha:g})"
+    else:
+        brk = (f"{where}it breaks at {c.axis} = {c.break_value:.4g} (the first bin significantly below; "
                f"{int(100 * c.confidence)}% bootstrap interval {_value(c.break_low)} to {_value(c.break_high)})")
     if c.half_value is None:
         half = "the monotone fit stays above half of it in the tested range"
     else:
-        half = (f"the monotone fit falls to half of it at {c.axis} = {c.half_value:.3g} "
+        half = (f"the monotone fit falls to half of it at {c.axis} = {c.half_value:.4g} "
                 f"[{_value(c.half_low)}, {_value(c.half_high)}]")
-    return f"{c.model}: {ref_text}; {brk}; {half}."
+    return f"{c.model}: {ref_text}{drop}; {brk}; {half}."
 
 
 def curve_figure(curves: list[Curve], fmt: ScoreFormat, axis: str) -> go.Figure:
     """Score per bin along ``axis``, a line per model, with intervals, training range, break and halving points."""
     scale = 100.0 if fmt.percent else 1.0
     fig = go.Figure()
-    first = curves[0]
+    first = next((c for c in curves if c.train_range is not None), curves[0])
     if first.train_range is not None:
         fig.add_vrect(x0=first.train_range[0] - 0.5 if first.bins["low_edge"].eq(first.bins["high_edge"]).all() else first.train_range[0],
                       x1=first.train_range[1] + 0.5 if first.bins["low_edge"].eq(first.bins["high_edge"]).all() else first.train_range[1],
@@ -109,11 +138,11 @@ def _bins_table(c: Curve, fmt: ScoreFormat, many_models: bool) -> pd.DataFrame:
     t = c.bins
     unique = bool(t["low_edge"].eq(t["high_edge"]).all())
     out = pd.DataFrame({
-        c.axis: [f"{v:g}" for v in t["value"]] if unique else [f"{a:g} – {b:g}" for a, b in zip(t["low_edge"], t["high_edge"])],
+        c.axis: [f"{v:g}" for v in t["value"]] if unique else [_bin_label(a, b) for a, b in zip(t["low_edge"], t["high_edge"])],
         "n": t["n"].astype(int),
         "Score": [fmt.score(v) for v in t["score"]],
         f"{int(100 * c.confidence)}% CI": [fmt.interval(a, b) for a, b in zip(t["score_low"], t["score_high"])],
-        "Range": ["training" if r else "" for r in t["in_range"]],
+        "Range": [("training" if c.train_range is not None else "reference") if r else "" for r in t["in_range"]],
         "p (Holm)": ["" if pd.isna(p) else ("<0.001" if p < 0.001 else f"{p:.3f}") for p in t["p_holm"]],
         "Below": ["◀ yes" if b else "" for b in t["below"]],
     })
@@ -139,7 +168,7 @@ def curves_section(ctx: ReportContext) -> Section | None:
         md.append(f"### {md_escape(axis)}")
         try:
             curves = run_curves(rows, ctx.split_info, axis, reference=ctx.reference, n_resamples=ctx.n_resamples,
-                                confidence=ctx.confidence)
+                                confidence=ctx.confidence, trained=trained_models(ctx.run))
         except GengapError as e:
             html.append(html_fragment('<p class="notice">No curve along {{ axis }}: {{ why }}</p>', axis=axis, why=str(e)))
             md.append(f"> No curve along {md_escape(axis)}: {md_escape(str(e))}")
@@ -154,7 +183,10 @@ def curves_section(ctx: ReportContext) -> Section | None:
         md += [md_escape(s) for s in sentences] + [table_markdown(table)]
     note = ("Per-bin intervals: Clopper-Pearson (exact) for 0/1 scores, percentile bootstrap otherwise. Each bin above "
             "the training range is tested one-sided against the pooled in-range rows (Fisher's exact test for 0/1 "
-            "scores, Welch's t test otherwise), with Holm's correction over those bins. The halving point is where a "
+            "scores, Welch's t test otherwise), with Holm's correction over those bins; inside the training range, each bin is "
+            "tested the same way against the first in-range bin, so a fall before the end of the range is named. A model "
+            "that was not trained on the splits (a function, an endpoint) has no training range: its first bin is the "
+            "reference and every later bin is tested against it. The halving point is where a "
             "non-increasing (isotonic) fit of the bins reaches half the in-range score. Both intervals resample "
             "examples within each bin. With a length split, the in-range rows come from the i.i.d. split's test part.")
     html.append(html_fragment('<p class="note">{{ note }}</p>', note=note))

@@ -9,10 +9,27 @@ record (sizes, unseen test atoms and divergences, what was held out, method figu
 Writing a splitter means filling one hook, ``_iter_indices(dataset, rng)``, which yields
 ``(train_idx, test_idx, SplitDetails(...))``; the base class validates, measures the common
 diagnostics and builds the Split.
+
+Every splitter takes ``dedupe=`` (the base class adds it to each constructor): with ``dedupe=True``
+the inputs that are normalized or near copies of each other
+(:func:`gengap.analysis._copies.copy_groups`) form copy groups, and no partition leaves a group cut
+in two. A splitter that draws its sides at random (``dedupe_moves_groups``) moves a cut group whole
+to the side of its first example, as a group split would; any other keeps its definition (longer
+test examples, held-out compounds, a later date) by setting the group's test examples aside
+(unused). The diagnostics' ``dedupe`` figure says how many groups were merged and what moved.
+
+============  ======  ==========  =====================================================
+example       input   copy group  RandomSplit(dedupe=True) / LengthSplit(dedupe=True)
+============  ======  ==========  =====================================================
+0             "a b"   0           drawn train: stays train / train
+1             "A b!"  0           drawn test: joins example 0 in train / set aside
+2             "c d"   1           as drawn / as drawn
+============  ======  ==========  =====================================================
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import warnings
@@ -189,16 +206,59 @@ def as_dataset(X: Any, y: Any = None) -> Dataset:
     return Dataset.from_frame(frame, target="target")
 
 
+def _check_dedupe(dedupe: Any) -> bool:
+    if not isinstance(dedupe, (bool, np.bool_)):
+        raise ConfigError(f"dedupe={dedupe!r} must be True (keep copies on one side of every split) or False.")
+    return bool(dedupe)
+
+
+def _with_dedupe(init: Any) -> Any:
+    """A splitter's ``__init__`` that also takes ``dedupe=`` (keyword-only, default False) and sets it."""
+    sig = inspect.signature(init)
+    params = list(sig.parameters.values())
+    at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
+    params.insert(at, inspect.Parameter("dedupe", inspect.Parameter.KEYWORD_ONLY, default=False, annotation="bool"))
+
+    @functools.wraps(init)
+    def __init__(self: Splitter, *args: Any, dedupe: bool = False, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self.dedupe = _check_dedupe(dedupe)
+
+    __init__.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    __init__.__annotations__ = {**getattr(init, "__annotations__", {}), "dedupe": "bool"}
+    __init__._adds_dedupe = True  # type: ignore[attr-defined]
+    return __init__
+
+
 class Splitter:
     """Base class of gengap's splitters: validation, diagnostics and the scikit-learn protocol.
 
     Subclasses set ``method`` and ``card`` and implement ``_iter_indices``.
+
+    Parameters
+    ----------
+    dedupe : keep inputs that are normalized or near copies of each other on one side of every
+        split (their test copies are moved or set aside; the diagnostics' ``dedupe`` figure counts them).
     """
 
     method: ClassVar[str] = ""
     card: ClassVar[TaxonomyCard]
     #: True for a splitter whose train part may be empty (nothing is trained: every row is tested).
     allows_empty_train: ClassVar[bool] = False
+    #: With ``dedupe``: True moves a copy group cut in two whole to the side of its first example (sides
+    #: drawn at random); False sets its test examples aside, so the test part keeps its definition.
+    dedupe_moves_groups: ClassVar[bool] = False
+    #: Keep copies on one side of every split (every splitter's ``dedupe=`` option).
+    dedupe: bool = False
+
+    def __init__(self, *, dedupe: bool = False) -> None:
+        self.dedupe = _check_dedupe(dedupe)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        init = cls.__dict__.get("__init__")
+        if init is not None and "dedupe" not in inspect.signature(init).parameters:
+            cls.__init__ = _with_dedupe(init)  # type: ignore[method-assign]
 
     # -- hook ---------------------------------------------------------------
     def _iter_indices(
@@ -228,9 +288,10 @@ class Splitter:
         """``seed``, or the deprecated ``random_state`` when that was given (with a DeprecationWarning)."""
         from gengap._deprecation import renamed_argument
 
-        default = inspect.signature(type(self).__init__).parameters["seed"].default
+        init = type(self).__init__
+        default = inspect.signature(init).parameters["seed"].default
         return renamed_argument(type(self).__name__, "random_state", "seed", random_state, seed, default,
-                                stacklevel=5)
+                                stacklevel=6 if getattr(init, "_adds_dedupe", False) else 5)
 
     @property
     def random_state(self) -> int | None:
@@ -248,16 +309,61 @@ class Splitter:
         """Every partition this splitter makes of ``dataset``, each with diagnostics and a card."""
         rng = check_random_state(self.seed)
         splits = []
+        groups = self._copy_groups(dataset) if self.dedupe else None
         for train, test, details in self._iter_indices(dataset, rng):
             if not isinstance(details, SplitDetails):  # the dict of name/held_out/figures hooks yielded before
                 warnings.warn(f"{type(self).__name__}._iter_indices yields a dict; yield a SplitDetails(name=..., "
                               "held_out=..., figures=...) instead (dicts are read for one more release).",
                               DeprecationWarning, stacklevel=2)
                 details = SplitDetails._from_legacy(details)
+            if groups is not None:
+                train, test, details = self._keep_copies_together(dataset, groups, train, test, details)
             splits.append(self._make_split(dataset, train, test, details))
         if not splits:
             raise DataError(f"{self!r} produced no split of dataset '{dataset.name}'.")
         return splits
+
+    def _copy_groups(self, dataset: Dataset) -> np.ndarray:
+        """The copy group of each example's input (:func:`gengap.analysis._copies.copy_groups`)."""
+        from gengap.analysis._copies import copy_groups
+        from gengap.analysis.leakage import example_texts
+
+        return copy_groups(example_texts(dataset, "input"))
+
+    def _keep_copies_together(self, dataset: Dataset, groups: np.ndarray, train: np.ndarray, test: np.ndarray,
+                              details: SplitDetails) -> tuple[np.ndarray, np.ndarray, SplitDetails]:
+        """Put back together the copy groups a partition cut in two (see the module docstring)."""
+        from dataclasses import replace
+
+        from gengap.analysis._copies import DEFAULT_THRESHOLD, NORMALIZATION
+
+        train, test = np.asarray(train, dtype=np.int64), np.asarray(test, dtype=np.int64)
+        sizes = np.bincount(groups)
+        cut = np.intersect1d(groups[train], groups[test])
+        moved_to_train = moved_to_test = set_aside = 0
+        if len(cut):
+            in_cut = np.isin(groups, cut)
+            if self.dedupe_moves_groups:
+                placed = np.concatenate([train, test])
+                is_test = np.concatenate([np.zeros(len(train), dtype=bool), np.ones(len(test), dtype=bool)])
+                order = np.argsort(placed, kind="stable")
+                values, first = np.unique(groups[placed[order]], return_index=True)
+                group_in_test = np.zeros(len(sizes), dtype=bool)  # each group's side: its first example's
+                group_in_test[values] = is_test[order][first]
+                go_test = in_cut[train] & group_in_test[groups[train]]
+                go_train = in_cut[test] & ~group_in_test[groups[test]]
+                moved_to_test, moved_to_train = int(go_test.sum()), int(go_train.sum())
+                train, test = (np.concatenate([train[~go_test], test[go_train]]),
+                               np.concatenate([test[~go_train], train[go_test]]))
+            else:
+                leave = in_cut[test]
+                set_aside = int(leave.sum())
+                test = test[~leave]
+        figures = {"copy_groups_merged": int(np.sum(sizes > 1)), "examples_in_copy_groups": int(sizes[sizes > 1].sum()),
+                   "groups_cut": int(len(cut)), "moved_to_train": moved_to_train, "moved_to_test": moved_to_test,
+                   "test_set_aside": set_aside, "threshold": DEFAULT_THRESHOLD, "normalization": NORMALIZATION}
+        structure = details.structure if not len(cut) else None  # the parts changed: measured again
+        return train, test, replace(details, structure=structure, figures={**details.figures, "dedupe": figures})
 
     def split_dataset(self, dataset: Dataset) -> Split:
         """The (first) partition of ``dataset`` as a :class:`Split`.
@@ -302,7 +408,7 @@ class Splitter:
 
         >>> from gengap.splits import RandomSplit
         >>> RandomSplit(seed=3).get_params()
-        {'test_fraction': 0.2, 'seed': 3}
+        {'test_fraction': 0.2, 'seed': 3, 'dedupe': False}
         """
         return {p.name: getattr(self, p.name, p.default) for p in self._parameters()}
 

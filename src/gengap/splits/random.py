@@ -31,6 +31,7 @@ class RandomSplit(Splitter):
     """
 
     method = "random"
+    dedupe_moves_groups = True
     card = TaxonomyCard(
         motivation="practical", generalisation_type="none", shift_type="none", shift_source="none",
         description="Train and test drawn i.i.d. from the same pool: the reference score every gap is measured from.",

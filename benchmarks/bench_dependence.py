@@ -1,0 +1,253 @@
+"""Rows that are not independent: coverage, error rates, power and cost of gengap's clustered figures,
+side by side with the figures that take the rows as independent.
+
+Simulated truth: G clusters of m rows, intraclass correlation rho. 0/1 scores draw each cluster's
+rate from a Beta with mean 0.7 and correlation rho (beta-binomial); continuous scores are a cluster
+effect N(0, rho) plus a row effect N(0, 1 - rho).
+
+Sections (targets in brackets):
+
+1. coverage of the mean's 95% interval per rho x G x m: gengap's clustered interval (Korn-Graubard
+   for 0/1, cluster-robust t otherwise) next to today's (Clopper-Pearson / row bootstrap)
+   [lowest >= 0.94 where the interval carries no warning; below MIN_CLUSTERS the warning says so],
+   and the median width of the clustered interval over today's at rho = 0 [<= 1.05 with 20+ clusters].
+2. coverage of the gap between two independent clustered splits and of the paired difference.
+3. type-I error of the clustered paired test (sign-flip of cluster totals) at the 5% level,
+   next to exact McNemar on the rows [<= 0.055].
+4. power of the n that ``gengap plan`` gives, over simulated runs analysed by gengap's own tests
+   [0.80 +- 0.03].
+5. cost: every interval of one comparison on 1,000,000 rows in 10,000 clusters [< 2 s].
+
+``--seed 1`` is the seed the warning threshold (``MIN_CLUSTERS``) was set on; the figures to quote
+come from the default seed (2), which was not looked at while tuning.
+
+    python benchmarks/bench_dependence.py            # a few minutes on a loaded 2-core machine
+    python benchmarks/bench_dependence.py --reps 2000 --plan-reps 2000
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+
+import numpy as np
+
+from gengap.analysis.clustered import (
+    MIN_CLUSTERS,
+    clustered_gap,
+    clustered_mean_ci,
+    clustered_paired_difference,
+    clustered_paired_test,
+    clustered_two_sample_test,
+)
+from gengap.analysis.intervals import gap, mean_ci, paired_difference, paired_test, two_sample_test
+from gengap.analysis.power import n_for_gap
+
+ICCS = [0.0, 0.05, 0.2, 0.5]
+GS = [5, 20, 100, 1000]
+MS = [1, 10, 100]
+P = 0.7
+
+
+def binary(rng: np.random.Generator, g: int, m: int, icc: float, p: float = P) -> np.ndarray:
+    if icc == 0 or m == 1:
+        rates = np.full(g, p)
+    else:
+        k = (1 - icc) / icc
+        rates = rng.beta(p * k, (1 - p) * k, size=g)
+    return (rng.random((g, m)) < rates[:, None]).astype(float).ravel()
+
+
+def continuous(rng: np.random.Generator, g: int, m: int, icc: float) -> np.ndarray:
+    return (np.sqrt(icc) * rng.normal(size=(g, 1)) + np.sqrt(1 - icc) * rng.normal(size=(g, m))).ravel()
+
+
+def naive_continuous(y: np.ndarray, n_resamples: int, seed: int) -> tuple[float, float]:
+    """Today's row bootstrap; above 2,000 rows its normal limit (the same interval, a thousandth of the cost)."""
+    if y.size <= 2_000:
+        ci = mean_ci(y, n_resamples=n_resamples, seed=seed)
+        return ci.low, ci.high
+    se = y.std(ddof=1) / np.sqrt(y.size)
+    return y.mean() - 1.96 * se, y.mean() + 1.96 * se
+
+
+def section_coverage(reps: int, boot: int, seed: int) -> None:
+    print(f"\n1. Coverage of the mean's 95% interval ({reps} runs a cell; "
+          f"a warning below {MIN_CLUSTERS} clusters)")
+    rows = []
+    for kind in ("0/1", "continuous"):
+        print(f"\n   {kind} scores           clustered              today's (rows independent)")
+        print("   rho    G     m     cover  warned  width/today   cover")
+        for icc in ICCS:
+            for g in GS:
+                for m in MS:
+                    if g * m > 100_000 or (m == 1 and icc > 0):
+                        continue
+                    rng = np.random.default_rng([seed, int(icc * 100), g, m, kind == "0/1"])
+                    n_runs = reps
+                    truth = P if kind == "0/1" else 0.0
+                    hit = hit_naive = 0
+                    widths, warned = [], 0
+                    codes = np.repeat(np.arange(g), m)
+                    for r in range(n_runs):
+                        y = binary(rng, g, m, icc) if kind == "0/1" else continuous(rng, g, m, icc)
+                        ci = clustered_mean_ci(y, codes, n_resamples=boot, seed=r)
+                        hit += ci.low <= truth <= ci.high
+                        warned += bool(ci.warning)
+                        if kind == "0/1":
+                            base = mean_ci(y)
+                            lo, hi = base.low, base.high
+                        else:
+                            lo, hi = naive_continuous(y, boot, r)
+                        hit_naive += lo <= truth <= hi
+                        if hi > lo:
+                            widths.append((ci.high - ci.low) / (hi - lo))
+                    cover, cover_naive = hit / n_runs, hit_naive / n_runs
+                    ratio = float(np.median(widths)) if widths else float("nan")
+                    rows.append((kind, icc, g, m, cover, warned / n_runs, ratio))
+                    print(f"   {icc:<5}  {g:<5} {m:<5} {cover:.3f}  {warned / n_runs:>5.0%}   {ratio:>6.2f}       {cover_naive:.3f}")
+    ok = [r for r in rows if r[5] < 0.5]
+    lowest = min(ok, key=lambda r: r[4])
+    print(f"\n   lowest coverage without a warning: {lowest[4]:.3f} ({lowest[0]}, rho {lowest[1]}, G {lowest[2]}, m {lowest[3]})")
+    warned_rows = [r for r in rows if r[5] >= 0.5]
+    if warned_rows:
+        w = min(warned_rows, key=lambda r: r[4])
+        print(f"   lowest coverage with the warning: {w[4]:.3f} ({w[0]}, rho {w[1]}, G {w[2]}, m {w[3]})")
+    at0 = [r[6] for r in rows if r[1] == 0 and r[2] >= 20 and np.isfinite(r[6])]
+    print(f"   rho = 0, 20+ clusters: median width over today's at most {max(at0):.3f} (median of cells {np.median(at0):.3f})")
+
+
+def section_differences(reps: int, boot: int, seed: int) -> None:
+    print(f"\n2. Coverage of gaps ({reps // 2} runs a cell; 0/1 scores, m = 10)")
+    print("   rho    G     independent gap   today's   paired difference   today's")
+    for icc in ICCS:
+        for g in (20, 100, 1000):
+            rng = np.random.default_rng([seed, 2, int(icc * 100), g])
+            codes = np.repeat(np.arange(g), 10)
+            hits = np.zeros(4)
+            n_runs = reps // 2
+            for _r in range(n_runs):
+                a, b = binary(rng, g, 10, icc), binary(rng, g, 10, icc, p=0.6)
+                ci = clustered_gap(a, b, codes, codes + g)
+                base = gap(a, b)
+                hits[0] += ci.low <= 0.1 <= ci.high
+                hits[1] += base.low <= 0.1 <= base.high
+                # paired: b is a with a share of 0.2 of the rows flipped, so the truth is 0.2 * (2 * 0.7 - 1)
+                a2 = binary(rng, g, 10, icc)
+                b2 = np.where(rng.random(a2.size) < 0.2, 1 - a2, a2)
+                truth = 0.2 * (2 * P - 1)
+                d = clustered_paired_difference(a2, b2, codes)
+                d0 = paired_difference(a2, b2)
+                hits[2] += d.low <= truth <= d.high
+                hits[3] += d0.low <= truth <= d0.high
+            c = hits / n_runs
+            print(f"   {icc:<5}  {g:<5} {c[0]:.3f}             {c[1]:.3f}     {c[2]:.3f}               {c[3]:.3f}")
+
+
+def section_type1(reps: int, seed: int) -> None:
+    print(f"\n3. Type-I error at the 5% level of the paired tests ({reps} runs a cell; same rate for both conditions)")
+    print("   rho    G     m     cluster-sign-flip   exact McNemar (rows)")
+    for icc in (0.0, 0.2, 0.5):
+        for g in (5, 20, 100, 1000):
+            for m in (1, 10):
+                if m == 1 and icc > 0:
+                    continue
+                rng = np.random.default_rng([seed, 3, int(icc * 100), g, m])
+                codes = np.repeat(np.arange(g), m)
+                rej = rej0 = 0
+                for r in range(reps):
+                    a, b = binary(rng, g, m, icc), None
+                    # b: the same clusters' rates (shared difficulty), drawn apart
+                    rates = a.reshape(g, m).mean(1)
+                    b = (rng.random((g, m)) < (0.5 * rates + 0.5 * P)[:, None]).astype(float).ravel()
+                    a = (rng.random((g, m)) < (0.5 * rates + 0.5 * P)[:, None]).astype(float).ravel()
+                    t = clustered_paired_test(a, b, codes, n_resamples=1000, seed=r)
+                    rej += t.p_value <= 0.05
+                    rej0 += paired_test(a, b).p_value <= 0.05
+                print(f"   {icc:<5}  {g:<5} {m:<5} {rej / reps:.3f}               {rej0 / reps:.3f}")
+
+
+def section_power(reps: int, seed: int) -> None:
+    print(f"\n4. Power of the n `gengap plan` gives ({reps} simulated runs each, analysed by gengap's own test)")
+    print("   design                                        n per split   power")
+    designs = [
+        ("independent, 0.70 vs 0.65", dict(score=0.70, gap=0.05)),
+        ("independent, 0.50 vs 0.40", dict(score=0.50, gap=0.10)),
+        ("independent, 0.90 vs 0.85", dict(score=0.90, gap=0.05)),
+        ("paired, discordant 0.2, gap 0.05", dict(score=0.70, gap=0.05, paired=True, discordant=0.2)),
+        ("independent, icc 0.1, clusters of 30", dict(score=0.70, gap=0.10, icc=0.1, cluster_size=30)),
+    ]
+    for label, kw in designs:
+        n = n_for_gap(**kw)
+        rng = np.random.default_rng([seed, 4, hash(label) % 1000])
+        hits = 0
+        for _r in range(reps):
+            if kw.get("paired"):
+                psi, d = kw["discordant"], kw["gap"]
+                u = rng.random(n)
+                a = np.where(u < (psi + d) / 2, 1.0, np.where(u < psi, 0.0, (u < psi + (kw["score"] - (psi + d) / 2)).astype(float)))
+                b = np.where(u < (psi + d) / 2, 0.0, np.where(u < psi, 1.0, a))
+                p = paired_test(a, b).p_value
+            elif kw.get("icc"):
+                m = kw["cluster_size"]
+                g = -(-n // m)
+                ya, yb = binary(rng, g, m, kw["icc"], kw["score"]), binary(rng, g, m, kw["icc"], kw["score"] - kw["gap"])
+                codes = np.repeat(np.arange(g), m)
+                p = clustered_two_sample_test(ya, yb, codes, codes + g).p_value
+            else:
+                ya = (rng.random(n) < kw["score"]).astype(float)
+                yb = (rng.random(n) < kw["score"] - kw["gap"]).astype(float)
+                p = two_sample_test(ya, yb).p_value
+            hits += p <= 0.05
+        print(f"   {label:<45} {n:>8,}      {hits / reps:.3f}")
+
+
+def section_cost() -> None:
+    print("\n5. Cost: 1,000,000 rows in 10,000 clusters of 100 (seconds; loaded machine)")
+    rng = np.random.default_rng(0)
+    codes = np.repeat(np.arange(10_000), 100)
+    a, b = binary(rng, 10_000, 100, 0.2), binary(rng, 10_000, 100, 0.2, p=0.65)
+    ca, cb = continuous(rng, 10_000, 100, 0.2), continuous(rng, 10_000, 100, 0.2)
+    total = 0.0
+    for label, fn in [
+        ("mean, 0/1 (korn-graubard)", lambda: clustered_mean_ci(a, codes)),
+        ("mean, continuous (cluster bootstrap)", lambda: clustered_mean_ci(ca, codes)),
+        ("independent gap + test, 0/1", lambda: clustered_two_sample_test(a, b, codes, codes + 10_000)),
+        ("paired difference + test, 0/1", lambda: clustered_paired_test(a, b, codes)),
+        ("paired difference + test, continuous", lambda: clustered_paired_test(ca, cb, codes)),
+        ("independent gap + test, continuous", lambda: clustered_two_sample_test(ca, cb, codes, codes + 10_000)),
+    ]:
+        start = time.perf_counter()
+        fn()
+        s = time.perf_counter() - start
+        total += s
+        print(f"   {label:<40} {s:6.3f}")
+    print(f"   every interval and test above            {total:6.3f}   [< 2 s]")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=400, help="simulated runs per coverage cell (0/1 scores)")
+    parser.add_argument("--boot", type=int, default=1000, help="bootstrap resamples per interval")
+    parser.add_argument("--plan-reps", type=int, default=1000, help="simulated runs per power design")
+    parser.add_argument("--seed", type=int, default=2, help="2: the held-out seed (1 is the one the threshold was set on)")
+    parser.add_argument("--only", default="12345", help="sections to run, e.g. 15")
+    args = parser.parse_args()
+    warnings.simplefilter("ignore")
+    start = time.perf_counter()
+    if "1" in args.only:
+        section_coverage(args.reps, args.boot, args.seed)
+    if "2" in args.only:
+        section_differences(args.reps, args.boot, args.seed)
+    if "3" in args.only:
+        section_type1(args.reps, args.seed)
+    if "4" in args.only:
+        section_power(args.plan_reps, args.seed)
+    if "5" in args.only:
+        section_cost()
+    print(f"\n{time.perf_counter() - start:.0f} s in all")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,151 @@
+"""What a new user tripped on, each reproduced through the surface they used (CLI, report, Python)."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pandas as pd
+
+from gengap.tasks import generate
+
+
+def _write_jsonl(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _module(folder: Path, code: str) -> str:
+    name = f"usermodel_{uuid.uuid4().hex[:10]}"
+    (folder / f"{name}.py").write_text(code, encoding="utf-8")
+    return name
+
+
+def _addition(folder: Path, n: int = 300) -> Path:
+    records = generate("addition", seed=0, n=n, max_digits=5).to_records()
+    for r in records:
+        r["source"] = "ab"[len(r["input"]) % 2]
+    pd.DataFrame(records).to_json(folder / "add.jsonl", orient="records", lines=True)
+    return folder / "add.jsonl"
+
+
+# ------------------------------------------------------------------------- --curve is checked before running
+def test_curve_on_a_missing_column_is_refused_before_running(tmp_path, cli):
+    _addition(tmp_path)
+    mod = _module(tmp_path, "CALLS = []\ndef predict(batch):\n    CALLS.append(1)\n    return batch\n")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{mod}:predict", "--curve", "n_digit", "--out", "o",
+                         "--no-progress")
+    assert code == 1 and out == ""
+    assert "--curve n_digit: the data has no column 'n_digit'" in err and "Did you mean 'n_digits'?" in err
+    assert not (tmp_path / "o").exists()  # nothing ran, nothing written
+
+
+def test_curve_on_a_text_column_is_refused_before_running(tmp_path, cli):
+    _addition(tmp_path)
+    mod = _module(tmp_path, "def predict(batch):\n    return batch\n")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{mod}:predict", "--curve", "source", "--out", "o",
+                         "--no-progress")
+    assert code == 1 and "--curve source: the column 'source' is not numeric (e.g. '" in err
+    assert not (tmp_path / "o").exists()
+
+
+# ------------------------------------------------------------------------- a split folder that is not there
+def test_a_missing_split_folder_says_it_does_not_exist(tmp_path, cli):
+    _addition(tmp_path)
+    mod = _module(tmp_path, "def predict(batch):\n    return batch\n")
+    code, out, err = cli("split", "add.jsonl", "--method", "random", "--out", "splits/random")
+    assert code == 0, err
+    code, out, err = cli("eval", "--model", f"{mod}:predict", "--split", "splits/random", "--split", "splits/length",
+                         "--no-progress")
+    assert code == 1
+    assert "the split folder 'splits/length' does not exist" in err and "cannot be mixed" not in err
+
+
+# ------------------------------------------------------------------------- resume counts what it computed
+def test_resume_says_how_many_outputs_this_session_computed(tmp_path, cli):
+    _addition(tmp_path, n=400)
+    mod = _module(tmp_path, "import os\nSEEN = [0]\ndef predict(batch):\n    SEEN[0] += len(batch)\n"
+                            "    if os.path.exists('stop') and SEEN[0] > 60:\n        raise RuntimeError('stopped')\n"
+                            "    return batch\n")
+    (tmp_path / "stop").write_text("")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{mod}:predict", "--out", "o", "--no-progress",
+                         "--shard-size", "20", "--batch-size", "20")
+    assert code != 0
+    (tmp_path / "stop").unlink()
+    code, out, err = cli("resume", "o", "--no-progress")
+    assert code == 0, err
+    line = next(x for x in out.splitlines() if x.startswith("Model 'predict'"))
+    assert line.startswith("Model 'predict': 80 outputs computed, 20 of them in this session (60 kept from before it was "
+                           "interrupted); not cached"), line
+
+
+# ------------------------------------------------------------------------- the terminal shows the stress test
+def test_perturb_prints_the_ranked_effects_on_the_terminal(tmp_path, cli):
+    _addition(tmp_path)
+    mod = _module(tmp_path, "def predict(batch):\n    return [x.replace(' ', '') for x in batch]\n")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{mod}:predict", "--perturb", "typos",
+                         "--perturb", "whitespace", "--out", "o", "--no-progress")
+    assert code == 0, err
+    assert "Stress test (exact_match): most harmful first" in out
+    table = out[out.index("Stress test"):]
+    assert "typos" in table and "whitespace" in table and "effect, pts" in table
+
+
+# ------------------------------------------------------------------------- gengap import table
+def _predictions(folder: Path) -> list[str]:
+    """Two models on the same 60 questions: 'small' right on 2 of 3, 'large' on 9 of 10 (a paired gap)."""
+    paths = []
+    for model, wrong in (("small", lambda i: i % 3 == 0), ("large", lambda i: i % 10 == 0)):
+        rows = [{"qid": f"q{i}", "question": f"{i} + 1 = ?", "gold": str(i + 1),
+                 "answer": "0" if wrong(i) else str(i + 1), "correct": not wrong(i), "source": "web" if i < 20 else "book"}
+                for i in range(60)]
+        _write_jsonl(folder / f"{model}.jsonl", rows)
+        paths.append(str(folder / f"{model}.jsonl"))
+    return paths
+
+
+def test_import_table_with_two_models_shows_the_paired_comparison(tmp_path, cli):
+    paths = _predictions(tmp_path)
+    code, out, err = cli("import", "table", *paths, "--id", "qid", "--output", "answer", "--score", "correct",
+                         "--target", "gold", "--out", "rep", "--group", "source")
+    assert code == 0, err
+    table = out[out.index("Models compared on the same examples"):]
+    assert "small" in table and "large" in table and "mcnemar" in table and "n (both)" in table
+    from gengap.analysis.imported import load_rows, model_differences
+
+    diff = model_differences(load_rows(tmp_path / "rep"), n_resamples=1000).iloc[0]
+    assert f"{100 * diff['difference']:+.1f} pts" in table  # the figure model_differences computes
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "### Models compared" in md and f"{100 * diff['difference']:+.1f} pts" in md
+    # --group in the report too, in percent like every other figure; and on the terminal in percent
+    assert "### Groups by source" in md and "| large | imported | book | 40 | 90.0% [" in md
+    assert "Groups by source" in out and "90.0% [" in out
+    # no advice an import cannot follow
+    assert "Add a random split" not in md and "import the rows of an i.i.d. test set as a task" in md
+    import jsonschema
+
+    from gengap.report import results_schema
+
+    doc = json.loads((tmp_path / "rep" / "results.json").read_text())
+    jsonschema.validate(doc, results_schema())
+    assert doc["sections"]["imported"]["model_differences"][0]["test"] == "mcnemar-exact"
+
+
+def test_reextract_without_an_extracted_column_says_so(tmp_path, cli):
+    paths = _predictions(tmp_path)
+    code, out, err = cli("import", "table", paths[0], "--id", "qid", "--output", "answer", "--score", "correct",
+                         "--target", "gold", "--out", "rep", "--reextract", "number", "--format", "json")
+    assert code == 0, err
+    assert "agreement" not in out
+    assert "--reextract number: these rows hold no answer already read from the outputs (no --extracted column" in " ".join(out.split())
+
+
+def test_a_misspelt_group_column_lists_the_users_column_names(tmp_path, cli):
+    _write_jsonl(tmp_path / "q.jsonl", [{"qid": i, "question": f"q {i}", "answer": str(i), "source": "ab"[i % 2]}
+                                        for i in range(40)])
+    code, out, err = cli("split", "q.jsonl", "--input", "question", "--target", "answer", "--id", "qid",
+                         "--method", "group", "-o", "group=sorce", "--out", "s")
+    assert code == 1
+    assert "Did you mean 'source'?" in err and "question (the input), answer (the target)" in err
+    assert "'input'" not in err and "'target'" not in err
