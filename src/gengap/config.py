@@ -330,8 +330,8 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
     ``progress`` (when not None) overrides ``cfg.execution.progress``.
     """
     from gengap._outputs import check_out_folder
+    from gengap.evaluation import evaluate
     from gengap.io import load
-    from gengap.runner import evaluate
     from gengap.splits import make_splitter
 
     check_out_folder(cfg.eval.out)  # before any data is read or model built

@@ -53,7 +53,10 @@ import pyarrow as pa
 
 from gengap._errors import StoreError
 
-__all__ = ["Store", "SCHEMA_VERSION", "JUDGE_COUNTS"]
+__all__ = ["Store", "STORE_NAME", "SCHEMA_VERSION", "JUDGE_COUNTS"]
+
+#: File name of the results store inside an output folder.
+STORE_NAME = "gengap.duckdb"
 
 SCHEMA_VERSION = 1
 
@@ -207,7 +210,7 @@ class Store:
     # ------------------------------------------------------------------ writing
     def start_run(self, name: str, config: Mapping[str, Any], *, run_id: str | None = None) -> str:
         """Register a run and return its id (``r0001``, ``r0002``, ... in a store)."""
-        from gengap import __version__
+        from gengap._version import __version__
 
         with self._lock:
             if run_id is None:

@@ -9,7 +9,7 @@ module                        what it answers
 ``analysis.gaps``             score per split with its interval and the gap to the i.i.d. split
 ``analysis.group_scores``     groups from metadata; per-group scores, worst group, disparity
 ``analysis.shift_tests``      is there a shift at all? classifier and MMD two-sample tests
-``analysis.transfer``         train on each group, test on every group (from a run's transfer splits)
+``analysis.transfer``         trained on each group, tested on every group (from a run's transfer splits)
 ``analysis.ranking``          do splits agree on which model is best? what does a tuning budget buy?
 ``analysis.seed_spread``      the spread of in- and out-of-distribution scores over seeds
 ``analysis.irt``              item difficulty and model ability (1PL / 2PL)
@@ -42,9 +42,9 @@ _HOME = {
     "SUMMARY_COLUMNS": "gaps", "summarize": "gaps", "find_reference": "gaps",
     "Groups": "group_scores", "group_by": "group_scores", "group_metrics": "group_scores", "expand_metadata": "group_scores",
     "ShiftTest": "shift_tests", "classifier_test": "shift_tests", "detect_shift": "shift_tests", "mmd_test": "shift_tests",
-    "TransferMatrix": "transfer", "transfer_matrix": "transfer", "transfer_matrix_from_rows": "transfer",
+    "TransferMatrix": "transfer", "transfer_matrix_from_rows": "transfer",
     "RankAgreement": "ranking", "rank_agreement": "ranking", "expected_max_score": "ranking",
-    "SeedSpread": "seed_spread", "seeds": "seed_spread", "seeded_splits": "seed_spread",
+    "SeedSpread": "seed_spread", "spread_from_scores": "seed_spread", "seeded_splits": "seed_spread",
     "seed_spread_from_rows": "seed_spread",
     "IRTFit": "irt", "fit_irt": "irt", "irt_from_store": "irt",
     "perturbation_effects": "stress", "worst_case": "stress", "family_split_table": "stress", "template_spread": "stress",

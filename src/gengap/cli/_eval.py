@@ -194,8 +194,7 @@ def resume_command(
 ) -> None:
     """Finish an interrupted run: shards already stored are kept, the rest are computed."""
     from gengap.config import RUN_FILE_TABLES, parse_config
-    from gengap.runner import STORE_NAME
-    from gengap.store import Store
+    from gengap.store import STORE_NAME, Store
 
     store_path = path / STORE_NAME if path.is_dir() else path
     with Store(store_path, read_only=True) as store:
@@ -238,7 +237,7 @@ def _resume_demo(config: dict[str, Any], out: Path, progress: bool | None) -> No
 def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     """Run the evaluation (``progress``: None keeps the configured one), print its summary and where the report is."""
     from gengap.config import execute
-    from gengap.runner import cache_lines, judge_lines
+    from gengap.report._usage import cache_lines, judge_lines
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())

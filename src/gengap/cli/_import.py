@@ -36,7 +36,7 @@ def _score_format(rows):  # type: ignore[no-untyped-def]
 
 
 def _analyses(result, *, metric: str | None, group: list[str] | None, reextract: str | None,  # type: ignore[no-untyped-def]
-              subset: list[str] | None) -> None:
+              subset: list[str] | None, cluster: str | None = None) -> None:
     """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
     if not (group or reextract or subset):
         return
@@ -47,7 +47,7 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
     rows = load_rows(result.store_path, result.run_id, metric=metric)
     folder = result.out / "analysis"
     for field in group or []:
-        table = group_scores(rows, field, n_resamples=2000)
+        table = group_scores(rows, field, n_resamples=2000, cluster=cluster)
         table.to_csv(_csv_path(folder / f"groups_{field}.csv"), index=False)
         _print_frame(f"Groups by {field}  ({folder / f'groups_{field}.csv'})", group_table(table, _score_format(rows)))
     if reextract:
@@ -107,8 +107,8 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
 
 def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
             cluster: str | None = None) -> None:
+    from gengap.evaluation import Evaluation
     from gengap.report._write import FILE_NAMES, check_formats, write_report
-    from gengap.runner import Evaluation
 
     for note in result.notes:
         stdout.print(f"note: {note}", markup=False, soft_wrap=True)
@@ -148,7 +148,7 @@ def lm_eval_command(
 
     result = import_lm_eval(path, out, answer_filter=answer_filter, corpus_metrics=corpus_metric or ())
     _finish(result, format, group, cluster)
-    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
 @import_app.command("table")
@@ -184,7 +184,7 @@ def table_command(
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out,
                           confidence=confidence, corpus_metrics=corpus_metric or ())
     _finish(result, format, group, cluster)
-    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
 @import_app.command("inspect")

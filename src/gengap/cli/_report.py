@@ -14,7 +14,7 @@ from gengap.cli._common import stdout
 def resolve_store(path: Path) -> Path:
     """A results store file, or an output folder holding ``gengap.duckdb``, to the store file."""
     from gengap._errors import StoreError
-    from gengap.runner import STORE_NAME
+    from gengap.store import STORE_NAME
 
     if not path.exists():
         raise StoreError(

@@ -431,7 +431,7 @@ def import_lm_eval(path: str | Path, out: str | Path, *, answer_filter: str | No
     Returns where the rows went; ``already_imported`` is True when the same files were imported
     into that store before (then nothing is parsed or written again).
     """
-    from gengap.runner import STORE_NAME
+    from gengap.store import STORE_NAME
 
     root = Path(path)
     runs = find_runs(root)

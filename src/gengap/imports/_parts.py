@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 
 from gengap._errors import DataError
-from gengap.store import Store
+from gengap.store import STORE_NAME, Store
 
 __all__ = ["ImportResult", "ImportedPart", "ModelRows", "file_digest", "find_import", "write_import"]
 
@@ -119,8 +119,6 @@ def find_import(out: str | Path, name: str, source: Mapping[str, Any]) -> str | 
 
     Checked before the files are parsed, so importing the same files again costs only their digests.
     """
-    from gengap.runner import STORE_NAME
-
     store_path = Path(out) / STORE_NAME
     if not store_path.is_file():
         return None
@@ -140,8 +138,6 @@ def write_import(out: str | Path, name: str, config: Mapping[str, Any], parts: S
     ``config`` describes the source (its files' digests included): the same config means the same
     import, which is found and reused.
     """
-    from gengap.runner import STORE_NAME
-
     out_dir = Path(out)
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_NAME

@@ -259,7 +259,7 @@ def import_table(
     """Read per-example prediction files into a results store in ``out`` (idempotent): ``columns`` are
     :func:`read_table`'s (``id``, ``output``, ``scores``, ``input``, ...), with its defaults."""
     from gengap._specs import bind_options
-    from gengap.runner import STORE_NAME
+    from gengap.store import STORE_NAME
 
     chosen = bind_options(read_table, files, what="import_table", **columns)
     if all(Path(f).is_file() for f in files) and files:

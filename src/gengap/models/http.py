@@ -659,7 +659,7 @@ async def _get_json(client: Client, url: str) -> Any:
 
 
 def _version() -> str:
-    from gengap import __version__
+    from gengap._version import __version__
 
     return __version__
 

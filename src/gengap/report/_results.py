@@ -46,7 +46,7 @@ def _split_record(name: str, info: dict[str, Any]) -> dict[str, Any]:
 
 def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *, generated_at: str) -> dict[str, Any]:
     """The content of ``results.json`` for a run (plain JSON values; NaN becomes null)."""
-    from gengap import __version__
+    from gengap._version import __version__
 
     summary = [{col: rec.get(col) for col in SUMMARY_COLUMNS} for rec in ctx.summary.to_dict("records")]
     doc = {

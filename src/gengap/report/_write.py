@@ -197,7 +197,7 @@ def write_report(
 
 
 def _version() -> str:
-    from gengap import __version__
+    from gengap._version import __version__
 
     return __version__
 

@@ -83,13 +83,15 @@ def _within_reference(ctx: ReportContext, metric: str, percent: bool) -> tuple[l
     rows = expand_metadata(rows)
     if any(c not in rows.columns for c in columns):
         return [], []
+    clustered = ctx.cluster is not None and ctx.cluster in rows.columns and rows[ctx.cluster].notna().all()
     key = rows[columns].astype(str).agg("/".join, axis=1)
     parts, data = [], []
     for model, idx in rows.groupby("model", sort=True).groups.items():
         scores, labels = rows.loc[idx, "score"], key.loc[idx]
+        clusters = rows.loc[idx, ctx.cluster].astype(str).to_numpy() if clustered else None
         corpus = is_corpus_metric(metric)  # AUROC, ECE, ... per group: from each group's rows
         measure: Any = (partial(corpus_group_metrics, metric, rows.loc[idx], labels.to_numpy()) if corpus
-                        else partial(group_metrics, scores, labels))
+                        else partial(group_metrics, scores, labels, clusters=clusters))
         try:
             rep = measure(n_resamples=min(ctx.n_resamples, 2000 if corpus else 5000), seed=0)
             all_small = ""
