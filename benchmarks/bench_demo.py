@@ -22,7 +22,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from gengap.demo import PUBLISHED
+from gengap.tasks.scan import PUBLISHED
 
 
 def run(quick: bool, seed: int) -> dict:
@@ -37,8 +37,7 @@ def run(quick: bool, seed: int) -> dict:
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed:\n{done.stdout}\n{done.stderr}")
     from gengap.analysis.gaps import summarize
-    from gengap.runner import STORE_NAME
-    from gengap.store import Store
+    from gengap.store import STORE_NAME, Store
 
     with Store(out / STORE_NAME, read_only=True) as store:
         run_id = store.latest_run()

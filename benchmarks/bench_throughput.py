@@ -17,9 +17,9 @@ from pathlib import Path
 import numpy as np
 
 import gengap
+from gengap.backends import predict_batched
 from gengap.metrics import score
 from gengap.models import as_model
-from gengap.runner import predict_batched
 from gengap.splits import Split, SplitDiagnostics
 from gengap.store import Store
 

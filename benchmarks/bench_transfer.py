@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 import gengap
-from gengap.analysis.transfer import transfer_matrix
+from gengap.retraining import transfer_matrix
 
 
 def make_groups(n_groups: int, per_group: int, seed: int = 0) -> gengap.Dataset:

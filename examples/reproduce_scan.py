@@ -37,13 +37,13 @@ import pandas as pd
 
 import gengap
 from gengap.analysis.seed_spread import SeedSpread
-from gengap.demo import PUBLISHED as DEMO_PUBLISHED
 from gengap.learners import Seq2SeqLearner
+from gengap.tasks.scan import PUBLISHED as DEMO_PUBLISHED
 from gengap.tasks.scan import official_split, scan_dataset
 
 SCAN_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "scan"
 OFFICIAL = {"random": "simple", "add-jump": "addprim_jump", "length": "length"}
-# Lake & Baroni (2018), as gengap.demo.PUBLISHED keeps them, under this script's split names
+# Lake & Baroni (2018), as gengap.tasks.scan.PUBLISHED keeps them, under this script's split names
 PUBLISHED = {"random": DEMO_PUBLISHED["random"], "add-jump": DEMO_PUBLISHED["primitive:jump"], "length": DEMO_PUBLISHED["length"]}
 
 

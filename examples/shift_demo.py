@@ -30,7 +30,7 @@ import gengap
 from gengap.analysis.group_scores import expand_metadata, group_metrics
 from gengap.analysis.irt import fit_irt
 from gengap.analysis.shift_tests import classifier_test, detect_shift, mmd_test
-from gengap.analysis.transfer import transfer_matrix
+from gengap.retraining import transfer_matrix
 from gengap.splits import GroupSplit, RandomSplit, TimeSplit
 
 SITES = {"A": -0.8, "B": -0.4, "C": 0.0, "D": 0.4, "E": 0.8, "F": 2.5}

@@ -75,7 +75,7 @@ def _openers(items: list) -> tuple[set[str] | None, bool]:
 
 @pytest.mark.parametrize("pattern", [
     _base._SENTENCE_RE, _base.STRONG_MARK_RE, _base.HEDGE_RE, _base.REFUSAL_RE, _base.CORRECTION_RE,
-    _commitment._OPEN_RE, _numbers._NUMBER_RE, _numbers._WORDS_RE, _choice._CHOICE_MARK_RE, _text._TEXT_MARK_RE, _text._CUED_MARK_RE,
+    _base._OPEN_RE, _numbers._NUMBER_RE, _numbers._WORDS_RE, _choice._CHOICE_MARK_RE, _text._TEXT_MARK_RE, _text._CUED_MARK_RE,
     _commitment._FOREIGN_CUE_RE, _text._GARBLED_RE,
 ], ids=lambda p: p.pattern[:30])
 def test_the_opening_lookahead_lists_every_character_a_match_can_open_with(pattern: re.Pattern[str]) -> None:

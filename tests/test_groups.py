@@ -12,7 +12,7 @@ from sklearn.linear_model import LogisticRegression
 import gengap
 from gengap import ConfigError, DataError
 from gengap.analysis.group_scores import expand_metadata, group_by, group_metrics
-from gengap.analysis.transfer import transfer_matrix
+from gengap.retraining import transfer_matrix
 
 
 def test_group_by_numbers_combinations_in_order_of_appearance():

@@ -14,7 +14,7 @@ from sklearn.pipeline import make_pipeline
 import gengap
 from gengap import ConfigError, DataError
 from gengap.analysis.ranking import expected_max_score, rank_agreement
-from gengap.analysis.seed_spread import seeds
+from gengap.retraining import seeds
 
 
 def test_seeds_with_scores_shows_ood_spread():

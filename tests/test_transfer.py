@@ -15,10 +15,11 @@ from sklearn.linear_model import LogisticRegression
 
 import gengap
 from gengap.analysis.intervals import mean_ci
-from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix, transfer_matrix, transfer_matrix_from_rows
+from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix, transfer_matrix_from_rows
 from gengap.errors import ConfigError, DataError, ModelError
 from gengap.metrics import score
-from gengap.report import write_report
+from gengap.report import cache_lines, write_report
+from gengap.retraining import transfer_matrix
 from gengap.splits import TransferSplit
 from gengap.store import Store
 
@@ -144,7 +145,7 @@ def test_a_second_transfer_run_takes_every_output_from_the_cache_and_says_so(tmp
     assert first.model_calls == 3 * 66 and second.model_calls == 0 and second.run_id != first.run_id
     use = second.cache_use()
     assert use["n_cached"].sum() == 3 * 66 and use["n_computed"].sum() == 0
-    lines = gengap.runner.cache_lines(use)
+    lines = cache_lines(use)
     assert len(lines) == 3 and all("66 of 66 outputs from the cache" in line for line in lines)
     assert second.transfer().scores.equals(first.transfer().scores)
 

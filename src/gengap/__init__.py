@@ -27,9 +27,9 @@ from gengap import _threads, errors  # noqa: F401
 from gengap._errors import ConfigError, DataError, GengapError
 from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
 from gengap.dataset import Dataset
+from gengap.evaluation import Evaluation, evaluate
 from gengap.io import load
 from gengap.models import Model, as_model
-from gengap.runner import Evaluation, evaluate
 from gengap.splits import (
     GroupSplit,
     HeldOutCombinations,
@@ -48,7 +48,7 @@ from gengap.splits import (
 _LAZY = {
     "Monitor": "gengap.monitor",
     "Perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
-    "seeds": "gengap.analysis.seed_spread",
+    "seeds": "gengap.retraining",
     "Prompt": "gengap.prompts",
     "write_report": "gengap.report",
 }
@@ -64,7 +64,8 @@ _MOVED = {
     "Store": "gengap.store",
     **dict.fromkeys(["IRTFit", "RankAgreement", "SeedSpread", "ShiftTest", "TransferMatrix", "classifier_test",
                      "detect_shift", "expected_max_score", "fit_irt", "group_by", "group_metrics", "irt_from_store",
-                     "mmd_test", "rank_agreement", "transfer_matrix"], "gengap.analysis"),
+                     "mmd_test", "rank_agreement"], "gengap.analysis"),
+    "transfer_matrix": "gengap.retraining",
     **dict.fromkeys(["atom_divergence", "compound_divergence"], "gengap.structure"),
     **dict.fromkeys(["ProblemTemplate", "make_perturbation", "perturbation", "perturbation_effects"], "gengap.perturb"),
     "Seq2SeqLearner": "gengap.learners",
@@ -78,11 +79,11 @@ _RENAMED = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
-    from gengap.analysis.seed_spread import seeds
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbations
     from gengap.prompts import Prompt
     from gengap.report import write_report
+    from gengap.retraining import seeds
 
 
 def __getattr__(name: str) -> Any:

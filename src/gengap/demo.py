@@ -21,6 +21,7 @@ import numpy as np
 
 from gengap._errors import ConfigError, did_you_mean
 from gengap._outputs import check_out_folder
+from gengap.tasks.scan import PUBLISHED  # noqa: F401  (the demo's printout compares with them)
 
 __all__ = ["DEMOS", "DemoResult", "SCAN_BASELINE", "SCAN_BASELINE_QUICK", "run_demo", "scan_demo"]
 
@@ -35,9 +36,6 @@ SCAN_BASELINE: dict[str, Any] = {
 #: A smaller network trained for fewer epochs, for ``--quick``.
 SCAN_BASELINE_QUICK: dict[str, Any] = {**SCAN_BASELINE, "embedding_size": 32, "hidden_size": 64, "epochs": 4}
 
-#: Exact-match accuracy Lake & Baroni (2018) report for their models, for comparison in the printout
-#: and the report's "Published figures" section.
-PUBLISHED = {"random": 0.998, "length": 0.138, "primitive:jump": 0.012}
 
 
 @dataclass
@@ -85,8 +83,9 @@ def scan_demo(
         thread (None: the cores this process may use). The figures do not depend on it.
     progress : show progress bars (None: when stderr is a terminal).
     """
-    import gengap
+    from gengap.evaluation import evaluate
     from gengap.learners import Seq2SeqLearner
+    from gengap.splits import HeldOutPrimitive, LengthSplit, RandomSplit
     from gengap.tasks.scan import scan_dataset
 
     started = time.perf_counter()
@@ -97,12 +96,12 @@ def scan_demo(
     if limit is not None:
         dataset = _subsample(dataset, int(limit), seed)
     splits = [
-        gengap.RandomSplit(test_fraction=0.2, seed=seed),
-        gengap.LengthSplit(by="target", test_fraction=0.2),
-        gengap.HeldOutPrimitive(primitive="jump"),
+        RandomSplit(test_fraction=0.2, seed=seed),
+        LengthSplit(by="target", test_fraction=0.2),
+        HeldOutPrimitive(primitive="jump"),
     ]
     learner = Seq2SeqLearner(**settings, seed=seed, progress=progress)
-    evaluation = gengap.evaluate(
+    evaluation = evaluate(
         {"seq2seq-gru": learner}, dataset, splits, out=out, name="demo-scan", seed=seed, progress=progress,
         threads=threads, run_info={"demo": {"name": "scan", "quick": quick, "limit": limit, "learner": settings}},
     )

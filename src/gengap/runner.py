@@ -1,7 +1,9 @@
 """Running models over splits: plan shards, fit learners, predict on a backend, score, store.
 
-:func:`evaluate` is the one-call entry point (like scikit-learn's ``train_test_split`` over its
-splitters): it returns an :class:`Evaluation` whose per-example rows live in the results store.
+:func:`run` is what :func:`gengap.evaluate` calls once the settings are resolved; it returns where
+the run lies (:class:`StoredRun`). The runner runs and stores: statistics on the stored rows are
+the analysis stage's, and the report's are the report's (the facade :mod:`gengap.evaluation` ties
+them together).
 
 The work is planned as shards (model x split x perturbation x chunk of ``shard_size`` rows). Each
 shard is stored in one transaction with a record that it finished, so a run killed at any point
@@ -11,11 +13,10 @@ endpoints) are cached by model fingerprint and input hash: a re-run asks the mod
 
 >>> import gengap
 >>> ds = gengap.load([{"input": "x " * i, "target": "x " * i} for i in range(1, 50)])
->>> ev = gengap.evaluate(lambda xs: xs, ds, ["random", "length"], progress=False)
->>> ev.summary()[["split", "score"]].values.tolist()
-[['random', 1.0], ['length', 1.0]]
+>>> stored = run(lambda xs: xs, ds, ["random", "length"], Settings().replace(progress=False))
+>>> stored.model_calls
+20
 """
-
 from __future__ import annotations
 
 import json
@@ -24,204 +25,44 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from gengap._errors import ConfigError, ModelError
+from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
-from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Scoring, Settings
+from gengap._settings import DEFAULT_RUN_NAME, Scoring, Settings
 from gengap._threads import resolve_threads, thread_record
-from gengap.analysis.gaps import summarize
-from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend, predict_batched
+from gengap.analysis.similarity import TRAIN_SIMILARITY
+from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
 from gengap.models._scored import decode_cached, encode_cached, split_confidences
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
-from gengap.store import Store
+from gengap.store import STORE_NAME, Store
 from gengap.training import Trainer
 
-__all__ = ["evaluate", "Evaluation", "cache_lines", "judge_lines", "STORE_NAME", "auto_shard_size", "input_hashes", "predict_batched"]
-
-#: File name of the results store inside an output folder.
-STORE_NAME = "gengap.duckdb"
+__all__ = ["run", "StoredRun", "auto_shard_size", "input_hashes", "continued_share"]
 
 ModelLike = Any
 SplitLike = str | Splitter | Split
 
 
-@dataclass
-class Evaluation:
-    """The outcome of :func:`evaluate`: a run in a results store, and ways to look at it.
-
-    Attributes
-    ----------
-    store_path : the DuckDB file holding the run's rows.
-    run_id : the run's id in that store.
-    out : the output folder (where ``report`` writes by default).
-    model_calls : how many inputs were sent to a model in this call (0 when everything was cached or resumed).
-    settings : the :class:`gengap.config.Settings` the run used (None for an Evaluation built by hand).
-
-    :meth:`cache_use` says, per model, how many outputs came from the cache and under which fingerprint.
-    """
+@dataclass(frozen=True)
+class StoredRun:
+    """Where a finished run lies: the store file, the run's id in it, the output folder, and how many
+    inputs were sent to a model (0 when everything came from the cache or an earlier, resumed run)."""
 
     store_path: Path
     run_id: str
     out: Path
-    reference: str | None = None
-    model_calls: int = 0
-    settings: Settings | None = None
-    _rows: pd.DataFrame | None = field(default=None, repr=False)
-
-    def rows(self, metric: str | None = None) -> pd.DataFrame:
-        """Per-example rows: model, split, perturbation, example_id, input, target, output, metric, score."""
-        if self._rows is None:
-            with Store(self.store_path, read_only=True) as store:
-                self._rows = store.rows(self.run_id)
-        return self._rows if metric is None else self._rows[self._rows["metric"] == metric]
-
-    def cache_use(self) -> pd.DataFrame:
-        """Per model and fingerprint: ``n_cached`` outputs reused from the cache, ``n_computed`` asked
-        of the model, and ``note`` (why a model was not cached; empty when it was)."""
-        with Store(self.store_path, read_only=True) as store:
-            return store.cache_use(self.run_id)
-
-    def judge_use(self) -> pd.DataFrame:
-        """Per model, what the answer judge did (empty without one): ``asked`` outputs, and of those
-        ``filled``, ``agreed``, ``overruled``, ``unsupported`` and ``declined``."""
-        with Store(self.store_path, read_only=True) as store:
-            return store.judge_use(self.run_id)
-
-    def split_info(self) -> dict[str, dict[str, Any]]:
-        with Store(self.store_path, read_only=True) as store:
-            return store.split_info(self.run_id)
-
-    def summary(self, *, confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
-                cluster: str | None = None) -> pd.DataFrame:
-        """Score per (model, split, metric) with its interval, and the gap to the reference split with its
-        interval and test (see :func:`gengap.analysis.gaps.summarize`); ``cluster`` (default: the run's
-        ``cluster`` setting) names a column whose rows are not independent.
-
-        A DataFrame; in a notebook (or ``rich.print``) it shows as the table ``gengap eval`` prints.
-        """
-        from gengap._summary_table import Summary
-
-        return Summary(summarize(self.rows(), self.split_info(), reference=self.reference, confidence=confidence,
-                                 n_resamples=n_resamples, seed=seed, cluster=cluster or self.cluster))
-
-    @property
-    def cluster(self) -> str | None:
-        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
-        return self.settings.scoring.cluster if self.settings is not None else None
-
-    def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
-              splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
-              bins: int | Sequence[float] | str | None = "auto", confidence: float = 0.95, n_resamples: int = 10_000,
-              seed: int = 0) -> Any:
-        """The score along ``axis`` with its break point: a metadata column, ``input_length``, ``target_length``,
-        or ``irt_difficulty`` (1PL, fitted on every model of the run; needs two or more).
-
-        Returns a :class:`gengap.analysis.curves.Curve` for one model and metric (default: the
-        first of each). With a length split on the axis, the curve pools the i.i.d. split's rows
-        (in range) and the length split's (beyond it) and marks the training range; see
-        :func:`gengap.analysis.curves.run_curves`.
-        """
-        from gengap.analysis.curves import run_curves
-        from gengap.analysis.gaps import find_reference
-
-        info = self.split_info()
-        with Store(self.store_path, read_only=True) as store:
-            trained = store.run_config(self.run_id).get("trained") or []
-        rows = self.rows()
-        model = model if model is not None else str(rows["model"].iloc[0])
-        metric = metric if metric is not None else str(rows["metric"].iloc[0])
-        for what, value in (("model", model), ("metric", metric)):
-            if value not in set(rows[what]):
-                raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
-        curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
-                            splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed, trained=trained)
-        return next(c for c in curves if c.model == model)
-
-    def transfer(self, **options: Any) -> Any:
-        """The cross-group transfer matrix of this run's ``transfer`` splits, from its rows (a
-        :class:`gengap.analysis.transfer.TransferMatrix`; options: ``model``, ``metric``, ``group``,
-        ``confidence``, ``n_resamples``, ``seed``)."""
-        from gengap.analysis.transfer import run_transfer
-
-        with Store(self.store_path, read_only=True) as store:
-            return run_transfer(store, self.run_id, **options)
-
-    def seed_spread(self, **options: Any) -> Any:
-        """The spread over seeds of each split method run with several seeds, from this run's rows (a
-        :class:`gengap.analysis.seed_spread.SeedSpread`; options: ``model``, ``metric``, ``in_distribution``)."""
-        from gengap.analysis.seed_spread import seed_spread_from_rows
-
-        return seed_spread_from_rows(self.rows(), self.split_info(), **options)
-
-    def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] = ()) -> Path:
-        """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
-
-        ``curves`` names axes to draw score curves along (length splits get theirs anyway).
-        """
-        from gengap.report import write_report
-
-        return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves, cluster=self.cluster)
-
-
-def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
-    """One plain sentence per model: how many outputs came from the cache, under which fingerprint.
-
-    ``calls``: the inputs sent to a model in this session (``Evaluation.model_calls``); when a resumed
-    run computed fewer now than in all, the lines say how many were kept from before the interruption.
-
-    >>> use = pd.DataFrame({"model": ["m", "f"], "fingerprint": ["ab12", ""], "n_cached": [30, 0],
-    ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
-    >>> cache_lines(use)
-    ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
-    >>> cache_lines(use.iloc[1:], calls=25)
-    ["Model 'f': 40 outputs computed, 25 of them in this session (15 kept from before it was interrupted); not cached: no version."]
-    """
-    lines = []
-    computed = int(use["n_computed"].sum()) if len(use) else 0
-    resumed = calls is not None and calls < computed
-    one_model = use["model"].nunique() == 1
-    for model, g in use.groupby("model", sort=True):
-        for r in g.itertuples():
-            total = int(r.n_cached) + int(r.n_computed)
-            now = ""
-            if resumed and one_model and len(g) == 1:
-                now = f", {calls:,} of them in this session ({int(r.n_computed) - int(calls or 0):,} kept from before it was interrupted)"
-            if not r.fingerprint:
-                lines.append(f"Model '{model}': {total:,} outputs computed{now}; {r.note or 'not cached'}.")
-            else:
-                lines.append(f"Model '{model}': {int(r.n_cached):,} of {total:,} outputs from the cache "
-                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed{now}.")
-    if resumed and not (one_model and len(use) == 1):
-        lines.append(f"This session computed {calls:,} of the {computed:,} outputs; the other {computed - int(calls or 0):,} "
-                     "were kept from before the run was interrupted.")
-    return lines
-
-
-def judge_lines(use: pd.DataFrame) -> list[str]:
-    """One plain sentence per model: how the answer judge was used (none without a judge).
-
-    >>> use = pd.DataFrame({"model": ["m"], "asked": [7], "filled": [2], "agreed": [1], "overruled": [1],
-    ...     "unsupported": [1], "declined": [2]})
-    >>> judge_lines(use)
-    ["Judge on model 'm': asked about 7 outputs; agreed 1, overruled 1, filled 2, unsupported 1, declined 2."]
-    """
-    return [f"Judge on model '{r.model}': asked about {int(r.asked):,} outputs; agreed {int(r.agreed):,}, overruled "
-            f"{int(r.overruled):,}, filled {int(r.filled):,}, unsupported {int(r.unsupported):,}, declined {int(r.declined):,}."
-            for r in use.itertuples()]
+    model_calls: int
 
 
 def input_hashes(inputs: Sequence[Any]) -> np.ndarray:
@@ -275,151 +116,43 @@ def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int,
     return out
 
 
-def evaluate(
+def run(
     model: ModelLike | Mapping[str, ModelLike] | Sequence[ModelLike],
     dataset: Dataset,
-    splits: Sequence[SplitLike] = ("random",),
+    splits: Sequence[SplitLike],
+    settings: Settings,
     *,
-    config: Settings | Mapping[str, Any] | None = None,
     out: str | Path | None = None,
     name: str = DEFAULT_RUN_NAME,
     perturbations: Sequence[Any] = (),
     prompt: Any = None,
     run_info: Mapping[str, Any] | None = None,
-    metrics: Sequence[str] | FromConfig = FROM_CONFIG,
-    extract: str | Any = FROM_CONFIG,
-    judge: str | None | FromConfig = FROM_CONFIG,
-    judge_api: str | FromConfig = FROM_CONFIG,
-    judge_model: str | None | FromConfig = FROM_CONFIG,
-    choices_by: str | FromConfig = FROM_CONFIG,
-    reference: str | None | FromConfig = FROM_CONFIG,
-    cluster: str | None | FromConfig = FROM_CONFIG,
-    seed: int | FromConfig = FROM_CONFIG,
-    test_fraction: float | FromConfig = FROM_CONFIG,
-    dedupe: bool | FromConfig = FROM_CONFIG,
-    backend: str | Backend | FromConfig = FROM_CONFIG,
-    workers: int | None | FromConfig = FROM_CONFIG,
-    ray_address: str | None | FromConfig = FROM_CONFIG,
-    batch_size: int | FromConfig = FROM_CONFIG,
-    shard_size: int | None | FromConfig = FROM_CONFIG,
-    cache: bool | FromConfig = FROM_CONFIG,
-    resume: bool | FromConfig = FROM_CONFIG,
-    progress: bool | None | FromConfig = FROM_CONFIG,
-    threads: int | None | FromConfig = FROM_CONFIG,
-) -> Evaluation:
-    """Evaluate one or more models on each split's test part and store every per-example row.
+    backend: Backend | None = None,
+    extract: Any = None,
+    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
+    baselines: Sequence[Any] = (),
+) -> StoredRun:
+    """Run each model on each split's test part (and its perturbed variants) and store every per-example row.
 
-    The settings come from ``config`` (a :class:`gengap.config.Settings`; its defaults when None),
-    and any setting given as a keyword wins over it. Every default is written once, on the fields
-    of :mod:`gengap.config`'s settings groups (``Execution``, ``Scoring``, ``Splitting``);
-    ``evaluation.settings`` holds the settings a run used.
+    What :func:`gengap.evaluate` runs, with its settings resolved. The arguments are checked before
+    any work starts; the work is planned as shards, each stored with a record that it finished, so
+    the run resumes where it stopped. ``backend`` and ``extract`` (an
+    :class:`gengap.extract.Extractor`) are objects used as they are, in place of the named
+    ``settings.execution.backend`` and ``settings.scoring.extract``. ``train_similarity`` and
+    ``baselines`` are :func:`gengap.evaluate`'s.
 
     >>> import gengap
-    >>> from gengap.config import Execution, Settings
+    >>> from gengap.config import Settings
     >>> ds = gengap.load([{"input": str(i), "target": str(i)} for i in range(20)])
-    >>> fast = Settings(execution=Execution(batch_size=8, progress=False))
-    >>> ev = evaluate(lambda xs: xs, ds, config=fast, seed=3)
-    >>> ev.settings.execution.batch_size, ev.settings.splitting.seed, ev.settings.scoring.metrics
-    (8, 3, ['exact_match'])
-
-    Parameters
-    ----------
-    model : a batch callable, a scikit-learn estimator (unfitted: trained on each split's train
-        part), a gengap adapter, or a dict ``{name: model}`` of several.
-    dataset : the examples (see :func:`gengap.load`).
-    splits : splitter objects, Split records, or method specs such as ``"random"``,
-        ``"length"``, ``"primitive:jump"``.
-    config : the settings (:class:`gengap.config.Settings`, or a whole run file's ``RunConfig``).
-        A dict here is the older meaning of ``config``: use ``run_info`` (deprecated, still works).
-    out : output folder for the store (``gengap.duckdb``) and the report; a temporary folder if None.
-    name : the run's name in the store (a run resumes only under the same name).
-    perturbations : objects with a ``name`` and ``apply(dataset, seed) -> Dataset`` that return
-        variants of a test part with the same example ids; each variant is scored and stored under
-        the perturbation's name, paired with the clean rows.
-    prompt : build each model input with a :class:`gengap.Prompt` (or a dict of its fields, or a
-        template string): instruction, template, k shots drawn from each split's train part. The
-        stored rows keep the rendered prompt. With an HTTP completions model that has no stop set,
-        the prompt's stops are used (the next example's prefix, a blank line).
-    run_info : more facts to store with the run's configuration (JSON-serializable); an
-        unfinished run resumes only when they are the same.
-
-    Scoring (``config.scoring``)
-
-    metrics : names of per-example scorers (``exact_match``, ``normalized_match``, ``token_f1``).
-    extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
-        ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
-        the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
-        as *unextracted*, scores 0, and is counted separately in the summary and the report.
-    judge, judge_api, judge_model : with ``extract``, an OpenAI-compatible API (its base URL, e.g. a
-        llama.cpp server) asked about the outputs the rules leave unextracted or read two ways, in
-        the ``"chat"`` or ``"completions"`` (few-shot, for base models) style, under a served model
-        name; never shown a target. What it did (asked, agreed, overruled, filled, unsupported,
-        declined) is stored per shard: :meth:`Evaluation.judge_use`.
-    choices_by : for multiple-choice data (a ``choices`` column): ``"generate"`` (the model writes
-        an answer), ``"loglik"`` (the option with the highest summed log-probability after the
-        prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
-        model with the completions API that returns prompt log-probabilities.
-    reference : the split gaps are measured from (default: the random split).
-    cluster : a metadata column whose rows are not independent (the passage, document or source
-        questions share): every interval and test then counts clusters, and the summary says how
-        many there are and the design effect (:mod:`gengap.analysis.clustered`).
-
-    Splitting (``config.splitting``)
-
-    seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
-        perturbations and few-shot draws.
-    dedupe : splitters built from specs keep inputs that are normalized or near copies of each other
-        on one side of every split (see :mod:`gengap.splits`; ``gengap leakage`` finds such copies).
-
-    Execution (``config.execution``)
-
-    backend, workers, ray_address : where model calls run (``serial``, ``thread``, ``process``,
-        ``ray``, or a :class:`gengap.backends.Backend`).
-    batch_size : inputs per model call.
-    shard_size : rows per unit of work stored atomically (smaller: less lost to a kill); default
-        :func:`auto_shard_size` of each test part. Keep it fixed when resuming a run.
-    cache : reuse stored outputs of cacheable models for inputs they answered before. A model is
-        cacheable when its fingerprint covers what its outputs depend on: endpoints (model name and
-        settings), fitted estimators (a hash of the fitted object), torch modules (their weights);
-        a Python function or object only with a version or files (``as_model(fn, version="v2")``).
-    resume : continue an unfinished run of the same name and configuration in ``out``.
-    progress : show progress bars (None: when stderr is a terminal).
-    threads : CPU cores for training learners: up to this many train side by side, one process
-        and one torch thread each (None: the cores this process may use). Scores do not depend
-        on it; the run's record (``runs.config``, ``ran_with``) shows what was used.
-
-    A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
-    ``evaluation.settings`` then keeps the named setting it stands in for.
-
-    Returns
-    -------
-    Evaluation, with ``summary()``, ``rows()``, ``report()`` and the ``settings`` it ran with.
+    >>> stored = run(lambda xs: xs, ds, ["random"], Settings().replace(progress=False))
+    >>> stored.model_calls
+    4
     """
     if not isinstance(dataset, Dataset):
         raise ConfigError(
             f"evaluate needs a gengap Dataset, got a {type(dataset).__name__}. Load it first, naming the columns: "
             "gengap.load(data, input='question', target='answer')."
         )
-    if isinstance(config, Mapping):  # the older meaning of config: facts stored with the run
-        from gengap._deprecation import warn_renamed
-
-        warn_renamed("evaluate(config=<dict>)", "evaluate(run_info=<dict>); config= takes gengap.config.Settings")
-        if run_info is not None:
-            raise ConfigError("Give the facts to store with the run once, as run_info= (config= takes gengap.config.Settings).")
-        config, run_info = None, config
-    if config is not None and not isinstance(config, Settings):
-        raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
-                          "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
-    given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
-             "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
-             "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
-             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress,
-             "threads": threads}
-    objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
-               "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
-    base = Settings() if config is None else Settings(**{group: getattr(config, group) for group in GROUPS})
-    settings = base.replace(source="evaluate: ", **{k: v for k, v in given.items()
-                                                    if v is not FROM_CONFIG and objects.get(k) is None})
     execution, scoring, splitting = settings.execution, settings.scoring, settings.splitting
     for m in scoring.metrics:
         get_metric(m)
@@ -431,11 +164,19 @@ def evaluate(
     if scoring.choices_by != "generate" and "choices" not in dataset.metadata_columns:
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
+    similarity = _similarity_spec(train_similarity, dataset)
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
+    if baselines:
+        from gengap.learners.baselines import make_baseline
+
+        models += [make_baseline(b, dataset) for b in baselines]
+        names = [m.name for m in models]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"Two models or baselines share a name: {names}; give each baseline once.")
     resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction,
                                dedupe=splitting.dedupe)
-    runner = make_backend(objects["backend"] or execution.backend, workers=execution.workers, address=execution.ray_address)
-    extractor = _as_extractor(objects["extract"] or scoring.extract, scoring)
+    runner = backend or make_backend(execution.backend, workers=execution.workers, address=execution.ray_address)
+    extractor = _as_extractor(extract if extract is not None else scoring.extract, scoring)
     out_dir = Path(out) if out is not None else Path(tempfile.mkdtemp(prefix="gengap-"))
     out_dir.mkdir(parents=True, exist_ok=True)
     store_path = out_dir / STORE_NAME
@@ -447,6 +188,8 @@ def evaluate(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if similarity is not None:  # absent otherwise: earlier runs still resume
+        run_config["train_similarity"] = similarity if isinstance(similarity, str) else repr(similarity)
     if any(m.needs_fit for m in models):  # trained on the splits: their curves mark the training range
         run_config["trained"] = [m.name for m in models if m.needs_fit]
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
@@ -466,7 +209,13 @@ def evaluate(
             _pending(done, m.name, s.name, p, len(s.test)) for p in variant_names)], threads=n_threads)
         try:
             for k, split in enumerate(resolved, start=1):
-                store.add_split(run_id, split)
+                if similarity is None:
+                    store.add_split(run_id, split)
+                else:
+                    with stage(f"{split.name}: distance to training"):
+                        near = _nearest_train(split, similarity)
+                    store.add_split(run_id, split, columns={TRAIN_SIMILARITY: near.similarity},
+                                    notes={"train_similarity": near.note()})
                 test = split.test_part
                 if prompt_spec is not None:
                     prompt_spec.check(test, split.train_part, where=f" of split '{split.name}'")
@@ -482,6 +231,8 @@ def evaluate(
                         for perturbation, variant, obj in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
+                            if hasattr(fitted, "reads"):  # a shortcut baseline sees only part of each example
+                                inputs, shown = fitted.reads(variant), None
                             before = calls
                             calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=scoring.metrics,
                                                  batch_size=execution.batch_size, shard_size=execution.shard_size,
@@ -500,8 +251,42 @@ def evaluate(
                 if hasattr(m, "close"):
                     m.close()
         store.finish_run(run_id, "done")
-    return Evaluation(store_path=store_path, run_id=run_id, out=out_dir, reference=scoring.reference, model_calls=calls,
-                      settings=settings)
+    return StoredRun(store_path=store_path, run_id=run_id, out=out_dir, model_calls=calls)
+
+
+def _similarity_spec(option: Any, dataset: Dataset) -> str | Callable[[list[str]], Any] | None:
+    """``train_similarity=`` checked: None (off), ``"tfidf"``, an embeddings column of the data, or a function."""
+    if option is None or option is False:
+        return None
+    if option is True or option == "tfidf":
+        return "tfidf"
+    if callable(option):
+        return option
+    if isinstance(option, str):
+        if option not in dataset.metadata_columns:
+            from gengap._errors import did_you_mean
+
+            raise ConfigError(f"train_similarity={option!r} is neither 'tfidf' nor a metadata column of the data holding "
+                              f"embeddings.{did_you_mean(option, [*dataset.metadata_columns, 'tfidf'])} Columns: "
+                              f"{', '.join(dataset.metadata_columns) or 'none'}.")
+        return option
+    raise ConfigError(f"train_similarity={option!r} must be True, 'tfidf', an embeddings column or an embedding function.")
+
+
+def _nearest_train(split: Split, similarity: str | Callable[[list[str]], Any]) -> Any:
+    """Each test row's similarity to its nearest train row of the split (see :func:`gengap.evaluate`)."""
+    from gengap.analysis.similarity import nearest_train
+
+    train, test = split.train_part, split.test_part
+    if callable(similarity):
+        return nearest_train(train.inputs, test.inputs, embed=similarity)
+    if similarity == "tfidf":
+        return nearest_train(train.inputs, test.inputs)
+    try:
+        return nearest_train(train.inputs, test.inputs, train_vectors=train.column(similarity).tolist(),
+                             test_vectors=test.column(similarity).tolist())
+    except GengapError as e:
+        raise type(e)(f"Split '{split.name}', embeddings column '{similarity}': {e}") from None
 
 
 def check_cluster_column(dataset: Dataset, column: str) -> None:
@@ -702,7 +487,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         fresh = iter(new_outputs)
         outputs = [known[key][i] if i in known[key] else next(fresh) for i in range(e - s)]
         fresh_idx = [i for i in range(e - s) if i not in known[key]]
-        details = [getattr(o, "details", None) for o in outputs]
+        details = [None if getattr(o, "cached", False) else getattr(o, "details", None) for o in outputs]
         if options is not None:
             chosen = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
             _, confidence, probabilities = split_confidences(outputs, options[s:e], chosen,

@@ -53,7 +53,10 @@ import pyarrow as pa
 
 from gengap._errors import StoreError
 
-__all__ = ["Store", "SCHEMA_VERSION", "JUDGE_COUNTS"]
+__all__ = ["Store", "STORE_NAME", "SCHEMA_VERSION", "JUDGE_COUNTS"]
+
+#: File name of the results store inside an output folder.
+STORE_NAME = "gengap.duckdb"
 
 SCHEMA_VERSION = 1
 
@@ -207,7 +210,7 @@ class Store:
     # ------------------------------------------------------------------ writing
     def start_run(self, name: str, config: Mapping[str, Any], *, run_id: str | None = None) -> str:
         """Register a run and return its id (``r0001``, ``r0002``, ... in a store)."""
-        from gengap import __version__
+        from gengap._version import __version__
 
         with self._lock:
             if run_id is None:
@@ -260,15 +263,22 @@ class Store:
         with self._lock:
             self._con.execute("UPDATE runs SET status = ? WHERE run_id = ?", [status, run_id])
 
-    def add_split(self, run_id: str, split: Any) -> None:
-        """Record a Split's diagnostics and card, and its test examples."""
-        info = split.to_dict()
+    def add_split(self, run_id: str, split: Any, *, columns: Mapping[str, np.ndarray] | None = None,
+                  notes: Mapping[str, Any] | None = None) -> None:
+        """Record a Split's diagnostics and card, and its test examples.
+
+        ``columns`` adds per-row values computed for the test part (``train_similarity``) to each
+        example's metadata; ``notes`` adds entries to the split's record.
+        """
+        info = {**split.to_dict(), **(notes or {})}
         test = split.test_part
         frame = test.frame
-        meta_cols = test.metadata_columns
+        meta = frame[test.metadata_columns].copy()
+        for name, values in (columns or {}).items():
+            meta[name] = np.asarray(values)
         metadata = (
-            frame[meta_cols].to_json(orient="records", lines=True, date_format="iso").splitlines()
-            if meta_cols else [None] * len(frame)
+            meta.to_json(orient="records", lines=True, date_format="iso").splitlines()
+            if len(meta.columns) else [None] * len(frame)
         )
         inputs = frame["input"].tolist()
         if split.dataset is not None and inputs and not isinstance(inputs[0], str):

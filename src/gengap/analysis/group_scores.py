@@ -38,10 +38,12 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
+from gengap.analysis.clustered import cluster_bootstrap_means, cluster_codes, clustered_mean_ci
 from gengap.analysis.intervals import Interval, _interval, bootstrap_means, bootstrap_warning, mean_ci
 from gengap.dataset import Dataset
 
-__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS", "MIN_GROUP_SIZE"]
+__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "corpus_group_metrics", "expand_metadata", "GROUP_COLUMNS",
+           "MIN_GROUP_SIZE"]
 
 #: Columns of :attr:`GroupReport.table`, in order.
 GROUP_COLUMNS = ["group", "n", "score", "score_low", "score_high", "method", "small", "left_out"]
@@ -206,6 +208,7 @@ def group_metrics(
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
+    clusters: Sequence[Any] | np.ndarray | None = None,
 ) -> GroupReport:
     """Score per group with its interval, the worst group and the best-worst disparity.
 
@@ -218,6 +221,11 @@ def group_metrics(
         left out of the worst-group figures (default :data:`MIN_GROUP_SIZE`).
     include_small : count small groups for the worst group and the disparity all the same.
     confidence, n_resamples, seed : as in :func:`gengap.analysis.intervals.mean_ci`.
+    clusters : optional cluster id per example (the passage or source rows share): each group's
+        interval is then the clustered one (:func:`gengap.analysis.clustered.clustered_mean_ci`), and
+        the worst-group and disparity bootstraps draw whole clusters within each group. A group
+        whose rows are all one cluster keeps the unclustered interval and its method says so
+        (``"clopper-pearson"``): the table's ``method`` column shows which.
 
     Notes
     -----
@@ -250,7 +258,22 @@ def group_metrics(
     if not isinstance(min_size, (int, np.integer)) or min_size < 1:
         raise ConfigError(f"min_size={min_size!r} must be a positive integer.")
     rng = check_random_state(seed)
+    cl = None if clusters is None else cluster_codes(clusters, arr.size)
     sizes = np.bincount(codes, minlength=len(names))
+
+    def group_ci(g: int) -> Interval:
+        mask = codes == g
+        if cl is not None and np.unique(cl[mask]).size > 1:
+            return clustered_mean_ci(arr[mask], cl[mask], confidence=confidence, n_resamples=n_resamples, seed=seed)
+        return mean_ci(arr[mask], confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+    def group_boot(g: int) -> np.ndarray:
+        mask = codes == g
+        if cl is not None:
+            _, local = np.unique(cl[mask], return_inverse=True)
+            return cluster_bootstrap_means(arr[mask], local.ravel(), n_resamples, rng)
+        return bootstrap_means(arr[mask], n_resamples, rng)
+
     left_out: dict[str, str] = {}
     kept, records = [], []
     for g, name in enumerate(names):
@@ -260,7 +283,7 @@ def group_metrics(
                             "method": "", "small": True, "left_out": True})
             continue
         s = arr[codes == g]
-        ci = mean_ci(s, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        ci = group_ci(g)
         small = bool(sizes[g] < min_size)
         out = small and not include_small
         if out:
@@ -277,10 +300,10 @@ def group_metrics(
     order = np.argsort(counted["score"].to_numpy(), kind="stable")
     worst_row, best_row = counted.iloc[order[0]], counted.iloc[order[-1]]
     worst_code = names.index(worst_row["group"])
-    worst = mean_ci(arr[codes == worst_code], confidence=confidence, n_resamples=n_resamples, seed=seed)
+    worst = group_ci(worst_code)
     boots = np.empty((n_resamples, len(kept)))
     for k, g in enumerate(kept):
-        boots[:, k] = bootstrap_means(arr[codes == g], n_resamples, rng)
+        boots[:, k] = group_boot(g)
     lo, hi, used = _interval(float(worst_row["score"]), boots.min(axis=1), confidence, "percentile", None)
     worst_min = Interval(float(worst_row["score"]), lo, hi, int(worst_row["n"]), confidence, used)
     spread = boots.max(axis=1) - boots.min(axis=1)
@@ -291,3 +314,78 @@ def group_metrics(
     table = table.sort_values(["left_out", "score", "group"], kind="stable", na_position="last").reset_index(drop=True)
     return GroupReport(table=table, worst_group=str(worst_row["group"]), best_group=str(best_row["group"]), worst=worst,
                        worst_min=worst_min, disparity=disparity, left_out=left_out)
+
+
+def corpus_group_metrics(
+    metric: str,
+    rows: pd.DataFrame,
+    groups: Sequence[Any] | np.ndarray,
+    *,
+    min_size: int = MIN_GROUP_SIZE,
+    include_small: bool = False,
+    confidence: float = 0.95,
+    n_resamples: int = 2_000,
+    seed: int | np.random.Generator | None = 0,
+) -> GroupReport:
+    """A corpus metric (``auroc``, ``macro_f1``, ``ece``, ...) per group, the worst group and the disparity.
+
+    ``rows`` are one test part's rows (target, output, confidence, ...; see
+    :func:`gengap.analysis.corpus.corpus_score`) and ``groups`` one label per row. Each group's
+    figure has its own interval (DeLong for AUROC, a bootstrap otherwise); a group where the
+    metric is undefined (one class only, no confidences, too few rows) is left out with the reason.
+    The worst group is the lowest (for losses and errors: the highest); ``worst_min`` is its own
+    interval (no stratified bootstrap of the minimum for corpus metrics), and ``disparity`` the
+    difference best - worst (worst - best for losses) with an independent-samples interval.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> p = np.clip(0.5 + (y - 0.5) * np.repeat([0.6, 0.1], 100) + rng.normal(0, 0.2, 200), 0.01, 0.99)
+    >>> rows = pd.DataFrame({"target": y.astype(str), "output": (p > 0.5).astype(int).astype(str),
+    ...                      "confidence": np.where(p > 0.5, p, 1 - p)})
+    >>> rep = corpus_group_metrics("auroc", rows, np.repeat(["sharp", "blurred"], 100))
+    >>> rep.worst_group, rep.worst.method
+    ('blurred', 'delong-logit')
+    """
+    from gengap.analysis.corpus import corpus_gap, corpus_score
+    from gengap.metrics import get_metric
+
+    labels = pd.Series(np.asarray(groups, dtype=object)).astype(str)
+    if len(labels) != len(rows):
+        raise DataError(f"corpus_group_metrics got {len(rows)} rows but {len(labels)} group labels; they must be per row.")
+    lower_better = not getattr(get_metric(metric), "higher_is_better", True)
+    rows = rows.reset_index(drop=True)
+    records, intervals, left_out = [], {}, {}
+    for name in sorted(labels.unique()):
+        part = rows[(labels == name).to_numpy()]
+        small = len(part) < min_size
+        try:
+            ci = corpus_score(metric, part, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        except DataError as e:
+            left_out[name] = str(e)
+            records.append({"group": name, "n": len(part), "score": np.nan, "score_low": np.nan, "score_high": np.nan,
+                            "method": "", "small": small, "left_out": True})
+            continue
+        out = small and not include_small
+        if out:
+            left_out[name] = f"n = {len(part)}: too few to tell (fewer than min_size = {min_size})"
+        intervals[name] = (ci, part)
+        records.append({"group": name, "n": len(part), "score": ci.estimate, "score_low": ci.low, "score_high": ci.high,
+                        "method": ci.method, "small": small, "left_out": out})
+    table = pd.DataFrame.from_records(records, columns=GROUP_COLUMNS)
+    counted = table[~table["left_out"]]
+    if counted.empty:
+        raise DataError(f"No group has {metric} computed on at least min_size={min_size} rows "
+                        f"({'; '.join(f'{k}: {v}' for k, v in left_out.items())}).")
+    ranked = counted.sort_values("score", ascending=not lower_better, kind="stable")
+    worst_name, best_name = str(ranked.iloc[0]["group"]), str(ranked.iloc[-1]["group"])
+    worst = intervals[worst_name][0]
+    if worst_name == best_name:
+        disparity = Interval(0.0, 0.0, 0.0, worst.n, confidence, "none: one group")
+    else:
+        a, b = (intervals[worst_name][1], intervals[best_name][1]) if lower_better else (intervals[best_name][1],
+                                                                                         intervals[worst_name][1])
+        disparity = corpus_gap(metric, a, b, paired=False, confidence=confidence, n_resamples=n_resamples, seed=seed).effect
+    table = table.sort_values(["left_out", "score", "group"], ascending=[True, not lower_better, True], kind="stable",
+                              na_position="last").reset_index(drop=True)
+    return GroupReport(table=table, worst_group=worst_name, best_group=best_name, worst=worst, worst_min=worst,
+                       disparity=disparity, left_out=left_out)

@@ -1,9 +1,10 @@
-"""Seed variance: train k seeds, compare the spread of in-distribution and out-of-distribution scores.
+"""Seed variance: the spread of in-distribution and out-of-distribution scores over seeds.
 
 Fine-tuning the same model with different seeds can leave in-distribution accuracy within a point
 while out-of-distribution accuracy ranges from 0 to 66% (McCoy et al., "BERTs of a feather do
-not generalize together": 83.6-84.8% on MNLI, 0-66.2% on HANS). :func:`seeds` makes that
-visible for any training function.
+not generalize together": 83.6-84.8% on MNLI, 0-66.2% on HANS). :func:`gengap.seeds` (which
+trains with each seed) makes that visible for any training function; this module computes the
+spread from the scores (:func:`spread_from_scores`).
 
 Seeds of split methods go through the runner and the store like any split: :func:`seeded_splits`
 makes each method with each seed (``random@seed=0``, ``random@seed=1``, ...; every split record
@@ -11,10 +12,10 @@ keeps its seed), ``gengap.evaluate`` stores their rows in one run, and
 :func:`seed_spread_from_rows` (or ``Evaluation.seed_spread()``) reads the spread from those rows;
 the report of such a run shows it.
 
->>> def train_fn(seed):
-...     rng = np.random.default_rng(seed)
-...     return {"iid": 0.84 + rng.normal(0, 0.002), "ood": rng.uniform(0, 0.6)}
->>> spread = seeds(train_fn, n=10)
+>>> rng = np.random.default_rng(0)
+>>> records = [{"seed": s, "split": split, "score": value} for s in range(10)
+...            for split, value in (("iid", 0.84 + rng.normal(0, 0.002)), ("ood", rng.uniform(0, 0.6)))]
+>>> spread = spread_from_scores(records)
 >>> bool(spread.per_split().loc["ood", "range"] > spread.per_split().loc["iid", "range"])
 True
 """
@@ -22,7 +23,7 @@ True
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -30,10 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from gengap._errors import ConfigError, DataError
-from gengap._progress import progress
+from gengap._errors import ConfigError
 
-__all__ = ["SeedSpread", "seeds", "seeded_splits", "seeded_name", "seed_spread_from_rows"]
+__all__ = ["SeedSpread", "spread_from_scores", "seeded_splits", "seeded_name", "seed_spread_from_rows"]
 
 
 @dataclass(frozen=True)
@@ -88,72 +88,8 @@ class SeedSpread:
         return pd.Series(out, name="spearman_with_in_distribution", dtype=np.float64)
 
 
-def _as_scores(result: Any, seed: int, eval_sets: Mapping[str, Any] | None, metric: str) -> dict[str, float]:
-    if isinstance(result, Mapping):
-        out = {}
-        for split, value in result.items():
-            arr = np.asarray(value, dtype=np.float64).ravel()
-            if arr.size == 0 or np.isnan(arr).any():
-                raise DataError(f"train_fn(seed={seed}) returned an empty or NaN score for split '{split}'.")
-            out[str(split)] = float(arr.mean())
-        return out
-    if eval_sets is None:
-        raise ConfigError(
-            f"train_fn(seed={seed}) returned a {type(result).__name__}, not a dict of scores. Either return "
-            "{split_name: score or per-example scores}, or return a trained model and pass eval_sets={name: Dataset}."
-        )
-    from gengap.metrics import score
-    from gengap.models import as_model
-    from gengap.runner import predict_batched
-
-    model = as_model(result)
-    out = {}
-    for name, dataset in eval_sets.items():
-        outputs = predict_batched(model, dataset.inputs, batch_size=512, where=f"seed {seed}, set '{name}'")
-        out[name] = float(score(metric, outputs, dataset.targets).mean())
-    return out
-
-
-def seeds(
-    train_fn: Callable[[int], Any],
-    n: int = 5,
-    *,
-    eval_sets: Mapping[str, Any] | None = None,
-    in_distribution: str | None = None,
-    metric: str = "exact_match",
-    first_seed: int = 0,
-    progress_bar: bool | None = None,
-) -> SeedSpread:
-    """Train and evaluate ``n`` seeds and report the spread of each split's score.
-
-    Parameters
-    ----------
-    train_fn : called as ``train_fn(seed)``; returns either ``{split: score}`` (a number or
-        per-example scores), or a trained model that is then scored on ``eval_sets``.
-    n : number of seeds (``first_seed`` ... ``first_seed + n - 1``).
-    eval_sets : ``{name: Dataset}`` to score returned models on (e.g. the i.i.d. test part and an
-        out-of-distribution set).
-    in_distribution : the split all others are compared with (default: ``"random"`` or
-        ``"iid"`` if present, else the first split).
-    metric : scorer for ``eval_sets``.
-    """
-    if not isinstance(n, (int, np.integer)) or n < 2:
-        raise ConfigError(f"n={n!r} seeds: use at least 2 (5 or more to see a spread).")
-    records = []
-    with progress("seeds", total=n, enabled=progress_bar) as bar:
-        for seed in range(first_seed, first_seed + n):
-            for split, value in _as_scores(train_fn(seed), seed, eval_sets, metric).items():
-                records.append({"seed": seed, "split": split, "score": value})
-            bar.advance(1)
-    spread = _spread(records, in_distribution)
-    counts = spread.scores.groupby("split")["seed"].nunique()
-    if (counts != n).any():
-        raise DataError(f"Not every seed returned every split: seeds per split {counts.to_dict()}.")
-    return spread
-
-
-def _spread(records: list[dict[str, Any]], in_distribution: str | None, what: str = "splits",
-            **labels: Any) -> SeedSpread:
+def spread_from_scores(records: list[dict[str, Any]], in_distribution: str | None = None, what: str = "splits",
+                       **labels: Any) -> SeedSpread:
     """The spread of per-seed scores ``records`` (seed, split, score), compared with ``in_distribution``
     (default: the random or i.i.d. split if present, else the first)."""
     frame = pd.DataFrame.from_records(records, columns=["seed", "split", "score"])
@@ -248,4 +184,4 @@ def seed_spread_from_rows(
                for base, by_seed in families.items() for seed, name in by_seed.items() if name in means.index]
     if not records:
         raise ConfigError(f"The run's seeded splits have no scored rows for model '{model}' and metric '{metric}' yet.")
-    return _spread(records, in_distribution, "seeded splits", model=model, metric=metric)
+    return spread_from_scores(records, in_distribution, "seeded splits", model=model, metric=metric)

@@ -9,21 +9,19 @@ The matrix is an analysis of a run's stored rows: the ``transfer`` split method
 (:class:`gengap.splits.TransferSplit`) makes one split per (train group, test group), ``evaluate``
 runs them like any split (one fit per training group, cache, shards, resume), and
 :func:`transfer_matrix_from_rows` (or ``Evaluation.transfer()``) reads the cells from the rows.
-:func:`transfer_matrix` does both in one call.
+:func:`gengap.retraining.transfer_matrix` does both in one call.
 
 >>> import gengap
 >>> from sklearn.dummy import DummyClassifier
 >>> ds = gengap.load([{"input": str(i), "target": "ab"[i % 2 if i < 20 else 0], "site": "xy"[i // 20]} for i in range(40)])
->>> tm = transfer_matrix(DummyClassifier(strategy="most_frequent"), ds, "site", n_resamples=200)
->>> tm.scores.round(2).values.tolist()
+>>> ev = gengap.evaluate(DummyClassifier(strategy="most_frequent"), ds, ["transfer:site"], progress=False)
+>>> ev.transfer(n_resamples=200).scores.round(2).values.tolist()
 [[0.25, 1.0], [0.5, 1.0]]
 """
 
 from __future__ import annotations
 
 import json
-import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +33,8 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
 from gengap.analysis.intervals import mean_ci
-from gengap.dataset import Dataset
-from gengap.metrics import get_metric
-from gengap.models import Model, as_model
 
-__all__ = ["TransferMatrix", "transfer_matrix", "transfer_matrix_from_rows", "run_transfer", "TRANSFER_FILE"]
+__all__ = ["TransferMatrix", "transfer_matrix_from_rows", "run_transfer", "TRANSFER_FILE"]
 
 #: File name :meth:`TransferMatrix.save` writes into a folder. Reports no longer read it: the matrix
 #: comes from a run's own rows (a ``transfer.json`` beside a store is noted and ignored).
@@ -264,91 +259,3 @@ def run_transfer(store: Any, run_id: str, **options: Any) -> TransferMatrix:
         """, [run_id, names] + ([options["metric"]] if options.get("metric") else []))
     tm = transfer_matrix_from_rows(rows, info, **options)
     return replace(tm, run_id=run_id)
-
-
-class _Timed(Model):
-    """A model whose fit and predict seconds are added up (for :func:`transfer_matrix`'s timings)."""
-
-    def __init__(self, inner: Model, seconds: dict[str, float]) -> None:
-        self.inner, self.seconds = inner, seconds
-        self.name, self.needs_fit = inner.name, inner.needs_fit
-        self.cacheable, self.cache_note = inner.cacheable, inner.cache_note
-
-    def fit(self, inputs: Sequence[Any], targets: Sequence[Any]) -> Model:
-        start = time.perf_counter()
-        fitted = self.inner.fit(inputs, targets)
-        self.seconds["fit"] += time.perf_counter() - start
-        return _Timed(fitted, self.seconds)
-
-    def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:
-        start = time.perf_counter()
-        out = self.inner.predict(inputs)
-        self.seconds["predict"] += time.perf_counter() - start
-        return out
-
-    def fingerprint(self) -> str:
-        return self.inner.fingerprint()
-
-
-def transfer_matrix(
-    learner: Any,
-    dataset: Dataset,
-    group: str | Sequence[str],
-    *,
-    metric: str = "exact_match",
-    in_group_test_fraction: float = 0.2,
-    min_group_size: int = 5,
-    batch_size: int = 4096,
-    confidence: float = 0.95,
-    n_resamples: int = 2000,
-    seed: int | None = 0,
-    out: str | Path | None = None,
-    shard_size: int | None = None,
-    name: str = "transfer",
-    progress: bool | None = False,
-) -> TransferMatrix:
-    """Train on each group and test on every group (the diagonal on held-out in-group examples).
-
-    Runs ``gengap.evaluate`` with the ``transfer`` split method into ``out`` (a temporary folder,
-    removed afterwards, when None) and reads the matrix from the stored rows: with ``out``, the run
-    (named ``name``) resumes, caches and reuses outputs, and appears in that folder's report.
-
-    Parameters
-    ----------
-    learner : an unfitted scikit-learn estimator or pipeline, or a gengap learner (``needs_fit``).
-    dataset : the examples, with the grouping column(s).
-    group : the metadata column(s) that form groups.
-    metric : per-example scorer name.
-    in_group_test_fraction : share of each group held out for the diagonal.
-    min_group_size : groups smaller than this are an error (too few to train and hold out).
-    seed : seed of the held-out draws and of the bootstrap that follows them.
-    out, name : the folder and run name to store the rows under (a temporary folder when None).
-    shard_size : rows per stored unit of work; default a whole split (one training group) per shard,
-        since each shard costs a durable commit; give a smaller one for slow models.
-    """
-    from gengap.runner import evaluate
-    from gengap.splits.transfer import TransferSplit
-    from gengap.store import Store
-
-    get_metric(metric)
-    model = as_model(learner)
-    if not model.needs_fit:
-        raise ConfigError(f"The transfer matrix trains a model per group: '{model.name}' is already fitted or cannot be "
-                          "trained. Pass an unfitted estimator or a gengap learner.")
-    if not 0 < in_group_test_fraction < 1:
-        raise ConfigError(f"in_group_test_fraction={in_group_test_fraction!r} must be in (0, 1).")
-    start = time.perf_counter()
-    splitter = TransferSplit(group=group, test_fraction=float(in_group_test_fraction), min_group_size=min_group_size,
-                             seed=seed)
-    seconds = {"fit": 0.0, "predict": 0.0}
-    with tempfile.TemporaryDirectory(prefix="gengap-transfer-") as scratch:
-        ev = evaluate(_Timed(model, seconds), dataset, [splitter], metrics=[metric], out=out if out is not None else scratch,
-                      name=name, batch_size=batch_size, shard_size=shard_size or max(len(dataset), 1), progress=progress,
-                      cache=out is not None)  # a temporary folder's cache is thrown away with it
-        with Store(ev.store_path, read_only=True) as store:
-            tm = run_transfer(store, ev.run_id, model=model.name, metric=metric, confidence=confidence,
-                              n_resamples=n_resamples)
-    from dataclasses import replace
-
-    return replace(tm, fit_seconds=seconds["fit"], predict_seconds=seconds["predict"],
-                   total_seconds=time.perf_counter() - start, run_id=tm.run_id if out is not None else None)

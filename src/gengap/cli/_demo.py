@@ -38,7 +38,7 @@ def demo_command(
 
 def print_demo_result(result: Any, *, limit: int | None = None) -> None:
     """The summary table, the published figures and where the report is (also after ``gengap resume``)."""
-    from gengap.demo import PUBLISHED
+    from gengap.tasks.scan import PUBLISHED
 
     if result.evaluation is not None:
         summary = result.evaluation.summary()

@@ -72,7 +72,8 @@ from typing import Any
 from gengap._errors import ConfigError, DataError, did_you_mean
 from gengap._registry import Registry
 from gengap.extract import _choice, _numbers, _text, _yes_no
-from gengap.extract._base import Context, Extraction, Rule, run_cascade
+from gengap.extract._base import Context, Extraction, Rule
+from gengap.extract._cascade import run_cascade
 from gengap.extract._choice import choice_letters, normalize_text, options_named
 from gengap.extract._judge import JUDGE_APIS, JudgeReport, as_judge, completion_prompt, declines, judge_prompt, supported
 from gengap.extract._numbers import format_number, parse_number

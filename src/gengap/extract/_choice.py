@@ -764,7 +764,7 @@ def _verdict(ctx: Context) -> str | None:
     if set(options) not in ({"yes", "no"}, {"true", "false"}):
         return None
     from gengap.extract import _yes_no
-    from gengap.extract._base import run_cascade
+    from gengap.extract._cascade import run_cascade
 
     unlisted = _unlisted(ctx)  # "A. True / B. False" written out is no verdict
     if not unlisted.strip():

@@ -25,8 +25,9 @@ pivot") answers nothing, whatever numbers and letters its working shows; nor do 
 verdicts from two points of view ("Botanically no; culinarily yes").
 
 The kinds' cascades call these as rules (``candidates_rule``, ``cut_rule``, ...) or wrap a reading rule
-with them (``on_question``, ``number_on_question``); :class:`~gengap.extract._base.Context` uses
-``hedged``, ``answers_despite_refusal`` and ``apology_for_not_answering`` for its shared properties.
+with them (``on_question``, ``number_on_question``). The text-level tests the reading context itself
+needs (``hedged``, ``non_answer``, ``answers_despite_refusal``, ``apology_for_not_answering``, ...)
+live in :mod:`gengap.extract._base` beside :class:`~gengap.extract._base.Context`.
 """
 
 from __future__ import annotations
@@ -35,172 +36,9 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from gengap.extract._base import ABSTAIN, HEDGE_RE, REFUSAL_RE, STRONG_MARK_RE, Context, Rule, content_stems, run_cascade, sentences, stem
+from gengap.extract._base import ABSTAIN, STRONG_MARK_RE, Context, Rule, content_stems, non_answer, sentences, stem
+from gengap.extract._cascade import run_cascade
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer, foreign_two_candidates
-
-# ---------------------------------------------------------------------------------------- declining
-# the sentence of an apology that introduces a refusal or a hedge: "I'm sorry, but I can't ...", "Sorry, I don't know."
-_APOLOGY_RE = re.compile(r"\b(?:sorry|apologies|i\s+apologi[sz]e)\b", re.IGNORECASE)
-
-
-def apology_for_not_answering(text: str, cue: re.Match[str]) -> bool:
-    """Whether the correction cue ``cue`` ("sorry") is an apology for not answering, not a retraction.
-
-    >>> import re
-    >>> t = "I'm sorry, but I can't predict prices. As of my last update it traded at $190."
-    >>> apology_for_not_answering(t, re.search("sorry", t))
-    True
-    >>> t = "It is 54. Sorry, 56."
-    >>> apology_for_not_answering(t, re.search("Sorry", t))
-    False
-    """
-    if not _APOLOGY_RE.search(cue.group(0)):
-        return False
-    start = max(text.rfind(".", 0, cue.start()), text.rfind("\n", 0, cue.start())) + 1
-    end = min((i for i in (text.find(".", cue.end()), text.find("\n", cue.end())) if i >= 0), default=len(text))
-    sentence = text[start:end]
-    return bool(REFUSAL_RE.search(sentence) or HEDGE_RE.search(sentence))
-
-
-def correction_label(cue: re.Match[str]) -> bool:
-    """Whether a correction cue is a label ("Correction:", "Edit:") that opens a reply correcting an earlier one.
-
-    >>> import re
-    >>> correction_label(re.match(r"correction\\s*:\\s*", "Correction: it is Canberra.", re.IGNORECASE))
-    True
-    """
-    return re.fullmatch(r"(?:correction|edit|update)\s*:\s*", cue.group(0), re.IGNORECASE) is not None
-
-
-# a refusal that only says the model cannot look the answer up now, and what it knew at its last update
-_CANNOT_LOOK_UP_RE = re.compile(r"\b(?:browse|access|look\s+up|check|confirm|verify|real[-\s]time|live|current|up[-\s]to[-\s]date|latest)\b",
-                                re.IGNORECASE)
-_FORESEE_RE = re.compile(r"\b(?:predict|forecast|foresee|speculate|future|will\s+(?:win|be|happen|rain|close))\b", re.IGNORECASE)
-_AS_OF_RE = re.compile(r"\b(?:as\s+of\s+(?:my\s+)?(?:last|latest|most\s+recent)\s+(?:\w+\s+){0,2}(?:update|training|information|data|knowledge)"
-                       r"|as\s+of\s+my\s+(?:knowledge\s+)?cut-?\s*off|at\s+my\s+(?:knowledge\s+)?cut-?\s*off|last\s+i\s+(?:knew|heard|checked)"
-                       r"|according\s+to\s+my\s+(?:training|knowledge|data))\b", re.IGNORECASE)
-
-
-# "I don't have live data, but it's roughly 8.1 billion": what it knew, approximately
-_BUT_ROUGHLY_RE = re.compile(r",?\s+but\s+(?:it'?s\s+|it\s+is\s+|there\s+are\s+|the\s+\w+\s+(?:is|was)\s+)?(?:about|around|roughly|approximately|an\s+estimated)\b",
-                             re.IGNORECASE)
-
-
-def answers_despite_refusal(text: str, refusal: re.Match[str]) -> bool:
-    """Whether a refusal only says the model cannot check the present, and the output then states what
-    it knew ("I can't browse ... As of my last update, Linda Yaccarino was the CEO."): that is an answer.
-    A refusal to foresee ("I can't predict future prices. As of my last update it traded at $190.")
-    stays a refusal: what it knew answers another question.
-
-    >>> import re
-    >>> t = "I can't browse the internet. As of my last update, Ada was the CEO."
-    >>> answers_despite_refusal(t, REFUSAL_RE.search(t))
-    True
-    >>> t = "I can't predict future stock prices. As of my last update, it traded at $190."
-    >>> answers_despite_refusal(t, REFUSAL_RE.search(t))
-    False
-    """
-    later = _AS_OF_RE.search(text, refusal.start()) or _BUT_ROUGHLY_RE.search(text, refusal.start(), refusal.end() + 80)
-    if later is None:
-        return False
-    said = text[refusal.start():later.start()]
-    return bool(_CANNOT_LOOK_UP_RE.search(said)) and not _FORESEE_RE.search(said)
-
-
-# ---------------------------------------------------------------------------------------- leaving it open
-# hedges the shared HEDGE_RE does not list: the matter is disputed, the model mixes the candidates up,
-# it does not currently know, or the stated answer is "yes and no"
-_OPEN_RE = re.compile(
-    r"(?=[adhijkmnoprstuw])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
-    r"\b(?:(?:it|this|that)(?:'s|\s+is|\s+remains)\s+(?:hotly\s+|widely\s+|still\s+|much\s+|genuinely\s+)?(?:disputed|contested|debated|controversial|unsettled|unresolved)\b"
-    r"|(?:always|often|tend\s+to|usually|keep)\s+(?:mix|mixing|confuse|confusing|get|getting)\s+(?:these|them|those|the\s+two)(?:\s+two)?\s+(?:up|mixed\s+up|confused)"
-    r"|(?:we|i|scientists|researchers|astronomers|historians)\s+(?:don'?t|do\s+not)\s+(?:currently|actually|really|yet)\s+know\b"
-    r"|(?:the\s+answer\s+is\s+|it'?s\s+)(?:both\s+)?yes\s+and\s+no\b"
-    r"|(?:has|have|is|was)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:been\s+)?(?:decided|announced|determined|chosen|selected|settled|released)\b"
-    r"|\bnot\s+yet\s+(?:been\s+)?(?:known|decided|announced|determined|chosen|selected|settled)"
-    r"|(?:has|have)(?:\s*n'?t|\s+not)\s+(?:yet\s+)?(?:happened|taken\s+place|been\s+(?:played|held|run))(?:\s+yet)?"
-    r"|(?:does|did|do)(?:\s*n'?t|\s+not)\s+(?:say|mention|state|specify|indicate|tell\s+us|make\s+clear)\s+(?:whether|if|which|who|how\s+many)\b"
-    r"|\bsome\s+(?:\w+\s+)?say\s+(?:yes|no)\b[^.!?]{0,20}?\b(?:some|others?)\s+(?:\w+\s+)?say\s+(?:yes|no)\b"
-    r"|\b(?:maybe|perhaps)\s+[^.?!,;\n]{1,40}[.?!,;]\s*(?:or\s+)?(?:maybe|perhaps)\s+(?!not\b)"
-    # "I don't know", "I'm not sure" in other languages
-    r"|\b(?:no\s+lo\s+s[eé]|no\s+s[eé]\b|je\s+ne\s+sais\s+pas|ich\s+wei(?:ß|ss)\s+(?:es\s+)?nicht|keine\s+ahnung|n[aã]o\s+sei|non\s+lo\s+so"
-    r"|aucune\s+id[eé]e|ni\s+idea))",
-    re.IGNORECASE,
-)
-# substrings one of which every match of _OPEN_RE contains (a fast pre-test, not the rule itself)
-_OPEN_CUES = ("disput", "contest", "debat", "controvers", "unsettled", "unresolved", "mix", "confus", "n't", "not ", "yes and no",
-              "some", "maybe", "perhaps", "sei", "sais", "weiss", "weiß", "ahnung", "idea", "idée", "sé", "no se", "no lo se", "lo so")
-_OPEN_CUE_RE = re.compile("|".join(map(re.escape, _OPEN_CUES)))
-# what most sources give settles a dispute: "This is debated. Most sources list the Nile."
-_CONSENSUS_RE = re.compile(r"\bmost\s+(?:\w+\s+){0,2}?(?:list|give|say|credit|consider|put|name|cite|agree|accept|recogni[sz]e|go\s+with|still|favou?r)\b"
-                           r"|\btraditionally\b|\b(?:generally|widely|usually|commonly)\s+(?:accepted|considered|credited|given|cited|listed)\b"
-                           r"|\bconsensus\b|\bofficially\b|\bthe\s+leading\s+(?:explanation|theory|estimate|view|hypothesis)\b|\bwidely\s+(?:cited|accepted)\b", re.IGNORECASE)
-# a doubt followed by a pick in the same sentence: "Hard to say without more context, but most likely 12"
-_BUT_COMMITS_RE = re.compile(r"[^.;?!\n]{0,60}?\bbut\s+(?:(?:most|more)\s+likely|probably|likely|i\s+(?:think|believe|guess)|i'?d\s+(?:say|guess|go\s+with|lean)"
-                             r"|generally|mostly|usually|overall|on\s+balance|in\s+most\s+cases|typically|(?:it'?s\s+|it\s+is\s+)?(?:about|around|roughly|approximately)"
-                             r"|the\s+(?:leading|best|standard|accepted|usual|common|most\s+widely\s+(?:accepted|cited))\s+(?:estimate|figure|explanation|answer|view|theory)"
-                             r"|my\s+(?:best\s+)?guess|if\s+i\s+had\s+to)\b(?![^.;?!\n]*\b(?:or|either)\b)", re.IGNORECASE)
-# a doubt about the precision of a figure already stated, not about the answer: "I don't remember the exact decimal"
-_PRECISION_DOUBT_RE = re.compile(r"\s+(?:the\s+)?(?:exact|precise)(?:\s+\w+){0,2}\b|\s+exactly\b|\s+(?:the\s+)?(?:decimals?|digits?)\b", re.IGNORECASE)
-# what makes the doubt a qualification: a figure stated with confidence before it
-_STATED_BEFORE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:fairly|pretty|quite|reasonably|almost|mostly)\s+(?:sure|certain|confident)\b|\b(?:about|around|roughly|approximately)\s+\d",
-                               re.IGNORECASE)
-
-
-# the source asked about does not give the answer: "The passage doesn't mention the author's dog by name."
-_SOURCE_SILENT_RE = re.compile(r"\b(?:the\s+)?(?:passage|text|article|document|story|excerpt|paragraph|context|source|table|data)\s+"
-                               r"(?:does\s*n'?t|does\s+not|did\s*n'?t|did\s+not|never)\s+(?:mention|say|state|name|specify|give|reveal|tell|include|provide)\b",
-                               re.IGNORECASE)
-
-
-def source_silent(text: str) -> bool:
-    """Whether the output says the passage asked about does not give the answer (for a yes/no question
-    about the passage that is a "no", so the yes/no cascade does not use this).
-
-    >>> source_silent("The passage doesn't mention the author's dog by name."), source_silent("The passage names him Rex.")
-    (True, False)
-    """
-    return ("n't" in text or "not" in text or "never" in text) and _SOURCE_SILENT_RE.search(text) is not None
-
-
-def hedged(text: str) -> bool:
-    """Whether ``text`` leaves the answer open: the shared hedges (``HEDGE_RE``), "it's disputed", "I
-    always mix these up", "we don't currently know", "the answer is yes and no"; a doubt only about the
-    precision of a figure stated with confidence before it does not count.
-
-    >>> hedged("It's disputed. Peary claimed 1909 and Cook 1908."), hedged("Casablanca or Rabat - I always mix these two up.")
-    (True, True)
-    >>> hedged("I'm fairly sure it's 78 C, but I don't remember the exact decimal."), hedged("I don't remember.")
-    (False, True)
-    """
-    m = HEDGE_RE.search(text)
-    while m is not None:
-        if not (_PRECISION_DOUBT_RE.match(text, m.end()) and _STATED_BEFORE_RE.search(text, 0, m.start())) \
-                and not _BUT_COMMITS_RE.match(text, m.end()):  # "Hard to say without more context, but most likely 12."
-            return True
-        m = HEDGE_RE.search(text, m.end())
-    if text.isascii() and not _OPEN_CUE_RE.search(text.lower()):
-        return False
-    opened = _OPEN_RE.search(text)
-    return opened is not None and not _CONSENSUS_RE.search(text, opened.end()) and not _BUT_COMMITS_RE.match(text, opened.end())
-
-
-# what an answer slot holds when the model has no answer: "Answer: I'm not sure", "Final answer: unknown"
-_NON_ANSWER_RE = re.compile(
-    r"^\W*(?:i'?m\s+not\s+(?:sure|certain)|not\s+(?:sure|certain)|i\s+(?:don'?t|do\s+not)\s+know|(?:i\s+have\s+)?no\s+idea|unknown|unsure"
-    r"|(?:it\s+)?(?:cannot|can'?t)\s+be\s+determined|undetermined|(?-i:N/A|n/a)|none\s+given|i\s+(?:can'?t|cannot)\s+(?:say|tell|answer)"
-    r"|(?:both\s+)?yes\s+and\s+no|it\s+depends|depends|(?:hotly\s+|still\s+)?(?:debated|disputed|contested|controversial|complicated|unclear|uncertain))\W*$",
-    re.IGNORECASE,
-)
-
-
-def non_answer(span: str) -> bool:
-    """Whether a span read as the answer only says that there is none ("I'm not sure", "unknown", "yes and no").
-
-    >>> non_answer("I'm not sure"), non_answer("It depends."), non_answer("debated"), non_answer("Nile")
-    (True, True, True, False)
-    """
-    return bool(span) and _NON_ANSWER_RE.match(span) is not None
 
 
 def marked_non_answer(ctx: Context) -> str | None:
@@ -494,18 +332,6 @@ def no_after_short_answer(ctx: Context) -> str | None:
     return ctx.text[m.end():].strip() or None if m else None
 
 
-_STRUCK_RE = re.compile(r"~~[^~\n]{1,200}~~")
-
-
-def without_struck(text: str) -> str:
-    """``text`` without what Markdown strikes out ("~~41~~ 42" -> " 42"): a struck answer is taken back.
-
-    >>> without_struck("~~41~~ 42"), without_struck("~~Paris~~ Lyon.")
-    (' 42', ' Lyon.')
-    """
-    return _STRUCK_RE.sub("", text)
-
-
 def retracted_pick(before: str) -> str | None:
     """The pick a correction takes back, when it was marked ("I'd go with SUMIF... actually" -> "SUMIF").
 
@@ -530,24 +356,6 @@ def without_doubt(region: str) -> str:
     """
     m = _DOUBT_RE.match(region)
     return region[m.end():] if m and region[m.end():].strip() else region
-
-
-# what a note after a correction label says of the earlier text: "fixed a typo", "(I originally wrote 365)"
-_NOTE_RE = re.compile(r"\(?\s*\b(?:i\s+(?:had\s+)?(?:originally|first|initially|previously|mistakenly)\s+(?:wrote|written|said|had|got|put|gave|typed)"
-                      r"|earlier\s+(?:when\s+)?i\s+(?:wrote|said|had)|(?:fixed|corrected)\s+(?:a|the|an)?\s*(?:typo|mistake|error|formatting|spelling|wording))\b[^().\n]*\)?",
-                      re.IGNORECASE)
-
-
-def only_a_note(region: str) -> bool:
-    """Whether the text after a correction cue is only a note on the earlier text ("fixed a typo (I
-    originally wrote 365)"), which takes nothing back: the answer before it stands.
-
-    >>> only_a_note("fixed a typo (I originally wrote 365)."), only_a_note("it's 366, not 365.")
-    (True, False)
-    """
-    if not region or not _NOTE_RE.search(region):
-        return False
-    return not re.search(r"\w", _NOTE_RE.sub(" ", region))
 
 
 def restated_answer(part: str) -> str | None:
@@ -590,33 +398,6 @@ def concluded_verdict(region: str, question: str | None = None) -> str | None:
         if not words or not words <= asked:
             return None
     return "no" if found.group("neg") else "yes"
-
-
-# ---------------------------------------------------------------------------------------- another question
-# a base model that opens with the next few-shot question ("Q: What is the largest desert in Africa?\nA: Sahara")
-_OPENING_QUESTION_RE = re.compile(r"^\s*(?:q|question)\s*\d*\s*[:.]\s*([^\n?]{3,200}\?)", re.IGNORECASE)
-_LABEL_RE = re.compile(r"(?:^|\n)\s*(?:q|question|a|answer)\s*\d*\s*[:.]\s*", re.IGNORECASE)
-
-
-def opens_with_another_question(ctx: Context) -> bool:
-    """Whether the output opens with a labelled question other than the one asked (a base model writing
-    the next item of its few-shot prompt): what follows answers that question, not the asked one.
-
-    >>> opens_with_another_question(Context(" Q: What is the largest desert in Africa?\\nA: Sahara", "text",
-    ...                                     question="Q: What is the largest desert in Asia?\\nA:"))
-    True
-    >>> opens_with_another_question(Context("Q: What is the largest desert in Asia?\\nA: Gobi", "text",
-    ...                                     question="Q: What is the largest desert in Asia?\\nA:"))
-    False
-    """
-    if not ctx.question:
-        return False
-    m = _OPENING_QUESTION_RE.match(ctx.raw)
-    if m is None:
-        return False
-    asked = [q for q in re.split(r"\?", _LABEL_RE.sub("\n", ctx.question)) if q.strip()]
-    own = content_stems(m.group(1))
-    return bool(asked) and bool(own - content_stems(asked[-1]))
 
 
 # the model's description of itself, never an answer: "As an AI language model, I ..."
@@ -859,11 +640,12 @@ def range_only(ctx: Context) -> str | None:
     return None if re.search(r"\d|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand)\b", rest, re.IGNORECASE) else ABSTAIN
 
 
-__all__ = ["after_opening_hedge", "answers_despite_refusal", "apology_for_not_answering", "candidates_rule", "choice_on_question", "concluded_verdict", "correction_label", "cut_before_conclusion",
-           "cut_rule", "foreign_unsure_rule", "hedged", "confirmed_answer", "marked_non_answer", "no_after_short_answer", "non_answer", "number_answers_another_question",
-           "number_on_question", "one_side_of_a_comparison", "only_a_note", "option_only_mentioned", "on_question", "open_candidates", "opens_with_another_question",
-           "range_only", "rejects_every_option", "restated_answer", "retracted_pick", "source_silent", "split_verdict", "tentative_pick",
-           "tentative_rule", "without_doubt", "without_struck"]
+__all__ = ["after_opening_hedge", "candidates_rule", "choice_on_question", "concluded_verdict",
+           "cut_before_conclusion", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
+           "no_after_short_answer", "number_answers_another_question", "number_on_question",
+           "one_side_of_a_comparison", "option_only_mentioned", "on_question", "open_candidates", "range_only",
+           "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
+           "tentative_rule", "without_doubt"]
 
 
 _FOREIGN_CUE_RE = re.compile(r"(?=[adfijklnpqstv])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)

@@ -1514,7 +1514,7 @@ RULES: tuple[Rule, ...] = (
 
 def read(output: str, question: str | None = None, disabled: frozenset[str] = frozenset()) -> str | None:
     """The numeric answer of ``output`` as a canonical string, or None (the number cascade alone)."""
-    from gengap.extract._base import run_cascade
+    from gengap.extract._cascade import run_cascade
 
     ctx = Context(output, "number", question=question, disabled=disabled)
     return run_cascade(RULES, ctx, disabled=disabled).value

@@ -29,7 +29,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -41,7 +41,6 @@ from gengap.extract._base import (
     Extraction,
     Rule,
     own_answer,
-    run_cascade,
     sentences,
     stem,
     words,
@@ -866,8 +865,9 @@ def _name(part: str) -> str | None:
     return None if first.split("'")[0] in STOPWORDS or first in STOPWORDS else s  # not "That's the Indian Ocean"
 
 
-def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
-    """Read a structured output: its answer part by the kind's rules (``rules``), or None to read it as plain text."""
+def read_structured(rules: Sequence[Rule], ctx: Context, cascade: Callable[..., Extraction]) -> Extraction | None:
+    """Read a structured output: its answer part by the kind's rules (``rules``, run by ``cascade``,
+    :func:`gengap.extract._cascade.run_cascade`), or None to read it as plain text."""
     if FAMILY in ctx.disabled:
         return None
     parts = answer_parts(ctx)
@@ -893,7 +893,7 @@ def read_structured(rules: Sequence[Rule], ctx: Context) -> Extraction | None:
         if ctx.kind == "text" and explicit and (name := _name(part)):
             return Extraction(name, ctx.kind, rule)
         inner = Context(part, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=skip)
-        value = run_cascade(rules, inner, disabled=skip).value
+        value = cascade(rules, inner, disabled=skip).value
         if value is not None:
             return Extraction(value, ctx.kind, rule)
     return Extraction(None, ctx.kind, "unextracted") if designated else None

@@ -28,11 +28,11 @@ from gengap.extract._base import (
     content_stems,
     echo_rule,
     first_part,
-    run_cascade,
     sentences,
     stem,
     unfinished,
 )
+from gengap.extract._cascade import run_cascade
 from gengap.extract._text_span import (
     OPENING_FRAME,
     cleft_span,

@@ -29,11 +29,11 @@ from gengap.extract._base import (
     echo_rule,
     first_part,
     last_match,
-    run_cascade,
     sentences,
     stem,
     unfinished,
 )
+from gengap.extract._cascade import run_cascade
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
 _NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}

@@ -340,7 +340,7 @@ def _source(paths: Sequence[Path]) -> dict[str, Any]:
 
 def import_inspect(logs: Sequence[str | Path], out: str | Path, *, name: str = "inspect import") -> ImportResult:
     """Read inspect_ai logs into a results store in ``out`` (idempotent: the same logs again write nothing)."""
-    from gengap.runner import STORE_NAME
+    from gengap.store import STORE_NAME
 
     paths = _log_paths(logs)
     source = _source(paths)

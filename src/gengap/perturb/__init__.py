@@ -16,17 +16,7 @@ fewshot_delimiter), ``noise`` (typos, char_swap, char_delete), ``distractor``, `
 """
 
 from gengap.analysis.stress import family_split_table, perturbation_effects, stress_summary, template_spread, worst_case  # noqa: F401  (stress_summary: deprecated)
-from gengap.perturb._base import (
-    Compose,
-    FunctionPerturbation,
-    Perturbation,
-    all_together,
-    as_perturbation,
-    map_text,
-    pairs,
-    perturbation,
-    with_combinations,
-)
+from gengap.perturb._base import FunctionPerturbation, Perturbation, map_text, perturbation
 from gengap.perturb._choice import (
     ContaminationProbe,
     OptionLength,
@@ -37,6 +27,7 @@ from gengap.perturb._choice import (
     format_choices,
     multiple_choice_dataset,
 )
+from gengap.perturb._combine import Compose, all_together, as_perturbation, pairs, with_combinations
 from gengap.perturb._numbers import NumberSubstitution
 from gengap.perturb._registry import (
     available_perturbations,

@@ -29,6 +29,7 @@ from gengap.report._sections import (
     unregister_section,
 )
 from gengap.report._tables import table_html, table_markdown
+from gengap.report._usage import cache_lines, judge_lines
 from gengap.report._write import FILE_NAMES, load_context, write_report
 
 __all__ = [
@@ -39,8 +40,10 @@ __all__ = [
     "SECTION_MODULES",
     "ScoreFormat",
     "Section",
+    "cache_lines",
     "figure_html",
     "html_fragment",
+    "judge_lines",
     "label",
     "load_context",
     "md_escape",

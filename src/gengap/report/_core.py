@@ -21,7 +21,7 @@ from gengap.report._figures import COLORS, REFERENCE_COLOR, figure_html, label
 from gengap.report._format import ScoreFormat, count, is_missing, md_escape, truncate
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
-from gengap.runner import cache_lines, judge_lines
+from gengap.report._usage import cache_lines, judge_lines
 from gengap.splits._diagnostics import COMMON_KEYS, SPLIT_KEYS
 
 __all__ = ["select_failures", "N_FAILURES"]

@@ -9,10 +9,10 @@ from __future__ import annotations
 import pandas as pd
 from markupsafe import Markup
 
-from gengap.demo import PUBLISHED
 from gengap.report._blocks import html_fragment
 from gengap.report._sections import ReportContext, Section, register_section
 from gengap.report._tables import table_html, table_markdown
+from gengap.tasks.scan import PUBLISHED
 
 __all__ = ["PUBLISHED_SCAN", "CITATION"]
 

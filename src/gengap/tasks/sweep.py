@@ -235,7 +235,7 @@ def run_sweep(
     """
     from gengap._specs import bind_options
     from gengap.analysis.valley import valleys_from_rows
-    from gengap.runner import evaluate
+    from gengap.evaluation import evaluate
 
     chosen = bind_options(sweep_dataset, task, what="run_sweep", **design)
     ds = sweep_dataset(**chosen)

@@ -1,0 +1,57 @@
+"""Plain sentences about what a run did with its model outputs: the cache and the answer judge.
+
+The terminal (``gengap eval``) and the report's Run table print them.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+__all__ = ["cache_lines", "judge_lines"]
+
+
+def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
+    """One plain sentence per model: how many outputs came from the cache, under which fingerprint.
+
+    ``calls``: the inputs sent to a model in this session (``Evaluation.model_calls``); when a resumed
+    run computed fewer now than in all, the lines say how many were kept from before the interruption.
+
+    >>> use = pd.DataFrame({"model": ["m", "f"], "fingerprint": ["ab12", ""], "n_cached": [30, 0],
+    ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
+    >>> cache_lines(use)
+    ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
+    >>> cache_lines(use.iloc[1:], calls=25)
+    ["Model 'f': 40 outputs computed, 25 of them in this session (15 kept from before it was interrupted); not cached: no version."]
+    """
+    lines = []
+    computed = int(use["n_computed"].sum()) if len(use) else 0
+    resumed = calls is not None and calls < computed
+    one_model = use["model"].nunique() == 1
+    for model, g in use.groupby("model", sort=True):
+        for r in g.itertuples():
+            total = int(r.n_cached) + int(r.n_computed)
+            now = ""
+            if resumed and one_model and len(g) == 1:
+                now = f", {calls:,} of them in this session ({int(r.n_computed) - int(calls or 0):,} kept from before it was interrupted)"
+            if not r.fingerprint:
+                lines.append(f"Model '{model}': {total:,} outputs computed{now}; {r.note or 'not cached'}.")
+            else:
+                lines.append(f"Model '{model}': {int(r.n_cached):,} of {total:,} outputs from the cache "
+                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed{now}.")
+    if resumed and not (one_model and len(use) == 1):
+        lines.append(f"This session computed {calls:,} of the {computed:,} outputs; the other {computed - int(calls or 0):,} "
+                     "were kept from before the run was interrupted.")
+    return lines
+
+
+def judge_lines(use: pd.DataFrame) -> list[str]:
+    """One plain sentence per model: how the answer judge was used (none without a judge).
+
+    >>> use = pd.DataFrame({"model": ["m"], "asked": [7], "filled": [2], "agreed": [1], "overruled": [1],
+    ...     "unsupported": [1], "declined": [2]})
+    >>> judge_lines(use)
+    ["Judge on model 'm': asked about 7 outputs; agreed 1, overruled 1, filled 2, unsupported 1, declined 2."]
+    """
+    return [f"Judge on model '{r.model}': asked about {int(r.asked):,} outputs; agreed {int(r.agreed):,}, overruled "
+            f"{int(r.overruled):,}, filled {int(r.filled):,}, unsupported {int(r.unsupported):,}, declined {int(r.declined):,}."
+            for r in use.itertuples()]
