@@ -72,14 +72,15 @@ def naive_continuous(y: np.ndarray, n_resamples: int, seed: int) -> tuple[float,
     return y.mean() - 1.96 * se, y.mean() + 1.96 * se
 
 
-def section_coverage(reps: int, boot: int, seed: int) -> None:
+def section_coverage(reps: int, boot: int, seed: int, kinds: tuple[str, ...] = ("0/1", "continuous"),
+                     iccs: list[float] = ICCS) -> None:
     print(f"\n1. Coverage of the mean's 95% interval ({reps} runs a cell; "
           f"a warning below {MIN_CLUSTERS} clusters)")
     rows = []
-    for kind in ("0/1", "continuous"):
+    for kind in kinds:
         print(f"\n   {kind} scores           clustered              today's (rows independent)")
         print("   rho    G     m     cover  warned  width/today   cover")
-        for icc in ICCS:
+        for icc in iccs:
             for g in GS:
                 for m in MS:
                     if g * m > 100_000 or (m == 1 and icc > 0):
@@ -114,7 +115,7 @@ def section_coverage(reps: int, boot: int, seed: int) -> None:
     if warned_rows:
         w = min(warned_rows, key=lambda r: r[4])
         print(f"   lowest coverage with the warning: {w[4]:.3f} ({w[0]}, rho {w[1]}, G {w[2]}, m {w[3]})")
-    at0 = [r[6] for r in rows if r[1] == 0 and r[5] < 0.5 and np.isfinite(r[6])]
+    at0 = [r[6] for r in rows if r[1] == 0 and r[5] < 0.5 and np.isfinite(r[6])] or [float("nan")]
     print(f"   rho = 0, no warning ({MIN_CLUSTERS}+ clusters): median width over today's at most {max(at0):.3f} "
           f"(median of cells {np.median(at0):.3f})")
     se = np.sqrt(0.95 * 0.05 / reps)
@@ -237,11 +238,14 @@ def main() -> None:
     parser.add_argument("--plan-reps", type=int, default=1000, help="simulated runs per power design")
     parser.add_argument("--seed", type=int, default=2, help="2: the held-out seed (1 is the one the threshold was set on)")
     parser.add_argument("--only", default="12345", help="sections to run, e.g. 15")
+    parser.add_argument("--kinds", default="0/1,continuous", help="section 1: score kinds")
+    parser.add_argument("--iccs", default=",".join(map(str, ICCS)), help="section 1: intraclass correlations")
     args = parser.parse_args()
     warnings.simplefilter("ignore")
     start = time.perf_counter()
     if "1" in args.only:
-        section_coverage(args.reps, args.boot, args.seed)
+        section_coverage(args.reps, args.boot, args.seed, tuple(args.kinds.split(",")),
+                         [float(x) for x in args.iccs.split(",")])
     if "2" in args.only:
         section_differences(args.reps, args.boot, args.seed)
     if "3" in args.only:
