@@ -99,13 +99,21 @@ MIN_CLUSTERS = 30
 
 
 def cluster_codes(clusters: Sequence[Any] | np.ndarray, n: int | None = None, *, what: str = "cluster ids") -> np.ndarray:
-    """Integer codes 0..G-1 of the clusters, numbered in order of first appearance.
+    """Integer codes 0..G-1 of the clusters: integer ids that already run without a hole from their
+    smallest are shifted to start at 0 (no hashing: the fast path for a million rows); other ids are
+    numbered in order of first appearance.
 
     Missing ids are an error naming how many rows lack one.
 
-    >>> cluster_codes(["p2", "p1", "p2"]).tolist()
-    [0, 1, 0]
+    >>> cluster_codes(["p2", "p1", "p2"]).tolist(), cluster_codes(np.array([7, 5, 6, 7])).tolist()
+    ([0, 1, 0], [2, 0, 1, 2])
     """
+    if isinstance(clusters, np.ndarray) and clusters.dtype.kind in "iu" and clusters.ndim == 1 and clusters.size:
+        if n is not None and clusters.size != n:
+            raise DataError(f"Got {n} scores but {clusters.size} {what}: give one cluster id per row.")
+        shifted = clusters.astype(np.int64) - int(clusters.min())
+        if int(shifted.max()) < 4 * shifted.size + 16 and np.bincount(shifted).all():
+            return shifted
     labels = pd.Series(clusters if isinstance(clusters, np.ndarray) else list(clusters))
     if n is not None and len(labels) != n:
         raise DataError(f"Got {n} scores but {len(labels)} {what}: give one cluster id per row.")
