@@ -15,7 +15,7 @@ formats them. An :class:`Evaluation` reads its run's rows from the store and han
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,16 +142,35 @@ class Evaluation:
 
         return seed_spread_from_rows(self.rows(), self.split_info(), **options)
 
+    def slices(self, *, model: str | None = None, metric: str | None = None, split: str | None = None,
+               order: int = 2, **options: Any) -> pd.DataFrame:
+        """Slices of the test rows that score significantly below the rest, found without being told
+        where to look: every value of each metadata column, ``input_length`` and ``target_length``
+        (binned), and pairs of them up to ``order`` conditions; one search per model and split, on
+        one metric (default: the first), cluster-robust when the run has a ``cluster`` column. See
+        :func:`gengap.analysis.slices.find_slices` for the options (``min_n``, ``alpha``, ``control``, ...).
+
+        A DataFrame: ``model``, ``split``, ``metric`` and :data:`gengap.analysis.slices.SLICE_COLUMNS`,
+        significant first, then by gap; ``.attrs["searches"]`` holds each search's control, slices
+        tested, skipped columns and notes.
+        """
+        from gengap.analysis.slices import slice_table, slices_from_rows
+
+        options.setdefault("cluster", self.cluster)
+        return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
+
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] = ()) -> Path:
+               curves: Sequence[str] = (), find_slices: bool = False, slice_order: int = 2) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
-        ``curves`` names axes to draw score curves along (length splits get theirs anyway).
+        ``curves`` names axes to draw score curves along (length splits get theirs anyway);
+        ``find_slices`` adds the slices that score below the rest ("Where it fails", :meth:`slices`).
         """
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves, cluster=self.cluster)
+                            reference=self.reference, curves=curves, cluster=self.cluster, find_slices=find_slices,
+                            slice_order=slice_order)
 
 
 def evaluate(
@@ -185,6 +204,8 @@ def evaluate(
     resume: bool | FromConfig = FROM_CONFIG,
     progress: bool | None | FromConfig = FROM_CONFIG,
     threads: int | None | FromConfig = FROM_CONFIG,
+    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
+    baselines: Sequence[Any] = (),
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
@@ -221,6 +242,16 @@ def evaluate(
         the prompt's stops are used (the next example's prefix, a blank line).
     run_info : more facts to store with the run's configuration (JSON-serializable); an
         unfinished run resumes only when they are the same.
+    train_similarity : store each test row's similarity to its nearest train example of its split
+        as the metadata column ``train_similarity`` (an axis for curves and the slice search):
+        True or ``"tfidf"`` for TF-IDF cosine, the name of a metadata column holding one embedding
+        per example, or an embedding function ``embed(texts) -> (n, width) array``
+        (:func:`gengap.analysis.similarity.nearest_train`).
+    baselines : shortcut baselines evaluated beside the models, each trained on every split's train
+        part: ``"majority"``, ``"length"``, ``"partial:fields=question"`` (only those fields of
+        each example), or :class:`gengap.learners.baselines.Baseline` objects
+        (:func:`gengap.learners.baselines.make_baseline`). They are models of the run named
+        ``baseline:...``.
 
     Scoring (``config.scoring``)
 
@@ -295,6 +326,7 @@ def evaluate(
     settings = base.replace(source="evaluate: ", **{k: v for k, v in given.items()
                                                     if v is not FROM_CONFIG and objects.get(k) is None})
     stored = run(model, dataset, splits, settings, out=out, name=name, perturbations=perturbations, prompt=prompt,
-                 run_info=run_info, backend=objects["backend"], extract=objects["extract"])
+                 run_info=run_info, backend=objects["backend"], extract=objects["extract"],
+                 train_similarity=train_similarity, baselines=baselines)
     return Evaluation(store_path=stored.store_path, run_id=stored.run_id, out=stored.out,
                       reference=settings.scoring.reference, model_calls=stored.model_calls, settings=settings)

@@ -526,7 +526,8 @@ def check_axis(columns: dict[str, Sequence[Any]], axis: str, *, option: str = "-
     """Refuse a curve axis before any model runs: a column the data lacks, or one that is not numeric.
 
     ``columns`` maps each metadata column of the data to its values. ``input_length``,
-    ``target_length`` and ``irt_difficulty`` are always accepted (derived from every dataset).
+    ``target_length`` and ``irt_difficulty`` are always accepted (derived from every dataset), and
+    ``train_similarity`` (computed for the run when a curve along it is asked for).
 
     >>> check_axis({"n_digits": [1, 2]}, "n_digits")
     >>> check_axis({"n_digits": [1, 2]}, "n_digit")
@@ -534,7 +535,7 @@ def check_axis(columns: dict[str, Sequence[Any]], axis: str, *, option: str = "-
     ...
     gengap._errors.ConfigError: --curve n_digit: the data has no column 'n_digit' ...
     """
-    if axis in LENGTH_AXES or axis == IRT_AXIS:
+    if axis in LENGTH_AXES or axis in (IRT_AXIS, "train_similarity"):
         return
     if axis not in columns:
         from gengap._errors import did_you_mean
