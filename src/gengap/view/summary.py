@@ -74,10 +74,15 @@ def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, s
         base = {"run": run, "model": r["model"], "split": r["split"], "metric": metric, "perturbation": "none"}
         held_out.append({**r, "rows": _first_match(con, [base], r.get("n"), meta)})
     within = []
+    # the fields the run's group splits hold out come first: a field of the same counts is no stand-in
+    named = [str(f) for info in split_info.values() if info.get("method") in ("group", "transfer")
+             for f in ([(info.get("params") or {}).get("group")] if isinstance((info.get("params") or {}).get("group"), str)
+                       else (info.get("params") or {}).get("group") or [])]
+    fields = [f for f in dict.fromkeys(named) if f in meta] + [f for f in meta if f not in named]
     for block in groups_doc.get("within_reference", []) if isinstance(groups_doc, dict) else []:
         for g in block.get("groups", []):
             cands = [{"run": run, "model": block["model"], "split": reference, "metric": metric, "perturbation": "none",
-                      f"meta.{field}": g["group"]} for field in meta]
+                      f"meta.{field}": g["group"]} for field in fields]
             within.append({"model": block["model"], **g, "worst": g["group"] == block.get("worst_group"),
                            "rows": _first_match(con, cands, g.get("n"), meta) if reference else None})
     transfer = []
@@ -90,7 +95,7 @@ def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, s
                     continue
                 cands.append({"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none"})
                 cands += [{"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none",
-                           f"meta.{field}": cell.get("test_group")} for field in meta]
+                           f"meta.{field}": cell.get("test_group")} for field in fields]
             transfer.append({"model": block["model"], "group_columns": block.get("group_columns"), **cell,
                              "rows": _first_match(con, cands, cell.get("n"), meta)})
     effects = []
