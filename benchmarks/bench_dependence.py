@@ -114,8 +114,12 @@ def section_coverage(reps: int, boot: int, seed: int) -> None:
     if warned_rows:
         w = min(warned_rows, key=lambda r: r[4])
         print(f"   lowest coverage with the warning: {w[4]:.3f} ({w[0]}, rho {w[1]}, G {w[2]}, m {w[3]})")
-    at0 = [r[6] for r in rows if r[1] == 0 and r[2] >= 20 and np.isfinite(r[6])]
-    print(f"   rho = 0, 20+ clusters: median width over today's at most {max(at0):.3f} (median of cells {np.median(at0):.3f})")
+    at0 = [r[6] for r in rows if r[1] == 0 and r[5] < 0.5 and np.isfinite(r[6])]
+    print(f"   rho = 0, no warning ({MIN_CLUSTERS}+ clusters): median width over today's at most {max(at0):.3f} "
+          f"(median of cells {np.median(at0):.3f})")
+    se = np.sqrt(0.95 * 0.05 / reps)
+    low_cells = [r for r in ok if r[4] < 0.95 - 2.5 * se]
+    print(f"   cells without a warning below 0.95 - 2.5 Monte Carlo SE ({0.95 - 2.5 * se:.3f}): {len(low_cells)} of {len(ok)}")
 
 
 def section_differences(reps: int, boot: int, seed: int) -> None:
@@ -183,11 +187,11 @@ def section_power(reps: int, seed: int) -> None:
         rng = np.random.default_rng([seed, 4, hash(label) % 1000])
         hits = 0
         for _r in range(reps):
-            if kw.get("paired"):
+            if kw.get("paired"):  # only a right with (psi + d) / 2, only b with (psi - d) / 2, the rest agree
                 psi, d = kw["discordant"], kw["gap"]
                 u = rng.random(n)
-                a = np.where(u < (psi + d) / 2, 1.0, np.where(u < psi, 0.0, (u < psi + (kw["score"] - (psi + d) / 2)).astype(float)))
-                b = np.where(u < (psi + d) / 2, 0.0, np.where(u < psi, 1.0, a))
+                a = np.where(u < (psi + d) / 2, 1.0, np.where(u < psi, 0.0, (u < psi + 0.5 * (1 - psi)).astype(float)))
+                b = np.where(u < psi, 1.0 - a, a)
                 p = paired_test(a, b).p_value
             elif kw.get("icc"):
                 m = kw["cluster_size"]

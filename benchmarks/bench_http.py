@@ -1,7 +1,9 @@
 """The OpenAI-compatible adapter against a local server that answers after 50 ms.
 
 Requests per second at concurrency 1, 8, 32, 128 and 256, side by side: the ideal (concurrency /
-latency: what the server allows), gengap's HTTP model (``OpenAIModel.predict``), the whole
+latency: what the server allows), gengap's HTTP model (``OpenAIModel.predict``, on httpx), the same
+model on gengap's earlier hand-written HTTP/1.1 transport (``_http1.py`` here: asyncio + httptools, kept
+only for this comparison), the whole
 ``gengap.evaluate`` path (shards, scoring, the DuckDB store) as it runs (the next shard's requests
 sent while a shard is stored) and one shard at a time (``gengap.runner.PIPELINE = False``: the
 server idles while a shard is stored), a minimal direct asyncio client (aiohttp, no retries,
@@ -33,6 +35,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _handwritten import HandWrittenModel
 
 import gengap
 import gengap.runner
@@ -125,6 +129,16 @@ def _level(base: str, concurrency: int, n: int, repeats: int) -> tuple[dict[str,
         assert out == [p.upper() for p in prompts]
         return wall, cpu
 
+    handwritten = HandWrittenModel(base, model_name="bench-model", concurrency=concurrency, timeout=30, max_tokens=8)
+
+    def earlier() -> tuple[float, float]:
+        handwritten.predict(["warm up"] * concurrency)
+        wall, cpu = time.perf_counter(), time.process_time()
+        out = handwritten.predict(prompts)
+        wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+        assert out == [p.upper() for p in prompts]
+        return wall, cpu
+
     def whole() -> tuple[float, float]:
         return _evaluate(model, dataset)
 
@@ -134,12 +148,13 @@ def _level(base: str, concurrency: int, n: int, repeats: int) -> tuple[dict[str,
     def direct() -> tuple[float, float]:
         return asyncio.run(_direct(base + "/chat/completions", prompts, concurrency))
 
-    times: dict[str, list[tuple[float, float]]] = {"gengap": [], "evaluate": [], "serial": [], "direct": []}
+    times: dict[str, list[tuple[float, float]]] = {"gengap": [], "earlier": [], "evaluate": [], "serial": [], "direct": []}
     for r in range(repeats):  # the clients take turns, in a rotating order: a busy machine drifts
-        order = [("gengap", ours), ("evaluate", whole), ("serial", serial), ("direct", direct)]
-        for name, run in order[r % 4:] + order[: r % 4]:
+        order = [("gengap", ours), ("earlier", earlier), ("evaluate", whole), ("serial", serial), ("direct", direct)]
+        for name, run in order[r % 5:] + order[: r % 5]:
             times[name].append(run())
     model.close()
+    handwritten.close()
     rate = {k: n / statistics.median(w for w, _ in v) for k, v in times.items()}
     cpu = {k: statistics.median(c for _, c in v) / n * 1e6 for k, v in times.items()}
     wrk = _wrk(base + "/chat/completions", concurrency, n / (concurrency / 0.05))
@@ -170,17 +185,21 @@ def main() -> None:
               f"{args.delay:.2f} s the request; the evaluate column includes this fixed cost")
         print("evaluate: the next shard's requests sent while a shard is stored; one-at-a-time: "
               "gengap.runner.PIPELINE = False (as before)")
-        print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'evaluate/s':>10} {'one-at-a-time/s':>15} "
-              f"{'direct/s':>9} {'wrk/s':>7} {'gengap':>7} {'evaluate':>8} {'one-at-a':>8} {'direct':>7} {'wrk':>5} {'CPU us/request':>15}")
-        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>15} {'':>9} {'':>7} {'(% of ideal)':>39} {'gengap / direct':>16}")
+        print("gengap: OpenAIModel on httpx; hand-written: the same model on the earlier asyncio + httptools transport")
+        print(f"{'in flight':>9} {'requests':>8} {'ideal/s':>8} {'gengap/s':>9} {'hand-wr./s':>10} {'evaluate/s':>10} "
+              f"{'one-at-a-time/s':>15} {'direct/s':>9} {'wrk/s':>7} {'gengap':>7} {'hand-wr.':>8} {'evaluate':>8} "
+              f"{'one-at-a':>8} {'direct':>7} {'wrk':>5} {'CPU us/request':>22}")
+        print(f"{'':>9} {'':>8} {'':>8} {'':>9} {'':>10} {'':>10} {'':>15} {'':>9} {'':>7} {'(% of ideal)':>48} "
+              f"{'gengap / hand-wr. / direct':>27}")
         for concurrency in (int(c) for c in args.levels.split(",")):
             n = max(50 if args.quick else 200, (5 if args.quick else 20) * concurrency)
             rate, cpu = _level(base, concurrency, n, repeats)
             ideal = concurrency / args.delay
-            print(f"{concurrency:9d} {n:8d} {ideal:8.0f} {rate['gengap']:9.1f} {rate['evaluate']:10.1f} "
+            print(f"{concurrency:9d} {n:8d} {ideal:8.0f} {rate['gengap']:9.1f} {rate['earlier']:10.1f} {rate['evaluate']:10.1f} "
                   f"{rate['serial']:15.1f} {rate['direct']:9.1f} {rate['wrk']:7.1f} {rate['gengap'] / ideal:7.0%} "
-                  f"{rate['evaluate'] / ideal:8.0%} {rate['serial'] / ideal:8.0%} {rate['direct'] / ideal:7.0%} "
-                  f"{rate['wrk'] / ideal:5.0%} {cpu['gengap']:7.0f} /{cpu['direct']:6.0f}")
+                  f"{rate['earlier'] / ideal:8.0%} {rate['evaluate'] / ideal:8.0%} {rate['serial'] / ideal:8.0%} "
+                  f"{rate['direct'] / ideal:7.0%} {rate['wrk'] / ideal:5.0%} {cpu['gengap']:7.0f} /{cpu['earlier']:6.0f} "
+                  f"/{cpu['direct']:6.0f}")
         if shutil.which("wrk") is None:
             print("wrk: not installed (apt-get install wrk), so the server's own ceiling is not shown")
     finally:

@@ -2,10 +2,11 @@
 
 Prints, side by side:
 
-1. requests/s and completion tokens/s of gengap's HTTP model vs a minimal direct asyncio client
-   (aiohttp) sending the same request bodies (the few-shot arithmetic prompts of
+1. requests/s and completion tokens/s of gengap's HTTP model (on httpx), the same model on gengap's
+   earlier hand-written transport (``_http1.py``, asyncio + httptools) and a minimal direct asyncio
+   client (aiohttp) sending the same request bodies (the few-shot arithmetic prompts of
    examples/local_llm, the same stops and max_tokens), one request in flight (the server runs one
-   at a time);
+   at a time), the clients taking turns in rotating order (``--rounds``);
 2. the share of arithmetic rows whose extracted answer is what a person reads in the raw output
    (``read_number_by_hand`` of examples/local_llm/run.py), over all splits and perturbations of
    the example's rows, with every row where the two differ;
@@ -65,33 +66,44 @@ async def _direct(url: str, bodies: list[dict]) -> tuple[float, int]:
         return time.perf_counter() - start, tokens
 
 
-def throughput(server: LlamaServer, example, n: int) -> None:
+def throughput(server: LlamaServer, example, n: int, rounds: int = 2) -> None:
+    from _handwritten import HandWrittenModel
+
     data = gengap.load(EXAMPLE.parent / "arithmetic.jsonl", input="question", target="answer").take(range(n))
     split = gengap.splits.make_splitter("random", test_fraction=0.5, seed=0).split_dataset(data)
     prompts = example.ARITHMETIC_PROMPT.render(split.test_part, split.train_part)
-    model = OpenAIModel(server.base_url, model_name="gemma", api="completions", max_tokens=8, concurrency=1,
-                        stop=example.ARITHMETIC_PROMPT.default_stops())
-    model.predict(prompts[:2])  # warm: the model is loaded and the prompt cache primed the same way for both
+    settings = dict(model_name="gemma", api="completions", max_tokens=8, concurrency=1,
+                    stop=example.ARITHMETIC_PROMPT.default_stops())
+    model = OpenAIModel(server.base_url, **settings)
+    earlier = HandWrittenModel(server.base_url, **settings)
+    model.predict(prompts[:2])  # warm: the model is loaded and the prompt cache primed the same way for all
+    earlier.predict(prompts[:2])
     bodies = [model._payload(p) for p in prompts]
-    ours = our_tokens = theirs = their_tokens = 0.0
-    for order in ("direct first", "gengap first"):  # both orders: a busy machine drifts within a run
-        if order == "direct first":
-            seconds, tokens = asyncio.run(_direct(server.base_url + "/completions", bodies))
-            theirs, their_tokens = theirs + seconds, their_tokens + tokens
+
+    def timed(m: OpenAIModel) -> tuple[float, int]:
         start = time.perf_counter()
-        outputs = model.predict(prompts)
-        ours += time.perf_counter() - start
-        our_tokens += sum(o.details["completion_tokens"] or 0 for o in outputs)
-        if order == "gengap first":
-            seconds, tokens = asyncio.run(_direct(server.base_url + "/completions", bodies))
-            theirs, their_tokens = theirs + seconds, their_tokens + tokens
-    prompts = prompts * 2
-    print(f"\n1. throughput, {len(prompts)} few-shot arithmetic prompts, one request in flight")
-    print(f"{'client':>8} {'seconds':>8} {'req/s':>7} {'tokens/s':>9}")
-    print(f"{'gengap':>8} {ours:8.2f} {len(prompts) / ours:7.2f} {our_tokens / ours:9.1f}")
-    print(f"{'direct':>8} {theirs:8.2f} {len(prompts) / theirs:7.2f} {their_tokens / theirs:9.1f}")
-    print(f"gengap / direct: {theirs / ours:.0%} of the direct client's requests/s")
+        outputs = m.predict(prompts)
+        return time.perf_counter() - start, sum(o.details["completion_tokens"] or 0 for o in outputs)
+
+    runs = {"gengap": lambda: timed(model), "hand-written": lambda: timed(earlier),
+            "direct": lambda: asyncio.run(_direct(server.base_url + "/completions", bodies))}
+    seconds = dict.fromkeys(runs, 0.0)
+    tokens = dict.fromkeys(runs, 0)
+    names = list(runs)
+    for r in range(rounds):  # rotating order: a busy machine drifts within a run
+        for name in names[r % 3:] + names[: r % 3]:
+            s, t = runs[name]()
+            seconds[name] += s
+            tokens[name] += t
+    total = len(prompts) * rounds
+    print(f"\n1. throughput, {total} few-shot arithmetic prompts per client ({rounds} rounds), one request in flight")
+    print(f"{'client':>12} {'seconds':>8} {'req/s':>7} {'tokens/s':>9}")
+    for name in names:
+        print(f"{name:>12} {seconds[name]:8.2f} {total / seconds[name]:7.2f} {tokens[name] / seconds[name]:9.1f}")
+    print(f"gengap / direct: {seconds['direct'] / seconds['gengap']:.0%} of the direct client's requests/s; "
+          f"gengap / hand-written: {seconds['hand-written'] / seconds['gengap']:.0%}")
     model.close()
+    earlier.close()
 
 
 def extraction(server: LlamaServer, example, n: int, out: Path) -> None:
@@ -169,6 +181,7 @@ def main() -> None:
     parser.add_argument("--mc-items", type=int, default=4,
                         help="multiple-choice items (part 3; each costs about 150 vocabulary sorts in llama-cpp-python)")
     parser.add_argument("--parts", default="1,2,3,4", help="which parts to run, e.g. 1,4")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds of the three clients in part 1")
     args = parser.parse_args()
     parts = {int(p) for p in args.parts.split(",")}
     n = 24 if args.quick else 48
@@ -180,7 +193,7 @@ def main() -> None:
         if parts & {1, 2}:
             with LlamaServer() as server:
                 if 1 in parts:
-                    throughput(server, example, n)
+                    throughput(server, example, n, args.rounds)
                 if 2 in parts:
                     extraction(server, example, n, out)
         if 3 in parts:

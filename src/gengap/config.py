@@ -124,6 +124,18 @@ class EvalConfig(_Strict):
     name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
     curves: list[str] = []
+    find_slices: bool = Field(default=False, description="Search the metadata and derived columns (input and target "
+                                                         "length) for slices that score significantly below the rest, "
+                                                         "and report them (\"Where it fails\").")
+    train_similarity: str | None = Field(default=None, description="Store each test row's similarity to the nearest "
+                                         "train example of its split (the axis 'train_similarity'): 'tfidf', or a "
+                                         "metadata column holding one embedding per example. Default: tfidf when a "
+                                         "curve along train_similarity is asked for, else off.")
+    baselines: list[str] = Field(default_factory=list, description="Shortcut baselines scored beside the model on "
+                                 "every split, each trained on the split's train part: majority, length, or "
+                                 "partial:fields=question (only those fields; join several with +).")
+    slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
+                                                                "(2 also finds 'a and b').")
 
 
 class RunConfig(Settings):
@@ -155,6 +167,8 @@ MOVED_FROM_EVAL: dict[str, str] = {
 }
 #: Model settings that say how fast answers come, not what they are: not stored with a run.
 NOT_STORED_MODEL = ("concurrency", "timeout", "max_retries")
+#: Report settings that change what the report shows, not a stored row: not stored with a run either.
+NOT_STORED_EVAL = ("find_slices", "slice_order")
 
 
 def _move_old_keys(data: Mapping[str, Any], source: str, *, warn: bool = True) -> tuple[dict[str, Any], dict[str, str]]:

@@ -16,7 +16,7 @@ formats them. An :class:`Evaluation` reads its run's rows from the store and han
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -125,7 +125,7 @@ class Evaluation:
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed, trained=trained)
+                            n_resamples=n_resamples, seed=seed, trained=trained, cluster=self.cluster)
         return next(c for c in curves if c.model == model)
 
     def transfer(self, **options: Any) -> Any:
@@ -144,18 +144,36 @@ class Evaluation:
 
         return seed_spread_from_rows(self.rows(), self.split_info(), **options)
 
+    def slices(self, *, model: str | None = None, metric: str | None = None, split: str | None = None,
+               order: int = 2, **options: Any) -> pd.DataFrame:
+        """Slices of the test rows that score significantly below the rest, found without being told
+        where to look: every value of each metadata column, ``input_length`` and ``target_length``
+        (binned), and pairs of them up to ``order`` conditions; one search per model and split, on
+        one metric (default: the first), cluster-robust when the run has a ``cluster`` column. See
+        :func:`gengap.analysis.slices.find_slices` for the options (``min_n``, ``alpha``, ``control``, ...).
+
+        A DataFrame: ``model``, ``split``, ``metric`` and :data:`gengap.analysis.slices.SLICE_COLUMNS`,
+        significant first, then by gap; ``.attrs["searches"]`` holds each search's control, slices
+        tested, skipped columns and notes.
+        """
+        from gengap.analysis.slices import slice_table, slices_from_rows
+
+        options.setdefault("cluster", self.cluster)
+        return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
+
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] | None = None) -> Path:
+               curves: Sequence[str] | None = None, find_slices: bool = False, slice_order: int = 2) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
         ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
-        length splits get theirs anyway).
+        length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
+        ("Where it fails", :meth:`slices`).
         """
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
                             reference=self.reference, curves=self.curves if curves is None else curves,
-                            cluster=self.cluster)
+                            cluster=self.cluster, find_slices=find_slices, slice_order=slice_order)
 
 
 def evaluate(
@@ -173,6 +191,8 @@ def evaluate(
     prompt: Any = None,
     curves: Sequence[str] = (),
     run_info: Mapping[str, Any] | None = None,
+    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
+    baselines: Sequence[Any] = (),
     **options: Any,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
@@ -219,6 +239,16 @@ def evaluate(
         ``input_length``, ``target_length``, ``irt_difficulty``); length splits get theirs anyway.
     run_info : more facts to store with the run's configuration (JSON-serializable); an
         unfinished run resumes only when they are the same.
+    train_similarity : store each test row's similarity to its nearest train example of its split
+        as the metadata column ``train_similarity`` (an axis for curves and the slice search):
+        True or ``"tfidf"`` for TF-IDF cosine, the name of a metadata column holding one embedding
+        per example, or an embedding function ``embed(texts) -> (n, width) array``
+        (:func:`gengap.analysis.similarity.nearest_train`).
+    baselines : shortcut baselines evaluated beside the models, each trained on every split's train
+        part: ``"majority"``, ``"length"``, ``"partial:fields=question"`` (only those fields of
+        each example), or :class:`gengap.learners.baselines.Baseline` objects
+        (:func:`gengap.learners.baselines.make_baseline`). They are models of the run named
+        ``baseline:...``.
     **options : any other setting by name (a :class:`gengap.backends.Backend` object is used as
         it is for ``backend``):
 
@@ -243,7 +273,8 @@ def evaluate(
     base = Settings() if settings is None else Settings(**{group: getattr(settings, group) for group in GROUPS})
     resolved = base.replace(source="evaluate: ", **{k: v for k, v in given.items() if v is not None}, **options)
     stored = run(model, dataset, splits, resolved, out=out, name=name, perturbations=perturbations, prompt=prompt,
-                 run_info=run_info, backend=backend, extract=extractor)
+                 run_info=run_info, backend=backend, extract=extractor,
+                 train_similarity=train_similarity, baselines=baselines)
     return Evaluation(store_path=stored.store_path, run_id=stored.run_id, out=stored.out,
                       reference=resolved.scoring.reference, model_calls=stored.model_calls, settings=resolved,
                       curves=tuple(curves))

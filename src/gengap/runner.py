@@ -32,11 +32,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._errors import ConfigError, ModelError
+from gengap._errors import ConfigError, GengapError, ModelError
 from gengap._outputs import check_out_folder
 from gengap._progress import progress, stage
 from gengap._settings import DEFAULT_RUN_NAME, Scoring, Settings
 from gengap._threads import resolve_threads, thread_record
+from gengap.analysis.similarity import TRAIN_SIMILARITY
 from gengap.backends import Backend, SerialBackend, call_error, checked_outputs, make_backend
 from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
@@ -144,6 +145,8 @@ def run(
     run_info: Mapping[str, Any] | None = None,
     backend: Backend | None = None,
     extract: Any = None,
+    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
+    baselines: Sequence[Any] = (),
 ) -> StoredRun:
     """Run each model on each split's test part (and its perturbed variants) and store every per-example row.
 
@@ -151,7 +154,8 @@ def run(
     any work starts; the work is planned as shards, each stored with a record that it finished, so
     the run resumes where it stopped. ``backend`` and ``extract`` (an
     :class:`gengap.extract.Extractor`) are objects used as they are, in place of the named
-    ``settings.execution.backend`` and ``settings.scoring.extract``.
+    ``settings.execution.backend`` and ``settings.scoring.extract``. ``train_similarity`` and
+    ``baselines`` are :func:`gengap.evaluate`'s.
 
     >>> import gengap
     >>> from gengap.config import Settings
@@ -177,7 +181,15 @@ def run(
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     perturbations = _as_perturbations(perturbations)
+    similarity = _similarity_spec(train_similarity, dataset)
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
+    if baselines:
+        from gengap.learners.baselines import make_baseline
+
+        models += [make_baseline(b, dataset) for b in baselines]
+        names = [m.name for m in models]
+        if len(set(names)) != len(names):
+            raise ConfigError(f"Two models or baselines share a name: {names}; give each baseline once.")
     resolved = _resolve_splits(dataset, splits, seed=splitting.seed, test_fraction=splitting.test_fraction,
                                dedupe=splitting.dedupe)
     runner = backend or make_backend(execution.backend, workers=execution.workers, address=execution.ray_address)
@@ -193,6 +205,8 @@ def run(
         "extract": None if extractor is None else repr(extractor),
         "seed": splitting.seed, "settings": settings.stored(), **(dict(run_info) if run_info else {}),
     }
+    if similarity is not None:  # absent otherwise: earlier runs still resume
+        run_config["train_similarity"] = similarity if isinstance(similarity, str) else repr(similarity)
     if any(m.needs_fit for m in models):  # trained on the splits: their curves mark the training range
         run_config["trained"] = [m.name for m in models if m.needs_fit]
     if prompt_spec is not None or scoring.choices_by != "generate":  # absent otherwise: earlier runs still resume
@@ -212,7 +226,13 @@ def run(
             _pending(done, m.name, s.name, p, len(s.test)) for p in variant_names)], threads=n_threads)
         try:
             for k, split in enumerate(resolved, start=1):
-                store.add_split(run_id, split)
+                if similarity is None:
+                    store.add_split(run_id, split)
+                else:
+                    with stage(f"{split.name}: distance to training"):
+                        near = _nearest_train(split, similarity)
+                    store.add_split(run_id, split, columns={TRAIN_SIMILARITY: near.similarity},
+                                    notes={"train_similarity": near.note()})
                 test = split.test_part
                 if prompt_spec is not None:
                     prompt_spec.check(test, split.train_part, where=f" of split '{split.name}'")
@@ -228,6 +248,8 @@ def run(
                         for perturbation, variant, obj in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
+                            if hasattr(fitted, "reads"):  # a shortcut baseline sees only part of each example
+                                inputs, shown = fitted.reads(variant), None
                             before = calls
                             calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=scoring.metrics,
                                                  batch_size=execution.batch_size, shard_size=execution.shard_size,
@@ -247,6 +269,41 @@ def run(
                     m.close()
         store.finish_run(run_id, "done")
     return StoredRun(store_path=store_path, run_id=run_id, out=out_dir, model_calls=calls)
+
+
+def _similarity_spec(option: Any, dataset: Dataset) -> str | Callable[[list[str]], Any] | None:
+    """``train_similarity=`` checked: None (off), ``"tfidf"``, an embeddings column of the data, or a function."""
+    if option is None or option is False:
+        return None
+    if option is True or option == "tfidf":
+        return "tfidf"
+    if callable(option):
+        return option
+    if isinstance(option, str):
+        if option not in dataset.metadata_columns:
+            from gengap._errors import did_you_mean
+
+            raise ConfigError(f"train_similarity={option!r} is neither 'tfidf' nor a metadata column of the data holding "
+                              f"embeddings.{did_you_mean(option, [*dataset.metadata_columns, 'tfidf'])} Columns: "
+                              f"{', '.join(dataset.metadata_columns) or 'none'}.")
+        return option
+    raise ConfigError(f"train_similarity={option!r} must be True, 'tfidf', an embeddings column or an embedding function.")
+
+
+def _nearest_train(split: Split, similarity: str | Callable[[list[str]], Any]) -> Any:
+    """Each test row's similarity to its nearest train row of the split (see :func:`gengap.evaluate`)."""
+    from gengap.analysis.similarity import nearest_train
+
+    train, test = split.train_part, split.test_part
+    if callable(similarity):
+        return nearest_train(train.inputs, test.inputs, embed=similarity)
+    if similarity == "tfidf":
+        return nearest_train(train.inputs, test.inputs)
+    try:
+        return nearest_train(train.inputs, test.inputs, train_vectors=train.column(similarity).tolist(),
+                             test_vectors=test.column(similarity).tolist())
+    except GengapError as e:
+        raise type(e)(f"Split '{split.name}', embeddings column '{similarity}': {e}") from None
 
 
 def check_cluster_column(dataset: Dataset, column: str) -> None:

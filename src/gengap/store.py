@@ -263,15 +263,22 @@ class Store:
         with self._lock:
             self._con.execute("UPDATE runs SET status = ? WHERE run_id = ?", [status, run_id])
 
-    def add_split(self, run_id: str, split: Any) -> None:
-        """Record a Split's diagnostics and card, and its test examples."""
-        info = split.to_dict()
+    def add_split(self, run_id: str, split: Any, *, columns: Mapping[str, np.ndarray] | None = None,
+                  notes: Mapping[str, Any] | None = None) -> None:
+        """Record a Split's diagnostics and card, and its test examples.
+
+        ``columns`` adds per-row values computed for the test part (``train_similarity``) to each
+        example's metadata; ``notes`` adds entries to the split's record.
+        """
+        info = {**split.to_dict(), **(notes or {})}
         test = split.test_part
         frame = test.frame
-        meta_cols = test.metadata_columns
+        meta = frame[test.metadata_columns].copy()
+        for name, values in (columns or {}).items():
+            meta[name] = np.asarray(values)
         metadata = (
-            frame[meta_cols].to_json(orient="records", lines=True, date_format="iso").splitlines()
-            if meta_cols else [None] * len(frame)
+            meta.to_json(orient="records", lines=True, date_format="iso").splitlines()
+            if len(meta.columns) else [None] * len(frame)
         )
         inputs = frame["input"].tolist()
         if split.dataset is not None and inputs and not isinstance(inputs[0], str):

@@ -41,7 +41,8 @@ def fit_on(model: Model, split: Split) -> Model:
     """``model`` trained on ``split``'s train part; errors name the model and the split."""
     train = split.train_part
     try:
-        return model.fit(train.inputs, train.targets)
+        inputs = model.reads(train) if hasattr(model, "reads") else train.inputs  # a baseline sees part of each example
+        return model.fit(inputs, train.targets)
     except GengapError:
         raise
     except Exception as e:

@@ -6,6 +6,8 @@ module                        what it answers
 ``analysis.intervals``        intervals (exact for 0/1, bootstrap otherwise), paired tests, adjusted p-values
 ``analysis.clustered``        the same intervals and tests for rows in clusters (passages, items, samples)
 ``analysis.power``            how many examples a gap needs; the smallest gap a run could detect
+``analysis.pilot``            from a pilot run: per comparison, the smallest detectable gap and the n a gap needs
+``analysis.samples``          k samples per item: pass@k, maj@k, agreement, sampling noise against item spread
 ``analysis.gaps``             score per split with its interval and the gap to the i.i.d. split
 ``analysis.group_scores``     groups from metadata; per-group scores, worst group, disparity
 ``analysis.shift_tests``      is there a shift at all? classifier and MMD two-sample tests
@@ -38,7 +40,8 @@ _HOME = {
     "cluster_design": "clustered", "clustered_mean_ci": "clustered", "clustered_gap": "clustered",
     "clustered_paired_difference": "clustered", "clustered_paired_test": "clustered",
     "clustered_two_sample_test": "clustered", "ClusterDesign": "clustered",
-    "n_for_gap": "power", "plan": "power", "detectable_gap": "power",
+    "n_for_gap": "power", "plan": "power", "detectable_gap": "power", "pilot_plan": "pilot",
+    "pass_at_k": "samples", "sample_summary": "samples",
     "SUMMARY_COLUMNS": "gaps", "summarize": "gaps", "find_reference": "gaps",
     "Groups": "group_scores", "group_by": "group_scores", "group_metrics": "group_scores", "expand_metadata": "group_scores",
     "ShiftTest": "shift_tests", "classifier_test": "shift_tests", "detect_shift": "shift_tests", "mmd_test": "shift_tests",

@@ -97,7 +97,8 @@ class Curve:
         in-range bin (one-sided, Holm over the other in-range bins) and the bin before it, as axis
         values like ``break_value`` (None: no such drop, or fewer than two in-range bins).
     integer : the axis holds whole numbers only (edges, break and halving points are integers).
-    interval : how the per-bin intervals were computed (``clopper-pearson`` for 0/1 scores, as everywhere in gengap, else ``bootstrap``).
+    interval : how the per-bin intervals were computed (``clopper-pearson`` for 0/1 scores, as everywhere in gengap, else
+        ``bootstrap``; with clusters ``korn-graubard`` or ``cluster-bootstrap``).
     test : the per-bin test (``fisher`` for 0/1 scores, else ``welch``).
     """
 
@@ -297,6 +298,7 @@ def score_curve(
     model: str | None = None,
     split: str | None = None,
     metric: str | None = None,
+    clusters: Sequence[Any] | np.ndarray | None = None,
 ) -> Curve:
     """The score along an axis: per bin the score with an interval and n, the break and halving points.
 
@@ -310,6 +312,12 @@ def score_curve(
         None: the first bin is the reference.
     confidence : coverage of every interval; ``alpha`` is the level of the per-bin tests.
     n_resamples : bootstrap resamples (examples resampled within each bin).
+    clusters : optional cluster id per example (the passage or source rows share). Each bin then
+        counts at its effective size, n over the bin's design effect (never below 1; degrees of
+        freedom from its clusters for 0/1 scores, as Korn and Graubard's interval): Clopper-Pearson
+        and Fisher's test at the effective counts for 0/1 scores ("korn-graubard",
+        "fisher-effective"), Welch's test with the variance times the design effect and a bootstrap of
+        whole clusters within each bin otherwise ("cluster-bootstrap", "welch-clustered").
 
     Notes
     -----
@@ -356,6 +364,21 @@ def score_curve(
     var = np.maximum(sq / n - mean**2, 0.0) * n / np.maximum(n - 1, 1)
     x = np.bincount(idx, weights=v, minlength=k) / n
     binary = bool(np.isin(s, (0.0, 1.0)).all())
+    cl = None
+    deff = np.ones(k)
+    kg = np.ones(k)  # effective n over n per bin (Korn-Graubard, with the bin's clusters' degrees of freedom)
+    if clusters is not None:
+        from gengap.analysis.clustered import _design, cluster_codes, effective_n
+
+        cl = cluster_codes(clusters, s.size)
+        for b in range(k):
+            mask = idx == b
+            _, local = np.unique(cl[mask], return_inverse=True)
+            design = _design(s[mask], local.ravel())
+            deff[b] = max(1.0, design.design_effect)
+            if design.n_clusters > 1:
+                kg[b] = effective_n(int(mask.sum()), design.n_clusters, design.design_effect, confidence) / mask.sum()
+        var = var * deff
     held = _held(v, idx, k)  # what each bin holds (a quantile bin's upper cut is the next bin's lower one)
     vmin, vmax = held[:, 0], held[:, 1]
     integer = bool(np.all(v == np.round(v)))
@@ -380,18 +403,30 @@ def score_curve(
     ref_n = int(n[in_range].sum())
     ref_x = float(sums[in_range].sum())
     ref_mean = ref_x / ref_n
+    # the tests' counts: effective sizes with clusters (Fisher on rounded effective counts)
+    n_t, sums_t = (n, sums) if cl is None else (np.maximum(1.0, np.rint(n / deff)), mean * np.maximum(1.0, np.rint(n / deff)))
+    ref_n_t = ref_n if cl is None else max(1, int(np.rint(np.sum(n[in_range] / deff[in_range]))))
+    ref_x_t = ref_x if cl is None else ref_mean * ref_n_t
     ref_var = float(np.sum(var[in_range] * np.maximum(n[in_range] - 1, 0) + n[in_range] * (mean[in_range] - ref_mean) ** 2)
                     / max(ref_n - 1, 1))
 
     # bootstrap: resampled bin means, examples resampled within each bin
     if binary:
-        boot = rng.binomial(n.astype(np.int64), mean, size=(n_resamples, k)) / n
+        boot = rng.binomial(n_t.astype(np.int64), mean, size=(n_resamples, k)) / n_t
+    elif cl is not None:
+        from gengap.analysis.clustered import cluster_bootstrap_means
+
+        streams = rng.spawn(k)
+        boot = np.stack([cluster_bootstrap_means(s[idx == b], np.unique(cl[idx == b], return_inverse=True)[1].ravel(),
+                                                 n_resamples, streams[b]) for b in range(k)], axis=1)
     else:
         streams = rng.spawn(k)
         boot = np.stack([bootstrap_means(s[idx == b], n_resamples, streams[b]) for b in range(k)], axis=1)
     ref_boot = boot[:, in_range] @ n[in_range] / ref_n
 
-    if binary:
+    if binary and cl is not None:
+        low, high = proportion_ci(mean * n * kg, n * kg, confidence=confidence)
+    elif binary:
         low, high = proportion_ci(sums, n, confidence=confidence)
     else:
         a = (1 - confidence) / 2
@@ -399,14 +434,15 @@ def score_curve(
 
     p = np.full(k, np.nan)
     if tested.any():
-        p[tested] = _one_sided_p(binary, sums[tested], n[tested], ref_x, ref_n, mean[tested], var[tested], ref_mean, ref_var)
+        p[tested] = _one_sided_p(binary, sums_t[tested], n_t[tested], ref_x_t, ref_n_t, mean[tested], var[tested], ref_mean,
+                                 ref_var)
     p_holm = holm(p)
     below = np.nan_to_num(p_holm, nan=1.0) < alpha
     break_value = float(at[below][0]) if below.any() else None
     boot_break = None
     if tested.any():
         bp = np.full(boot.shape, np.nan)
-        bp[:, tested] = _z_p(boot[:, tested], ref_boot, n[tested], ref_n, binary, var[tested], ref_var)
+        bp[:, tested] = _z_p(boot[:, tested], ref_boot, n_t[tested], ref_n_t, binary, var[tested], ref_var)
         boot_break = _first_true(np.nan_to_num(holm(bp), nan=1.0) < alpha, at)
     break_low, break_high = _percentile(boot_break, confidence) if (boot_break is not None and break_value is not None) else (None, None)
 
@@ -415,7 +451,7 @@ def score_curve(
     if inside.size >= 2:  # inside the range: each in-range bin against the first one
         first, rest = inside[0], inside[1:]
         p_in = np.full(k, np.nan)
-        p_in[rest] = _one_sided_p(binary, sums[rest], n[rest], float(sums[first]), int(n[first]), mean[rest],
+        p_in[rest] = _one_sided_p(binary, sums_t[rest], n_t[rest], float(sums_t[first]), int(n_t[first]), mean[rest],
                                   var[rest], float(mean[first]), float(var[first]))
         dropped = np.flatnonzero(np.nan_to_num(holm(p_in), nan=1.0) < alpha)
         if dropped.size:
@@ -441,7 +477,9 @@ def score_curve(
     return Curve(axis=name, bins=table, train_range=None if train_range is None else (lo_r, hi_r),
                  reference_score=float(ref_mean), n_reference=ref_n, break_value=break_value, break_low=break_low,
                  break_high=break_high, half_value=half_value, half_low=half_low, half_high=half_high,
-                 interval="clopper-pearson" if binary else "bootstrap", test="fisher" if binary else "welch",
+                 interval=("korn-graubard" if binary else "cluster-bootstrap") if cl is not None else
+                          ("clopper-pearson" if binary else "bootstrap"),
+                 test=("fisher-effective" if binary else "welch-clustered") if cl is not None else ("fisher" if binary else "welch"),
                  confidence=confidence, alpha=alpha, n_resamples=n_resamples, model=model, split=split, metric=metric,
                  drop_value=drop_value, drop_from=drop_from, integer=integer)
 
@@ -488,7 +526,8 @@ def check_axis(columns: dict[str, Sequence[Any]], axis: str, *, option: str = "-
     """Refuse a curve axis before any model runs: a column the data lacks, or one that is not numeric.
 
     ``columns`` maps each metadata column of the data to its values. ``input_length``,
-    ``target_length`` and ``irt_difficulty`` are always accepted (derived from every dataset).
+    ``target_length`` and ``irt_difficulty`` are always accepted (derived from every dataset), and
+    ``train_similarity`` (computed for the run when a curve along it is asked for).
 
     >>> check_axis({"n_digits": [1, 2]}, "n_digits")
     >>> check_axis({"n_digits": [1, 2]}, "n_digit")
@@ -496,7 +535,7 @@ def check_axis(columns: dict[str, Sequence[Any]], axis: str, *, option: str = "-
     ...
     gengap._errors.ConfigError: --curve n_digit: the data has no column 'n_digit' ...
     """
-    if axis in LENGTH_AXES or axis == IRT_AXIS:
+    if axis in LENGTH_AXES or axis in (IRT_AXIS, "train_similarity"):
         return
     if axis not in columns:
         from gengap._errors import did_you_mean
@@ -546,6 +585,7 @@ def curve_from_rows(
     n_resamples: int = 10_000,
     seed: int = 0,
     trained: Collection[str] | None = None,
+    cluster: str | None = None,
 ) -> list[Curve]:
     """One curve per (model, metric) of per-example rows (clean inputs; every split's rows pooled).
 
@@ -553,7 +593,8 @@ def curve_from_rows(
     on one axis, which is what a length curve needs; an example in two test parts counts once.
     Rows without a value on the axis are left out. ``trained`` names the models trained on the
     splits (None: every model); the others have no training range (a function or an endpoint was
-    never trained on the axis), so their first bin is the reference.
+    never trained on the axis), so their first bin is the reference. ``cluster`` names a column (or
+    metadata field) whose rows are not independent: every bin then counts its clusters.
     """
     clean = rows[rows["perturbation"] == "none"] if "perturbation" in rows else rows
     if "example_id" in clean:
@@ -562,12 +603,17 @@ def curve_from_rows(
         raise DataError("No scored rows to draw a curve from.")
     values = pd.Series(axis_values(clean, axis), index=clean.index)
     clean = clean[values.notna()]
+    if cluster is not None:
+        from gengap.analysis.clustered import cluster_ids
+
+        clean = clean.assign(_cluster=cluster_ids(clean, cluster, where="the curve's rows"))
     out = []
     for (model, metric), group in clean.groupby(["model", "metric"], sort=True):
         own_range = train_range if trained is None or str(model) in trained else None
         out.append(score_curve(group["score"].to_numpy(), values[group.index].to_numpy(), axis_name=axis, bins=bins,
                                train_range=own_range, confidence=confidence, n_resamples=n_resamples, seed=seed,
-                               model=str(model), metric=str(metric)))
+                               model=str(model), metric=str(metric),
+                               clusters=group["_cluster"].to_numpy() if cluster is not None else None))
     return out
 
 
@@ -632,6 +678,7 @@ def run_curves(
     n_resamples: int = 10_000,
     seed: int = 0,
     trained: Collection[str] | None = None,
+    cluster: str | None = None,
 ) -> list[Curve]:
     """Curves of a run's rows along ``axis``, one per (model, metric), following :func:`curve_plan`.
 
@@ -654,4 +701,4 @@ def run_curves(
         if not np.any((values >= rng_[0]) & (values <= rng_[1])):
             rng_ = None
     return curve_from_rows(part, axis, train_range=rng_ if isinstance(rng_, tuple) else None, bins=bins, confidence=confidence, n_resamples=n_resamples,
-                           seed=seed, trained=trained if train_range == "auto" else None)
+                           seed=seed, trained=trained if train_range == "auto" else None, cluster=cluster)

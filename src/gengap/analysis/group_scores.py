@@ -38,6 +38,7 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
+from gengap.analysis.clustered import cluster_bootstrap_means, cluster_codes, clustered_mean_ci
 from gengap.analysis.intervals import Interval, _interval, bootstrap_means, bootstrap_warning, mean_ci
 from gengap.dataset import Dataset
 
@@ -206,6 +207,7 @@ def group_metrics(
     confidence: float = 0.95,
     n_resamples: int = 10_000,
     seed: int | np.random.Generator | None = 0,
+    clusters: Sequence[Any] | np.ndarray | None = None,
 ) -> GroupReport:
     """Score per group with its interval, the worst group and the best-worst disparity.
 
@@ -218,6 +220,11 @@ def group_metrics(
         left out of the worst-group figures (default :data:`MIN_GROUP_SIZE`).
     include_small : count small groups for the worst group and the disparity all the same.
     confidence, n_resamples, seed : as in :func:`gengap.analysis.intervals.mean_ci`.
+    clusters : optional cluster id per example (the passage or source rows share): each group's
+        interval is then the clustered one (:func:`gengap.analysis.clustered.clustered_mean_ci`), and
+        the worst-group and disparity bootstraps draw whole clusters within each group. A group
+        whose rows are all one cluster keeps the unclustered interval and its method says so
+        (``"clopper-pearson"``): the table's ``method`` column shows which.
 
     Notes
     -----
@@ -250,7 +257,22 @@ def group_metrics(
     if not isinstance(min_size, (int, np.integer)) or min_size < 1:
         raise ConfigError(f"min_size={min_size!r} must be a positive integer.")
     rng = check_random_state(seed)
+    cl = None if clusters is None else cluster_codes(clusters, arr.size)
     sizes = np.bincount(codes, minlength=len(names))
+
+    def group_ci(g: int) -> Interval:
+        mask = codes == g
+        if cl is not None and np.unique(cl[mask]).size > 1:
+            return clustered_mean_ci(arr[mask], cl[mask], confidence=confidence, n_resamples=n_resamples, seed=seed)
+        return mean_ci(arr[mask], confidence=confidence, n_resamples=n_resamples, seed=seed)
+
+    def group_boot(g: int) -> np.ndarray:
+        mask = codes == g
+        if cl is not None:
+            _, local = np.unique(cl[mask], return_inverse=True)
+            return cluster_bootstrap_means(arr[mask], local.ravel(), n_resamples, rng)
+        return bootstrap_means(arr[mask], n_resamples, rng)
+
     left_out: dict[str, str] = {}
     kept, records = [], []
     for g, name in enumerate(names):
@@ -260,7 +282,7 @@ def group_metrics(
                             "method": "", "small": True, "left_out": True})
             continue
         s = arr[codes == g]
-        ci = mean_ci(s, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        ci = group_ci(g)
         small = bool(sizes[g] < min_size)
         out = small and not include_small
         if out:
@@ -277,10 +299,10 @@ def group_metrics(
     order = np.argsort(counted["score"].to_numpy(), kind="stable")
     worst_row, best_row = counted.iloc[order[0]], counted.iloc[order[-1]]
     worst_code = names.index(worst_row["group"])
-    worst = mean_ci(arr[codes == worst_code], confidence=confidence, n_resamples=n_resamples, seed=seed)
+    worst = group_ci(worst_code)
     boots = np.empty((n_resamples, len(kept)))
     for k, g in enumerate(kept):
-        boots[:, k] = bootstrap_means(arr[codes == g], n_resamples, rng)
+        boots[:, k] = group_boot(g)
     lo, hi, used = _interval(float(worst_row["score"]), boots.min(axis=1), confidence, "percentile", None)
     worst_min = Interval(float(worst_row["score"]), lo, hi, int(worst_row["n"]), confidence, used)
     spread = boots.max(axis=1) - boots.min(axis=1)

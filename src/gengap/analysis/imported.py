@@ -155,21 +155,28 @@ def task_gaps(rows: pd.DataFrame, metrics: Mapping[str, str] | None = None, *, c
 
 
 def group_scores(rows: pd.DataFrame, field: str | Sequence[str], *, metric: str | None = None, min_size: int = 1,
-                 confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
+                 confidence: float = 0.95, n_resamples: int = 10_000, seed: int = 0,
+                 cluster: str | None = None) -> pd.DataFrame:
     """Per model and task: each group's score (groups: values of a document field, or a combination of
-    fields) with its interval, and which group is worst (:func:`gengap.analysis.group_scores.group_metrics`)."""
+    fields) with its interval, and which group is worst (:func:`gengap.analysis.group_scores.group_metrics`).
+    ``cluster`` names a document field whose rows are not independent: the intervals count its clusters."""
     from gengap.analysis.group_scores import group_metrics
 
     fields = [field] if isinstance(field, str) else list(field)
-    data = with_metadata(_one_metric(rows, metric, "group_scores"), fields)
+    data = with_metadata(_one_metric(rows, metric, "group_scores"), fields + ([cluster] if cluster else []))
     frames = []
     for (model, split, met), g in data.groupby(["model", "split", "metric"], sort=False):
         if g[fields].isna().any().any():
             raise DataError(f"Task '{split}': {int(g[fields].isna().any(axis=1).sum())} document(s) have no {fields}; "
                             "group on a field every document has.")
         labels = g[fields].astype(str).agg("/".join, axis=1)
+        clusters = None
+        if cluster is not None:
+            from gengap.analysis.clustered import cluster_ids
+
+            clusters = cluster_ids(g, cluster, where=f"task '{split}'")
         rep = group_metrics(g["score"].to_numpy(), labels.to_numpy(), min_size=min_size, confidence=confidence,
-                            n_resamples=n_resamples, seed=seed)
+                            n_resamples=n_resamples, seed=seed, clusters=clusters)
         table = rep.table.assign(model=model, split=split, metric=met, worst=rep.table["group"] == rep.worst_group,
                                  worst_low=rep.worst.low, worst_high=rep.worst.high)
         frames.append(table)

@@ -43,7 +43,8 @@ import numpy as np
 import pandas as pd
 
 from gengap._errors import DataError
-from gengap.analysis.intervals import adjust_pvalues, mean_ci, paired_test
+from gengap.analysis.clustered import clustered_paired_test
+from gengap.analysis.intervals import adjust_pvalues, mean_ci
 
 __all__ = ["perturbation_effects", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
 
@@ -117,8 +118,14 @@ def _flips(g: pd.DataFrame) -> tuple[float, str]:
 
 def perturbation_effects(rows: pd.DataFrame, *, metric: str | None = None,
                    perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
-                   n_resamples: int = 10_000, seed: int = 0, adjust: str = "holm") -> pd.DataFrame:
+                   n_resamples: int = 10_000, seed: int = 0, adjust: str = "holm", cluster: str | None = None) -> pd.DataFrame:
     """One row per (model, split, metric, perturbation), most harmful first (``rank`` 1).
+
+    Each variant is paired with its own clean example, one pair per example and perturbation, so the
+    variants gengap makes of one item are never counted as independent rows. ``cluster`` names a
+    column (or metadata field) whose examples are not independent (questions of one passage): each
+    effect's interval and test then count its clusters (:func:`gengap.analysis.clustered.clustered_paired_test`;
+    ``n_clusters`` and ``design_effect`` say how many and at what cost).
 
     ``perturbations`` (the objects, or a ``{name: family}`` mapping) names the families of
     user-defined perturbations; built-in names are recognized on their own. Every effect is
@@ -127,10 +134,19 @@ def perturbation_effects(rows: pd.DataFrame, *, metric: str | None = None,
     """
     fam = _families(perturbations)
     merged = _paired(rows, metric)
+    if cluster is not None:
+        from gengap.analysis.clustered import cluster_ids
+
+        clean = rows[rows["perturbation"] == CLEAN].drop_duplicates("example_id")
+        of_example = dict(zip(clean["example_id"], cluster_ids(clean, cluster, where="the clean rows")))
+        merged["_cluster"] = merged["example_id"].map(of_example)
     records = []
     for (model, split, met, name), g in merged.groupby([*_KEYS, "perturbation"], sort=True):
         a, b = g["score"].to_numpy(float), g["score_clean"].to_numpy(float)
-        test = paired_test(a, b, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        ids = g["_cluster"].to_numpy() if cluster is not None else None
+        if ids is not None and np.unique(ids).size < 2:
+            ids = None  # one cluster: nothing to see clusters vary by; the warning says so below
+        test = clustered_paired_test(a, b, ids, confidence=confidence, n_resamples=n_resamples, seed=seed)
         ci = test.effect
         clean = float(b.mean())
         flips, basis = _flips(g)
@@ -139,7 +155,10 @@ def perturbation_effects(rows: pd.DataFrame, *, metric: str | None = None,
                         "perturbed": float(a.mean()), "difference": ci.estimate, "low": ci.low, "high": ci.high,
                         "interval": ci.method, "test": test.test, "p_value": test.p_value,
                         "drop_rate": (clean - float(a.mean())) / clean if clean > 0 else float("nan"),
-                        "flip_rate": flips, "flip_basis": basis, "warning": ci.warning})
+                        "flip_rate": flips, "flip_basis": basis,
+                        "n_clusters": ci.n_clusters, "design_effect": ci.design_effect,
+                        "warning": ci.warning or ("1 cluster: too few to tell (rows taken as independent)"
+                                                  if cluster is not None and ids is None else "")})
     out = pd.DataFrame.from_records(records)
     if out.empty:
         raise DataError("The rows have no perturbed variants; run evaluate(..., perturbations=[...]).")

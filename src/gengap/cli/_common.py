@@ -12,7 +12,7 @@ from gengap._errors import ConfigError
 from gengap._specs import parse_value
 from gengap._summary_table import summary_table
 
-__all__ = ["print_summary", "parse_options", "stderr", "stdout"]
+__all__ = ["print_summary", "print_slices", "parse_options", "stderr", "stdout"]
 
 #: Every message is plain text: a column, path or exception text like ``[label]`` or ``[/x]`` prints as it is.
 stdout = Console(highlight=False, markup=False, soft_wrap=True, width=None if sys.stdout.isatty() else 110)
@@ -41,6 +41,27 @@ def print_effects(rows: pd.DataFrame, *, console: Console | None = None) -> None
 
 
 
+
+
+def print_slices(store_path: Any, run_id: str) -> None:
+    """The top slices the report's "Where it fails" found, read back from its results.json (plain text)."""
+    import json
+    from pathlib import Path
+
+    from gengap.analysis.slices import slice_lines
+
+    path = Path(store_path).parent / "results.json"
+    if not path.exists():
+        return
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    searches = (doc.get("sections") or {}).get("slices", {}).get("searches", [])
+    table = pd.DataFrame(doc.get("slices") or [], columns=["model", "split", "metric", "description", "n", "score",
+                                                            "score_low", "score_high", "gap", "gap_low", "gap_high",
+                                                            "p_adjusted", "significant"])
+    table.attrs["searches"] = searches
+    percent = bool(len(table)) and bool(table["score"].between(0, 1).all())
+    for line in slice_lines(table, percent=percent or table.empty):
+        stdout.print(line, markup=False)
 
 
 def parse_options(pairs: list[str] | None) -> dict[str, Any]:

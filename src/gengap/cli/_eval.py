@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from gengap._errors import ConfigError
 from gengap.cli._app import app
-from gengap.cli._common import print_effects, print_summary, stdout
+from gengap.cli._common import print_effects, print_slices, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelConfig, PromptConfig, RunConfig, Scoring, Splitting
 
 #: The settings with their defaults: each option's default is read from here, never written again.
@@ -79,6 +79,10 @@ def eval_command(
     threads: Annotated[Optional[int], option(Execution, "threads")] = _EXECUTION.threads,
     perturb: Annotated[Optional[list[str]], typer.Option("--perturb", help="Perturbation to score too (repeat): typos:rate=0.05, casing, shuffle_choices, all_format, ...")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
+    find_slices: Annotated[bool, option(EvalConfig, "find_slices", "--find-slices/--no-find-slices")] = _EVAL.find_slices,
+    slice_order: Annotated[int, option(EvalConfig, "slice_order")] = _EVAL.slice_order,
+    train_similarity: Annotated[Optional[str], option(EvalConfig, "train_similarity")] = _EVAL.train_similarity,
+    baseline: Annotated[Optional[list[str]], typer.Option("--baseline", help="A shortcut baseline scored beside the model on every split, trained on each train part (repeat): majority, length, partial:fields=question (only those fields; join several with +).")] = None,
 ) -> None:
     """Evaluate a model on splits of your data and write a report.
 
@@ -119,7 +123,9 @@ def run_config(**options: Any) -> RunConfig:
         "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
-        "eval": {"out": str(o["out"]), "name": o["name"], "perturb": o["perturb"] or [], "curves": o["curve"] or []},
+        "eval": {"out": str(o["out"]), "name": o["name"], "perturb": o["perturb"] or [], "curves": o["curve"] or [],
+                 "find_slices": o["find_slices"], "slice_order": o["slice_order"],
+                 "train_similarity": o["train_similarity"], "baselines": o["baseline"] or []},
     }
     if o["prompt"] is not None:
         unescape = lambda text: (parse_stop([text]) or [text])[0]  # \\n typed on a command line is a newline
@@ -136,7 +142,8 @@ def run_config(**options: Any) -> RunConfig:
 #: Run-file keys set by an option of another name (the rest: the key with dashes).
 _OPTION_OF = {"spec": "model", "version": "model_version", "trusted": "trust_type", "extra": "request_field",
               "metrics": "metric", "path": "data", "template": "prompt", "k": "shots", "curves": "curve",
-              "prompt.perturb": "prompt_perturb", "model.seed": "seed", "prompt.seed": "seed"}
+              "prompt.perturb": "prompt_perturb", "model.seed": "seed", "prompt.seed": "seed",
+              "baselines": "baseline"}
 
 
 def _option_names() -> dict[str, str]:
@@ -245,4 +252,6 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     print_effects(evaluation.rows())
     for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
+    if cfg.eval.find_slices:
+        print_slices(evaluation.store_path, evaluation.run_id)
     stdout.print(f"Report: {evaluation.out / 'index.html'}  (also report.md, results.json, gengap.duckdb)")

@@ -9,6 +9,7 @@ import typer
 
 from gengap.cli._app import app
 from gengap.cli._common import print_summary, stdout
+from gengap.cli._report import check_slice_order
 
 import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, inspect_ai, JSONL/CSV/Parquet) "
                               "into a results store, then write the usual report. No model is called.",
@@ -36,7 +37,7 @@ def _score_format(rows):  # type: ignore[no-untyped-def]
 
 
 def _analyses(result, *, metric: str | None, group: list[str] | None, reextract: str | None,  # type: ignore[no-untyped-def]
-              subset: list[str] | None) -> None:
+              subset: list[str] | None, cluster: str | None = None) -> None:
     """The analyses asked for on the command line, printed and written as CSV files in OUT/analysis/."""
     if not (group or reextract or subset):
         return
@@ -47,7 +48,7 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
     rows = load_rows(result.store_path, result.run_id, metric=metric)
     folder = result.out / "analysis"
     for field in group or []:
-        table = group_scores(rows, field, n_resamples=2000)
+        table = group_scores(rows, field, n_resamples=2000, cluster=cluster)
         table.to_csv(_csv_path(folder / f"groups_{field}.csv"), index=False)
         _print_frame(f"Groups by {field}  ({folder / f'groups_{field}.csv'})", group_table(table, _score_format(rows)))
     if reextract:
@@ -106,7 +107,7 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
 
 
 def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
-            cluster: str | None = None) -> None:
+            cluster: str | None = None, find_slices: bool = False, slice_order: int = 2) -> None:
     from gengap.evaluation import Evaluation
     from gengap.report._write import FILE_NAMES, check_formats, write_report
 
@@ -123,8 +124,12 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
     _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
     folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or (),
-                          cluster=cluster)
+                          cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
+    if find_slices and "json" in chosen:
+        from gengap.cli._common import print_slices
+
+        print_slices(result.store_path, result.run_id)
 
 
 @import_app.command("lm-eval")
@@ -138,6 +143,8 @@ def lm_eval_command(
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
+    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
+    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -145,9 +152,10 @@ def lm_eval_command(
     """
     from gengap.imports import import_lm_eval
 
+    check_slice_order(slice_order)
     result = import_lm_eval(path, out, answer_filter=answer_filter)
-    _finish(result, format, group, cluster)
-    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+    _finish(result, format, group, cluster, find_slices, slice_order)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
 @import_app.command("table")
@@ -170,6 +178,8 @@ def table_command(
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
+    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
+    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -177,10 +187,11 @@ def table_command(
     """
     from gengap.imports import import_table
 
+    check_slice_order(slice_order)
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
-    _finish(result, format, group, cluster)
-    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset)
+    _finish(result, format, group, cluster, find_slices, slice_order)
+    _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
 @import_app.command("inspect")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -47,10 +48,19 @@ def _import_object(spec: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as e:
+        missing = getattr(e, "name", None)
+        if missing and not module_name.startswith(missing) and _findable(module_name):
+            raise ConfigError(  # the module is there; something it imports is not
+                f"Model '{spec}': the module '{module_name}' was found, but its own import failed at {_where(e)}: {e}. "
+                f"Install '{missing.split('.')[0]}' in this environment (the one gengap runs in), or fix that import."
+            ) from None
         raise ConfigError(
             f"Model '{spec}': cannot import module '{module_name}' ({e}). Use the form package.module:function, "
             "run from the folder that holds the package, or install it."
         ) from None
+    except Exception as e:  # the module's own code failed while it was imported
+        raise ConfigError(f"Model '{spec}': importing the module '{module_name}' raised {type(e).__name__} at "
+                          f"{_where(e)}: {e}. Fix the module (gengap only imported it).") from None
     obj: Any = module
     for part in attr.split("."):
         if not hasattr(obj, part):
@@ -59,6 +69,26 @@ def _import_object(spec: str) -> Any:
                               f"It has: {public[:12]}.")
         obj = getattr(obj, part)
     return obj
+
+
+def _findable(module_name: str) -> bool:
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _where(error: BaseException) -> str:
+    """'file.py, line 3': the deepest frame of the error's traceback outside importlib (or the syntax error's place)."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}, line {error.lineno}"
+    tb, place = error.__traceback__, "its first lines"
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if "importlib" not in name and not name.startswith("<frozen"):
+            place = f"{name}, line {tb.tb_lineno}"
+        tb = tb.tb_next
+    return place
 
 
 def load_model(spec: str, *, name: str | None = None, version: str | None = None, **options: Any) -> Model:

@@ -1,12 +1,13 @@
 """An OpenAI-compatible HTTP endpoint as a model: what users run in front of vLLM, llama.cpp or Ollama.
 
 Each input becomes one request to ``{base_url}/chat/completions`` (``api="chat"``) or
-``{base_url}/completions`` (``api="completions"``). Requests run on one asyncio event loop (a pool of
-kept-alive HTTP/1.1 connections on a background thread, shared by every caller of the model),
-``concurrency`` in flight at once, and the outputs come back in input order. The transport
-(:mod:`gengap.models._http1`) and the model's own bookkeeping cost about 60 µs of the loop a request,
-a third of aiohttp's, so the client keeps up with a server answering 128 requests at once
-(``benchmarks/bench_http.py``). Each output is a :class:`Completion`: the text, plus what it cost (prompt and completion tokens, seconds) for the results store.
+``{base_url}/completions`` (``api="completions"``). Requests run on one asyncio event loop (kept-alive
+connections on a background thread, shared by every caller of the model), ``concurrency`` in
+flight at once, and the outputs come back in input order. The HTTP itself is httpx's
+(:mod:`gengap.models._transport`): proxies from ``HTTPS_PROXY``/``HTTP_PROXY``/``NO_PROXY``, the
+system's CA certificates or a CA bundle (``verify=``), client certificates, optional HTTP/2, and
+answers read at most 64 MiB after decompression. Each output is a :class:`Completion`: the text,
+plus what it cost (prompt and completion tokens, seconds) for the results store.
 :meth:`OpenAIModel.submit` starts the requests and returns a future at once, so the runner stores
 one shard while the server answers the next; calls made together share the ``concurrency``.
 
@@ -56,7 +57,7 @@ from urllib.parse import urlsplit
 
 from gengap._errors import ConfigError, EndpointError
 from gengap.models._base import Model
-from gengap.models._http1 import Client, TransportError
+from gengap.models._transport import Client, TransportError, tls_settings
 
 __all__ = ["OpenAIModel", "Completion", "parse_stop"]
 
@@ -126,6 +127,15 @@ class OpenAIModel(Model):
     name : how the model appears in reports (default: ``model_name``).
     backoff, max_backoff : the first retry waits about ``backoff`` seconds, each next one twice as
         long, at most ``max_backoff`` (with random jitter), unless the server sends ``Retry-After``.
+    verify : TLS verification: True (the system's CA certificates, or ``SSL_CERT_FILE``/``SSL_CERT_DIR``),
+        the path of a CA bundle (a PEM file or a folder of certificates, e.g. a company's own CA), or
+        False (no verification: only on a network you trust).
+    client_cert : a client certificate for servers that ask for one: a PEM file holding the
+        certificate and its key, or a ``(certificate, key)`` pair of files.
+    proxy : a proxy URL for every request (``http://proxy.example:3128``); None uses
+        ``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY`` and ``NO_PROXY`` from the environment, when
+        ``trust_env`` (the default) lets it read them.
+    http2 : speak HTTP/2 where the server offers it (needs ``pip install 'gengap[http2]'``).
     """
 
     cacheable = True
@@ -152,13 +162,14 @@ class OpenAIModel(Model):
         name: str | None = None,
         backoff: float = 0.5,
         max_backoff: float = 30.0,
+        verify: bool | str = True,
+        client_cert: str | tuple[str, str] | None = None,
+        proxy: str | None = None,
+        trust_env: bool = True,
+        http2: bool = False,
     ) -> None:
+        _check_base_url(base_url)
         parts = urlsplit(base_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            raise ConfigError(f"base_url={base_url!r} must be an http:// or https:// URL such as http://localhost:8000/v1.")
-        if parts.username or parts.password:
-            raise ConfigError("base_url must not hold credentials; put the API key in an environment variable "
-                              "and name it with api_key_env.")
         if api not in _PATHS:
             raise ConfigError(f"api={api!r} must be 'chat' or 'completions'.")
         if system_prompt is not None and api != "chat":
@@ -179,6 +190,17 @@ class OpenAIModel(Model):
         clash = sorted(set(extra or {}) & set(_OWN_FIELDS))
         if clash:
             raise ConfigError(f"extra request fields {clash} are set by gengap; use model_name and the prompt instead.")
+        try:
+            tls_settings(verify, client_cert, trust_env=trust_env)  # loaded once per process: before the first request
+            import httpx  # noqa: F401  (likewise: with the model, not inside the first request's time)
+        except ValueError as e:
+            raise ConfigError(f"{str(e)[0].upper()}{str(e)[1:]}.") from None
+        if proxy is not None:
+            _check_base_url(proxy, what="proxy", example="http://proxy.example:3128")
+        if http2:
+            from gengap._optional import require
+
+            require("h2", extra="http2", purpose="HTTP/2 (http2=True)")
         if api_key_env is not None and not os.environ.get(api_key_env):
             raise ConfigError(
                 f"The environment variable '{api_key_env}' (api_key_env) is not set or empty. Export the API key "
@@ -203,6 +225,11 @@ class OpenAIModel(Model):
         self.system_prompt = system_prompt
         self.backoff = float(backoff)
         self.max_backoff = float(max_backoff)
+        self.verify = verify if isinstance(verify, bool) else str(verify)
+        self.client_cert = client_cert
+        self.proxy = proxy
+        self.trust_env = bool(trust_env)
+        self.http2 = bool(http2)
         self.name = name or model_name or f"openai@{parts.netloc}"
         self._checked = False  # the served model was asked about (names, chat template)
         self._warned = False
@@ -247,7 +274,9 @@ class OpenAIModel(Model):
         """
         kwargs = {"model_name": self.model_name, "api": self.api, "api_key_env": self.api_key_env,
                   "concurrency": self.concurrency, "timeout": self.timeout, "max_retries": self.max_retries,
-                  "name": self.name, "backoff": self.backoff, "max_backoff": self.max_backoff, **self.settings()}
+                  "name": self.name, "backoff": self.backoff, "max_backoff": self.max_backoff, "verify": self.verify,
+                  "client_cert": self.client_cert, "proxy": self.proxy, "trust_env": self.trust_env, "http2": self.http2,
+                  **self.settings()}
         kwargs.update(changes)
         return OpenAIModel(self.base_url, **kwargs)
 
@@ -301,7 +330,9 @@ class OpenAIModel(Model):
                                       "in this process; export the API key there.")
                 headers["Authorization"] = f"Bearer {key}"
             try:
-                self._client = Client(headers, limit=self.concurrency, timeout=self.timeout)
+                self._client = Client(headers, limit=self.concurrency, timeout=self.timeout, verify=self.verify,
+                                      client_cert=self.client_cert, proxy=self.proxy, trust_env=self.trust_env,
+                                      http2=self.http2)
             except ValueError:
                 raise ConfigError(f"The API key in the environment variable '{self.api_key_env}' (api_key_env) contains a "
                                   "line break; export it without one.") from None
@@ -603,6 +634,9 @@ class OpenAIModel(Model):
         if _is_context_overflow(detail):
             return ("The prompt is longer than the model's context window: use fewer few-shot examples (k), a "
                     "shorter instruction or template, or start the server with a larger context (llama.cpp: --n_ctx).")
+        if status == 407:
+            return ("A proxy between gengap and the server asks for credentials: put them in the proxy's URL "
+                    "(HTTPS_PROXY=http://user:password@host:port, or proxy=), or list the server's host in NO_PROXY.")
         if status in (401, 403):
             where = f"the environment variable '{self.api_key_env}'" if self.api_key_env else "no key (api_key_env is unset)"
             return f"The server refused the credentials: check the API key in {where}."
@@ -619,6 +653,35 @@ class OpenAIModel(Model):
         if key:
             text = text.replace(key, "***")
         return text if len(text) <= limit else text[:limit] + "..."
+
+
+def _check_base_url(url: str, *, what: str = "base_url", example: str = "http://localhost:8000/v1") -> None:
+    """Refuse a URL that cannot be requested as written: spaces or control characters, no http(s) scheme or
+    host, credentials, a query or a fragment (gengap appends the API's paths to the base URL).
+
+    >>> _check_base_url("http://127.0.0.1:9/v1 x")
+    Traceback (most recent call last):
+    ...
+    gengap._errors.ConfigError: base_url='http://127.0.0.1:9/v1 x' holds a space or a control character; a URL holds none (write a space in a path as %20).
+    """
+    if not isinstance(url, str) or any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in url):
+        raise ConfigError(f"{what}={url!r} holds a space or a control character; a URL holds none (write a space in a "
+                          "path as %20).")
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as e:
+        raise ConfigError(f"{what}={url!r} is not a URL ({e}); give one such as {example}.") from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(f"{what}={url!r} must be an http:// or https:// URL such as {example}.")
+    if what == "base_url" and (parts.username or parts.password):
+        raise ConfigError("base_url must not hold credentials; put the API key in an environment variable "
+                          "and name it with api_key_env.")
+    if what == "base_url" and (parts.query or parts.fragment or url.endswith(("?", "#"))):
+        raise ConfigError(f"base_url={url!r} holds a query or fragment ('?...' or '#...'); gengap appends the API's "
+                          "paths (/chat/completions) to the base URL, so give it without them.")
+    if port == 0:
+        raise ConfigError(f"{what}={url!r} names port 0; give the port the server listens on.")
 
 
 def _shut_down(loop: asyncio.AbstractEventLoop, thread: threading.Thread, held: dict[str, Any]) -> None:

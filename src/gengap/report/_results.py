@@ -21,7 +21,7 @@ from gengap.splits._diagnostics import SPLIT_KEYS
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.5"
+RESULTS_SCHEMA_VERSION = "1.6"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 
@@ -70,9 +70,17 @@ def results_document(ctx: ReportContext, sections: list[tuple[str, Section]], *,
         "splits": [_split_record(name, info) for name, info in ctx.split_info.items()],
         "failures": failure_samples(ctx),
         "curves": next((s.data for key, s in sections if key == "curves" and isinstance(s.data, list)), []),
-        "sections": {key: s.data for key, s in sections if s.data is not None and key != "curves"},
+        "slices": next((s.data.get("slices", []) for key, s in sections if key == "slices" and isinstance(s.data, dict)), []),
+        "sections": {key: _section_data(key, s.data) for key, s in sections if s.data is not None and key != "curves"},
     }
     return to_jsonable(doc)
+
+
+def _section_data(key: str, data: Any) -> Any:
+    """A section's figures under ``sections``; the slices themselves are the top-level ``slices``."""
+    if key == "slices" and isinstance(data, dict):
+        return {k: v for k, v in data.items() if k != "slices"}
+    return data
 
 
 def dumps(doc: dict[str, Any]) -> str:

@@ -54,6 +54,8 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_curves",
     "gengap.report.section_valley",
     "gengap.report.section_leakage",
+    "gengap.report.section_slices",
+    "gengap.report.section_baselines",
 ]
 
 
@@ -104,6 +106,8 @@ class ReportContext:
     group_fields : metadata fields to score each group of (``gengap import ... --group``).
     cluster : the column whose rows are not independent (``--cluster``), or None; every section's
         intervals count its clusters.
+    find_slices : search for slices that score below the rest (``--find-slices``), with up to
+        ``slice_order`` conditions each.
     """
 
     store: Any
@@ -120,6 +124,8 @@ class ReportContext:
     curve_axes: tuple[str, ...] = ()
     group_fields: tuple[str, ...] = ()
     cluster: str | None = None
+    find_slices: bool = False
+    slice_order: int = 2
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property

@@ -73,7 +73,8 @@ def _run_record(store: Store, run_id: str) -> dict[str, Any]:
 
 
 def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000,
-                 curves: Sequence[str] = (), groups: Sequence[str] = (), cluster: str | None = None) -> ReportContext:
+                 curves: Sequence[str] = (), groups: Sequence[str] = (), cluster: str | None = None,
+                 find_slices: bool = False, slice_order: int = 2) -> ReportContext:
     """Read one run from an open store and compute its summary: what every section works from.
 
     ``cluster`` (default: the run's own ``cluster`` setting) names the column whose rows are not independent."""
@@ -94,7 +95,7 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
     return ReportContext(store=store, run_id=run_id, run=run, rows=rows, summary=summary, split_info=split_info,
                          reference=ref, measures=store.measures(run_id), events=store.events(run_id),
                          n_resamples=n_resamples, curve_axes=tuple(curves), group_fields=tuple(groups),
-                         cluster=cluster)
+                         cluster=cluster, find_slices=find_slices, slice_order=slice_order)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -140,6 +141,8 @@ def write_report(
     curves: Sequence[str] = (),
     groups: Sequence[str] = (),
     cluster: str | None = None,
+    find_slices: bool = False,
+    slice_order: int = 2,
 ) -> Path:
     """Write the report of run ``run_id`` of a results store into the folder ``out``.
 
@@ -158,6 +161,8 @@ def write_report(
         each length split gets its curve without being named.
     groups : metadata fields whose groups an imported run's report scores (``gengap import ... --group``).
     cluster : a metadata column whose rows are not independent (default: the run's ``cluster`` setting).
+    find_slices : search for slices that score below the rest ("Where it fails"; ``results.json``'s
+        ``slices``); ``slice_order`` is the most conditions in a slice.
 
     Returns
     -------
@@ -178,7 +183,8 @@ def write_report(
         raise ConfigError(f"The report folder '{out}' is a file; choose a folder for --out.")
     stamp = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     with Store(store_path, read_only=True) as store:
-        ctx = load_context(store, run_id, reference=reference, curves=curves, groups=groups, cluster=cluster)
+        ctx = load_context(store, run_id, reference=reference, curves=curves, groups=groups, cluster=cluster,
+                           find_slices=find_slices, slice_order=slice_order)
         sections = build_sections(ctx)
         out.mkdir(parents=True, exist_ok=True)
         title, meta, notice, provenance = _page_facts(ctx)

@@ -168,7 +168,7 @@ def curves_section(ctx: ReportContext) -> Section | None:
         md.append(f"### {md_escape(axis)}")
         try:
             curves = run_curves(rows, ctx.split_info, axis, reference=ctx.reference, n_resamples=ctx.n_resamples,
-                                confidence=ctx.confidence, trained=trained_models(ctx.run))
+                                confidence=ctx.confidence, trained=trained_models(ctx.run), cluster=ctx.cluster)
         except GengapError as e:
             html.append(html_fragment('<p class="notice">No curve along {{ axis }}: {{ why }}</p>', axis=axis, why=str(e)))
             md.append(f"> No curve along {md_escape(axis)}: {md_escape(str(e))}")

@@ -76,15 +76,18 @@ def _within_reference(ctx: ReportContext, metric: str, percent: bool) -> tuple[l
     rows = expand_metadata(rows)
     if any(c not in rows.columns for c in columns):
         return [], []
+    clustered = ctx.cluster is not None and ctx.cluster in rows.columns and rows[ctx.cluster].notna().all()
     key = rows[columns].astype(str).agg("/".join, axis=1)
     parts, data = [], []
     for model, idx in rows.groupby("model", sort=True).groups.items():
         scores, labels = rows.loc[idx, "score"], key.loc[idx]
+        clusters = rows.loc[idx, ctx.cluster].astype(str).to_numpy() if clustered else None
         try:
-            rep = group_metrics(scores, labels, n_resamples=min(ctx.n_resamples, 5000), seed=0)
+            rep = group_metrics(scores, labels, n_resamples=min(ctx.n_resamples, 5000), seed=0, clusters=clusters)
             all_small = ""
         except DataError:  # every group is under the minimum size: compare them all, and say so
-            rep = group_metrics(scores, labels, include_small=True, n_resamples=min(ctx.n_resamples, 5000), seed=0)
+            rep = group_metrics(scores, labels, include_small=True, n_resamples=min(ctx.n_resamples, 5000), seed=0,
+                                clusters=clusters)
             all_small = f" Every group has fewer than {MIN_GROUP_SIZE} examples: too few to tell which is worst."
         table = pd.DataFrame({
             "Group": rep.table["group"],

@@ -70,7 +70,7 @@ def perturbations(ctx: ReportContext) -> Section | None:
     rows = ctx.rows
     if "perturbation" not in rows.columns or not (rows["perturbation"] != "none").any() or ctx.primary_metric is None:
         return None
-    s_all = perturbation_effects(rows, confidence=ctx.confidence, n_resamples=min(ctx.n_resamples, 4000))
+    s_all = perturbation_effects(rows, confidence=ctx.confidence, n_resamples=min(ctx.n_resamples, 4000), cluster=ctx.cluster)
     metrics = [m for m in ctx.metrics if m in set(s_all["metric"])] or list(dict.fromkeys(s_all["metric"]))
     primary = ctx.primary_metric if ctx.primary_metric in metrics else metrics[0]
     blocks_html, md, tables = [], [], {}
@@ -106,6 +106,9 @@ def perturbations(ctx: ReportContext) -> Section | None:
                  f"Effect: perturbed − clean{' in percentage points (like the gaps)' if fmt.percent else ''}, with a paired "
                  f"interval ({methods}); p adj.: {tests} test, adjusted; PDR: performance drop rate; Flips: share of "
                  f"examples whose answer changed, on {basis}.")
+        if ctx.cluster is not None and s["n_clusters"].notna().any():
+            intro += (f" Examples are clustered by '{ctx.cluster}' ({int(s['n_clusters'].max()):,} clusters; design effect "
+                      f"up to {float(s['design_effect'].max()):.1f}): intervals and tests count clusters.")
         blocks_html.append(html_fragment('{% if h %}<h3>{{ h }}</h3>{% endif %}<p class="lede">{{ intro }}</p>',
                                          h=metric if len(metrics) > 1 else "", intro=intro))
         if metric == primary:

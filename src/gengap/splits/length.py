@@ -66,7 +66,14 @@ class LengthSplit(Splitter):
         if threshold is None:
             values = np.unique(lengths)[:-1]
             if len(values) == 0:
-                raise DataError(f"Every example of '{dataset.name}' has the same {self.by} length ({lengths[0]}); a length split needs at least two lengths.")
+                other = ""
+                if self.by == "target":
+                    inputs = np.unique(np.fromiter((length(v) for v in dataset.column("input")), dtype=np.int64, count=len(dataset)))
+                    if len(inputs) > 1:
+                        other = (f" The inputs' lengths vary ({inputs.min()} to {inputs.max()} tokens): split by them with "
+                                 "-o by=input (LengthSplit(by='input'), --split length:by=input).")
+                raise DataError(f"Every example of '{dataset.name}' has the same {self.by} length ({lengths[0]}); a length "
+                                f"split needs at least two lengths.{other}")
             frac = self.test_fraction
             want = frac if 0 < frac < 1 else min(frac, len(dataset)) / len(dataset)
             shares = np.array([(lengths > v).mean() for v in values])

@@ -285,7 +285,8 @@ def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
         SELECT (rowid + {offset})::BIGINT AS rid, run, model, split, perturbation, example_id, metric,
                score, score >= 1 AS correct, unextracted, is_primary, input, target, output, extracted, metadata, prompt, details,
                {_words('input')} AS input_length, {_words('target')} AS target_length,
-               {_words('output')} AS output_length{extra}
+               {_words('output')} AS output_length,
+               lower(COALESCE(input, '')) || chr(0) || lower(COALESCE(output, '')) AS search_text{extra}
         FROM _raw""")
     mem.execute("DROP TABLE _raw")
 

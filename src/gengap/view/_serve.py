@@ -18,6 +18,7 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def _free(host: str, port: int) -> bool:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a port in TIME_WAIT is free
         try:
             s.bind((host, port))
         except OSError:

@@ -89,9 +89,15 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
 
     con, meta = loaded.con, loaded.meta_columns
     summaries: dict[int, dict[str, Any]] = {}
+    searches: dict[Any, Any] = {}  # row ids of recent text searches (a dict is safe across threads for this use)
     configs: dict[int, dict[str, Any]] = {}
     for r in loaded.runs:
         configs[r.index] = (r.document.get("run") or {}).get("config") or {}
+
+    from gengap.view.summary import linked_figures
+
+    for r in loaded.runs:  # the summary's links are counted once, before the first page is asked for
+        summaries[r.index] = linked_figures(r.document, r.index, con, meta) if r.document else {}
 
     def error(e: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=status)
@@ -110,20 +116,17 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
         })
 
     def summary(request: Request) -> JSONResponse:
-        from gengap.view.summary import linked_figures
-
         try:
             run = int(request.query_params.get("run", "0"))
-            found = loaded.runs[run]
+            if not 0 <= run < len(loaded.runs):
+                raise IndexError(run)
         except (ValueError, IndexError):
             return error(ValueError(f"run={request.query_params.get('run')!r}: give 0 to {len(loaded.runs) - 1}."), 404)
-        if run not in summaries:
-            summaries[run] = linked_figures(found.document, run, con, meta) if found.document else {}
         return JSONResponse(json.loads(json.dumps(summaries[run], default=str)))
 
     def rows(request: Request) -> JSONResponse:
         try:
-            return JSONResponse(q.page(con, _query(request), meta))
+            return JSONResponse(q.page(con, _query(request), meta, searches=searches))
         except GengapError as e:
             return error(e)
 
@@ -174,7 +177,11 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
     def ab(request: Request) -> JSONResponse:
         try:
             a, b, metric = sides(request)
-            return JSONResponse(json.loads(json.dumps(q.flip_tables(con, a, b, metric), default=str)))
+            field = request.query_params.get("cluster") or None
+            column = q.meta_column(field, meta) if field else None
+            table = q.flip_tables(con, a, b, metric, cluster=column)
+            table["cluster"] = field
+            return JSONResponse(json.loads(json.dumps(table, default=str)))
         except GengapError as e:
             return error(e)
 

@@ -106,8 +106,8 @@ class Filters:
         if "metric" not in self.equal and not self.all_metrics:
             parts.append("is_primary")
         if self.text:
-            parts.append("(contains(lower(input), ?) OR contains(lower(output), ?))")
-            params += [self.text.lower()] * 2
+            parts.append("contains(search_text, ?)")  # lower(input) || chr(0) || lower(output), made once at load
+            params.append(self.text.lower())
         for col, values in self.meta_equal.items():
             parts.append(f"CAST({col} AS VARCHAR) IN ({', '.join('?' * len(values))})")
             params += list(values)
@@ -203,26 +203,59 @@ def _records(cursor: Any) -> list[dict[str, Any]]:
     return [dict(zip(names, r)) for r in cursor.fetchall()]
 
 
-def page(con: Any, query: Mapping[str, Sequence[str]], meta: Mapping[str, str]) -> dict[str, Any]:
+#: How many text searches a cache keeps (their row ids: paging through a search scans the texts once).
+SEARCHES_KEPT = 16
+
+
+def _search_rids(cur: Any, where: str, params: list[Any], order: str, cache: dict[Any, Any] | None) -> Any:
+    """Every row id a text search selects, in page order (one scan of the texts; kept in ``cache``)."""
+    key = (where, tuple(map(str, params)), order)
+    if cache is not None and key in cache:
+        return cache[key]
+    rids = cur.execute(f"SELECT rid FROM rows WHERE {where} {order or 'ORDER BY rid'}", params).fetchnumpy()["rid"]
+    if cache is not None:
+        if len(cache) >= SEARCHES_KEPT:
+            cache.pop(next(iter(cache)))
+        cache[key] = rids
+    return rids
+
+
+def page(con: Any, query: Mapping[str, Sequence[str]], meta: Mapping[str, str], *,
+         searches: dict[Any, Any] | None = None) -> dict[str, Any]:
     """``{"total": N, "offset": K, "limit": L, "rows": [...]}`` for the filters, sort and paging of ``query``.
 
     ``after=RID`` (stored order only) starts after that row instead of skipping ``offset`` rows.
+    ``searches``: a dict that keeps the row ids of recent text searches (the viewer keeps one).
     """
     f = parse_filters(query, meta)
     limit = min(_int(query, "limit", 50), MAX_LIMIT)
     offset = _int(query, "offset", 0)
     where, params = f.where()
+    cols = ", ".join(LIST_COLUMNS)
+    after = query.get("after")
     cur = con.cursor()
     try:
-        total = cur.execute(f"SELECT count(*) FROM rows WHERE {where}", params).fetchone()[0]
-        cols = ", ".join(LIST_COLUMNS)
-        after = query.get("after")
-        if after and after[0] != "" and f.sort is None and not f.descending:
-            sql = f"SELECT {cols} FROM rows WHERE {where} AND rid > ? LIMIT ?"
-            rows = _records(cur.execute(sql, [*params, _int(query, "after", 0), limit]))
+        if f.text:  # a text search reads every row's texts: once, for the count and the page together
+            rids = _search_rids(cur, where, params, f.order(), searches)
+            if after and after[0] != "" and f.sort is None and not f.descending:
+                import numpy as np
+
+                start = int(np.searchsorted(rids, _int(query, "after", 0), side="right"))
+            else:
+                start = offset
+            chosen = [int(r) for r in rids[start:start + limit]]
+            total = len(rids)
+            found = _records(cur.execute(f"SELECT {cols} FROM rows WHERE rid IN ({', '.join(map(str, chosen)) or 'NULL'})"))
+            by_rid = {r["rid"]: r for r in found}
+            rows = [by_rid[r] for r in chosen]
         else:
-            sql = f"SELECT {cols} FROM rows WHERE {where} {f.order()} LIMIT ? OFFSET ?"
-            rows = _records(cur.execute(sql, [*params, limit, offset]))
+            total = cur.execute(f"SELECT count(*) FROM rows WHERE {where}", params).fetchone()[0]
+            if after and after[0] != "" and f.sort is None and not f.descending:
+                sql = f"SELECT {cols} FROM rows WHERE {where} AND rid > ? LIMIT ?"
+                rows = _records(cur.execute(sql, [*params, _int(query, "after", 0), limit]))
+            else:
+                sql = f"SELECT {cols} FROM rows WHERE {where} {f.order()} LIMIT ? OFFSET ?"
+                rows = _records(cur.execute(sql, [*params, limit, offset]))
     finally:
         cur.close()
     for r in rows:
@@ -279,7 +312,7 @@ def one_row(con: Any, rid: int) -> dict[str, Any] | None:
     row["metrics"] = {m["metric"]: m["score"] for m in metrics}
     row["variants"] = variants
     row["other_models"] = others
-    return {k: v for k, v in row.items() if not k.startswith("m_")}
+    return {k: v for k, v in row.items() if not k.startswith("m_") and k != "search_text"}
 
 
 # --------------------------------------------------------------------------------------------- A/B
@@ -314,10 +347,16 @@ def _pairs_sql(metric_a: str, metric_b: str) -> str:
     )
 
 
-def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 0.95) -> dict[str, Any]:
+def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 0.95,
+                cluster: str | None = None) -> dict[str, Any]:
     """Per split common to both sides: the 2x2 table of correct / wrong on the examples both hold
     (paired by example id), the exact McNemar test and the paired difference of accuracy (A - B)
-    with its interval; and per split how many examples only one side holds."""
+    with its interval; and per split how many examples only one side holds.
+
+    ``cluster`` (a column of ``rows``, e.g. ``m_passage``) names rows that are not independent: the
+    test is then the sign-flip test of the cluster totals and the interval the clustered one
+    (:func:`gengap.analysis.clustered.clustered_paired_test`).
+    """
     import numpy as np
 
     from gengap.analysis.intervals import paired_test
@@ -331,6 +370,16 @@ def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 
             "count(*) FILTER (NOT a.correct AND b.correct), count(*) FILTER (NOT a.correct AND NOT b.correct), "
             "count(*) FILTER (a.rid IS NULL), count(*) FILTER (b.rid IS NULL), min(COALESCE(a.rid, b.rid)) AS first "
             "FROM a FULL JOIN b USING (split, example_id) GROUP BY split ORDER BY first", params).fetchall()
+        clusters: dict[str, tuple[Any, Any, Any]] = {}
+        if cluster is not None:
+            from gengap.analysis.clustered import clustered_paired_test
+
+            found = cur.execute(
+                _pairs_sql(metric, metric) +
+                f"SELECT a.split, list(a.correct::DOUBLE ORDER BY a.rid), list(b.correct::DOUBLE ORDER BY a.rid), "
+                f"list(CAST(ra.{cluster} AS VARCHAR) ORDER BY a.rid) FROM a JOIN b USING (split, example_id) "
+                "JOIN rows ra ON ra.rid = a.rid GROUP BY a.split", params).fetchall()
+            clusters = {r[0]: (r[1], r[2], r[3]) for r in found}
     finally:
         cur.close()
     tables = []
@@ -339,11 +388,19 @@ def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 
         record: dict[str, Any] = {"split": split, "n": n, "both": both, "only_a": only_a, "only_b": only_b,
                                   "neither": neither, "only_in_a": missing_b, "only_in_b": missing_a,
                                   "accuracy_a": None, "accuracy_b": None, "difference": None, "low": None, "high": None,
-                                  "p_value": None, "test": None}
+                                  "p_value": None, "test": None, "n_clusters": None, "warning": ""}
         if n:
-            x = np.repeat([1.0, 1.0, 0.0, 0.0], [both, only_a, only_b, neither])
-            y = np.repeat([1.0, 0.0, 1.0, 0.0], [both, only_a, only_b, neither])
-            t = paired_test(x, y, confidence=confidence)
+            ids = ["" if v is None else v for v in clusters[split][2]] if split in clusters else []
+            if len(set(ids)) > 1:
+                x, y, _ = clusters[split]
+                t = clustered_paired_test(np.asarray(x), np.asarray(y), np.asarray(ids, dtype=object), confidence=confidence)
+                record["n_clusters"] = t.effect.n_clusters
+            else:
+                if cluster is not None:
+                    record["warning"] = "every pair is in one cluster: the test takes the pairs as independent"
+                x = np.repeat([1.0, 1.0, 0.0, 0.0], [both, only_a, only_b, neither])
+                y = np.repeat([1.0, 0.0, 1.0, 0.0], [both, only_a, only_b, neither])
+                t = paired_test(x, y, confidence=confidence)
             record.update(accuracy_a=(both + only_a) / n, accuracy_b=(both + only_b) / n, difference=t.effect.estimate,
                           low=t.effect.low, high=t.effect.high, p_value=t.p_value, test=t.test)
         tables.append(record)
@@ -351,7 +408,7 @@ def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 
     n_only_a = sum(t["only_in_a"] for t in tables)
     n_only_b = sum(t["only_in_b"] for t in tables)
     return {"a": a.to_dict(), "b": b.to_dict(), "metric": metric, "correct_means": "score 1 (full marks)",
-            "splits": tables, "n_common": n_common, "n_only_a": n_only_a, "n_only_b": n_only_b}
+            "cluster": cluster, "splits": tables, "n_common": n_common, "n_only_a": n_only_a, "n_only_b": n_only_b}
 
 
 def flip_rows(con: Any, a: Side, b: Side, metric: str, split: str, direction: str, *, limit: int = 50,

@@ -63,7 +63,7 @@ function show(...kids) {
   main.replaceChildren(...kids.flat(Infinity).filter(k => k !== null && k !== undefined).map(k => k instanceof Node ? k : document.createTextNode(String(k))));
 }
 
-function done() { renders += 1; window.__gengap = { renders }; }
+function done() { renders += 1; window.__gengap = { renders, at: performance.now() }; }
 
 // ------------------------------------------------------------------------------------ summary
 async function showSummary(params) {
@@ -253,26 +253,35 @@ function sideOptions() {
 
 async function showAB(params) {
   const q = {};
-  for (const k of ["a", "b", "metric"]) if (params.get(k)) q[k] = params.get(k);
+  for (const k of ["a", "b", "metric", "cluster"]) if (params.get(k)) q[k] = params.get(k);
   let t;
   try { t = await api("/api/ab", q); } catch (e) { show(el("h1", {}, "A/B"), el("p", { class: "error" }, e.message)); return; }
   const a = `${t.a.run}:${t.a.model}`, b = `${t.b.run}:${t.b.model}`;
   const form = el("form", { class: "filters" },
     el("label", {}, "A", el("select", { name: "a" }, sideOptions().map(([v, l]) => el("option", { value: v, selected: v === a ? "selected" : null }, l)))),
     el("label", {}, "B", el("select", { name: "b" }, sideOptions().map(([v, l]) => el("option", { value: v, selected: v === b ? "selected" : null }, l)))),
+    el("label", {}, "Clusters (rows that move together)", el("select", { name: "cluster" }, el("option", { value: "" }, "none: examples are independent"),
+      Object.keys(INFO.meta).map(m => el("option", { value: m, selected: m === t.cluster ? "selected" : null }, m)))),
     el("button", { type: "submit" }, "Compare"));
-  form.addEventListener("submit", ev => { ev.preventDefault(); const d = new FormData(form); location.hash = "#/ab?" + new URLSearchParams({ a: d.get("a"), b: d.get("b") }).toString(); });
+  form.addEventListener("submit", ev => {
+    ev.preventDefault(); const d = new FormData(form); const next = { a: d.get("a"), b: d.get("b") };
+    if (d.get("cluster")) next.cluster = d.get("cluster");
+    location.hash = "#/ab?" + new URLSearchParams(next).toString();
+  });
   const notes = [];
   if (t.n_only_a || t.n_only_b) notes.push(el("p", { class: "note", id: "common" },
     `The two sides hold different examples: ${count(t.n_common)} are in both and are compared; ${count(t.n_only_a)} only in A and ${count(t.n_only_b)} only in B are left out.`));
   show(
     el("h1", {}, "A/B: which examples flipped"), form, ...notes,
-    el("p", { class: "muted" }, `Paired by example id on clean inputs, metric ${t.metric}; correct means ${t.correct_means}. Test: exact McNemar on the discordant pairs; difference A − B with its 95% interval.`),
-    table(["Split", "Pairs", "Both right", "A right, B wrong", "B right, A wrong", "Both wrong", "Accuracy A", "Accuracy B", "A − B", "95% CI", "p (McNemar)"],
+    el("p", { class: "muted" }, `Paired by example id on clean inputs, metric ${t.metric}; correct means ${t.correct_means}. ` +
+      (t.cluster ? `Rows of one '${t.cluster}' move together: the test is the sign-flip test of the cluster totals (clustered McNemar) and the interval the clustered one.`
+        : "Test: exact McNemar on the discordant pairs; difference A − B with its 95% interval.")),
+    table(["Split", "Pairs", "Both right", "A right, B wrong", "B right, A wrong", "Both wrong", "Accuracy A", "Accuracy B", "A − B", "95% CI", t.cluster ? "p (clustered)" : "p (McNemar)", "Note"],
       t.splits.map(s => [s.split, count(s.n), count(s.both),
         s.only_a ? link("flips", { a, b, metric: t.metric, split: s.split, direction: "a_only" }, el("span", { class: "flip", "data-n": String(s.only_a) }, count(s.only_a))) : "0",
         s.only_b ? link("flips", { a, b, metric: t.metric, split: s.split, direction: "b_only" }, el("span", { class: "flip", "data-n": String(s.only_b) }, count(s.only_b))) : "0",
-        count(s.neither), pct(s.accuracy_a), pct(s.accuracy_b), pct(s.difference), interval(s.low, s.high, pct), pval(s.p_value)]),
+        count(s.neither), pct(s.accuracy_a), pct(s.accuracy_b), pct(s.difference), interval(s.low, s.high, pct), pval(s.p_value),
+        s.warning || (s.n_clusters ? `${count(s.n_clusters)} clusters` : "")]),
       [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
 }
 
@@ -296,7 +305,7 @@ async function route() {
   const hash = location.hash.replace(/^#\/?/, "");
   const [path, qs] = hash.split("?");
   const params = new URLSearchParams(qs || "");
-  for (const id of ["summary", "rows", "ab"]) document.getElementById("nav-" + id).classList.toggle("active", path.startsWith(id) || (id === "summary" && !path));
+  for (const id of ["summary", "rows", "ab"]) document.getElementById("nav-" + id)?.classList.toggle("active", path.startsWith(id) || (id === "summary" && !path));
   const started = performance.now();
   try {
     if (path === "" || path === "summary") await showSummary(params);
@@ -321,4 +330,4 @@ async function start() {
   await route();
 }
 
-start().catch(e => show(el("p", { class: "error" }, e.message)));
+start().catch(e => { show(el("p", { class: "error", id: "error" }, e.message)); done(); });

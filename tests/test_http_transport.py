@@ -1,5 +1,5 @@
-"""The HTTP/1.1 transport of OpenAIModel (``gengap.models._http1``) against a loopback server that writes
-exact bytes.
+"""The HTTP transport of OpenAIModel (``gengap.models._transport``, on httpx) against a loopback server that
+writes exact bytes.
 
 Each test starts a TCP server on 127.0.0.1 (a thread per connection) whose handler reads the client's
 requests and answers with the bytes the test chose: split anywhere with pauses, cut short, reset,
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 import gengap
 from gengap.errors import ConfigError, EndpointError
-from gengap.models._http1 import Client, Response, TransportError
+from gengap.models._transport import Client, Response, TransportError
 from gengap.models.http import OpenAIModel
 
 
@@ -414,19 +414,13 @@ async def _two_requests(server: Server) -> list[bytes]:
         await client.close()
 
 
-def test_a_kept_alive_connection_closed_as_the_request_arrives_is_retried_once_quietly():
+def test_a_kept_alive_connection_closed_as_the_request_arrives_is_never_resent_by_the_transport():
+    # the server may have read the request (and done the work): sending it again is for the model's
+    # counted retries to decide, never for the transport to do quietly
     with serving(_closes_on_a_second_request(False)) as server:
-        assert asyncio.run(_two_requests(server)) == [b"1", b"2"]
-    assert server.accepted == 2
-    assert [(r.target, r.connection) for r in server.requests] == [("/a", 1), ("/b", 1), ("/b", 2)]
-
-
-def test_the_quiet_retry_is_made_once_only():
-    with serving(_closes_on_a_second_request(True)) as server:
         with pytest.raises(TransportError, match="closed the connection before it finished answering"):
             asyncio.run(_two_requests(server))
-    assert server.accepted == 2
-    assert [(r.target, r.connection) for r in server.requests] == [("/a", 1), ("/b", 1), ("/b", 2)]
+    assert [(r.target, r.connection) for r in server.requests] == [("/a", 1), ("/b", 1)]
 
 
 def test_a_kept_alive_connection_cut_after_part_of_an_answer_is_an_error_not_a_retry():
@@ -508,12 +502,11 @@ def test_a_refused_connection_names_host_and_port():
 
 
 @pytest.mark.parametrize("garbage", [
-    b"SSH-2.0-OpenSSH_9.6\r\n",
     b"\x15\x03\x01\x00\x02\x02\x46",  # a TLS alert: an https server spoken to in http
     b"HTTP/1.1 2x0 OK\r\nContent-Length: 0\r\n\r\n",
     b"HTTP/1.1 200 OK\r\nContent-Length: twelve\r\n\r\n",
     b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
-], ids=["ssh banner", "tls alert", "status", "content-length", "chunk size"])
+], ids=["tls alert", "status", "content-length", "chunk size"])
 def test_a_malformed_answer_is_a_transport_error_about_http(garbage):
     def handle(peer: Peer) -> None:  # sends the garbage and keeps the connection open
         if peer.request() is not None:
@@ -549,13 +542,12 @@ def test_gzip_and_deflate_bodies_are_decompressed(encoding, raw):
 
 @pytest.mark.parametrize("body", [gzip.compress(TEXT)[:-8] + b"\x00" * 8, gzip.compress(TEXT)[:-30], b"not gzip at all"],
                          ids=["bad checksum", "truncated", "not gzip"])
-def test_a_corrupt_gzip_body_is_a_transport_error_and_the_next_request_gets_a_new_connection(body):
+def test_a_corrupt_gzip_body_is_a_transport_error_and_the_next_request_is_answered(body):
     async def scenario() -> bytes:
         client = Client(timeout=PATIENCE)
         try:
             with pytest.raises(TransportError, match=r"^the server's gzip body does not decompress \(.+\)$"):
                 await client.request("GET", server.url("/bad"))
-            assert await until(lambda: server.closed_by_client == [1])  # the client dropped the connection
             return (await client.request("GET", server.url("/good"))).body
         finally:
             await client.close()
@@ -565,7 +557,7 @@ def test_a_corrupt_gzip_body_is_a_transport_error_and_the_next_request_gets_a_ne
 
     with serving(replying(reply)) as server:
         assert asyncio.run(scenario()) == b"fine"
-    assert server.accepted == 2 and [r.connection for r in server.requests] == [1, 2]
+    assert [r.target for r in server.requests] == ["/bad", "/good"]  # the HTTP message was whole: its connection may stay
 
 
 @pytest.mark.parametrize("pause", [0.0, 0.02])
@@ -692,7 +684,8 @@ def test_an_answer_cut_short_on_every_attempt_fails_after_all_attempts():
         model.close()
     message = str(err.value)
     assert message.startswith(f"{server.url('/v1/completions')} failed after 3 attempt(s): the server closed the "
-                              "connection before it finished answering. Check that the server is running"), message
+                              "connection before it finished answering ("), message
+    assert "Check that the server is running" in message
     assert [r.connection for r in server.posts()] == [1, 2, 3]  # one try per attempt, none quietly repeated
 
 
@@ -721,7 +714,7 @@ def test_closing_the_model_with_requests_in_flight_cancels_them_and_the_model_re
 
 
 # ---------------------------------------------------------------------------- Client.close
-def test_client_close_ends_every_connection_and_cancels_the_deadline_checker():
+def test_client_close_ends_every_connection_and_fails_the_request_in_flight():
     def handle(peer: Peer) -> None:
         while (request := peer.request()) is not None:
             if request.target == "/hold":
@@ -737,13 +730,9 @@ def test_client_close_ends_every_connection_and_cancels_the_deadline_checker():
         assert server.accepted == 3
         held = asyncio.ensure_future(client.request("GET", server.url("/hold")))
         assert await until(lambda: len(server.requests) == 4)
-        checker = client._checker
-        assert checker is not None and not checker.cancelled()
         await client.close()
-        assert checker.cancelled() and client._checker is None
         with pytest.raises(TransportError, match="before the answer was complete"):
             await asyncio.wait_for(held, PATIENCE)
-        assert client._checker is None
         assert await until(lambda: sorted(server.closed_by_client) == [1, 2, 3])
 
     with serving(handle) as server:

@@ -1,0 +1,209 @@
+"""How fast the viewer answers, measured from a real browser (headless Chromium via Playwright).
+
+A results store of ``--rows`` per-example rows (one model, three splits, metadata ``topic`` and
+``size``; default 1,000,000) and two stores of ``--ab-rows`` rows each (default 100,000; the same
+examples, 30% answered differently) are written with gengap's Store, then served by ``gengap view``'s
+app on loopback. In the browser, each figure is the time from the action to the page drawn
+(the fetch, the JSON and the DOM), median of ``--repeat`` tries:
+
+- first paint: navigation start to the first page drawn (the summary), and to a rows page;
+- a filter change (outcome, split, a metadata field, a number range, a text search) and a page change
+  (next page, a page 900,000 rows in);
+- the A/B flip table of the two 100,000-row runs, and a page of their flipped examples.
+
+The targets (issue 30) are printed beside each figure: first paint < 2 s, a filter or page change
+< 300 ms, the A/B flip table < 1 s.
+
+    python benchmarks/bench_view.py                    # 1,000,000 rows (a few minutes: writing the store)
+    python benchmarks/bench_view.py --rows 100000      # quicker
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TOPICS = np.array(["algebra", "geometry", "counting", "probability", "number theory"])
+
+
+def write_store(folder: Path, n: int, *, seed: int, flip: float = 0.0, splits: tuple[str, ...] = ("random", "length", "group")) -> Path:
+    """A store of ``n`` rows of model 'm': the same examples for every seed, answers right with
+    probability 0.7 (``flip``: the share of rows whose correctness is drawn again)."""
+    from gengap.store import Store
+
+    rng = np.random.default_rng(seed)
+    base = np.random.default_rng(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "gengap.duckdb"
+    per = n // len(splits)
+    with Store(path) as store:
+        run = store.start_run("bench", {"metrics": ["exact_match"], "models": ["m"], "dataset": {"name": "bench", "n": n}})
+        for k, split in enumerate(splits):
+            size = per if k < len(splits) - 1 else n - per * (len(splits) - 1)
+            ids = np.char.add(f"{split[0]}", np.arange(size).astype(str))
+            words = base.integers(1, 40, size)
+            inputs = [f"question {i}: " + "walk " * int(w) for i, w in zip(ids, words)]
+            targets = [str(int(w)) for w in words]
+            topics = TOPICS[base.integers(0, len(TOPICS), size)]
+            sizes = base.integers(0, 100, size)
+            metadata = [f'{{"topic": "{t}", "size": {int(s)}}}' for t, s in zip(topics, sizes)]
+            store.add_examples(run, split, split, {"method": split, "n_test": size}, example_ids=pa.array(ids),
+                               inputs=pa.array(inputs), targets=pa.array(targets), metadata=pa.array(metadata))
+            right = base.random(size) < 0.7
+            if flip:
+                redo = rng.random(size) < flip
+                right = np.where(redo, rng.random(size) < 0.7, right)
+            outputs = [t if r else str(int(t) + 1) for t, r in zip(targets, right)]
+            for start in range(0, size, 200_000):
+                sl = slice(start, start + 200_000)
+                store.add_predictions(run, model="m", split=split, example_ids=pa.array(ids[sl]), outputs=outputs[sl],
+                                      scores={"exact_match": right[sl].astype(float)}, extracted=outputs[sl],
+                                      shard=f"m/{split}/none/{start}")
+        store.finish_run(run)
+    return folder
+
+
+class Served:
+    """The viewer's app over some stores, on a free loopback port, in a thread."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        import socket
+        import threading
+
+        import uvicorn
+
+        from gengap.view._load import load_runs
+        from gengap.view.app import make_app
+
+        t = time.perf_counter()
+        self.loaded = load_runs(paths)
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+        app = make_app(self.loaded, port=self.port)
+        self.load_s = time.perf_counter() - t
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def close(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(10)
+        self.loaded.con.close()
+
+
+_CHANGE = """async (hash) => {
+  const n = window.__gengap.renders; const t = performance.now();
+  location.hash = hash;
+  while (window.__gengap.renders === n) {
+    if (performance.now() - t > 60000) throw new Error('no page drawn after ' + hash);
+    await new Promise(r => setTimeout(r, 1));
+  }
+  return window.__gengap.at - t;
+}"""
+
+_SELECT = """async (value) => {
+  const n = window.__gengap.renders; const t = performance.now();
+  const s = document.querySelector('select[name=outcome]'); s.value = value; s.dispatchEvent(new Event('change'));
+  while (window.__gengap.renders === n) await new Promise(r => setTimeout(r, 1));
+  return window.__gengap.at - t;
+}"""
+
+
+def first_paint(page, url: str) -> float:
+    page.goto("about:blank")
+    page.goto(url)
+    page.wait_for_function("() => window.__gengap && window.__gengap.renders >= 1", timeout=60_000)
+    return float(page.evaluate("() => window.__gengap.at"))  # ms since navigation start
+
+
+def median_ms(values: list[float]) -> str:
+    return f"{statistics.median(values):7.0f} ms (min {min(values):.0f}, max {max(values):.0f})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--ab-rows", type=int, default=100_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    if not CHROMIUM.exists():
+        sys.exit("Debian's chromium is needed at /usr/bin/chromium (apt-get install chromium).")
+    from playwright.sync_api import sync_playwright
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-view-"))
+    try:
+        t = time.perf_counter()
+        big = write_store(tmp / "big", args.rows, seed=1)
+        a = write_store(tmp / "a", args.ab_rows, seed=1, splits=("random", "length"))
+        b = write_store(tmp / "b", args.ab_rows, seed=2, flip=0.3, splits=("random", "length"))
+        print(f"stores written: {args.rows:,} rows + 2 x {args.ab_rows:,} rows in {time.perf_counter() - t:.1f} s "
+              f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+        served = Served([big])
+        print(f"viewer ready over {args.rows:,} rows in {served.load_s:.1f} s (read once, before serving)")
+        pair = Served([a, b])
+        r = args.repeat
+        results: list[tuple[str, str, str]] = []
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            results.append(("first paint: summary", median_ms([first_paint(page, served.url + "/#/summary") for _ in range(r)]), "< 2 s"))
+            results.append(("first paint: rows page", median_ms([first_paint(page, served.url + "/#/rows") for _ in range(r)]), "< 2 s"))
+            change = lambda h: float(page.evaluate(_CHANGE, h))
+            cases = [
+                ("filter: outcome (select in the form)", None),
+                ("filter: split", ["#/rows?split=length", "#/rows?split=group"]),
+                ("filter: metadata field", ["#/rows?meta.topic=geometry", "#/rows?meta.topic=counting"]),
+                ("filter: number range", ["#/rows?min.size=10&max.size=20", "#/rows?min.size=30&max.size=60"]),
+                ("filter: text search", ["#/rows?q=question+r12345", "#/rows?q=question+l2345"]),
+                ("filter: sort by score", ["#/rows?sort=-score", "#/rows?sort=score"]),
+                ("page: next page", [f"#/rows?offset={50 * k}" for k in range(1, 3)]),
+                ("page: 900,000 rows in", [f"#/rows?offset={min(900_000, args.rows - 100) + 50 * k}" for k in range(2)]),
+            ]
+            change("#/rows?limit=50")  # the rows page with the form (a new hash: the first paint was #/rows)
+            for name, hashes in cases:
+                times = []
+                for k in range(r):
+                    if hashes is None:  # the form sets the hash: outcome=wrong, then correct, ...
+                        times.append(float(page.evaluate(_SELECT, ["wrong", "correct"][k % 2])))
+                    else:
+                        times.append(change(hashes[k % 2]))
+                results.append((name, median_ms(times), "< 300 ms"))
+            page.goto(pair.url + "/#/summary")
+            page.wait_for_function("() => window.__gengap && window.__gengap.renders >= 1", timeout=60_000)
+            ab = []
+            for k in range(r):
+                change("#/summary" if k % 2 else "#/rows")
+                ab.append(change("#/ab"))
+            results.append((f"A/B flip table, 2 x {args.ab_rows:,} rows", median_ms(ab), "< 1 s"))
+            flips = [change(f"#/flips?a=0:m&b=1:m&split=random&direction={d}") for d in ["a_only", "b_only"] * ((r + 1) // 2)]
+            results.append(("A/B flipped examples, one page", median_ms(flips), "< 300 ms"))
+            browser.close()
+        pair.close()
+        served.close()
+        width = max(len(n) for n, _, _ in results)
+        print(f"\n{'measured in Chromium, median of ' + str(r):<{width}}  {'time':>34}  target")
+        for name, value, target in results:
+            print(f"{name:<{width}}  {value:>34}  {target}")
+        print(f"(load average {os.getloadavg()[0]:.1f} at the end)")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
