@@ -141,7 +141,7 @@ class EvalConfig(_Strict):
 class RunConfig(Settings):
     """A whole evaluation: data, model, prompt, splits, the :class:`Settings` groups, and the output.
 
-    It is a :class:`Settings`, so ``gengap.evaluate(..., config=run_config)`` takes its settings.
+    It is a :class:`Settings`, so ``gengap.evaluate(..., settings=run_config)`` takes its settings.
 
     >>> cfg = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "m:f"}, "execution": {"batch_size": 8}})
     >>> cfg.execution.batch_size, cfg.splitting.seed, cfg.eval.out
