@@ -98,7 +98,7 @@ def test_evaluate_keeps_the_common_keywords_and_takes_every_other_setting_by_nam
     params = inspect.signature(gengap.evaluate).parameters
     own = set(params) & set(Settings.options())
     assert own == {"metrics", "extract", "seed"} and all(params[n].default is None for n in own)
-    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 15
+    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 16
     ds = gengap.load(_records(10))
     with pytest.raises(ConfigError, match=r"Unknown setting 'batch_sise'\. Did you mean 'batch_size'\?"):
         gengap.evaluate(lambda xs: xs, ds, batch_sise=8)  # checked before any work: no folder is made
