@@ -64,6 +64,20 @@ def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tm
     assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
     md = (report / "report.md").read_text()
     assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
+    assert results["schema_version"] == "1.7"
+    import jsonschema
+
+    from gengap.report._results import results_schema
+
+    jsonschema.validate(results, results_schema())
+    calibration = results["sections"]["calibration"][0]
+    assert {r["split"] for r in calibration["splits"]} == set(rows["split"])
+    for split, bins in calibration["reliability"].items():  # every row in one bin, counted
+        assert sum(b["n"] for b in bins) == (rows["split"] == split).sum()
+        assert all(b["accuracy_low"] <= b["accuracy"] <= b["accuracy_high"] for b in bins)
+    assert all(c[-1]["coverage"] == 1.0 for c in calibration["risk_coverage"].values())
+    assert "Calibration and selective prediction" in md and "Reliability diagram" in md
+    assert "calibration-reliability-0" in (report / "index.html").read_text()
 
 
 def test_function_outputs_with_probabilities_or_a_confidence_are_stored(tmp_path) -> None:
@@ -198,3 +212,93 @@ def test_reliability_and_risk_coverage_tables() -> None:
     curve = risk_coverage(rows)
     assert curve["risk"].iloc[-1] == pytest.approx(1 - right.mean())
     assert curve["risk"].iloc[0] <= curve["risk"].iloc[-1]
+
+
+class _Noise:
+    """Adds Gaussian noise to the numbers of an input (a label-preserving perturbation)."""
+
+    name = "noise"
+    family = "numbers"
+    preserves_label = True
+
+    def apply(self, data: gengap.Dataset, seed: int) -> gengap.Dataset:
+        rng = np.random.default_rng(seed)
+        frame = data.frame.copy()
+        frame["input"] = [" ".join(f"{float(v) + rng.normal(0, 1.5):.3f}" for v in s.split()) for s in data.inputs]
+        return gengap.Dataset(frame, name=data.name)
+
+
+def test_the_effect_of_a_perturbation_on_auroc_and_ece_is_paired(tmp_path) -> None:
+    rng = np.random.default_rng(0)
+    records = []
+    for _ in range(400):
+        x = rng.normal(size=2)
+        records.append({"input": f"{x[0]:.3f} {x[1]:.3f}", "target": str(int(x[0] + rng.normal(0, 1) > 0))})
+
+    def model(batch):
+        out = []
+        for s in batch:
+            p = 1 / (1 + np.exp(-2 * float(s.split()[0])))
+            out.append({"output": str(int(p > 0.5)), "probabilities": {"1": p, "0": 1 - p}})
+        return out
+
+    from gengap.analysis.stress import perturbation_effects
+
+    ev = gengap.evaluate(model, gengap.load(records), ["random"], metrics=["exact_match", "auroc", "ece"],
+                         perturbations=[_Noise()], out=tmp_path, progress=False)
+    rows = ev.rows("auroc")
+    effects = perturbation_effects(ev.rows(), n_resamples=1000).set_index("metric")
+
+    def auc(part):
+        return skm.roc_auc_score(part["target"].astype(int), [json.loads(p)["1"] for p in part["probabilities"]])
+
+    expected = auc(rows[rows["perturbation"] == "noise"]) - auc(rows[rows["perturbation"] == "none"])
+    assert effects.loc["auroc", "difference"] == pytest.approx(expected, abs=1e-12)
+    assert effects.loc["auroc", "test"] == "delong-paired" and effects.loc["auroc", "high"] < 0
+    assert effects.loc["ece", "interval"] == "bootstrap-paired" and effects.loc["ece", "difference"] > 0
+    md = ev.report(tmp_path / "report").joinpath("report.md").read_text()
+    assert "significantly positive (worse)" in md
+
+
+def test_worst_group_by_auroc_in_the_report(tmp_path) -> None:
+    """Per group on the i.i.d. part, AUROC of each site from its own rows; the worst is the lowest."""
+    ev = gengap.evaluate(LogisticRegression(), _tabular(900, seed=3), ["random", "group:group=site"],
+                         metrics=["auroc", "exact_match"], out=tmp_path, progress=False)
+    report = ev.report(tmp_path / "report")
+    groups = json.loads((report / "results.json").read_text())["sections"]["groups"]
+    assert groups["metric"] == "auroc"
+    within = groups["within_reference"][0]
+    scores = {g["group"]: g["score"] for g in within["groups"] if not g["left_out"]}
+    assert within["worst_group"] == min(scores, key=scores.get)
+    assert all(g["method"] == "delong-logit" for g in within["groups"] if not g["left_out"])
+    rows = ev.rows("auroc")
+    ref = gengap.analysis.group_scores.expand_metadata(rows[rows["split"] == "random"])
+    site = ref[ref["site"] == within["worst_group"]]
+    expected = skm.roc_auc_score(site["target"].astype(int), [json.loads(p)["1"] for p in site["probabilities"]])
+    assert scores[within["worst_group"]] == pytest.approx(expected, abs=1e-9)
+
+
+def test_named_clusters_make_corpus_intervals_resample_whole_clusters(tmp_path) -> None:
+    """With a cluster column, AUROC and ECE resample whole clusters (the point values do not change),
+    and so does the gap to the reference."""
+    rng = np.random.default_rng(4)
+    records = []
+    for doc in range(40):
+        shift = rng.normal(0, 1.0)  # every row of a document shares it
+        for _ in range(10):
+            x = rng.normal() + shift
+            records.append({"input": {"x0": float(x)}, "target": str(int(x + rng.normal(0, 1) > shift)), "doc": f"d{doc}",
+                            "site": "ab"[doc % 2]})
+    ev = gengap.evaluate(LogisticRegression(), gengap.load(records), ["random", "group:group=site,holdout=b"],
+                         metrics=["auroc", "ece"], out=tmp_path, progress=False)
+    from gengap.analysis.gaps import summarize
+
+    plain = summarize(ev.rows(), ev.split_info(), n_resamples=1000)
+    clustered = summarize(ev.rows(), ev.split_info(), n_resamples=1000, cluster="doc")
+    for metric in ("auroc", "ece"):
+        a = plain[(plain["metric"] == metric) & (plain["split"] == "random")].iloc[0]
+        c = clustered[(clustered["metric"] == metric) & (clustered["split"] == "random")].iloc[0]
+        assert c["score"] == pytest.approx(a["score"])
+        assert c["score_method"].startswith("bootstrap-clusters") and c["n_clusters"] > 10
+    gap = clustered[(clustered["metric"] == "auroc") & (clustered["split"] != "random")].iloc[0]
+    assert gap["gap_method"] == "bootstrap-clusters-independent" and gap["gap_p_adjusted"] is not None

@@ -302,3 +302,31 @@ def test_a_real_model_served_by_llama_cpp(tmp_path):
     theirs = [None if r["filtered_resps"][0] == "[invalid]" else r["filtered_resps"][0] for r in strict]
     ours = Extractor("number")([r["resps"][0][0] for r in strict])
     assert summary["agreement"].iloc[0] == pytest.approx(np.mean([a == b for a, b in zip(ours, theirs)]))
+
+
+def test_multiple_choice_confidences_are_the_softmax_of_the_options_and_feed_corpus_metrics(tmp_path):
+    """Each multiple-choice document stores the softmax of its options' log-likelihoods; ECE and Brier
+    on the imported rows equal the figures recomputed from the samples files themselves."""
+    result = import_lm_eval(RUNS, tmp_path, corpus_metrics=["ece", "brier"])
+    with Store(result.store_path, read_only=True) as store:
+        rows = store.rows(result.run_id)
+    mc = rows[(rows["split"] == "gengap_mc") & (rows["metric"] == "ece")]
+    assert len(mc) and mc["confidence"].notna().all()
+    for path in RUNS.rglob("samples_gengap_mc_*.jsonl"):
+        samples = [json.loads(line) for line in path.read_text().splitlines()]
+        model = json.loads(next(path.parent.glob("results_*.json")).read_text())["model_name"]
+        mine = mc[mc["model"] == model].set_index("example_id")
+        for s in samples:
+            lls = np.array([r[0] for r in s["filtered_resps"]], dtype=float)
+            p = np.exp(lls - lls.max()) / np.exp(lls - lls.max()).sum()
+            row = mine.loc[str(s["doc_id"])]
+            assert row["confidence"] == pytest.approx(p.max(), abs=1e-12)
+            assert sorted(json.loads(row["probabilities"]).values()) == pytest.approx(sorted(p.tolist()), abs=1e-12)
+            assert row["score"] == s["acc"]  # right or wrong, from acc,none
+    from gengap.runner import Evaluation
+
+    summary = Evaluation(store_path=result.store_path, run_id=result.run_id, out=tmp_path).summary(n_resamples=1000)
+    ece = summary[(summary["metric"] == "ece") & (summary["split"] == "gengap_mc")]
+    assert ece["score"].notna().all() and (ece["score_method"] == "bootstrap-basic").all()
+    arith = summary[(summary["metric"] == "ece") & (summary["split"] == "gengap_arith")]
+    assert arith["score"].isna().all() and arith["warning"].str.contains("needs a confidence").all()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -170,3 +171,31 @@ def test_an_import_stopped_half_way_finishes_where_it_stopped(tmp_path):
         assert store.runs()["status"].tolist() == ["done"]
         counts = store.sql("SELECT split, count(*) AS n FROM scores GROUP BY split ORDER BY split")
         assert counts["n"].tolist() == [3, 3]  # every row exactly once
+
+
+def test_a_confidence_column_and_corpus_metrics(tmp_path):
+    """--confidence stores each row's confidence; --corpus-metric adds AUROC computed from it (equal to
+    scikit-learn's); a confidence outside [0, 1] names the file and row."""
+    import sklearn.metrics as skm
+
+    from gengap.runner import Evaluation
+
+    rng = np.random.default_rng(0)
+    path = tmp_path / "preds.csv"
+    y = rng.integers(0, 2, 200)
+    p1 = np.clip(0.5 + (y - 0.5) * 0.4 + rng.normal(0, 0.2, 200), 0.01, 0.99)
+    pred = (p1 > 0.5).astype(int)
+    pd.DataFrame({"id": range(200), "gold": y, "pred": pred, "ok": (pred == y).astype(int),
+                  "conf": np.where(pred == 1, p1, 1 - p1)}).to_csv(path, index=False)
+    result = import_table([path], id="id", output="pred", target="gold", scores=["ok"], confidence="conf",
+                          corpus_metrics=["auroc", "ece"], out=tmp_path / "out")
+    summary = Evaluation(store_path=result.store_path, run_id=result.run_id, out=tmp_path).summary(n_resamples=1000)
+    auroc = summary[summary["metric"] == "auroc"].iloc[0]
+    assert auroc["score"] == pytest.approx(skm.roc_auc_score(y, p1), abs=1e-9)
+    assert auroc["score_method"] == "delong-logit"
+    bad = tmp_path / "bad.csv"
+    pd.DataFrame({"id": [0, 1], "pred": [1, 0], "ok": [1, 1], "conf": [0.9, 85]}).to_csv(bad, index=False)
+    with pytest.raises(DataError, match=r"bad.csv, row 2: confidence column 'conf' is '85.0', not a probability"):
+        import_table([bad], id="id", output="pred", scores=["ok"], confidence="conf", out=tmp_path / "bad")
+    with pytest.raises(ConfigError, match="'exact_match' is a per-example metric"):
+        import_table([path], id="id", output="pred", scores=["ok"], corpus_metrics=["exact_match"], out=tmp_path / "x")

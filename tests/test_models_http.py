@@ -19,6 +19,7 @@ import warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import gengap
@@ -72,9 +73,10 @@ class FakeOpenAI:
                 return self._send(handler, self.fail_status, {"error": {"message": detail}}, retry_after=self.retry_after)
             if handler.path == "/v1/chat/completions":
                 text = body["messages"][-1]["content"].upper()
+                logprobs = {"content": [{"token": c, "logprob": -0.1} for c in text]} if body.get("logprobs") else None
                 return self._send(handler, 200, {"object": "chat.completion", "model": body.get("model"),
                                                  "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                                              "finish_reason": "stop"}]})
+                                                              "finish_reason": "stop", "logprobs": logprobs}]})
             if len(body["prompt"]) > self.context_chars:
                 return self._send(handler, 400, {"error": {"message": f"Requested tokens ({len(body['prompt'])}) exceed "
                                                            f"context window of {self.context_chars}"}})
@@ -607,6 +609,11 @@ def test_multiple_choice_by_log_likelihood_through_evaluate(server, tmp_path):
     with Store(ev.store_path, read_only=True) as store:
         details = [json.loads(d) for d in store.predictions(ev.run_id)["details"]]
     assert all(d["loglik"] == pytest.approx([-4.0, -1.5, -3.0]) and d["n_tokens"] == [4, 6, 3] for d in details)
+    # the confidence is the softmax of the options' log-likelihoods, named as the target writes them
+    p = np.exp([-4.0, -1.5, -3.0]) / np.exp([-4.0, -1.5, -3.0]).sum()
+    assert rows["confidence"].tolist() == pytest.approx([p[1]] * 8)
+    assert json.loads(rows["probabilities"].iloc[0]) == pytest.approx({"A": p[0], "B": p[1], "C": p[2]})
+    assert json.loads(rows["probabilities"].iloc[1]) == pytest.approx({"xyz": p[0], "aeiou": p[1], "bb": p[2]})
     norm = gengap.evaluate(model, ds, ["all"], out=tmp_path / "norm", progress=False, prompt="{input}\nAnswer:",
                            choices_by="loglik_norm")
     assert set(norm.rows()["output"]) == {"aeiou", "B"}
@@ -645,3 +652,17 @@ def test_loglikelihoods_of_continuations(server):
     _, url = server
     model = OpenAIModel(url, model_name="m", api="completions")
     assert model.loglikelihoods("Pick:", [" b", " ae"]) == [(pytest.approx(-2.0), 2), (pytest.approx(-1.2), 3)]
+
+
+def test_answer_log_probabilities_become_the_confidence_of_each_row(server, tmp_path):
+    """Asked for with extra={"logprobs": True}: exp of the summed token log-probabilities is stored."""
+    _, url = server
+    ds = gengap.load([{"input": "ab" * (1 + i % 3), "target": "AB" * (1 + i % 3) if i % 4 else "no"} for i in range(40)])
+    model = OpenAIModel(url, model_name="m", extra={"logprobs": True})
+    ev = gengap.evaluate(model, ds, ["all"], metrics=["exact_match", "ece"], out=tmp_path, progress=False)
+    rows = ev.rows("ece")
+    expected = np.exp(-0.1 * rows["output"].str.len())
+    assert rows["confidence"].to_numpy() == pytest.approx(expected.to_numpy(), abs=1e-5)
+    assert ev.summary(n_resamples=1000).query("metric == 'ece'")["score"].notna().all()
+    plain = gengap.evaluate(OpenAIModel(url, model_name="m"), ds, ["all"], out=tmp_path / "plain", progress=False)
+    assert plain.rows()["confidence"].isna().all()  # no logprobs asked: no confidence, nothing invented

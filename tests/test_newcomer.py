@@ -207,3 +207,37 @@ def test_a_module_whose_own_import_fails_gets_advice_that_fits(tmp_path, cli):
     assert code == 1 and "raised RuntimeError at" in text and f"{failing}.py, line 2: weights file missing" in text
     code, out, err = cli("eval", "--data", "add.jsonl", "--model", "gengap_absent_module_xyz:predict", "--no-progress")
     assert code == 1 and "cannot import module 'gengap_absent_module_xyz'" in err
+
+
+def test_a_cut_off_calculation_is_no_answer():
+    from gengap.extract import Extractor
+
+    read = Extractor("number")
+    assert read(["263 + 50", "12 × 3 + 4", "263 + 50 = 313", "3/4", "-5"]) == [None, None, "313", "0.75", "-5"]
+
+
+def test_the_cost_table_gives_tokens_per_wall_second_and_requests_in_flight(tmp_path):
+    import gengap
+    from gengap.models.http import OpenAIModel
+    from test_http_network import _serve
+    from test_models_http import FakeOpenAI
+
+    fake = FakeOpenAI()
+    fake.delay = lambda body: 0.2 if body else 0
+    httpd, url = _serve(fake)
+    try:
+        data = gengap.load([{"input": f"w{i} x{i}", "target": f"W{i} X{i}"} for i in range(40)])
+        model = OpenAIModel(url, model_name="m", api="completions", concurrency=8, max_tokens=4)
+        ev = gengap.evaluate(model, data, ["all"], out=tmp_path / "o", progress=False)
+        doc = json.loads((ev.report() / "results.json").read_text())
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    totals = doc["sections"]["language_model"]["totals"][0]
+    assert totals["Requests"] == 40 and "Completion tokens / request-second" not in totals
+    wall = totals["Wall seconds (run)"]
+    assert 40 * 0.2 / 8 <= wall < 40 * 0.2  # eight at a time: far less than the summed request seconds
+    in_flight = totals["Requests in flight (mean)"]
+    assert in_flight > 1.5 and abs(in_flight - totals["Request seconds"] / wall) < 0.05 * in_flight + 0.1
+    per_second = totals["Completion tokens / wall second"]
+    assert abs(per_second - totals["Completion tokens"] / wall) < 0.05 * per_second + 0.1

@@ -283,3 +283,18 @@ def test_a_text_search_pages_like_any_other_filter(url):
     assert second["total"] == keyed["total"] == whole["total"] == len(whole["rows"]) > 100
     assert [r["rid"] for r in second["rows"]] == [r["rid"] for r in whole["rows"][50:100]] == [r["rid"] for r in keyed["rows"]]
     assert [len(r["input"].split()) for r in by_score["rows"]] == sorted((len(r["input"].split()) for r in whole["rows"]), reverse=True)[:5]
+
+
+def test_binding_beyond_loopback_warns_before_anything_is_served(tmp_path):
+    import socket
+
+    from gengap.view import serve
+
+    said: list[str] = []
+    with socket.socket() as s:
+        s.bind(("0.0.0.0", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(ConfigError, match=f"Port {port} on 0.0.0.0 is in use"):
+            serve([tmp_path], host="0.0.0.0", port=port, open_browser=False, say=said.append)
+    assert said and said[0].startswith("warning: serving on 0.0.0.0, not only on this machine")

@@ -224,8 +224,9 @@ def weighted_auc(y: np.ndarray, scores: np.ndarray, W: np.ndarray) -> np.ndarray
     """AUC (ties count one half) of ``scores`` for positives ``y`` (bool) under each row of weights."""
     order, starts = _tie_groups(scores)
     yo = y[order]
-    Wp = np.add.reduceat(W[:, order] * yo, starts, axis=1)
-    Wn = np.add.reduceat(W[:, order] * ~yo, starts, axis=1)
+    Wo = W[:, order]
+    Wp = np.add.reduceat(Wo * yo, starts, axis=1)
+    Wn = np.add.reduceat(Wo, starts, axis=1) - Wp
     below = np.cumsum(Wn, axis=1) - Wn
     num = np.sum(Wp * (below + 0.5 * Wn), axis=1)
     den = Wp.sum(axis=1) * Wn.sum(axis=1)
@@ -237,8 +238,10 @@ def weighted_average_precision(y: np.ndarray, scores: np.ndarray, W: np.ndarray)
     """scikit-learn's average precision (sum over thresholds of recall step x precision), weighted."""
     order, starts = _tie_groups(scores, descending=True)
     yo = y[order]
-    tp = np.cumsum(np.add.reduceat(W[:, order] * yo, starts, axis=1), axis=1)
-    fp = np.cumsum(np.add.reduceat(W[:, order] * ~yo, starts, axis=1), axis=1)
+    Wo = W[:, order]
+    tp_g = np.add.reduceat(Wo * yo, starts, axis=1)
+    tp = np.cumsum(tp_g, axis=1)
+    fp = np.cumsum(np.add.reduceat(Wo, starts, axis=1) - tp_g, axis=1)
     total = tp[:, -1:]
     with np.errstate(invalid="ignore", divide="ignore"):
         precision = np.where(tp + fp > 0, tp / np.where(tp + fp > 0, tp + fp, 1), 1.0)
@@ -251,8 +254,9 @@ def weighted_average_precision(y: np.ndarray, scores: np.ndarray, W: np.ndarray)
 def _risk_points(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cumulative weight and cumulative errors at the end of each tie group, most confident first."""
     order, starts = _tie_groups(confidence, descending=True)
-    cov = np.cumsum(np.add.reduceat(W[:, order], starts, axis=1), axis=1)
-    err = np.cumsum(np.add.reduceat(W[:, order] * (1.0 - correct[order]), starts, axis=1), axis=1)
+    Wo = W[:, order]
+    cov = np.cumsum(np.add.reduceat(Wo, starts, axis=1), axis=1)
+    err = np.cumsum(np.add.reduceat(Wo * (1.0 - correct[order]), starts, axis=1), axis=1)
     return cov, err
 
 

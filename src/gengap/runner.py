@@ -504,7 +504,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         fresh = iter(new_outputs)
         outputs = [known[key][i] if i in known[key] else next(fresh) for i in range(e - s)]
         fresh_idx = [i for i in range(e - s) if i not in known[key]]
-        details = [getattr(o, "details", None) for o in outputs]
+        details = [None if getattr(o, "cached", False) else getattr(o, "details", None) for o in outputs]
         if options is not None:
             chosen = [_chosen_option(o, inputs[s + i], options[s + i], targets[s + i]) for i, o in enumerate(outputs)]
             _, confidence, probabilities = split_confidences(outputs, options[s:e], chosen,

@@ -22,9 +22,10 @@ A corpus metric (``auroc``, ``macro_f1``, ``ece``, ...: :mod:`gengap.metrics_cor
 from every row of a part by :func:`gengap.analysis.corpus.corpus_score`, with its own interval
 (DeLong for AUROC, bootstraps for the others) and gap test (paired DeLong, or a bootstrap); its
 p-values join the same adjustment. The gap is always how much worse the split is: for losses and
-errors (``brier``, ``log_loss``, ``ece``, ``aurc``) it is ``split - reference``. Where it cannot be computed (one class only, no confidences,
-3 rows), the score is empty and ``warning`` says why; the rest of the table is unaffected. Corpus
-metrics do not count clusters yet: with ``cluster`` their figures take rows as independent.
+errors (``brier``, ``log_loss``, ``ece``, ``aurc``) it is ``split - reference``. Where it cannot be
+computed (one class only, no confidences, 3 rows), the score is empty and ``warning`` says why; the
+rest of the table is unaffected. With ``cluster``, a corpus metric's interval and gap resample whole
+clusters (``bootstrap-clusters``; AUROC too, instead of DeLong).
 """
 
 from __future__ import annotations
@@ -111,12 +112,15 @@ def summarize(
             }
             if corpus:  # a figure of the whole part: computed from every row, or a message saying why not
                 try:
-                    ci = corpus_score(str(metric), g, confidence=confidence, n_resamples=n_resamples, seed=seed)
+                    ci = corpus_score(str(metric), g, confidence=confidence, n_resamples=n_resamples, seed=seed,
+                                      clusters=_clusters_of(g))
                 except DataError as why:
                     record["warning"] = str(why)
                     records.append(record)
                     continue
                 warning = ci.warning
+                if _clusters_of(g) is not None:
+                    record.update(n_clusters=int(g["_cluster"].nunique()))
             else:
                 ci = clustered_mean_ci(g["score"].to_numpy(dtype=np.float64), _clusters_of(g), confidence=confidence,
                                        n_resamples=n_resamples, seed=seed)
@@ -131,9 +135,10 @@ def summarize(
             if ref_rows is not None and split != ref and corpus:
                 try:
                     paired = _same_examples(ref_rows, g)
-                    worse_first = (g, ref_rows) if lower_is_better else (ref_rows, g)  # the gap is always how much worse
-                    test = corpus_gap(str(metric), *worse_first, paired=paired, confidence=confidence,
-                                      n_resamples=n_resamples, seed=seed)
+                    first, second = (g, ref_rows) if lower_is_better else (ref_rows, g)  # the gap: how much worse
+                    test = corpus_gap(str(metric), first, second, paired=paired, confidence=confidence,
+                                      n_resamples=n_resamples, seed=seed, clusters=_clusters_of(first),
+                                      clusters_b=_clusters_of(second))
                 except DataError as why:  # the reference part has no figure: no gap either
                     record["warning"] = "; ".join(filter(None, [warning, f"no gap: the reference split {ref}: {why}"]))
                 else:

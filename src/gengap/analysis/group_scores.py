@@ -42,7 +42,8 @@ from gengap.analysis.clustered import cluster_bootstrap_means, cluster_codes, cl
 from gengap.analysis.intervals import Interval, _interval, bootstrap_means, bootstrap_warning, mean_ci
 from gengap.dataset import Dataset
 
-__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "expand_metadata", "GROUP_COLUMNS", "MIN_GROUP_SIZE"]
+__all__ = ["Groups", "GroupReport", "group_by", "group_metrics", "corpus_group_metrics", "expand_metadata", "GROUP_COLUMNS",
+           "MIN_GROUP_SIZE"]
 
 #: Columns of :attr:`GroupReport.table`, in order.
 GROUP_COLUMNS = ["group", "n", "score", "score_low", "score_high", "method", "small", "left_out"]
@@ -313,3 +314,78 @@ def group_metrics(
     table = table.sort_values(["left_out", "score", "group"], kind="stable", na_position="last").reset_index(drop=True)
     return GroupReport(table=table, worst_group=str(worst_row["group"]), best_group=str(best_row["group"]), worst=worst,
                        worst_min=worst_min, disparity=disparity, left_out=left_out)
+
+
+def corpus_group_metrics(
+    metric: str,
+    rows: pd.DataFrame,
+    groups: Sequence[Any] | np.ndarray,
+    *,
+    min_size: int = MIN_GROUP_SIZE,
+    include_small: bool = False,
+    confidence: float = 0.95,
+    n_resamples: int = 2_000,
+    seed: int | np.random.Generator | None = 0,
+) -> GroupReport:
+    """A corpus metric (``auroc``, ``macro_f1``, ``ece``, ...) per group, the worst group and the disparity.
+
+    ``rows`` are one test part's rows (target, output, confidence, ...; see
+    :func:`gengap.analysis.corpus.corpus_score`) and ``groups`` one label per row. Each group's
+    figure has its own interval (DeLong for AUROC, a bootstrap otherwise); a group where the
+    metric is undefined (one class only, no confidences, too few rows) is left out with the reason.
+    The worst group is the lowest (for losses and errors: the highest); ``worst_min`` is its own
+    interval (no stratified bootstrap of the minimum for corpus metrics), and ``disparity`` the
+    difference best - worst (worst - best for losses) with an independent-samples interval.
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 200)
+    >>> p = np.clip(0.5 + (y - 0.5) * np.repeat([0.6, 0.1], 100) + rng.normal(0, 0.2, 200), 0.01, 0.99)
+    >>> rows = pd.DataFrame({"target": y.astype(str), "output": (p > 0.5).astype(int).astype(str),
+    ...                      "confidence": np.where(p > 0.5, p, 1 - p)})
+    >>> rep = corpus_group_metrics("auroc", rows, np.repeat(["sharp", "blurred"], 100))
+    >>> rep.worst_group, rep.worst.method
+    ('blurred', 'delong-logit')
+    """
+    from gengap.analysis.corpus import corpus_gap, corpus_score
+    from gengap.metrics import get_metric
+
+    labels = pd.Series(np.asarray(groups, dtype=object)).astype(str)
+    if len(labels) != len(rows):
+        raise DataError(f"corpus_group_metrics got {len(rows)} rows but {len(labels)} group labels; they must be per row.")
+    lower_better = not getattr(get_metric(metric), "higher_is_better", True)
+    rows = rows.reset_index(drop=True)
+    records, intervals, left_out = [], {}, {}
+    for name in sorted(labels.unique()):
+        part = rows[(labels == name).to_numpy()]
+        small = len(part) < min_size
+        try:
+            ci = corpus_score(metric, part, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        except DataError as e:
+            left_out[name] = str(e)
+            records.append({"group": name, "n": len(part), "score": np.nan, "score_low": np.nan, "score_high": np.nan,
+                            "method": "", "small": small, "left_out": True})
+            continue
+        out = small and not include_small
+        if out:
+            left_out[name] = f"n = {len(part)}: too few to tell (fewer than min_size = {min_size})"
+        intervals[name] = (ci, part)
+        records.append({"group": name, "n": len(part), "score": ci.estimate, "score_low": ci.low, "score_high": ci.high,
+                        "method": ci.method, "small": small, "left_out": out})
+    table = pd.DataFrame.from_records(records, columns=GROUP_COLUMNS)
+    counted = table[~table["left_out"]]
+    if counted.empty:
+        raise DataError(f"No group has {metric} computed on at least min_size={min_size} rows "
+                        f"({'; '.join(f'{k}: {v}' for k, v in left_out.items())}).")
+    ranked = counted.sort_values("score", ascending=not lower_better, kind="stable")
+    worst_name, best_name = str(ranked.iloc[0]["group"]), str(ranked.iloc[-1]["group"])
+    worst = intervals[worst_name][0]
+    if worst_name == best_name:
+        disparity = Interval(0.0, 0.0, 0.0, worst.n, confidence, "none: one group")
+    else:
+        a, b = (intervals[worst_name][1], intervals[best_name][1]) if lower_better else (intervals[best_name][1],
+                                                                                         intervals[worst_name][1])
+        disparity = corpus_gap(metric, a, b, paired=False, confidence=confidence, n_resamples=n_resamples, seed=seed).effect
+    table = table.sort_values(["left_out", "score", "group"], ascending=[True, not lower_better, True], kind="stable",
+                              na_position="last").reset_index(drop=True)
+    return GroupReport(table=table, worst_group=worst_name, best_group=best_name, worst=worst, worst_min=worst,
+                       disparity=disparity, left_out=left_out)

@@ -5,9 +5,12 @@ Every figure pairs a perturbed example with its clean self (same model, split an
 ==================  ==========================================================================
 column              meaning
 ==================  ==========================================================================
-clean, perturbed    mean score on the paired examples, without and with the perturbation
+clean, perturbed    mean score on the paired examples, without and with the perturbation (a
+                    corpus metric such as AUROC or ECE: its figure on those rows)
 difference         perturbed - clean, with a paired interval (``low``, ``high``; ``interval``
-                    names it: an exact-based MOVER interval for 0/1 scores, else a bootstrap)
+                    names it: an exact-based MOVER interval for 0/1 scores, else a bootstrap;
+                    corpus metrics: paired DeLong for AUROC, else a paired bootstrap). Rows are
+                    ranked by harm: a drop, or for losses and errors (ECE, Brier) a rise
 p_value             two-sided p-value of "no effect": exact McNemar (0/1), sign-flip otherwise
 p_adjusted          ``p_value`` adjusted over every perturbation x split of a model and metric
                     (Holm by default, ``adjust="bh"`` for Benjamini-Hochberg; ``adjustment``)
@@ -44,7 +47,9 @@ import pandas as pd
 
 from gengap._errors import DataError
 from gengap.analysis.clustered import clustered_paired_test
+from gengap.analysis.corpus import corpus_gap, corpus_score
 from gengap.analysis.intervals import adjust_pvalues, mean_ci
+from gengap.metrics import get_metric, is_corpus_metric
 
 __all__ = ["perturbation_effects", "worst_case", "family_split_table", "template_spread", "perturbation_family"]
 
@@ -94,7 +99,7 @@ def _paired(rows: pd.DataFrame, metric: str | None) -> pd.DataFrame:
     if clean.empty:
         raise DataError("The rows have no clean ('none') variant to pair the perturbed ones with.")
     pert = rows[rows["perturbation"] != CLEAN]
-    extra = [c for c in ("output", "extracted", "unextracted") if c in rows.columns]
+    extra = [c for c in ("output", "extracted", "unextracted", "target", "confidence", "probabilities") if c in rows.columns]
     cols = [*_KEYS, "example_id", "score", *extra]
     merged = pert[[*cols, "perturbation"]].merge(clean[cols], on=[*_KEYS, "example_id"], suffixes=("", "_clean"))
     return merged
@@ -142,34 +147,64 @@ def perturbation_effects(rows: pd.DataFrame, *, metric: str | None = None,
         merged["_cluster"] = merged["example_id"].map(of_example)
     records = []
     for (model, split, met, name), g in merged.groupby([*_KEYS, "perturbation"], sort=True):
-        a, b = g["score"].to_numpy(float), g["score_clean"].to_numpy(float)
+        flips, basis = _flips(g)
+        base = {"model": model, "split": split, "metric": met, "perturbation": name,
+                "family": perturbation_family(name, fam), "n": len(g), "flip_rate": flips, "flip_basis": basis}
         ids = g["_cluster"].to_numpy() if cluster is not None else None
         if ids is not None and np.unique(ids).size < 2:
             ids = None  # one cluster: nothing to see clusters vary by; the warning says so below
+        if is_corpus_metric(str(met)):  # AUROC, ECE, ...: the figure of the perturbed rows against the clean ones
+            records.append({**base, **_corpus_effect(str(met), g, confidence, n_resamples, seed, ids)})
+            continue
+        a, b = g["score"].to_numpy(float), g["score_clean"].to_numpy(float)
         test = clustered_paired_test(a, b, ids, confidence=confidence, n_resamples=n_resamples, seed=seed)
         ci = test.effect
         clean = float(b.mean())
-        flips, basis = _flips(g)
-        records.append({"model": model, "split": split, "metric": met, "perturbation": name,
-                        "family": perturbation_family(name, fam), "n": len(g), "clean": clean,
+        records.append({**base, "clean": clean,
                         "perturbed": float(a.mean()), "difference": ci.estimate, "low": ci.low, "high": ci.high,
                         "interval": ci.method, "test": test.test, "p_value": test.p_value,
                         "drop_rate": (clean - float(a.mean())) / clean if clean > 0 else float("nan"),
-                        "flip_rate": flips, "flip_basis": basis,
                         "n_clusters": ci.n_clusters, "design_effect": ci.design_effect,
                         "warning": ci.warning or ("1 cluster: too few to tell (rows taken as independent)"
-                                                  if cluster is not None and ids is None else "")})
+                                                  if cluster is not None and ids is None else ""), "harm": -ci.estimate})
     out = pd.DataFrame.from_records(records)
     if out.empty:
         raise DataError("The rows have no perturbed variants; run evaluate(..., perturbations=[...]).")
     out["p_adjusted"] = np.nan
     for _, idx in out.groupby(["model", "metric"]).groups.items():
-        out.loc[idx, "p_adjusted"] = adjust_pvalues(out.loc[idx, "p_value"].to_numpy(float), adjust)
+        has = [i for i in idx if not pd.isna(out.at[i, "p_value"])]  # an undefined corpus figure has no test
+        if has:
+            out.loc[has, "p_adjusted"] = adjust_pvalues(out.loc[has, "p_value"].to_numpy(float), adjust)
     out["adjustment"] = adjust
     out["significant"] = out["p_adjusted"] < (1 - confidence)
-    out = out.sort_values(["difference", "perturbation"], kind="stable").reset_index(drop=True)
+    out = out.sort_values(["harm", "perturbation"], ascending=[False, True], kind="stable",
+                          na_position="last").drop(columns="harm").reset_index(drop=True)
     out.insert(0, "rank", np.arange(1, len(out) + 1))
     return out
+
+
+def _corpus_effect(metric: str, g: pd.DataFrame, confidence: float, n_resamples: int, seed: int,
+                   clusters: np.ndarray | None = None) -> dict[str, Any]:
+    """A corpus metric on the perturbed rows against the clean ones, paired (the same examples): the
+    paired DeLong test for AUROC, a paired bootstrap otherwise; None figures and a warning when undefined."""
+    cols = [c for c in ("example_id", "target", "output", "extracted", "score", "confidence", "probabilities") if c in g]
+    perturbed = g[cols]
+    clean = g[["example_id", *[f"{c}_clean" for c in cols if c != "example_id" and f"{c}_clean" in g]]]
+    clean = clean.rename(columns=lambda c: c[:-len("_clean")] if c.endswith("_clean") else c)
+    try:
+        test = corpus_gap(metric, perturbed, clean, paired=True, confidence=confidence,
+                          n_resamples=n_resamples, seed=seed, clusters=clusters)
+        p, c = corpus_score(metric, perturbed, n_resamples=200, seed=seed), corpus_score(metric, clean, n_resamples=200,
+                                                                                       seed=seed)
+    except DataError as e:
+        return {"clean": None, "perturbed": None, "difference": None, "low": None, "high": None, "interval": None,
+                "test": None, "p_value": float("nan"), "drop_rate": float("nan"), "warning": str(e), "harm": float("nan")}
+    e_ = test.effect
+    lower_better = not getattr(get_metric(metric), "higher_is_better", True)
+    return {"clean": c.estimate, "perturbed": p.estimate, "difference": e_.estimate, "low": e_.low, "high": e_.high,
+            "interval": e_.method, "test": test.test, "p_value": test.p_value,
+            "drop_rate": (c.estimate - p.estimate) / c.estimate if c.estimate and not lower_better else float("nan"),
+            "warning": e_.warning, "harm": e_.estimate if lower_better else -e_.estimate}
 
 
 def stress_summary(rows: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:

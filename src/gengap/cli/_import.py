@@ -142,6 +142,7 @@ def lm_eval_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this document field (repeat).")] = None,
     reextract: Annotated[str | None, typer.Option(help="Analyses: read generated answers again with gengap's extractor (number, choice, yes_no, text) beside the log's.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
+    corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. ece, brier, auroc (repeat): right or wrong from acc,none; multiple-choice confidences are the softmax of the options' log-likelihoods.")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
     find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
     slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
@@ -153,7 +154,7 @@ def lm_eval_command(
     from gengap.imports import import_lm_eval
 
     check_slice_order(slice_order)
-    result = import_lm_eval(path, out, answer_filter=answer_filter)
+    result = import_lm_eval(path, out, answer_filter=answer_filter, corpus_metrics=corpus_metric or ())
     _finish(result, format, group, cluster, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
@@ -171,6 +172,8 @@ def table_command(
     extracted: Annotated[str | None, typer.Option(help="Column with the answer already read from the output.")] = None,
     metadata: Annotated[list[str] | None, typer.Option(help="Metadata column to keep (repeat; default: every other column).")] = None,
     split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
+    confidence: Annotated[str | None, typer.Option(help="Column with the model's confidence in its output (a probability in [0, 1]).")] = None,
+    corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. auroc, ece, macro_f1 (repeat); the first --score column says right or wrong.")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the score column to use, when there are several.")] = None,
@@ -189,7 +192,8 @@ def table_command(
 
     check_slice_order(slice_order)
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
-                          task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out)
+                          task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out,
+                          confidence=confidence, corpus_metrics=corpus_metric or ())
     _finish(result, format, group, cluster, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 

@@ -1303,12 +1303,17 @@ def _hedge(ctx: Context) -> str | None:
     return ABSTAIN
 
 
+#: An output that is a calculation and nothing else ("263 + 50", "12 × 3 + 4"): the result never came.
+#: A fraction or a range ("3/4", "5-10") has no spaces around its sign and is not one.
+_BARE_SUM_RE = re.compile(r"^\s*-?\d[\d,.]*(?:\s*(?:[+*×÷]|\s[-/−]\s)\s*-?\d[\d,.]*)+\s*[.…]?\s*$")
+
+
 def _unfinished(ctx: Context) -> str | None:
     """Reasoning cut off before it reached a number: several sentences, the last one stopping
     mid-clause (no closing punctuation, not a number with its unit)."""
     text = _courtesy_off(ctx.prose)  # "Great question! four" is no reasoning cut off
-    if open_sum(ctx.text):
-        return ABSTAIN  # "... we divide: 240 / 3 =": cut off before the result
+    if open_sum(ctx.text) or _BARE_SUM_RE.match(ctx.text):
+        return ABSTAIN  # "... we divide: 240 / 3 =", "263 + 50": cut off before the result
     if not text or not text[-1].isalpha() or len(sentences(text)) < 2:
         return None
     last = sentences(text)[-1]

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -44,6 +44,7 @@ from gengap.imports._parts import (
     ImportedPart,
     ImportResult,
     ModelRows,
+    add_corpus_metrics,
     file_digest,
     find_import,
     write_import,
@@ -254,6 +255,8 @@ def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun, *,
         output_sql = f"to_json({lls})::VARCHAR"
         extracted_sql = (f"trim(json_extract_string(arguments, '$.gen_args_' || (list_position({lls}, list_max({lls})) - 1)::VARCHAR "
                          "|| '.arg_1'))")
+        options_sql = ("to_json(list_transform(range(json_array_length(filtered_resps)::BIGINT), lambda i: "
+                       "trim(json_extract_string(arguments, '$.gen_args_' || i::VARCHAR || '.arg_1'))))::VARCHAR")
     elif is_ll:
         target_sql = "CASE WHEN json_type(target) = 'VARCHAR' THEN target->>'$' ELSE target::VARCHAR END"
         output_sql = "filtered_resps::VARCHAR"
@@ -265,11 +268,14 @@ def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun, *,
         extracted_sql = (f"CASE WHEN filtered_resps->>'$[0]' = '{INVALID_ANSWER}' THEN NULL "
                          "WHEN json_type(filtered_resps->'$[0]') = 'VARCHAR' THEN filtered_resps->>'$[0]' "
                          "ELSE (filtered_resps->'$[0]')::VARCHAR END")
+    if output_type != "multiple_choice":
+        options_sql = "NULL::VARCHAR"
     input_sql = ("CASE WHEN json_type(arguments) = 'OBJECT' THEN json_extract_string(arguments, '$.gen_args_0.arg_0') "
                  "ELSE json_extract_string(arguments, '$[0][0]') END")
     main = con.sql(
         f"SELECT doc_id::VARCHAR AS example_id, {input_sql} AS input, {target_sql} AS target, doc::VARCHAR AS metadata, "
-        f"{output_sql} AS output, {extracted_sql} AS extracted FROM samples WHERE filter = ? ORDER BY doc_id",
+        f"{output_sql} AS output, {extracted_sql} AS extracted, {options_sql} AS options FROM samples WHERE filter = ? "
+        "ORDER BY doc_id",
         params=[primary]).to_arrow_table().combine_chunks()
     n = main.num_rows
     notes: list[str] = []
@@ -300,11 +306,38 @@ def read_task(con: Any, path: Path, task: str, model: str, run: LmEvalRun, *,
             "n_shot": (results.get("n-shot") or {}).get(task), "version": (results.get("versions") or {}).get(task),
             "task_config": task_config}
     cols: dict[str, Any] = {name: main.column(name).combine_chunks() for name in main.column_names}
+    confidence, probabilities = (_choice_probabilities(cols["output"].to_pylist(), cols["options"].to_pylist())
+                                 if output_type == "multiple_choice" else (None, None))
     part = ImportedPart(split=task, method="lm-eval task", info=info, example_ids=cols["example_id"],
                         inputs=cols["input"], targets=cols["target"], metadata=cols["metadata"],
                         models={model: ModelRows(outputs=cols["output"], scores=scores,
-                                                 extracted=None if output_type == "loglikelihood" else cols["extracted"])})
+                                                 extracted=None if output_type == "loglikelihood" else cols["extracted"],
+                                                 confidence=confidence, probabilities=probabilities)})
     return part, notes
+
+
+def _choice_probabilities(outputs: list[Any], options: list[Any]) -> tuple[np.ndarray, list[dict[str, float] | None]]:
+    """Per document, the softmax of its options' log-likelihoods (by option text) and the top one's probability.
+
+    >>> conf, probs = _choice_probabilities(["[-1.0, -2.0]"], ['["yes", "no"]'])
+    >>> round(float(conf[0]), 4), {k: round(v, 4) for k, v in probs[0].items()}
+    (0.7311, {'yes': 0.7311, 'no': 0.2689})
+    """
+    confidence = np.full(len(outputs), np.nan)
+    probabilities: list[dict[str, float] | None] = [None] * len(outputs)
+    for i, (out, opts) in enumerate(zip(outputs, options)):
+        try:
+            lls = np.asarray(json.loads(out), dtype=np.float64)
+            names = [str(o) for o in json.loads(opts)]
+        except (TypeError, ValueError):
+            continue
+        if lls.size == 0 or lls.size != len(names) or not np.isfinite(lls).all() or len(set(names)) != len(names):
+            continue
+        p = np.exp(lls - lls.max())
+        p /= p.sum()
+        probabilities[i] = dict(zip(names, p.tolist()))
+        confidence[i] = float(p.max())
+    return confidence, probabilities
 
 
 def _merge(parts: dict[str, ImportedPart], part: ImportedPart, path: Path) -> None:
@@ -384,12 +417,16 @@ def read_lm_eval(path: str | Path) -> tuple[list[ImportedPart], dict[str, Any], 
 
 
 def import_lm_eval(path: str | Path, out: str | Path, *, answer_filter: str | None = None,
-                   name: str = "lm-eval import") -> ImportResult:
+                   name: str = "lm-eval import", corpus_metrics: Sequence[str] = ()) -> ImportResult:
     """Read an lm_eval ``--log_samples`` output folder into a results store in ``out`` (idempotent).
 
     ``answer_filter`` names the filter whose answers are stored as the extracted answer (e.g.
     ``flexible-extract``) in tasks that have it; by default each task's first filter. Every
     filter's metric is stored either way.
+
+    ``corpus_metrics`` (``auroc``, ``ece``, ``brier``, ...) are added to every task, right and wrong
+    read from ``acc,none`` (else each task's first metric); multiple-choice tasks carry the softmax
+    of their options' log-likelihoods as each row's probabilities.
 
     Returns where the rows went; ``already_imported`` is True when the same files were imported
     into that store before (then nothing is parsed or written again).
@@ -400,10 +437,14 @@ def import_lm_eval(path: str | Path, out: str | Path, *, answer_filter: str | No
     runs = find_runs(root)
     _name_models(runs)
     source = {**_source(root, runs), "answer_filter": answer_filter}
+    if corpus_metrics:  # absent otherwise: earlier imports are still found
+        source["corpus_metrics"] = list(corpus_metrics)
     done = find_import(out, name, source)
     if done is not None:
         return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
     parts, notes = _read_parts(runs, answer_filter)
+    if corpus_metrics:
+        add_corpus_metrics(parts, corpus_metrics, correct_from=("acc,none",))
     metrics = sorted({m for p in parts for rows in p.models.values() for m in rows.scores})
     config = {
         "import": source,

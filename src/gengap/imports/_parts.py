@@ -40,6 +40,9 @@ class ModelRows:
         examples or in another order (None: all of them, in the part's order).
     prompts : what the model read per example (text, or chat messages as JSON text), or None.
     details : per example, ``prompt_tokens``, ``completion_tokens``, ``latency_s`` (a dict or None), or None.
+    confidence : the model's confidence in each output (NaN where none), or None.
+    probabilities : per row, probability per label (lm-eval multiple choice: softmax of the options'
+        log-likelihoods), or None.
     """
 
     outputs: pa.Array
@@ -48,6 +51,8 @@ class ModelRows:
     example_ids: pa.Array | None = None
     prompts: list[Any] | None = None
     details: list[dict[str, Any] | None] | None = None
+    confidence: np.ndarray | None = None
+    probabilities: list[dict[str, float] | None] | None = None
 
 
 @dataclass
@@ -154,9 +159,38 @@ def write_import(out: str | Path, name: str, config: Mapping[str, Any], parts: S
                     ids = part.example_ids if rows.example_ids is None else rows.example_ids
                     store.add_predictions(run_id, model=model, split=part.split, example_ids=ids,
                                           outputs=rows.outputs, scores=rows.scores, extracted=rows.extracted,
-                                          shard=shard, prompts=rows.prompts, details=rows.details)
+                                          shard=shard, prompts=rows.prompts, details=rows.details,
+                                          confidence=rows.confidence, probabilities=rows.probabilities)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
         store.finish_run(run_id, "done")
     return ImportResult(store_path, run_id, out_dir, False, n_rows, tuple(notes))
+
+
+def add_corpus_metrics(parts: Sequence[ImportedPart], corpus_metrics: Sequence[str], *,
+                       correct_from: Sequence[str] = ()) -> list[str]:
+    """Add rows for each corpus metric (``auroc``, ``ece``, ...) to every model of ``parts``; returns their names.
+
+    A corpus metric's rows carry whether each output is right: the first score of ``correct_from``
+    a model has (else its first score). The figure itself comes from the rows' targets, outputs and
+    confidences when the report is written.
+    """
+    from gengap._errors import ConfigError
+    from gengap.metrics import get_metric, is_corpus_metric
+
+    for name in corpus_metrics:
+        get_metric(name)
+        if not is_corpus_metric(name):
+            raise ConfigError(f"--corpus-metric {name}: '{name}' is a per-example metric; name a corpus metric such as "
+                              "auroc, macro_f1, ece, brier, aurc or selective_accuracy.")
+    for part in parts:
+        for model, rows in part.models.items():
+            source = next((c for c in correct_from if c in rows.scores), next(iter(rows.scores), None))
+            if source is None:
+                raise ConfigError(f"{part.split}, model '{model}': no score to tell right from wrong for "
+                                  f"{', '.join(corpus_metrics)}.")
+            right = rows.scores[source]
+            for name in corpus_metrics:
+                rows.scores[name] = np.asarray(right, dtype=np.float64)
+    return list(corpus_metrics)

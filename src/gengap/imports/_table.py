@@ -30,6 +30,7 @@ from gengap.imports._parts import (
     ImportedPart,
     ImportResult,
     ModelRows,
+    add_corpus_metrics,
     file_digest,
     find_import,
     write_import,
@@ -56,6 +57,8 @@ class TableColumns(TypedDict, total=False):
     extracted: str | None
     metadata: Sequence[str] | None
     split_name: str
+    confidence: str | None
+    corpus_metrics: Sequence[str]
 
 __all__ = ["TableColumns", "import_table", "read_table"]
 
@@ -98,8 +101,14 @@ def read_table(
     extracted: str | None = None,
     metadata: Sequence[str] | None = None,
     split_name: str = "imported",
+    confidence: str | None = None,
+    corpus_metrics: Sequence[str] = (),
 ) -> tuple[list[ImportedPart], dict[str, Any], list[str]]:
-    """Read the files into parts (one per task), with the source description and notes."""
+    """Read the files into parts (one per task), with the source description and notes.
+
+    ``confidence`` names a column with the model's confidence in each output (a probability in
+    [0, 1]); ``corpus_metrics`` (``auroc``, ``ece``, ...) are added with the first score column
+    telling right from wrong."""
     import duckdb
 
     if not files:
@@ -114,7 +123,7 @@ def read_table(
         stems = [p.stem for p in paths]
         names = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
     roles = dict(zip(ROLES, (id, output, input, target, model, task, extracted)))
-    taken = {c for c in roles.values() if c is not None} | set(scores)
+    taken = {c for c in roles.values() if c is not None} | set(scores) | ({confidence} if confidence else set())
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     selects = []
@@ -125,7 +134,7 @@ def read_table(
                 have = list(rel.columns)
             except duckdb.Error as e:
                 raise DataError(f"{p}: cannot be read as {p.suffix.lstrip('.').upper()}: {str(e).splitlines()[0]}") from None
-            _check_columns(p, have, roles, scores)
+            _check_columns(p, have, {**roles, "confidence": confidence}, scores)
             meta_cols = [c for c in have if c not in taken] if metadata is None else list(metadata)
             for c in meta_cols:
                 if c not in have:
@@ -140,27 +149,45 @@ def read_table(
                 f"{_q(s)} AS \"raw_{i}\", CASE WHEN typeof({_q(s)}) = 'BOOLEAN' THEN {_q(s)}::BOOLEAN::DOUBLE "
                 f"ELSE TRY_CAST(CASE lower(CAST({_q(s)} AS VARCHAR)) WHEN 'true' THEN '1' WHEN 'false' THEN '0' "
                 f"ELSE CAST({_q(s)} AS VARCHAR) END AS DOUBLE) END AS \"score_{i}\"" for i, s in enumerate(scores))
+            conf_sql = (f"{text(confidence)} AS raw_confidence, TRY_CAST({_q(confidence)} AS DOUBLE) AS confidence"
+                        if confidence else "NULL::VARCHAR AS raw_confidence, NULL::DOUBLE AS confidence")
             model_sql = text(model) if model is not None else f"'{names[k].replace(chr(39), chr(39) * 2)}'"
             task_sql = text(task) if task is not None else f"'{split_name.replace(chr(39), chr(39) * 2)}'"
             con.execute(
                 f"CREATE TEMP TABLE f{k} AS SELECT {k} AS file, row_number() OVER () AS row, {model_sql} AS model, "
                 f"{task_sql} AS split, {text(id)} AS example_id, {text(input)} AS input, {text(target)} AS target, "
-                f"{text(output)} AS output, {text(extracted)} AS extracted, {meta_sql} AS metadata, {score_sql} "
+                f"{text(output)} AS output, {text(extracted)} AS extracted, {meta_sql} AS metadata, {score_sql}, "
+                f"{conf_sql} "
                 f"FROM {_reader(p)}", [str(p)])
             selects.append(f"SELECT * FROM f{k}")
         con.execute(f"CREATE TEMP TABLE rows AS {' UNION ALL '.join(selects)}")
         _check_rows(con, paths, scores, roles)
-        parts, notes = _parts(con, scores, extracted is not None)
+        if confidence:
+            _check_confidence(con, paths, confidence)
+        parts, notes = _parts(con, scores, extracted is not None, confidence is not None)
     finally:
         con.close()
-    return parts, _source(paths, roles, scores, metadata, split_name), notes
+    if corpus_metrics:
+        add_corpus_metrics(parts, corpus_metrics)
+    return parts, _source(paths, roles, scores, metadata, split_name, confidence, corpus_metrics), notes
+
+
+def _check_confidence(con: Any, paths: list[Path], column: str) -> None:
+    """A confidence that is not a number, or outside [0, 1], is an error naming the file and row."""
+    bad = con.execute("SELECT file, row, raw_confidence FROM rows WHERE raw_confidence IS NOT NULL AND "
+                      "(confidence IS NULL OR confidence < 0 OR confidence > 1) ORDER BY file, row LIMIT 1").fetchone()
+    if bad:
+        raise DataError(f"{paths[bad[0]]}, row {bad[1]}: confidence column '{column}' is {bad[2]!r}, not a probability "
+                        "in [0, 1]. Give probabilities (not percentages or raw scores), or leave the cell empty.")
 
 
 def _source(paths: Sequence[Path], roles: dict[str, Any], scores: Sequence[str], metadata: Sequence[str] | None,
-            split_name: str) -> dict[str, Any]:
-    return {"kind": "table", "files": {str(p): file_digest(p) for p in paths},
-            "columns": {**roles, "scores": list(scores), "metadata": None if metadata is None else list(metadata),
-                        "split_name": split_name}}
+            split_name: str, confidence: str | None = None, corpus_metrics: Sequence[str] = ()) -> dict[str, Any]:
+    columns = {**roles, "scores": list(scores), "metadata": None if metadata is None else list(metadata),
+               "split_name": split_name}
+    if confidence or corpus_metrics:  # absent otherwise: earlier imports are still found
+        columns.update(confidence=confidence, corpus_metrics=list(corpus_metrics))
+    return {"kind": "table", "files": {str(p): file_digest(p) for p in paths}, "columns": columns}
 
 
 def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[str, str | None]) -> None:
@@ -188,7 +215,7 @@ def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[
                         "that tells the rows apart.")
 
 
-def _parts(con: Any, scores: Sequence[str], has_extracted: bool) -> tuple[list[ImportedPart], list[str]]:
+def _parts(con: Any, scores: Sequence[str], has_extracted: bool, has_confidence: bool = False) -> tuple[list[ImportedPart], list[str]]:
     notes: list[str] = []
     parts = []
     splits = [r[0] for r in con.execute("SELECT split FROM rows GROUP BY split ORDER BY min(file), min(row)").fetchall()]
@@ -204,13 +231,15 @@ def _parts(con: Any, scores: Sequence[str], has_extracted: bool) -> tuple[list[I
         for (name,) in con.execute("SELECT model FROM rows WHERE split = ? GROUP BY model ORDER BY min(file), min(row)",
                                    [split]).fetchall():
             cols = ", ".join(f"\"score_{i}\"" for i in range(len(scores)))
-            table = con.sql(f"SELECT example_id, output, extracted, {cols} FROM rows WHERE split = ? AND model = ? "
+            table = con.sql(f"SELECT example_id, output, extracted, confidence, {cols} FROM rows WHERE split = ? AND model = ? "
                             "ORDER BY file, row", params=[split, name]).to_arrow_table()
             models[str(name)] = ModelRows(
                 outputs=table.column("output").combine_chunks(),
                 scores={s: table.column(f"score_{i}").to_numpy() for i, s in enumerate(scores)},
                 extracted=table.column("extracted").combine_chunks() if has_extracted else None,
-                example_ids=table.column("example_id").combine_chunks())
+                example_ids=table.column("example_id").combine_chunks(),
+                confidence=table.column("confidence").to_numpy(zero_copy_only=False).astype(np.float64)
+                if has_confidence else None)
         info = {"method": "imported", "n_test": examples.num_rows}
         parts.append(ImportedPart(split=str(split), method="imported", info=info,
                                   example_ids=examples.column("example_id").combine_chunks(),
@@ -235,7 +264,7 @@ def import_table(
     chosen = bind_options(read_table, files, what="import_table", **columns)
     if all(Path(f).is_file() for f in files) and files:
         source = _source([Path(f) for f in files], {r: chosen[r] for r in ROLES}, chosen["scores"], chosen["metadata"],
-                         chosen["split_name"])
+                         chosen["split_name"], chosen["confidence"], chosen["corpus_metrics"])
         done = find_import(out, name, source)
         if done is not None:
             return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
@@ -245,6 +274,6 @@ def import_table(
         "dataset": {"name": ", ".join(Path(f).stem for f in files)[:80], "n": sum(len(p.example_ids) for p in parts)},
         "models": sorted({m for p in parts for m in p.models}),
         "splits": [{"name": p.split, "method": p.method, "n_test": len(p.example_ids)} for p in parts],
-        "metrics": list(columns["scores"]),
+        "metrics": list(columns["scores"]) + list(columns.get("corpus_metrics", ())),
     }
     return write_import(out, name, config, parts, notes=notes)

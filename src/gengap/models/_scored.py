@@ -147,6 +147,8 @@ def _option_names(options: Sequence[Any], written: Any) -> list[str]:
     return texts
 
 
+#: The details of an endpoint's answer that its confidence is computed from (kept in the cache).
+_CONFIDENCE_DETAILS = ("answer_logprob", "loglik", "loglik_norm", "n_tokens")
 #: Start of a cached output that carries a confidence (a character no model writes).
 _MARK = "\x00gengap-scored\x00"
 
@@ -162,6 +164,9 @@ def encode_cached(output: Any) -> str:
                                    "confidence": None if math.isnan(output.confidence) else output.confidence})
     if isinstance(output, Mapping) and "output" in output:
         return _MARK + json.dumps(dict(output), default=str)
+    kept = {k: v for k, v in (getattr(output, "details", None) or {}).items() if k in _CONFIDENCE_DETAILS}
+    if kept:  # an endpoint's answer: what its confidence is computed from travels with the text
+        return _MARK + json.dumps({"text": str(output), "details": kept})
     return str(output)
 
 
@@ -169,5 +174,11 @@ def decode_cached(text: str) -> Any:
     """The output :func:`encode_cached` stored."""
     if isinstance(text, str) and text.startswith(_MARK):
         record = json.loads(text[len(_MARK):])
+        if "details" in record:
+            from gengap.models.http import Completion
+
+            answer = Completion(str(record["text"]), record["details"])
+            answer.cached = True  # type: ignore[attr-defined]  # its cost details were not stored again
+            return answer
         return Scored(str(record["output"]), record.get("probabilities"), record.get("confidence"))
     return text

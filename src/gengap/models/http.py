@@ -478,9 +478,12 @@ class OpenAIModel(Model):
                 f"'{'completions' if self.api == 'chat' else 'chat'}'."
             ) from None
         usage = data.get("usage") or {}
-        return Completion("" if text is None else str(text), {
-            "prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
-            "latency_s": round(latency, 4), "finish_reason": choice.get("finish_reason")})
+        details = {"prompt_tokens": usage.get("prompt_tokens"), "completion_tokens": usage.get("completion_tokens"),
+                   "latency_s": round(latency, 4), "finish_reason": choice.get("finish_reason")}
+        answer_logprob = _answer_logprob(choice.get("logprobs"))
+        if answer_logprob is not None:  # asked for with extra={"logprobs": True} (chat) or {"logprobs": 1}
+            details["answer_logprob"] = round(answer_logprob, 6)
+        return Completion("" if text is None else str(text), details)
 
     # ------------------------------------------------------------------ multiple choice by log-likelihood
     async def _choose(self, client: Client, x: dict[str, Any], failed: asyncio.Event) -> Completion:
@@ -729,6 +732,26 @@ def _model_ids(data: Any) -> list[str] | None:
         return [str(m["id"]) for m in data["data"]]
     except (KeyError, TypeError):
         return None
+
+
+def _answer_logprob(logprobs: Any) -> float | None:
+    """The summed log-probability of the answer's tokens, from a chat (``content: [{logprob}]``) or
+    completions (``token_logprobs``) answer; None when the server sent none. Its ``exp`` is the
+    model's confidence in the whole answer, stored per row.
+
+    >>> _answer_logprob({"content": [{"token": "1", "logprob": -0.1}, {"token": "2", "logprob": -0.2}]})
+    -0.30000000000000004
+    >>> _answer_logprob({"token_logprobs": [-0.5, None]}), _answer_logprob(None)
+    (-0.5, None)
+    """
+    if not isinstance(logprobs, dict):
+        return None
+    values = logprobs.get("content")
+    tokens = logprobs.get("token_logprobs")
+    found: list[Any] = ([v.get("logprob") for v in values if isinstance(v, dict)] if isinstance(values, list)
+                        else tokens if isinstance(tokens, list) else [])
+    numbers = [float(v) for v in found if isinstance(v, (int, float))]
+    return float(sum(numbers)) if numbers else None
 
 
 def _no_prompt_logprobs(detail: str) -> bool:

@@ -54,6 +54,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_curves",
     "gengap.report.section_valley",
     "gengap.report.section_leakage",
+    "gengap.report.section_calibration",
     "gengap.report.section_slices",
     "gengap.report.section_baselines",
 ]

@@ -5,8 +5,11 @@ token counts and latencies (HTTP endpoints). Figures, all from the stored predic
 
 - the prompt: template, few-shot k, and where the shots came from (each split's train part; the
   ``all`` split tests every row and has no pool);
-- per model: requests, prompt and completion tokens, summed request seconds, completion tokens per
-  request-second, and the slowest rows (outputs from the cache cost nothing and are left out).
+- per model: requests, prompt and completion tokens, summed request seconds, the run's wall seconds,
+  completion tokens per second of wall time, and how many requests were in flight on average (request
+  seconds over wall seconds: more than the server runs at once means requests waited in its queue,
+  and each request's seconds include that wait); the slowest rows (outputs from the cache cost
+  nothing and are left out).
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ def _costs(ctx: ReportContext) -> tuple[pd.DataFrame, pd.DataFrame]:
     paid = preds[preds["latency_s"].notna()]
     if paid.empty:
         return pd.DataFrame(), pd.DataFrame()
+    wall = _wall_seconds(ctx)
     totals = []
     for model, g in paid.groupby("model", sort=True):
         seconds = float(g["latency_s"].sum())
@@ -58,14 +62,27 @@ def _costs(ctx: ReportContext) -> tuple[pd.DataFrame, pd.DataFrame]:
         totals.append({"Model": model, "Requests": len(g), "Cached rows": int((preds["model"] == model).sum() - len(g)),
                        "Prompt tokens": _int(g["prompt_tokens"].sum(min_count=1)), "Completion tokens": _int(completion),
                        "Request seconds": round(seconds, 1),
-                       "Completion tokens / request-second": "–" if pd.isna(completion) or not seconds
-                       else round(float(completion) / seconds, 1)})
+                       "Wall seconds (run)": "–" if wall is None else round(wall, 1),
+                       "Completion tokens / wall second": "–" if pd.isna(completion) or not wall
+                       else round(float(completion) / wall, 1),
+                       "Requests in flight (mean)": "–" if not wall else round(seconds / wall, 1)})
     slow = paid.sort_values("latency_s", ascending=False).head(SLOWEST)
     slowest = pd.DataFrame({"Model": slow["model"], "Split": slow["split"], "Perturbation": slow["perturbation"],
                             "Example": slow["example_id"], "Seconds": slow["latency_s"].round(2),
                             "Prompt tokens": slow["prompt_tokens"].map(_int),
                             "Completion tokens": slow["completion_tokens"].map(_int)})
     return pd.DataFrame(totals), slowest
+
+
+def _wall_seconds(ctx: ReportContext) -> float | None:
+    """Seconds from the run's start to its last stored shard (None when unknown)."""
+    try:
+        found = ctx.store.sql("SELECT max(finished_at) AS last FROM shards WHERE run_id = ?", [ctx.run_id])["last"].iloc[0]
+        start = pd.Timestamp(ctx.run.get("created_at"))
+        seconds = (pd.Timestamp(found) - start).total_seconds()
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    return seconds if seconds > 0 and pd.notna(seconds) else None
 
 
 def _int(value: Any) -> Any:
@@ -81,7 +98,11 @@ def cost_section(ctx: ReportContext) -> Section | None:
     html = html_fragment("{% for line in lines %}<p>{{ line }}</p>{% endfor %}", lines=lines)
     md = "".join(md_escape(line) + "\n\n" for line in lines)
     if not totals.empty:
-        html += html_fragment("<h3>Cost</h3>") + table_html(totals)
+        note = ("Request seconds add up every request's time, waits in the server's queue included; wall seconds run "
+                "from the run's start to its last stored shard (all models together). Requests in flight (mean): request "
+                "seconds over wall seconds; more than the server serves at once means requests waited in its queue (a resumed run counts its pause too).")
+        html += html_fragment("<h3>Cost</h3><p class=\"note\">{{ note }}</p>", note=note) + table_html(totals)
+        md += f"*{md_escape(note)}*\n\n"
         html += html_fragment("<h3>Slowest rows</h3>") + table_html(slowest)
         md += "**Cost**\n\n" + table_markdown(totals) + "\n\n**Slowest rows**\n\n" + table_markdown(slowest) + "\n"
     data = {"prompt": lines, "totals": totals.to_dict("records"), "slowest": slowest.to_dict("records")}

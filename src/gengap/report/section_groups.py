@@ -14,6 +14,7 @@ gengap saved beside the store is not read (the section says so in one line). Fig
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -22,8 +23,9 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from gengap._errors import DataError
-from gengap.analysis.group_scores import MIN_GROUP_SIZE, expand_metadata, group_metrics
+from gengap.analysis.group_scores import MIN_GROUP_SIZE, corpus_group_metrics, expand_metadata, group_metrics
 from gengap.analysis.transfer import TRANSFER_FILE, TransferMatrix, run_transfer, transfer_families
+from gengap.metrics import get_metric, is_corpus_metric
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import md_escape
@@ -47,8 +49,13 @@ def _held_out_table(ctx: ReportContext, metric: str, percent: bool) -> tuple[pd.
     group_splits = [s for s, info in ctx.split_info.items() if info.get("method") == "group"]
     summary = ctx.summary[(ctx.summary["metric"] == metric) & ctx.summary["split"].isin(group_splits)]
     rows, data = [], []
+    lower_better = not getattr(get_metric(metric), "higher_is_better", True)  # ECE, Brier: the worst is the highest
     for model, g in summary.groupby("model", sort=True):
-        worst = g["score"].idxmin()
+        scored = g["score"].astype(float)
+        if scored.isna().all():
+            worst = None
+        else:
+            worst = scored.idxmax() if lower_better else scored.idxmin()
         for idx, r in g.iterrows():
             held = ", ".join(map(str, ctx.split_info[r["split"]].get("test_groups", []))) or r["split"]
             rows.append({"Model": model, "Held-out group": held, "n": int(r["n"]),
@@ -82,12 +89,17 @@ def _within_reference(ctx: ReportContext, metric: str, percent: bool) -> tuple[l
     for model, idx in rows.groupby("model", sort=True).groups.items():
         scores, labels = rows.loc[idx, "score"], key.loc[idx]
         clusters = rows.loc[idx, ctx.cluster].astype(str).to_numpy() if clustered else None
+        corpus = is_corpus_metric(metric)  # AUROC, ECE, ... per group: from each group's rows
+        measure: Any = (partial(corpus_group_metrics, metric, rows.loc[idx], labels.to_numpy()) if corpus
+                        else partial(group_metrics, scores, labels, clusters=clusters))
         try:
-            rep = group_metrics(scores, labels, n_resamples=min(ctx.n_resamples, 5000), seed=0, clusters=clusters)
+            rep = measure(n_resamples=min(ctx.n_resamples, 2000 if corpus else 5000), seed=0)
             all_small = ""
         except DataError:  # every group is under the minimum size: compare them all, and say so
-            rep = group_metrics(scores, labels, include_small=True, n_resamples=min(ctx.n_resamples, 5000), seed=0,
-                                clusters=clusters)
+            try:
+                rep = measure(include_small=True, n_resamples=min(ctx.n_resamples, 2000 if corpus else 5000), seed=0)
+            except DataError:  # the metric is undefined in every group
+                continue
             all_small = f" Every group has fewer than {MIN_GROUP_SIZE} examples: too few to tell which is worst."
         table = pd.DataFrame({
             "Group": rep.table["group"],
@@ -101,7 +113,9 @@ def _within_reference(ctx: ReportContext, metric: str, percent: bool) -> tuple[l
         sentence = (f"{model}: worst group {rep.worst_group} at {_interval(rep.worst.estimate, rep.worst.low, rep.worst.high, percent)} "
                     f"(n = {rep.worst.n:,}); best minus worst {_interval(rep.disparity.estimate, rep.disparity.low, rep.disparity.high, percent)}"
                     + (f"; not counted for the worst group, under {MIN_GROUP_SIZE} examples: {', '.join(small)}" if small else "")
-                    + (f"; empty: {', '.join(empty)}" if empty else "") + "." + all_small)
+                    + (f"; empty: {', '.join(empty)}" if empty else "")
+                    + "".join(f"; {g}: {why}" for g, why in rep.left_out.items()
+                              if not why.startswith(("n = ", "empty"))) + "." + all_small)
         parts.append((sentence, table))
         data.append({"model": model, **rep.to_dict()})
     return parts, data

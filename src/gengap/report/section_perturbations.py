@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from markupsafe import Markup
 
 from gengap.analysis.stress import family_split_table, perturbation_effects, template_spread
+from gengap.metrics import get_metric
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
 from gengap.report._format import ScoreFormat, md_escape
@@ -25,8 +26,8 @@ MAX_ROWS = 60
 def _effect_text(fmt: ScoreFormat) -> Callable[[float], str]:
     """Effects in the unit of the gaps: signed points for percent metrics ('-12.5'), else 3 decimals."""
     if fmt.percent:
-        return lambda v: "–" if np.isnan(v) else f"{100 * v:+.1f}"
-    return lambda v: "–" if np.isnan(v) else f"{v:+.3f}"
+        return lambda v: "–" if v is None or np.isnan(v) else f"{100 * v:+.1f}"
+    return lambda v: "–" if v is None or np.isnan(v) else f"{v:+.3f}"
 
 
 def _heatmap(table: Any, fmt: ScoreFormat) -> go.Figure:
@@ -93,7 +94,9 @@ def perturbations(ctx: ReportContext) -> Section | None:
            "P", "PDR", "Flips"]].rename(columns={"rank": "Rank", "model": "Model", "split": "Split", "perturbation": "Perturbation",
                                                  "family": "Family", "n": "n", "P": f"p adj. ({s['adjustment'].iloc[0]})"})
         worst = s.iloc[0]
-        n_sig = int((s["significant"] & (s["difference"] < 0)).sum())
+        lower_better = not getattr(get_metric(metric), "higher_is_better", True)  # ECE, Brier: a rise is harm
+        harmful = s["difference"].astype(float) > 0 if lower_better else s["difference"].astype(float) < 0
+        n_sig = int((s["significant"] & harmful).sum())
         basis = "extracted answers" if (s["flip_basis"] == "extracted").all() else "the metric's score"
         methods = ", ".join(dict.fromkeys(s["interval"]))
         tests = ", ".join(dict.fromkeys(s["test"]))
@@ -101,7 +104,8 @@ def perturbations(ctx: ReportContext) -> Section | None:
                  f"the same clean examples. Most harmful: {worst['perturbation']} on {worst['split']}, "
                  f"{eff(worst['difference'])}{points} ({int(ctx.confidence * 100)}% CI [{eff(worst['low'])}, "
                  f"{eff(worst['high'])}]), answers changed on {worst['flip_rate']:.1%} of examples. {n_sig} of "
-                 f"{_plural(len(s), 'effect')} {'is' if n_sig == 1 else 'are'} significantly negative after adjusting for "
+                 f"{_plural(len(s), 'effect')} {'is' if n_sig == 1 else 'are'} significantly "
+                 f"{'positive (worse)' if lower_better else 'negative'} after adjusting for "
                  f"{_plural(len(s), 'comparison')} ({'Holm' if s['adjustment'].iloc[0] == 'holm' else 'Benjamini-Hochberg'}). "
                  f"Effect: perturbed − clean{' in percentage points (like the gaps)' if fmt.percent else ''}, with a paired "
                  f"interval ({methods}); p adj.: {tests} test, adjusted; PDR: performance drop rate; Flips: share of "

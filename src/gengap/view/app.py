@@ -154,7 +154,7 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
         config = configs.get(found["run"], {})
         if (config.get("import") or {}).get("kind") == "inspect" and found["extracted"] is not None:
             scorer = (config.get("metrics") or ["?"])[0]
-            found["rule"], found["extract_kind"] = f"the answer inspect_ai's scorer '{scorer}' read", "inspect_ai"
+            found["rule"], found["extract_kind"] = f"inspect_ai's scorer '{scorer}'", "the answer it recorded"
         clean = next((v for v in found["variants"] if v["perturbation"] == "none"), None)
         for v in found["variants"]:
             v["input_diff"] = _word_diff(clean["input"], v["input"]) if clean else None
