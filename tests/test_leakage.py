@@ -276,6 +276,13 @@ def test_leakage_on_a_finished_run_scores_clean_and_flagged_parts(tmp_path, cli)
     with gengap.store.Store(tmp_path / "run" / "gengap.duckdb", read_only=True) as store:
         info, leaks = store.leakage(store.latest_run())
     assert len(leaks) == section["splits"][0]["flagged"]
+    (tmp_path / "bad.bin").write_bytes(b"\x00binary")  # a failed audit loses nothing: store, jsonl and report stay
+    before = {name: (tmp_path / "run" / name).read_bytes() for name in ("leaked.jsonl", "results.json")}
+    code, _, err = cli("leakage", "run", "--corpus", "bad.bin")
+    assert code == 1 and "bad.bin' is not text" in err
+    assert {name: (tmp_path / "run" / name).read_bytes() for name in before} == before
+    with gengap.store.Store(tmp_path / "run" / "gengap.duckdb", read_only=True) as store:
+        assert store.leakage(store.latest_run())[1].equals(leaks)
 
 
 def test_leakage_command_mistakes_are_one_paragraph(tmp_path, cli):

@@ -241,3 +241,31 @@ def test_the_cost_table_gives_tokens_per_wall_second_and_requests_in_flight(tmp_
     assert in_flight > 1.5 and abs(in_flight - totals["Request seconds"] / wall) < 0.05 * in_flight + 0.1
     per_second = totals["Completion tokens / wall second"]
     assert abs(per_second - totals["Completion tokens"] / wall) < 0.05 * per_second + 0.1
+
+
+def test_the_run_table_names_the_split_of_each_trained_copy(tmp_path):
+    from sklearn.dummy import DummyClassifier
+    from sklearn.feature_extraction.text import CountVectorizer
+    from sklearn.pipeline import make_pipeline
+
+    import gengap
+
+    ds = generate("addition", seed=0, n=400, max_digits=5)
+    learner = make_pipeline(CountVectorizer(token_pattern=r"\S+"), DummyClassifier(strategy="most_frequent"))
+    ev = gengap.evaluate({"dummy": learner}, ds, ["random", gengap.LengthSplit(by="n_digits", max_train_length=3)],
+                         out=tmp_path / "o", progress=False)
+    md = (ev.report() / "report.md").read_text()
+    line = next(x for x in md.splitlines() if x.startswith("| Model outputs"))
+    assert "Model 'dummy' on split random:" in line and "Model 'dummy' on split length:" in line
+
+
+def test_the_heatmap_scale_covers_every_single_effect_with_round_ticks():
+    import pandas as pd
+
+    from gengap.report._format import ScoreFormat
+    from gengap.report.section_perturbations import _heatmap
+
+    families = pd.DataFrame({"random": [-0.05, -0.01], "length": [-0.02, 0.0]}, index=["typos", "casing"])
+    bar = _heatmap(families, ScoreFormat(percent=True), effects=[-0.098, -0.002, -0.05]).data[0]
+    assert bar.zmax == 10 and bar.zmin == -10  # the worst single effect (-9.8) is on the scale, not only the means (-5)
+    assert list(bar.colorbar.ticktext) == ["-10", "-5", "0", "+5", "+10"]

@@ -432,16 +432,21 @@ class Store:
                 raise
 
     def cache_use(self, run_id: str) -> pd.DataFrame:
-        """Per model and fingerprint: outputs taken from the cache and computed in this run, and why a
-        model was not cached (empty for stores written before gengap recorded it)."""
-        cols = ["model", "fingerprint", "n_cached", "n_computed", "note"]
+        """Per model and fingerprint: outputs taken from the cache and computed in this run, why a model
+        was not cached, and the ``splits`` it answered (a learner has a fingerprint per split); empty for
+        stores written before gengap recorded it."""
+        cols = ["model", "fingerprint", "n_cached", "n_computed", "note", "splits"]
         tables = set(self.sql("SELECT table_name FROM information_schema.tables")["table_name"])
         if "cache_use" not in tables:
             return pd.DataFrame(columns=cols)
-        return self.sql(
+        found = self.sql(
             "SELECT model, fingerprint, sum(n_cached)::BIGINT AS n_cached, sum(n_computed)::BIGINT AS n_computed, "
-            "any_value(note) AS note FROM cache_use WHERE run_id = ? GROUP BY model, fingerprint ORDER BY model, fingerprint",
-            [run_id])[cols]
+            "any_value(note) AS note, list(DISTINCT shard) AS shards FROM cache_use WHERE run_id = ? "
+            "GROUP BY model, fingerprint ORDER BY model, fingerprint", [run_id])
+        # a shard is "model/split/perturbation/start": the splits each fingerprint answered, in order
+        found["splits"] = [", ".join(sorted({str(sh)[len(str(m)) + 1:].rsplit("/", 2)[0] for sh in shards}))
+                           for m, shards in zip(found["model"], found["shards"])]
+        return found[cols]
 
     def judge_use(self, run_id: str) -> pd.DataFrame:
         """Per model: what the answer judge did in a run (:data:`JUDGE_COUNTS`); empty without a judge."""

@@ -88,7 +88,7 @@ def summarize(
     """
     clean = rows[rows["perturbation"] == "none"] if "perturbation" in rows else rows
     if cluster is not None:
-        clean = clean.assign(_cluster=cluster_ids(clean, cluster, where="the run's rows"))
+        clean = clean.assign(_cluster=pd.factorize(cluster_ids(clean, cluster, where="the run's rows"))[0])
         if clean["_cluster"].nunique() < 2:
             raise DataError(f"Every row is in one cluster of '{cluster}' ({clean['_cluster'].iloc[0]!r}): intervals need "
                             "at least two clusters to see how clusters vary. Name a finer cluster column, or none.")

@@ -21,8 +21,7 @@ def view_command(
 ) -> None:
     """See every row: filter, search and page through per-example results, open one row, compare two runs.
 
-    Reads the stores once, read-only (a store a running evaluation is writing is read as it was committed),
-    and serves on 127.0.0.1. The JSON API (GET /api/rows?split=...) is described in docs/viewer-api.md.
+    Reads the stores once, read-only (a store a running evaluation is writing is read as it was committed), and serves on 127.0.0.1. The JSON API (GET /api/rows?split=...) is described in docs/viewer-api.md.
     Example: gengap view gengap-report/   or   gengap view run-a/ run-b/
     """
     from gengap._optional import require

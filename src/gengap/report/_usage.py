@@ -20,6 +20,10 @@ def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
     ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
     >>> cache_lines(use)
     ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
+    >>> per_split = pd.DataFrame({"model": ["g", "g"], "fingerprint": ["", ""], "n_cached": [0, 0], "n_computed": [5, 7],
+    ...     "note": ["trained per split", "trained per split"], "splits": ["random", "length"]})
+    >>> cache_lines(per_split)[1]
+    "Model 'g' on split length: 7 outputs computed; trained per split."
     >>> cache_lines(use.iloc[1:], calls=25)
     ["Model 'f': 40 outputs computed, 25 of them in this session (15 kept from before it was interrupted); not cached: no version."]
     """
@@ -30,13 +34,16 @@ def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
     for model, g in use.groupby("model", sort=True):
         for r in g.itertuples():
             total = int(r.n_cached) + int(r.n_computed)
+            splits = str(getattr(r, "splits", "") or "")
+            who = f"Model '{model}'" if len(g) == 1 or not splits else (
+                f"Model '{model}' on split{'s' if ', ' in splits else ''} {splits}")
             now = ""
             if resumed and one_model and len(g) == 1:
                 now = f", {calls:,} of them in this session ({int(r.n_computed) - int(calls or 0):,} kept from before it was interrupted)"
             if not r.fingerprint:
-                lines.append(f"Model '{model}': {total:,} outputs computed{now}; {r.note or 'not cached'}.")
+                lines.append(f"{who}: {total:,} outputs computed{now}; {r.note or 'not cached'}.")
             else:
-                lines.append(f"Model '{model}': {int(r.n_cached):,} of {total:,} outputs from the cache "
+                lines.append(f"{who}: {int(r.n_cached):,} of {total:,} outputs from the cache "
                              f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed{now}.")
     if resumed and not (one_model and len(use) == 1):
         lines.append(f"This session computed {calls:,} of the {computed:,} outputs; the other {computed - int(calls or 0):,} "

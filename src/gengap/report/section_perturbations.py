@@ -30,16 +30,36 @@ def _effect_text(fmt: ScoreFormat) -> Callable[[float], str]:
     return lambda v: "–" if v is None or np.isnan(v) else f"{v:+.3f}"
 
 
-def _heatmap(table: Any, fmt: ScoreFormat) -> go.Figure:
+def _nice_step(limit: float) -> float:
+    """A tick step of 1, 2 or 5 times a power of ten giving at most two ticks on each side of zero.
+
+    >>> _nice_step(9.8), _nice_step(1.0), _nice_step(0.03)
+    (5.0, 0.5, 0.02)
+    """
+    raw = limit / 2
+    power = 10 ** np.floor(np.log10(raw))
+    return float(next(m * power for m in (1, 2, 5, 10) if m * power >= raw - 1e-12))
+
+
+def _heatmap(table: Any, fmt: ScoreFormat, effects: Any = None) -> go.Figure:
     """Mean effect per family x split, in points (percent metrics) on a symmetric red-blue scale.
 
-    The scale spans at least 1 point (0.01 for other metrics), so a table of zeros gets a readable
-    colour bar ('-1, 0, 1') instead of nano-units.
+    The scale covers every single effect of ``effects`` (not only the family means shown), so a
+    colour never reads as the worst effect when a worse one is in the table below; it spans at least
+    1 point (0.01 for other metrics), so a table of zeros gets a readable colour bar. At most five
+    ticks at round values, so the labels do not overlap.
     """
     scale = 100.0 if fmt.percent else 1.0
     z = table.to_numpy(dtype=float) * scale
     floor = 1.0 if fmt.percent else 0.01
-    limit = max(float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else floor, floor)
+    values = [float(np.nanmax(np.abs(z)))] if np.isfinite(z).any() else []
+    if effects is not None and len(effects):
+        single = np.abs(np.asarray(effects, dtype=float) * scale)
+        values += [float(np.nanmax(single))] if np.isfinite(single).any() else []
+    limit = max([*values, floor])
+    step = _nice_step(limit)
+    limit = float(np.ceil(limit / step - 1e-9) * step)
+    ticks = np.arange(-limit, limit + step / 2, step)
     digits = 1 if fmt.percent else 3
     unit = "points" if fmt.percent else ""
     fig = go.Figure(go.Heatmap(
@@ -48,8 +68,9 @@ def _heatmap(table: Any, fmt: ScoreFormat) -> go.Figure:
         text=[[("" if np.isnan(v) else f"{v:+.{digits}f}") for v in row] for row in z],
         texttemplate="%{text}",
         hovertemplate=f"family %{{y}}<br>split %{{x}}<br>mean effect %{{z:+.{digits}f}} {unit}<extra></extra>",
-        colorbar={"title": f"perturbed − clean{' (points)' if fmt.percent else ''}",
-                  "tickformat": "+.1f" if fmt.percent else "+.2~f"},
+        colorbar={"title": {"text": f"perturbed − clean{' (points)' if fmt.percent else ''}", "side": "right"},
+                  "tickmode": "array", "tickvals": ticks.tolist(),
+                  "ticktext": [f"{t:+g}" if t else "0" for t in np.round(ticks, 6)], "len": 1.0, "thickness": 14},
     ))
     fig.update_layout(xaxis_title="split", yaxis_title="perturbation family")
     return fig
@@ -117,7 +138,7 @@ def perturbations(ctx: ReportContext) -> Section | None:
                                          h=metric if len(metrics) > 1 else "", intro=intro))
         if metric == primary:
             heat = family_split_table(s)
-            blocks_html.append(figure_html(_heatmap(heat, fmt), div_id="chart-perturbations",
+            blocks_html.append(figure_html(_heatmap(heat, fmt, s["difference"]), div_id="chart-perturbations",
                                            height=max(260, 60 * len(heat) + 120)))
             spread = template_spread(s)
             spread_text = "" if spread.empty else " ".join(
