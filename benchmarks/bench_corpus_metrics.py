@@ -15,7 +15,7 @@ interval from the bootstrap's standard error); ``sk_diff`` the largest |gengap -
 point value over the reps (ECE and AURC have no scikit-learn counterpart: "-"); ``undef`` reps
 where the metric was undefined (one class only). A cell below 0.94 is flagged with ``!``.
 
-    python benchmarks/bench_corpus_metrics.py              # about 15 minutes on a loaded 2-core machine
+    python benchmarks/bench_corpus_metrics.py              # about 25 minutes on a loaded 2-core machine
     python benchmarks/bench_corpus_metrics.py --quick      # fewer reps, no n = 100,000 (about 5 minutes)
 """
 
@@ -162,8 +162,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer reps and no n = 100,000")
     ap.add_argument("--resamples", type=int, default=500, help="bootstrap resamples per interval (default 500)")
+    ap.add_argument("--reps", default=None, help="reps per n, e.g. '50:200,500:120,5000:40,100000:4'")
     args = ap.parse_args()
-    reps = {50: 100, 500: 60, 5_000: 20} if args.quick else {50: 300, 500: 200, 5_000: 60, 100_000: 8}
+    reps = {50: 100, 500: 60, 5_000: 20} if args.quick else {50: 200, 500: 120, 5_000: 40, 100_000: 4}
+    if args.reps:
+        reps = {int(k): int(v) for k, v in (part.split(":") for part in args.reps.split(","))}
     print("Cost (one run, loaded machine):")
     cost()
     print(f"\nCoverage of 95% intervals ({args.resamples:,} resamples each; Monte Carlo error about "

@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 
 import gengap
 from gengap._summary_table import summary_table
-from gengap.analysis.corpus import corpus_gap, corpus_score, reliability, risk_coverage
+from gengap.analysis.corpus import corpus_curve, corpus_gap, corpus_score, reliability, risk_coverage
 from gengap.store import Store
 
 
@@ -302,3 +302,49 @@ def test_named_clusters_make_corpus_intervals_resample_whole_clusters(tmp_path) 
         assert c["score_method"].startswith("bootstrap-clusters") and c["n_clusters"] > 10
     gap = clustered[(clustered["metric"] == "auroc") & (clustered["split"] != "random")].iloc[0]
     assert gap["gap_method"] == "bootstrap-clusters-independent" and gap["gap_p_adjusted"] is not None
+
+
+def test_curves_and_transfer_with_a_corpus_metric(tmp_path) -> None:
+    """A length curve is drawn from the first mean metric (its break-point test needs per-example
+    scores), corpus_curve gives AUROC per bin, and the transfer matrix holds AUROC per cell."""
+    rng = np.random.default_rng(0)
+    records = []
+    for i in range(600):
+        n = 1 + i % 30
+        y = int(rng.uniform() < 0.5)
+        p = float(np.clip(0.5 + (y - 0.5) * (1 - n / 30) + rng.normal(0, 0.2), 0.01, 0.99))
+        records.append({"input": f"{i} " + "x " * n, "target": str(y), "p": p, "site": "abc"[i % 3]})
+    prob = {r["input"]: r["p"] for r in records}
+
+    def model(batch):
+        return [{"output": str(int(prob[x] > 0.5)), "probabilities": {"1": prob[x], "0": 1 - prob[x]}} for x in batch]
+
+    ev = gengap.evaluate(model, gengap.load(records), ["random", "length:by=input", "transfer:group=site"],
+                         metrics=["auroc", "exact_match"], out=tmp_path, progress=False)
+    with _no_warning():
+        report = ev.report(tmp_path / "report")
+    assert "## Score curves" in (report / "report.md").read_text()
+    with pytest.raises(gengap.errors.ConfigError, match="corpus_curve"):
+        ev.curve("input_length", metric="auroc")
+    per_bin = corpus_curve("auroc", ev.rows("auroc")[lambda r: r["split"] == "random"], "input_length", bins=3,
+                           n_resamples=300)
+    assert per_bin["n"].sum() == (ev.rows("auroc")["split"] == "random").sum()
+    assert per_bin["score"].iloc[0] > per_bin["score"].iloc[-1]  # separation fades with length
+    matrix = ev.transfer(metric="auroc", n_resamples=300)
+    assert matrix.metric == "auroc" and np.nanmax(matrix.scores.to_numpy()) <= 1
+
+
+class _no_warning:
+    """Fails when a report section could not be drawn (it warns instead of raising)."""
+
+    def __enter__(self) -> None:
+        import warnings
+
+        self._catch = warnings.catch_warnings(record=True)
+        self.seen = self._catch.__enter__()
+        warnings.simplefilter("always")
+
+    def __exit__(self, *exc: object) -> None:
+        self._catch.__exit__(*exc)
+        failed = [str(w.message) for w in self.seen if "failed" in str(w.message)]
+        assert not failed, failed

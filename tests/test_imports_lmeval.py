@@ -323,7 +323,7 @@ def test_multiple_choice_confidences_are_the_softmax_of_the_options_and_feed_cor
             assert row["confidence"] == pytest.approx(p.max(), abs=1e-12)
             assert sorted(json.loads(row["probabilities"]).values()) == pytest.approx(sorted(p.tolist()), abs=1e-12)
             assert row["score"] == s["acc"]  # right or wrong, from acc,none
-    from gengap.runner import Evaluation
+    from gengap.evaluation import Evaluation
 
     summary = Evaluation(store_path=result.store_path, run_id=result.run_id, out=tmp_path).summary(n_resamples=1000)
     ece = summary[(summary["metric"] == "ece") & (summary["split"] == "gengap_mc")]

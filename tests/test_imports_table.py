@@ -178,7 +178,7 @@ def test_a_confidence_column_and_corpus_metrics(tmp_path):
     scikit-learn's); a confidence outside [0, 1] names the file and row."""
     import sklearn.metrics as skm
 
-    from gengap.runner import Evaluation
+    from gengap.evaluation import Evaluation
 
     rng = np.random.default_rng(0)
     path = tmp_path / "preds.csv"

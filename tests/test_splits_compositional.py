@@ -75,6 +75,22 @@ def test_mcd_on_toy_beats_random_and_keeps_atoms(toy):
     assert all({"phase", "iteration", "compound_divergence", "atom_divergence"} <= set(t) for t in d.figures["trajectory"])
 
 
+def test_mcd_names_the_compounds_it_held_out(toy):
+    split = MaxCompoundDivergence(seed=0, **FAST).split_dataset(toy)
+    held = split.diagnostics.figures["search"]["held_out_compounds"]
+    assert held, "an MCD split of the toy grammar holds some compound out whole"
+    def bigrams(texts):
+        return [" ".join(p) for t in texts for p in zip(t.split(), t.split()[1:])]
+    test_bigrams = bigrams([toy.inputs[i] for i in split.test])
+    train_bigrams = set(bigrams([toy.inputs[i] for i in split.train]))
+    counts = [h["test_occurrences"] for h in held]
+    assert counts == sorted(counts, reverse=True)
+    for h in held:
+        assert h["compound"] not in train_bigrams
+        if len(h["compound"].split()) == 2:  # recounted here for the bigrams
+            assert test_bigrams.count(h["compound"]) == h["test_occurrences"]
+
+
 def test_mcd_is_reproducible_and_seeds_differ(toy):
     a = MaxCompoundDivergence(seed=3, **FAST).split_dataset(toy)
     b = MaxCompoundDivergence(seed=3, **FAST).split_dataset(toy)

@@ -298,3 +298,19 @@ def test_binding_beyond_loopback_warns_before_anything_is_served(tmp_path):
         with pytest.raises(ConfigError, match=f"Port {port} on 0.0.0.0 is in use"):
             serve([tmp_path], host="0.0.0.0", port=port, open_browser=False, say=said.append)
     assert said and said[0].startswith("warning: serving on 0.0.0.0, not only on this machine")
+
+
+def test_transfer_cells_link_to_the_rows_of_the_split_trained_on_their_group(tmp_path):
+    import gengap
+    from _view_runs import model, records
+
+    gengap.evaluate({"m1": model(3)}, gengap.load(records(240)), ["random", "transfer:group=topic"], out=tmp_path,
+                    progress=False)
+    with serving([tmp_path]) as base:
+        status, summary = get(f"{base}/api/summary?run=0")
+        assert len(summary["transfer"]) == 9
+        for cell in summary["transfer"]:
+            assert cell["rows"]["split"] == f"transfer:topic={cell['train_group']}"
+            status, page = get(f"{base}/api/rows?" + _q(**cell["rows"], limit=1000))
+            assert page["total"] == cell["n"]
+            assert {r["metadata"]["topic"] for r in page["rows"]} == {cell["test_group"]}

@@ -117,10 +117,16 @@ class Evaluation:
             trained = store.run_config(self.run_id).get("trained") or []
         rows = self.rows()
         model = model if model is not None else str(rows["model"].iloc[0])
-        metric = metric if metric is not None else str(rows["metric"].iloc[0])
+        from gengap.metrics import is_corpus_metric
+
+        means = [m for m in pd.unique(rows["metric"]) if not is_corpus_metric(str(m))]
+        metric = metric if metric is not None else str(means[0] if means else rows["metric"].iloc[0])
         for what, value in (("model", model), ("metric", metric)):
             if value not in set(rows[what]):
                 raise ConfigError(f"{what}={value!r} is not in this run (its {what}s: {', '.join(sorted(set(rows[what])))}).")
+        if is_corpus_metric(metric):
+            raise ConfigError(f"metric={metric!r} is a corpus metric, not a mean of per-example scores: draw it per bin with "
+                              f"gengap.analysis.corpus.corpus_curve('{metric}', evaluation.rows('{metric}'), '{axis}').")
         curves = run_curves(rows[rows["metric"] == metric], info, axis, reference=find_reference(info, self.reference),
                             splits=splits, train_range=train_range, bins=bins, confidence=confidence,
                             n_resamples=n_resamples, seed=seed, trained=trained, cluster=self.cluster)

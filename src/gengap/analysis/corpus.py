@@ -56,7 +56,7 @@ from gengap.analysis.intervals import Interval, PairedTest, bootstrap_ci
 from gengap.metrics import get_metric
 from gengap.metrics_corpus import CorpusData, CorpusMetric, positive_label, positive_scores
 
-__all__ = ["corpus_data", "corpus_score", "corpus_gap", "reliability", "risk_coverage", "MIN_CORPUS_N",
+__all__ = ["corpus_data", "corpus_score", "corpus_gap", "corpus_curve", "reliability", "risk_coverage", "MIN_CORPUS_N",
            "MAX_ROW_RESAMPLES", "ROW_BUDGET"]
 
 #: Fewer rows than this and a corpus metric is not computed (a clear message says so).
@@ -401,3 +401,55 @@ def risk_coverage(rows: pd.DataFrame | CorpusData, *, points: int = 50) -> pd.Da
     one = np.ones((1, len(data)))
     risk = [1 - float(weighted_selective_accuracy(data.correct, data.confidence, one, c)[0]) for c in cover]
     return pd.DataFrame({"coverage": cover, "risk": np.round(risk, 12)})
+
+
+def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
+                 bins: int | Sequence[float] | str | None = "auto", confidence: float = 0.95,
+                 n_resamples: int = 2_000, seed: int = 0) -> pd.DataFrame:
+    """A corpus metric per bin of an axis (a metadata column, ``input_length``, ``target_length``):
+    per bin its edges, ``n``, ``score`` with ``score_low``/``score_high`` and ``score_method``, the
+    ``gap`` to the first bin with its interval and ``gap_p`` (independent samples), and ``note``
+    where the metric is undefined in a bin. The rows are one model's clean rows of one test part or
+    several (pooled); bins as :func:`gengap.analysis.curves.bin_axis` makes them.
+
+    >>> rng = np.random.default_rng(1)
+    >>> y = rng.integers(0, 2, 600)
+    >>> length = np.repeat([5, 10, 20], 200)
+    >>> p = np.clip(0.5 + (y - 0.5) * (0.8 - length / 40) + rng.normal(0, 0.15, 600), 0.01, 0.99)
+    >>> rows = pd.DataFrame({"target": y.astype(str), "output": (p > 0.5).astype(int).astype(str),
+    ...                      "confidence": np.where(p > 0.5, p, 1 - p), "len": length})
+    >>> t = corpus_curve("auroc", rows, "len", n_resamples=500)
+    >>> t["n"].tolist(), bool(t["score"].is_monotonic_decreasing)
+    ([200, 200, 200], True)
+    """
+    from gengap.analysis.curves import axis_values, bin_axis
+
+    values = np.asarray(axis_values(rows, axis), dtype=np.float64)
+    keep = ~np.isnan(values)
+    rows, values = rows[keep], values[keep]
+    if rows.empty:
+        raise DataError(f"No rows have a value on the axis '{axis}'.")
+    idx, edges = bin_axis(values, bins)
+    records = []
+    first: pd.DataFrame | None = None
+    for b in range(len(edges)):
+        part = rows[idx == b]
+        record: dict[str, Any] = {"low_edge": float(edges[b, 0]), "high_edge": float(edges[b, 1]), "n": len(part),
+                                  "score": None, "score_low": None, "score_high": None, "score_method": None,
+                                  "gap": None, "gap_low": None, "gap_high": None, "gap_p": None, "note": ""}
+        try:
+            ci = corpus_score(metric, part, confidence=confidence, n_resamples=n_resamples, seed=seed)
+        except DataError as e:
+            record["note"] = str(e)
+            records.append(record)
+            continue
+        record.update(score=ci.estimate, score_low=ci.low, score_high=ci.high, score_method=ci.method, note=ci.warning)
+        if first is None:
+            first = part
+        else:
+            test = corpus_gap(metric, first, part, paired=False, confidence=confidence, n_resamples=n_resamples,
+                              seed=seed)
+            record.update(gap=test.effect.estimate, gap_low=test.effect.low, gap_high=test.effect.high,
+                          gap_p=test.p_value)
+        records.append(record)
+    return pd.DataFrame.from_records(records)

@@ -594,7 +594,9 @@ def curve_from_rows(
     Rows without a value on the axis are left out. ``trained`` names the models trained on the
     splits (None: every model); the others have no training range (a function or an endpoint was
     never trained on the axis), so their first bin is the reference. ``cluster`` names a column (or
-    metadata field) whose rows are not independent: every bin then counts its clusters.
+    metadata field) whose rows are not independent: every bin then counts its clusters. Corpus
+    metrics (AUROC, ECE, ...) are left out: their figure per bin comes from
+    :func:`gengap.analysis.corpus.corpus_curve`, without the break-point test.
     """
     clean = rows[rows["perturbation"] == "none"] if "perturbation" in rows else rows
     if "example_id" in clean:
@@ -608,7 +610,11 @@ def curve_from_rows(
 
         clean = clean.assign(_cluster=cluster_ids(clean, cluster, where="the curve's rows"))
     out = []
+    from gengap.metrics import is_corpus_metric
+
     for (model, metric), group in clean.groupby(["model", "metric"], sort=True):
+        if is_corpus_metric(str(metric)):  # not a mean of rows: gengap.analysis.corpus.corpus_curve draws it per bin
+            continue
         own_range = train_range if trained is None or str(model) in trained else None
         out.append(score_curve(group["score"].to_numpy(), values[group.index].to_numpy(), axis_name=axis, bins=bins,
                                train_range=own_range, confidence=confidence, n_resamples=n_resamples, seed=seed,

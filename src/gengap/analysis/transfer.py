@@ -32,7 +32,9 @@ import pandas as pd
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
+from gengap.analysis.corpus import corpus_score
 from gengap.analysis.intervals import mean_ci
+from gengap.metrics import is_corpus_metric
 
 __all__ = ["TransferMatrix", "transfer_matrix_from_rows", "run_transfer", "TRANSFER_FILE"]
 
@@ -205,13 +207,20 @@ def transfer_matrix_from_rows(
     table = {key: np.zeros((k, k)) for key in ("score", "low", "high", "n")}
     scores = clean["score"].to_numpy(dtype=np.float64)
     in_split = clean["split"].to_numpy()
+    corpus = is_corpus_metric(metric)  # AUROC, ECE, ...: each cell's figure from its own rows
     for a, train_group in enumerate(groups):
         mine = in_split == split_of.get(train_group)
         for b in range(k):
             cell = scores[mine & (tested == b)]
-            if cell.size == 0:
-                est = lo = hi = float("nan")
-            else:
+            est = lo = hi = float("nan")
+            if cell.size and corpus:
+                try:
+                    ci = corpus_score(metric, clean[mine & (tested == b)], confidence=confidence,
+                                      n_resamples=n_resamples, seed=rng)
+                    est, lo, hi = ci.estimate, ci.low, ci.high
+                except DataError:  # undefined in this cell (one class only, too few rows): left blank
+                    pass
+            elif cell.size:
                 ci = mean_ci(cell, confidence=confidence, n_resamples=n_resamples, seed=rng)
                 est, lo, hi = ci.estimate, ci.low, ci.high
             table["score"][a, b], table["low"][a, b], table["high"][a, b], table["n"][a, b] = est, lo, hi, cell.size
@@ -248,13 +257,20 @@ def run_transfer(store: Any, run_id: str, **options: Any) -> TransferMatrix:
 
     info = store.split_info(run_id)
     names = [n for family in _require_families(info).values() for n in family]
+    columns = set(store.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
+                  ["column_name"])
+    confidences = ("p.confidence, p.probabilities" if "confidence" in columns  # what a corpus metric reads
+                   else "CAST(NULL AS DOUBLE) AS confidence, CAST(NULL AS VARCHAR) AS probabilities")
     rows = store.sql(  # only what the matrix reads: each row's score, group (metadata) and place in its split
         f"""
-        WITH e AS (SELECT split, example_id, metadata,
+        WITH e AS (SELECT split, example_id, metadata, target,
                           row_number() OVER (PARTITION BY split ORDER BY rowid) - 1 AS position
                    FROM examples WHERE run_id = $1 AND list_contains($2, split))
-        SELECT s.model, s.split, s.perturbation, s.example_id, e.metadata, s.metric, s.value AS score, e.position
+        SELECT s.model, s.split, s.perturbation, s.example_id, e.metadata, s.metric, s.value AS score, e.position,
+               e.target, p.output, p.extracted, {confidences}
         FROM scores s JOIN e USING (split, example_id)
+        JOIN predictions p ON p.run_id = s.run_id AND p.model = s.model AND p.split = s.split
+             AND p.perturbation = s.perturbation AND p.example_id = s.example_id
         WHERE s.run_id = $1 AND s.perturbation = 'none' {"AND s.metric = $3" if options.get("metric") else ""}
         """, [run_id, names] + ([options["metric"]] if options.get("metric") else []))
     tm = transfer_matrix_from_rows(rows, info, **options)

@@ -206,14 +206,32 @@ def inspect_command(
     metric: Annotated[str | None, typer.Option(help="Analyses: the scorer to use, when a task has several.")] = None,
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the samples a split would test, e.g. length:by=input (repeat).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: sample_id when samples ran for several epochs).")] = None,
 ) -> None:
     """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
 
     Each task is a split and each model a model; a sample run for several epochs becomes one row per
-    epoch (id#epoch, with sample_id and epoch in its metadata). Example: gengap import inspect logs/ --out report/
+    epoch (id#epoch, with sample_id and epoch in its metadata), and the epochs of a sample are one
+    cluster: every interval counts samples, not epochs. Example: gengap import inspect logs/ --out report/
     """
     from gengap.imports import import_inspect
 
     result = import_inspect(logs, out)
-    _finish(result, format)
-    _analyses(result, metric=metric, group=group, reextract=None, subset=subset)
+    if cluster is None and _several_epochs(result):
+        cluster = "sample_id"
+        stdout.print("note: samples ran for several epochs: every interval counts samples, not epochs (--cluster sample_id).",
+                     markup=False, soft_wrap=True)
+    _finish(result, format, cluster=cluster)
+    _analyses(result, metric=metric, group=group, reextract=None, subset=subset, cluster=cluster)
+
+
+def _several_epochs(result) -> bool:  # type: ignore[no-untyped-def]
+    """True when some sample of an imported inspect_ai log was run for more than one epoch."""
+    import json
+
+    from gengap.store import Store
+
+    with Store(result.store_path, read_only=True) as store:
+        meta = store.sql("SELECT DISTINCT metadata FROM examples WHERE run_id = ?", [result.run_id])["metadata"]
+    epochs = [json.loads(m).get("epoch") for m in meta if isinstance(m, str) and m]
+    return any(isinstance(e, int) and e > 1 for e in epochs)

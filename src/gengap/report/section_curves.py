@@ -154,7 +154,10 @@ def _bins_table(c: Curve, fmt: ScoreFormat, many_models: bool) -> pd.DataFrame:
 @register_section("curves", order=40)
 def curves_section(ctx: ReportContext) -> Section | None:
     """Score curves along each asked-for axis and each length split's length."""
-    metric = ctx.primary_metric
+    from gengap.metrics import is_corpus_metric
+
+    # a curve's break-point test needs per-example scores: the first metric that is a mean of them
+    metric = next((m for m in ctx.metrics if not is_corpus_metric(m)), None)
     axes = curve_axes(ctx)
     if metric is None or not axes or ctx.clean_rows.empty:
         return None

@@ -43,7 +43,8 @@ from gengap.structure.counts import StructureCounts, count_structure
 from gengap.structure.divergence import ATOM_ALPHA, COMPOUND_ALPHA, IncrementalDivergence, _chernoff_sum, _terms
 from gengap.structure.divergence import divergence_from_sum as _div_from
 
-__all__ = ["MaxCompoundDivergence", "TargetMaxCompoundDivergence", "compound_weights", "structure_counts"]
+__all__ = ["MaxCompoundDivergence", "TargetMaxCompoundDivergence", "compound_weights", "held_out_compounds",
+           "structure_counts"]
 
 PENALTY = 10.0
 # Scores closer than this are ties, and the first state found keeps its place: which of several
@@ -413,6 +414,19 @@ class DivergenceSearch:
             trajectory.append({"phase": "rebuild", "iteration": it, "compound_divergence": round(best[2], 6),
                                "atom_divergence": round(best[3], 6)})
         in_test = best[1].copy()
+        best_feasible, iterations = self._polish(in_test, best, trajectory)
+        if best_feasible is None and self.max_da is not None:
+            best_feasible = self._into_bound(in_test, trajectory)
+        if best_feasible is not None:
+            final, dc, da = best_feasible
+            return SearchResult(final, da, dc, True, trajectory, self.n_trials, iterations)
+        dc, da = self._evaluate(in_test)
+        return SearchResult(in_test, da, dc, False, trajectory, self.n_trials, iterations)
+
+    def _polish(self, in_test: np.ndarray, best: tuple[float, np.ndarray, float, float],
+                trajectory: list[dict[str, Any]]) -> tuple[tuple[np.ndarray, float, float] | None, int]:
+        """Phase 3: whole-type moves and batched swaps from ``in_test`` (changed in place) while they improve;
+        returns the best state that meets the atom bound (or None) and the rounds used."""
         self._evaluate(in_test)
         best_feasible = (in_test.copy(), best[2], best[3]) if self.feasible(best[3]) else None
         m = max(1, self.n_test // 10)
@@ -436,13 +450,7 @@ class DivergenceSearch:
                                "atom_divergence": round(da, 6)})
             if self.feasible(da) and (best_feasible is None or self.score(dc, 0.0) > self.score(best_feasible[1], 0.0)):
                 best_feasible = (in_test.copy(), dc, da)
-        if best_feasible is None and self.max_da is not None:
-            best_feasible = self._into_bound(in_test, trajectory)
-        if best_feasible is not None:
-            final, dc, da = best_feasible
-            return SearchResult(final, da, dc, True, trajectory, self.n_trials, iterations)
-        dc, da = self._evaluate(in_test)
-        return SearchResult(in_test, da, dc, False, trajectory, self.n_trials, iterations)
+        return best_feasible, iterations
 
     def _into_bound(self, in_test: np.ndarray, trajectory: list[dict[str, Any]],
                     max_rounds: int = 50) -> tuple[np.ndarray, float, float] | None:
@@ -536,6 +544,22 @@ def structure_counts(dataset: Dataset, atoms: Any, compounds: Any) -> tuple[Stru
     return a, count_structure(dataset, compounds, role="compounds")
 
 
+def held_out_compounds(counts: StructureCounts, in_test: np.ndarray, top: int = 10) -> list[dict[str, Any]]:
+    """The compound types a split holds out whole (in test, never in training), most frequent in test first.
+
+    >>> import gengap
+    >>> ds = gengap.load([{"input": s, "target": "-"} for s in ["a b", "a b", "b a", "a c"]])
+    >>> c = count_structure(ds, "ngrams:2", role="compounds")
+    >>> held_out_compounds(c, np.array([True, True, False, False]))
+    [{'compound': 'a b', 'test_occurrences': 2}]
+    """
+    test = np.asarray(counts.matrix[np.asarray(in_test, dtype=bool)].sum(axis=0)).ravel()
+    train = np.asarray(counts.matrix.sum(axis=0)).ravel() - test
+    held = np.flatnonzero((test > 0) & (train <= 0))
+    held = held[np.argsort(-test[held], kind="stable")][:top]
+    return [{"compound": str(counts.types[k]), "test_occurrences": int(test[k])} for k in held]
+
+
 def compound_weights(counts: StructureCounts) -> np.ndarray:
     """Weights that discount n-gram compounds which mostly occur inside a longer one (as CFQ does).
 
@@ -599,7 +623,9 @@ class MaxCompoundDivergence(Splitter):
 
     Diagnostics: ``structure`` (``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
     ``n_unseen_test_atoms`` 0) and the figures ``search`` (effort, seconds, whether the bound and target
-    were met) and ``trajectory`` (the divergences after each improving step).
+    were met, and ``held_out_compounds``: the compound types the test part holds whole, never seen in
+    training, most frequent first) and ``trajectory`` (the divergences after each improving step,
+    with the phase that made it: greedy or random hold-out, rebuild, swap, into_bound).
 
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
@@ -700,6 +726,7 @@ class MaxCompoundDivergence(Splitter):
                 "n_trials": result.n_trials, "n_rebuilds": search.n_rebuilds, "n_swap_rounds": result.n_iterations,
                 "met_atom_bound": bool(reached_bound), "met_target": bool(reached_target),
                 "n_atom_types": a.n_types, "n_compound_types": c.n_types,
+                "held_out_compounds": held_out_compounds(c, result.in_test),
             },
             "trajectory": result.trajectory,
         }

@@ -61,7 +61,7 @@ def _number(v: Any) -> str:
 
 def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, str]) -> dict[str, Any]:
     """The figures of one run's document, each with ``rows`` (filters) where they can be selected exactly."""
-    split_info = {s["name"]: s for s in doc.get("splits", [])}
+    split_info = {s["name"]: {**(s.get("diagnostics") or {}), **s} for s in doc.get("splits", [])}
     reference = doc.get("reference")
     scores = []
     for r in doc.get("summary", []):
@@ -87,15 +87,14 @@ def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, s
                            "rows": _first_match(con, cands, g.get("n"), meta) if reference else None})
     transfer = []
     for block in groups_doc.get("transfer", []) if isinstance(groups_doc, dict) else []:
-        names = [s for s, info in split_info.items() if info.get("method") == "transfer"]
         for cell in block.get("cells", []):
-            cands = []
-            for s in names:
-                if str(cell.get("train_group")) not in s:
-                    continue
-                cands.append({"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none"})
-                cands += [{"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none",
-                           f"meta.{field}": cell.get("test_group")} for field in fields]
+            # the split trained on the cell's group (its info names it), tested rows of the cell's group
+            names = [s for s, info in split_info.items() if info.get("method") == "transfer"
+                     and str(info.get("train_group")) == str(cell.get("train_group"))]
+            columns = [str(c) for c in block.get("group_columns") or []]
+            cands = [{"run": run, "model": block["model"], "split": s, "metric": block.get("metric"), "perturbation": "none",
+                      f"meta.{field}": cell.get("test_group")} for s in names for field in [*columns, *fields]
+                     if field in meta]
             transfer.append({"model": block["model"], "group_columns": block.get("group_columns"), **cell,
                              "rows": _first_match(con, cands, cell.get("n"), meta)})
     effects = []
