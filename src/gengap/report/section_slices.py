@@ -60,7 +60,7 @@ def slices_section(ctx: ReportContext) -> Section | None:
     controls = sorted({CONTROLS[s.control] for _, s in searches})
     intro = (f"Slices of each split's test rows that score significantly below the rest of that split, found "
              f"without being told where to look: every value of each metadata column, input and target length "
-             f"(binned), and conjunctions of up to {ctx.slice_order} of them, each tested one-sided against the rest; "
+             f"and the similarity to training when stored (binned), and conjunctions of up to {ctx.slice_order} of them, each tested one-sided against the rest; "
              f"false discoveries controlled by {'; '.join(controls)} at 5%. A conjunction is shown in place of the "
              "parts it explains."
              + (f" Rows of one '{ctx.cluster}' are not independent: every test and interval is cluster-robust."
