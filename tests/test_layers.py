@@ -33,7 +33,7 @@ LAYERS = {
     "gengap._summary_table": "report",
     "gengap.evaluation": "facade",
     "gengap.retraining": "facade",
-    "gengap.config": "facade",  # the run file: read and run
+    "gengap.run_file": "facade",  # running what a run file (or gengap eval) describes
     "gengap.demo": "facade",
     "gengap.monitor.grokking_demo": "facade",
     "gengap.tasks.sweep": "facade",

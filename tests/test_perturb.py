@@ -264,16 +264,19 @@ def test_eval_with_perturbations_and_stress_summary(mc_ds, tmp_path):
     assert 'id="chart-perturbations"' in (folder / "index.html").read_text()
 
 
-def test_run_file_perturb_option(tmp_path):
-    from gengap.config import parse_config
+def test_evaluate_takes_perturbation_specs_and_families_like_the_run_file(tmp_path):
+    import gengap
+    from gengap.store import Store
 
-    cfg = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "x:y"}, "eval": {"perturb": ["typos:rate=0.1", "all_format"]}})
-    from gengap.config import _perturbations
-
-    assert [p.name for p in _perturbations(cfg)][:2] == ["typos:rate=0.1", "whitespace"]
-    bad = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "x:y"}, "eval": {"perturb": ["typoz"]}})
+    ds = gengap.load([{"input": f"Word {i}.", "target": str(i)} for i in range(10)])
+    ev = gengap.evaluate(lambda xs: xs, ds, ["all"], perturbations=["typos:rate=0.1", "all_format"], out=tmp_path,
+                         progress=False)
+    with Store(ev.store_path, read_only=True) as store:
+        assert store.run_config(ev.run_id)["perturbations"][:2] == ["typos:rate=0.1", "whitespace"]
+    assert {"none", "typos:rate=0.1", "whitespace", "casing"} <= set(ev.rows()["perturbation"])
     with pytest.raises(ConfigError, match="Unknown perturbation 'typoz'"):
-        _perturbations(bad)
+        gengap.evaluate(lambda xs: xs, ds, ["all"], perturbations=["typoz"], out=tmp_path / "bad", progress=False)
+    assert not (tmp_path / "bad" / "gengap.duckdb").exists()
 
 
 def test_cli_eval_perturb(tmp_path, monkeypatch):

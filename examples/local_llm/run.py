@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from contextlib import ExitStack
 from pathlib import Path
 
@@ -93,7 +94,8 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("local_llm_report"))
     args = parser.parse_args()
     with ExitStack() as stack:
-        from gengap.models.llama_server import LlamaServer
+        sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))  # the test suite's llama.cpp server
+        from _llama_server import LlamaServer
 
         base = args.base_url or stack.enter_context(LlamaServer()).base_url
         loglik = args.loglik_url or stack.enter_context(LlamaServer(n_ctx=512, logits_all=True)).base_url

@@ -10,8 +10,8 @@ Four groups, each a small pydantic model:
 - :class:`Generation`: how an HTTP model generates (API, sampling, stops, request fields, and its
   client's concurrency, timeout and retries).
 
-:class:`Settings` holds the first three; :func:`gengap.evaluate` takes it as ``config`` and its
-fields as keywords (a keyword wins over ``config``). The run file (``gengap.toml``) reads them from
+:class:`Settings` holds the first three; :func:`gengap.evaluate` takes it as ``settings`` and its
+fields by name (a setting given by name wins over ``settings``). The run file (``gengap.toml``) reads them from
 its ``[execution]``, ``[scoring]`` and ``[splitting]`` tables and the generation settings from
 ``[model]``; ``gengap eval`` takes each option's default and help text from these fields.
 
@@ -32,8 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
 
-__all__ = ["Execution", "Scoring", "Splitting", "Generation", "Settings", "FROM_CONFIG", "FromConfig", "GROUPS",
-           "DEFAULT_RUN_NAME"]
+__all__ = ["Execution", "Scoring", "Splitting", "Generation", "Settings", "GROUPS", "DEFAULT_RUN_NAME"]
 
 #: A run's name in the store when none is given (``evaluate(name=...)``, ``[eval] name``).
 DEFAULT_RUN_NAME = "eval"
@@ -229,24 +228,3 @@ def describe_errors(err: ValidationError, group: str, given: dict[str, Any]) -> 
         value = given.get(name, e.get("input"))
         parts.append(f"{name}={value!r}: {e['msg']} ({group}.{name})")
     return "; ".join(parts) + "."
-
-
-class FromConfig:
-    """The default of :func:`gengap.evaluate`'s setting keywords: the value comes from ``config``."""
-
-    _instance: FromConfig | None = None
-
-    def __new__(cls) -> FromConfig:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "FROM_CONFIG"
-
-    def __reduce__(self) -> str:
-        return "FROM_CONFIG"
-
-
-#: "Not given": take the value from the settings passed as ``config`` (or their defaults).
-FROM_CONFIG = FromConfig()

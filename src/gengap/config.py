@@ -41,7 +41,7 @@ from __future__ import annotations
 import difflib
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,7 +52,7 @@ from gengap._errors import ConfigError, did_you_mean
 from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
 
 __all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "Settings", "Execution",
-           "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "build_model", "execute"]
+           "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
 
 
 class _Strict(BaseModel):
@@ -141,7 +141,7 @@ class EvalConfig(_Strict):
 class RunConfig(Settings):
     """A whole evaluation: data, model, prompt, splits, the :class:`Settings` groups, and the output.
 
-    It is a :class:`Settings`, so ``gengap.evaluate(..., config=run_config)`` takes its settings.
+    It is a :class:`Settings`, so ``gengap.evaluate(..., settings=run_config)`` takes its settings.
 
     >>> cfg = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "m:f"}, "execution": {"batch_size": 8}})
     >>> cfg.execution.batch_size, cfg.splitting.seed, cfg.eval.out
@@ -309,129 +309,5 @@ def load_run_file(path: str | Path) -> RunConfig:
     })
 
 
-def build_model(cfg: ModelConfig) -> Any:
-    """The Model a ModelConfig describes (an HTTP model gets every :class:`Generation` setting)."""
-    from gengap.models import load_model
-
-    options: dict[str, Any] = {}
-    if cfg.spec.startswith(("http://", "https://")):
-        options = {"model_name": cfg.model_name, "api_key_env": cfg.api_key_env,
-                   **{key: getattr(cfg, key) for key in Generation.model_fields}}
-    elif Path(cfg.spec).suffix in (".skops", ".pkl", ".pickle", ".joblib"):
-        options = {"trust_pickle": cfg.trust_pickle, "trusted": cfg.trusted}
-    if cfg.version is not None and not options and not cfg.spec.startswith(("http://", "https://")):
-        options = {"version": cfg.version}
-    return load_model(cfg.spec, name=cfg.name, **options)
-
-
-def _identity(cfg: RunConfig) -> dict[str, Any]:
-    """The run file as stored with the run, besides the settings (:func:`gengap.evaluate` stores those):
-    what the run computes, not how fast it runs (:data:`NOT_STORED_MODEL`), so the same evaluation
-    resumes whatever request timeout the second attempt uses."""
-    data = cfg.model_dump(mode="json", include=set(RUN_FILE_TABLES))
-    for key in NOT_STORED_MODEL:
-        data["model"].pop(key, None)
-    for key in NOT_STORED_EVAL:
-        data["eval"].pop(key, None)
-    return data
-
-
 #: The tables of a run file stored with a run besides its settings (``gengap resume`` reads them back).
 RUN_FILE_TABLES = ("data", "model", "prompt", "split", "eval")
-
-
-def execute(cfg: RunConfig, *, progress: bool | None = None) -> Any:
-    """Load the data, build model and splits, evaluate, and write the report. Returns the Evaluation.
-
-    ``progress`` (when not None) overrides ``cfg.execution.progress``.
-    """
-    from gengap._outputs import check_out_folder
-    from gengap.evaluation import evaluate
-    from gengap.io import load
-    from gengap.splits import make_splitter
-
-    check_out_folder(cfg.eval.out)  # before any data is read or model built
-    splits: list[Any] = []
-    dataset = None
-    if any(s.path for s in cfg.split):
-        dataset, splits = _split_folders(cfg)
-    else:
-        assert cfg.data is not None  # checked in parse_config
-        dataset = load(cfg.data.path, input=cfg.data.input, target=cfg.data.target, id=cfg.data.id,
-                       metadata=cfg.data.metadata, format=cfg.data.format)
-        for s in cfg.split:
-            splits.append(make_splitter(s.method or "random", options=s.options(), seed=cfg.splitting.seed,
-                                        test_fraction=cfg.splitting.test_fraction, dedupe=cfg.splitting.dedupe))
-    _check_curves(cfg.eval.curves, dataset)  # before the model is built or any split cut
-    model = build_model(cfg.model)  # after the data: a missing data file is reported first
-    settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
-    evaluation = evaluate(model, dataset, splits, config=settings, out=cfg.eval.out, name=cfg.eval.name,
-                          run_info=_identity(cfg), perturbations=_perturbations(cfg),
-                          baselines=cfg.eval.baselines,
-                          train_similarity=cfg.eval.train_similarity or ("tfidf" if "train_similarity" in cfg.eval.curves else None),
-                          prompt=cfg.prompt.model_dump() if cfg.prompt else None)
-    evaluation.report(curves=cfg.eval.curves, find_slices=cfg.eval.find_slices, slice_order=cfg.eval.slice_order)
-    return evaluation
-
-
-def _check_curves(axes: Sequence[str], dataset: Any) -> None:
-    """Every ``--curve`` axis is a numeric column of the data (or a derived axis), else refuse before running."""
-    from gengap.analysis.curves import check_axis
-
-    columns = {c: dataset.column(c).tolist() for c in dataset.metadata_columns}
-    for axis in axes:
-        check_axis(columns, str(axis), option="--curve")
-
-
-def _split_folders(cfg: RunConfig) -> tuple[Any, list[Any]]:
-    """The splits of several folders written by ``gengap split`` from the same data, evaluated together.
-
-    Every folder records the fingerprint of the dataset it was cut from; folders cut from different
-    data cannot be compared (their gap would mix a change of data with a change of split).
-    """
-    from gengap.splits import load_split
-
-    methods = [s.method for s in cfg.split if s.path is None]
-    folders = [s.path for s in cfg.split if s.path is not None]
-    if methods:
-        raise ConfigError(f"Split folders ({', '.join(folders)}) cannot be mixed with split methods ({', '.join(map(str, methods))}): "
-                          "a folder brings its own data. Write the other splits to folders too (gengap split DATA "
-                          "--method METHOD --out FOLDER) and pass every folder with --split.")
-    if cfg.data is not None:
-        raise ConfigError(f"A split folder ({folders[0]}) brings its own data; leave out the data "
-                          f"({cfg.data.path}), or split that data with a split method instead.")
-    splits = [load_split(f) for f in folders]
-    prints = [_folder_fingerprint(f) for f in folders]
-    for folder, fp in zip(folders[1:], prints[1:]):
-        if fp != prints[0]:
-            raise ConfigError(f"The split folders '{folders[0]}' and '{folder}' were made from different data (dataset "
-                              f"fingerprints {prints[0]} and {fp}), so their scores cannot be compared. Split the same "
-                              "data file with each method (gengap split DATA --method ... --out ...).")
-    names = [s.name for s in splits]
-    for name in dict.fromkeys(names):
-        if names.count(name) > 1:
-            same = [f for f, n in zip(folders, names) if n == name]
-            raise ConfigError(f"The split folders {', '.join(same)} hold splits with the same name '{name}'; pass each "
-                              "split once.")
-    return splits[0].dataset, splits
-
-
-def _folder_fingerprint(folder: str) -> str | None:
-    """The dataset fingerprint recorded in a split folder's split.json (None in folders that lack one)."""
-    import json
-
-    try:
-        info = json.loads((Path(folder) / "split.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    dataset = info.get("dataset") if isinstance(info, dict) else None
-    return dataset.get("fingerprint") if isinstance(dataset, dict) else None
-
-
-def _perturbations(cfg: RunConfig) -> list[Any]:
-    """The run file's ``eval.perturb`` specs (``"typos:rate=0.05"``, ``"all_format"``) as perturbations."""
-    if not cfg.eval.perturb:
-        return []
-    from gengap.perturb import make_perturbations
-
-    return make_perturbations(cfg.eval.perturb)

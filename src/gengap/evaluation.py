@@ -15,6 +15,7 @@ formats them. An :class:`Evaluation` reads its run's rows from the store and han
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from gengap._errors import ConfigError
-from gengap._settings import DEFAULT_RUN_NAME, FROM_CONFIG, GROUPS, FromConfig, Settings
+from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Settings
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend
 from gengap.dataset import Dataset
@@ -54,6 +55,7 @@ class Evaluation:
     reference: str | None = None
     model_calls: int = 0
     settings: Settings | None = None
+    curves: tuple[str, ...] = ()
     _rows: pd.DataFrame | None = field(default=None, repr=False)
 
     def rows(self, metric: str | None = None) -> pd.DataFrame:
@@ -166,17 +168,18 @@ class Evaluation:
         return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] = (), find_slices: bool = False, slice_order: int = 2) -> Path:
+               curves: Sequence[str] | None = None, find_slices: bool = False, slice_order: int = 2) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
-        ``curves`` names axes to draw score curves along (length splits get theirs anyway);
-        ``find_slices`` adds the slices that score below the rest ("Where it fails", :meth:`slices`).
+        ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
+        length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
+        ("Where it fails", :meth:`slices`).
         """
         from gengap.report import write_report
 
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
-                            reference=self.reference, curves=curves, cluster=self.cluster, find_slices=find_slices,
-                            slice_order=slice_order)
+                            reference=self.reference, curves=self.curves if curves is None else curves,
+                            cluster=self.cluster, find_slices=find_slices, slice_order=slice_order)
 
 
 def evaluate(
@@ -184,49 +187,36 @@ def evaluate(
     dataset: Dataset,
     splits: Sequence[SplitLike] = ("random",),
     *,
-    config: Settings | Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
     out: str | Path | None = None,
     name: str = DEFAULT_RUN_NAME,
+    metrics: Sequence[str] | None = None,
+    extract: str | Any = None,
+    seed: int | None = None,
     perturbations: Sequence[Any] = (),
     prompt: Any = None,
+    curves: Sequence[str] = (),
     run_info: Mapping[str, Any] | None = None,
-    metrics: Sequence[str] | FromConfig = FROM_CONFIG,
-    extract: str | Any = FROM_CONFIG,
-    judge: str | None | FromConfig = FROM_CONFIG,
-    judge_api: str | FromConfig = FROM_CONFIG,
-    judge_model: str | None | FromConfig = FROM_CONFIG,
-    choices_by: str | FromConfig = FROM_CONFIG,
-    reference: str | None | FromConfig = FROM_CONFIG,
-    cluster: str | None | FromConfig = FROM_CONFIG,
-    seed: int | FromConfig = FROM_CONFIG,
-    test_fraction: float | FromConfig = FROM_CONFIG,
-    dedupe: bool | FromConfig = FROM_CONFIG,
-    backend: str | Backend | FromConfig = FROM_CONFIG,
-    workers: int | None | FromConfig = FROM_CONFIG,
-    ray_address: str | None | FromConfig = FROM_CONFIG,
-    batch_size: int | FromConfig = FROM_CONFIG,
-    shard_size: int | None | FromConfig = FROM_CONFIG,
-    cache: bool | FromConfig = FROM_CONFIG,
-    resume: bool | FromConfig = FROM_CONFIG,
-    progress: bool | None | FromConfig = FROM_CONFIG,
-    threads: int | None | FromConfig = FROM_CONFIG,
     train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
     baselines: Sequence[Any] = (),
+    **options: Any,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
 
-    The settings come from ``config`` (a :class:`gengap.config.Settings`; its defaults when None),
-    and any setting given as a keyword wins over it. Every default is written once, on the fields
-    of :mod:`gengap.config`'s settings groups (``Execution``, ``Scoring``, ``Splitting``);
-    ``evaluation.settings`` holds the settings a run used.
+    Every setting has its default written once, on a field of :class:`gengap.config.Settings`'
+    groups; ``settings`` (default: those defaults) gives a whole set, and ``metrics``, ``extract``,
+    ``seed`` or any other setting given by name (``**options``, e.g. ``batch_size=64``) wins over
+    it, as :meth:`Settings.replace` does. ``gengap eval`` and a run file take the same settings and
+    specs. Everything is checked before any work starts. ``evaluation.settings`` holds the settings
+    the run used.
 
     >>> import gengap
-    >>> from gengap.config import Execution, Settings
+    >>> from gengap.config import Settings
     >>> ds = gengap.load([{"input": str(i), "target": str(i)} for i in range(20)])
-    >>> fast = Settings(execution=Execution(batch_size=8, progress=False))
-    >>> ev = evaluate(lambda xs: xs, ds, config=fast, seed=3)
-    >>> ev.settings.execution.batch_size, ev.settings.splitting.seed, ev.settings.scoring.metrics
-    (8, 3, ['exact_match'])
+    >>> fast = Settings().replace(batch_size=8, progress=False)
+    >>> ev = evaluate(lambda xs: xs, ds, settings=fast, seed=3, perturbations=["casing:mode=upper"])
+    >>> ev.settings.execution.batch_size, ev.settings.splitting.seed, sorted(set(ev.rows()["perturbation"]))
+    (8, 3, ['casing:mode=upper', 'none'])
 
     Parameters
     ----------
@@ -235,17 +225,24 @@ def evaluate(
     dataset : the examples (see :func:`gengap.load`).
     splits : splitter objects, Split records, or method specs such as ``"random"``,
         ``"length"``, ``"primitive:jump"``.
-    config : the settings (:class:`gengap.config.Settings`, or a whole run file's ``RunConfig``).
-        A dict here is the older meaning of ``config``: use ``run_info`` (deprecated, still works).
+    settings : a :class:`gengap.config.Settings` (or a whole run file's ``RunConfig``).
     out : output folder for the store (``gengap.duckdb``) and the report; a temporary folder if None.
     name : the run's name in the store (a run resumes only under the same name).
-    perturbations : objects with a ``name`` and ``apply(dataset, seed) -> Dataset`` that return
-        variants of a test part with the same example ids; each variant is scored and stored under
-        the perturbation's name, paired with the clean rows.
+    metrics : names of per-example scorers (``exact_match``, ``token_f1``, ...); None: from ``settings``.
+    extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
+        ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor` (used as it is).
+        Targets are read the same way, so ``$1,000`` and ``1000`` agree. An output with no readable
+        answer is stored as *unextracted*, scores 0, and is counted apart. None: from ``settings``.
+    seed : seed of the splitters built from specs, the perturbations and few-shot draws; None: from ``settings``.
+    perturbations : specs (``"typos:rate=0.05"``, ``"casing"``, a family such as ``"all_format"``)
+        or :class:`gengap.perturb.Perturbation` objects: variants of each test part with the same
+        example ids, each scored and stored under its name, paired with the clean rows.
     prompt : build each model input with a :class:`gengap.Prompt` (or a dict of its fields, or a
         template string): instruction, template, k shots drawn from each split's train part. The
         stored rows keep the rendered prompt. With an HTTP completions model that has no stop set,
         the prompt's stops are used (the next example's prefix, a blank line).
+    curves : axes the report draws score curves along (a numeric metadata column,
+        ``input_length``, ``target_length``, ``irt_difficulty``); length splits get theirs anyway.
     run_info : more facts to store with the run's configuration (JSON-serializable); an
         unfinished run resumes only when they are the same.
     train_similarity : store each test row's similarity to its nearest train example of its split
@@ -258,81 +255,48 @@ def evaluate(
         each example), or :class:`gengap.learners.baselines.Baseline` objects
         (:func:`gengap.learners.baselines.make_baseline`). They are models of the run named
         ``baseline:...``.
+    **options : any other setting by name (a :class:`gengap.backends.Backend` object is used as
+        it is for ``backend``):
 
-    Scoring (``config.scoring``)
-
-    metrics : names of per-example scorers (``exact_match``, ``normalized_match``, ``token_f1``).
-    extract : read the answer out of free-text outputs before scoring: an answer kind (``number``,
-        ``choice``, ``yes_no``, ``text``) or a :class:`gengap.extract.Extractor`. Targets are read
-        the same way, so ``$1,000`` and ``1000`` agree. An output with no readable answer is stored
-        as *unextracted*, scores 0, and is counted separately in the summary and the report.
-    judge, judge_api, judge_model : with ``extract``, an OpenAI-compatible API (its base URL, e.g. a
-        llama.cpp server) asked about the outputs the rules leave unextracted or read two ways, in
-        the ``"chat"`` or ``"completions"`` (few-shot, for base models) style, under a served model
-        name; never shown a target. What it did (asked, agreed, overruled, filled, unsupported,
-        declined) is stored per shard: :meth:`Evaluation.judge_use`.
-    choices_by : for multiple-choice data (a ``choices`` column): ``"generate"`` (the model writes
-        an answer), ``"loglik"`` (the option with the highest summed log-probability after the
-        prompt) or ``"loglik_norm"`` (the highest log-probability per token). Log-likelihoods need a
-        model with the completions API that returns prompt log-probabilities.
-    reference : the split gaps are measured from (default: the random split).
-    cluster : a metadata column whose rows are not independent (the passage, document or source
-        questions share): every interval and test then counts clusters, and the summary says how
-        many there are and the design effect (:mod:`gengap.analysis.clustered`).
-
-    Splitting (``config.splitting``)
-
-    seed, test_fraction : defaults for splitters built from specs; ``seed`` also seeds
-        perturbations and few-shot draws.
-    dedupe : splitters built from specs keep inputs that are normalized or near copies of each other
-        on one side of every split (see :mod:`gengap.splits`; ``gengap leakage`` finds such copies).
-
-    Execution (``config.execution``)
-
-    backend, workers, ray_address : where model calls run (``serial``, ``thread``, ``process``,
-        ``ray``, or a :class:`gengap.backends.Backend`).
-    batch_size : inputs per model call.
-    shard_size : rows per unit of work stored atomically (smaller: less lost to a kill); default
-        :func:`auto_shard_size` of each test part. Keep it fixed when resuming a run.
-    cache : reuse stored outputs of cacheable models for inputs they answered before. A model is
-        cacheable when its fingerprint covers what its outputs depend on: endpoints (model name and
-        settings), fitted estimators (a hash of the fitted object), torch modules (their weights);
-        a Python function or object only with a version or files (``as_model(fn, version="v2")``).
-    resume : continue an unfinished run of the same name and configuration in ``out``.
-    progress : show progress bars (None: when stderr is a terminal).
-    threads : CPU cores for training learners: up to this many train side by side, one process
-        and one torch thread each (None: the cores this process may use). Scores do not depend
-        on it; the run's record (``runs.config``, ``ran_with``) shows what was used.
-
-    A :class:`gengap.backends.Backend` or :class:`gengap.extract.Extractor` object is used as it is;
-    ``evaluation.settings`` then keeps the named setting it stands in for.
+{options}
 
     Returns
     -------
     Evaluation, with ``summary()``, ``rows()``, ``report()`` and the ``settings`` it ran with.
     """
-    if isinstance(config, Mapping):  # the older meaning of config: facts stored with the run
-        from gengap._deprecation import warn_renamed
-
-        warn_renamed("evaluate(config=<dict>)", "evaluate(run_info=<dict>); config= takes gengap.config.Settings")
-        if run_info is not None:
-            raise ConfigError("Give the facts to store with the run once, as run_info= (config= takes gengap.config.Settings).")
-        config, run_info = None, config
-    if config is not None and not isinstance(config, Settings):
-        raise ConfigError(f"config= takes gengap.config.Settings (or a RunConfig), got a {type(config).__name__}; "
+    if settings is not None and not isinstance(settings, Settings):
+        raise ConfigError(f"settings= takes gengap.config.Settings (or a RunConfig), got a {type(settings).__name__}; "
                           "give single settings as keywords, e.g. evaluate(..., batch_size=64).")
-    given = {"metrics": metrics, "extract": extract, "judge": judge, "judge_api": judge_api, "judge_model": judge_model,
-             "choices_by": choices_by, "reference": reference, "cluster": cluster, "seed": seed,
-             "test_fraction": test_fraction, "dedupe": dedupe, "backend": backend, "workers": workers, "ray_address": ray_address,
-             "batch_size": batch_size, "shard_size": shard_size, "cache": cache, "resume": resume, "progress": progress,
-             "threads": threads}
-    objects = {"backend": backend if isinstance(backend, Backend) else None,  # used as they are, not settings
-               "extract": extract if extract is not None and not isinstance(extract, (str, FromConfig)) else None}
-    base = Settings() if config is None else Settings(**{group: getattr(config, group) for group in GROUPS})
-    settings = base.replace(source="evaluate: ", **{k: v for k, v in given.items()
-                                                    if v is not FROM_CONFIG and objects.get(k) is None})
-    stored = run(model, dataset, splits, settings, out=out, name=name, perturbations=perturbations, prompt=prompt,
-                 run_info=run_info, backend=objects["backend"], extract=objects["extract"],
+    if curves and isinstance(dataset, Dataset):  # the rest of the data is checked by the runner, before any work too
+        from gengap.analysis.curves import check_axis
+
+        columns = {c: dataset.column(c).tolist() for c in dataset.metadata_columns}
+        for axis in curves:
+            check_axis(columns, str(axis), option="curves=")
+    backend = options.pop("backend", None) if isinstance(options.get("backend"), Backend) else None
+    extractor = None if extract is None or isinstance(extract, str) else extract  # an Extractor: used as it is
+    given = {"metrics": metrics, "extract": extract if extractor is None else None, "seed": seed}
+    base = Settings() if settings is None else Settings(**{group: getattr(settings, group) for group in GROUPS})
+    resolved = base.replace(source="evaluate: ", **{k: v for k, v in given.items() if v is not None}, **options)
+    stored = run(model, dataset, splits, resolved, out=out, name=name, perturbations=perturbations, prompt=prompt,
+                 run_info=run_info, backend=backend, extract=extractor,
                  train_similarity=train_similarity, baselines=baselines)
     return Evaluation(store_path=stored.store_path, run_id=stored.run_id, out=stored.out,
-                      reference=settings.scoring.reference, model_calls=stored.model_calls, settings=settings)
+                      reference=resolved.scoring.reference, model_calls=stored.model_calls, settings=resolved,
+                      curves=tuple(curves))
+
+
+def _options_doc() -> str:
+    """The settings ``evaluate`` takes by name, with their groups, defaults and descriptions (from the fields)."""
+    lines = []
+    for group, model in GROUPS.items():
+        for key, info in model.model_fields.items():
+            if key in ("metrics", "extract", "seed"):
+                continue
+            default = info.default_factory() if info.default_factory is not None else info.default  # type: ignore[call-arg]
+            lines += textwrap.wrap(f"{key} ({group}, default {default!r}): {info.description or ''}", width=96,
+                                   initial_indent=" " * 8, subsequent_indent=" " * 12)
+    return "\n".join(lines)
+
+
+evaluate.__doc__ = (evaluate.__doc__ or "").replace("{options}", _options_doc())

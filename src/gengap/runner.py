@@ -43,6 +43,7 @@ from gengap.dataset import Dataset
 from gengap.metrics import get_metric, score
 from gengap.models import Model, as_model
 from gengap.models._scored import decode_cached, encode_cached, split_confidences
+from gengap.perturb._registry import make_perturbations
 from gengap.prompts import Prompt, as_prompt
 from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import STORE_NAME, Store
@@ -97,6 +98,21 @@ def _normalize_models(model: ModelLike | Mapping[str, ModelLike] | Sequence[Mode
     if len(set(names)) != len(names):
         raise ConfigError(f"Models need distinct names, got {names}; pass a dict {{name: model}}.")
     return models
+
+
+def _as_perturbations(items: Sequence[Any]) -> list[Any]:
+    """Perturbation objects from specs (``"typos:rate=0.05"``, a family such as ``"all_format"``) and
+    objects (kept as they are), checked before any work: unknown names and options, and names used twice."""
+    if isinstance(items, str):
+        items = [items]
+    out: list[Any] = []
+    for item in items:
+        out += make_perturbations([item]) if isinstance(item, str) else [item]
+    names = [getattr(p, "name", str(p)) for p in out]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise ConfigError(f"The perturbation(s) {', '.join(twice)} are given twice; give each once.")
+    return out
 
 
 def _resolve_splits(dataset: Dataset, splits: Sequence[SplitLike], *, seed: int, test_fraction: float,
@@ -164,6 +180,7 @@ def run(
     if scoring.choices_by != "generate" and "choices" not in dataset.metadata_columns:
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
+    perturbations = _as_perturbations(perturbations)
     similarity = _similarity_spec(train_similarity, dataset)
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
     if baselines:
@@ -470,6 +487,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     label = split if not variant else f"{split} / {perturbation}"
     calls = 0
     known: dict[str, dict[int, Any]] = {}
+    identical: dict[str, int] = {}  # of the known, how many this run answered itself (an identical input)
     hashes: dict[str, np.ndarray] = {}
     bounds: dict[str, tuple[int, int]] = {}
 
@@ -478,6 +496,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
         known[key] = ({i: decode_cached(t) for i, t in store.cached_outputs(fingerprint, hashes[key]).items()}
                       if use_cache else {})
+        identical[key] = len(store.answered_in_run(fingerprint, hashes[key], run_id) & set(known[key])) if known[key] else 0
         bounds[key] = (s, e)
         bar.advance(len(known[key]))
         return key, [inputs[s + i] for i in range(e - s) if i not in known[key]]
@@ -509,8 +528,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
             cache_rows=(fingerprint, hashes[key][fresh_idx], [encode_cached(o) for o in new_outputs]) if use_cache else None,
             extracted=answers, prompts=list(prompts[s:e]) if prompts is not None else None,
             details=details if any(d is not None for d in details) else None,
-            cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
-                       "" if use_cache else (model.cache_note or "not cached: cache=False")),
+            cache_use=(fingerprint, (e - s) - len(new_outputs) - identical[key], len(new_outputs),
+                       "" if use_cache else (model.cache_note or "not cached: cache=False"), identical[key]),
             judge_use=judged, confidence=confidence,
             probabilities=probabilities if any(p is not None for p in probabilities) else None,
         )

@@ -40,6 +40,7 @@ def eval_command(
     dedupe: Annotated[bool, option(Splitting, "dedupe")] = _SPLITTING.dedupe,
     batch_size: Annotated[int, option(Execution, "batch_size")] = _EXECUTION.batch_size,
     out: Annotated[Path, typer.Option(help="Output folder: report files and the gengap.duckdb store.")] = Path(_EVAL.out),
+    name: Annotated[str, typer.Option(help="The run's name in the store (a run resumes only under the same name).")] = _EVAL.name,
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
     cluster: Annotated[Optional[str], option(Scoring, "cluster")] = _SCORING.cluster,
     model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = _MODEL.version,
@@ -122,7 +123,7 @@ def run_config(**options: Any) -> RunConfig:
         "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
-        "eval": {"out": str(o["out"]), "perturb": o["perturb"] or [], "curves": o["curve"] or [],
+        "eval": {"out": str(o["out"]), "name": o["name"], "perturb": o["perturb"] or [], "curves": o["curve"] or [],
                  "find_slices": o["find_slices"], "slice_order": o["slice_order"],
                  "train_similarity": o["train_similarity"], "baselines": o["baseline"] or []},
     }
@@ -243,8 +244,8 @@ def _resume_demo(config: dict[str, Any], out: Path, progress: bool | None) -> No
 
 def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     """Run the evaluation (``progress``: None keeps the configured one), print its summary and where the report is."""
-    from gengap.config import execute
     from gengap.report._usage import cache_lines, judge_lines
+    from gengap.run_file import execute
 
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())

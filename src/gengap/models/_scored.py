@@ -31,7 +31,28 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["Scored", "split_confidences", "verbal_confidence", "encode_cached", "decode_cached"]
+__all__ = ["Scored", "Completion", "split_confidences", "verbal_confidence", "encode_cached", "decode_cached"]
+
+
+class Completion(str):
+    """A model's answer text with what it cost: ``details`` holds ``prompt_tokens``,
+    ``completion_tokens``, ``latency_s``, ``finish_reason`` and, for multiple choice by
+    log-likelihood, the per-option ``loglik``, ``n_tokens`` and ``loglik_norm``.
+
+    >>> c = Completion(" 12", {"completion_tokens": 2})
+    >>> c.strip(), c.details["completion_tokens"]
+    ('12', 2)
+    """
+
+    details: dict[str, Any]
+
+    def __new__(cls, text: str, details: Mapping[str, Any] | None = None) -> Completion:
+        obj = super().__new__(cls, text)
+        obj.details = dict(details or {})
+        return obj
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Completion, (str(self), self.details))
 
 
 class Scored(str):
@@ -175,8 +196,6 @@ def decode_cached(text: str) -> Any:
     if isinstance(text, str) and text.startswith(_MARK):
         record = json.loads(text[len(_MARK):])
         if "details" in record:
-            from gengap.models.http import Completion
-
             answer = Completion(str(record["text"]), record["details"])
             answer.cached = True  # type: ignore[attr-defined]  # its cost details were not stored again
             return answer

@@ -57,6 +57,7 @@ from urllib.parse import urlsplit
 
 from gengap._errors import ConfigError, EndpointError
 from gengap.models._base import Model
+from gengap.models._scored import Completion
 from gengap.models._transport import Client, TransportError, tls_settings
 
 __all__ = ["OpenAIModel", "Completion", "parse_stop"]
@@ -67,27 +68,6 @@ _PATHS = {"chat": "/chat/completions", "completions": "/completions"}
 MAX_RETRY_AFTER = 300.0
 #: Request fields gengap sets itself; ``extra`` may not override them.
 _OWN_FIELDS = ("model", "prompt", "messages")
-
-
-class Completion(str):
-    """A model's answer text with what it cost: ``details`` holds ``prompt_tokens``,
-    ``completion_tokens``, ``latency_s``, ``finish_reason`` and, for multiple choice by
-    log-likelihood, the per-option ``loglik``, ``n_tokens`` and ``loglik_norm``.
-
-    >>> c = Completion(" 12", {"completion_tokens": 2})
-    >>> c.strip(), c.details["completion_tokens"]
-    ('12', 2)
-    """
-
-    details: dict[str, Any]
-
-    def __new__(cls, text: str, details: Mapping[str, Any] | None = None) -> Completion:
-        obj = super().__new__(cls, text)
-        obj.details = dict(details or {})
-        return obj
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (Completion, (str(self), self.details))
 
 
 def parse_stop(values: Sequence[str] | None) -> list[str] | None:

