@@ -305,3 +305,14 @@ def test_a_planted_slice_is_still_found_with_clusters():
     y = np.where(bad & (rng.random(len(y)) < 0.4), 0.0, y)
     found = find_slices(meta, y, clusters=g)
     assert found.significant["description"].tolist()[0] == "language = es"
+
+
+def test_imported_inspect_logs_are_searched_too(tmp_path, cli):
+    logs = Path(__file__).parent / "data" / "inspect"
+    first = sorted(logs.glob("*.json"))[0]
+    code, out, err = cli("import", "inspect", str(first), "--out", str(tmp_path / "r"), "--format", "json",
+                         "--find-slices")
+    assert code == 0, err
+    assert "Where it fails" in out
+    doc = json.loads((tmp_path / "r" / "results.json").read_text(encoding="utf-8"))
+    assert isinstance(doc["slices"], list) and doc["sections"]["slices"]["searches"]

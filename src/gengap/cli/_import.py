@@ -207,6 +207,8 @@ def inspect_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the samples a split would test, e.g. length:by=input (repeat).")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: sample_id when samples ran for several epochs).")] = None,
+    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
+    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
 ) -> None:
     """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
 
@@ -216,12 +218,13 @@ def inspect_command(
     """
     from gengap.imports import import_inspect
 
+    check_slice_order(slice_order)
     result = import_inspect(logs, out)
     if cluster is None and _several_epochs(result):
         cluster = "sample_id"
         stdout.print("note: samples ran for several epochs: every interval counts samples, not epochs (--cluster sample_id).",
                      markup=False, soft_wrap=True)
-    _finish(result, format, cluster=cluster)
+    _finish(result, format, cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     _analyses(result, metric=metric, group=group, reextract=None, subset=subset, cluster=cluster)
 
 
