@@ -49,7 +49,7 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
-from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
+from gengap._settings import DEFAULT_OUT, DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
 
 __all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "Settings", "Execution",
            "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
@@ -120,7 +120,7 @@ class EvalConfig(_Strict):
     (Its settings once held here have their own tables: :data:`MOVED_FROM_EVAL`.)
     """
 
-    out: str = "gengap-report"
+    out: str = DEFAULT_OUT
     name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
     curves: list[str] = []
