@@ -269,3 +269,22 @@ def test_the_heatmap_scale_covers_every_single_effect_with_round_ticks():
     bar = _heatmap(families, ScoreFormat(percent=True), effects=[-0.098, -0.002, -0.05]).data[0]
     assert bar.zmax == 10 and bar.zmin == -10  # the worst single effect (-9.8) is on the scale, not only the means (-5)
     assert list(bar.colorbar.ticktext) == ["-10", "-5", "0", "+5", "+10"]
+
+
+def test_a_first_run_counts_unchanged_variants_as_identical_input_not_the_cache(tmp_path):
+    import gengap
+    from gengap.perturb import make_perturbation
+
+    data = gengap.load([{"input": f"walk {i}", "target": f"WALK {i}"} for i in range(60)])
+    model = gengap.as_model(lambda xs: [x.upper() for x in xs], name="upper", version="1")
+    lower = [make_perturbation("casing:mode=lower")]  # lower case changes nothing here
+    first = gengap.evaluate(model, data, ["random"], out=tmp_path / "o", progress=False, perturbations=lower)
+    use = first.cache_use().iloc[0]
+    assert (use["n_cached"], use["n_identical"], use["n_computed"]) == (0, 12, 12)
+    from gengap.report import cache_lines
+
+    assert "0 of 24 outputs from the cache" in cache_lines(first.cache_use())[0]
+    assert "12 identical to an input answered earlier in this run" in cache_lines(first.cache_use())[0]
+    again = gengap.evaluate(model, data, ["random"], out=tmp_path / "o", progress=False, perturbations=lower)
+    use = again.cache_use().iloc[0]
+    assert (use["n_cached"], use["n_identical"], use["n_computed"]) == (24, 0, 0)  # from an earlier run: the cache

@@ -118,3 +118,22 @@ def test_cli_plan_from_a_pilot_run(tmp_path, cli):
     code, out, err = cli("plan", "--pilot", str(tmp_path / "rep"), "--gap", "3", "--cluster", "passage")
     assert code == 0, err
     assert "clusters" in out and "could detect" in out
+
+
+def test_pilot_plan_compares_models_on_the_same_examples():
+    import pandas as pd
+
+    from gengap.analysis.pilot import pilot_plan
+
+    rng = np.random.default_rng(5)
+    n = 400
+    a = (rng.random(n) < 0.7).astype(float)
+    b = np.where(rng.random(n) < 0.2, 1 - a, a)  # 20% discordant
+    rows = pd.concat([pd.DataFrame({"model": m, "metric": "em", "perturbation": "none", "split": "random",
+                                    "example_id": [f"e{i}" for i in range(n)], "score": s}) for m, s in (("a", a), ("b", b))])
+    t = pilot_plan(rows, {"random": {"method": "random"}}, gap=0.03)
+    row = t[t["comparison"] == "models"].iloc[0]
+    assert (row["model"], row["reference"], row["paired"]) == ("a", "b", True)
+    # a paired difference with 20% discordance: SE about sqrt(0.2 / n)
+    assert row["detectable"] == pytest.approx(2.8 * math.sqrt(0.2 / n), rel=0.25)
+    assert row["n_needed"] == n_needed(n, row["detectable"], 0.03)

@@ -487,6 +487,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     label = split if not variant else f"{split} / {perturbation}"
     calls = 0
     known: dict[str, dict[int, Any]] = {}
+    identical: dict[str, int] = {}  # of the known, how many this run answered itself (an identical input)
     hashes: dict[str, np.ndarray] = {}
     bounds: dict[str, tuple[int, int]] = {}
 
@@ -495,6 +496,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
         hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
         known[key] = ({i: decode_cached(t) for i, t in store.cached_outputs(fingerprint, hashes[key]).items()}
                       if use_cache else {})
+        identical[key] = len(store.answered_in_run(fingerprint, hashes[key], run_id) & set(known[key])) if known[key] else 0
         bounds[key] = (s, e)
         bar.advance(len(known[key]))
         return key, [inputs[s + i] for i in range(e - s) if i not in known[key]]
@@ -526,8 +528,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
             cache_rows=(fingerprint, hashes[key][fresh_idx], [encode_cached(o) for o in new_outputs]) if use_cache else None,
             extracted=answers, prompts=list(prompts[s:e]) if prompts is not None else None,
             details=details if any(d is not None for d in details) else None,
-            cache_use=(fingerprint, (e - s) - len(new_outputs), len(new_outputs),
-                       "" if use_cache else (model.cache_note or "not cached: cache=False")),
+            cache_use=(fingerprint, (e - s) - len(new_outputs) - identical[key], len(new_outputs),
+                       "" if use_cache else (model.cache_note or "not cached: cache=False"), identical[key]),
             judge_use=judged, confidence=confidence,
             probabilities=probabilities if any(p is not None for p in probabilities) else None,
         )

@@ -84,6 +84,8 @@ ALTER TABLE predictions ADD COLUMN IF NOT EXISTS prompt VARCHAR;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS details VARCHAR;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS confidence DOUBLE;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS probabilities VARCHAR;
+ALTER TABLE cache ADD COLUMN IF NOT EXISTS run_id VARCHAR;
+ALTER TABLE cache_use ADD COLUMN IF NOT EXISTS n_identical BIGINT;
 CREATE TABLE IF NOT EXISTS leaks (
     run_id VARCHAR, split VARCHAR, example_id VARCHAR, kind VARCHAR, match_id VARCHAR, similarity DOUBLE,
     match_text VARCHAR);
@@ -246,6 +248,18 @@ class Store:
             raise StoreError(f"No run '{run_id}' in '{self.path}'. Runs there: {self.runs()['run_id'].tolist()}.")
         return json.loads(found["config"].iloc[0])
 
+    def answered_in_run(self, fingerprint: str, hashes: np.ndarray, run_id: str) -> set[int]:
+        """Row positions of ``hashes`` whose cached output this run wrote itself (an input identical to one
+        it answered before, e.g. a perturbation that left an input as it was), not an earlier run."""
+        table = pa.table({"pos": pa.array(np.arange(len(hashes))), "h1": pa.array(hashes[:, 0]), "h2": pa.array(hashes[:, 1])})
+        with self._lock:
+            self._con.register("_gengap_lookup", table)
+            found = self._con.execute(
+                "SELECT DISTINCT l.pos FROM _gengap_lookup l JOIN cache c ON c.h1 = l.h1 AND c.h2 = l.h2 "
+                "AND c.fingerprint = ? AND c.run_id = ?", [fingerprint, run_id]).fetchall()
+            self._con.unregister("_gengap_lookup")
+        return {int(p) for (p,) in found}
+
     def cached_outputs(self, fingerprint: str, hashes: np.ndarray) -> dict[int, str]:
         """Row position -> cached output text, for the rows of ``hashes`` (shape (n, 2), uint64) answered before."""
         table = pa.table({"pos": pa.array(np.arange(len(hashes))), "h1": pa.array(hashes[:, 0]), "h2": pa.array(hashes[:, 1])})
@@ -354,7 +368,7 @@ class Store:
         variant_targets: Sequence[Any] | None = None,
         cache_rows: tuple[str, np.ndarray, Sequence[Any]] | None = None,
         extracted: Sequence[str | None] | None = None,
-        cache_use: tuple[str, int, int, str] | None = None,
+        cache_use: tuple[str, int, int, str] | tuple[str, int, int, str, int] | None = None,
         prompts: Sequence[Any] | None = None,
         details: Sequence[Mapping[str, Any] | None] | None = None,
         judge_use: Mapping[str, int] | None = None,
@@ -414,11 +428,14 @@ class Store:
                     fresh = pa.table({"h1": pa.array(hashes[:, 0]), "h2": pa.array(hashes[:, 1]),
                                       "output": _text_column(list(new_outputs))})
                     self._con.register("_gengap_cache", fresh)
-                    self._con.execute("INSERT INTO cache SELECT ?, h1, h2, output FROM _gengap_cache", [fingerprint])
+                    self._con.execute("INSERT INTO cache (fingerprint, h1, h2, output, run_id) "
+                                      "SELECT ?, h1, h2, output, ? FROM _gengap_cache", [fingerprint, run_id])
                     self._con.unregister("_gengap_cache")
                 if cache_use is not None:
-                    self._con.execute("INSERT INTO cache_use VALUES (?, ?, ?, ?, ?, ?, ?)",
-                                      [run_id, shard or f"{model}/{split}/{perturbation}", model, *cache_use])
+                    self._con.execute("INSERT INTO cache_use (run_id, shard, model, fingerprint, n_cached, n_computed, note, "
+                                      "n_identical) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                                      [run_id, shard or f"{model}/{split}/{perturbation}", model, *cache_use[:4],
+                                       int(cache_use[4]) if len(cache_use) > 4 else 0])
                 if judge_use is not None:
                     self._con.execute("INSERT INTO judge_use VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                       [run_id, shard or f"{model}/{split}/{perturbation}", model,
@@ -435,13 +452,14 @@ class Store:
         """Per model and fingerprint: outputs taken from the cache and computed in this run, why a model
         was not cached, and the ``splits`` it answered (a learner has a fingerprint per split); empty for
         stores written before gengap recorded it."""
-        cols = ["model", "fingerprint", "n_cached", "n_computed", "note", "splits"]
+        cols = ["model", "fingerprint", "n_cached", "n_computed", "note", "splits", "n_identical"]
         tables = set(self.sql("SELECT table_name FROM information_schema.tables")["table_name"])
         if "cache_use" not in tables:
             return pd.DataFrame(columns=cols)
         found = self.sql(
             "SELECT model, fingerprint, sum(n_cached)::BIGINT AS n_cached, sum(n_computed)::BIGINT AS n_computed, "
-            "any_value(note) AS note, list(DISTINCT shard) AS shards FROM cache_use WHERE run_id = ? "
+            "any_value(note) AS note, list(DISTINCT shard) AS shards, "
+            "coalesce(sum(n_identical), 0)::BIGINT AS n_identical FROM cache_use WHERE run_id = ? "
             "GROUP BY model, fingerprint ORDER BY model, fingerprint", [run_id])
         # a shard is "model/split/perturbation/start": the splits each fingerprint answered, in order
         found["splits"] = [", ".join(sorted({str(sh)[len(str(m)) + 1:].rsplit("/", 2)[0] for sh in shards}))

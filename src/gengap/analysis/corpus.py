@@ -63,6 +63,11 @@ __all__ = ["corpus_data", "corpus_score", "corpus_gap", "corpus_curve", "reliabi
 MIN_CORPUS_N = 10
 #: Below this many rows a corpus metric's interval carries a warning.
 WARN_CORPUS_N = 50
+#: Fewer rows of the rarer target class than this and a corpus metric's interval carries a warning
+#: (``benchmarks/bench_corpus_metrics.py``: AUROC covers 0.84 with about 5 positives, 0.95 with 50).
+MIN_CLASS_ROWS = 20
+#: Below this many rows ECE's interval carries a warning (the same benchmark: 0.80-0.89 at n = 500).
+ECE_WARN_N = 5_000
 #: Row-bootstrap resamples at most (ranking metrics cost O(n) per resample).
 MAX_ROW_RESAMPLES = 2_000
 #: Row draws (resamples x rows) a row bootstrap may make; fewer resamples above it (never under 200).
@@ -111,6 +116,16 @@ def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
             notes.append(f"label {shown} never predicted: its F1 and recall count as 0")
     if len(data) < WARN_CORPUS_N:
         notes.append(f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows")
+    if m.needs != "text":
+        targets = pd.Series(data.y_true).value_counts()
+        if len(targets) >= 2 and int(targets.min()) < MIN_CLASS_ROWS:
+            notes.append(f"the rarer target '{targets.idxmin()}' has {int(targets.min())} rows: too few for the interval "
+                         f"to cover 95% (it needs about {MIN_CLASS_ROWS} of each class)")
+        if len(set(data.y_pred.tolist())) == 1:
+            notes.append(f"every output is '{data.y_pred[0]}': label metrics cannot vary, so their interval has no width")
+    if m.name in ("ece", "ece_adaptive") and len(data) < ECE_WARN_N:
+        notes.append(f"n = {len(data):,}: ECE's interval covers less than 94% below about {ECE_WARN_N:,} rows "
+                     "(0.80-0.89 at n = 500 in benchmarks/bench_corpus_metrics.py)")
     return notes
 
 

@@ -119,7 +119,7 @@ EXACT_PAIRS = 2_000_000_000
 #: The approximate search takes its candidates through the terms in at most CANDIDATE_DF train
 #: rows (so its cost grows with the test rows, not with train x test), and keeps the N_CANDIDATES
 #: best of them per test row.
-CANDIDATE_DF, N_CANDIDATES = 500, 16
+CANDIDATE_DF, N_CANDIDATES = 2000, 64
 #: Test rows whose exact nearest neighbour is computed to measure the approximate search's recall.
 RECALL_SAMPLE = 300
 

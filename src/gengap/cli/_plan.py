@@ -74,7 +74,7 @@ def _pilot(path: Path, run: str | None, gap: float, power: float, alpha: float, 
         return
     out = Table(title=f"Run {run}: the smallest gap each comparison can detect ({power:.0%} power, {alpha:.0%} level), "
                       f"and the examples a {gap * 100:g}-point gap needs", title_justify="left")
-    many_models = table["model"].nunique() > 1
+    many_models = table["model"].nunique() > 1 or (table["comparison"] == "models").any()
     for col in (["model"] if many_models else []) + ["split", "n", "gap, pts [95% CI]", "could detect", "n needed"]:
         out.add_column(col, justify="left" if col in ("model", "split") else "right")
     for r in table.itertuples():
@@ -82,5 +82,8 @@ def _pilot(path: Path, run: str | None, gap: float, power: float, alpha: float, 
         needed = f"{r.n_needed:,}" + (f" ({r.n_clusters_needed:,} clusters)" if r.n_clusters_needed else "")
         cells = [str(r.split), n, f"{100 * r.gap:.1f} [{100 * r.gap_low:.1f}, {100 * r.gap_high:.1f}]",
                  f"{100 * r.detectable:.1f}", needed]
-        out.add_row(*([str(r.model)] if many_models else []), *cells)
+        who = f"{r.model} - {r.reference}" if r.comparison == "models" else str(r.model)
+        if r.comparison == "models":
+            cells[0] = f"{r.split} (models, paired)"
+        out.add_row(*([who] if many_models else []), *cells)
     stdout.print(out)

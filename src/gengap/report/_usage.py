@@ -20,6 +20,8 @@ def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
     ...     "n_computed": [10, 40], "note": ["", "not cached: no version"]})
     >>> cache_lines(use)
     ["Model 'f': 40 outputs computed; not cached: no version.", "Model 'm': 30 of 40 outputs from the cache (fingerprint ab12), 10 computed."]
+    >>> cache_lines(use.assign(n_cached=[0, 0], n_computed=[30, 40], n_identical=[10, 0]))[1]
+    "Model 'm': 0 of 40 outputs from the cache (fingerprint ab12), 10 identical to an input answered earlier in this run, 30 computed."
     >>> per_split = pd.DataFrame({"model": ["g", "g"], "fingerprint": ["", ""], "n_cached": [0, 0], "n_computed": [5, 7],
     ...     "note": ["trained per split", "trained per split"], "splits": ["random", "length"]})
     >>> cache_lines(per_split)[1]
@@ -43,8 +45,11 @@ def cache_lines(use: pd.DataFrame, calls: int | None = None) -> list[str]:
             if not r.fingerprint:
                 lines.append(f"{who}: {total:,} outputs computed{now}; {r.note or 'not cached'}.")
             else:
+                same = int(getattr(r, "n_identical", 0) or 0)
+                total += same
+                again = f", {same:,} identical to an input answered earlier in this run" if same else ""
                 lines.append(f"{who}: {int(r.n_cached):,} of {total:,} outputs from the cache "
-                             f"(fingerprint {r.fingerprint}), {int(r.n_computed):,} computed{now}.")
+                             f"(fingerprint {r.fingerprint}){again}, {int(r.n_computed):,} computed{now}.")
     if resumed and not (one_model and len(use) == 1):
         lines.append(f"This session computed {calls:,} of the {computed:,} outputs; the other {computed - int(calls or 0):,} "
                      "were kept from before the run was interrupted.")
