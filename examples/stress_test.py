@@ -21,7 +21,8 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 
 from gengap import Dataset, evaluate
-from gengap.perturb import make_perturbations, perturbation, perturbation_effects, with_combinations, worst_case
+from gengap.analysis.stress import perturbation_effects, worst_case
+from gengap.perturb import make_perturbations, perturbation, with_combinations
 
 POSITIVE = ["great", "excellent", "lovely", "reliable", "sturdy", "comfortable", "fast", "bright", "quiet", "perfect"]
 NEGATIVE = ["awful", "broken", "flimsy", "noisy", "slow", "dim", "useless", "cheap", "faulty", "disappointing"]

@@ -137,7 +137,7 @@ def test_every_install_hint_names_an_extra_of_pyproject():
 
 
 def test_the_install_command_in_the_message_is_the_extra_itself():
-    e = gengap.MissingDependency("ray", "ray", "The Ray backend")
+    e = gengap.errors.MissingDependency("ray", "ray", "The Ray backend")
     assert str(e) == ("The Ray backend needs the optional package 'ray', which is not installed. "
                       "Install it with: pip install 'gengap[ray]'")
 

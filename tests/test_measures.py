@@ -13,6 +13,7 @@ torch = pytest.importorskip("torch")
 import gengap  # noqa: E402
 import gengap.analysis.measures  # noqa: E402
 from gengap import ConfigError  # noqa: E402
+from gengap.analysis.measures import rank_correlation, runs_table  # noqa: E402
 from gengap.monitor import (  # noqa: E402
     ContinualEval,
     Distance,
@@ -31,8 +32,6 @@ from gengap.monitor import (  # noqa: E402
     margins,
     prune,
     prune_dataset,
-    rank_correlation,
-    runs_table,
     worst_case_accuracy,
 )
 from gengap.monitor._params import watched_parameters  # noqa: E402

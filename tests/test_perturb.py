@@ -9,6 +9,7 @@ import pytest
 
 from gengap import Dataset, evaluate
 from gengap._errors import ConfigError, DataError
+from gengap.analysis.stress import family_split_table, perturbation_effects, template_spread, worst_case
 from gengap.perturb import (
     Compose,
     ContaminationProbe,
@@ -20,16 +21,12 @@ from gengap.perturb import (
     ToTrueFalse,
     Typos,
     available_perturbations,
-    family_split_table,
     make_perturbation,
     make_perturbations,
     multiple_choice_dataset,
     perturbation,
-    perturbation_effects,
     prompt_templates,
-    template_spread,
     with_combinations,
-    worst_case,
 )
 from gengap.perturb.problem_template import ProblemTemplate, verify_labels
 

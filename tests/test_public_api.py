@@ -20,12 +20,23 @@ def test_all_is_exactly_the_documented_list():
     assert sorted(gengap.__all__) == sorted(re.findall(r"`([^`]+)`", block))
 
 
-@pytest.mark.parametrize("name", sorted({**gengap._MOVED, **gengap._RENAMED}))
-def test_names_that_left_the_top_level_still_work_with_a_warning(name):
-    with pytest.warns(DeprecationWarning, match=f"gengap.{name} is deprecated"):
-        value = getattr(gengap, name)
-    assert value is not None
-    assert name not in gengap.__all__
+@pytest.mark.parametrize("name", ["Store", "fit_irt", "OpenAIModel", "stress_summary", "transfer_matrix"])
+def test_names_that_left_the_top_level_are_gone(name):
+    with pytest.raises(AttributeError, match=f"module 'gengap' has no attribute '{name}'"):
+        getattr(gengap, name)
+
+
+@pytest.mark.parametrize("package", ["analysis", "perturb", "monitor", "report", "splits", "models", "extract"])
+def test_each_package_exports_its_own_stage_only(package):
+    """A name in a package's __all__ is defined in that package (not re-exported from another stage)."""
+    import importlib
+    import inspect
+
+    module = importlib.import_module(f"gengap.{package}")
+    defined = {name: getattr(module, name) for name in module.__all__}
+    foreign = [name for name, value in defined.items() if (inspect.isclass(value) or inspect.isfunction(value))
+               and not value.__module__.startswith(f"gengap.{package}")]
+    assert foreign == []
 
 
 def test_the_top_level_names_load_without_warnings():

@@ -53,31 +53,6 @@ _LAZY = {
     "write_report": "gengap.report",
 }
 
-#: Names that were public here before the surface was trimmed: they still work for one release,
-#: with a DeprecationWarning naming their home.
-_MOVED = {
-    **dict.fromkeys(["ClusterSplit", "DifficultySplit", "PartCountSplit", "PresetSplit", "TargetMaxCompoundDivergence",
-                     "TaxonomyCard", "UnobservedStructureSplit"], "gengap.splits"),
-    **dict.fromkeys(["EndpointError", "MissingDependency", "ModelError", "StoreError"], "gengap.errors"),
-    **dict.fromkeys(["EstimatorModel", "FunctionModel", "OpenAIModel", "TorchModel", "TransformersModel",
-                     "load_estimator_file", "load_model"], "gengap.models"),
-    "Store": "gengap.store",
-    **dict.fromkeys(["IRTFit", "RankAgreement", "SeedSpread", "ShiftTest", "TransferMatrix", "classifier_test",
-                     "detect_shift", "expected_max_score", "fit_irt", "group_by", "group_metrics", "irt_from_store",
-                     "mmd_test", "rank_agreement"], "gengap.analysis"),
-    "transfer_matrix": "gengap.retraining",
-    **dict.fromkeys(["atom_divergence", "compound_divergence"], "gengap.structure"),
-    **dict.fromkeys(["ProblemTemplate", "make_perturbation", "perturbation", "perturbation_effects"], "gengap.perturb"),
-    "Seq2SeqLearner": "gengap.learners",
-}
-
-#: Old names of things that were renamed: (home, new name).
-_RENAMED = {
-    "stress_summary": ("gengap.perturb", "perturbation_effects"),
-    "Template": ("gengap.perturb", "ProblemTemplate"),
-    "measures": ("gengap.analysis", "measures"),
-}
-
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbations
@@ -93,13 +68,6 @@ def __getattr__(name: str) -> Any:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
-    if name in _MOVED or name in _RENAMED:
-        from gengap._deprecation import warn_renamed
-
-        home, new = _RENAMED.get(name) or (_MOVED[name], name)
-        warn_renamed(f"gengap.{name}", f"{home}.{new}")
-        module = importlib.import_module(home)
-        return getattr(module, new) if hasattr(module, new) else importlib.import_module(f"{home}.{new}")
     raise AttributeError(f"module 'gengap' has no attribute '{name}'")
 
 

@@ -32,10 +32,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
 
-__all__ = ["Execution", "Scoring", "Splitting", "Generation", "Settings", "GROUPS", "DEFAULT_RUN_NAME"]
+__all__ = ["Execution", "Scoring", "Splitting", "Generation", "Settings", "GROUPS", "DEFAULT_RUN_NAME", "DEFAULT_OUT"]
 
 #: A run's name in the store when none is given (``evaluate(name=...)``, ``[eval] name``).
 DEFAULT_RUN_NAME = "eval"
+#: The output folder of the commands when none is given (``--out``, ``[eval] out``).
+DEFAULT_OUT = "gengap-report"
 
 
 class _Strict(BaseModel):

@@ -49,7 +49,8 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
-from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
+from gengap._settings import DEFAULT_OUT, DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
+from gengap.prompts import Prompt
 
 __all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "Settings", "Execution",
            "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
@@ -57,6 +58,10 @@ __all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfi
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: A prompt with every default (the run file's [prompt] table defaults to its fields).
+_PROMPT = Prompt()
 
 
 class DataConfig(_Strict):
@@ -92,15 +97,16 @@ class ModelConfig(Generation):
 
 
 class PromptConfig(_Strict):
-    """How examples become prompts for a language model (see :class:`gengap.Prompt`)."""
+    """How examples become prompts for a language model (see :class:`gengap.Prompt`, whose
+    defaults these are)."""
 
-    template: str = "{input}"
-    k: int = Field(default=0, ge=0)
-    instruction: str = ""
-    target_template: str = " {target}"
-    separator: str = "\n\n"
-    seed: int = 0
-    perturb: str = "question"
+    template: str = _PROMPT.template
+    k: int = Field(default=_PROMPT.k, ge=0)
+    instruction: str = _PROMPT.instruction
+    target_template: str = _PROMPT.target_template
+    separator: str = _PROMPT.separator
+    seed: int = _PROMPT.seed
+    perturb: str = _PROMPT.perturb
 
 
 class SplitConfig(BaseModel):
@@ -120,7 +126,7 @@ class EvalConfig(_Strict):
     (Its settings once held here have their own tables: :data:`MOVED_FROM_EVAL`.)
     """
 
-    out: str = "gengap-report"
+    out: str = DEFAULT_OUT
     name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
     curves: list[str] = []

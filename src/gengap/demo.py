@@ -21,6 +21,7 @@ import numpy as np
 
 from gengap._errors import ConfigError, did_you_mean
 from gengap._outputs import check_out_folder
+from gengap._settings import DEFAULT_OUT
 from gengap.tasks.scan import PUBLISHED  # noqa: F401  (the demo's printout compares with them)
 
 __all__ = ["DEMOS", "DemoResult", "SCAN_BASELINE", "SCAN_BASELINE_QUICK", "run_demo", "scan_demo"]
@@ -61,7 +62,7 @@ def _subsample(dataset: Any, limit: int, seed: int) -> Any:
 
 
 def scan_demo(
-    out: str | Path = "gengap-report",
+    out: str | Path = DEFAULT_OUT,
     *,
     quick: bool = False,
     seed: int = 0,
@@ -110,7 +111,7 @@ def scan_demo(
                       settings=settings)
 
 
-def run_demo(name: str = "scan", *, out: str | Path = "gengap-report", quick: bool = False, seed: int = 0,
+def run_demo(name: str = "scan", *, out: str | Path = DEFAULT_OUT, quick: bool = False, seed: int = 0,
              **options: Any) -> DemoResult:
     """Run the demo called ``name`` (``scan`` or ``grokking``); ``options`` go to the SCAN demo.
 

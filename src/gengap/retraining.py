@@ -33,6 +33,7 @@ import numpy as np
 
 from gengap._errors import ConfigError, DataError
 from gengap._progress import progress
+from gengap._settings import Execution
 from gengap.analysis.seed_spread import SeedSpread, spread_from_scores
 from gengap.analysis.transfer import TransferMatrix, run_transfer
 from gengap.backends import predict_batched
@@ -78,7 +79,7 @@ def transfer_matrix(
     metric: str = "exact_match",
     in_group_test_fraction: float = 0.2,
     min_group_size: int = 5,
-    batch_size: int = 4096,
+    batch_size: int = Execution().batch_size,
     confidence: float = 0.95,
     n_resamples: int = 2000,
     seed: int | None = 0,
@@ -145,7 +146,7 @@ def _as_scores(result: Any, seed: int, eval_sets: Mapping[str, Any] | None, metr
     model = as_model(result)
     out = {}
     for name, dataset in eval_sets.items():
-        outputs = predict_batched(model, dataset.inputs, batch_size=512, where=f"seed {seed}, set '{name}'")
+        outputs = predict_batched(model, dataset.inputs, batch_size=Execution().batch_size, where=f"seed {seed}, set '{name}'")
         out[name] = float(score(metric, outputs, dataset.targets).mean())
     return out
 

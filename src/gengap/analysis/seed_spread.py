@@ -64,13 +64,6 @@ class SeedSpread:
                         "in_distribution": split == self.in_distribution})
         return pd.DataFrame.from_records(out).set_index("split")
 
-    def summary(self, confidence: float = 0.95) -> pd.DataFrame:
-        """Deprecated name of :meth:`per_split`."""
-        from gengap._deprecation import warn_renamed
-
-        warn_renamed("SeedSpread.summary()", "SeedSpread.per_split()")
-        return self.per_split(confidence)
-
     def spread_ratio(self) -> pd.Series:
         """Each split's seed standard deviation divided by the in-distribution one (inf if that is 0)."""
         sd = self.per_split()["sd"]

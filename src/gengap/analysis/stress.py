@@ -207,14 +207,6 @@ def _corpus_effect(metric: str, g: pd.DataFrame, confidence: float, n_resamples:
             "warning": e_.warning, "harm": e_.estimate if lower_better else -e_.estimate}
 
 
-def stress_summary(rows: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
-    """Deprecated name of :func:`perturbation_effects` (one "summary" in gengap: score and gap per split)."""
-    from gengap._deprecation import warn_renamed
-
-    warn_renamed("stress_summary", "perturbation_effects")
-    return perturbation_effects(rows, **kwargs)
-
-
 def worst_case(rows: pd.DataFrame, *, metric: str | None = None, by: str = "family",
                perturbations: Sequence[Any] | Mapping[str, str] | None = None, confidence: float = 0.95,
                n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:

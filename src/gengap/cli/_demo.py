@@ -7,6 +7,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
+from gengap._settings import DEFAULT_OUT
 from gengap.cli._app import app
 from gengap.cli._common import print_summary, stdout
 
@@ -14,7 +15,7 @@ from gengap.cli._common import print_summary, stdout
 @app.command("demo")
 def demo_command(
     name: Annotated[str, typer.Argument(help="Which demo: 'scan' (splits and a trained baseline) or 'grokking' (training-time monitoring).")] = "scan",
-    out: Annotated[Path, typer.Option(help="Output folder: index.html, report.md, results.json and the gengap.duckdb store.")] = Path("gengap-report"),
+    out: Annotated[Path, typer.Option(help="Output folder: index.html, report.md, results.json and the gengap.duckdb store.")] = Path(DEFAULT_OUT),
     quick: Annotated[bool, typer.Option("--quick", help="A smaller network and fewer epochs (about half the time); the figures are lower.")] = False,
     seed: Annotated[int, typer.Option(help="Seed of the random split and of training.")] = 0,
     epochs: Annotated[Optional[int], typer.Option(help="Training epochs per split (overrides the default).", hidden=True)] = None,

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from gengap._settings import DEFAULT_OUT
 from gengap.cli._app import app
 from gengap.cli._common import print_summary, stdout
 from gengap.cli._report import check_slice_order
@@ -135,7 +136,7 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
 @import_app.command("lm-eval")
 def lm_eval_command(
     path: Annotated[Path, typer.Argument(help="The --output_path folder of lm_eval runs made with --log_samples (searched recursively).")],
-    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path(DEFAULT_OUT),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
     answer_filter: Annotated[str | None, typer.Option(help="The lm_eval filter whose answers are stored as the extracted answer (default: each task's first), e.g. flexible-extract.")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the metric to use (e.g. acc,none), when a task has several.")] = None,
@@ -174,7 +175,7 @@ def table_command(
     split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
     confidence: Annotated[str | None, typer.Option(help="Column with the model's confidence in its output (a probability in [0, 1]).")] = None,
     corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. auroc, ece, macro_f1 (repeat); the first --score column says right or wrong.")] = None,
-    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path(DEFAULT_OUT),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the score column to use, when there are several.")] = None,
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata column (repeat).")] = None,
@@ -201,7 +202,7 @@ def table_command(
 @import_app.command("inspect")
 def inspect_command(
     logs: Annotated[list[Path], typer.Argument(help="inspect_ai logs: .eval or .json files, or the log_dir folder that holds them.")],
-    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path("gengap-report"),
+    out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path(DEFAULT_OUT),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the scorer to use, when a task has several.")] = None,
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,

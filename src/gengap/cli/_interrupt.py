@@ -10,10 +10,12 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from gengap._settings import DEFAULT_OUT
+
 __all__ = ["interrupted_message", "out_folder"]
 
 #: Commands whose work is kept in a results store, with their default output folder.
-_STORE_COMMANDS = {"eval": "gengap-report", "demo": "gengap-report", "run": None, "resume": None}
+_STORE_COMMANDS = {"eval": DEFAULT_OUT, "demo": DEFAULT_OUT, "run": None, "resume": None}
 
 
 def out_folder(argv: list[str]) -> Path | None:

@@ -56,11 +56,15 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from gengap._errors import ConfigError, EndpointError
+from gengap._settings import Generation
 from gengap.models._base import Model
 from gengap.models._scored import Completion
 from gengap.models._transport import Client, TransportError, tls_settings
 
 __all__ = ["OpenAIModel", "Completion", "parse_stop"]
+
+#: The generation settings' defaults: written once, on the fields of :class:`gengap.config.Generation`.
+_DEFAULTS = Generation()
 
 API = Literal["chat", "completions"]
 _PATHS = {"chat": "/chat/completions", "completions": "/completions"}
@@ -127,15 +131,15 @@ class OpenAIModel(Model):
         base_url: str,
         *,
         model_name: str | None = None,
-        api: API = "chat",
+        api: API = _DEFAULTS.api,
         api_key_env: str | None = None,
-        concurrency: int = 8,
-        timeout: float = 60.0,
-        max_retries: int = 5,
-        max_tokens: int | None = None,
-        temperature: float | None = 0.0,
-        top_p: float | None = None,
-        seed: int | None = None,
+        concurrency: int = _DEFAULTS.concurrency,
+        timeout: float = _DEFAULTS.timeout,
+        max_retries: int = _DEFAULTS.max_retries,
+        max_tokens: int | None = _DEFAULTS.max_tokens,
+        temperature: float | None = _DEFAULTS.temperature,
+        top_p: float | None = _DEFAULTS.top_p,
+        seed: int | None = _DEFAULTS.seed,
         stop: Sequence[str] | None = None,
         extra: Mapping[str, Any] | None = None,
         system_prompt: str | None = None,

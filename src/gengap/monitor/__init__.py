@@ -40,7 +40,6 @@ from gengap.monitor._detect import Event, GrokkingDetector
 from gengap.monitor._evaluate import evaluate_model
 from gengap.monitor._margin import Margin, margins
 from gengap.monitor._monitor import DEFAULT_MEASURES, Monitor
-from gengap.monitor._rank import rank_correlation, runs_table
 from gengap.monitor._sharpness import Sharpness
 from gengap.monitor._weights import Distance, LayerRotation, Norms, PathNorm, SpectralNorms, log_step_fit
 
@@ -49,7 +48,7 @@ __all__ = [
     "GrokkingDetector", "LayerRotation", "Margin", "Measure",
     "MeasureContext", "Monitor", "Norms", "PathNorm", "Sharpness", "SpectralNorms", "coherence", "el2n_scores",
     "evaluate_model", "grand_scores", "log_step_fit", "make_measure", "margins", "prune", "prune_dataset",
-    "rank_correlation", "register_measure", "runs_table", "worst_case_accuracy",
+    "register_measure", "worst_case_accuracy",
 ]
 
 

@@ -15,7 +15,6 @@ fewshot_delimiter), ``noise`` (typos, char_swap, char_delete), ``distractor``, `
 (:func:`prompt_templates`), ``custom`` (:func:`perturbation`), ``combined`` (:class:`Compose`).
 """
 
-from gengap.analysis.stress import family_split_table, perturbation_effects, stress_summary, template_spread, worst_case  # noqa: F401  (stress_summary: deprecated)
 from gengap.perturb._base import FunctionPerturbation, Perturbation, map_text, perturbation
 from gengap.perturb._choice import (
     ContaminationProbe,
@@ -61,5 +60,4 @@ __all__ = [
     "Typos", "CharSwap", "CharDelete", "Distractor", "PromptTemplate", "prompt_templates", "BUILTIN_PROMPTS",
     "ShuffleChoices", "OptionLength", "ToOpenAnswer", "ToTrueFalse", "ContaminationProbe",
     "multiple_choice_dataset", "format_choices", "check_choices", "NumberSubstitution", "ProblemTemplate",
-    "perturbation_effects", "worst_case", "family_split_table", "template_spread",
 ]
