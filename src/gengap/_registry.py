@@ -25,7 +25,7 @@ gengap._errors.ConfigError: A metric named 'exact' is already registered; pass r
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Generic, TypeVar, overload
 
 from gengap._errors import ConfigError, did_you_mean
@@ -43,11 +43,15 @@ class Registry(Mapping[str, T], Generic[T]):
     ----------
     what : the kind of entry, as messages name it ("split method", "perturbation", "metric", ...).
     main_options : per name, the option a bare value after the colon sets (``"primitive:jump"``).
+    listed_as : how an unknown name's message introduces the known ones ("Known", "Methods", ...).
+    hint : a sentence the message ends with (how to add an entry, say).
     """
 
-    def __init__(self, what: str, *, main_options: Mapping[str, str] | None = None) -> None:
+    def __init__(self, what: str, *, main_options: Mapping[str, str] | None = None, listed_as: str = "Known",
+                 hint: str = "") -> None:
         self.what = what
         self.main_options = dict(main_options or {})
+        self.listed_as, self.hint = listed_as, hint
         self._entries: dict[str, T] = {}
 
     # -- registration ------------------------------------------------------------
@@ -86,12 +90,14 @@ class Registry(Mapping[str, T], Generic[T]):
     def __repr__(self) -> str:
         return f"Registry({self.what!r}, names={sorted(self._entries)})"
 
-    def lookup(self, name: str) -> T:
-        """The entry called ``name``; an unknown name is a ConfigError suggesting the nearest one."""
+    def lookup(self, name: str, *, also: Iterable[str] = ()) -> T:
+        """The entry called ``name``; an unknown name is a ConfigError suggesting the nearest one
+        (among the entries and ``also``, names the caller resolves itself, such as families)."""
         if name in self._entries:
             return self._entries[name]
-        known = sorted(self._entries)
-        raise ConfigError(f"Unknown {self.what} '{name}'.{did_you_mean(name, known)} Known: {', '.join(known) or 'none'}.")
+        known = sorted(self._entries) + sorted(set(also) - set(self._entries))
+        raise ConfigError(f"Unknown {self.what} '{name}'.{did_you_mean(name, known)} {self.listed_as}: "
+                          f"{', '.join(known) or 'none'}.{' ' + self.hint if self.hint else ''}")
 
     def names(self) -> list[str]:
         """Every registered name, sorted."""

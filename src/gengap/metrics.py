@@ -22,7 +22,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from gengap._errors import ConfigError, did_you_mean
+from gengap._errors import ConfigError
 from gengap._registry import Registry
 from gengap._specs import parse_spec
 from gengap.metrics_corpus import METRIC_CLASSES, CorpusMetric
@@ -31,7 +31,7 @@ __all__ = ["METRICS", "register_metric", "score", "exact_match", "normalized_mat
            "is_corpus_metric", "is_share"]
 
 Scorer = Callable[[Sequence[Any], Sequence[Any]], np.ndarray]
-METRICS: Registry[Scorer] = Registry("metric")
+METRICS: Registry[Scorer] = Registry("metric", listed_as="Metrics")
 
 
 def register_metric(name: str, *, replace: bool = False) -> Callable[[Scorer], Scorer]:
@@ -108,9 +108,7 @@ def get_metric(name: str | Scorer) -> Scorer:
     if callable(name):
         return name
     base, _, rest = str(name).partition(":")
-    if base not in METRICS:
-        raise ConfigError(f"Unknown metric '{base}'.{did_you_mean(base, METRICS)} Metrics: {', '.join(sorted(METRICS))}.")
-    entry = METRICS[base]
+    entry = METRICS.lookup(base)
     if not rest:
         return entry
     if not isinstance(entry, CorpusMetric):

@@ -69,7 +69,7 @@ import math
 from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
-from gengap._errors import ConfigError, DataError, did_you_mean
+from gengap._errors import ConfigError, DataError
 from gengap._registry import Registry
 from gengap.extract import _choice, _numbers, _text, _yes_no
 from gengap.extract._base import Context, Extraction, Rule
@@ -188,7 +188,8 @@ def extract_text(output: str, question: str | None = None, *, disable: Collectio
 
 # ---------------------------------------------------------------------------------------- dispatch
 ExtractFn = Callable[..., "Extraction | str | None"]
-_REGISTRY: Registry[tuple[ExtractFn, bool]] = Registry("answer kind")
+_REGISTRY: Registry[tuple[ExtractFn, bool]] = Registry(
+    "answer kind", listed_as="Known kinds", hint="Add one with @gengap.extract.register_extractor(kind).")
 
 
 def register_extractor(kind: str, *, replace: bool = False) -> Callable[[ExtractFn], ExtractFn]:
@@ -219,10 +220,8 @@ def register_extractor(kind: str, *, replace: bool = False) -> Callable[[Extract
 
 
 def _check_kind(kind: str) -> None:
-    if kind not in CASCADES and kind not in _REGISTRY:
-        known = sorted({*CASCADES, *_REGISTRY})
-        raise ConfigError(f"Unknown answer kind '{kind}'.{did_you_mean(kind, known)} Known kinds: {known}; "
-                          "add one with @gengap.extract.register_extractor(kind).")
+    if kind not in CASCADES:
+        _REGISTRY.lookup(kind, also=CASCADES)
 
 
 def _as_extraction(result: Any, kind: str, rule: str) -> Extraction:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from gengap._errors import ConfigError, did_you_mean
+from gengap._errors import ConfigError
 from gengap._registry import Registry
 from gengap._specs import check_options, parse_spec, signature_options
 from gengap.perturb._base import Perturbation
@@ -108,10 +108,7 @@ def make_perturbation(spec: str | Perturbation) -> Perturbation:
     name = name.strip()
     if name in FAMILIES:
         raise ConfigError(f"'{name}' names several perturbations; use make_perturbations('{name}').")
-    if name not in _FACTORIES:
-        raise ConfigError(f"Unknown perturbation '{name}'.{did_you_mean(name, list(_FACTORIES))} "
-                          f"Known: {', '.join(available_perturbations())}.")
-    factory = _FACTORIES[name]
+    factory = _FACTORIES.lookup(name, also=FAMILIES)
     if name == "template":  # the template text may hold commas and '=': everything after the colon
         options: dict[str, Any] = {"template": rest.replace("\\n", "\n")} if rest else {}
     else:

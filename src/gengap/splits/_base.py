@@ -441,7 +441,7 @@ class Splitter:
 
 #: Split methods by name (``"random"``, ``"mcd"``, ...), as the CLI and run files write them.
 #: A bare value after the colon sets the method's main option (``"primitive:jump"``).
-SPLIT_METHODS: Registry[type[Splitter]] = Registry("split method", main_options={
+SPLIT_METHODS: Registry[type[Splitter]] = Registry("split method", listed_as="Methods", main_options={
     "primitive": "primitive", "length": "by", "combination": "combinations", "parts": "max_train_parts",
     "mcd": "target_divergence"})
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from gengap._errors import ConfigError, did_you_mean
+from gengap._errors import ConfigError
 from gengap._specs import check_options, parse_spec, signature_options
 from gengap.splits._base import SPLIT_METHODS, Splitter
 
@@ -44,10 +44,7 @@ def make_splitter(spec: str | Splitter, *, options: dict[str, Any] | None = None
         return spec
     method, parsed = parse_split_spec(spec)
     options = {**parsed, **{k.replace("-", "_"): v for k, v in (options or {}).items()}}
-    registry = methods()
-    if method not in registry:
-        raise ConfigError(f"Unknown split method '{method}'.{did_you_mean(method, registry)} Methods: {', '.join(registry)}.")
-    cls = registry[method]
+    cls = SPLIT_METHODS.lookup(method)
     params = signature_options(cls)
     if "random_state" in options and "seed" in params:  # the deprecated name of seed, in a spec or options
         from gengap._deprecation import warn_renamed

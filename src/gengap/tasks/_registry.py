@@ -161,7 +161,7 @@ class Task:
         return {name: make_splitter(spec) for name, spec in self.split_specs(**params).items()}
 
 
-_TASKS: Registry[Task] = Registry("task")
+_TASKS: Registry[Task] = Registry("task", listed_as="Tasks")
 
 
 def register_task(t: Task, *, replace: bool = False) -> Task:
@@ -205,10 +205,8 @@ def tasks() -> dict[str, Task]:
 
 def get_task(name: str) -> Task:
     """The task called ``name``, or a ConfigError listing the tasks."""
-    registry = tasks()
-    if name not in registry:
-        raise ConfigError(f"Unknown task '{name}'.{did_you_mean(name, registry)} Tasks: {', '.join(registry)}.")
-    return registry[name]
+    _load_builtin()
+    return _TASKS.lookup(name)
 
 
 def generate(name: str, *, seed: int = 0, **params: Any) -> Dataset:
