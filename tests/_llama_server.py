@@ -115,6 +115,29 @@ class LlamaServer:
         self.stop()
         raise EndpointError(f"The llama.cpp server did not answer within {self.startup_timeout:g} s on {self.base_url}.")
 
+    def generates(self, timeout: float = 120.0) -> str | None:
+        """None when the server completes one short prompt; otherwise why it cannot (it crashed, say).
+
+        Some llama-cpp-python builds load a model and answer ``/models`` but die with SIGSEGV on the
+        first token; this tells that apart from a fault of the code under test.
+        """
+        import json
+        import urllib.error
+        import urllib.request
+
+        body = json.dumps({"model": self.alias, "prompt": "1 + 1 =", "max_tokens": 1}).encode()
+        request = urllib.request.Request(self.base_url + "/completions", data=body, headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(request, timeout=timeout) as answer:
+                answer.read()
+                return None
+        except (urllib.error.URLError, OSError) as error:
+            time.sleep(1)
+            status = self._process.poll() if self._process is not None else None
+            if status is not None:
+                return f"the llama.cpp server died with status {status} on its first completion ({error})"
+            return f"the llama.cpp server did not complete a one-token prompt ({error})"
+
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 10 s)."""
         if self._process is not None and self._process.poll() is None:

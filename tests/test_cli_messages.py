@@ -193,6 +193,8 @@ def test_methods_explains_every_option_with_default_and_allowed_values(cli):
         "    by = 'target'  (str)  \"target\", \"input\" or the name of a numeric metadata column.\n"
         "    test_fraction = 0.2  (float)  the share of examples wanted in test (used when no threshold is given).\n"
         "    max_train_length = None  (int or None)  train on lengths <= this, test on the rest.\n"
+        "    dedupe = False  (bool)  keep inputs that are normalized or near copies of each other on one side of every split "
+        "(their test copies are moved or set aside; the diagnostics' dedupe figure counts them).\n"
         "    e.g. gengap eval --split length ...  or  gengap split DATA --method length -o OPTION=VALUE\n"
     )
     code, out, _ = cli("methods")
