@@ -5,45 +5,25 @@ targets, model outputs, split names and monitor events never execute."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 import gengap
+from _browser import browser_page, needs_chromium
 from gengap.perturb import make_perturbation
 from gengap.report import write_report
 from gengap.store import Store
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCRIPT = "<script>window.__pwned=1</script>"
 IMG = '<img src=x onerror="window.__pwned=1">'
 #: A single word (no spaces) that is also an HTML injection: used as a split's held-out primitive.
 WORD = "<img/src=x/onerror=window.__pwned=1>"
 
 
-@contextmanager
-def _page(problems: list[str]) -> Iterator[Any]:
-    """A page of headless Chromium whose console errors, warnings and page errors go to ``problems``."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            yield page
-        finally:
-            browser.close()
-
-
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"),
+    needs_chromium,
 ]
 
 
@@ -87,7 +67,7 @@ def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payloa
     problems: list[str] = []
     requests: list[str] = []
     dialogs: list[str] = []
-    with _page(problems) as page:
+    with browser_page(problems) as page:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.on("request", lambda r: requests.append(r.url))
         page.goto(report.as_uri(), wait_until="load")
@@ -141,7 +121,7 @@ def reader_report(tmp_path_factory) -> Path:
 
 def test_charts_titles_colour_bar_and_failures_read_cleanly(reader_report, tmp_path):
     problems: list[str] = []
-    with _page(problems) as page:
+    with browser_page(problems) as page:
         page.goto(reader_report.as_uri(), wait_until="load")
         page.wait_for_function("() => document.querySelector('#chart-perturbations g.colorbar') !== null",
                                timeout=30_000)

@@ -4,13 +4,13 @@ loopback, and the report's script payloads (in inputs, outputs, metadata and spl
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
+
+from _browser import browser_page, needs_chromium
 
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
@@ -18,28 +18,10 @@ pytest.importorskip("uvicorn")
 from _view_runs import IMG, SCRIPT, make_run, serving
 from gengap.store import Store
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-
 pytestmark = [
     pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at /usr/bin/chromium (apt-get install chromium)"),
+    needs_chromium,
 ]
-
-
-@contextmanager
-def _page(problems: list[str]) -> Iterator[Any]:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
-            page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-            yield page
-        finally:
-            browser.close()
 
 
 def _wait(page: Any, before: int) -> None:
@@ -74,7 +56,7 @@ def test_summary_rows_row_and_ab_flips_in_a_browser(runs, tmp_path):
     problems: list[str] = []
     requests: list[str] = []
     dialogs: list[str] = []
-    with serving(list(runs)) as base, _page(problems) as page:
+    with serving(list(runs)) as base, browser_page(problems) as page:
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         page.on("request", lambda r: requests.append(r.url))
         page.goto(base + "/#/summary")

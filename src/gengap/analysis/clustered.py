@@ -51,9 +51,7 @@ When every cluster holds one row, every function returns exactly what its counte
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -66,7 +64,6 @@ from gengap._random import check_random_state
 from gengap.analysis.intervals import (
     _CHUNK_ELEMENTS,
     _MAX_DISTINCT_FOR_COUNTS,
-    _STREAMS,
     Interval,
     Method,
     PairedTest,
@@ -75,6 +72,7 @@ from gengap.analysis.intervals import (
     _sign_flip_p,
     bootstrap_means,
     gap,
+    in_streams,
     is_binary,
     mean_ci,
     paired_difference,
@@ -344,26 +342,15 @@ def cluster_bootstrap_means(scores: np.ndarray, codes: np.ndarray, n_resamples: 
     if pairs.shape[0] <= _MAX_DISTINCT_FOR_COUNTS:
         draws = rng.multinomial(g, counts / g, size=n_resamples).astype(np.float64)
         return (draws @ pairs[:, 0]) / (draws @ pairs[:, 1])
-    streams = rng.spawn(_STREAMS)
-    bounds = np.linspace(0, n_resamples, _STREAMS + 1).astype(int)
-    out = np.empty(n_resamples)
+    per_chunk = max(1, _CHUNK_ELEMENTS // g)
 
-    def work(k: int) -> None:
-        part, r = out[bounds[k]:bounds[k + 1]], streams[k]
-        per_chunk = max(1, _CHUNK_ELEMENTS // g)
+    def fill(part: np.ndarray, r: np.random.Generator) -> None:
         for start in range(0, part.size, per_chunk):
             stop = min(part.size, start + per_chunk)
             idx = r.integers(0, g, size=(stop - start, g), dtype=np.int32)
             part[start:stop] = np.take(totals, idx).sum(axis=1) / np.take(sizes, idx).sum(axis=1)
 
-    workers = max(1, min(_STREAMS, os.cpu_count() or 1))
-    if workers == 1:
-        for k in range(_STREAMS):
-            work(k)
-    else:
-        with ThreadPoolExecutor(workers) as pool:
-            list(pool.map(work, range(_STREAMS)))
-    return out
+    return in_streams(n_resamples, rng, fill)
 
 
 def clustered_gap(

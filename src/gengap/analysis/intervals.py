@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import os
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
@@ -153,13 +153,28 @@ def bootstrap_means(scores: np.ndarray, n_resamples: int, rng: np.random.Generat
     if values.size <= _MAX_DISTINCT_FOR_COUNTS:
         draws = rng.multinomial(n, counts / n, size=n_resamples)
         return draws @ values / n
+    gathered = scores.astype(np.float32)
+    return in_streams(n_resamples, rng, lambda part, stream: _resample_means(gathered, part, stream))
+
+
+def in_streams(n_resamples: int, rng: np.random.Generator,
+               fill: Callable[[np.ndarray, np.random.Generator], None]) -> np.ndarray:
+    """``n_resamples`` statistics made by ``fill(part, stream)`` over a fixed number of random streams.
+
+    The resamples are cut into ``_STREAMS`` parts, each filled from its own stream spawned from
+    ``rng`` on a thread pool: the result depends on the seed only, never on the number of cores.
+
+    >>> a = in_streams(10, np.random.default_rng(0), lambda part, r: part.__setitem__(slice(None), r.random(part.size)))
+    >>> b = in_streams(10, np.random.default_rng(0), lambda part, r: part.__setitem__(slice(None), r.random(part.size)))
+    >>> bool((a == b).all())
+    True
+    """
     streams = rng.spawn(_STREAMS)
     bounds = np.linspace(0, n_resamples, _STREAMS + 1).astype(int)
     out = np.empty(n_resamples)
-    gathered = scores.astype(np.float32)
 
     def work(k: int) -> None:
-        _resample_means(gathered, out[bounds[k]:bounds[k + 1]], streams[k])
+        fill(out[bounds[k]:bounds[k + 1]], streams[k])
 
     workers = max(1, min(_STREAMS, os.cpu_count() or 1))
     if workers == 1:
