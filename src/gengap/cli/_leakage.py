@@ -145,9 +145,8 @@ def _audit_run(run_out: Path, run: str | None, out: Path | None, *, data: str | 
     import warnings
 
     from gengap.analysis.leakage import audit_leakage, leakage_scores
-    from gengap.cli._report import resolve_store
     from gengap.report._write import write_report
-    from gengap.store import Store
+    from gengap.store import Store, resolve_store
 
     store_path = resolve_store(run_out)
     with Store(store_path, read_only=True) as store:

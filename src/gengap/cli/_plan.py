@@ -56,9 +56,8 @@ def _pilot(path: Path, run: str | None, gap: float, power: float, alpha: float, 
     from rich.table import Table
 
     from gengap.analysis.pilot import pilot_plan
-    from gengap.cli._report import resolve_store
     from gengap.report._write import _run_record
-    from gengap.store import Store
+    from gengap.store import Store, resolve_store
 
     store_path = resolve_store(path)
     with Store(store_path, read_only=True) as store:

@@ -9,27 +9,7 @@ import typer
 
 from gengap.cli._app import app
 from gengap.cli._common import stdout
-
-
-def resolve_store(path: Path) -> Path:
-    """A results store file, or an output folder holding ``gengap.duckdb``, to the store file."""
-    from gengap._errors import StoreError
-    from gengap.store import STORE_NAME
-
-    if not path.exists():
-        raise StoreError(
-            f"'{path}' does not exist. Give the results store (a {STORE_NAME} file) or the --out folder of "
-            "'gengap eval', 'gengap run' or 'gengap demo'."
-        )
-    if path.is_dir():
-        store = path / STORE_NAME
-        if not store.exists():
-            found = sorted(p.name for p in path.glob("*.duckdb"))
-            hint = f" It holds {', '.join(found)}; pass one of them." if found else ""
-            raise StoreError(f"The folder '{path}' holds no results store ({STORE_NAME}).{hint} "
-                             "Give the --out folder of a gengap run, or the store file itself.")
-        return store
-    return path
+from gengap.store import resolve_store
 
 
 def check_slice_order(order: int) -> None:

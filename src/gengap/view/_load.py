@@ -22,11 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from gengap._errors import StoreError
+from gengap.store import resolve_store
 
-__all__ = ["Run", "Loaded", "load_runs", "resolve_store", "STORE_NAME"]
+__all__ = ["Run", "Loaded", "load_runs"]
 
-#: The store file inside an output folder (the same name the runner writes).
-STORE_NAME = "gengap.duckdb"
 #: At most this many metadata fields become filterable columns (the first ones seen).
 MAX_META_COLUMNS = 60
 
@@ -68,33 +67,6 @@ class Loaded:
     runs: list[Run]
     meta_columns: dict[str, str]  # field name -> "number" or "text"
     store_paths: list[Path]  # the files read (a snapshot copy where the store was in use)
-
-
-def resolve_store(path: str | Path) -> Path:
-    """A ``gengap.duckdb`` file, or a folder holding one, to the store file; anything else raises.
-
-    >>> resolve_store("/no/such/folder")
-    Traceback (most recent call last):
-    ...
-    gengap._errors.StoreError: '/no/such/folder' does not exist. Give the --out folder of a gengap run (it holds gengap.duckdb) or the store file itself.
-    """
-    p = Path(path)
-    if not p.exists():
-        raise StoreError(f"'{p}' does not exist. Give the --out folder of a gengap run (it holds {STORE_NAME}) or the store file itself.")
-    if p.is_dir():
-        store = p / STORE_NAME
-        if not store.is_file():
-            found = sorted(q.name for q in p.glob("*.duckdb"))
-            hint = f" It holds {', '.join(found)}; pass one of them." if found else ""
-            raise StoreError(f"'{p}' is not a gengap run: it holds no results store ({STORE_NAME}).{hint} "
-                             "Give the --out folder of 'gengap eval', 'gengap demo' or 'gengap import', or the store file.")
-        return store
-    with open(p, "rb") as f:
-        head = f.read(16)
-    if head[8:12] != b"DUCK":
-        raise StoreError(f"'{p}' is not a gengap run: it is not a DuckDB file. Give the --out folder of a gengap run "
-                         f"or its {STORE_NAME}.")
-    return p
 
 
 def _open_read_only(path: Path, scratch: Path) -> tuple[Any, Path, bool]:
