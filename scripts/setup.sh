@@ -16,7 +16,10 @@ python -m pip install -q --upgrade pip >/dev/null
 python -c "import torch" 2>/dev/null || python -m pip install -q torch==2.13.0
 if [ "${1:-}" = "--test" ]; then
   python -m pip install -q -e ".[all,test]"
-  # one thread per build job keeps a busy 2-core machine responsive; the wheel is cached for next time
+  # one thread per build job keeps a busy 2-core machine responsive; the wheel is cached for next time.
+  # A portable AVX2 build: llama.cpp's native build (GGML_NATIVE) crashed with SIGSEGV in llama_decode on
+  # the first token on a machine with AVX-512 and AMX (llama-cpp-python 0.3.35 and 0.3.36); set CMAKE_ARGS to override.
+  CMAKE_ARGS=${CMAKE_ARGS:-"-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"} \
   CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2} python -m pip install -q -e ".[llm-test]" \
     || echo "warning: could not install the llama.cpp server (gengap[llm-test]); the real-LLM tests will be skipped" >&2
   if ! command -v chromium >/dev/null 2>&1; then
