@@ -163,3 +163,21 @@ def test_model_file_errors(tmp_path):
     text.write_text("x")
     with pytest.raises(ConfigError, match="expected a .skops file"):
         load_estimator_file(text)
+
+
+def test_an_estimator_of_a_local_class_is_fingerprinted_by_its_fitted_state_not_its_address():
+    """A class defined in a function cannot be pickled by name; its fingerprint must still follow the
+    fitted weights. It once used id(), which the next estimator at the same address reused, so one
+    split's cached outputs were served for another split's model."""
+    from sklearn.linear_model import LogisticRegression
+
+    from gengap.models._base import EstimatorModel
+
+    class Local(LogisticRegression):
+        pass
+
+    a = EstimatorModel(Local().fit([[0.0], [1.0]], [0, 1]), name="m")
+    b = EstimatorModel(Local().fit([[0.0], [1.0]], [1, 0]), name="m")  # same class and parameters, other weights
+    same = EstimatorModel(Local().fit([[0.0], [1.0]], [0, 1]), name="m")
+    assert a.fingerprint() != b.fingerprint()
+    assert a.fingerprint() == same.fingerprint() == a.fingerprint()

@@ -205,6 +205,14 @@ class EstimatorModel(Model):
         try:
             state = joblib.hash(self.estimator)
         except Exception:
-            params = self.estimator.get_params() if hasattr(self.estimator, "get_params") else {}
-            state = f"{sorted((k, repr(v)) for k, v in params.items())}:{id(self.estimator)}"
+            kind = type(self.estimator)
+            try:  # a class pickle cannot name (one defined in a function): its qualified name and its state
+                state = f"{kind.__module__}.{kind.__qualname__}:{joblib.hash(vars(self.estimator))}"
+            except Exception:  # state nothing can hash: a fingerprint of this object's own, never another's
+                # (an id() would be reused by the next estimator at the same address, and its outputs served)
+                if not hasattr(self, "_unhashable_key"):
+                    import uuid
+
+                    self._unhashable_key = uuid.uuid4().hex
+                state = self._unhashable_key
         return hashlib.sha256(f"est:{self.name}:{state}".encode()).hexdigest()[:16]
