@@ -22,7 +22,7 @@ from gengap._errors import ConfigError
 from gengap.errors import EndpointError
 from gengap.models._transport import Client, TransportError
 from gengap.models.http import OpenAIModel
-from test_models_http import FakeOpenAI
+from test_models_http import FakeOpenAI, serve_fake
 
 trustme = pytest.importorskip("trustme")
 pytest.importorskip("proxy")
@@ -37,32 +37,10 @@ def no_proxy_from_outside(monkeypatch):
         monkeypatch.delenv(name, raising=False)
 
 
-def _serve(fake: FakeOpenAI, tls: ssl.SSLContext | None = None):
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_POST(self) -> None:
-            fake.answer(self)
-
-        def do_GET(self) -> None:
-            fake.answer(self)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    httpd.daemon_threads = True
-    if tls is not None:
-        httpd.socket = tls.wrap_socket(httpd.socket, server_side=True)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    scheme = "https" if tls is not None else "http"
-    return httpd, f"{scheme}://127.0.0.1:{httpd.server_address[1]}/v1"
-
-
 @pytest.fixture
 def server():
     fake = FakeOpenAI()
-    httpd, url = _serve(fake)
+    httpd, url = serve_fake(fake)
     yield fake, url
     httpd.shutdown()
     httpd.server_close()
@@ -86,7 +64,7 @@ def https_server(ca):
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     server_cert.configure_cert(context)
     fake = FakeOpenAI()
-    httpd, url = _serve(fake, context)
+    httpd, url = serve_fake(fake, context)
     yield fake, url, folder
     httpd.shutdown()
     httpd.server_close()
@@ -246,7 +224,7 @@ def test_a_client_certificate_is_presented_when_the_server_asks(ca):
     authority.configure_trust(context)
     context.verify_mode = ssl.CERT_REQUIRED
     fake = FakeOpenAI()
-    httpd, url = _serve(fake, context)
+    httpd, url = serve_fake(fake, context)
     try:
         model = OpenAIModel(url, model_name="m", verify=str(folder / "ca.pem"), client_cert=str(folder / "client.pem"))
         assert model.predict(["a"]) == ["A"]

@@ -11,6 +11,7 @@ import json
 import os
 import secrets
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -112,10 +113,8 @@ class FakeOpenAI:
             pass
 
 
-@pytest.fixture
-def server():
-    """A FakeOpenAI on a free loopback port; yields (behaviour, base_url)."""
-    fake = FakeOpenAI()
+def serve_fake(fake: FakeOpenAI, tls: ssl.SSLContext | None = None) -> tuple[ThreadingHTTPServer, str]:
+    """``fake`` on a free loopback port (https with ``tls``); returns the server and its base URL."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -131,9 +130,19 @@ def server():
 
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     httpd.daemon_threads = True
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield fake, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+    if tls is not None:
+        httpd.socket = tls.wrap_socket(httpd.socket, server_side=True)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    scheme = "https" if tls is not None else "http"
+    return httpd, f"{scheme}://127.0.0.1:{httpd.server_address[1]}/v1"
+
+
+@pytest.fixture
+def server():
+    """A FakeOpenAI on a free loopback port; yields (behaviour, base_url)."""
+    fake = FakeOpenAI()
+    httpd, url = serve_fake(fake)
+    yield fake, url
     httpd.shutdown()
     httpd.server_close()
 
