@@ -219,12 +219,11 @@ def test_a_cut_off_calculation_is_no_answer():
 def test_the_cost_table_gives_tokens_per_wall_second_and_requests_in_flight(tmp_path):
     import gengap
     from gengap.models.http import OpenAIModel
-    from test_http_network import _serve
-    from test_models_http import FakeOpenAI
+    from test_models_http import FakeOpenAI, serve_fake
 
     fake = FakeOpenAI()
     fake.delay = lambda body: 0.2 if body else 0
-    httpd, url = _serve(fake)
+    httpd, url = serve_fake(fake)
     try:
         data = gengap.load([{"input": f"w{i} x{i}", "target": f"W{i} X{i}"} for i in range(40)])
         model = OpenAIModel(url, model_name="m", api="completions", concurrency=8, max_tokens=4)
