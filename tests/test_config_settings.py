@@ -250,21 +250,22 @@ def test_gengap_eval_names_the_option_with_a_bad_value(cli):
     assert "'--batch-size': Input should be greater than or equal to 1 (got 0; expected int)" in err
 
 
-def test_gengap_resume_reads_a_run_stored_with_its_settings_in_eval(cli, tmp_path):
-    """A run an older gengap stored (settings inside its [eval] table) is read back with those settings."""
+def test_gengap_resume_refuses_a_run_stored_with_settings_in_eval_and_leaves_it_as_it_was(cli, tmp_path):
+    """A stored run whose settings sit in its [eval] table (a layout no gengap writes any more) is not
+    resumed: the message names the run, the store, the key and its table; the stored run is untouched."""
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in _records()), encoding="utf-8")
     (tmp_path / "oldrun_model.py").write_text(MODEL_CODE, encoding="utf-8")
     out = tmp_path / "out"
     old_layout = {"data": {"path": str(data)}, "model": {"spec": "oldrun_model:predict"}, "split": [{"method": "random"}],
-                  "eval": {"out": str(out), "seed": 3, "test_fraction": 0.5, "metrics": ["token_f1"], "batch_size": 5}}
+                  "eval": {"out": str(out), "seed": 3}}
     out.mkdir()
     with Store(out / "gengap.duckdb") as store:
-        store.start_run("eval", old_layout)  # left 'running': interrupted
+        run_id = store.start_run("eval", old_layout)  # left 'running': interrupted
     code, _, err = cli("resume", str(out), "--no-progress")
-    assert code == 0 and "warning" not in err, err
+    err = " ".join(err.split())
+    assert code == 1 and f"run {run_id} in '{out / 'gengap.duckdb'}': unknown key 'eval.seed'. 'seed' belongs in " \
+                         "[splitting]." in err, err
     with Store(out / "gengap.duckdb", read_only=True) as store:
-        finished = store.run_config(store.runs()["run_id"].iloc[-1])
-    assert finished["settings"]["splitting"] == {"seed": 3, "test_fraction": 0.5}
-    assert finished["settings"]["scoring"]["metrics"] == ["token_f1"] and finished["settings"]["execution"]["batch_size"] == 5
-    assert finished["splits"][0]["n_test"] == 20
+        runs = store.runs()
+        assert list(runs["run_id"]) == [run_id] and store.run_config(run_id) == old_layout
