@@ -21,7 +21,15 @@ from statsmodels.stats.proportion import proportion_confint
 
 import gengap
 from gengap._errors import ConfigError, DataError
-from gengap.analysis.slices import MAX_VALUES, find_slices, min_detectable_gap, slice_table, slices_from_rows
+from gengap.analysis.slices import (
+    MAX_VALUES,
+    conditions_mask,
+    find_slices,
+    min_detectable_gap,
+    rows_in_slice,
+    slice_table,
+    slices_from_rows,
+)
 from gengap.report._results import results_schema
 
 
@@ -119,6 +127,42 @@ def test_numeric_columns_by_value_when_few_and_in_quantile_bins_when_many_and_mi
     assert "hops is missing" in found.significant["description"].tolist()
     assert {"hops = 1", "hops = 2"} <= described | {"hops = 1", "hops = 2"}
     assert any(d.startswith("length < ") for d in described) or any("<= length <" in d for d in described)
+
+
+def test_conditions_select_exactly_the_rows_the_search_counted_after_a_json_round_trip():
+    rng = np.random.default_rng(3)
+    n = 4000
+    frame = pd.DataFrame({"channel": rng.choice(["forum", "news", None], n),
+                          "flag": rng.choice([True, False], n),
+                          "stars": rng.integers(1, 6, n).astype(float),
+                          "length": rng.gamma(3, 10.3, n),
+                          "mixed": rng.choice(np.array(["a", 1, 2.5], dtype=object), n)})
+    frame.loc[rng.random(n) < 0.05, "length"] = np.nan
+    bad = (frame["channel"] == "forum").to_numpy() & frame["length"].between(22, 36).to_numpy()
+    y = (rng.random(n) < np.where(bad, 0.5, 0.8)).astype(float)
+    found = find_slices(frame, y, order=2, top=1000, alpha=0.5)
+    assert len(found.table) > 20
+    ops = set()
+    for record in json.loads(json.dumps(found.table.to_dict(orient="records"), allow_nan=False)):
+        mask = conditions_mask(frame, record["conditions"])
+        assert np.array_equal(np.flatnonzero(mask), found.members[record["description"]]), record["description"]
+        assert {c["column"] for c in record["conditions"]} == set(record["columns"])
+        ops |= {c["op"] for c in record["conditions"]}
+    assert ops == {"==", "<", ">=", "is_missing"}
+    middle = [c for r in found.table.to_dict(orient="records") for c in r["conditions"] if c["column"] == "length"]
+    assert {c["op"] for c in middle} >= {">=", "<"}  # quantile bins by their exact edges
+    assert any(" <= length < " in d for d in found.table["description"])
+
+
+def test_a_malformed_condition_is_one_clear_error():
+    frame = pd.DataFrame({"site": ["a", "b"]})
+    with pytest.raises(DataError, match="op '!='; gengap writes only"):
+        conditions_mask(frame, [{"column": "site", "op": "!=", "value": "a"}])
+    with pytest.raises(DataError, match="exactly 'column', 'op' and 'value'"):
+        conditions_mask(frame, [{"column": "site", "value": "a"}])
+    with pytest.raises(DataError, match="text is compared only by '=='"):
+        conditions_mask(frame, [{"column": "site", "op": "<", "value": "a"}])
+    assert conditions_mask(frame, [{"column": "absent", "op": "is_missing", "value": None}]).tolist() == [True, True]
 
 
 def test_min_detectable_gap_shrinks_with_more_rows():
@@ -219,6 +263,14 @@ def test_eval_find_slices_writes_results_report_and_prints_the_top(tmp_path, cli
     assert "<b>bold</b>" not in html  # text from data is escaped wherever it shows
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "## Where it fails" in md
+    # every slice's conditions select exactly its n rows among the run's stored rows, and they fail there
+    assert top["conditions"] == [{"column": "channel", "op": "==", "value": "forum"},
+                                 {"column": "language", "op": "==", "value": "es"}]
+    with gengap.store.Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
+        rows = store.rows(doc["run"]["id"])
+    for record in doc["slices"]:
+        assert len(rows_in_slice(rows, record)) == record["n"], record["description"]
+    assert set(rows_in_slice(rows, top)["output"]) == {"wrong"}
 
 
 def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp_path, cli):
