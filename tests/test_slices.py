@@ -359,6 +359,47 @@ def test_a_planted_slice_is_still_found_with_clusters():
     assert found.significant["description"].tolist()[0] == "language = es"
 
 
+def _passages_with_a_planted_pair(seed: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """60 passages of 50 questions, each passage in one channel; forum passages 5 points lower on
+    average (a difference among 20 passages that their spread, sd 15 points, cannot tell from chance);
+    forum posts in Spanish fail 35 points more: the planted pair."""
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(60), 50)
+    channel = np.array(["forum", "news", "mail"])[g % 3]
+    effect = rng.normal(0, 0.15, 60)
+    for c in range(3):
+        effect[np.arange(60) % 3 == c] -= effect[np.arange(60) % 3 == c].mean()
+    effect[np.arange(60) % 3 == 0] -= 0.05
+    language = rng.choice(["en", "es"], len(g))
+    p = np.clip(0.75 + effect[g], 0.02, 0.98)
+    y = (rng.random(len(g)) < np.where((channel == "forum") & (language == "es"), p - 0.35, p)).astype(float)
+    return pd.DataFrame({"channel": channel, "language": language}), y, g
+
+
+def test_the_conjunction_explains_its_parts_by_clustered_tests_when_rows_are_clustered():
+    import statsmodels.api as sm
+
+    from gengap.analysis.slices import _below_p_clustered
+
+    meta, y, g = _passages_with_a_planted_pair(2)
+    forum, es = (meta["channel"] == "forum").to_numpy(), (meta["language"] == "es").to_numpy()
+    # the comparison behind the rule: statsmodels' clustered OLS on the rows of either set
+    a, b = forum & ~es, ~forum
+    rows = a | b
+    fit = sm.OLS(y[rows], sm.add_constant(a[rows].astype(float))).fit(
+        cov_type="cluster", cov_kwds={"groups": g[rows], "use_correction": False})
+    n_g = len(np.unique(g[rows]))
+    t = fit.params[1] / (fit.bse[1] * np.sqrt(n_g / (n_g - 1)))
+    assert _below_p_clustered(a, b, y, g) == pytest.approx(scipy.stats.t.cdf(t, n_g - 1), rel=1e-9)
+    # counted as independent rows, forum's 5 points outside the pair look like a finding of their own;
+    # counted by passage they do not, and the pair is reported in place of both parts
+    plain = find_slices(meta, y).significant
+    assert plain["description"].tolist() == ["channel = forum and language = es", "channel = forum"]
+    clustered = find_slices(meta, y, clusters=g).significant
+    assert clustered["description"].tolist() == ["channel = forum and language = es"]
+    assert clustered["replaces"].iloc[0] == ["channel = forum", "language = es"]
+
+
 def test_imported_inspect_logs_are_searched_too(tmp_path, cli):
     logs = Path(__file__).parent / "data" / "inspect"
     first = sorted(logs.glob("*.json"))[0]
