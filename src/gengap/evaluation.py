@@ -168,12 +168,14 @@ class Evaluation:
         return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] | None = None, find_slices: bool = False, slice_order: int = 2) -> Path:
+               curves: Sequence[str] | None = None, find_slices: bool | None = None,
+               slice_order: int | None = None) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
         ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
         length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
-        ("Where it fails", :meth:`slices`).
+        ("Where it fails", :meth:`slices`), up to ``slice_order`` conditions each (both default to the
+        report settings the run was started with: off, and 2).
         """
         from gengap.report import write_report
 

@@ -97,6 +97,12 @@ CREATE TABLE IF NOT EXISTS judge_use (
 
 #: The entry of a run's config that says how it ran (threads, cores), not what it computed.
 RAN_WITH = "ran_with"
+#: The config entry holding the report settings a run was started with (``find_slices``,
+#: ``slice_order``): what its report shows, not what it computes, so not compared when a run resumes;
+#: ``gengap resume`` and ``gengap report`` read it to write the same report.
+REPORT_SETTINGS = "report"
+#: Config entries a run may change between attempts and still resume as the same run.
+NOT_COMPARED = (RAN_WITH, REPORT_SETTINGS)
 
 #: The counts of the ``judge_use`` table, in order.
 JUDGE_COUNTS = ("asked", "filled", "agreed", "overruled", "unsupported", "declined")
@@ -229,15 +235,17 @@ class Store:
         """The latest unfinished run with this name and exactly this config (to resume), or None.
 
         The config's ``ran_with`` entry (how the run ran: threads, cores) is not compared: a run
-        resumes on another machine or with another thread count.
+        resumes on another machine or with another thread count; nor is its ``report`` entry (the
+        report settings, :data:`REPORT_SETTINGS`).
         """
-        text = json.dumps({k: v for k, v in config.items() if k != RAN_WITH}, sort_keys=True, default=str)
+        text = json.dumps({k: v for k, v in config.items() if k not in NOT_COMPARED}, sort_keys=True, default=str)
         found = self.sql(
             "SELECT run_id, config FROM runs WHERE name = ? AND status <> 'done' "
             "ORDER BY created_at DESC, run_id DESC", [name])
         for run_id, stored in zip(found["run_id"], found["config"]):
             same = json.loads(stored)
-            same.pop(RAN_WITH, None)
+            for key in NOT_COMPARED:
+                same.pop(key, None)
             if json.dumps(same, sort_keys=True, default=str) == text:
                 return str(run_id)
         return None
@@ -272,6 +280,15 @@ class Store:
                 "ON c.h1 = l.h1 AND c.h2 = l.h2 AND c.fingerprint = ? GROUP BY l.pos", [fingerprint]).fetchall()
             self._con.unregister("_gengap_lookup")
         return dict(found)
+
+    def remember_report(self, run_id: str, settings: Mapping[str, Any]) -> None:
+        """Store the report settings of a run (its config's ``report`` entry, :data:`REPORT_SETTINGS`),
+        replacing earlier ones: a run resumed with other report settings reports with the latest."""
+        config = self.run_config(run_id)
+        config[REPORT_SETTINGS] = dict(settings)
+        with self._lock:
+            self._con.execute("UPDATE runs SET config = ? WHERE run_id = ?",
+                              [json.dumps(config, sort_keys=True, default=str), run_id])
 
     def finish_run(self, run_id: str, status: str = "done") -> None:
         with self._lock:

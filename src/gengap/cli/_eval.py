@@ -181,17 +181,9 @@ def run_command(
     progress: Annotated[Optional[bool], typer.Option(help="Show progress bars (default: the run file's, else when stderr is a terminal).")] = None,
 ) -> None:
     """Run the evaluation a TOML run file describes (the same as gengap eval with those options)."""
-    import warnings
-
-    from gengap.cli._common import stderr
     from gengap.config import load_run_file
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DeprecationWarning)
-        cfg = load_run_file(run_file)
-    for w in caught:  # an older layout of the run file: say where its keys go now
-        stderr.print(f"warning: {w.message}")
-    _run_and_print(cfg, progress)
+    _run_and_print(load_run_file(run_file), progress)
 
 
 @app.command("resume")
@@ -202,7 +194,7 @@ def resume_command(
 ) -> None:
     """Finish an interrupted run: shards already stored are kept, the rest are computed."""
     from gengap.config import RUN_FILE_TABLES, parse_config
-    from gengap.store import STORE_NAME, Store
+    from gengap.store import REPORT_SETTINGS, STORE_NAME, Store
 
     store_path = path / STORE_NAME if path.is_dir() else path
     with Store(store_path, read_only=True) as store:
@@ -219,8 +211,11 @@ def resume_command(
     if "model" not in config or "eval" not in config:
         raise ConfigError(f"Run '{run}' was started from Python, not from gengap eval/run; call gengap.evaluate again with the same arguments and out folder to resume it.")
     stored = {k: config[k] for k in RUN_FILE_TABLES if config.get(k) is not None} | (config.get("settings") or {})
+    report = config.get(REPORT_SETTINGS)
+    if isinstance(report, dict) and isinstance(stored.get("eval"), dict):  # the report it was started to write
+        stored["eval"] = {**stored["eval"], **report}
     # A run stored by an older gengap keeps its settings in [eval]: read quietly (the user wrote no file).
-    _run_and_print(parse_config(stored, source=f"run {run} in '{store_path}'", warn=False), progress)
+    _run_and_print(parse_config(stored, source=f"run {run} in '{store_path}'"), progress)
 
 
 def _resume_demo(config: dict[str, Any], out: Path, progress: bool | None) -> None:

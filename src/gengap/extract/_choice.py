@@ -209,19 +209,6 @@ _WRONG_AFTER_RE = re.compile(r"^\W*(?:\w+\s+){0,2}(?:is|are|was|were)\s+(?:wrong
                              re.IGNORECASE)
 
 
-#: adjectives that name a place or body whose name is another word ("French" -> France, "solar" -> Sun): stems
-_ADJECTIVE_OF = {adjective: stem(noun) for adjective, noun in (
-    ("french", "France"), ("english", "England"), ("spanish", "Spain"), ("italian", "Italy"), ("german", "Germany"),
-    ("chinese", "China"), ("japanese", "Japan"), ("russian", "Russia"), ("indian", "India"), ("brazilian", "Brazil"),
-    ("mexican", "Mexico"), ("canadian", "Canada"), ("american", "America"), ("british", "Britain"), ("egyptian", "Egypt"),
-    ("greek", "Greece"), ("dutch", "Netherlands"), ("swedish", "Sweden"), ("norwegian", "Norway"), ("portuguese", "Portugal"),
-    ("australian", "Australia"), ("korean", "Korea"), ("turkish", "Turkey"), ("polish", "Poland"), ("irish", "Ireland"),
-    ("scottish", "Scotland"), ("swiss", "Switzerland"), ("danish", "Denmark"), ("finnish", "Finland"), ("thai", "Thailand"),
-    ("vietnamese", "Vietnam"), ("argentine", "Argentina"), ("argentinian", "Argentina"), ("peruvian", "Peru"),
-    ("chilean", "Chile"), ("iranian", "Iran"), ("persian", "Persia"), ("roman", "Rome"), ("solar", "Sun"), ("lunar", "Moon"),
-    ("martian", "Mars"), ("terrestrial", "Earth"))}
-
-
 _TURNS = r"\b(?:turn|become|change|go)(?:s|ed|ing)?\s+(?:(?:in)?to\s+)?(?:a\s+)?|\bbecame\s+(?:a\s+)?|\bwent\s+(?:in)?to\s+"
 #: common equivalents a reader knows: a formula and its name, a stance and its wording, a change of state and
 #: what it turns into, a diet and its food, a quantity and the question it answers. Each group is one concept;
@@ -323,10 +310,6 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
         text = text.translate(_ACCENTS)  # "Júpiter" names "Jupiter": accents aside (same length, so places hold)
     tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
     stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
-    if any(w.lower() in _ADJECTIVE_OF for _, _, w in stems):  # "the French people" names France
-        stems = [item for pos, s, w in stems
-                 for item in ([(pos, s, w), (pos, _ADJECTIVE_OF[w.lower()], w)]
-                              if w.lower() in _ADJECTIVE_OF and s not in ctx.question_stems else [(pos, s, w)])]
     values = _option_values(ctx)
     numeric = all(v is not None for v in values)
     lone = {pos for pos, _, w in stems if len(w) == 1 and w in letters}  # a capital that may be an option letter

@@ -42,10 +42,13 @@ _ARTICLES: dict[str, frozenset[str]] = {
 }
 _ELIDED_RE = re.compile(r"^[lL]['\u2019](?=\w)")
 _ALL_ARTICLES = frozenset().union(*_ARTICLES.values())
-# names that carry their article: it stays
-_ARTICLE_NAMES = frozenset("""la paz|la plata|las vegas|los angeles|el salvador|el paso|le havre|le mans|la rochelle|las palmas
-|la mancha|la scala|la coruña|los alamos|la habana|la niña|el niño|der spiegel|die zeit|die welt|le monde|le figaro|la traviata
-|el greco|el cid|la marseillaise|la gioconda|la bohème|la boheme|die walküre|das kapital|das boot""".replace("\n", "").split("|"))
+
+
+def _named_with_article(article: str, rest: str, text: str, lang: str) -> bool:
+    """Inside a sentence, a capitalised article before a capitalised word is part of a name ("... es La Paz.");
+    not in German, whose nouns are all capitalised, nor at a sentence's start, where every article is."""
+    at = text.find(article + " " + rest)
+    return lang != "de" and at > 0 and article[:1].isupper() and rest[:1].isupper() and text[:at].rstrip()[-1:].isalpha()
 
 
 def reply_language(text: str) -> str | None:
@@ -77,7 +80,7 @@ def without_foreign_article(span: str, text: str) -> str:
         return span
     if elided and lang == "fr":
         return span[elided.end():]
-    if first.lower() not in _ARTICLES[lang] or span.lower() in _ARTICLE_NAMES or " ".join(span.lower().split()[:2]) in _ARTICLE_NAMES:
+    if first.lower() not in _ARTICLES[lang] or _named_with_article(first, rest, text, lang):
         return span
     return rest.strip()
 
