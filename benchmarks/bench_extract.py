@@ -45,6 +45,7 @@ What it prints:
     python benchmarks/bench_extract.py --heldout       # everything, the held-out set first (about a minute)
     python benchmarks/bench_extract.py                 # while tuning: everything but the held-out set
     python benchmarks/bench_extract.py --quick         # 20,000 outputs for the throughput figure
+    python benchmarks/bench_extract.py --throughput-only   # only the outputs per CPU second (200,000 outputs)
     python benchmarks/bench_extract.py --skip-lmeval --show-errors
     python benchmarks/bench_extract.py --batch new.jsonl --log   # a new dev batch, before tuning
     python benchmarks/bench_extract.py --judge http://127.0.0.1:8080/v1
@@ -498,6 +499,8 @@ def main() -> None:
     parser.add_argument("--log", type=Path, nargs="?", const=DATA_V3 / "TUNING_LOG.md",
                         help="with --batch: append the batch's row to this Markdown log (default: v3's TUNING_LOG.md)")
     parser.add_argument("--quick", action="store_true", help="20,000 outputs for the throughput figure")
+    parser.add_argument("--throughput-only", action="store_true",
+                        help="only section 6: outputs per CPU second of the rules, on the tuning outputs")
     parser.add_argument("--skip-lmeval", action="store_true", help="gengap's side only")
     parser.add_argument("--show-errors", action="store_true", help="print gengap's misreadings on the tuning data")
     parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read, or 'local': "
@@ -545,6 +548,11 @@ def main() -> None:
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
     dev_v3 = (read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
               + [row for _, rows in older for row in rows] + v6dev)
+    n = 20_000 if args.quick else 200_000
+    if args.throughput_only:
+        print(f"6. Throughput of the rule cascade, {n:,} outputs (one process; the machine may be shared)")
+        print("\n".join(throughput(v2 + dev_v3, n)))
+        return
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
 
     if heldout_v3:
@@ -601,7 +609,6 @@ def main() -> None:
         for r, v in zip(v2 + dev_v3, got_2 + got_d):
             if not is_correct(r["kind"], v, r["gold"], r.get("aliases")):
                 print(f"  MISS {r.get('id')}: gold={r['gold']!r} got={v!r} <- {r['output'][:100]!r}")
-    n = 20_000 if args.quick else 200_000
     print(f"\n6. Throughput of the rule cascade, {n:,} outputs (one process; the machine may be shared)")
     print("\n".join(throughput(v2 + dev_v3, n)))
 

@@ -162,3 +162,17 @@ def test_the_comparison_prints_the_abstention_rate_and_the_precision_of_the_answ
     assert any(line.split()[:3] == ["source", "model", "10"] for line in lines)  # per source when rows name several
     assert "0 with these rules, 20 with old's" in lines[-2]
     assert "20 outputs fixed, 10 broken" in lines[-1]
+
+
+def test_the_throughput_section_alone_prints_outputs_per_cpu_second(tmp_path, monkeypatch, capsys):
+    write(tmp_path / "v2" / "dev.jsonl", ROWS)
+    write(tmp_path / "v2" / "heldout.jsonl", [{**r, "id": r["id"] + "-h"} for r in ROWS])
+    argv = ["bench_extract.py", "--data", str(tmp_path / "v2"), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
+            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v8", str(tmp_path / "v8"),
+            "--v6-dev", str(tmp_path / "v6"), "--quick", "--throughput-only"]
+    monkeypatch.setattr(sys, "argv", argv)
+    bench_extract.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("6. Throughput of the rule cascade, 20,000 outputs") and "per CPU s" in lines[1]
+    assert lines[-1].split()[:2] == ["all", "15,000"]  # 5,000 a kind, for the three kinds present
+    assert "the 5,000 per s target" in lines[-1]
