@@ -36,6 +36,7 @@ import time
 import warnings
 
 import numpy as np
+import pandas as pd
 
 from gengap.analysis.clustered import (
     MIN_CLUSTERS,
@@ -241,11 +242,10 @@ def section_cost() -> None:
 CORPUS_METRICS = ("auroc", "macro_f1", "brier", "ece")
 
 
-def classified(rng: np.random.Generator, g: int, m: int, spread: float) -> "pd.DataFrame":
+def classified(rng: np.random.Generator, g: int, m: int, spread: float) -> pd.DataFrame:
     """A binary classifier's rows in ``g`` clusters of ``m``: a cluster effect ``u`` moves both how often
     the label is positive and the classifier's score, and a second one ``v`` shifts the scores of the
     whole cluster (its errors move together); ``spread`` scales both (0: independent rows)."""
-    import pandas as pd
     from scipy.special import expit
 
     u, v = spread * rng.normal(size=(g, 1)), 0.7 * spread * rng.normal(size=(g, 1))
@@ -256,7 +256,7 @@ def classified(rng: np.random.Generator, g: int, m: int, spread: float) -> "pd.D
                          "confidence": np.where(out == 1, p, 1 - p).ravel(), "score": (out == y).ravel().astype(float)})
 
 
-def _corpus_value(metric: str, rows: "pd.DataFrame") -> float:
+def _corpus_value(metric: str, rows: pd.DataFrame) -> float:
     from gengap.analysis.corpus import corpus_data
     from gengap.metrics import get_metric
 
