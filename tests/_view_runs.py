@@ -47,8 +47,9 @@ def make_run(out: Path, reach: int = 3, n: int = 240) -> Path:
 
 
 @contextmanager
-def serving(paths: list[Path]) -> Iterator[str]:
-    """The viewer over ``paths`` on a free loopback port; yields its base URL."""
+def serving(paths: list[Path], *, wait_figures: bool = True) -> Iterator[str]:
+    """The viewer over ``paths`` on a free loopback port; yields its base URL. ``wait_figures``: serve
+    once the summary's figures are computed (else at once, while they are computed)."""
     import socket
 
     import uvicorn
@@ -60,8 +61,10 @@ def serving(paths: list[Path]) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(loaded, port=port), host="127.0.0.1", port=port, log_level="warning",
-                                           lifespan="off"))
+    app = make_app(loaded, port=port)
+    if wait_figures:
+        app.state.figures.wait(120)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 30
@@ -74,7 +77,8 @@ def serving(paths: list[Path]) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
-        loaded.con.close()
+        assert app.state.figures.stop(60), "the viewer's figures did not stop"
+        loaded.close()
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:

@@ -11,7 +11,9 @@ Filters (all optional, combined with AND; see docs/viewer-api.md):
 - ``outcome``: ``correct`` (score 1), ``wrong`` (score below 1, answer read), ``unextracted``.
 - ``q``: the text appears in the input or the output (case-insensitive).
 - ``meta.FIELD=VALUE``: a metadata field equals a value; ``min.FIELD`` / ``max.FIELD``: a number
-  range (inclusive; also for ``score``, ``input_length`` and ``output_length``).
+  range (inclusive; also for ``score``, ``input_length``, ``target_length`` and ``output_length``);
+  ``lt.FIELD``: strictly below a number (a slice's bin ``20 <= size < 40`` is ``min.size=20&lt.size=40``);
+  ``missing.FIELD=true``: the field is absent or null (``false``: present).
 - ``sort``: a column (``score``, ``example_id``, ``input_length``, a metadata field, ...), ``-`` in
   front for descending; absent, the stored order.
 
@@ -32,12 +34,14 @@ from typing import Any
 
 from gengap._errors import ConfigError
 
-__all__ = ["Filters", "parse_filters", "page", "one_row", "flip_tables", "flip_rows", "EQUAL_FIELDS", "MAX_LIMIT"]
+__all__ = ["Filters", "parse_filters", "LENGTH_COLUMNS", "page", "one_row", "flip_tables", "flip_rows", "EQUAL_FIELDS", "MAX_LIMIT"]
 
 #: Parameters matched by equality (repeat one for several values).
 EQUAL_FIELDS = ("run", "model", "split", "perturbation", "example_id", "metric")
+#: The lengths in whitespace words (counted after the viewer starts serving: see ``_load.fill_lengths``).
+LENGTH_COLUMNS = ("input_length", "target_length", "output_length")
 #: Columns a range (``min.X`` / ``max.X``) or a sort may name, besides metadata fields.
-NUMBER_COLUMNS = ("score", "input_length", "target_length", "output_length", "rid")
+NUMBER_COLUMNS = ("score", *LENGTH_COLUMNS, "rid")
 SORTABLE = ("rid", "run", "model", "split", "perturbation", "example_id", "metric", "score", "input_length", "target_length",
             "output_length")
 OUTCOMES = ("correct", "wrong", "unextracted")
@@ -85,7 +89,8 @@ class Filters:
     text: str | None = None
     meta_equal: dict[str, list[str]] = field(default_factory=dict)  # column -> values (text fields)
     meta_number: dict[str, list[float]] = field(default_factory=dict)  # column -> values (numeric fields)
-    ranges: list[tuple[str, str, float]] = field(default_factory=list)  # (column, ">=" or "<=", value)
+    ranges: list[tuple[str, str, float]] = field(default_factory=list)  # (column, ">=", "<=" or "<", value)
+    missing: dict[str, bool] = field(default_factory=dict)  # column -> absent or null (True) / present (False)
     sort: str | None = None
     descending: bool = False
     all_metrics: bool = False
@@ -117,7 +122,14 @@ class Filters:
         for col, op, value in self.ranges:
             parts.append(f"{col} {op} ?")
             params.append(value)
+        for col, absent in self.missing.items():
+            parts.append(f"{col} IS {'' if absent else 'NOT '}NULL")
         return (" AND ".join(parts) or "TRUE"), params
+
+    def columns(self) -> set[str]:
+        """The columns of ``rows`` these filters and this sort read (besides the fixed ones)."""
+        used = {*self.meta_equal, *self.meta_number, *(c for c, _, _ in self.ranges), *self.missing}
+        return used | ({self.sort} if self.sort else set())
 
     def order(self) -> str:
         if self.sort is None or self.sort == "rid":
@@ -169,8 +181,14 @@ def parse_filters(query: Mapping[str, Sequence[str]], meta: Mapping[str, str]) -
                 f.meta_number[meta_column(name[5:], meta)] = [_number(name, v) for v in values]
             else:
                 f.meta_equal[meta_column(name[5:], meta)] = values
-        elif name.startswith(("min.", "max.")):
-            key = name[4:]
+        elif name.startswith("missing."):
+            key = name[8:]
+            col = key if key in LENGTH_COLUMNS else meta_column(key, meta)
+            if values[0].lower() not in ("true", "false", "1", "0"):
+                raise ConfigError(f"{name}={values[0]!r}: give true (the field is absent or null) or false.")
+            f.missing[col] = values[0].lower() in ("true", "1")
+        elif name.startswith(("min.", "max.", "lt.")):
+            key = name.split(".", 1)[1]
             if key in NUMBER_COLUMNS:
                 col = key
             elif meta.get(key) == "number":
@@ -178,10 +196,11 @@ def parse_filters(query: Mapping[str, Sequence[str]], meta: Mapping[str, str]) -
             else:
                 raise ConfigError(f"{name}: ranges apply to {', '.join(NUMBER_COLUMNS)} and numeric metadata fields "
                                   f"({', '.join(k for k, v in meta.items() if v == 'number') or 'none'}).")
-            f.ranges.append((col, ">=" if name.startswith("min.") else "<=", _number(name, values[0])))
+            op = {"min": ">=", "max": "<=", "lt": "<"}[name.split(".", 1)[0]]
+            f.ranges.append((col, op, _number(name, values[0])))
         else:
             raise ConfigError(f"Unknown filter {name!r}. Filters: {', '.join(EQUAL_FIELDS)}, outcome, q, meta.FIELD, "
-                              "min.FIELD, max.FIELD, sort, limit, offset.")
+                              "min.FIELD, max.FIELD, lt.FIELD, missing.FIELD, sort, limit, offset.")
     return f
 
 

@@ -123,3 +123,71 @@ def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, s
             "scores": scores, "held_out": held_out, "groups": within, "transfer": transfer, "perturbations": effects,
             "curves": curves, "splits": doc.get("splits", []),
             "sections": sorted((doc.get("sections") or {}).keys())}
+
+
+def slice_filters(conditions: list[Any], meta: Mapping[str, str]) -> dict[str, Any] | None:
+    """The ``/api/rows`` filters of a slice's ``(column, op, value)`` conditions, or None when a
+    condition names a column the rows lack or a comparison the filters cannot make.
+
+    >>> slice_filters([("topic", "=", "algebra"), ("size", ">=", 20.0), ("size", "<", 40.0)], {"topic": "text", "size": "number"})
+    {'meta.topic': 'algebra', 'min.size': '20', 'lt.size': '40'}
+    >>> slice_filters([("input_length", "=", "3"), ("topic", "is missing", None)], {"topic": "text"})
+    {'min.input_length': '3', 'max.input_length': '3', 'missing.topic': 'true'}
+    """
+    from gengap.view.queries import LENGTH_COLUMNS
+
+    out: dict[str, Any] = {}
+    for condition in conditions:
+        column, op, value = (list(condition) + [None, None, None])[:3]
+        column = str(column)
+        length = column in LENGTH_COLUMNS
+        if not length and column not in meta:
+            return None
+        numeric = length or meta.get(column) == "number"
+        if op == "is missing":
+            if length:
+                return None
+            out[f"missing.{column}"] = "true"
+        elif op in ("=", "=="):
+            if numeric:
+                try:
+                    text = _number(float(str(value).replace(",", "")))
+                except ValueError:
+                    return None
+                if length:
+                    out[f"min.{column}"] = out[f"max.{column}"] = text
+                else:
+                    out[f"meta.{column}"] = text
+            else:
+                out[f"meta.{column}"] = str(value)
+        elif op in (">=", "<", "<=") and numeric:
+            key = {">=": "min", "<": "lt", "<=": "max"}[op]
+            try:
+                out[f"{key}.{column}"] = _number(float(value))
+            except (TypeError, ValueError):
+                return None
+        else:
+            return None
+    return out
+
+
+def linked_slices(records: list[dict[str, Any]], run: int, con: Any, meta: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The report's ``slices`` records of one run, each with ``conditions`` (read back from its
+    description where the record has none) and ``rows``: the filters that select exactly its ``n``
+    clean rows of its model, split and metric (None when no filter set does)."""
+    from gengap.analysis.slice_conditions import slice_conditions
+
+    out = []
+    for rec in records:
+        conditions = rec.get("conditions")
+        if not isinstance(conditions, list):
+            try:
+                conditions = [list(c) for c in slice_conditions(str(rec.get("description", "")), rec.get("columns") or [])]
+            except Exception:  # a description this version cannot read: shown without a link
+                conditions = None
+        found = slice_filters(conditions, meta) if conditions else None
+        base = {"run": run, "model": rec.get("model"), "split": rec.get("split"), "metric": rec.get("metric"),
+                "perturbation": "none"}
+        rows = _first_match(con, [{**base, **found}], rec.get("n"), meta) if found is not None else None
+        out.append({**rec, "conditions": conditions, "rows": rows})
+    return out
