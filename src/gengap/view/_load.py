@@ -143,6 +143,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
     scratch = Path(tempfile.mkdtemp(prefix="gengap-view-"))
     runs: list[Run] = []
     files: list[Path] = []
+    fields: list[dict[str, set[str]]] = []
     offset = 0
     try:
         for i, raw in enumerate(paths):
@@ -162,6 +163,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 found_metrics = [r[0] for r in mem.execute(
                     f"SELECT DISTINCT metric FROM {alias}.scores WHERE run_id = ? ORDER BY metric", [run_id]).fetchall()]
                 metrics = _metrics(config, found_metrics)
+                fields.append(_meta_fields(mem, alias, run_id))
                 models = [r[0] for r in mem.execute(
                     f"SELECT model FROM {alias}.predictions WHERE run_id = ? GROUP BY model ORDER BY min(rowid)", [run_id]).fetchall()]
                 order = {s: k for k, s in enumerate(split_info)}
@@ -210,7 +212,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
         if len({r.label for r in runs}) < len(runs):
             for r in runs:
                 r.label = f"{r.label} ({'AB'[r.index] if r.index < 2 else r.index})"
-        meta = _meta_columns(mem)
+        meta = _meta_kinds(fields)
         _build(mem, meta, offset)
     except BaseException:
         mem.close()
@@ -226,22 +228,29 @@ def _lit(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def _meta_columns(mem: Any) -> dict[str, str]:
-    """Metadata field -> "number" or "text", from the fields the rows' metadata hold."""
+def _meta_fields(mem: Any, alias: str, run_id: str) -> dict[str, set[str]]:
+    """Metadata field -> the JSON types it holds, in the examples of one run of an attached store (the
+    first fields seen first; read from the examples, not the joined rows: as many or fewer)."""
+    where = (f"FROM {alias}.examples WHERE run_id = ? AND metadata IS NOT NULL AND json_valid(metadata) "
+             "AND json_type(metadata) = 'OBJECT'")
     keys = [r[0] for r in mem.execute(
-        "SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM "
-        "(SELECT metadata, rowid FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata) "
-        "AND json_type(metadata) = 'OBJECT') GROUP BY k) ORDER BY first LIMIT ?", [MAX_META_COLUMNS]).fetchall()]
-    out: dict[str, str] = {}
-    for key in keys:
-        path = "$." + json.dumps(key)
-        kinds = {r[0] for r in mem.execute(
-            "SELECT DISTINCT json_type(metadata, ?) FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata)", [path]).fetchall()}
-        kinds.discard(None)
-        kinds.discard("NULL")
-        number = bool(kinds) and kinds <= {"BIGINT", "UBIGINT", "DOUBLE"}
-        out[key] = "number" if number else "text"
-    return out
+        f"SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM (SELECT metadata, rowid {where}) "
+        "GROUP BY k) ORDER BY first LIMIT ?", [run_id, MAX_META_COLUMNS]).fetchall()]
+    if not keys:
+        return {}
+    kinds = ", ".join(f"list_distinct(list(json_type(metadata, {_lit('$.' + json.dumps(k))})))" for k in keys)
+    found = mem.execute(f"SELECT {kinds} {where}", [run_id]).fetchone()
+    return {k: {t for t in (found[j] or []) if t not in (None, "NULL")} for j, k in enumerate(keys)}
+
+
+def _meta_kinds(fields: list[dict[str, set[str]]]) -> dict[str, str]:
+    """Metadata field -> "number" or "text", over the fields of every store (at most MAX_META_COLUMNS)."""
+    kinds: dict[str, set[str]] = {}
+    for one in fields:
+        for key, types in one.items():
+            kinds.setdefault(key, set()).update(types)
+    return {key: "number" if types and types <= {"BIGINT", "UBIGINT", "DOUBLE"} else "text"
+            for key, types in list(kinds.items())[:MAX_META_COLUMNS]}
 
 
 def _build(mem: Any, meta: dict[str, str], offset: int) -> None:

@@ -63,7 +63,8 @@ function show(...kids) {
   main.replaceChildren(...kids.flat(Infinity).filter(k => k !== null && k !== undefined).map(k => k instanceof Node ? k : document.createTextNode(String(k))));
 }
 
-function done() { renders += 1; window.__gengap = { renders, at: performance.now() }; }
+let pendingFigures = false;  // the summary drawn last is still waiting for figures being computed
+function done() { renders += 1; window.__gengap = { renders, at: performance.now(), wall: Date.now(), pending: pendingFigures }; }
 
 // ------------------------------------------------------------------------------------ summary
 async function showSummary(params) {
@@ -76,6 +77,7 @@ async function showSummary(params) {
   r.notes.forEach(n => parts.push(el("p", { class: "note" }, n)));
   (s.problems || []).forEach(n => parts.push(el("p", { class: "note" }, n)));
   const pending = s.state === "computing" || s.slices_state === "computing";
+  pendingFigures = pending;
   if (pending) {
     // the rows are served already; the figures fill in when the background work is done
     const hash = location.hash;
@@ -341,6 +343,7 @@ async function route() {
   const params = new URLSearchParams(qs || "");
   for (const id of ["summary", "rows", "ab"]) document.getElementById("nav-" + id)?.classList.toggle("active", path.startsWith(id) || (id === "summary" && !path));
   const started = performance.now();
+  pendingFigures = false;
   try {
     if (path === "" || path === "summary") await showSummary(params);
     else if (path === "rows") await showRows(params);
