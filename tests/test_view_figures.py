@@ -9,7 +9,6 @@ import os
 import urllib.parse
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import scipy.stats
@@ -19,6 +18,7 @@ pytest.importorskip("uvicorn")
 
 from _view_runs import get, make_run, make_slice_run, serving
 from gengap.analysis.slice_conditions import slice_conditions
+from gengap.analysis.slices import rows_in_slice
 from gengap.store import Store
 from gengap.view.figures import Figures
 
@@ -59,24 +59,6 @@ def test_rows_are_served_while_the_figures_are_computed(slice_run):
         assert page["total"] == int((truth["input"].str.split().str.len() >= 4).sum()) > 0
 
 
-def _select(rows: pd.DataFrame, conditions: list) -> pd.Series:
-    meta = pd.DataFrame(list(rows["metadata"].map(json.loads)), index=rows.index)
-    meta["input_length"] = rows["input"].str.split().str.len()
-    meta["target_length"] = rows["target"].str.split().str.len()
-    keep = pd.Series(True, index=rows.index)
-    for column, op, value in conditions:
-        col = meta[column] if column in meta else pd.Series(np.nan, index=rows.index)
-        if op == "is missing":
-            keep &= col.isna()
-        elif op == "=":
-            keep &= (col == float(value)) if pd.api.types.is_numeric_dtype(col) else (col.astype(str) == str(value))
-        elif op == ">=":
-            keep &= col >= float(value)
-        elif op == "<":
-            keep &= col < float(value)
-    return keep
-
-
 def test_every_slice_links_to_exactly_its_rows(slice_run):
     rows = _rows(slice_run)
     with serving([slice_run]) as url:
@@ -84,23 +66,26 @@ def test_every_slice_links_to_exactly_its_rows(slice_run):
         slices = summary["slices"]
         assert summary["slices_state"] == "ready" and slices
         planted = [s for s in slices if s["significant"] and s["columns"] == ["topic", "size"]]
-        assert planted and planted[0]["conditions"][0] == ["topic", "=", "a"] and planted[0]["conditions"][1][:2] == ["size", ">="]
-        assert any(op == "<" for s in slices for _, op, _ in s["conditions"])  # a bin with both edges
+        assert planted and planted[0]["conditions"][0] == {"column": "topic", "op": "==", "value": "a"}
+        assert planted[0]["conditions"][1]["op"] == ">="
+        assert any(c["op"] == "<" for s in slices for c in s["conditions"])  # a bin with both edges
         linked = [s for s in slices if s["rows"]]
         assert len(linked) == len(slices)
         for s in linked:
             status, page = get(f"{url}/api/rows?" + _q(**s["rows"], limit=1000))
             assert status == 200 and page["total"] == s["n"] == len(page["rows"])
-            clean = rows[(rows["model"] == s["model"]) & (rows["split"] == s["split"]) & (rows["perturbation"] == "none")]
-            want = set(clean.loc[_select(clean, s["conditions"]), "example_id"])
+            want = set(rows_in_slice(rows, s)["example_id"])  # the slice search's own reading of its conditions
             assert {r["example_id"] for r in page["rows"]} == want, s["description"]
 
 
 def test_slice_conditions_read_back_every_form_of_description():
-    assert slice_conditions("size < 10", ["size"]) == [("size", "<", 10.0)]
-    assert slice_conditions("topic is missing and 1,200 <= n < 1,500", ["topic", "n"]) == [
-        ("topic", "is missing", None), ("n", ">=", 1200.0), ("n", "<", 1500.0)]
-    assert slice_conditions("b = x and a = y", ["a", "b"]) == [("b", "=", "x"), ("a", "=", "y")]
+    def read(description: str, columns: list[str]) -> list[tuple]:
+        return [(c["column"], c["op"], c["value"]) for c in slice_conditions(description, columns)]
+
+    assert read("size < 10", ["size"]) == [("size", "<", 10.0)]
+    assert read("topic is missing and 1,200 <= n < 1,500", ["topic", "n"]) == [
+        ("topic", "is_missing", None), ("n", ">=", 1200.0), ("n", "<", 1500.0)]
+    assert read("b = x and a = y", ["a", "b"]) == [("b", "==", "x"), ("a", "==", "y")]
     with pytest.raises(Exception, match="Cannot read the conditions of the slice 'size ~ 3'"):
         slice_conditions("size ~ 3", ["size"])
 
@@ -136,6 +121,18 @@ def test_a_current_results_json_is_read_and_a_stale_one_is_not(tmp_path):
     assert summary["source"].startswith("results.json beside the store")
     assert [s["description"] for s in summary["slices"]] == [s["description"] for s in doc["slices"]]
     assert [s["n"] for s in summary["scores"]] == [s["n"] for s in doc["summary"]]
+    # a results.json of a gengap before 1.8 has no conditions: they are read back from the descriptions
+    old = {**doc, "slices": [{k: v for k, v in s.items() if k != "conditions"} for s in doc["slices"]]}
+    (run / "results.json").write_text(json.dumps(old))
+    before["results.json"] = (run / "results.json").read_bytes()
+    with serving([run]) as url:
+        status, summary = get(f"{url}/api/summary?run=0")
+        assert summary["source"].startswith("results.json beside the store")
+        exact = {s["description"]: s["n"] for s in doc["slices"]}
+        for s in summary["slices"]:
+            assert s["conditions"] and s["rows"] is not None, s["description"]
+            status, page = get(f"{url}/api/rows?" + _q(**s["rows"], limit=0))
+            assert page["total"] == exact[s["description"]]
     later = (run / "results.json").stat().st_mtime + 5
     os.utime(store, (later, later))  # the store changed after the report was written
     with serving([run]) as url:

@@ -126,25 +126,29 @@ def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, s
 
 
 def slice_filters(conditions: list[Any], meta: Mapping[str, str]) -> dict[str, Any] | None:
-    """The ``/api/rows`` filters of a slice's ``(column, op, value)`` conditions, or None when a
-    condition names a column the rows lack or a comparison the filters cannot make.
+    """The ``/api/rows`` filters of a slice's conditions (results.json's ``{"column", "op", "value"}``
+    objects), or None when a condition names a column the rows lack or a comparison the filters
+    cannot make.
 
-    >>> slice_filters([("topic", "=", "algebra"), ("size", ">=", 20.0), ("size", "<", 40.0)], {"topic": "text", "size": "number"})
-    {'meta.topic': 'algebra', 'min.size': '20', 'lt.size': '40'}
-    >>> slice_filters([("input_length", "=", "3"), ("topic", "is missing", None)], {"topic": "text"})
+    >>> slice_filters([{"column": "topic", "op": "==", "value": "algebra"}, {"column": "size", "op": ">=", "value": 20},
+    ...                {"column": "size", "op": "<", "value": 40.5}], {"topic": "text", "size": "number"})
+    {'meta.topic': 'algebra', 'min.size': '20', 'lt.size': '40.5'}
+    >>> slice_filters([{"column": "input_length", "op": "==", "value": 3}, {"column": "topic", "op": "is_missing", "value": None}],
+    ...               {"topic": "text"})
     {'min.input_length': '3', 'max.input_length': '3', 'missing.topic': 'true'}
     """
     from gengap.view.queries import LENGTH_COLUMNS
 
     out: dict[str, Any] = {}
     for condition in conditions:
-        column, op, value = (list(condition) + [None, None, None])[:3]
-        column = str(column)
+        if not isinstance(condition, Mapping):
+            return None
+        column, op, value = str(condition.get("column")), condition.get("op"), condition.get("value")
         length = column in LENGTH_COLUMNS
         if not length and column not in meta:
             return None
         numeric = length or meta.get(column) == "number"
-        if op == "is missing":
+        if op in ("is_missing", "is missing"):
             if length:
                 return None
             out[f"missing.{column}"] = "true"
@@ -158,12 +162,14 @@ def slice_filters(conditions: list[Any], meta: Mapping[str, str]) -> dict[str, A
                     out[f"min.{column}"] = out[f"max.{column}"] = text
                 else:
                     out[f"meta.{column}"] = text
+            elif isinstance(value, bool) or value in ("True", "False"):  # the viewer reads JSON's true / false
+                out[f"meta.{column}"] = str(value).lower()
             else:
                 out[f"meta.{column}"] = str(value)
         elif op in (">=", "<", "<=") and numeric:
             key = {">=": "min", "<": "lt", "<=": "max"}[op]
             try:
-                out[f"{key}.{column}"] = _number(float(value))
+                out[f"{key}.{column}"] = _number(float(str(value)))
             except (TypeError, ValueError):
                 return None
         else:
@@ -180,9 +186,9 @@ def linked_slices(records: list[dict[str, Any]], run: int, con: Any, meta: Mappi
     out = []
     for rec in records:
         conditions = rec.get("conditions")
-        if not isinstance(conditions, list):
+        if not isinstance(conditions, list):  # a results.json before 1.8: read them back from the description
             try:
-                conditions = [list(c) for c in slice_conditions(str(rec.get("description", "")), rec.get("columns") or [])]
+                conditions = slice_conditions(str(rec.get("description", "")), rec.get("columns") or [])
             except Exception:  # a description this version cannot read: shown without a link
                 conditions = None
         found = slice_filters(conditions, meta) if conditions else None
