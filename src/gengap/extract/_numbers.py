@@ -631,8 +631,12 @@ def _table(ctx: Context) -> str | None:
         nums = _nums(ctx, " ".join(named[0][1:]))
         if len(nums) == 1:
             return _answer(nums[0], ctx)
-    # no total row: the prose's emphasis or conclusion states the answer; notes ("Note:", "*...*",
-    # "> ...", "(...)") do not; else a table that comes first ends on its result (its last row)
+    return _table_prose(ctx, rows)
+
+
+def _table_prose(ctx: Context, rows: list[list[str]]) -> str | None:
+    """A table with no total row: the prose's emphasis or conclusion states the answer; notes ("Note:", "*...*",
+    "> ...", "(...)") do not; else a table that comes first ends on its result (its last row)."""
     statement = "\n".join(ln for ln in ctx.raw.split("\n") if not _NOTE_RE.match(ln) and not ln.strip().startswith("|"))
     for span in reversed(_BOLD_RE.findall(statement)):
         nums = _nums(ctx, span)

@@ -1073,6 +1073,11 @@ def _answer_first(ctx: Context) -> str | None:
             head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
         else:
             head = label.group(2)  # "The coldest continent: Antarctica"
+    return _opening_span(head, ctx)
+
+
+def _opening_span(head: str, ctx: Context) -> str | None:
+    """The answer span of the output's opening line or sentence ``head``, when it is short enough to be one."""
     head = _restated(head, ctx)
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):

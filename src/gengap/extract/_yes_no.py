@@ -450,6 +450,12 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
+    return _verdict_words(head, ctx)
+
+
+def _verdict_words(head: str, ctx: Context) -> str | None:
+    """A verdict in words of its own ("Not at all.", "Certainly.", "Above sea level, it is.", "It's possible, ..."),
+    or one a comparison or a double negation gives."""
     compared = _comparative_reply(head, ctx.question) or _double_negation(head, ctx.question)
     if compared:
         return compared
@@ -910,12 +916,19 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."; "It's illegal ..." for "Is it legal ...?"
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
+    return _polarity(main, shared, ctx)
+
+
+def _polarity(main: str, shared: set[str], ctx: Context) -> str | None:
+    """The verdict of a clause that restates the question (``shared``: the question's words it says): negated, no;
+    affirmed, yes; none where it leaves out or replaces what the question asks of its subject."""
+    question = ctx.question or ""
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
-    if not negated and (not shared - _question_subject(ctx.question) or _requalified(main, ctx.question)):
+    if not negated and (not shared - _question_subject(question) or _requalified(main, question)):
         return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
-    if (not negated or _ASKS_MODAL_RE.match(_asked(ctx.question))) and _predicate_left_out(main, ctx):
+    if (not negated or _ASKS_MODAL_RE.match(_asked(question))) and _predicate_left_out(main, ctx):
         return None  # "Ice floats on water." for "Does ice sink?": what it says instead needs a reader's knowledge
-    if _INNER_NEGATION_RE.search(ctx.question):
+    if _INNER_NEGATION_RE.search(question):
         return "yes" if negated else "no"  # "Is there no gravity in space?" - "There is gravity in space."
     return "no" if negated else "yes"
 
