@@ -7,9 +7,18 @@ from typing import Annotated, Optional
 
 import typer
 
+from gengap._settings import Analysis
 from gengap.cli._app import app
 from gengap.cli._common import stdout
 from gengap.store import resolve_store
+
+#: The slice search's defaults (``gengap report`` and ``gengap import`` take them as options).
+ANALYSIS_DEFAULTS = Analysis()
+
+
+def slices_option(name: str, *flags: str) -> typer.models.OptionInfo:
+    """The option of an :class:`gengap.config.Analysis` slice-search setting, its help the field's description."""
+    return typer.Option(*flags, help=Analysis.model_fields[name].description)
 
 
 def check_slice_order(order: int) -> None:
@@ -29,8 +38,8 @@ def report_command(
     format: Annotated[Optional[list[str]], typer.Option("--format", help="html, md or json (repeat; default: all three).")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="A metadata column whose rows are not independent (default: the run's own --cluster): every interval and test counts clusters.")] = None,
-    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
-    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
+    find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
+    slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
 ) -> None:
     """Write the report of a stored run again: index.html, report.md and results.json.
 
