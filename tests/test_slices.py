@@ -308,6 +308,55 @@ def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp
     assert doc["slices"][0]["description"] == "channel = forum and language = es"
 
 
+def test_resume_and_report_write_the_slices_of_the_finished_eval_with_the_same_settings(tmp_path, cli):
+    data = _data(tmp_path / "d.jsonl")
+    name = f"slicestop_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(
+        "import os\nSEEN = [0]\n" + MODEL_CODE.replace('    """Right', '    SEEN[0] += len(batch)\n'
+        '    if os.path.exists("stop") and SEEN[0] > 400:\n        raise RuntimeError("stopped")\n    """Right'),
+        encoding="utf-8")
+    options = ["--data", str(data), "--input", "question", "--target", "answer", "--id", "qid", "--model",
+               f"{name}:predict", "--find-slices", "--slice-order", "2", "--shard-size", "100", "--batch-size", "100",
+               "--no-progress"]
+    code, _, err = cli("eval", *options, "--out", "whole")
+    assert code == 0, err
+    (tmp_path / "stop").write_text("")
+    code, _, err = cli("eval", *options, "--out", "cut")
+    assert code != 0 and not (tmp_path / "cut" / "results.json").exists()
+    (tmp_path / "stop").unlink()
+    code, out, err = cli("resume", "cut", "--no-progress")
+    assert code == 0, err
+    assert "Where it fails" in out and "channel = forum and language = es" in out
+
+    def figures(folder: str) -> dict:
+        doc = json.loads((tmp_path / folder / "results.json").read_text(encoding="utf-8"))
+        return {key: doc[key] for key in ("summary", "slices", "sections", "headline")}
+
+    whole = figures("whole")
+    assert whole["slices"] and figures("cut") == whole
+    with gengap.store.Store(tmp_path / "cut" / "gengap.duckdb", read_only=True) as store:
+        config = store.run_config(store.latest_run())
+    assert config["report"] == {"find_slices": True, "slice_order": 2} and "find_slices" not in config["eval"]
+    # gengap report OUT writes it again as the run was started; --no-find-slices leaves the search out
+    (tmp_path / "whole" / "results.json").unlink()
+    code, out, err = cli("report", "whole")
+    assert code == 0, err
+    assert figures("whole") == whole and "Where it fails" in out
+    code, out, err = cli("report", "whole", "--no-find-slices")
+    assert code == 0 and figures("whole")["slices"] == [] and "Where it fails" not in out
+    # an interrupted run finished by gengap eval with other report settings: one run, reported with the latest
+    options[options.index("--slice-order") + 1] = "1"
+    (tmp_path / "stop").write_text("")
+    assert cli("eval", *options, "--out", "cut2")[0] != 0
+    (tmp_path / "stop").unlink()
+    options[options.index("--slice-order") + 1] = "2"
+    code, _, err = cli("eval", *options, "--out", "cut2")
+    assert code == 0, err
+    with gengap.store.Store(tmp_path / "cut2" / "gengap.duckdb", read_only=True) as store:
+        assert len(store.runs()) == 1 and store.run_config("r0001")["report"]["slice_order"] == 2
+    assert figures("cut2") == whole
+
+
 def test_without_find_slices_the_results_have_an_empty_slices_array(tmp_path):
     ds = gengap.load([{"input": f"x{i}", "target": f"x{i}", "site": "ab"[i % 2]} for i in range(100)])
     ev = gengap.evaluate(lambda xs: xs, ds, out=tmp_path, progress=False)
@@ -357,6 +406,47 @@ def test_a_planted_slice_is_still_found_with_clusters():
     y = np.where(bad & (rng.random(len(y)) < 0.4), 0.0, y)
     found = find_slices(meta, y, clusters=g)
     assert found.significant["description"].tolist()[0] == "language = es"
+
+
+def _passages_with_a_planted_pair(seed: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """60 passages of 50 questions, each passage in one channel; forum passages 5 points lower on
+    average (a difference among 20 passages that their spread, sd 15 points, cannot tell from chance);
+    forum posts in Spanish fail 35 points more: the planted pair."""
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(60), 50)
+    channel = np.array(["forum", "news", "mail"])[g % 3]
+    effect = rng.normal(0, 0.15, 60)
+    for c in range(3):
+        effect[np.arange(60) % 3 == c] -= effect[np.arange(60) % 3 == c].mean()
+    effect[np.arange(60) % 3 == 0] -= 0.05
+    language = rng.choice(["en", "es"], len(g))
+    p = np.clip(0.75 + effect[g], 0.02, 0.98)
+    y = (rng.random(len(g)) < np.where((channel == "forum") & (language == "es"), p - 0.35, p)).astype(float)
+    return pd.DataFrame({"channel": channel, "language": language}), y, g
+
+
+def test_the_conjunction_explains_its_parts_by_clustered_tests_when_rows_are_clustered():
+    import statsmodels.api as sm
+
+    from gengap.analysis.slices import _below_p_clustered
+
+    meta, y, g = _passages_with_a_planted_pair(2)
+    forum, es = (meta["channel"] == "forum").to_numpy(), (meta["language"] == "es").to_numpy()
+    # the comparison behind the rule: statsmodels' clustered OLS on the rows of either set
+    a, b = forum & ~es, ~forum
+    rows = a | b
+    fit = sm.OLS(y[rows], sm.add_constant(a[rows].astype(float))).fit(
+        cov_type="cluster", cov_kwds={"groups": g[rows], "use_correction": False})
+    n_g = len(np.unique(g[rows]))
+    t = fit.params[1] / (fit.bse[1] * np.sqrt(n_g / (n_g - 1)))
+    assert _below_p_clustered(a, b, y, g) == pytest.approx(scipy.stats.t.cdf(t, n_g - 1), rel=1e-9)
+    # counted as independent rows, forum's 5 points outside the pair look like a finding of their own;
+    # counted by passage they do not, and the pair is reported in place of both parts
+    plain = find_slices(meta, y).significant
+    assert plain["description"].tolist() == ["channel = forum and language = es", "channel = forum"]
+    clustered = find_slices(meta, y, clusters=g).significant
+    assert clustered["description"].tolist() == ["channel = forum and language = es"]
+    assert clustered["replaces"].iloc[0] == ["channel = forum", "language = es"]
 
 
 def test_imported_inspect_logs_are_searched_too(tmp_path, cli):

@@ -24,7 +24,7 @@ from typing import Any
 import pandas as pd
 
 from gengap._errors import ConfigError
-from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Settings
+from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Analysis, Settings
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend
 from gengap.dataset import Dataset
@@ -96,8 +96,24 @@ class Evaluation:
 
     @property
     def cluster(self) -> str | None:
-        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
-        return self.settings.scoring.cluster if self.settings is not None else None
+        """The column whose rows are not independent (``cluster=``; ``"item"``, the example, when each
+        example was asked several times), or None: every figure counts its clusters."""
+        from gengap.analysis.samples import ITEM
+
+        if self.settings is None:
+            return None
+        if self.settings.scoring.cluster is None and self.settings.scoring.samples > 1:
+            return ITEM
+        return self.settings.scoring.cluster
+
+    def samples(self, *, confidence: float = 0.95) -> pd.DataFrame:
+        """With several samples per example (``samples=K``): per model, split and metric, pass@1,
+        pass@K (unbiased), maj@K, the agreement of the samples, the within- and between-example
+        variance of the score and the mean score's interval clustered by example
+        (:func:`gengap.analysis.samples.sample_table`); empty otherwise."""
+        from gengap.analysis.samples import sample_table
+
+        return sample_table(self.rows(), confidence=confidence)
 
     def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
@@ -175,17 +191,17 @@ class Evaluation:
         ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
         length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
         ("Where it fails", :meth:`slices`) with up to ``slice_order`` conditions each (default: the
-        run's settings, ``evaluate(..., find_slices=True)``).
+        run's settings, ``evaluate(..., find_slices=True)``, which the store remembers for a run read
+        back by hand).
         """
-        from gengap._settings import Analysis
         from gengap.report import write_report
 
-        analysis = self.settings.analysis if self.settings is not None else Analysis()
+        if self.settings is not None:
+            find_slices = self.settings.analysis.find_slices if find_slices is None else find_slices
+            slice_order = self.settings.analysis.slice_order if slice_order is None else slice_order
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
                             reference=self.reference, curves=self.curves if curves is None else curves,
-                            cluster=self.cluster,
-                            find_slices=analysis.find_slices if find_slices is None else find_slices,
-                            slice_order=analysis.slice_order if slice_order is None else slice_order)
+                            cluster=self.cluster, find_slices=find_slices, slice_order=slice_order)
 
 
 def evaluate(
@@ -281,6 +297,8 @@ def evaluate(
         resolved = resolved.replace(train_similarity="tfidf")  # the curve needs the column
     stored = run(model, dataset, splits, resolved, out=out, name=name, perturbations=perturbations, prompt=prompt,
                  run_info=run_info, backend=backend, extract=extractor, train_similarity=embed, baselines=baselines)
+    with Store(stored.store_path) as store:  # the report asked for: gengap resume and gengap report write it again
+        store.remember_report(stored.run_id, {key: getattr(resolved.analysis, key) for key in Analysis.NOT_STORED})
     return Evaluation(store_path=stored.store_path, run_id=stored.run_id, out=stored.out,
                       reference=resolved.scoring.reference, model_calls=stored.model_calls, settings=resolved,
                       curves=tuple(curves))

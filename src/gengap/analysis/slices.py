@@ -423,17 +423,6 @@ def _gather(c: _Candidates) -> _Stats:
     return _Stats(n, s, q)
 
 
-def _stats_of(conditions: list[tuple[tuple[int, int], ...]], features: list[_Feature], y: np.ndarray) -> _Stats:
-    """Stats of given slices on the rows ``y`` belongs to (row-wise masks: for few slices only)."""
-    n, s, q = np.zeros(len(conditions)), np.zeros(len(conditions)), np.zeros(len(conditions))
-    for i, cond in enumerate(conditions):
-        mask = np.ones(len(y), dtype=bool)
-        for f, lv in cond:
-            mask &= features[f].codes == lv
-        n[i], s[i], q[i] = mask.sum(), y[mask].sum(), (y[mask] ** 2).sum()
-    return _Stats(n, s, q)
-
-
 def _mask(cond: tuple[tuple[int, int], ...], features: list[_Feature]) -> np.ndarray:
     mask = np.ones(len(features[0].codes), dtype=bool)
     for f, lv in cond:
@@ -575,7 +564,7 @@ def find_slices(
     adjusted = adjust_pvalues(p, "bh") if control != "none" else p.copy()
     significant = adjusted <= alpha if len(p) else np.zeros(0, dtype=bool)
     score, slo, shi, gap, glo, ghi = figures
-    kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary)
+    kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary, codes)
     order_key = sorted(range(len(p)), key=lambda i: (not significant[i], gap[i], descriptions[i]))
     records, members = [], {}
     n_plain = 0
@@ -616,31 +605,55 @@ def _clustered_tests(a: _Stats, b: _Stats, var_gap: np.ndarray, var_score: np.nd
     return p, (ma, ma - half_score, ma + half_score, gap, gap - half_gap, gap + half_gap)
 
 
+def _below_p_clustered(a: np.ndarray, b: np.ndarray, y: np.ndarray, codes: np.ndarray) -> float:
+    """One-sided cluster-robust p-value of "rows ``a`` score below rows ``b``" (disjoint masks): the
+    CR1 variance of the difference of means over the clusters that hold rows of either, t with
+    G - 1 degrees of freedom (statsmodels' clustered OLS of y on "in a" over those rows, times
+    G / (G - 1))."""
+    n_a, n_b = a.sum(), b.sum()
+    if n_a == 0 or n_b == 0:
+        return 1.0
+    m_a, m_b = y[a].mean(), y[b].mean()
+    either = a | b
+    g, inv = np.unique(codes[either], return_inverse=True)
+    contrib = np.where(a[either], (y[either] - m_a) / n_a, -(y[either] - m_b) / n_b)
+    e = np.bincount(inv, contrib, minlength=len(g))
+    n_g = len(g)
+    se = math.sqrt(float(np.sum(e**2)) * n_g / max(n_g - 1, 1))
+    if se == 0:
+        return 0.0 if m_a < m_b else 1.0
+    return float(scipy.stats.t.cdf((m_a - m_b) / se, max(n_g - 1, 1)))
+
+
 def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndarray, features: list[_Feature],
-             y: np.ndarray, alpha: float, binary: bool) -> tuple[np.ndarray, dict[int, list[str]]]:
+             y: np.ndarray, alpha: float, binary: bool,
+             codes: np.ndarray | None = None) -> tuple[np.ndarray, dict[int, list[str]]]:
     """Which slices to report: a significant conjunction replaces the parts it explains, and is
     itself dropped when one of its parts explains it. Returns the mask of kept slices and, per kept
-    conjunction, the descriptions of the parts it replaces."""
+    conjunction, the descriptions of the parts it replaces. With cluster ``codes`` every comparison
+    is cluster-robust, as the search's own tests are."""
     kept = np.ones(len(conditions), dtype=bool)
     replaces: dict[int, list[str]] = {}
     where = {cond: i for i, cond in enumerate(conditions)}
-    everything = _Stats(np.array([float(len(y))]), np.array([y.sum()]), np.array([(y**2).sum()]))
+
+    def below(a: np.ndarray, b: np.ndarray) -> float:
+        if codes is not None:
+            return _below_p_clustered(a, b, y, codes)
+        stats = [_Stats(np.array([float(m.sum())]), np.array([y[m].sum()]), np.array([(y[m] ** 2).sum()])) for m in (a, b)]
+        return float(_below_p(stats[0], stats[1], binary)[0])
+
     for i in np.flatnonzero(significant):
         cond = conditions[i]
         if len(cond) < 2:
             continue
         parts = [tuple(c for c in cond if c != drop) for drop in reversed(cond)]
-        c_stats = _stats_of([cond], features, y)
-        p_stats = _stats_of(parts, features, y)
-        rest_of_part = _Stats(p_stats.n - c_stats.n, p_stats.s - c_stats.s, p_stats.q - c_stats.q)
-        within = _below_p(_Stats(np.repeat(c_stats.n, len(parts)), np.repeat(c_stats.s, len(parts)),
-                                 np.repeat(c_stats.q, len(parts))), rest_of_part, binary)
-        if (within >= alpha).any():  # a part fails as much outside the conjunction: the part is the finding
-            kept[i] = False
+        inside = _mask(cond, features)
+        part_masks = [_mask(part, features) for part in parts]
+        if any(below(inside, m & ~inside) >= alpha for m in part_masks):
+            kept[i] = False  # a part fails as much outside the conjunction: the part is the finding
             continue
-        outside = _below_p(rest_of_part, everything - p_stats, binary)  # the part's rows outside the conjunction
-        for part, p_out in zip(parts, outside):
-            if p_out >= alpha:
+        for part, m in zip(parts, part_masks):
+            if below(m & ~inside, ~m) >= alpha:  # the part's rows outside the conjunction do not fail
                 j = where.get(part)
                 if j is not None:
                     kept[j] = False

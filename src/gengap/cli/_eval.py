@@ -25,7 +25,7 @@ from pydantic.fields import FieldInfo
 from gengap._errors import ConfigError
 from gengap._settings import GROUPS
 from gengap.cli._app import app
-from gengap.cli._common import print_effects, print_slices, print_summary, stdout
+from gengap.cli._common import print_effects, print_samples, print_slices, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Generation, ModelConfig, PromptConfig, RunConfig, Splitting
 
 #: The defaults of the run file's tables that are no settings: each option's default is read from here.
@@ -263,7 +263,7 @@ def resume_command(
 ) -> None:
     """Finish an interrupted run: shards already stored are kept, the rest are computed."""
     from gengap.config import RUN_FILE_TABLES, parse_config
-    from gengap.store import STORE_NAME, Store
+    from gengap.store import REPORT_SETTINGS, STORE_NAME, Store
 
     store_path = path / STORE_NAME if path.is_dir() else path
     with Store(store_path, read_only=True) as store:
@@ -280,6 +280,9 @@ def resume_command(
     if "model" not in config or "eval" not in config:
         raise ConfigError(f"Run '{run}' was started from Python, not from gengap eval/run; call gengap.evaluate again with the same arguments and out folder to resume it.")
     stored = {k: config[k] for k in RUN_FILE_TABLES if config.get(k) is not None} | (config.get("settings") or {})
+    report = config.get(REPORT_SETTINGS)
+    if isinstance(report, dict):  # the report it was started to write
+        stored["analysis"] = {**(stored.get("analysis") or {}), **report}
     _run_and_print(parse_config(stored, source=f"run {run} in '{store_path}'"), progress)
 
 
@@ -310,6 +313,7 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
     print_effects(evaluation.rows())
+    print_samples(evaluation.samples())
     for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     if cfg.analysis.find_slices:
