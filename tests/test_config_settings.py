@@ -175,7 +175,7 @@ def test_same_settings_as_run_file_cli_flags_and_python_keywords_store_the_same_
     assert from_file == from_cli  # the run file and the command line: the very same stored configuration
     assert from_file["settings"] == ev.settings.stored() == from_python["settings"]
     assert {k: v for k, v in from_file.items() if k in from_python} == from_python  # Python stores the same, less the file's own tables
-    assert set(from_file) - set(from_python) == {"data", "model", "prompt", "split", "eval", "report"}
+    assert set(from_file) - set(from_python) == {"data", "model", "prompt", "split", "eval"}
     assert rows[0].equals(rows[1]) and rows[0].equals(rows[2])  # and the same scores
     assert set(rows[0]["metric"]) == {"exact_match", "token_f1"} and set(rows[0]["split"]) == {"random", "length"}
 

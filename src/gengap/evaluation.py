@@ -29,7 +29,7 @@ from gengap.analysis.gaps import summarize
 from gengap.backends import Backend
 from gengap.dataset import Dataset
 from gengap.runner import ModelLike, SplitLike, run
-from gengap.store import Store
+from gengap.store import REPORT_SETTINGS, Store
 
 __all__ = ["Evaluation", "evaluate"]
 
@@ -295,10 +295,14 @@ def evaluate(
     resolved = base.replace(source="evaluate: ", **{k: v for k, v in given.items() if v is not None}, **options)
     if "train_similarity" in curves and embed is None and resolved.analysis.train_similarity is None:
         resolved = resolved.replace(train_similarity="tfidf")  # the curve needs the column
+    # the report asked for, stored from the start (an interrupted run's gengap resume and gengap report write
+    # it), and again at the end: a run resumed with other report settings reports with the latest
+    report = {key: getattr(resolved.analysis, key) for key in Analysis.NOT_STORED}
     stored = run(model, dataset, splits, resolved, out=out, name=name, perturbations=perturbations, prompt=prompt,
-                 run_info=run_info, backend=backend, extract=extractor, train_similarity=embed, baselines=baselines)
-    with Store(stored.store_path) as store:  # the report asked for: gengap resume and gengap report write it again
-        store.remember_report(stored.run_id, {key: getattr(resolved.analysis, key) for key in Analysis.NOT_STORED})
+                 run_info={**(run_info or {}), REPORT_SETTINGS: report}, backend=backend, extract=extractor,
+                 train_similarity=embed, baselines=baselines)
+    with Store(stored.store_path) as store:
+        store.remember_report(stored.run_id, report)
     return Evaluation(store_path=stored.store_path, run_id=stored.run_id, out=stored.out,
                       reference=resolved.scoring.reference, model_calls=stored.model_calls, settings=resolved,
                       curves=tuple(curves))
