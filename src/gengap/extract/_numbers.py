@@ -868,6 +868,8 @@ def _answer_first(ctx: Context) -> str | None:
     nums = _nums(ctx, source)
     if not nums:
         return None
+    if _RANGE_AFTER_RE.match(source, nums[0].end):  # the first bound of a range is no answer; a pick after it may be
+        return None if _PICK_AFTER_RE.search(source, nums[0].end) else ABSTAIN  # "roughly 40 to 50, probably 45"
     if len(nums) > 1 and ctx.question:  # "over 2⅓ hours ... covers 42 km" for "how many kilometres": the hours are given
         kept = [n for n in nums if not _of_given_unit(ctx.question, source[n.end:n.end + 20])]
         nums = kept or nums
@@ -1273,6 +1275,9 @@ def guessed_after_hedge(ctx: Context) -> bool:
     return m is not None and _GUESS_RE.search(ctx.text, m.end()) is not None
 
 
+# a number that opens a range: "40 to 50", "40-50"
+_RANGE_AFTER_RE = re.compile(r"\s*%?\s*(?:-|\u2013|to)\s*[-$\u20ac\u00a3]?\d")
+_PICK_AFTER_RE = re.compile(r"\b(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess)|my\s+(?:best\s+)?guess\s+is)\s+\D{0,10}\d", re.IGNORECASE)
 _RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
                        r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
 #: a range in number words opening the reply ("Between five and ten, depending on the breed.")

@@ -391,6 +391,18 @@ def _restated(sentence: str, ctx: Context) -> str:
 
 
 def _span(sentence: str, ctx: Context) -> str | None:
+    """The answer span of a sentence about the question; the question's own verb never opens it ("Hepatitis
+    mainly damages the liver." for "Which organ does hepatitis damage?" reads "liver", not "damages the liver")."""
+    span = _sentence_span(sentence, ctx)
+    words = span.split() if span else []
+    kind = re.match(r"\W*(?:which|what)\s+(\w+)", ctx.question or "", re.IGNORECASE)
+    if ctx.question and len(words) > 1 and words[0][:1].islower() and stem(words[0]) in ctx.question_stems \
+            and not (kind and stem(kind.group(1)) == stem(words[0])):  # "vitamin C" for "Which vitamin ...?" names the kind asked
+        return _strip(_ARTICLE_RE.sub("", " ".join(words[1:]))) or None
+    return span
+
+
+def _sentence_span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     if _VERDICT_ONLY_RE.match(sentence):
         return None  # "This is debated."
@@ -1245,7 +1257,9 @@ def _in_sentence(ctx: Context) -> str | None:
     if not parts:
         return None
     if ctx.question:
-        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems and not _TALK_RE.match(p)]
+        # clauses set off by a semicolon state apart: "Sydney is the largest city; the capital is Canberra."
+        clauses = [c for p in parts[:4] for c in re.split(r";\s+", p) if c.strip()]
+        about = [p for p in clauses if content_stems(p) & ctx.question_stems and not _TALK_RE.match(p)]
         for i, part in enumerate(about):
             span = _span(part, ctx)
             if span is not None and _off_type(span, ctx) and (i + 1 < len(about) or re.match(r"\W*there\s+(?:are|were|is|was)\b", part, re.IGNORECASE)):

@@ -756,18 +756,21 @@ def _other_rank(ctx: Context) -> str | None:
 
 
 _SHARE_RE = re.compile(r"^\W*(?:only\s+)?(?:about|around|roughly|nearly|almost|over|more\s+than|less\s+than|under|just\s+(?:over|under)|some|approximately)?\s*"
-                       r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)", re.IGNORECASE)
+                       r"(?:(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)|(?P<num>a|one|two|three|four|five|seven|nine)[\s-]+"
+                       r"(?P<den>half|halves|thirds?|quarters?|fifths?|tenths?)\b)", re.IGNORECASE)
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
+_DENOMINATORS = {"hal": 2, "thi": 3, "qua": 4, "fif": 5, "ten": 10}
 
 
 def _share_for_most(ctx: Context) -> str | None:
     """A question whether something is mostly so ("Is Greenland mostly ice?") answered with a share ("About
-    80% of it is covered by an ice sheet."): over half affirms, under half denies."""
+    80% of it is covered by an ice sheet.", "Roughly four fifths of it ..."): over half affirms, under half denies."""
     if not ctx.question or not re.search(r"\b(?:mostly|mainly|largely|predominantly|primarily|majority|most\s+of)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     m = _SHARE_RE.match(_head(ctx))
     if not m or _NEGATION_RE.search(_head(ctx)):
         return None
-    share = float(m.group(1))
+    share = float(m.group(1)) if m.group(1) else 100 * _NUMERATORS[m.group("num").lower()] / _DENOMINATORS[m.group("den").lower()[:3]]
     return "yes" if share > 55 else "no" if share < 45 else ABSTAIN  # about half: neither
 
 
@@ -1193,6 +1196,7 @@ def _other_name(main: str, ctx: Context) -> bool:
     if any(stem(w) in words for w in asked.group(0).split()):
         return False  # the subject is there: the clause speaks of it
     return any(not any(stem(w) in ctx.question_stems for w in n.split()) and n.split()[0].lower() not in _NOT_SUBJECTS
+               and n.split()[0].lower() not in STOPWORDS and not n.lower().endswith("ly")  # "Roughly four fifths ...": no name
                for n in _NAME_RUN_RE.findall(main))
 
 
