@@ -36,6 +36,7 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -326,8 +327,9 @@ def _courtesy(ctx: Context) -> str | None:
 
 
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
-_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|ano|tak|da|да|так|是的|是|对|對|没错|沒錯|はい|ええ|네|예)"
-                              r"|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet|нет|ні|不是|不对|不對|不|没有|沒有|否|いいえ|아니요|아니오|아뇨))"
+# a bare yes or no in another language opening the reply ("Ja.", "Non !", "はい。"): phrases/<lang>.toml
+_VERDICT_LANGUAGES = tuple(sorted(set(languages_with("yes")) | set(languages_with("no"))))
+_FOREIGN_WORD_RE = re.compile(rf"^\W*(?:(?P<yes>{alternation('yes', _VERDICT_LANGUAGES)})|(?P<no>{alternation('no', _VERDICT_LANGUAGES)}))"
                               r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
 
 
