@@ -34,7 +34,7 @@ def eval_command(
     id: Annotated[Optional[str], typer.Option(help="Column with unique example ids (default: row numbers).")] = _DATA.id,
     metadata: Annotated[Optional[list[str]], typer.Option(help="Metadata column to keep (repeat; default: all others).")] = _DATA.metadata,
     format: Annotated[Optional[str], typer.Option(help="Force the data format: jsonl, json, csv, tsv, parquet, hf.")] = _DATA.format,
-    metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat; default: " + ", ".join(_SCORING.metrics) + "): exact_match, normalized_match, token_f1; of the whole test part: auroc, pr_auc, macro_f1, micro_f1, mcc, balanced_accuracy, brier, log_loss, ece, ece_adaptive, aurc, selective_accuracy, bleu, chrf (auroc:positive=LABEL).")] = None,
+    metric: Annotated[Optional[list[str]], typer.Option(help="Per-example metric (repeat; default: " + ", ".join(_SCORING.metrics) + "): exact_match, normalized_match, token_f1; of the whole test part: auroc, pr_auc, macro_f1, micro_f1, mcc, balanced_accuracy, brier, log_loss, ece, ece_adaptive, ece_debiased, aurc, selective_accuracy, bleu, chrf (auroc:positive=LABEL).")] = None,
     test_fraction: Annotated[float, option(Splitting, "test_fraction")] = _SPLITTING.test_fraction,
     seed: Annotated[int, option(Splitting, "seed")] = _SPLITTING.seed,
     dedupe: Annotated[bool, option(Splitting, "dedupe")] = _SPLITTING.dedupe,
