@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import textwrap
+import warnings
 
 import pytest
 import typer
@@ -79,10 +80,9 @@ def test_every_setting_has_one_default_shared_by_cli_run_file_and_evaluate(group
 def test_gengap_split_and_the_random_splitter_use_the_same_splitting_defaults():
     split_params = {p.name: p.default for p in typer.main.get_command(app).commands["split"].params}
     constructor = inspect.signature(gengap.RandomSplit).parameters
-    seed_name = "seed" if "seed" in constructor else "random_state"
     for name, field in Splitting.model_fields.items():
         assert split_params[name] == field.default
-        assert constructor[seed_name if name == "seed" else name].default == field.default
+        assert constructor[name].default == field.default
 
 
 @pytest.mark.parametrize("table, function", [(PromptConfig, gengap.Prompt), (DataConfig, gengap.load)])
@@ -171,7 +171,7 @@ def test_same_settings_as_run_file_cli_flags_and_python_keywords_store_the_same_
     assert from_file == from_cli  # the run file and the command line: the very same stored configuration
     assert from_file["settings"] == ev.settings.stored() == from_python["settings"]
     assert {k: v for k, v in from_file.items() if k in from_python} == from_python  # Python stores the same, less the file's own tables
-    assert set(from_file) - set(from_python) == {"data", "model", "prompt", "split", "eval"}
+    assert set(from_file) - set(from_python) == {"data", "model", "prompt", "split", "eval", "report"}
     assert rows[0].equals(rows[1]) and rows[0].equals(rows[2])  # and the same scores
     assert set(rows[0]["metric"]) == {"exact_match", "token_f1"} and set(rows[0]["split"]) == {"random", "length"}
 
@@ -190,13 +190,12 @@ spec = "m:predict"
      r"unknown key 'execution\.batch_sise'\. Did you mean 'batch_size'\? Valid keys there: backend, workers, ray_address, batch_size"),
     ("[scoring]\nseed = 3\n", r"unknown key 'scoring\.seed'\. 'seed' belongs in \[splitting\]\. Valid keys there: metrics"),
     ("[splitting]\ntest_fraction = 0.2\n[scorng]\nmetrics = []\n", r"unknown key 'scorng'\. Did you mean 'scoring'\?"),
-    ("[eval]\nbach_size = 4\n", r"unknown key 'eval\.bach_size'\. Did you mean 'batch_size'\? \(it belongs in \[execution\] now\)"),
+    ("[eval]\nbach_size = 4\n", r"unknown key 'eval\.bach_size'\. Did you mean 'batch_size'\? \(in \[execution\]\)"),
     ("[execution]\nbatch_size = \"many\"\n",
      r"'execution\.batch_size': Input should be a valid integer.*\(got 'many'; expected int\)"),
     ("[splitting]\ntest_fraction = 1.5\n", r"'splitting\.test_fraction': Input should be less than 1 \(got 1\.5; expected float\)"),
     ("[execution]\nbackend = \"gpu\"\n", r"'execution\.backend': Input should be 'serial', 'thread', 'process' or 'ray' \(got 'gpu'"),
-    ("[eval]\nbatch_size = 0\n", r"'eval\.batch_size': Input should be greater than or equal to 1"),  # named where it was written
-    ("[eval]\nseed = 1\n[splitting]\nseed = 2\n", r"'seed' is given twice, in \[eval\] and in \[splitting\]; keep the one in \[splitting\]"),
+    ("[prompt]\nbatch_size = 8\n", r"unknown key 'prompt\.batch_size'\. 'batch_size' belongs in \[execution\]\."),
 ])
 def test_a_bad_setting_names_the_key_its_table_and_the_fix(tmp_path, text, expected):
     path = tmp_path / "gengap.toml"
@@ -206,20 +205,29 @@ def test_a_bad_setting_names_the_key_its_table_and_the_fix(tmp_path, text, expec
     assert str(err.value).startswith(f"'{path}':")
 
 
-def test_settings_in_eval_still_work_with_a_deprecation_warning_naming_their_new_tables(tmp_path, cli):
-    old = tmp_path / "old.toml"
-    old.write_text(GOOD + '[eval]\nseed = 4\nmetrics = ["token_f1"]\nbackend = "thread"\nout = "o"\n', encoding="utf-8")
-    new = tmp_path / "new.toml"
-    new.write_text(GOOD + '[splitting]\nseed = 4\n[scoring]\nmetrics = ["token_f1"]\n[execution]\nbackend = "thread"\n'
-                   '[eval]\nout = "o"\n', encoding="utf-8")
-    with pytest.warns(DeprecationWarning, match=r"settings in \[eval\] are deprecated.*move seed to \[splitting\], "
-                                                r"metrics to \[scoring\], backend to \[execution\]"):
-        from_old = load_run_file(old)
-    assert from_old == load_run_file(new)
-    # the command line says so too (it would fail later: there is no data file; the warning comes first)
-    _, _, err = cli("run", str(old), "--no-progress")
-    assert err.startswith(f"warning: '{old}': settings in [eval] are deprecated"), err
-
+@pytest.mark.parametrize("key, value, home", [("seed", "4", "splitting"), ("test_fraction", "0.3", "splitting"),
+                                              ("metrics", '["token_f1"]', "scoring"), ("extract", '"number"', "scoring"),
+                                              ("choices_by", '"loglik"', "scoring"), ("reference", '"random"', "scoring"),
+                                              ("batch_size", "8", "execution"), ("shard_size", "8", "execution"),
+                                              ("backend", '"thread"', "execution"), ("workers", "2", "execution"),
+                                              ("ray_address", '"auto"', "execution"), ("cache", "false", "execution")])
+def test_a_setting_in_eval_is_an_unknown_key_that_names_its_table(tmp_path, cli, key, value, home):
+    """The keys [eval] held before the settings had tables are refused like any unknown key: the
+    message names the file, the key as written and the table it belongs in; nothing runs."""
+    path = tmp_path / "old.toml"
+    path.write_text(GOOD + f'[eval]\n{key} = {value}\nout = "o"\n', encoding="utf-8")
+    expected = (f"'{path}': unknown key 'eval.{key}'. '{key}' belongs in [{home}]. Valid keys there: out, name, "
+                "perturb, curves")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConfigError) as err:
+            load_run_file(path)
+    assert str(err.value).startswith(expected), str(err.value)
+    code, out, err_text = cli("run", str(path), "--no-progress")
+    assert code == 1 and "warning" not in err_text and " ".join(err_text.split()).startswith(f"error: {expected}"), err_text
+    assert not (tmp_path / "o").exists()
+    (tmp_path / "new.toml").write_text(GOOD + f'[{home}]\n{key} = {value}\n', encoding="utf-8")
+    assert getattr(getattr(load_run_file(tmp_path / "new.toml"), home), key) is not None  # where it belongs, it is read
 
 def test_evaluate_names_a_bad_keyword_or_settings_object(tmp_path):
     ds = gengap.load(_records(10))
@@ -242,21 +250,22 @@ def test_gengap_eval_names_the_option_with_a_bad_value(cli):
     assert "'--batch-size': Input should be greater than or equal to 1 (got 0; expected int)" in err
 
 
-def test_gengap_resume_reads_a_run_stored_with_its_settings_in_eval(cli, tmp_path):
-    """A run an older gengap stored (settings inside its [eval] table) is read back with those settings."""
+def test_gengap_resume_refuses_a_run_stored_with_settings_in_eval_and_leaves_it_as_it_was(cli, tmp_path):
+    """A stored run whose settings sit in its [eval] table (a layout no gengap writes any more) is not
+    resumed: the message names the run, the store, the key and its table; the stored run is untouched."""
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in _records()), encoding="utf-8")
     (tmp_path / "oldrun_model.py").write_text(MODEL_CODE, encoding="utf-8")
     out = tmp_path / "out"
     old_layout = {"data": {"path": str(data)}, "model": {"spec": "oldrun_model:predict"}, "split": [{"method": "random"}],
-                  "eval": {"out": str(out), "seed": 3, "test_fraction": 0.5, "metrics": ["token_f1"], "batch_size": 5}}
+                  "eval": {"out": str(out), "seed": 3}}
     out.mkdir()
     with Store(out / "gengap.duckdb") as store:
-        store.start_run("eval", old_layout)  # left 'running': interrupted
+        run_id = store.start_run("eval", old_layout)  # left 'running': interrupted
     code, _, err = cli("resume", str(out), "--no-progress")
-    assert code == 0 and "warning" not in err, err
+    err = " ".join(err.split())
+    assert code == 1 and f"run {run_id} in '{out / 'gengap.duckdb'}': unknown key 'eval.seed'. 'seed' belongs in " \
+                         "[splitting]." in err, err
     with Store(out / "gengap.duckdb", read_only=True) as store:
-        finished = store.run_config(store.runs()["run_id"].iloc[-1])
-    assert finished["settings"]["splitting"] == {"seed": 3, "test_fraction": 0.5}
-    assert finished["settings"]["scoring"]["metrics"] == ["token_f1"] and finished["settings"]["execution"]["batch_size"] == 5
-    assert finished["splits"][0]["n_test"] == 20
+        runs = store.runs()
+        assert list(runs["run_id"]) == [run_id] and store.run_config(run_id) == old_layout

@@ -96,8 +96,24 @@ class Evaluation:
 
     @property
     def cluster(self) -> str | None:
-        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
-        return self.settings.scoring.cluster if self.settings is not None else None
+        """The column whose rows are not independent (``cluster=``; ``"item"``, the example, when each
+        example was asked several times), or None: every figure counts its clusters."""
+        from gengap.analysis.samples import ITEM
+
+        if self.settings is None:
+            return None
+        if self.settings.scoring.cluster is None and self.settings.scoring.samples > 1:
+            return ITEM
+        return self.settings.scoring.cluster
+
+    def samples(self, *, confidence: float = 0.95) -> pd.DataFrame:
+        """With several samples per example (``samples=K``): per model, split and metric, pass@1,
+        pass@K (unbiased), maj@K, the agreement of the samples, the within- and between-example
+        variance of the score and the mean score's interval clustered by example
+        (:func:`gengap.analysis.samples.sample_table`); empty otherwise."""
+        from gengap.analysis.samples import sample_table
+
+        return sample_table(self.rows(), confidence=confidence)
 
     def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",
@@ -168,12 +184,14 @@ class Evaluation:
         return slice_table(slices_from_rows(self.rows(), model=model, metric=metric, split=split, order=order, **options))
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
-               curves: Sequence[str] | None = None, find_slices: bool = False, slice_order: int = 2) -> Path:
+               curves: Sequence[str] | None = None, find_slices: bool | None = None,
+               slice_order: int | None = None) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
         ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
         length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
-        ("Where it fails", :meth:`slices`).
+        ("Where it fails", :meth:`slices`), up to ``slice_order`` conditions each (both default to the
+        report settings the run was started with: off, and 2).
         """
         from gengap.report import write_report
 

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from gengap._errors import ConfigError
 from gengap.cli._app import app
-from gengap.cli._common import print_effects, print_slices, print_summary, stdout
+from gengap.cli._common import print_effects, print_samples, print_slices, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelConfig, PromptConfig, RunConfig, Scoring, Splitting
 
 #: The settings with their defaults: each option's default is read from here, never written again.
@@ -43,6 +43,7 @@ def eval_command(
     name: Annotated[str, typer.Option(help="The run's name in the store (a run resumes only under the same name).")] = _EVAL.name,
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
     cluster: Annotated[Optional[str], option(Scoring, "cluster")] = _SCORING.cluster,
+    samples: Annotated[int, option(Scoring, "samples")] = _SCORING.samples,
     model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = _MODEL.version,
     model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = _MODEL.model_name,
     api: Annotated[str, option(Generation, "api")] = _MODEL.api,
@@ -120,7 +121,7 @@ def run_config(**options: Any) -> RunConfig:
         "model": model,
         "split": splits,
         "splitting": {key: o[key] for key in Splitting.model_fields},
-        "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
+        "scoring": {key: o[key] for key in ("reference", "cluster", "samples", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "name": o["name"], "perturb": o["perturb"] or [], "curves": o["curve"] or [],
@@ -181,17 +182,9 @@ def run_command(
     progress: Annotated[Optional[bool], typer.Option(help="Show progress bars (default: the run file's, else when stderr is a terminal).")] = None,
 ) -> None:
     """Run the evaluation a TOML run file describes (the same as gengap eval with those options)."""
-    import warnings
-
-    from gengap.cli._common import stderr
     from gengap.config import load_run_file
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", DeprecationWarning)
-        cfg = load_run_file(run_file)
-    for w in caught:  # an older layout of the run file: say where its keys go now
-        stderr.print(f"warning: {w.message}")
-    _run_and_print(cfg, progress)
+    _run_and_print(load_run_file(run_file), progress)
 
 
 @app.command("resume")
@@ -202,7 +195,7 @@ def resume_command(
 ) -> None:
     """Finish an interrupted run: shards already stored are kept, the rest are computed."""
     from gengap.config import RUN_FILE_TABLES, parse_config
-    from gengap.store import STORE_NAME, Store
+    from gengap.store import REPORT_SETTINGS, STORE_NAME, Store
 
     store_path = path / STORE_NAME if path.is_dir() else path
     with Store(store_path, read_only=True) as store:
@@ -219,8 +212,11 @@ def resume_command(
     if "model" not in config or "eval" not in config:
         raise ConfigError(f"Run '{run}' was started from Python, not from gengap eval/run; call gengap.evaluate again with the same arguments and out folder to resume it.")
     stored = {k: config[k] for k in RUN_FILE_TABLES if config.get(k) is not None} | (config.get("settings") or {})
+    report = config.get(REPORT_SETTINGS)
+    if isinstance(report, dict) and isinstance(stored.get("eval"), dict):  # the report it was started to write
+        stored["eval"] = {**stored["eval"], **report}
     # A run stored by an older gengap keeps its settings in [eval]: read quietly (the user wrote no file).
-    _run_and_print(parse_config(stored, source=f"run {run} in '{store_path}'", warn=False), progress)
+    _run_and_print(parse_config(stored, source=f"run {run} in '{store_path}'"), progress)
 
 
 def _resume_demo(config: dict[str, Any], out: Path, progress: bool | None) -> None:
@@ -250,6 +246,7 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
     print_effects(evaluation.rows())
+    print_samples(evaluation.samples())
     for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     if cfg.eval.find_slices:

@@ -124,6 +124,11 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
     print_summary(evaluation.summary(cluster=cluster))
     _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
+    if find_slices:  # gengap report OUT writes the same report again
+        from gengap.store import Store
+
+        with Store(result.store_path) as store:
+            store.remember_report(result.run_id, {"find_slices": True, "slice_order": slice_order})
     folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or (),
                           cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
