@@ -64,7 +64,7 @@ def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tm
     assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
     md = (report / "report.md").read_text()
     assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
-    assert results["schema_version"] == "1.9"
+    assert results["schema_version"] == "1.10"
     import jsonschema
 
     from gengap.report._results import results_schema
@@ -375,6 +375,11 @@ def test_report_draws_corpus_metrics_along_curves_and_reliability_per_group_and_
     with _no_warning():
         report = ev.report(tmp_path / "report", curves=["input_length"])
     doc = json.loads((report / "results.json").read_text())
+    import jsonschema
+
+    from gengap.report._results import results_schema
+
+    jsonschema.validate(doc, results_schema())
     curves = {(c["metric"], c["axis"]): c for c in doc["sections"]["corpus_curves"]}
     auroc = curves[("auroc", "input_length")]
     assert auroc["train_range"] is None and auroc["bins"][0]["in_range"]
