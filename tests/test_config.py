@@ -26,9 +26,13 @@ method = "random"
 method = "length"
 by = "input"
 
-[eval]
+[scoring]
 metrics = ["exact_match", "token_f1"]
+
+[splitting]
 seed = 3
+
+[eval]
 out = "report"
 """
 
@@ -53,14 +57,14 @@ def test_a_good_run_file_resolves_paths_against_its_folder(tmp_path, monkeypatch
 @pytest.mark.parametrize("text, expected", [
     (GOOD.replace('input = "question"', 'inptu = "question"'),
      r"unknown key 'data\.inptu'\. Did you mean 'input'\? Valid keys there: path, input, target"),
-    (GOOD.replace("seed = 3", "sed = 3"), r"unknown key 'eval\.sed'\. Did you mean 'seed'\?"),
+    (GOOD.replace("seed = 3", "sed = 3"), r"unknown key 'splitting\.sed'\. Did you mean 'seed'\?"),
     (GOOD.replace('spec = "mymodel:predict"', 'spec = "mymodel:predict"\nmodel_nmae = "x"'),
      r"unknown key 'model\.model_nmae'\. Did you mean 'model_name'\?"),
     (GOOD + "\n[modle]\nspec = 'x'\n", r"unknown key 'modle'\. Did you mean 'model'\?"),
-    (GOOD.replace("seed = 3", 'seed = "three"'), r"'eval\.seed': Input should be a valid integer.*got 'three'"),
+    (GOOD.replace("seed = 3", 'seed = "three"'), r"'splitting\.seed': Input should be a valid integer.*got 'three'"),
     (GOOD.replace("[model]\nspec = \"mymodel:predict\"\n", ""), r"missing required key 'model'"),
     (GOOD.replace('method = "random"', 'path = "a"\nmethod = "random"'), r"split #1 needs exactly one of 'method'"),
-    (GOOD.replace("out = \"report\"", "out = \"report\"\ntest_fraction = 1.5"), r"'eval\.test_fraction'.*less than 1"),
+    (GOOD.replace("seed = 3", "seed = 3\ntest_fraction = 1.5"), r"'splitting\.test_fraction'.*less than 1"),
 ])
 def test_every_mistake_names_the_key_and_the_fix(tmp_path, text, expected):
     path = _write(tmp_path, text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import inspect
 import json
 import textwrap
+import warnings
 
 import pytest
 import typer
@@ -21,7 +22,7 @@ from gengap.models.http import OpenAIModel
 from gengap.store import Store
 
 #: Options of gengap eval whose name differs from the setting they set.
-CLI_NAME = {"metrics": "metric", "extra": "request_field"}
+CLI_NAME = {"extra": "request_field"}
 #: Every setting: (group, name, its field). Generation settings live in the run file's [model] table.
 SETTINGS = [(group, name, field) for group, model in GROUPS.items() for name, field in model.model_fields.items()] + \
            [("model", name, field) for name, field in Generation.model_fields.items()]
@@ -47,18 +48,22 @@ def test_every_setting_has_one_default_shared_by_cli_run_file_and_evaluate(group
     # the run file
     from_file = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "m:f"}})
     assert getattr(getattr(from_file, group), name) == default
-    # gengap eval: the option exists, and with every option left at its default it builds the same settings
+    # gengap eval: the option exists, made from the field, and with every option left at its default it
+    # builds the same settings
     params = {p.name: p for p in _eval_command().params}
     option = params[CLI_NAME.get(name, name)]
     if (group, name) == ("model", "seed"):  # --seed seeds the splits, and the sampling too when there is sampling
-        sampled = _eval.run_config(**({p.name: p.default for p in params.values()} | {"model": "m:f", "data": "d", "seed": 4,
-                                                                                       "temperature": 0.7}))
+        sampled = _eval.run_config(_eval.EvalOptions(model="m:f", data="d"), {"seed": 4, "temperature": 0.7})
         assert sampled.model.seed == sampled.splitting.seed == 4
-    elif name not in CLI_NAME:
+    elif name in ("stop", "extra"):  # options of their own: --stop/--no-stop, --request-field KEY=VALUE
+        assert option.default is None
+    elif isinstance(default, list):  # a repeated option: not given, the field's default
+        assert option.default is None and option.multiple and option.help.startswith(field.description)
+    else:
         assert option.default == default, f"--{option.name.replace('_', '-')} defaults to {option.default!r}"
-        if name != "stop":  # the stop option explains how to type a newline
-            assert option.help == field.description
-    from_cli = _eval.run_config(**({p.name: p.default for p in params.values()} | {"model": "m:f", "data": "d.jsonl"}))
+        assert option.help == field.description
+    from_cli = _eval.run_config(_eval.EvalOptions(model="m:f", data="d.jsonl"),
+                                {n: p.default for n, p in params.items() if n in _eval.SETTING_OPTIONS})
     assert getattr(getattr(from_cli, group), name) == default
     assert from_cli == from_file  # the same object, whichever way it was built
     if group == "model":
@@ -79,10 +84,9 @@ def test_every_setting_has_one_default_shared_by_cli_run_file_and_evaluate(group
 def test_gengap_split_and_the_random_splitter_use_the_same_splitting_defaults():
     split_params = {p.name: p.default for p in typer.main.get_command(app).commands["split"].params}
     constructor = inspect.signature(gengap.RandomSplit).parameters
-    seed_name = "seed" if "seed" in constructor else "random_state"
     for name, field in Splitting.model_fields.items():
         assert split_params[name] == field.default
-        assert constructor[seed_name if name == "seed" else name].default == field.default
+        assert constructor[name].default == field.default
 
 
 @pytest.mark.parametrize("table, function", [(PromptConfig, gengap.Prompt), (DataConfig, gengap.load)])
@@ -98,7 +102,7 @@ def test_evaluate_keeps_the_common_keywords_and_takes_every_other_setting_by_nam
     params = inspect.signature(gengap.evaluate).parameters
     own = set(params) & set(Settings.options())
     assert own == {"metrics", "extract", "seed"} and all(params[n].default is None for n in own)
-    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 16
+    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 14
     ds = gengap.load(_records(10))
     with pytest.raises(ConfigError, match=r"Unknown setting 'batch_sise'\. Did you mean 'batch_size'\?"):
         gengap.evaluate(lambda xs: xs, ds, batch_sise=8)  # checked before any work: no folder is made
@@ -190,13 +194,12 @@ spec = "m:predict"
      r"unknown key 'execution\.batch_sise'\. Did you mean 'batch_size'\? Valid keys there: backend, workers, ray_address, batch_size"),
     ("[scoring]\nseed = 3\n", r"unknown key 'scoring\.seed'\. 'seed' belongs in \[splitting\]\. Valid keys there: metrics"),
     ("[splitting]\ntest_fraction = 0.2\n[scorng]\nmetrics = []\n", r"unknown key 'scorng'\. Did you mean 'scoring'\?"),
-    ("[eval]\nbach_size = 4\n", r"unknown key 'eval\.bach_size'\. Did you mean 'batch_size'\? \(it belongs in \[execution\] now\)"),
+    ("[eval]\nbach_size = 4\n", r"unknown key 'eval\.bach_size'\. Did you mean 'batch_size'\? \(in \[execution\]\)"),
     ("[execution]\nbatch_size = \"many\"\n",
      r"'execution\.batch_size': Input should be a valid integer.*\(got 'many'; expected int\)"),
     ("[splitting]\ntest_fraction = 1.5\n", r"'splitting\.test_fraction': Input should be less than 1 \(got 1\.5; expected float\)"),
     ("[execution]\nbackend = \"gpu\"\n", r"'execution\.backend': Input should be 'serial', 'thread', 'process' or 'ray' \(got 'gpu'"),
-    ("[eval]\nbatch_size = 0\n", r"'eval\.batch_size': Input should be greater than or equal to 1"),  # named where it was written
-    ("[eval]\nseed = 1\n[splitting]\nseed = 2\n", r"'seed' is given twice, in \[eval\] and in \[splitting\]; keep the one in \[splitting\]"),
+    ("[prompt]\nbatch_size = 8\n", r"unknown key 'prompt\.batch_size'\. 'batch_size' belongs in \[execution\]\."),
 ])
 def test_a_bad_setting_names_the_key_its_table_and_the_fix(tmp_path, text, expected):
     path = tmp_path / "gengap.toml"
@@ -206,20 +209,29 @@ def test_a_bad_setting_names_the_key_its_table_and_the_fix(tmp_path, text, expec
     assert str(err.value).startswith(f"'{path}':")
 
 
-def test_settings_in_eval_still_work_with_a_deprecation_warning_naming_their_new_tables(tmp_path, cli):
-    old = tmp_path / "old.toml"
-    old.write_text(GOOD + '[eval]\nseed = 4\nmetrics = ["token_f1"]\nbackend = "thread"\nout = "o"\n', encoding="utf-8")
-    new = tmp_path / "new.toml"
-    new.write_text(GOOD + '[splitting]\nseed = 4\n[scoring]\nmetrics = ["token_f1"]\n[execution]\nbackend = "thread"\n'
-                   '[eval]\nout = "o"\n', encoding="utf-8")
-    with pytest.warns(DeprecationWarning, match=r"settings in \[eval\] are deprecated.*move seed to \[splitting\], "
-                                                r"metrics to \[scoring\], backend to \[execution\]"):
-        from_old = load_run_file(old)
-    assert from_old == load_run_file(new)
-    # the command line says so too (it would fail later: there is no data file; the warning comes first)
-    _, _, err = cli("run", str(old), "--no-progress")
-    assert err.startswith(f"warning: '{old}': settings in [eval] are deprecated"), err
-
+@pytest.mark.parametrize("key, value, home", [("seed", "4", "splitting"), ("test_fraction", "0.3", "splitting"),
+                                              ("metrics", '["token_f1"]', "scoring"), ("extract", '"number"', "scoring"),
+                                              ("choices_by", '"loglik"', "scoring"), ("reference", '"random"', "scoring"),
+                                              ("batch_size", "8", "execution"), ("shard_size", "8", "execution"),
+                                              ("backend", '"thread"', "execution"), ("workers", "2", "execution"),
+                                              ("ray_address", '"auto"', "execution"), ("cache", "false", "execution")])
+def test_a_setting_in_eval_is_an_unknown_key_that_names_its_table(tmp_path, cli, key, value, home):
+    """The keys [eval] held before the settings had tables are refused like any unknown key: the
+    message names the file, the key as written and the table it belongs in; nothing runs."""
+    path = tmp_path / "old.toml"
+    path.write_text(GOOD + f'[eval]\n{key} = {value}\nout = "o"\n', encoding="utf-8")
+    expected = (f"'{path}': unknown key 'eval.{key}'. '{key}' belongs in [{home}]. Valid keys there: out, name, "
+                "perturb, curves")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ConfigError) as err:
+            load_run_file(path)
+    assert str(err.value).startswith(expected), str(err.value)
+    code, out, err_text = cli("run", str(path), "--no-progress")
+    assert code == 1 and "warning" not in err_text and " ".join(err_text.split()).startswith(f"error: {expected}"), err_text
+    assert not (tmp_path / "o").exists()
+    (tmp_path / "new.toml").write_text(GOOD + f'[{home}]\n{key} = {value}\n', encoding="utf-8")
+    assert getattr(getattr(load_run_file(tmp_path / "new.toml"), home), key) is not None  # where it belongs, it is read
 
 def test_evaluate_names_a_bad_keyword_or_settings_object(tmp_path):
     ds = gengap.load(_records(10))
@@ -242,21 +254,22 @@ def test_gengap_eval_names_the_option_with_a_bad_value(cli):
     assert "'--batch-size': Input should be greater than or equal to 1 (got 0; expected int)" in err
 
 
-def test_gengap_resume_reads_a_run_stored_with_its_settings_in_eval(cli, tmp_path):
-    """A run an older gengap stored (settings inside its [eval] table) is read back with those settings."""
+def test_gengap_resume_refuses_a_run_stored_with_settings_in_eval_and_leaves_it_as_it_was(cli, tmp_path):
+    """A stored run whose settings sit in its [eval] table (a layout no gengap writes any more) is not
+    resumed: the message names the run, the store, the key and its table; the stored run is untouched."""
     data = tmp_path / "data.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in _records()), encoding="utf-8")
     (tmp_path / "oldrun_model.py").write_text(MODEL_CODE, encoding="utf-8")
     out = tmp_path / "out"
     old_layout = {"data": {"path": str(data)}, "model": {"spec": "oldrun_model:predict"}, "split": [{"method": "random"}],
-                  "eval": {"out": str(out), "seed": 3, "test_fraction": 0.5, "metrics": ["token_f1"], "batch_size": 5}}
+                  "eval": {"out": str(out), "seed": 3}}
     out.mkdir()
     with Store(out / "gengap.duckdb") as store:
-        store.start_run("eval", old_layout)  # left 'running': interrupted
+        run_id = store.start_run("eval", old_layout)  # left 'running': interrupted
     code, _, err = cli("resume", str(out), "--no-progress")
-    assert code == 0 and "warning" not in err, err
+    err = " ".join(err.split())
+    assert code == 1 and f"run {run_id} in '{out / 'gengap.duckdb'}': unknown key 'eval.seed'. 'seed' belongs in " \
+                         "[splitting]." in err, err
     with Store(out / "gengap.duckdb", read_only=True) as store:
-        finished = store.run_config(store.runs()["run_id"].iloc[-1])
-    assert finished["settings"]["splitting"] == {"seed": 3, "test_fraction": 0.5}
-    assert finished["settings"]["scoring"]["metrics"] == ["token_f1"] and finished["settings"]["execution"]["batch_size"] == 5
-    assert finished["splits"][0]["n_test"] == 20
+        runs = store.runs()
+        assert list(runs["run_id"]) == [run_id] and store.run_config(run_id) == old_layout

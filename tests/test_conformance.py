@@ -106,7 +106,7 @@ def test_seeded_methods_are_the_ones_that_draw_at_random():
 
 
 @pytest.mark.parametrize("method", SEEDED)
-def test_seed_is_the_one_name_and_random_state_its_deprecated_alias(method, scan_sample):
+def test_seed_is_the_one_name_of_the_seed(method, scan_sample):
     from sklearn.base import clone
 
     options = {k: v for k, v in SPLIT_OPTIONS[method].items() if k != "seed"}
@@ -118,32 +118,17 @@ def test_seed_is_the_one_name_and_random_state_its_deprecated_alias(method, scan
     assert clone(splitter).set_params(seed=4).seed == 4
     first = splitter.split_dataset(scan_sample)
     assert first.seed == 3 and first.params["seed"] == 3 and "random_state" not in first.params
-    cls = methods()[method]
-    with pytest.warns(DeprecationWarning, match=r"random_state=\.\.\.\) is deprecated .* use .*\(seed=\.\.\.\)"):
-        old = cls(**options, random_state=3)
-    assert old.seed == 3
-    with pytest.warns(DeprecationWarning, match="use seed"):
-        from_spec = make_splitter(f"{method}:random_state=3", options=options)
-    with pytest.warns(DeprecationWarning, match=r"\.random_state is deprecated"):
-        assert from_spec.random_state == 3
-    with pytest.warns(DeprecationWarning, match="use set_params"):
-        assert clone(splitter).set_params(random_state=5).seed == 5
-    again = old.split_dataset(scan_sample)
+    again = make_splitter(f"{method}:seed=3", options=options).split_dataset(scan_sample)
     assert np.array_equal(again.test, first.test) and again.name == first.name
-    with pytest.raises(gengap.ConfigError, match="give only seed=3"):
-        cls(**options, seed=2, random_state=3)
-    with pytest.raises(gengap.ConfigError, match="not both"):
-        make_splitter(f"{method}:seed=2,random_state=3", options=options)
-
-
-def test_old_split_json_with_random_state_loads(scan_sample, tmp_path):
-    folder = make_splitter("random", seed=2).split_dataset(scan_sample).save(tmp_path / "old")
-    info = json.loads((folder / "split.json").read_text())
-    assert info["seed"] == 2 and info["params"]["seed"] == 2
-    info["params"] = {"test_fraction": 0.2, "random_state": 2}  # as written before splitters took seed=
-    (folder / "split.json").write_text(json.dumps(info))
-    back = load_split(folder)
-    assert back.seed == 2 and back.params == {"test_fraction": 0.2, "seed": 2}
+    # scikit-learn's name is not a second name here: refused everywhere, the message names the options
+    cls = methods()[method]
+    with pytest.raises(TypeError, match="random_state"):
+        cls(**options, random_state=3)
+    with pytest.raises(gengap.ConfigError, match=rf"'{method}' has no option 'random_state'"):
+        make_splitter(f"{method}:random_state=3", options=options)
+    with pytest.raises(gengap.ConfigError, match=r"has no parameter 'random_state'.*Parameters: .*seed"):
+        clone(splitter).set_params(random_state=5)
+    assert not hasattr(splitter, "random_state")
 
 
 # ---------------------------------------------------------------- compositional guarantees (hypothesis)

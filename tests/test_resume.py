@@ -187,10 +187,12 @@ test_fraction = 0.5
 [[split]]
 method = "length"
 
-[eval]
-out = "out"
+[execution]
 shard_size = 8
 batch_size = 4
+
+[eval]
+out = "out"
 '''
 
 

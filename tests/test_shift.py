@@ -73,15 +73,3 @@ def test_identical_samples_and_bad_input():
     with pytest.raises(ConfigError, match="'inputs' or 'labels'"):
         detect_shift(gengap.RandomSplit().split_dataset(gengap.load([{"input": f"{i}", "target": "t"} for i in range(20)])),
                      on=["outputs"])
-
-
-def test_test_size_is_a_deprecated_name_of_test_fraction():
-    import numpy as np
-
-    from gengap.analysis.shift_tests import classifier_test
-
-    rng = np.random.default_rng(1)
-    a, b = rng.normal(size=(60, 2)).tolist(), (rng.normal(size=(60, 2)) + 0.5).tolist()
-    with pytest.warns(DeprecationWarning, match="use classifier_test\\(test_fraction=...\\)"):
-        old = classifier_test(a, b, test_size=0.3, seed=0)
-    assert old == classifier_test(a, b, test_fraction=0.3, seed=0)

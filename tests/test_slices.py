@@ -21,7 +21,15 @@ from statsmodels.stats.proportion import proportion_confint
 
 import gengap
 from gengap._errors import ConfigError, DataError
-from gengap.analysis.slices import MAX_VALUES, find_slices, min_detectable_gap, slice_table, slices_from_rows
+from gengap.analysis.slices import (
+    MAX_VALUES,
+    conditions_mask,
+    find_slices,
+    min_detectable_gap,
+    rows_in_slice,
+    slice_table,
+    slices_from_rows,
+)
 from gengap.report._results import results_schema
 
 
@@ -119,6 +127,42 @@ def test_numeric_columns_by_value_when_few_and_in_quantile_bins_when_many_and_mi
     assert "hops is missing" in found.significant["description"].tolist()
     assert {"hops = 1", "hops = 2"} <= described | {"hops = 1", "hops = 2"}
     assert any(d.startswith("length < ") for d in described) or any("<= length <" in d for d in described)
+
+
+def test_conditions_select_exactly_the_rows_the_search_counted_after_a_json_round_trip():
+    rng = np.random.default_rng(3)
+    n = 4000
+    frame = pd.DataFrame({"channel": rng.choice(["forum", "news", None], n),
+                          "flag": rng.choice([True, False], n),
+                          "stars": rng.integers(1, 6, n).astype(float),
+                          "length": rng.gamma(3, 10.3, n),
+                          "mixed": rng.choice(np.array(["a", 1, 2.5], dtype=object), n)})
+    frame.loc[rng.random(n) < 0.05, "length"] = np.nan
+    bad = (frame["channel"] == "forum").to_numpy() & frame["length"].between(22, 36).to_numpy()
+    y = (rng.random(n) < np.where(bad, 0.5, 0.8)).astype(float)
+    found = find_slices(frame, y, order=2, top=1000, alpha=0.5)
+    assert len(found.table) > 20
+    ops = set()
+    for record in json.loads(json.dumps(found.table.to_dict(orient="records"), allow_nan=False)):
+        mask = conditions_mask(frame, record["conditions"])
+        assert np.array_equal(np.flatnonzero(mask), found.members[record["description"]]), record["description"]
+        assert {c["column"] for c in record["conditions"]} == set(record["columns"])
+        ops |= {c["op"] for c in record["conditions"]}
+    assert ops == {"==", "<", ">=", "is_missing"}
+    middle = [c for r in found.table.to_dict(orient="records") for c in r["conditions"] if c["column"] == "length"]
+    assert {c["op"] for c in middle} >= {">=", "<"}  # quantile bins by their exact edges
+    assert any(" <= length < " in d for d in found.table["description"])
+
+
+def test_a_malformed_condition_is_one_clear_error():
+    frame = pd.DataFrame({"site": ["a", "b"]})
+    with pytest.raises(DataError, match="op '!='; gengap writes only"):
+        conditions_mask(frame, [{"column": "site", "op": "!=", "value": "a"}])
+    with pytest.raises(DataError, match="exactly 'column', 'op' and 'value'"):
+        conditions_mask(frame, [{"column": "site", "value": "a"}])
+    with pytest.raises(DataError, match="text is compared only by '=='"):
+        conditions_mask(frame, [{"column": "site", "op": "<", "value": "a"}])
+    assert conditions_mask(frame, [{"column": "absent", "op": "is_missing", "value": None}]).tolist() == [True, True]
 
 
 def test_min_detectable_gap_shrinks_with_more_rows():
@@ -219,6 +263,14 @@ def test_eval_find_slices_writes_results_report_and_prints_the_top(tmp_path, cli
     assert "<b>bold</b>" not in html  # text from data is escaped wherever it shows
     md = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "## Where it fails" in md
+    # every slice's conditions select exactly its n rows among the run's stored rows, and they fail there
+    assert top["conditions"] == [{"column": "channel", "op": "==", "value": "forum"},
+                                 {"column": "language", "op": "==", "value": "es"}]
+    with gengap.store.Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
+        rows = store.rows(doc["run"]["id"])
+    for record in doc["slices"]:
+        assert len(rows_in_slice(rows, record)) == record["n"], record["description"]
+    assert set(rows_in_slice(rows, top)["output"]) == {"wrong"}
 
 
 def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp_path, cli):
@@ -226,7 +278,7 @@ def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp
     spec = _model(tmp_path)
     (tmp_path / "run.toml").write_text(
         f'[data]\npath = "d.jsonl"\ninput = "question"\ntarget = "answer"\nid = "qid"\n\n[model]\nspec = "{spec}"\n\n'
-        '[eval]\nout = "out"\nfind_slices = true\nslice_order = 1\n', encoding="utf-8")
+        '[eval]\nout = "out"\n[analysis]\nfind_slices = true\nslice_order = 1\n', encoding="utf-8")
     code, out, err = cli("run", "run.toml", "--no-progress")
     assert code == 0, err
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
@@ -254,6 +306,55 @@ def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp
     assert "channel = forum and language = es" in out
     doc = json.loads((tmp_path / "imported" / "results.json").read_text(encoding="utf-8"))
     assert doc["slices"][0]["description"] == "channel = forum and language = es"
+
+
+def test_resume_and_report_write_the_slices_of_the_finished_eval_with_the_same_settings(tmp_path, cli):
+    data = _data(tmp_path / "d.jsonl")
+    name = f"slicestop_{uuid.uuid4().hex[:8]}"
+    (tmp_path / f"{name}.py").write_text(
+        "import os\nSEEN = [0]\n" + MODEL_CODE.replace('    """Right', '    SEEN[0] += len(batch)\n'
+        '    if os.path.exists("stop") and SEEN[0] > 400:\n        raise RuntimeError("stopped")\n    """Right'),
+        encoding="utf-8")
+    options = ["--data", str(data), "--input", "question", "--target", "answer", "--id", "qid", "--model",
+               f"{name}:predict", "--find-slices", "--slice-order", "2", "--shard-size", "100", "--batch-size", "100",
+               "--no-progress"]
+    code, _, err = cli("eval", *options, "--out", "whole")
+    assert code == 0, err
+    (tmp_path / "stop").write_text("")
+    code, _, err = cli("eval", *options, "--out", "cut")
+    assert code != 0 and not (tmp_path / "cut" / "results.json").exists()
+    (tmp_path / "stop").unlink()
+    code, out, err = cli("resume", "cut", "--no-progress")
+    assert code == 0, err
+    assert "Where it fails" in out and "channel = forum and language = es" in out
+
+    def figures(folder: str) -> dict:
+        doc = json.loads((tmp_path / folder / "results.json").read_text(encoding="utf-8"))
+        return {key: doc[key] for key in ("summary", "slices", "sections", "headline")}
+
+    whole = figures("whole")
+    assert whole["slices"] and figures("cut") == whole
+    with gengap.store.Store(tmp_path / "cut" / "gengap.duckdb", read_only=True) as store:
+        config = store.run_config(store.latest_run())
+    assert config["report"] == {"find_slices": True, "slice_order": 2} and "find_slices" not in config["eval"]
+    # gengap report OUT writes it again as the run was started; --no-find-slices leaves the search out
+    (tmp_path / "whole" / "results.json").unlink()
+    code, out, err = cli("report", "whole")
+    assert code == 0, err
+    assert figures("whole") == whole and "Where it fails" in out
+    code, out, err = cli("report", "whole", "--no-find-slices")
+    assert code == 0 and figures("whole")["slices"] == [] and "Where it fails" not in out
+    # an interrupted run finished by gengap eval with other report settings: one run, reported with the latest
+    options[options.index("--slice-order") + 1] = "1"
+    (tmp_path / "stop").write_text("")
+    assert cli("eval", *options, "--out", "cut2")[0] != 0
+    (tmp_path / "stop").unlink()
+    options[options.index("--slice-order") + 1] = "2"
+    code, _, err = cli("eval", *options, "--out", "cut2")
+    assert code == 0, err
+    with gengap.store.Store(tmp_path / "cut2" / "gengap.duckdb", read_only=True) as store:
+        assert len(store.runs()) == 1 and store.run_config("r0001")["report"]["slice_order"] == 2
+    assert figures("cut2") == whole
 
 
 def test_without_find_slices_the_results_have_an_empty_slices_array(tmp_path):
@@ -305,6 +406,47 @@ def test_a_planted_slice_is_still_found_with_clusters():
     y = np.where(bad & (rng.random(len(y)) < 0.4), 0.0, y)
     found = find_slices(meta, y, clusters=g)
     assert found.significant["description"].tolist()[0] == "language = es"
+
+
+def _passages_with_a_planted_pair(seed: int) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """60 passages of 50 questions, each passage in one channel; forum passages 5 points lower on
+    average (a difference among 20 passages that their spread, sd 15 points, cannot tell from chance);
+    forum posts in Spanish fail 35 points more: the planted pair."""
+    rng = np.random.default_rng(seed)
+    g = np.repeat(np.arange(60), 50)
+    channel = np.array(["forum", "news", "mail"])[g % 3]
+    effect = rng.normal(0, 0.15, 60)
+    for c in range(3):
+        effect[np.arange(60) % 3 == c] -= effect[np.arange(60) % 3 == c].mean()
+    effect[np.arange(60) % 3 == 0] -= 0.05
+    language = rng.choice(["en", "es"], len(g))
+    p = np.clip(0.75 + effect[g], 0.02, 0.98)
+    y = (rng.random(len(g)) < np.where((channel == "forum") & (language == "es"), p - 0.35, p)).astype(float)
+    return pd.DataFrame({"channel": channel, "language": language}), y, g
+
+
+def test_the_conjunction_explains_its_parts_by_clustered_tests_when_rows_are_clustered():
+    import statsmodels.api as sm
+
+    from gengap.analysis.slices import _below_p_clustered
+
+    meta, y, g = _passages_with_a_planted_pair(2)
+    forum, es = (meta["channel"] == "forum").to_numpy(), (meta["language"] == "es").to_numpy()
+    # the comparison behind the rule: statsmodels' clustered OLS on the rows of either set
+    a, b = forum & ~es, ~forum
+    rows = a | b
+    fit = sm.OLS(y[rows], sm.add_constant(a[rows].astype(float))).fit(
+        cov_type="cluster", cov_kwds={"groups": g[rows], "use_correction": False})
+    n_g = len(np.unique(g[rows]))
+    t = fit.params[1] / (fit.bse[1] * np.sqrt(n_g / (n_g - 1)))
+    assert _below_p_clustered(a, b, y, g) == pytest.approx(scipy.stats.t.cdf(t, n_g - 1), rel=1e-9)
+    # counted as independent rows, forum's 5 points outside the pair look like a finding of their own;
+    # counted by passage they do not, and the pair is reported in place of both parts
+    plain = find_slices(meta, y).significant
+    assert plain["description"].tolist() == ["channel = forum and language = es", "channel = forum"]
+    clustered = find_slices(meta, y, clusters=g).significant
+    assert clustered["description"].tolist() == ["channel = forum and language = es"]
+    assert clustered["replaces"].iloc[0] == ["channel = forum", "language = es"]
 
 
 def test_imported_inspect_logs_are_searched_too(tmp_path, cli):

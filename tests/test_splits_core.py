@@ -150,7 +150,7 @@ def test_data_problems_fail_at_split_time():
 
 
 # ---------------------------------------------------------------- the diagnostics record
-def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
+def test_diagnostics_are_a_typed_record():
     from gengap.splits import SplitDetails, SplitDiagnostics, StructureFigures
 
     split = LengthSplit(test_fraction=0.3).split_dataset(_toy())
@@ -160,20 +160,9 @@ def test_diagnostics_are_a_typed_record_with_the_old_dict_face_deprecated():
     assert d.figures["max_train_length"] == split.dataset.take(split.train).frame["target"].str.split().str.len().max()
     with pytest.raises(TypeError):
         d.figures["max_train_length"] = 3  # read-only, as the record is frozen
-    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.n_test \(or .to_dict\(\)"):
-        assert d["n_test"] == d.n_test
-    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.structure.compound_divergence"):
-        assert d["compound_divergence"] == d.structure.compound_divergence
-    with pytest.warns(DeprecationWarning, match=r"use split.diagnostics.figures\['max_train_length'\]"):
-        assert d["max_train_length"] == d.figures["max_train_length"]
-    with pytest.raises(KeyError):
-        d["no_such_figure"]
-    with pytest.warns(DeprecationWarning, match="use split.diagnostics.held_out") as caught:
-        assert d.get("held_out") == d.held_out and d.get("no_such_figure", 3) == 3
-    assert caught[0].filename == __file__  # the warning points at the line that reads the dict
-    assert "max_train_length" in d and "no_such_figure" not in d
-    with pytest.warns(DeprecationWarning):
-        assert dict(d) == d.to_dict() and len(d) == len(d.to_dict())
+    with pytest.raises(TypeError):
+        d["n_test"]  # a record, read by attribute; to_dict() gives the flat dict
+    assert d.to_dict()["n_test"] == d.n_test and d.to_dict()["max_train_length"] == d.figures["max_train_length"]
     assert SplitDiagnostics.from_dict(d.to_dict()) == d
     import copy
     import pickle
@@ -193,55 +182,42 @@ def test_figures_cannot_take_a_name_the_record_has():
         SplitDiagnostics(n_train=1, n_test=1, test_fraction=0.5, n_unused=0, figures={"atom_divergence": 0.1})
 
 
-def test_a_hook_that_yields_the_old_dict_still_works_with_a_warning():
-    from gengap.splits import SplitDetails, Splitter
+def test_a_hook_must_yield_split_details_and_a_split_a_diagnostics_record():
+    from gengap.splits import Split, SplitDetails, Splitter
 
     class OddRows(Splitter):
         method, card = "odd_rows", RandomSplit.card
 
-        def __init__(self, *, old: bool = False) -> None:
-            self.old = old
+        def __init__(self, *, as_dict: bool = False) -> None:
+            self.as_dict = as_dict
 
         def _iter_indices(self, dataset, rng):
             idx = np.arange(len(dataset))
-            if self.old:
-                yield idx[idx % 2 == 0], idx[idx % 2 == 1], {"name": "odd", "held_out": "odd rows", "step": 2}
-            else:
-                yield idx[idx % 2 == 0], idx[idx % 2 == 1], SplitDetails(name="odd", held_out="odd rows", figures={"step": 2})
+            details = {"name": "odd", "held_out": "odd rows"} if self.as_dict else SplitDetails(name="odd", held_out="odd rows",
+                                                                                                 figures={"step": 2})
+            yield idx[idx % 2 == 0], idx[idx % 2 == 1], details
 
     ds = _toy()
     new = OddRows().split_dataset(ds)
-    with pytest.warns(DeprecationWarning, match="OddRows._iter_indices yields a dict; yield a SplitDetails"):
-        old = OddRows(old=True).split_dataset(ds)
-    assert old.name == new.name == "odd" and old.diagnostics == new.diagnostics
-    assert new.diagnostics.figures == {"step": 2} and new.diagnostics.structure is not None
-
-
-def test_a_split_built_with_a_dict_of_diagnostics_still_works_with_a_warning():
-    from gengap.splits import Split, SplitDiagnostics
-
-    ds = _toy(10)
-    with pytest.warns(DeprecationWarning, match=r"Split\(diagnostics=<dict>\) is deprecated"):
-        split = Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, {"held_out": "rows 6-8", "k": 1},
-                      RandomSplit.card, ds)
-    assert split.diagnostics == SplitDiagnostics(n_train=6, n_test=3, test_fraction=round(3 / 11, 6), n_unused=2,
-                                                 held_out="rows 6-8", figures={"k": 1})
-    with pytest.raises(ConfigError, match="diagnostics must be a SplitDiagnostics, got list"):
-        Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, [], RandomSplit.card, ds)
+    assert new.name == "odd" and new.diagnostics.figures == {"step": 2} and new.diagnostics.structure is not None
+    with pytest.raises(ConfigError, match=r"OddRows\._iter_indices yielded a dict; yield \(train, test, SplitDetails\("):
+        OddRows(as_dict=True).split_dataset(ds)
+    for bad in ({"held_out": "rows 6-8"}, []):
+        with pytest.raises(ConfigError, match=r"diagnostics must be a SplitDiagnostics \(SplitDiagnostics\.of_parts or "
+                                              rf"\.from_dict\), got {type(bad).__name__}"):
+            Split("s", "file", np.arange(6), np.arange(6, 9), None, {}, bad, RandomSplit.card, ds)
 
 
 def test_a_split_json_written_before_the_record_loads_and_saves_back_the_same(tmp_path):
-    """A split folder written by gengap before splitters took seed= and diagnostics were a record."""
+    """A split folder written by an earlier gengap (flat diagnostics, an MCD search record) loads and saves back."""
     from pathlib import Path
 
     folder = Path(__file__).parent / "data" / "split_json_before_seed"
     split = load_split(folder)
     d = split.diagnostics
-    assert split.name == "mcd:seed=1" and split.seed == 1 and split.params["seed"] == 1 and "random_state" not in split.params
+    assert split.name == "mcd:seed=1" and split.seed == 1
     assert (d.n_train, d.n_test, d.structure.n_unseen_test_atoms, d.structure.compound_divergence) == (12, 4, 0, 1.0)
     assert d.figures["search"]["met_atom_bound"] and d.figures["trajectory"]
     split.save(tmp_path)
     before, after = json.loads((folder / "split.json").read_text()), json.loads((tmp_path / "split.json").read_text())
-    assert after["params"] == {("seed" if k == "random_state" else k): v for k, v in before.pop("params").items()}
-    after.pop("params")
-    assert after == before
+    assert after == before  # its parameters as they were written

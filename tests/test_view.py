@@ -250,7 +250,7 @@ def test_a_store_being_written_is_read_as_committed_and_said_so(tmp_path):
         assert run.snapshot and any("being written by a running gengap process" in n for n in run.notes)
         assert any("did not finish (status: running)" in n for n in run.notes)
         assert loaded.con.execute("SELECT example_id, score FROM rows ORDER BY rid").fetchall() == [("a", 1.0), ("b", 0.0)]
-        loaded.con.close()
+        loaded.close()
     finally:
         writer.kill()
         writer.wait()

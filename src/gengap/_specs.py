@@ -54,13 +54,10 @@ def parse_spec(spec: str, *, what: str, main_option: str | None = None) -> tuple
 
 
 def signature_options(fn: Callable[..., Any]) -> list[str]:
-    """The keyword options a class or factory takes (its signature without self, *args, **kwargs and
-    deprecated aliases, whose default is ``UNSET``)."""
-    from gengap._deprecation import UNSET
-
+    """The keyword options a class or factory takes (its signature without self, *args and **kwargs)."""
     target = fn.__init__ if inspect.isclass(fn) else fn  # type: ignore[misc]
     return [p.name for p in inspect.signature(target).parameters.values()
-            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is not UNSET]
+            if p.name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
 
 def check_options(spec: str, name: str, options: Iterable[str], valid: list[str], *, what: str) -> None:
@@ -99,20 +96,15 @@ def bind_options(fn: Callable[..., Any], /, *args: Any, what: str, **options: An
 
 def set_params(obj: Any, valid: Iterable[str], params: dict[str, Any]) -> None:
     """scikit-learn's ``set_params`` for an object whose parameters are its attributes ``valid``;
-    ``random_state`` is taken as the deprecated name of ``seed``, an unknown name is an error.
+    an unknown name is an error.
 
     >>> class Thing:
     ...     seed = 0
     >>> t = Thing(); set_params(t, ["seed"], {"seed": 7}); t.seed
     7
     """
-    from gengap._deprecation import warn_renamed
-
     valid = list(valid)
     for key, value in params.items():
-        if key == "random_state" and "seed" in valid:
-            warn_renamed(f"{type(obj).__name__}.set_params(random_state=...)", "set_params(seed=...)", stacklevel=4)
-            key = "seed"
         if key not in valid:
             raise ConfigError(f"{type(obj).__name__} has no parameter '{key}'.{did_you_mean(key, valid)} "
                               f"Parameters: {', '.join(valid) or 'none'}.")

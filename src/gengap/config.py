@@ -6,10 +6,11 @@ nearest valid one; relative paths are read relative to the run file.
 
 The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
-cache, resume, progress), ``[scoring]`` (metrics, extract, judge, judge_api, judge_model, choices_by, reference) and
-``[splitting]`` (seed, test_fraction, dedupe); ``[model]`` holds the model and its :class:`Generation`
-settings. Run files that put the first three groups' keys in ``[eval]`` (before they had tables)
-still work, with a DeprecationWarning naming each key's new table.
+cache, resume, progress, threads), ``[scoring]`` (metrics, extract, choices_by, reference, cluster, judge,
+judge_api, judge_model), ``[splitting]`` (seed, test_fraction, dedupe) and ``[analysis]`` (baselines,
+train_similarity, find_slices, slice_order); ``[model]`` holds the model and its :class:`Generation`
+settings. A setting written in the wrong table (``seed`` in ``[eval]``) is an unknown key there, and
+the error names the table it belongs in.
 
 Example run file::
 
@@ -40,7 +41,6 @@ from __future__ import annotations
 
 import difflib
 import sys
-import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -49,11 +49,11 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
-from gengap._settings import DEFAULT_OUT, DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
+from gengap._settings import DEFAULT_OUT, DEFAULT_RUN_NAME, GROUPS, Analysis, Execution, Generation, Scoring, Settings, Splitting
 from gengap.prompts import Prompt
 
 __all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "Settings", "Execution",
-           "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
+           "Scoring", "Splitting", "Analysis", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
 
 
 class _Strict(BaseModel):
@@ -121,27 +121,12 @@ class SplitConfig(BaseModel):
 
 
 class EvalConfig(_Strict):
-    """What else to score and where to write: the output folder, the run's name, perturbations, curves.
-
-    (Its settings once held here have their own tables: :data:`MOVED_FROM_EVAL`.)
-    """
+    """What else to score and where to write: the output folder, the run's name, perturbations, curves."""
 
     out: str = DEFAULT_OUT
     name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
     curves: list[str] = []
-    find_slices: bool = Field(default=False, description="Search the metadata and derived columns (input and target "
-                                                         "length) for slices that score significantly below the rest, "
-                                                         "and report them (\"Where it fails\").")
-    train_similarity: str | None = Field(default=None, description="Store each test row's similarity to the nearest "
-                                         "train example of its split (the axis 'train_similarity'): 'tfidf', or a "
-                                         "metadata column holding one embedding per example. Default: tfidf when a "
-                                         "curve along train_similarity is asked for, else off.")
-    baselines: list[str] = Field(default_factory=list, description="Shortcut baselines scored beside the model on "
-                                 "every split, each trained on the split's train part: majority, length, or "
-                                 "partial:fields=question (only those fields; join several with +).")
-    slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
-                                                                "(2 also finds 'a and b').")
 
 
 class RunConfig(Settings):
@@ -165,40 +150,8 @@ class RunConfig(Settings):
         return Settings(**{group: getattr(self, group) for group in GROUPS})
 
 
-#: Keys an older run file kept in ``[eval]``, and the table each lives in now.
-MOVED_FROM_EVAL: dict[str, str] = {
-    **dict.fromkeys(("seed", "test_fraction"), "splitting"),
-    **dict.fromkeys(("metrics", "extract", "choices_by", "reference"), "scoring"),
-    **dict.fromkeys(("batch_size", "shard_size", "backend", "workers", "ray_address", "cache"), "execution"),
-}
 #: Model settings that say how fast answers come, not what they are: not stored with a run.
 NOT_STORED_MODEL = ("concurrency", "timeout", "max_retries")
-#: Report settings that change what the report shows, not a stored row: not stored with a run either.
-NOT_STORED_EVAL = ("find_slices", "slice_order")
-
-
-def _move_old_keys(data: Mapping[str, Any], source: str, *, warn: bool = True) -> tuple[dict[str, Any], dict[str, str]]:
-    """An older run file's ``[eval]`` settings moved into their tables; also returns new key -> old key
-    (so error messages name the key where the user wrote it)."""
-    old = data.get("eval")
-    if not isinstance(old, Mapping) or not set(old) & set(MOVED_FROM_EVAL):
-        return dict(data), {}
-    out = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
-    moved: dict[str, str] = {}
-    for key in [k for k in old if k in MOVED_FROM_EVAL]:
-        group = MOVED_FROM_EVAL[key]
-        table = out.setdefault(group, {})
-        if not isinstance(table, dict):
-            continue  # a [group] that is not a table: validation says so
-        if key in table:
-            raise ConfigError(f"{source}: '{key}' is given twice, in [eval] and in [{group}]; keep the one in [{group}].")
-        table[key] = out["eval"].pop(key)
-        moved[f"{group}.{key}"] = f"eval.{key}"
-    if warn:
-        where = ", ".join(f"{key} to [{MOVED_FROM_EVAL[key]}]" for key in (m.split(".")[1] for m in moved))
-        warnings.warn(f"{source}: settings in [eval] are deprecated and will be removed in the next release; move "
-                      f"{where}.", DeprecationWarning, stacklevel=4)
-    return out, moved
 
 
 def _table_model(model: type[BaseModel], loc: list[str]) -> Any:
@@ -224,43 +177,45 @@ def _type_name(model: type[BaseModel], loc: list[str]) -> str:
 
 
 def _unknown_key(model: type[BaseModel], loc: list[str]) -> str:
-    """Why a key is unknown: the nearest valid key of its table, or the table it belongs in."""
+    """Why a key is unknown: the table it belongs in (a setting of another group), or the nearest valid
+    key of its table (or of another settings table, named)."""
     table = _table_model(model, loc[:-1])
     valid = list(getattr(table, "model_fields", {}))
     key = loc[-1]
-    candidates = valid + (list(MOVED_FROM_EVAL) if table is EvalConfig else [])
-    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-    hint = did_you_mean(key, candidates)
-    if close and close[0] not in valid:
-        hint += f" (it belongs in [{MOVED_FROM_EVAL[close[0]]}] now)"
-    elif not close:
-        homes = [g for g, m in GROUPS.items() if key in m.model_fields and g != (loc[0] if len(loc) > 1 else None)]
-        hint = f" '{key}' belongs in [{homes[0]}]." if homes else ""
+    here = loc[0] if len(loc) > 1 else None
+    homes = {name: g for g, m in GROUPS.items() if g != here for name in m.model_fields if name not in valid}
+    if key in homes:
+        hint = f" '{key}' belongs in [{homes[key]}]."
+    else:
+        hint = did_you_mean(key, valid + list(homes))
+        close = difflib.get_close_matches(key, valid + list(homes), n=1, cutoff=0.6)
+        if close and close[0] in homes:
+            hint += f" (in [{homes[close[0]]}])"
     return f"unknown key '{'.'.join(loc)}'.{hint} Valid keys there: {', '.join(valid)}"
 
 
-def _format_error(err: ValidationError, source: str, model: type[BaseModel], moved: Mapping[str, str] | None = None) -> str:
-    """One message for every problem, each naming the key as the user wrote it (``moved``: new -> old)."""
+def _format_error(err: ValidationError, source: str, model: type[BaseModel], names: Mapping[str, str] | None = None) -> str:
+    """One message for every problem, each naming the key as the user wrote it (``names``: key -> shown name)."""
     parts = []
     for e in err.errors():
         loc = [str(x) for x in e["loc"]]
         key = ".".join(loc)
-        shown = (moved or {}).get(key, key)
+        shown = (names or {}).get(key, key)
         if e["type"] == "extra_forbidden":
             parts.append(_unknown_key(model, loc))
         elif e["type"] == "missing":
             parts.append(f"missing required key '{shown}'")
+        elif e["type"] == "value_error":  # a validator's own sentence says what was expected
+            parts.append(f"'{shown}': {str(e['msg']).removeprefix('Value error, ')}")
         else:
             expected = _type_name(model, loc)
             parts.append(f"'{shown}': {e['msg']} (got {e.get('input')!r}{'; expected ' + expected if expected else ''})")
     return f"{source}: " + "; ".join(parts) + "."
 
 
-def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: bool = True,
-                 names: Mapping[str, str] | None = None) -> RunConfig:
+def parse_config(data: Mapping[str, Any], *, source: str = "run file", names: Mapping[str, str] | None = None) -> RunConfig:
     """Validate a dict (a parsed TOML file) into a RunConfig, with readable errors.
 
-    ``warn=False`` reads an older layout without the DeprecationWarning (a stored run's settings);
     ``names`` shows keys under other names in error messages (``gengap eval``'s options).
 
     >>> parse_config({"data": {"path": "d"}, "model": {"spec": "m:f"}, "splitting": {"sed": 1}})
@@ -268,11 +223,10 @@ def parse_config(data: Mapping[str, Any], *, source: str = "run file", warn: boo
       ...
     gengap._errors.ConfigError: run file: unknown key 'splitting.sed'. Did you mean 'seed'? Valid keys there: seed, test_fraction, dedupe.
     """
-    data, moved = _move_old_keys(data, source, warn=warn)
     try:
         cfg = RunConfig.model_validate(data)
     except ValidationError as e:
-        raise ConfigError(_format_error(e, source, RunConfig, {**(names or {}), **moved})) from None
+        raise ConfigError(_format_error(e, source, RunConfig, names)) from None
     if cfg.data is None and not any(s.path for s in cfg.split):
         raise ConfigError(f"{source}: missing the [data] table (path, input, target), needed unless a split folder is given.")
     for i, s in enumerate(cfg.split):

@@ -14,7 +14,7 @@ from typing import Any
 from gengap._errors import ConfigError
 from gengap._outputs import check_out_folder
 from gengap.analysis.curves import check_axis
-from gengap.config import NOT_STORED_EVAL, NOT_STORED_MODEL, RUN_FILE_TABLES, Generation, ModelConfig, RunConfig
+from gengap.config import NOT_STORED_MODEL, RUN_FILE_TABLES, Generation, ModelConfig, RunConfig
 from gengap.evaluation import Evaluation, evaluate
 from gengap.io import load
 from gengap.models import load_model
@@ -44,8 +44,6 @@ def run_identity(cfg: RunConfig) -> dict[str, Any]:
     data = cfg.model_dump(mode="json", include=set(RUN_FILE_TABLES))
     for key in NOT_STORED_MODEL:
         data["model"].pop(key, None)
-    for key in NOT_STORED_EVAL:
-        data["eval"].pop(key, None)
     return data
 
 
@@ -72,10 +70,8 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Evaluation:
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
     evaluation = evaluate(model, dataset, splits, settings=settings, out=cfg.eval.out, name=cfg.eval.name,
                           run_info=run_identity(cfg), perturbations=cfg.eval.perturb, curves=cfg.eval.curves,
-                          baselines=cfg.eval.baselines,
-                          train_similarity=cfg.eval.train_similarity or ("tfidf" if "train_similarity" in cfg.eval.curves else None),
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
-    evaluation.report(find_slices=cfg.eval.find_slices, slice_order=cfg.eval.slice_order)
+    evaluation.report()
     return evaluation
 
 

@@ -112,7 +112,6 @@ def classifier_test(
     test_fraction: float = 0.5,
     confidence: float = 0.95,
     seed: int | None = 0,
-    test_size: float | None = None,
 ) -> ShiftTest:
     """Classifier two-sample test: held-out AUC of a logistic regression telling ``a`` from ``b``.
 
@@ -122,18 +121,12 @@ def classifier_test(
     test_fraction : share of each sample held out to score the classifier (stratified, seeded).
     confidence : coverage of DeLong's interval of the AUC.
     seed : seed of the held-out draw.
-    test_size : deprecated name of ``test_fraction`` (gengap says ``test_fraction`` everywhere).
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import train_test_split
 
     if not 0 < confidence < 1:
         raise ConfigError(f"confidence={confidence!r} must be in (0, 1).")
-    if test_size is not None:
-        from gengap._deprecation import warn_renamed
-
-        warn_renamed("classifier_test(test_size=...)", "classifier_test(test_fraction=...)")
-        test_fraction = test_size
     if not 0 < test_fraction < 1:
         raise ConfigError(f"test_fraction={test_fraction!r} must be a fraction in (0, 1).")
     a, b = _check_samples(a, b, minimum=4)

@@ -67,7 +67,8 @@ from gengap._random import check_random_state
 from gengap.analysis.intervals import adjust_pvalues, newcombe_ci, proportion_ci
 
 __all__ = ["find_slices", "slices_from_rows", "slice_table", "slice_lines", "SliceSearch", "SLICE_COLUMNS", "MIN_SLICE_N", "MAX_VALUES",
-           "CONTROLS", "DERIVED_FEATURES", "min_detectable_gap", "slice_mask"]
+           "CONTROLS", "DERIVED_FEATURES", "min_detectable_gap", "slice_mask", "CONDITION_OPS", "conditions_mask",
+           "rows_in_slice", "searchable_frame"]
 
 Control = Literal["bh", "split", "none"]
 
@@ -95,7 +96,12 @@ DERIVED_FEATURES = ("input_length", "target_length", "train_similarity")
 
 #: Columns of :attr:`SliceSearch.table`, in order (the ``slices`` records of results.json use these names).
 SLICE_COLUMNS = ["description", "columns", "order", "n", "score", "score_low", "score_high", "gap", "gap_low",
-                 "gap_high", "p_value", "p_adjusted", "significant", "replaces"]
+                 "gap_high", "p_value", "p_adjusted", "significant", "replaces", "conditions"]
+
+#: The operators of a slice's ``conditions`` (row filters, all of which a row must meet):
+#: ``==`` (a number compared as a number; a string compared with the row's value as text, Python's
+#: ``str``), ``<`` and ``>=`` (numbers), ``is_missing`` (value null: the row has no value there).
+CONDITION_OPS = ("==", "<", ">=", "is_missing")
 
 
 @dataclass(frozen=True)
@@ -105,6 +111,7 @@ class _Feature:
     name: str
     codes: np.ndarray
     labels: list[str]
+    conditions: list[list[dict[str, Any]]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -176,6 +183,14 @@ def _number(x: float) -> str:
     return f"{x:.4g}" if abs(x) < 1e5 else f"{x:,.0f}"
 
 
+def _condition(column: str, op: str, value: Any) -> dict[str, Any]:
+    """One row filter of a slice: ``{"column", "op", "value"}`` (see :data:`CONDITION_OPS`)."""
+    if value is not None and not isinstance(value, str):
+        value = float(value)
+        value = int(value) if value.is_integer() and abs(value) < 2**53 else value
+    return {"column": column, "op": op, "value": value}
+
+
 def _code_column(name: str, values: pd.Series, *, max_values: int, n_bins: int) -> _Feature | str:
     """The column's levels, or why it is not searched."""
     n = len(values)
@@ -191,6 +206,7 @@ def _code_column(name: str, values: pd.Series, *, max_values: int, n_bins: int) 
     distinct = int(present.nunique()) if not is_number else int(numeric.nunique())
     if distinct == 1 and not missing.any():
         return f"one value only ({present.iloc[0]!s:.40})"
+    conditions: list[list[dict[str, Any]]]
     if is_number:
         x = np.full(n, np.nan)
         x[~missing] = numeric.to_numpy(dtype=np.float64)
@@ -198,20 +214,24 @@ def _code_column(name: str, values: pd.Series, *, max_values: int, n_bins: int) 
             levels = np.unique(x[~missing])
             codes = np.searchsorted(levels, x)
             labels = [f"{name} = {_number(v)}" for v in levels]
+            conditions = [[_condition(name, "==", v)] for v in levels]
         else:
             if distinct == len(present) and n > 2 * max_values and np.all(np.mod(x[~missing], 1) == 0):
                 return f"every one of its {distinct:,} values is distinct (an identifier?)"
             edges = np.unique(np.quantile(x[~missing], np.linspace(0, 1, n_bins + 1))[1:-1])
             codes = np.searchsorted(edges, x, side="right")
             bounds = [-np.inf, *edges, np.inf]
-            labels = []
+            labels, conditions = [], []
             for lo, hi in zip(bounds[:-1], bounds[1:]):
                 if np.isinf(lo):
                     labels.append(f"{name} < {_number(hi)}")
+                    conditions.append([_condition(name, "<", hi)])
                 elif np.isinf(hi):
                     labels.append(f"{name} >= {_number(lo)}")
+                    conditions.append([_condition(name, ">=", lo)])
                 else:
                     labels.append(f"{_number(lo)} <= {name} < {_number(hi)}")
+                    conditions.append([_condition(name, ">=", lo), _condition(name, "<", hi)])
     else:
         if distinct > max_values:
             what = "an identifier or free text?" if distinct > len(present) // 2 else "too many to test honestly"
@@ -221,11 +241,13 @@ def _code_column(name: str, values: pd.Series, *, max_values: int, n_bins: int) 
         codes = np.zeros(n, dtype=np.int64)
         codes[~missing] = codes_present
         labels = [f"{name} = {u}" for u in uniques]
+        conditions = [[_condition(name, "==", str(u))] for u in uniques]
     codes = np.asarray(codes, dtype=np.int64)
     if missing.any():
         codes[missing] = len(labels)
         labels = [*labels, f"{name} is missing"]
-    return _Feature(name, codes, labels)
+        conditions = [*conditions, [_condition(name, "is_missing", None)]]
+    return _Feature(name, codes, labels, conditions)
 
 
 def _features(frame: pd.DataFrame, columns: Sequence[str], *, max_values: int, n_bins: int) -> tuple[list[_Feature], dict[str, str]]:
@@ -401,17 +423,6 @@ def _gather(c: _Candidates) -> _Stats:
     return _Stats(n, s, q)
 
 
-def _stats_of(conditions: list[tuple[tuple[int, int], ...]], features: list[_Feature], y: np.ndarray) -> _Stats:
-    """Stats of given slices on the rows ``y`` belongs to (row-wise masks: for few slices only)."""
-    n, s, q = np.zeros(len(conditions)), np.zeros(len(conditions)), np.zeros(len(conditions))
-    for i, cond in enumerate(conditions):
-        mask = np.ones(len(y), dtype=bool)
-        for f, lv in cond:
-            mask &= features[f].codes == lv
-        n[i], s[i], q[i] = mask.sum(), y[mask].sum(), (y[mask] ** 2).sum()
-    return _Stats(n, s, q)
-
-
 def _mask(cond: tuple[tuple[int, int], ...], features: list[_Feature]) -> np.ndarray:
     mask = np.ones(len(features[0].codes), dtype=bool)
     for f, lv in cond:
@@ -553,7 +564,7 @@ def find_slices(
     adjusted = adjust_pvalues(p, "bh") if control != "none" else p.copy()
     significant = adjusted <= alpha if len(p) else np.zeros(0, dtype=bool)
     score, slo, shi, gap, glo, ghi = figures
-    kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary)
+    kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary, codes)
     order_key = sorted(range(len(p)), key=lambda i: (not significant[i], gap[i], descriptions[i]))
     records, members = [], {}
     n_plain = 0
@@ -569,7 +580,8 @@ def find_slices(
                         "n": int(full.n[i]), "score": float(score[i]), "score_low": float(slo[i]), "score_high": float(shi[i]),
                         "gap": float(gap[i]), "gap_low": float(glo[i]), "gap_high": float(ghi[i]), "p_value": float(p[i]),
                         "p_adjusted": float(adjusted[i]), "significant": bool(significant[i]),
-                        "replaces": replaces.get(i, [])})
+                        "replaces": replaces.get(i, []),
+                        "conditions": [c for f, lv in cond for c in features[f].conditions[lv]]})
         members[descriptions[i]] = np.flatnonzero(_mask(cond, features))
     table = pd.DataFrame(records, columns=SLICE_COLUMNS)
     detectable, notes = _what_it_can_find(y, binary, n_tested, alpha, min_n, order, skipped, features)
@@ -593,31 +605,55 @@ def _clustered_tests(a: _Stats, b: _Stats, var_gap: np.ndarray, var_score: np.nd
     return p, (ma, ma - half_score, ma + half_score, gap, gap - half_gap, gap + half_gap)
 
 
+def _below_p_clustered(a: np.ndarray, b: np.ndarray, y: np.ndarray, codes: np.ndarray) -> float:
+    """One-sided cluster-robust p-value of "rows ``a`` score below rows ``b``" (disjoint masks): the
+    CR1 variance of the difference of means over the clusters that hold rows of either, t with
+    G - 1 degrees of freedom (statsmodels' clustered OLS of y on "in a" over those rows, times
+    G / (G - 1))."""
+    n_a, n_b = a.sum(), b.sum()
+    if n_a == 0 or n_b == 0:
+        return 1.0
+    m_a, m_b = y[a].mean(), y[b].mean()
+    either = a | b
+    g, inv = np.unique(codes[either], return_inverse=True)
+    contrib = np.where(a[either], (y[either] - m_a) / n_a, -(y[either] - m_b) / n_b)
+    e = np.bincount(inv, contrib, minlength=len(g))
+    n_g = len(g)
+    se = math.sqrt(float(np.sum(e**2)) * n_g / max(n_g - 1, 1))
+    if se == 0:
+        return 0.0 if m_a < m_b else 1.0
+    return float(scipy.stats.t.cdf((m_a - m_b) / se, max(n_g - 1, 1)))
+
+
 def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndarray, features: list[_Feature],
-             y: np.ndarray, alpha: float, binary: bool) -> tuple[np.ndarray, dict[int, list[str]]]:
+             y: np.ndarray, alpha: float, binary: bool,
+             codes: np.ndarray | None = None) -> tuple[np.ndarray, dict[int, list[str]]]:
     """Which slices to report: a significant conjunction replaces the parts it explains, and is
     itself dropped when one of its parts explains it. Returns the mask of kept slices and, per kept
-    conjunction, the descriptions of the parts it replaces."""
+    conjunction, the descriptions of the parts it replaces. With cluster ``codes`` every comparison
+    is cluster-robust, as the search's own tests are."""
     kept = np.ones(len(conditions), dtype=bool)
     replaces: dict[int, list[str]] = {}
     where = {cond: i for i, cond in enumerate(conditions)}
-    everything = _Stats(np.array([float(len(y))]), np.array([y.sum()]), np.array([(y**2).sum()]))
+
+    def below(a: np.ndarray, b: np.ndarray) -> float:
+        if codes is not None:
+            return _below_p_clustered(a, b, y, codes)
+        stats = [_Stats(np.array([float(m.sum())]), np.array([y[m].sum()]), np.array([(y[m] ** 2).sum()])) for m in (a, b)]
+        return float(_below_p(stats[0], stats[1], binary)[0])
+
     for i in np.flatnonzero(significant):
         cond = conditions[i]
         if len(cond) < 2:
             continue
         parts = [tuple(c for c in cond if c != drop) for drop in reversed(cond)]
-        c_stats = _stats_of([cond], features, y)
-        p_stats = _stats_of(parts, features, y)
-        rest_of_part = _Stats(p_stats.n - c_stats.n, p_stats.s - c_stats.s, p_stats.q - c_stats.q)
-        within = _below_p(_Stats(np.repeat(c_stats.n, len(parts)), np.repeat(c_stats.s, len(parts)),
-                                 np.repeat(c_stats.q, len(parts))), rest_of_part, binary)
-        if (within >= alpha).any():  # a part fails as much outside the conjunction: the part is the finding
-            kept[i] = False
+        inside = _mask(cond, features)
+        part_masks = [_mask(part, features) for part in parts]
+        if any(below(inside, m & ~inside) >= alpha for m in part_masks):
+            kept[i] = False  # a part fails as much outside the conjunction: the part is the finding
             continue
-        outside = _below_p(rest_of_part, everything - p_stats, binary)  # the part's rows outside the conjunction
-        for part, p_out in zip(parts, outside):
-            if p_out >= alpha:
+        for part, m in zip(parts, part_masks):
+            if below(m & ~inside, ~m) >= alpha:  # the part's rows outside the conjunction do not fail
                 j = where.get(part)
                 if j is not None:
                     kept[j] = False
@@ -657,6 +693,63 @@ def slice_mask(search: SliceSearch, description: str) -> np.ndarray:
 
         raise ConfigError(f"No reported slice {description!r}.{did_you_mean(description, search.members)}")
     return search.members[description]
+
+
+def conditions_mask(frame: pd.DataFrame, conditions: Sequence[dict[str, Any]]) -> np.ndarray:
+    """The rows of ``frame`` that meet every condition of a slice (its ``conditions`` in results.json).
+
+    ``frame`` holds the searched columns (:func:`searchable_frame` of store rows); a column it lacks
+    holds no value in any row. The mask selects exactly the rows the search counted.
+
+    >>> frame = pd.DataFrame({"site": ["a", "b", None], "input_length": [3, 12, 20]})
+    >>> conditions_mask(frame, [{"column": "input_length", "op": ">=", "value": 12}]).tolist()
+    [False, True, True]
+    >>> conditions_mask(frame, [{"column": "site", "op": "is_missing", "value": None}]).tolist()
+    [False, False, True]
+    """
+    mask = np.ones(len(frame), dtype=bool)
+    for i, cond in enumerate(conditions):
+        if not isinstance(cond, dict) or set(cond) != {"column", "op", "value"}:
+            raise DataError(f"Slice condition {i} is {cond!r}; each must be an object with exactly 'column', 'op' "
+                            "and 'value'.")
+        column, op, value = cond["column"], cond["op"], cond["value"]
+        if op not in CONDITION_OPS:
+            raise DataError(f"Slice condition {i} has op {op!r}; gengap writes only {', '.join(CONDITION_OPS)}.")
+        values = frame[column] if column in frame else pd.Series([None] * len(frame), index=frame.index, dtype=object)
+        missing = values.isna().to_numpy()
+        if op == "is_missing":
+            mask &= missing
+        elif isinstance(value, str):
+            if op != "==":
+                raise DataError(f"Slice condition {i} compares {column!r} with the text {value!r} by {op!r}; text "
+                                "is compared only by '=='.")
+            mask &= ~missing & (values.astype(str).to_numpy() == value)
+        else:
+            x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+            with np.errstate(invalid="ignore"):
+                hit = x == value if op == "==" else (x < value if op == "<" else x >= value)
+            mask &= ~missing & hit
+    return mask
+
+
+def rows_in_slice(rows: pd.DataFrame, record: dict[str, Any]) -> pd.DataFrame:
+    """The store rows of a slice record of results.json (``model``, ``split``, ``metric`` and
+    ``conditions``): the clean rows of that model, split and metric that meet every condition.
+
+    >>> import json
+    >>> rows = pd.DataFrame({"model": "m", "split": "s", "perturbation": "none", "metric": "em", "input": ["a b", "c"],
+    ...     "target": "x", "metadata": [json.dumps({"site": "a"}), json.dumps({"site": "b"})], "score": [1.0, 0.0]})
+    >>> rows_in_slice(rows, {"model": "m", "split": "s", "metric": "em",
+    ...     "conditions": [{"column": "site", "op": "==", "value": "b"}]})["input"].tolist()
+    ['c']
+    """
+    chosen = rows
+    if "perturbation" in chosen:
+        chosen = chosen[chosen["perturbation"] == "none"]
+    for key in ("model", "split", "metric"):
+        if key in record and key in chosen:
+            chosen = chosen[chosen[key].astype(str) == str(record[key])]
+    return chosen[conditions_mask(searchable_frame(chosen), record.get("conditions", []))]
 
 
 # ------------------------------------------------------------------------------------------- from store rows

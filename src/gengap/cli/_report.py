@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
+from gengap._settings import Analysis
 from gengap.cli._app import app
 from gengap.cli._common import stdout
 from gengap.store import resolve_store
+
+#: The slice search's defaults (``gengap report`` and ``gengap import`` take them as options).
+ANALYSIS_DEFAULTS = Analysis()
+
+
+def slices_option(name: str, *flags: str) -> typer.models.OptionInfo:
+    """The option of an :class:`gengap.config.Analysis` slice-search setting, its help the field's description."""
+    return typer.Option(*flags, help=Analysis.model_fields[name].description)
 
 
 def check_slice_order(order: int) -> None:
@@ -29,8 +39,8 @@ def report_command(
     format: Annotated[Optional[list[str]], typer.Option("--format", help="html, md or json (repeat; default: all three).")] = None,
     curve: Annotated[Optional[list[str]], typer.Option("--curve", help="Draw the score along this axis (repeat): a numeric metadata column, input_length or target_length.")] = None,
     cluster: Annotated[Optional[str], typer.Option(help="A metadata column whose rows are not independent (default: the run's own --cluster): every interval and test counts clusters.")] = None,
-    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
-    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
+    find_slices: Annotated[Optional[bool], typer.Option("--find-slices/--no-find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\"; default: as the run was started, e.g. gengap eval --find-slices).")] = None,
+    slice_order: Annotated[Optional[int], typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b'; default: as the run was started, else 2).")] = None,
 ) -> None:
     """Write the report of a stored run again: index.html, report.md and results.json.
 
@@ -48,13 +58,14 @@ def report_command(
     if run is None:
         with Store(store_path, read_only=True) as store:
             run = store.latest_run()
-    check_slice_order(slice_order)
+    if slice_order is not None:
+        check_slice_order(slice_order)
     folder = write_report(store_path, run, out if out is not None else store_path.parent, formats=formats,
                           reference=reference, curves=curve or (), cluster=cluster, find_slices=find_slices,
                           slice_order=slice_order)
     written = [FILE_NAMES[f] for f in formats]
     stdout.print(f"Report of run {run}: {folder / written[0]}" + (f"  (also {', '.join(written[1:])})" if written[1:] else ""))
-    if find_slices and "json" in formats:
+    if "json" in formats and "slices" in json.loads((folder / FILE_NAMES["json"]).read_text(encoding="utf-8"))["sections"]:
         from gengap.cli._common import print_slices
 
         print_slices(folder / "gengap.duckdb", run)

@@ -87,10 +87,8 @@ def option_docs(cls: type) -> list[tuple[str, str, str, str]]:
     init = vars(cls).get("__init__") or next((vars(k)["__init__"] for k in cls.__mro__ if "__init__" in vars(k)), None)
     hints = typing.get_type_hints(init) if init is not None and init is not object.__init__ else {}
     out = []
-    from gengap._deprecation import UNSET
-
     for name, p in (inspect.signature(init).parameters.items() if init is not None else ()):
-        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or p.default is UNSET:  # UNSET: a deprecated alias
+        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         default = "required" if p.default is p.empty else repr(p.default)
         out.append((name, default, _allowed(hints.get(name)), meanings.get(name, "")))

@@ -209,19 +209,6 @@ _WRONG_AFTER_RE = re.compile(r"^\W*(?:\w+\s+){0,2}(?:is|are|was|were)\s+(?:wrong
                              re.IGNORECASE)
 
 
-#: adjectives that name a place or body whose name is another word ("French" -> France, "solar" -> Sun): stems
-_ADJECTIVE_OF = {adjective: stem(noun) for adjective, noun in (
-    ("french", "France"), ("english", "England"), ("spanish", "Spain"), ("italian", "Italy"), ("german", "Germany"),
-    ("chinese", "China"), ("japanese", "Japan"), ("russian", "Russia"), ("indian", "India"), ("brazilian", "Brazil"),
-    ("mexican", "Mexico"), ("canadian", "Canada"), ("american", "America"), ("british", "Britain"), ("egyptian", "Egypt"),
-    ("greek", "Greece"), ("dutch", "Netherlands"), ("swedish", "Sweden"), ("norwegian", "Norway"), ("portuguese", "Portugal"),
-    ("australian", "Australia"), ("korean", "Korea"), ("turkish", "Turkey"), ("polish", "Poland"), ("irish", "Ireland"),
-    ("scottish", "Scotland"), ("swiss", "Switzerland"), ("danish", "Denmark"), ("finnish", "Finland"), ("thai", "Thailand"),
-    ("vietnamese", "Vietnam"), ("argentine", "Argentina"), ("argentinian", "Argentina"), ("peruvian", "Peru"),
-    ("chilean", "Chile"), ("iranian", "Iran"), ("persian", "Persia"), ("roman", "Rome"), ("solar", "Sun"), ("lunar", "Moon"),
-    ("martian", "Mars"), ("terrestrial", "Earth"))}
-
-
 _TURNS = r"\b(?:turn|become|change|go)(?:s|ed|ing)?\s+(?:(?:in)?to\s+)?(?:a\s+)?|\bbecame\s+(?:a\s+)?|\bwent\s+(?:in)?to\s+"
 #: common equivalents a reader knows: a formula and its name, a stance and its wording, a change of state and
 #: what it turns into, a diet and its food, a quantity and the question it answers. Each group is one concept;
@@ -323,10 +310,6 @@ def _mentions(ctx: Context, text: str) -> dict[str, int]:
         text = text.translate(_ACCENTS)  # "Júpiter" names "Jupiter": accents aside (same length, so places hold)
     tokens = [(m.start(), m.group(0)) for m in re.finditer(r"[A-Za-z][A-Za-z'\-]*|\d+(?:[.,]\d+)*", text)]
     stems = [(pos, stem(w), w) for pos, w in tokens if w.lower() not in STOPWORDS]
-    if any(w.lower() in _ADJECTIVE_OF for _, _, w in stems):  # "the French people" names France
-        stems = [item for pos, s, w in stems
-                 for item in ([(pos, s, w), (pos, _ADJECTIVE_OF[w.lower()], w)]
-                              if w.lower() in _ADJECTIVE_OF and s not in ctx.question_stems else [(pos, s, w)])]
     values = _option_values(ctx)
     numeric = all(v is not None for v in values)
     lone = {pos for pos, _, w in stems if len(w) == 1 and w in letters}  # a capital that may be an option letter
@@ -799,10 +782,6 @@ def _by_value(ctx: Context) -> str | None:
     return close[0] if len(close) == 1 else None
 
 
-def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
-
-
 _UNSURE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:not\s+(?:certain|sure|positive)|uncertain)\b", re.IGNORECASE)
 _COMMITS_RE = re.compile(r"\b(?:but|though|although|i'?d\s+(?:say|guess|go|pick|choose)|i\s+(?:think|believe|guess|lean)|probably|likely"
                          r"|my\s+(?:best\s+)?(?:guess|pick|bet)|answer|i'?ll\s+(?:go|say|pick)|go\s+with)\b", re.IGNORECASE)
@@ -1078,17 +1057,12 @@ RULES: tuple[Rule, ...] = (
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),
-    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
-    Rule("refusal", "abstain", _refusal),
-    Rule("candidates", "abstain", _commitment.candidates_rule(_strict_read)),
-    Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
-    Rule("hedge", "abstain", _hedge),
-    Rule("none_of_them", "abstain", _commitment.rejects_every_option),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_strict_read,
+                       also=(Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
+                             Rule("none_of_them", "abstain", _commitment.rejects_every_option))),
     Rule("answer_first", "answer_first", _commitment.choice_on_question(_answer_first)),
     Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
-    Rule("unfinished", "abstain", _unfinished),
-    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
     Rule("same_duration", "option_text", _same_duration),

@@ -5,11 +5,12 @@ reply that echoes the question ("It does not."), and a restatement that negates 
 Principles a careful reader uses, read before the restatement: an opening courtesy is no verdict; a
 pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
 instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
-and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
-a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative
-reply answers a comparative question by its direction; another rank, colour, date for the same event or
-opposite property denies; harm answers whether something may be done; an intensifying idiom stresses its
-clause either way; verdict phrases of other languages count."""
+and denies by negation, a negative prefix, another year, count, kind or bound; difficulty, a debated
+point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative reply
+answers a comparative question by its direction; another rank or date for the same event denies. No
+knowledge of the world decides: a restatement that leaves out or replaces what the question asks of its
+subject ("Ice floats." for "Does ice sink?", "a poor conductor" for "a good conductor?") is no verdict.
+An intensifying idiom stresses its clause either way; verdict phrases of other languages count."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from gengap.extract import _commitment
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
+    STOPWORDS,
     STRONG_MARK_RE,
     Context,
     Rule,
@@ -34,6 +36,8 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._phrases import alternation, languages_with
+from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
 _NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}
@@ -323,12 +327,17 @@ def _courtesy(ctx: Context) -> str | None:
 
 
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
-_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|ano|tak|da|да|так|是的|是|对|對|没错|沒錯|はい|ええ|네|예)"
-                              r"|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet|нет|ні|不是|不对|不對|不|没有|沒有|否|いいえ|아니요|아니오|아뇨))"
+# a bare yes or no in another language opening the reply ("Ja.", "Non !", "はい。"): phrases/<lang>.toml
+_VERDICT_LANGUAGES = tuple(sorted(set(languages_with("yes")) | set(languages_with("no"))))
+_FOREIGN_WORD_RE = re.compile(rf"^\W*(?:(?P<yes>{alternation('yes', _VERDICT_LANGUAGES)})|(?P<no>{alternation('no', _VERDICT_LANGUAGES)}))"
                               r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
 
 
 def _first_word(ctx: Context) -> str | None:
+    """Yes or no opening the output; not the "No" of a doubt in another language ("No lo sé."), which the
+    commitment stage reads."""
+    if ctx.prose[:2].lower() == "no" and (after_foreign_unsure(ctx.prose) is not None or foreign_no_answer(sentences(ctx.prose))):
+        return None
     m = _FIRST_RE.match(ctx.prose)
     if m:
         return _word(m.group(1))
@@ -409,15 +418,13 @@ def _verdict(ctx: Context) -> str | None:
         if asked and any(abs(said - a) <= 0.05 * max(abs(a), 1) for a in asked):
             return "yes"  # "About 365.25 days" for "... in 365 days?"
     head = re.sub(r"^\W*(?:since|from|as\s+of|by)\s+\d{3,4}\s*,?\s*", "", head, flags=re.IGNORECASE)  # "Since 2023 it has been"
-    litotes = re.match(r"^\W*not\s+(?:(?:at\s+all|exactly|very|so|too|particularly|especially)\s+)?([a-z]+)\b", head, re.IGNORECASE)
-    if litotes and ctx.question and any(_adjective(litotes.group(1)) in _ANTONYMS.get(a, ()) for a in _qualities_asked(ctx.question)):
-        return "yes"  # "Not cheap, that's for sure." for "Is London expensive?": the opposite denied
     split = _SPLIT_GROUPS_RE.match(head)
     if split and bool(split.group("neg1")) != bool(split.group("neg2")) and not _MOST_CLAUSE_RE.search(head) \
             and all(content_stems(split.group(g)) & ctx.question_stems for g in ("s1", "s2")):
         return ABSTAIN  # "Saltwater fish do; freshwater fish don't.": one group each way, no verdict for all
     if re.match(r"^\W*(?:most|many|the\s+majority\s+of)\b", head, re.IGNORECASE) and content_stems(head) & ctx.question_stems \
-            and not _NEGATION_RE.search(head) and not (ctx.question and _antonym_said(head.split(",")[0], ctx.question)) and not (ctx.question and _ALL_RE.search(ctx.question)):
+            and not _NEGATION_RE.search(head) and not (ctx.question and _ALL_RE.search(ctx.question)) \
+            and not (_predicate_left_out(re.split(r"[,;.:]", head)[0], ctx) and not re.search(r"\b(?:yes|no)\b", head, re.IGNORECASE)):
         return "yes"  # "Most people who are struck survive." for "Is it possible to survive ...?"
     elliptic = _ELLIPTIC_RE.match(head)
     subject_name = re.fullmatch(r"\W*([A-Z][a-z][\w'-]*(?:\s+[A-Z][a-z][\w'-]*)*)\s*", head[:elliptic.start("yes")]) if elliptic and elliptic.group("yes") else None
@@ -446,6 +453,12 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
+    return _verdict_words(head, ctx)
+
+
+def _verdict_words(head: str, ctx: Context) -> str | None:
+    """A verdict in words of its own ("Not at all.", "Certainly.", "Above sea level, it is.", "It's possible, ..."),
+    or one a comparison or a double negation gives."""
     compared = _comparative_reply(head, ctx.question) or _double_negation(head, ctx.question)
     if compared:
         return compared
@@ -579,11 +592,6 @@ _SPLIT_GROUPS_RE = re.compile(rf"^\W*(?!(?:it|they|he|she|that|this|there|you|we
                               re.IGNORECASE)
 
 
-@lru_cache(maxsize=4096)
-def _qualities_asked(question: str) -> frozenset[str]:
-    """The qualities of the antonym table a question asks about ("Is London expensive?" -> expensive)."""
-    return frozenset({_adjective(w) for w in re.findall(r"[a-z]+", question.lower())} & _ANTONYMS.keys())
-
 _ASKS_MYTH_RE = re.compile(r"\b(?:a\s+(?:common\s+|popular\s+)?(?:myth|misconception)|an?\s+urban\s+legend|an?\s+old\s+wives'?\s+tale|(?<!true or )(?<!true/)(?<!true, or )false(?!\s*(?:or|/)\s*true)|untrue)\b", re.IGNORECASE)
 _NOT_MYTH_RE = re.compile(r"\bnot\s+(?:a\s+|just\s+a\s+)?(?:myth|misconception|legend|false)|\bno\s+myth\b|\b(?:it's|it\s+is|that's|that\s+is)\s+(?:actually\s+|really\s+|perfectly\s+)?"
                           r"(?:true|real|a\s+fact|correct)\b", re.IGNORECASE)
@@ -606,10 +614,6 @@ _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE
 _PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)"
                            r"(?=\s*(?:$|[.,;:!)\u2014-])|\s+(?:though|although|but|if|when|as\s+long\s+as|in\s+(?:most|many|some)\s+cases)\b)",
                            re.IGNORECASE)
-
-
-def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
 
 
 def _concluding(ctx: Context) -> str | None:
@@ -760,67 +764,22 @@ def _other_rank(ctx: Context) -> str | None:
     return "no" if ranked and len(ranked) == len(said) else None
 
 
-_ASKS_PERMISSION_RE = re.compile(r"^\W*(?:can|could|may|should|is\s+it\s+(?:safe|ok(?:ay)?|fine|good|healthy|wise|advisable|alright|all\s+right)"
-                                r"|are\s+(?:[\w'-]+\s+){1,3}?(?:safe|ok(?:ay)?|fine|good\s+for|healthy))\b", re.IGNORECASE)
-# what one may or may not safely do: "Can dogs eat chocolate?", "Should I microwave it?"
-_ACTION_RE = re.compile(r"\b(?:eat|eaten|drink|take|use|give|feed|mix|swim|drive|leave|put|microwave|freeze|refreeze|touch|look|store|wash|reuse"
-                        r"|wear|cook|heat|reheat|charge|run|fly|travel|exercise|sleep|smoke|share|keep|apply|combine|pour|plant|pet|handle|breathe|bathe)\b",
-                        re.IGNORECASE)
-_HARM_RE = re.compile(r"\b(?:toxic|poisonous|dangerous|harmful|unsafe|deadly|lethal|fatal|hazardous|bad\s+for|(?:should|must)\s+(?:be\s+)?(?:avoided|never)"
-                      r"|not\s+(?:safe|recommended|advisable|a\s+good\s+idea)|a\s+(?:bad|terrible)\s+idea)\b", re.IGNORECASE)
-_HARMLESS_RE = re.compile(r"\b(?:safe|fine|ok(?:ay)?|harmless|healthy|no\s+problem|small\s+amounts?|in\s+moderation)\b", re.IGNORECASE)
-
-
-def _harmful(ctx: Context) -> str | None:
-    """A question whether something may or can safely be done ("Can dogs eat chocolate?") answered by the
-    harm it does ("Chocolate is toxic to dogs.", "It's dangerous for them.") reads no, the harm denied
-    ("Carrots are not toxic to dogs.") yes; not when the question is itself about the harm ("Are tomatoes
-    poisonous?") or the reply also calls it safe in some measure."""
-    if not ctx.question or not _ASKS_PERMISSION_RE.match(_asked(ctx.question)) or _HARM_RE.search(ctx.question):
-        return None
-    if re.match(r"\W*(?:can|could|may|should)\b", _asked(ctx.question), re.IGNORECASE) and not _ACTION_RE.search(_asked(ctx.question)):
-        return None  # "Can bees sting?" asks what they are able to do, not whether it is safe to
-    head = _head(ctx)
-    harm = _HARM_RE.search(head)
-    if not harm:
-        return None
-    if re.search(r"\b(?:not|isn't|aren't|wasn't|never|no)\s+(?:\w+\s+)?$", head[:harm.start()], re.IGNORECASE) and "not" not in harm.group(0).lower():
-        return "yes" if len(_HARM_RE.findall(head)) == 1 else None  # "Carrots are not toxic to dogs.": harmless, so yes
-    return None if _HARMLESS_RE.search(head.replace(harm.group(0), " ")) else "no"
-
-
-_COLOURS = frozenset("red orange yellow green blue purple violet pink brown black white grey gray silver gold golden turquoise".split())
-
-
-def _other_colour(ctx: Context) -> str | None:
-    """A question whether something is of one colour answered with another colour in the reply's first
-    clause ("It's actually white; the atmosphere makes it look yellow." for "Is the Sun yellow?"): no; the
-    colour asked said there too (or both), no reading."""
-    if not ctx.question:
-        return None
-    asked = set(re.findall(r"\b[a-z]+", _asked(ctx.question))) & _COLOURS  # lower-case only: "the Golden Gate" is a name
-    if len(asked) != 1:
-        return None
-    clause = re.split(r"[;:.!?]|,\s+(?:but|though|although|while|which|so)\b|\s-\s", _head(ctx), maxsplit=1)[0]
-    said = set(re.findall(r"[a-z]+", clause.lower())) & _COLOURS
-    if not said or said & asked or _NEGATION_RE.search(clause) or re.search(r"\b(?:and|or)\b", clause):
-        return None
-    return "no"
-
-
 _SHARE_RE = re.compile(r"^\W*(?:only\s+)?(?:about|around|roughly|nearly|almost|over|more\s+than|less\s+than|under|just\s+(?:over|under)|some|approximately)?\s*"
-                       r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)", re.IGNORECASE)
+                       r"(?:(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)|(?P<num>a|one|two|three|four|five|seven|nine)[\s-]+"
+                       r"(?P<den>half|halves|thirds?|quarters?|fifths?|tenths?)\b)", re.IGNORECASE)
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
+_DENOMINATORS = {"hal": 2, "thi": 3, "qua": 4, "fif": 5, "ten": 10}
 
 
 def _share_for_most(ctx: Context) -> str | None:
     """A question whether something is mostly so ("Is Greenland mostly ice?") answered with a share ("About
-    80% of it is covered by an ice sheet."): over half affirms, under half denies."""
+    80% of it is covered by an ice sheet.", "Roughly four fifths of it ..."): over half affirms, under half denies."""
     if not ctx.question or not re.search(r"\b(?:mostly|mainly|largely|predominantly|primarily|majority|most\s+of)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     m = _SHARE_RE.match(_head(ctx))
     if not m or _NEGATION_RE.search(_head(ctx)):
         return None
-    share = float(m.group(1))
+    share = float(m.group(1)) if m.group(1) else 100 * _NUMERATORS[m.group("num").lower()] / _DENOMINATORS[m.group("den").lower()[:3]]
     return "yes" if share > 55 else "no" if share < 45 else ABSTAIN  # about half: neither
 
 
@@ -840,6 +799,8 @@ def _subject_elliptic(ctx: Context) -> str | None:
     found = [e for e in _ELLIPTIC_AUX_RE.finditer(head) if e.group(1).lower().rstrip("s").removesuffix("e") in (word, word.removesuffix("e"))]
     if len(found) != 1 or sum(w.rstrip("s").removesuffix("e") == word.removesuffix("e") for w in re.findall(r"[a-z]+", head.lower())) != 1:
         return None
+    if not found[0].group("neg") and re.match(r"\W*but\b", head[found[0].end():], re.IGNORECASE):
+        return None  # "You could, but it's a bad idea.": a concession, the verdict is in what follows
     return "no" if found[0].group("neg") else "yes"
 
 
@@ -928,7 +889,7 @@ def _restatement(ctx: Context) -> str | None:
     # a leading qualifier ("Botanically it's a legume") does not change who the pronoun stands for
     core = re.sub(r"^\W*(?:[a-z]{3,}ly|strictly\s+speaking|technically\s+speaking|scientifically\s+speaking)\s*,?\s+(?=(?:it|they|he|she)\b)", "", main, flags=re.IGNORECASE)
     if re.match(r"\W*(?:it|they|he|she)\b", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
-            and (_antonym_said(core, ctx.question) or _prefixed_opposite(core, ctx.question)):
+            and _prefixed_opposite(core, ctx.question):
         return "no"  # "He lost." for "Did Napoleon win at Waterloo?": the pronoun's predicate is the opposite of the question's
     than = re.search(r"\bthan\s+(?:the\s+)?([A-Za-z][\w-]*)", main)
     if than and (_SUPERLATIVE_RE.search(ctx.question) and stem(than.group(1)) in ctx.question_stems or stem(than.group(1)) == subject):
@@ -954,16 +915,59 @@ def _restatement(ctx: Context) -> str | None:
     compared = _compared(ctx.prose, ctx.question)
     if compared:
         return compared  # "Is the Amazon longer than the Nile?" - "most references list the Nile as longer"
-    if (_antonym_said(main, ctx.question) or _prefixed_opposite(main, ctx.question)) and not _NEGATION_RE.search(main):
+    if _prefixed_opposite(main, ctx.question) and not _NEGATION_RE.search(main):
         return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."; "It's illegal ..." for "Is it legal ...?"
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
+    return _polarity(main, shared, ctx)
+
+
+def _polarity(main: str, shared: set[str], ctx: Context) -> str | None:
+    """The verdict of a clause that restates the question (``shared``: the question's words it says): negated, no;
+    affirmed, yes; none where it leaves out or replaces what the question asks of its subject."""
+    question = ctx.question or ""
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
-    if not negated and not shared - _question_subject(ctx.question) and not _qualities(main) & _qualities(ctx.question):
+    if not negated and (not shared - _question_subject(question) or _requalified(main, question)):
         return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
-    if _INNER_NEGATION_RE.search(ctx.question):
+    if (not negated or _ASKS_MODAL_RE.match(_asked(question))) and _predicate_left_out(main, ctx):
+        return None  # "Ice floats on water." for "Does ice sink?": what it says instead needs a reader's knowledge
+    if _INNER_NEGATION_RE.search(question):
         return "yes" if negated else "no"  # "Is there no gravity in space?" - "There is gravity in space."
     return "no" if negated else "yes"
+
+
+def _predicate_left_out(main: str, ctx: Context) -> bool:
+    """A word the question asks of its subject is missing from the restatement ("Pluto is smaller than the
+    Moon." for "Is Pluto bigger than the Moon?"): only knowledge of the words said instead could read it.
+
+    >>> _predicate_left_out("Ice floats on water.", Context("", "yes_no", question="Does ice sink in water?"))
+    True
+    """
+    said = content_stems(main)
+    missing = ctx.question_stems - said - _question_subject(ctx.question)
+    return any(not word[:1].isdigit() and not any(s.startswith(word[:4]) for s in said) for word in missing)
+
+
+# "Can dogs eat ...?", "Should I ...?": the verb after the modal is what is asked
+_ASKS_MODAL_RE = re.compile(r"^\W*(?:can|could|may|might|should|must)\b", re.IGNORECASE)
+_CLASSED_RE = re.compile(r"\b(?:classified|classed|categori[sz]ed|reclassified|considered|regarded)\s+as\b", re.IGNORECASE)
+
+
+def _requalified(main: str, question: str) -> bool:
+    """The reply sets another word where the question qualifies what it asks about ("a poor conductor" for
+    "a good conductor?"): its agreement with the rest of the question is no verdict.
+
+    >>> _requalified("Pure water is a poor conductor.", "Is water a good conductor of electricity?")
+    True
+    """
+    def modifiers(text: str) -> dict[str, str]:
+        words = re.findall(r"[A-Za-z][\w'-]*", text)
+        return {stem(w): stem(prev) for prev, w in zip(words, words[1:])
+                if prev[:1].islower() and prev.lower() not in STOPWORDS and w.lower() not in STOPWORDS and not prev.endswith("ly")}
+    said, asked = modifiers(main), modifiers(question)
+    if _CLASSED_RE.search(main) and any(noun in said for noun in content_stems(question)):
+        return True  # "Pluto is classified as a dwarf planet.": a class of its own, named with a word the question lacks
+    return any(noun in said and said[noun] != word and said[noun] not in asked.values() for noun, word in asked.items())
 
 
 # a question that itself denies ("Is there no gravity in space?", "Do penguins never fly?"), not a leading "Isn't ...?"
@@ -1091,9 +1095,7 @@ def _other_kind(main: str, question: str) -> bool:
         return False
     kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    demoted = any(_noun_stems(w) & kind and i and said_words[i - 1].lower() in _DEMOTING
-                  and not re.search(rf"\b{said_words[i - 1]}\s+{w[:4]}", question, re.IGNORECASE) for i, w in enumerate(said_words))  # "a dwarf planet" asked
-    return demoted or not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+    return not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star
 
 
 def _noun_stems(word: str) -> set[str]:
@@ -1105,67 +1107,6 @@ def _noun_stems(word: str) -> set[str]:
 
 # the plural form: "Are sharks mammals?" (a plural noun, not an adjective such as "poisonous")
 _ASKS_KINDS_RE = re.compile(r"^\W*(?:are|were)\s+(?:the\s+|all\s+)?[a-z]+\s+([a-z]{3,}s(?<!ous)(?<!ss)(?<!less)(?<!us)(?<!is))\W*$", re.IGNORECASE)
-
-
-# qualifiers that make a kind another kind ("a dwarf planet", "a former colony", "a semi-aquatic ...")
-_DEMOTING = frozenset("dwarf minor former ex semi quasi pseudo so-called mock faux imitation".split())
-
-
-_ANTONYM_PAIRS: tuple[str, ...] = ("good poor", "good bad", "fast slow", "quick slow", "big small", "large small", "hot cold", "warm cold", "old young", "tall short", "heavy light",
-                  "long short", "high low", "wet dry", "strong weak", "rich poor", "deep shallow", "wide narrow", "thick thin",
-                  "safe dangerous", "cheap expensive", "loud quiet", "early late", "alive dead", "hard soft", "near far", "full empty")
-_ANTONYM_PAIRS += ("bad harmless", "harmful harmless", "dangerous harmless", "grow shrink", "expand shrink", "big shrink", "large shrink", "safe poisonous", "safe toxic", "hard easy", "difficult easy", "more less", "like dislike", "like hate", "love hate", "enjoy dislike", "enjoy hate", "win lose", "pass fail", "sink float", "rise fall", "increase decrease", "accept reject", "live die", "survive die",
-                   "succeed fail", "open close", "allow forbid", "allow ban")
-# opposite properties a reply names instead of the one asked ("The Earth is round." for "Is the Earth flat?")
-_ANTONYM_PAIRS += ("flat round", "flat spherical", "prime composite", "even odd", "light dark", "common rare", "active dormant", "active extinct",
-                   "extant extinct", "rough smooth", "sweet bitter", "positive negative", "acidic alkaline", "acidic basic", "natural artificial",
-                   "natural synthetic", "wild domestic", "wild domesticated", "temporary permanent", "public private", "solid hollow", "solid liquid",
-                   "liquid gas", "solid gas", "conductor insulator", "male female", "clockwise anticlockwise", "clockwise counterclockwise",
-                   "healthy harmful", "nutritious harmful", "edible poisonous", "edible toxic")
-# the forms of those verbs that an ending does not give
-_VERB_FORMS = {"won": "win", "winning": "win", "wins": "win", "lost": "lose", "loses": "lose", "losing": "lose", "sank": "sink", "sunk": "sink",
-               "rose": "rise", "risen": "rise", "fell": "fall", "fallen": "fall", "died": "die", "dies": "die", "dying": "die", "lived": "live",
-               "survived": "survive", "passed": "pass", "failed": "fail", "floated": "float", "succeeded": "succeed", "opened": "open", "closed": "close",
-               "allowed": "allow", "banned": "ban", "forbidden": "forbid", "forbade": "forbid", "accepted": "accept", "rejected": "reject",
-               "shrinking": "shrink", "shrinks": "shrink", "shrank": "shrink", "shrunk": "shrink", "growing": "grow", "grew": "grow", "grown": "grow",
-               "expanding": "expand", "liked": "like", "likes": "like", "disliked": "dislike", "dislikes": "dislike", "hated": "hate", "hates": "hate", "loves": "love",
-               "loved": "love", "enjoys": "enjoy", "enjoyed": "enjoy", "greater": "more", "lesser": "less", "fewer": "less", "increased": "increase", "decreased": "decrease", "increases": "increase", "decreases": "decrease"}
-_ANTONYMS: dict[str, set[str]] = {}
-for _pair in _ANTONYM_PAIRS:
-    _a, _b = _pair.split()
-    _ANTONYMS.setdefault(_a, set()).add(_b)
-    _ANTONYMS.setdefault(_b, set()).add(_a)
-
-
-@lru_cache(maxsize=16384)
-def _adjective(word: str) -> str:
-    """The plain form of an adjective: "slowest" -> "slow", "biggest" -> "big", "heavier" -> "heavy"."""
-    w = word.lower()
-    w = _VERB_FORMS.get(w, w)
-    if w in _ANTONYMS:
-        return w
-    for suffix, add in (("iest", "y"), ("ier", "y"), ("ily", "y"), ("est", ""), ("est", "e"), ("er", ""), ("er", "e"), ("ly", ""), ("s", "")):
-        if w.endswith(suffix) and len(w) > len(suffix) + 2:
-            base = w[: -len(suffix)] + add
-            if base not in _ANTONYMS and len(base) > 3 and base[-1] == base[-2]:
-                base = base[:-1]  # "biggest" -> "big" (but "smaller" -> "small")
-            if base in _ANTONYMS:
-                return base
-    return w
-
-
-_SAME_QUALITY = {"large": "big", "huge": "big", "great": "big", "little": "small", "tiny": "small", "quick": "fast", "rapid": "fast", "swift": "fast",
-                 "hot": "warm", "elderly": "old", "ancient": "old", "lengthy": "long", "brief": "short", "cool": "cold"}
-
-
-def _qualities(text: str) -> set[str]:
-    """The qualities a text names, in one word each ("larger" and "bigger" are both "big")."""
-    found = set()
-    for w in re.findall(r"[a-z]+", text.lower()):
-        a = _adjective(w)
-        if a in _ANTONYMS or a in _SAME_QUALITY:
-            found.add(_SAME_QUALITY.get(a, a))
-    return found
 
 
 _NEGATIVE_PREFIX_RE = re.compile(r"^(?:un|in|il|im|ir|non-?|dis)(?=[a-z]{4,}$)")
@@ -1188,12 +1129,6 @@ def _prefixed_opposite(main: str, question: str) -> bool:
 # roots whose prefixed form is their opposite (not "inform" or "discover")
 _PREFIXABLE = frozenset("legal safe healthy possible true fair able likely usual common necessary polite responsible correct complete "
                         "visible known honest pleasant popular regular sure lucky clear friendly comfortable tidy kind happy wise".split())
-
-
-def _antonym_said(main: str, question: str) -> bool:
-    """The question asks about a quality and the restatement gives its opposite, not the quality itself."""
-    said = {_adjective(w) for w in re.findall(r"[a-z]+", main.lower())}
-    return any(said & _ANTONYMS[a] and a not in said for a in _qualities_asked(question))
 
 
 _ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([A-Za-z][\w-]*)(?:\s+[\w-]+){0,3}?\s+(\w+er|more\s+\w+)\s+than\s+(?:the\s+)?([A-Za-z][\w-]*)",
@@ -1277,6 +1212,7 @@ def _other_name(main: str, ctx: Context) -> bool:
     if any(stem(w) in words for w in asked.group(0).split()):
         return False  # the subject is there: the clause speaks of it
     return any(not any(stem(w) in ctx.question_stems for w in n.split()) and n.split()[0].lower() not in _NOT_SUBJECTS
+               and n.split()[0].lower() not in STOPWORDS and not n.lower().endswith("ly")  # "Roughly four fifths ...": no name
                for n in _NAME_RUN_RE.findall(main))
 
 
@@ -1307,28 +1243,22 @@ RULES: tuple[Rule, ...] = (
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
-    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    Rule("refusal", "abstain", _refusal),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
     Rule("reported", "verdict", _reported),
     Rule("concluding", "marker", _concluding),
-    Rule("hedge", "abstain", _hedge),
-    Rule("unfinished", "abstain", _unfinished),
-    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("table", "table", _table),
     Rule("last_word", "last", _last_word),
     Rule("contrast_not", "negation", _contrast_not),
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
     Rule("other_rank", "negation", _other_rank),
-    Rule("harmful", "verdict", _harmful),
-    Rule("other_colour", "negation", _other_colour),
     Rule("subject_elliptic", "answer_inside_sentence", _subject_elliptic),
     Rule("share_for_most", "answer_inside_sentence", _share_for_most),
     Rule("bound", "answer_inside_sentence", _bound),

@@ -24,7 +24,6 @@ from typing import Any, Literal
 
 import numpy as np
 
-from gengap._deprecation import UNSET, renamed_argument, warn_renamed
 from gengap._errors import ConfigError, DataError, MissingDependency
 from gengap._progress import progress as progress_bar
 from gengap._threads import one_torch_thread
@@ -50,7 +49,7 @@ class _Params:
     def _param_names(cls) -> list[str]:
         sig = inspect.signature(cls.__init__)
         return [p.name for p in sig.parameters.values()
-                if p.name != "self" and p.kind != p.VAR_KEYWORD and p.default is not UNSET]  # UNSET: a deprecated alias
+                if p.name != "self" and p.kind != p.VAR_KEYWORD]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters and their values."""
@@ -93,7 +92,6 @@ class Seq2SeqLearner(_Params):
         target plus 10 tokens).
     seed : seed of initialization, dropout and batch order; the same seed and data give
         the same predictions.
-    random_state : deprecated name of ``seed``.
     progress : show a progress bar with the running loss (None: when stderr is a terminal).
 
     Notes
@@ -134,7 +132,6 @@ class Seq2SeqLearner(_Params):
         max_output_length: int | None = None,
         seed: int | None = 0,
         progress: bool | None = None,
-        random_state: Any = UNSET,
     ) -> None:
         self.arch = arch
         self.embedding_size = embedding_size
@@ -148,14 +145,8 @@ class Seq2SeqLearner(_Params):
         self.max_steps = max_steps
         self.max_time = max_time
         self.max_output_length = max_output_length
-        self.seed = renamed_argument("Seq2SeqLearner", "random_state", "seed", random_state, seed, 0)
+        self.seed = seed
         self.progress = progress
-
-    @property
-    def random_state(self) -> int | None:
-        """Deprecated name of :attr:`seed`."""
-        warn_renamed("Seq2SeqLearner.random_state", "Seq2SeqLearner.seed")
-        return self.seed
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:

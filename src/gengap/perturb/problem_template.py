@@ -382,11 +382,3 @@ def verify_labels(dataset: Any, template: ProblemTemplate, *, column: str = "inp
     texts = dataset.inputs if column == "input" else dataset.column(column).tolist()
     return [i for i, text, target in zip(dataset.ids, texts, dataset.targets) if not template.check(str(text), target)]
 
-
-def __getattr__(name: str) -> object:
-    if name == "Template":  # the name before ProblemTemplate; kept for one release
-        from gengap._deprecation import warn_renamed
-
-        warn_renamed("gengap.perturb.problem_template.Template", "ProblemTemplate")
-        return ProblemTemplate
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -52,11 +52,13 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_published",
     "gengap.report.section_cost",
     "gengap.report.section_curves",
+    "gengap.report.section_corpus_curves",
     "gengap.report.section_valley",
     "gengap.report.section_leakage",
     "gengap.report.section_calibration",
     "gengap.report.section_slices",
     "gengap.report.section_baselines",
+    "gengap.report.section_samples",
 ]
 
 

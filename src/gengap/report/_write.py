@@ -15,11 +15,12 @@ from markupsafe import Markup
 
 from gengap._errors import ConfigError, StoreError, did_you_mean
 from gengap.analysis.gaps import find_reference, summarize
+from gengap.analysis.samples import default_cluster
 from gengap.report._blocks import TEMPLATES, render_template
 from gengap.report._format import count, md_escape
 from gengap.report._results import dumps, results_document
 from gengap.report._sections import ReportContext, Section, build_sections
-from gengap.store import Store
+from gengap.store import REPORT_SETTINGS, Store
 
 __all__ = ["write_report", "load_context", "check_formats", "FORMATS", "FILE_NAMES"]
 
@@ -74,16 +75,24 @@ def _run_record(store: Store, run_id: str) -> dict[str, Any]:
 
 def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000,
                  curves: Sequence[str] = (), groups: Sequence[str] = (), cluster: str | None = None,
-                 find_slices: bool = False, slice_order: int = 2) -> ReportContext:
+                 find_slices: bool | None = None, slice_order: int | None = None) -> ReportContext:
     """Read one run from an open store and compute its summary: what every section works from.
 
-    ``cluster`` (default: the run's own ``cluster`` setting) names the column whose rows are not independent."""
+    ``cluster`` (default: the run's own ``cluster`` setting) names the column whose rows are not independent;
+    ``find_slices`` and ``slice_order`` default to the report settings the run was started with (off, 2)."""
     run = _run_record(store, run_id)
+    remembered = run["config"].get(REPORT_SETTINGS) if isinstance(run.get("config"), dict) else None
+    remembered = remembered if isinstance(remembered, dict) else {}
+    if find_slices is None:
+        find_slices = bool(remembered.get("find_slices", False))
+    if slice_order is None:
+        slice_order = int(remembered.get("slice_order", 2))
     if cluster is None:
         settings = run["config"].get("settings") if isinstance(run.get("config"), dict) else None
         scoring = settings.get("scoring") if isinstance(settings, dict) else None
         cluster = scoring.get("cluster") if isinstance(scoring, dict) else None
     rows = store.rows(run_id)
+    cluster = default_cluster(rows, cluster)  # several samples per example: clustered by example
     split_info = store.split_info(run_id)
     if reference is not None and reference not in split_info:
         raise ConfigError(
@@ -141,8 +150,8 @@ def write_report(
     curves: Sequence[str] = (),
     groups: Sequence[str] = (),
     cluster: str | None = None,
-    find_slices: bool = False,
-    slice_order: int = 2,
+    find_slices: bool | None = None,
+    slice_order: int | None = None,
 ) -> Path:
     """Write the report of run ``run_id`` of a results store into the folder ``out``.
 
@@ -162,7 +171,8 @@ def write_report(
     groups : metadata fields whose groups an imported run's report scores (``gengap import ... --group``).
     cluster : a metadata column whose rows are not independent (default: the run's ``cluster`` setting).
     find_slices : search for slices that score below the rest ("Where it fails"; ``results.json``'s
-        ``slices``); ``slice_order`` is the most conditions in a slice.
+        ``slices``); ``slice_order`` is the most conditions in a slice. Both default to the report
+        settings the run was started with (``gengap eval --find-slices``; else off, and 2).
 
     Returns
     -------

@@ -32,8 +32,7 @@ from __future__ import annotations
 import functools
 import inspect
 import json
-import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar, Literal, TypeVar
@@ -118,18 +117,9 @@ class Split:
     dataset: Dataset | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.diagnostics, SplitDiagnostics):  # a plain dict, as before the record existed
-            if not isinstance(self.diagnostics, Mapping):
-                raise ConfigError(f"Split '{self.name}': diagnostics must be a SplitDiagnostics, got "
-                                  f"{type(self.diagnostics).__name__}.")
-            from gengap._deprecation import warn_renamed
-
-            warn_renamed("Split(diagnostics=<dict>)", "Split(diagnostics=SplitDiagnostics(...))")
-            record = {"n_train": len(self.train), "n_test": len(self.test), **self.diagnostics}
-            if "n_unused" not in record and self.dataset is not None:
-                record["n_unused"] = len(self.dataset) - len(self.train) - len(self.test)
-                record["test_fraction"] = round(len(self.test) / len(self.dataset), 6)
-            object.__setattr__(self, "diagnostics", SplitDiagnostics.from_dict(record))
+        if not isinstance(self.diagnostics, SplitDiagnostics):
+            raise ConfigError(f"Split '{self.name}': diagnostics must be a SplitDiagnostics (SplitDiagnostics.of_parts "
+                              f"or .from_dict), got {type(self.diagnostics).__name__}.")
 
     def _require_dataset(self) -> Dataset:
         if self.dataset is None:
@@ -284,23 +274,6 @@ class Splitter:
     #: Seed of the splitter's random draws (its ``seed=`` argument); None for splitters that draw nothing.
     seed: int | None = None
 
-    def _take_seed(self, seed: int | None, random_state: Any) -> int | None:
-        """``seed``, or the deprecated ``random_state`` when that was given (with a DeprecationWarning)."""
-        from gengap._deprecation import renamed_argument
-
-        init = type(self).__init__
-        default = inspect.signature(init).parameters["seed"].default
-        return renamed_argument(type(self).__name__, "random_state", "seed", random_state, seed, default,
-                                stacklevel=6 if getattr(init, "_adds_dedupe", False) else 5)
-
-    @property
-    def random_state(self) -> int | None:
-        """Deprecated name of :attr:`seed`."""
-        from gengap._deprecation import warn_renamed
-
-        warn_renamed(f"{type(self).__name__}.random_state", f"{type(self).__name__}.seed")
-        return self.seed
-
     @property
     def atoms(self) -> AtomFn:
         return words
@@ -311,11 +284,9 @@ class Splitter:
         splits = []
         groups = self._copy_groups(dataset) if self.dedupe else None
         for train, test, details in self._iter_indices(dataset, rng):
-            if not isinstance(details, SplitDetails):  # the dict of name/held_out/figures hooks yielded before
-                warnings.warn(f"{type(self).__name__}._iter_indices yields a dict; yield a SplitDetails(name=..., "
-                              "held_out=..., figures=...) instead (dicts are read for one more release).",
-                              DeprecationWarning, stacklevel=2)
-                details = SplitDetails._from_legacy(details)
+            if not isinstance(details, SplitDetails):
+                raise ConfigError(f"{type(self).__name__}._iter_indices yielded a {type(details).__name__}; yield "
+                                  "(train, test, SplitDetails(name=..., held_out=..., figures=...)).")
             if groups is not None:
                 train, test, details = self._keep_copies_together(dataset, groups, train, test, details)
             splits.append(self._make_split(dataset, train, test, details))
@@ -396,11 +367,9 @@ class Splitter:
 
     @classmethod
     def _parameters(cls) -> list[inspect.Parameter]:
-        """The constructor's options; deprecated aliases (default ``UNSET``) are not options."""
-        from gengap._deprecation import UNSET
-
+        """The constructor's options."""
         return [p for name, p in inspect.signature(cls.__init__).parameters.items()
-                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD) and p.default is not UNSET]
+                if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """The constructor's parameters and their current values (scikit-learn's ``get_params``;
@@ -413,7 +382,7 @@ class Splitter:
         return {p.name: getattr(self, p.name, p.default) for p in self._parameters()}
 
     def set_params(self, **params: Any) -> Splitter:
-        """Set parameters by name (scikit-learn's ``set_params``); ``random_state`` is the deprecated name of ``seed``.
+        """Set parameters by name (scikit-learn's ``set_params``); an unknown name is an error.
 
         >>> from gengap.splits import RandomSplit
         >>> RandomSplit().set_params(seed=7).seed

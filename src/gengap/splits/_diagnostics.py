@@ -29,8 +29,7 @@ True
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
@@ -116,19 +115,9 @@ class SplitDetails:
     def __reduce__(self) -> tuple[Any, ...]:  # pickle and deepcopy: a read-only view has no state of its own
         return (type(self), (self.name, self.held_out, self.structure, dict(self.figures)))
 
-    @classmethod
-    def _from_legacy(cls, details: Mapping[str, Any]) -> SplitDetails:
-        """A hook's old ``details`` dict (``name`` and ``held_out`` keys, structure keys when measured)."""
-        rest = dict(details)
-        name, held_out = rest.pop("name", None), rest.pop("held_out", "")
-        structure = None
-        if all(k in rest for k in STRUCTURE_KEYS):
-            structure = StructureFigures(**{k: rest.pop(k) for k in STRUCTURE_KEYS})
-        return cls(name=name, held_out=held_out, structure=structure, figures=rest)
-
 
 @dataclass(frozen=True)
-class SplitDiagnostics(Mapping[str, Any]):
+class SplitDiagnostics:
     """What a reader needs to trust a split: its sizes, what was held out, its structure and method figures.
 
     Attributes
@@ -140,8 +129,7 @@ class SplitDiagnostics(Mapping[str, Any]):
     structure : unseen test atoms and divergences (None when not measured: an empty train part).
     figures : method-specific figures, by name (read-only).
 
-    Reading it as a dict (``diagnostics["n_train"]``) still works for one release, with a
-    DeprecationWarning that names the attribute to use; :meth:`to_dict` gives the flat dict.
+    :meth:`to_dict` gives the flat dict ``split.json`` holds.
     """
 
     n_train: int
@@ -198,40 +186,5 @@ class SplitDiagnostics(Mapping[str, Any]):
             structure = StructureFigures(**{k: rest.pop(k) for k in STRUCTURE_KEYS})
         return cls(n_train=n_train, n_test=n_test, test_fraction=test_fraction, n_unused=n_unused,
                    held_out=held_out, structure=structure, figures=rest)
-
-    # -- the dict face of old code, for one release ---------------------------------
-    def _attribute(self, key: str) -> str:
-        if key in COMMON_KEYS or key == "held_out":
-            return f".{key}"
-        if key in STRUCTURE_KEYS:
-            return f".structure.{key}"
-        return f".figures[{key!r}]"
-
-    def _warn(self, key: str) -> None:
-        warnings.warn(f"split.diagnostics[{key!r}] is deprecated and will be removed in the next release; use "
-                      f"split.diagnostics{self._attribute(key)} (or .to_dict() for the flat dict).",
-                      DeprecationWarning, stacklevel=3)
-
-    def __getitem__(self, key: str) -> Any:
-        flat = self.to_dict()
-        if key not in flat:
-            raise KeyError(key)
-        self._warn(key)
-        return flat[key]
-
-    def get(self, key: str, default: Any = None) -> Any:
-        flat = self.to_dict()
-        if key in flat:
-            self._warn(key)
-        return flat.get(key, default)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self.to_dict()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.to_dict())
-
-    def __len__(self) -> int:
-        return len(self.to_dict())
 
     __hash__ = None  # type: ignore[assignment]  # figures is a dict

@@ -48,8 +48,6 @@ def load_split(folder: str | Path) -> Split:
     except (KeyError, TypeError) as e:
         raise DataError(f"'{folder / 'split.json'}' has no valid 'taxonomy' record ({e}).") from None
     params = dict(info.get("params", {}))
-    if "random_state" in params and "seed" not in params:  # written before splitters took seed=
-        params = {("seed" if k == "random_state" else k): v for k, v in params.items()}
     return Split(
         name=info.get("name", folder.name), method=info.get("method", "file"),
         train=np.arange(len(train)), test=np.arange(len(train), len(train) + len(test)),

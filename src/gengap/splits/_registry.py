@@ -46,13 +46,6 @@ def make_splitter(spec: str | Splitter, *, options: dict[str, Any] | None = None
     options = {**parsed, **{k.replace("-", "_"): v for k, v in (options or {}).items()}}
     cls = SPLIT_METHODS.lookup(method)
     params = signature_options(cls)
-    if "random_state" in options and "seed" in params:  # the deprecated name of seed, in a spec or options
-        from gengap._deprecation import warn_renamed
-
-        if "seed" in options:
-            raise ConfigError(f"Split '{spec}': give seed only (random_state is its old name), not both.")
-        warn_renamed(f"Split option random_state ('{spec}')", "seed", stacklevel=3)
-        options["seed"] = options.pop("random_state")
     check_options(spec, method, options, params, what="Split")
     kwargs = {k: v for k, v in defaults.items() if k in params and v is not None}
     kwargs.update(options)

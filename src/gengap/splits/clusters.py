@@ -24,7 +24,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._deprecation import UNSET, renamed_argument
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
@@ -60,7 +59,6 @@ def embed(
     n_components: int | None = 50,
     seed: int | None = 0,
     return_vectorizer: bool = False,
-    random_state: Any = UNSET,
 ) -> Any:
     """Vectors for inputs: standardized numbers for numeric records, else TF-IDF (+ truncated SVD).
 
@@ -70,12 +68,10 @@ def embed(
     n_components : SVD dimensions for text (None keeps the sparse TF-IDF matrix).
     seed : seed of the truncated SVD.
     return_vectorizer : also return the fitted TF-IDF vectorizer and its matrix (text only; else None).
-    random_state : deprecated name of ``seed``.
 
     >>> embed(["a b", "a c", "d d"], n_components=2).shape
     (3, 2)
     """
-    seed = renamed_argument("embed", "random_state", "seed", random_state, seed, 0)
     values = list(values)
     if not values:
         raise DataError("Nothing to embed: no inputs.")
@@ -148,11 +144,10 @@ def cluster(
     n_components: int = 50,
     n_terms: int = 5,
     seed: int | None = 0,
-    random_state: Any = UNSET,
 ) -> Clustering:
     """Embed and cluster the inputs of ``dataset`` with KMeans, and describe each cluster.
 
-    ``seed`` seeds the embedding and KMeans; ``random_state`` is its deprecated name.
+    ``seed`` seeds the embedding and KMeans.
 
     >>> import gengap
     >>> texts = ["cat sat mat"] * 5 + ["stock price fell"] * 5
@@ -162,7 +157,6 @@ def cluster(
     """
     from sklearn.cluster import KMeans
 
-    seed = renamed_argument("cluster", "random_state", "seed", random_state, seed, 0)
     if not isinstance(n_clusters, (int, np.integer)) or n_clusters < 2:
         raise ConfigError(f"n_clusters={n_clusters!r} must be an integer >= 2.")
     inputs = dataset.inputs
@@ -209,7 +203,6 @@ class ClusterSplit(Splitter):
     embedding : a metadata column holding the user's own vectors (one per example).
     n_components : TF-IDF SVD dimensions.
     seed : seed of the embedding, KMeans and the choice of clusters.
-    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> texts = [f"cat {w}" for w in "abcdefgh"] + [f"stock {w}" for w in "abcdefgh"]
@@ -233,14 +226,13 @@ class ClusterSplit(Splitter):
         embedding: str | None = None,
         n_components: int = 50,
         seed: int | None = 0,
-        random_state: Any = UNSET,
     ) -> None:
         self.n_clusters = n_clusters
         self.holdout = holdout
         self.test_fraction = test_fraction
         self.embedding = embedding
         self.n_components = n_components
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         if not isinstance(n_clusters, (int, np.integer)) or isinstance(n_clusters, bool) or n_clusters < 2:
             raise ConfigError(f"n_clusters={n_clusters!r} must be an integer >= 2.")
         for h in self._holdouts or []:

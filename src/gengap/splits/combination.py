@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
@@ -100,7 +99,6 @@ class HeldOutCombinations(Splitter):
     test_fraction : share of examples wanted in test when drawing.
     atoms : atom extractor when ``columns`` is None.
     seed : seed of the draws.
-    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> rows = [{"input": f"{v} {m}", "target": "-"} for v in ["walk", "jump", "run"] for m in ["left", "twice"]]
@@ -116,13 +114,13 @@ class HeldOutCombinations(Splitter):
 
     def __init__(self, *, columns: list[str] | str | None = None, combinations: list[Any] | str | None = None,
                  size: int = 2, test_fraction: float | int = 0.2, atoms: Any = "words",
-                 seed: int | None = 0, random_state: Any = UNSET) -> None:
+                 seed: int | None = 0) -> None:
         self.columns = columns
         self.combinations = combinations
         self.size = size
         self.test_fraction = test_fraction
         self.atoms = atoms  # type: ignore[assignment]
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         if not isinstance(size, (int, np.integer)) or size < 2:
             raise ConfigError(f"size={size!r} must be an integer >= 2: a combination joins at least two parts.")
         if combinations is None:

@@ -34,7 +34,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.dataset import Dataset
 from gengap.splits._base import SplitDetails, Splitter, StructureFigures, TaxonomyCard, register_splitter, resolve_test_size
@@ -637,7 +636,6 @@ class MaxCompoundDivergence(Splitter):
         None scales it with the data (40, 10, 100; 10, 2, 20 above two million counted occurrences or
         20,000 compound types).
     seed : seed of the search; different seeds give different splits.
-    random_state : deprecated name of ``seed``.
 
     Diagnostics: ``structure`` (``atom_divergence``, ``compound_divergence``, ``unseen_test_compound_share``,
     ``n_unseen_test_atoms`` 0) and the figures ``search`` (effort, seconds, whether the bound and target
@@ -662,7 +660,7 @@ class MaxCompoundDivergence(Splitter):
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", max_atom_divergence: float | None = 0.02,
                  min_train_atom_count: int = 1, target_divergence: float | None = None, weight_compounds: bool = False,
                  n_trials: int | None = None, n_rebuilds: int | None = None, max_iterations: int | None = None,
-                 seed: int | None = 0, random_state: Any = UNSET) -> None:
+                 seed: int | None = 0) -> None:
         self.test_fraction = test_fraction
         self.atoms = atoms  # type: ignore[assignment]
         self.compounds = compounds
@@ -673,7 +671,7 @@ class MaxCompoundDivergence(Splitter):
         self.n_trials = n_trials
         self.n_rebuilds = n_rebuilds
         self.max_iterations = max_iterations
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         resolve_test_size(test_fraction, 10**9)
         make_extractor(atoms, role="atoms")
         make_extractor(compounds, role="compounds")
@@ -783,8 +781,8 @@ class TargetMaxCompoundDivergence(MaxCompoundDivergence):
                  compounds: str | Callable[[Any], list[str]] = "ngrams:2,3", min_train_atom_count: int = 1,
                  max_atom_divergence: float | None = None, target_divergence: float | None = None,
                  weight_compounds: bool = False, n_trials: int | None = None, n_rebuilds: int | None = None,
-                 max_iterations: int | None = None, seed: int | None = 0, random_state: Any = UNSET) -> None:
+                 max_iterations: int | None = None, seed: int | None = 0) -> None:
         super().__init__(test_fraction=test_fraction, atoms=atoms, compounds=compounds,
                          max_atom_divergence=max_atom_divergence, min_train_atom_count=min_train_atom_count,
                          target_divergence=target_divergence, weight_compounds=weight_compounds, n_trials=n_trials,
-                         n_rebuilds=n_rebuilds, max_iterations=max_iterations, seed=self._take_seed(seed, random_state))
+                         n_rebuilds=n_rebuilds, max_iterations=max_iterations, seed=seed)

@@ -26,7 +26,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.group_scores import Groups, _as_columns, group_by
 from gengap.dataset import Dataset
@@ -49,7 +48,6 @@ class GroupSplit(Splitter):
     min_group_size : groups smaller than this are never a test part on their own (they stay in
         training, with a warning); leave-one-group-out skips them.
     seed : seed for the order of equal-sized groups in k-fold.
-    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> ds = gengap.load([{"input": f"x{i}", "target": "y", "site": "abc"[i % 3]} for i in range(9)])
@@ -74,13 +72,12 @@ class GroupSplit(Splitter):
         n_folds: int | None = None,
         min_group_size: int = 2,
         seed: int | None = 0,
-        random_state: Any = UNSET,
     ) -> None:
         self.group = group
         self.holdout = holdout
         self.n_folds = n_folds
         self.min_group_size = min_group_size
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         self._columns = _as_columns(group)
         if holdout is not None and n_folds is not None:
             raise ConfigError("GroupSplit: give either holdout (one split) or n_folds (k folds), not both.")

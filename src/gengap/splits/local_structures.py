@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.intervals import mean_ci
 from gengap.dataset import Dataset
@@ -87,7 +86,6 @@ class UnobservedStructureSplit(Splitter):
     atoms : the atom extractor; every test atom occurs in training.
     n_trials : hold-out orders drawn.
     seed : seed of the hold-out orders.
-    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> rows = [f"{v} {m}" for v in ["walk", "run", "jump", "look"] for m in ["left", "right", "twice", "thrice"]]
@@ -101,12 +99,12 @@ class UnobservedStructureSplit(Splitter):
         "Every test example holds a local structure (n-gram, subtree) never seen in training, its atoms all seen.")
 
     def __init__(self, *, test_fraction: float | int = 0.2, structures: Any = "ngrams:2,3", atoms: Any = "words",
-                 n_trials: int = 50, seed: int | None = 0, random_state: Any = UNSET) -> None:
+                 n_trials: int = 50, seed: int | None = 0) -> None:
         self.test_fraction = test_fraction
         self.structures = structures
         self.atoms = atoms  # type: ignore[assignment]
         self.n_trials = n_trials
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         resolve_test_size(test_fraction, 10**9)
         make_extractor(structures, role="compounds")
         make_extractor(atoms, role="atoms")

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
-from gengap._deprecation import UNSET
 from gengap.dataset import Dataset
 from gengap.splits._base import SplitDetails, Splitter, TaxonomyCard, register_splitter, resolve_test_size
 
@@ -22,7 +20,6 @@ class RandomSplit(Splitter):
     ----------
     test_fraction : fraction in (0, 1) or count of test examples.
     seed : the same seed gives the same split.
-    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> ds = gengap.load([{"input": str(i), "target": str(i)} for i in range(5)])
@@ -37,9 +34,9 @@ class RandomSplit(Splitter):
         description="Train and test drawn i.i.d. from the same pool: the reference score every gap is measured from.",
     )
 
-    def __init__(self, *, test_fraction: float | int = 0.2, seed: int | None = 0, random_state: Any = UNSET) -> None:
+    def __init__(self, *, test_fraction: float | int = 0.2, seed: int | None = 0) -> None:
         self.test_fraction = test_fraction
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         resolve_test_size(test_fraction, 10**9)  # validate the type and range now
 
     def _iter_indices(self, dataset: Dataset, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray, SplitDetails]]:

@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from gengap._deprecation import UNSET
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.group_scores import Groups, _as_columns, group_by
 from gengap.dataset import Dataset
@@ -67,7 +66,6 @@ class TransferSplit(Splitter):
     test_fraction : share of each group held out as its in-group test part (the diagonal).
     min_group_size : a group smaller than this is an error (too few to train on and hold out).
     seed : seed of the held-out draws.
-    random_state : deprecated name of ``seed``.
 
     >>> import gengap
     >>> ds = gengap.load([{"input": f"x{i}", "target": "y", "site": "ab"[i % 2]} for i in range(20)])
@@ -90,12 +88,11 @@ class TransferSplit(Splitter):
         test_fraction: float = 0.2,
         min_group_size: int = 5,
         seed: int | None = 0,
-        random_state: Any = UNSET,
     ) -> None:
         self.group = group
         self.test_fraction = test_fraction
         self.min_group_size = min_group_size
-        self.seed = self._take_seed(seed, random_state)
+        self.seed = seed
         self._columns = _as_columns(group)
         if isinstance(test_fraction, bool) or not isinstance(test_fraction, (float, np.floating)) or not 0 < test_fraction < 1:
             raise ConfigError(f"TransferSplit: test_fraction={test_fraction!r} (the held-out share of each group) must be "

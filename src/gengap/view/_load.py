@@ -7,8 +7,10 @@ the run is then marked as a snapshot and the pages say so.
 
 The table ``rows`` holds one row per (run, model, split, perturbation, example, metric), in the order a
 reader expects (split order of the run, clean rows before perturbed ones, examples in stored order),
-with a global row id ``rid``, the example's metadata fields as typed columns ``m_<name>``, and the
-input and output lengths in whitespace words.
+with a global row id ``rid`` and the example's metadata fields as typed columns ``m_<name>``. Reading
+is only the join: the input, target and output lengths in whitespace words (``input_length``, ...)
+are NULL until :func:`fill_lengths` has counted them (the viewer does that after it starts serving),
+and the report's figures are computed later too (:mod:`gengap.view.figures`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from gengap._errors import StoreError
 from gengap.store import resolve_store
 
-__all__ = ["Run", "Loaded", "load_runs"]
+__all__ = ["Run", "Loaded", "load_runs", "fill_lengths"]
 
 #: At most this many metadata fields become filterable columns (the first ones seen).
 MAX_META_COLUMNS = 60
@@ -46,7 +48,8 @@ class Run:
     models: list[str]
     metrics: list[str]
     notes: list[str] = field(default_factory=list)
-    document: dict[str, Any] = field(default_factory=dict, repr=False)  # the report's results.json content
+    source: Path | None = None  # the file the rows were read from (a snapshot copy when the store was in use)
+    config: dict[str, Any] = field(default_factory=dict, repr=False)  # the run's stored configuration
 
     @property
     def primary_metric(self) -> str | None:
@@ -67,6 +70,13 @@ class Loaded:
     runs: list[Run]
     meta_columns: dict[str, str]  # field name -> "number" or "text"
     store_paths: list[Path]  # the files read (a snapshot copy where the store was in use)
+    scratch: Path | None = None  # the folder of snapshot copies, removed by :meth:`close`
+
+    def close(self) -> None:
+        """Let the in-memory rows go and remove the snapshot copies."""
+        self.con.close()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _open_read_only(path: Path, scratch: Path) -> tuple[Any, Path, bool]:
@@ -133,6 +143,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
     scratch = Path(tempfile.mkdtemp(prefix="gengap-view-"))
     runs: list[Run] = []
     files: list[Path] = []
+    fields: list[dict[str, set[str]]] = []
     offset = 0
     try:
         for i, raw in enumerate(paths):
@@ -146,19 +157,13 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
             finally:
                 con.close()
             split_info = {s: json.loads(info) for s, info in split_rows}
-            try:
-                from gengap.view.summary import report_document
-
-                document = report_document(read_from, run_id)
-                problem = ""
-            except Exception as e:  # the rows are still worth seeing when a figure cannot be computed
-                document, problem = {}, f"The report's figures could not be computed for run {run_id}: {e}"
             alias = f"s{i}"
             mem.execute(f"ATTACH '{str(read_from).replace(chr(39), chr(39) * 2)}' AS {alias} (READ_ONLY)")
             try:
                 found_metrics = [r[0] for r in mem.execute(
                     f"SELECT DISTINCT metric FROM {alias}.scores WHERE run_id = ? ORDER BY metric", [run_id]).fetchall()]
                 metrics = _metrics(config, found_metrics)
+                fields.append(_meta_fields(mem, alias, run_id))
                 models = [r[0] for r in mem.execute(
                     f"SELECT model FROM {alias}.predictions WHERE run_id = ? GROUP BY model ORDER BY min(rowid)", [run_id]).fetchall()]
                 order = {s: k for k, s in enumerate(split_info)}
@@ -193,7 +198,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                     mem.execute(f"INSERT INTO _raw {body}")
             finally:
                 mem.execute(f"DETACH {alias}")
-            notes = [problem] if problem else []
+            notes = []
             if snapshot:
                 stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
                 notes.append(f"The store is being written by a running gengap process: this shows what it had committed "
@@ -202,41 +207,50 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 notes.append(f"Run {run_id} did not finish (status: {status}): the rows are those stored so far.")
             label = Path(raw).name if Path(raw).is_dir() else Path(raw).parent.name or str(raw)
             runs.append(Run(i, label, path, run_id, name or "", status, snapshot, list(split_info), split_info, models,
-                            metrics, notes, document))
+                            metrics, notes, read_from, config))
             files.append(read_from)
         if len({r.label for r in runs}) < len(runs):
             for r in runs:
                 r.label = f"{r.label} ({'AB'[r.index] if r.index < 2 else r.index})"
-        meta = _meta_columns(mem)
+        meta = _meta_kinds(fields)
         _build(mem, meta, offset)
     except BaseException:
         mem.close()
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    shutil.rmtree(scratch, ignore_errors=True)
-    return Loaded(mem, runs, meta, files)
+    if not any(r.snapshot for r in runs):
+        shutil.rmtree(scratch, ignore_errors=True)
+        return Loaded(mem, runs, meta, files)
+    return Loaded(mem, runs, meta, files, scratch)  # the copies stay for the report's figures, until close()
 
 
 def _lit(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def _meta_columns(mem: Any) -> dict[str, str]:
-    """Metadata field -> "number" or "text", from the fields the rows' metadata hold."""
+def _meta_fields(mem: Any, alias: str, run_id: str) -> dict[str, set[str]]:
+    """Metadata field -> the JSON types it holds, in the examples of one run of an attached store (the
+    first fields seen first; read from the examples, not the joined rows: as many or fewer)."""
+    where = (f"FROM {alias}.examples WHERE run_id = ? AND metadata IS NOT NULL AND json_valid(metadata) "
+             "AND json_type(metadata) = 'OBJECT'")
     keys = [r[0] for r in mem.execute(
-        "SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM "
-        "(SELECT metadata, rowid FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata) "
-        "AND json_type(metadata) = 'OBJECT') GROUP BY k) ORDER BY first LIMIT ?", [MAX_META_COLUMNS]).fetchall()]
-    out: dict[str, str] = {}
-    for key in keys:
-        path = "$." + json.dumps(key)
-        kinds = {r[0] for r in mem.execute(
-            "SELECT DISTINCT json_type(metadata, ?) FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata)", [path]).fetchall()}
-        kinds.discard(None)
-        kinds.discard("NULL")
-        number = bool(kinds) and kinds <= {"BIGINT", "UBIGINT", "DOUBLE"}
-        out[key] = "number" if number else "text"
-    return out
+        f"SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM (SELECT metadata, rowid {where}) "
+        "GROUP BY k) ORDER BY first LIMIT ?", [run_id, MAX_META_COLUMNS]).fetchall()]
+    if not keys:
+        return {}
+    kinds = ", ".join(f"list_distinct(list(json_type(metadata, {_lit('$.' + json.dumps(k))})))" for k in keys)
+    found = mem.execute(f"SELECT {kinds} {where}", [run_id]).fetchone()
+    return {k: {t for t in (found[j] or []) if t not in (None, "NULL")} for j, k in enumerate(keys)}
+
+
+def _meta_kinds(fields: list[dict[str, set[str]]]) -> dict[str, str]:
+    """Metadata field -> "number" or "text", over the fields of every store (at most MAX_META_COLUMNS)."""
+    kinds: dict[str, set[str]] = {}
+    for one in fields:
+        for key, types in one.items():
+            kinds.setdefault(key, set()).update(types)
+    return {key: "number" if types and types <= {"BIGINT", "UBIGINT", "DOUBLE"} else "text"
+            for key, types in list(kinds.items())[:MAX_META_COLUMNS]}
 
 
 def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
@@ -256,11 +270,18 @@ def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
         CREATE TABLE rows AS
         SELECT (rowid + {offset})::BIGINT AS rid, run, model, split, perturbation, example_id, metric,
                score, score >= 1 AS correct, unextracted, is_primary, input, target, output, extracted, metadata, prompt, details,
-               {_words('input')} AS input_length, {_words('target')} AS target_length,
-               {_words('output')} AS output_length,
+               NULL::BIGINT AS input_length, NULL::BIGINT AS target_length, NULL::BIGINT AS output_length,
                lower(COALESCE(input, '')) || chr(0) || lower(COALESCE(output, '')) AS search_text{extra}
         FROM _raw""")
     mem.execute("DROP TABLE _raw")
+
+
+def fill_lengths(con: Any) -> None:
+    """Count the input, target and output lengths (whitespace words) of every row, in one transaction:
+    queries running meanwhile see them all NULL, then all counted. ``con``: a connection or cursor of
+    the viewer's database (its own cursor, so that it can be interrupted)."""
+    con.execute(f"UPDATE rows SET input_length = {_words('input')}, target_length = {_words('target')}, "
+                f"output_length = {_words('output')}")
 
 
 def _words(column: str) -> str:

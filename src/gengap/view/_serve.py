@@ -83,4 +83,5 @@ def serve(paths: Sequence[str | Path], *, host: str = "127.0.0.1", port: int = 8
     try:
         server.run()
     finally:
-        loaded.con.close()
+        if app.state.figures.stop(timeout=5):  # a figure still being computed is left to the process's exit
+            loaded.close()
