@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 
 import duckdb
 import numpy as np
@@ -305,6 +306,18 @@ def test_named_clusters_make_corpus_intervals_resample_whole_clusters(tmp_path) 
         assert c["score_method"].startswith("bootstrap-clusters") and c["n_clusters"] > 10
     gap = clustered[(clustered["metric"] == "auroc") & (clustered["split"] != "random")].iloc[0]
     assert gap["gap_method"] == "bootstrap-clusters-independent" and gap["gap_p_adjusted"] is not None
+    # the report names the clustering of every corpus figure, the calibration section's too
+    from gengap.report import write_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every section draws
+        out = write_report(ev.store_path, ev.run_id, tmp_path / "clustered", formats=("json", "md"), cluster="doc")
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {(r["metric"], r["cluster"]) for r in results["summary"]} == {("auroc", "doc"), ("ece", "doc")}
+    splits = results["sections"]["calibration"][0]["splits"]
+    assert all(r["cluster"] == "doc" and r["ece_method"] == "bootstrap-clusters-basic" for r in splits)
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "clustered by 'doc'" in md and "80 in 35 doc clusters |" in md and "draw whole clusters, 'bootstrap-clusters'" in md
 
 
 def test_curves_and_transfer_with_a_corpus_metric(tmp_path) -> None:

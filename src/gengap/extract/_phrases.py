@@ -26,6 +26,7 @@ __all__ = ["FOLDER", "LISTS", "alternation", "load_phrases", "opening_lookahead"
 FOLDER = Path(__file__).resolve().parent / "phrases"
 #: The lists a phrase file may hold, and what each is for.
 LISTS = {
+    "marker": "the words that announce the answer ('Final answer:', 'The answer is')",
     "refusal": "the output declines or cannot answer",
     "hedge": "the output leaves the answer open",
     "apology": "an apology, no answer alone",
@@ -99,6 +100,8 @@ def alternation(name: str, languages: tuple[str, ...]) -> str:
 
 def _first_chars(pattern: str) -> set[str] | None:
     """The characters a match of ``pattern`` can open with, as character-class items; None when it cannot tell."""
+    while pattern.startswith(("(?<!", "(?<=")):  # a lookbehind takes no character
+        pattern = pattern[pattern.index(")") + 1:]
     if pattern.startswith(r"\b"):
         pattern = pattern[2:]
     if pattern.startswith("(?:"):

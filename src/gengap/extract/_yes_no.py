@@ -450,6 +450,12 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
+    return _verdict_words(head, ctx)
+
+
+def _verdict_words(head: str, ctx: Context) -> str | None:
+    """A verdict in words of its own ("Not at all.", "Certainly.", "Above sea level, it is.", "It's possible, ..."),
+    or one a comparison or a double negation gives."""
     compared = _comparative_reply(head, ctx.question) or _double_negation(head, ctx.question)
     if compared:
         return compared
@@ -756,18 +762,21 @@ def _other_rank(ctx: Context) -> str | None:
 
 
 _SHARE_RE = re.compile(r"^\W*(?:only\s+)?(?:about|around|roughly|nearly|almost|over|more\s+than|less\s+than|under|just\s+(?:over|under)|some|approximately)?\s*"
-                       r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)", re.IGNORECASE)
+                       r"(?:(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)|(?P<num>a|one|two|three|four|five|seven|nine)[\s-]+"
+                       r"(?P<den>half|halves|thirds?|quarters?|fifths?|tenths?)\b)", re.IGNORECASE)
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
+_DENOMINATORS = {"hal": 2, "thi": 3, "qua": 4, "fif": 5, "ten": 10}
 
 
 def _share_for_most(ctx: Context) -> str | None:
     """A question whether something is mostly so ("Is Greenland mostly ice?") answered with a share ("About
-    80% of it is covered by an ice sheet."): over half affirms, under half denies."""
+    80% of it is covered by an ice sheet.", "Roughly four fifths of it ..."): over half affirms, under half denies."""
     if not ctx.question or not re.search(r"\b(?:mostly|mainly|largely|predominantly|primarily|majority|most\s+of)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     m = _SHARE_RE.match(_head(ctx))
     if not m or _NEGATION_RE.search(_head(ctx)):
         return None
-    share = float(m.group(1))
+    share = float(m.group(1)) if m.group(1) else 100 * _NUMERATORS[m.group("num").lower()] / _DENOMINATORS[m.group("den").lower()[:3]]
     return "yes" if share > 55 else "no" if share < 45 else ABSTAIN  # about half: neither
 
 
@@ -907,12 +916,19 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."; "It's illegal ..." for "Is it legal ...?"
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
+    return _polarity(main, shared, ctx)
+
+
+def _polarity(main: str, shared: set[str], ctx: Context) -> str | None:
+    """The verdict of a clause that restates the question (``shared``: the question's words it says): negated, no;
+    affirmed, yes; none where it leaves out or replaces what the question asks of its subject."""
+    question = ctx.question or ""
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
-    if not negated and (not shared - _question_subject(ctx.question) or _requalified(main, ctx.question)):
+    if not negated and (not shared - _question_subject(question) or _requalified(main, question)):
         return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
-    if (not negated or _ASKS_MODAL_RE.match(_asked(ctx.question))) and _predicate_left_out(main, ctx):
+    if (not negated or _ASKS_MODAL_RE.match(_asked(question))) and _predicate_left_out(main, ctx):
         return None  # "Ice floats on water." for "Does ice sink?": what it says instead needs a reader's knowledge
-    if _INNER_NEGATION_RE.search(ctx.question):
+    if _INNER_NEGATION_RE.search(question):
         return "yes" if negated else "no"  # "Is there no gravity in space?" - "There is gravity in space."
     return "no" if negated else "yes"
 
@@ -1193,6 +1209,7 @@ def _other_name(main: str, ctx: Context) -> bool:
     if any(stem(w) in words for w in asked.group(0).split()):
         return False  # the subject is there: the clause speaks of it
     return any(not any(stem(w) in ctx.question_stems for w in n.split()) and n.split()[0].lower() not in _NOT_SUBJECTS
+               and n.split()[0].lower() not in STOPWORDS and not n.lower().endswith("ly")  # "Roughly four fifths ...": no name
                for n in _NAME_RUN_RE.findall(main))
 
 

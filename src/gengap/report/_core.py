@@ -157,7 +157,9 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         warning = getattr(r, "warning", "") or ""
         n_text = f"{int(r.n):,}"
         if not is_missing(getattr(r, "n_clusters", None)):
-            n_text += f" in {int(r.n_clusters):,} {r.cluster} clusters; design effect {float(r.design_effect):.1f}"
+            n_text += f" in {int(r.n_clusters):,} {r.cluster} clusters"
+            if not is_missing(getattr(r, "design_effect", None)):  # corpus metrics resample clusters: no design effect
+                n_text += f"; design effect {float(r.design_effect):.1f}"
         table["n"].append(n_text + (" (too few to tell)" if "too few to tell" in warning else ""))
         table["Score"].append(fmt.score(r.score))
         table["95% CI"].append(fmt.interval(r.score_low, r.score_high))
@@ -243,7 +245,9 @@ def overview(ctx: ReportContext) -> Section | None:
         note += (f" Rows are not taken as independent: they are clustered by '{ctx.cluster}', and every interval and test "
                  "counts clusters (0/1 scores: Korn-Graubard intervals, Clopper-Pearson at the effective sample size, "
                  "and Newcombe / MOVER built from them; other scores: cluster-robust t intervals; paired gaps: a "
-                 "sign-flip test of the clusters' totals; independent gaps: a cluster-robust score test). n says how many "
+                 "sign-flip test of the clusters' totals; independent gaps: a cluster-robust score test; metrics of a "
+                 "whole test part such as AUROC, F1 or ECE: bootstraps that draw whole clusters, 'bootstrap-clusters'). "
+                 "n says how many "
                  "clusters the rows fall into and the design effect: the variance of the score over what independent "
                  "rows would give, so n rows are worth about n / design effect independent ones.")
     if note and "gap_detectable" in ctx.summary and ctx.summary["gap_detectable"].notna().any():

@@ -22,6 +22,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from gengap._errors import DataError
+from gengap.analysis.clustered import cluster_ids
 from gengap.analysis.corpus import corpus_data, corpus_gap, corpus_score, reliability, risk_coverage
 from gengap.report._blocks import html_fragment
 from gengap.report._figures import figure_html, label
@@ -51,14 +52,19 @@ def _pct(v: Any) -> str:
     return "–" if v is None or pd.isna(v) else f"{100 * float(v):.1f}"
 
 
+def _clusters(ctx: ReportContext, rows: pd.DataFrame) -> Any:
+    """The rows' cluster ids when the run names a cluster column (whole clusters are resampled), else None."""
+    return None if ctx.cluster is None else cluster_ids(rows, ctx.cluster, where="the calibrated rows")
+
+
 def _calibration_table(ctx: ReportContext, model: str, by_split: dict[str, pd.DataFrame]) -> tuple[pd.DataFrame, list[dict[str, Any]]]:
     ref = ctx.reference if ctx.reference in by_split else None
     shown, data = [], []
     for split, g in by_split.items():
-        record: dict[str, Any] = {"model": model, "split": split, "n": len(g)}
+        record: dict[str, Any] = {"model": model, "split": split, "n": len(g), "cluster": ctx.cluster}
         try:
-            ece = corpus_score("ece", g, n_resamples=min(ctx.n_resamples, 2000), seed=0)
-            aurc = corpus_score("aurc", g, n_resamples=min(ctx.n_resamples, 1000), seed=0)
+            ece = corpus_score("ece", g, n_resamples=min(ctx.n_resamples, 2000), seed=0, clusters=_clusters(ctx, g))
+            aurc = corpus_score("aurc", g, n_resamples=min(ctx.n_resamples, 1000), seed=0, clusters=_clusters(ctx, g))
         except DataError as why:
             record["note"] = str(why)
             shown.append({"Split": split, "n": f"{len(g):,}", "ECE % [95% CI]": "–", "Gap to reference": "–",
@@ -70,7 +76,8 @@ def _calibration_table(ctx: ReportContext, model: str, by_split: dict[str, pd.Da
         gap_text = "reference" if split == ref else "–"
         if ref is not None and split != ref:
             try:
-                test = corpus_gap("ece", g, by_split[ref], n_resamples=min(ctx.n_resamples, 1000), seed=0)
+                test = corpus_gap("ece", g, by_split[ref], n_resamples=min(ctx.n_resamples, 1000), seed=0,
+                                  clusters=_clusters(ctx, g), clusters_b=_clusters(ctx, by_split[ref]))
                 e = test.effect
                 record.update(gap=e.estimate, gap_low=e.low, gap_high=e.high, gap_p=test.p_value, gap_method=e.method)
                 gap_text = f"{_pct(e.estimate)} pts [{_pct(e.low)}, {_pct(e.high)}] (p = {test.p_value:.3g})"
@@ -154,6 +161,9 @@ def calibration_section(ctx: ReportContext) -> Section | None:
              "(15 equal-width confidence bins, bootstrap interval); its gap is split minus reference, so a positive gap "
              "means worse calibrated than on the reference split. AURC: area under the risk-coverage curve (lower is "
              "better). The reliability diagram uses 10 bins.")
+    if ctx.cluster is not None:
+        intro += (f" Rows are clustered by '{ctx.cluster}': the ECE and AURC intervals and the gap test resample whole "
+                  "clusters.")
     html.insert(0, html_fragment("<p>{{ intro }}</p>", intro=intro))
     md.insert(0, md_escape(intro) + "\n")
     merged = html[0]
