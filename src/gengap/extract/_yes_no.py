@@ -5,11 +5,12 @@ reply that echoes the question ("It does not."), and a restatement that negates 
 Principles a careful reader uses, read before the restatement: an opening courtesy is no verdict; a
 pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
 instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
-and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
-a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative
-reply answers a comparative question by its direction; another rank, colour, date for the same event or
-opposite property denies; harm answers whether something may be done; an intensifying idiom stresses its
-clause either way; verdict phrases of other languages count."""
+and denies by negation, a negative prefix, another year, count, kind or bound; difficulty, a debated
+point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative reply
+answers a comparative question by its direction; another rank or date for the same event denies. No
+knowledge of the world decides: a restatement that leaves out or replaces what the question asks of its
+subject ("Ice floats." for "Does ice sink?", "a poor conductor" for "a good conductor?") is no verdict.
+An intensifying idiom stresses its clause either way; verdict phrases of other languages count."""
 
 from __future__ import annotations
 
@@ -1092,7 +1093,7 @@ def _other_kind(main: str, question: str) -> bool:
         return False
     kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    return not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+    return not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star
 
 
 def _noun_stems(word: str) -> set[str]:
