@@ -222,3 +222,15 @@ def test_perturbation_effects_curves_and_slices_of_a_sampled_run_count_examples_
     assert effect["n"] == 3 * n_items and effect["n_clusters"] == n_items and effect["test"] == "cluster-sign-flip"
     assert ev.curve("input_length").interval == "korn-graubard"  # a clustered curve
     assert all(s["cluster"] == "item" for s in doc["summary"])
+
+
+def test_the_viewer_reads_each_answer_once(tmp_path):
+    from gengap.view._load import load_runs
+
+    ev = gengap.evaluate(_noisy(5), _data(), ["random"], samples=3, out=tmp_path, progress=False)
+    loaded = load_runs([tmp_path])
+    try:
+        seen = loaded.con.execute("SELECT example_id, score FROM rows ORDER BY example_id").fetchall()
+    finally:
+        loaded.close()
+    assert seen == sorted(zip(ev.rows()["example_id"], ev.rows()["score"]))
