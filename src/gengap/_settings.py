@@ -87,7 +87,7 @@ class Scoring(_Strict):
     metrics: list[str] = Field(
         default_factory=lambda: ["exact_match"],
         description="Metrics: per-example exact_match, normalized_match, token_f1; of a whole test part auroc, pr_auc, "
-                    "macro_f1, micro_f1, mcc, balanced_accuracy, brier, log_loss, ece, ece_adaptive, aurc, "
+                    "macro_f1, micro_f1, mcc, balanced_accuracy, brier, log_loss, ece, ece_adaptive, ece_debiased, aurc, "
                     "selective_accuracy, bleu, chrf (options after a colon: auroc:positive=yes).")
     extract: Literal["number", "choice", "yes_no", "text"] | None = Field(
         default=None, description="Read the answer out of free-text outputs before scoring: number, choice, yes_no or "
