@@ -318,7 +318,6 @@ def parse_number(text: str) -> Fraction | None:
 # ---------------------------------------------------------------------------------------- reading helpers
 _PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share|decimal(?!\s+(?:places?|digits?|points?)))\b",
                              re.IGNORECASE)
-_PERCENT_RE = re.compile(r"%|\bper\s*cent|\bpercentage", re.IGNORECASE)
 _NEGATED_RE = re.compile(r"\b(?:not|isn't|wasn't|rather\s+than|instead\s+of)\s*\$?$", re.IGNORECASE)
 
 
@@ -472,10 +471,6 @@ _ODDS_RE = re.compile(rf"\b(\d+|{_COUNT_WORD})[\s-]+(?:in|out[\s-]+of)[\s-]+(\d+
 
 def _count(word: str) -> str:
     return word if word.isdigit() else str(_SMALL.get(word.lower(), _TENS.get(word.lower(), 0)))
-
-
-def _question_values(ctx: Context) -> frozenset[Fraction]:
-    return _values_in_question(ctx.question) if ctx.question else frozenset()
 
 
 @lru_cache(maxsize=4096)

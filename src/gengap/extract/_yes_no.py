@@ -36,6 +36,7 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -326,8 +327,9 @@ def _courtesy(ctx: Context) -> str | None:
 
 
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
-_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|ano|tak|da|да|так|是的|是|对|對|没错|沒錯|はい|ええ|네|예)"
-                              r"|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet|нет|ні|不是|不对|不對|不|没有|沒有|否|いいえ|아니요|아니오|아뇨))"
+# a bare yes or no in another language opening the reply ("Ja.", "Non !", "はい。"): phrases/<lang>.toml
+_VERDICT_LANGUAGES = tuple(sorted(set(languages_with("yes")) | set(languages_with("no"))))
+_FOREIGN_WORD_RE = re.compile(rf"^\W*(?:(?P<yes>{alternation('yes', _VERDICT_LANGUAGES)})|(?P<no>{alternation('no', _VERDICT_LANGUAGES)}))"
                               r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
 
 
@@ -823,6 +825,11 @@ _PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(
 _ORIGIN_RE = re.compile(r"\b(?:native|originat\w*|come\s+from|comes\s+from|came\s+from|born|indigenous|endemic|hail\w*\s+from)\b", re.IGNORECASE)
 
 
+# a place inside a noun phrase ("the highest mountain in Africa") says where that thing is, not the subject
+_IN_A_NOUN_PHRASE = (r"(?i:\b(?:the|a|an)\s+(?:(?!(?:is|are|was|were|lies|lie|sits|stands|located|situated|found|based|remains|rises|sets)\b)"
+                     r"[\w-]+\s+){1,4}in\s+(?:the\s+)?)")
+
+
 def _other_place(ctx: Context) -> str | None:
     """The opening sentence puts the question's subject in another place, or by another agent, than the
     question says, with the same preposition: no; in the same one: yes."""
@@ -845,7 +852,8 @@ def _other_place(ctx: Context) -> str | None:
     same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
     acronyms = {"".join(w[0] for w in n.split()).lower() for _, n in asked} | {n.lower() for _, n in asked}
     other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())
-             and "".join(w[0] for w in n.split()).lower() not in acronyms]  # "the European Union" for "the EU"
+             and "".join(w[0] for w in n.split()).lower() not in acronyms  # "the European Union" for "the EU"
+             and not (p == "in" and re.search(_IN_A_NOUN_PHRASE + re.escape(n), head))]  # not "the highest mountain in Africa"
     if same:
         return None  # the question's own place: the other rules read it
     pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re)?\b", head, re.IGNORECASE)
@@ -942,7 +950,8 @@ def _predicate_left_out(main: str, ctx: Context) -> bool:
     True
     """
     said = content_stems(main)
-    missing = ctx.question_stems - said - _question_subject(ctx.question)
+    spoken_of = _question_subject(ctx.question) if re.search(r"\b(?:it|its|they|their|them|he|his|she|her)\b", main, re.IGNORECASE) else frozenset()
+    missing = ctx.question_stems - said - spoken_of  # the subject may go by a pronoun, not left out
     return any(not word[:1].isdigit() and not any(s.startswith(word[:4]) for s in said) for word in missing)
 
 

@@ -176,15 +176,20 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                     f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
                     "AND table_name = 'predictions' AND column_name = 'details'").fetchall()[0][0])
                 extra = "p.prompt, p.details" if has_details else "NULL::VARCHAR AS prompt, NULL::VARCHAR AS details"
+                has_sample = bool(mem.execute(  # several answers per example: each is a row, "id#2" for sample 2
+                    f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
+                    "AND table_name = 'predictions' AND column_name = 'sample'").fetchall()[0][0])
+                example = ("CASE WHEN s.sample > 0 THEN s.example_id || '#' || s.sample ELSE s.example_id END AS example_id"
+                           if has_sample else "s.example_id")
                 select = f"""
-                    SELECT {i}::INTEGER AS run, s.model, s.split, s.perturbation, s.example_id, s.metric, s.value AS score,
+                    SELECT {i}::INTEGER AS run, s.model, s.split, s.perturbation, {example}, s.metric, s.value AS score,
                            COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
                            p.output, p.extracted, p.unextracted, e.metadata, {extra},
                            s.metric = {_lit(metrics[0]) if metrics else 'NULL'} AS is_primary,
                            COALESCE(so.pos, 1000000) AS _split_pos, CASE WHEN s.perturbation = 'none' THEN 0 ELSE 1 END AS _clean,
                            COALESCE(e.rowid, 0) AS _ex_pos, COALESCE(mo.pos, 1000) AS _metric_pos, p.rowid AS _pred_pos
                     FROM {alias}.scores s
-                    JOIN {alias}.predictions p USING (run_id, model, split, perturbation, example_id)
+                    JOIN {alias}.predictions p USING (run_id, model, split, perturbation, example_id{", sample" if has_sample else ""})
                     LEFT JOIN {alias}.examples e USING (run_id, split, example_id)
                     LEFT JOIN _split_order so ON so.split = s.split
                     LEFT JOIN _metric_order mo ON mo.metric = s.metric
