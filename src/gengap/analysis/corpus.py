@@ -16,8 +16,8 @@ metric                       default interval
 auroc (two labels)           DeLong's standard error on the logit scale ("delong-logit"); the
                              paired DeLong test for two conditions on the same rows
 brier, log_loss              BCa bootstrap of the mean of the per-row losses ("bootstrap-bca":
-                             the losses are skewed; Student's t and the percentile interval
-                             cover 0.89-0.93 at n = 50)
+                             the losses are skewed; with 5 positives in 50 rows Student's t and
+                             the percentile interval cover 0.90-0.92, BCa 0.94-0.96)
 macro_f1, micro_f1, mcc,     percentile interval of the exact bootstrap of the confusion matrix,
 balanced_accuracy            a multinomial draw of its cells per resample
                              ("bootstrap-cells-percentile"; BCa was no better)
