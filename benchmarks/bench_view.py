@@ -236,10 +236,17 @@ def main() -> None:
                     versions.insert(0, (f"before ({args.before})", old))
             starts: dict[str, list[str]] = {}
             for label, src in versions:
+                imported = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); import gengap.cli; "
+                                           "print(time.perf_counter() - t)"], env={**os.environ, "PYTHONPATH": str(src)},
+                                          capture_output=True, text=True, check=True).stdout
+                starts.setdefault("import", []).append(f"{float(imported):.2f} s")
                 summary_first, summary_done = from_process_start(page, big, src, "summary", complete=True)
                 rows_first, _ = from_process_start(page, big, src, "rows")
                 starts[label] = [f"{summary_first:.2f} s", f"{rows_first:.2f} s", f"{summary_done:.2f} s"]
-            names = ["first page drawn (summary)", "first page drawn (rows)", "summary complete (figures, slices)"]
+            names = ["first page drawn (summary)", "first page drawn (rows)", "summary complete (figures, slices)",
+                     "of which: importing gengap.cli"]
+            for k, (label, _) in enumerate(versions):
+                starts[label].append(starts["import"][k])
             width = max(len(n) for n in names)
             print(f"\nfrom process start ({args.rows:,} rows; gengap view BIG --no-browser, then Chromium)")
             print(f"{'':<{width}}  " + "  ".join(f"{label:>20}" for label, _ in versions) + "  target")
@@ -250,8 +257,17 @@ def main() -> None:
             served = Served([big])
             print(f"\nviewer serving {args.rows:,} rows {served.load_s:.1f} s after load_runs started (in this process)")
             t = time.perf_counter()
+            busy: list[float] = []  # filter changes while the lengths, figures and slices are being computed
+            page.goto(served.url + "/#/rows?limit=50")
+            page.wait_for_function("() => window.__gengap && window.__gengap.renders >= 1", timeout=60_000)
+            for k in range(r):
+                if served.figures.ready():
+                    break
+                busy.append(float(page.evaluate(_CHANGE, ["#/rows?split=length", "#/rows?split=group"][k % 2])))
             served.figures.wait(600)
             print(f"its figures and slices computed {time.perf_counter() - t:.1f} s later; the timings below start then")
+            if busy:
+                print(f"(meanwhile, a filter change (split) took {median_ms(busy).strip()})")
             pair = Served([a, b])
             pair.figures.wait(600)
             results.append(("first paint: summary", median_ms([first_paint(page, served.url + "/#/summary") for _ in range(r)]), "< 2 s"))

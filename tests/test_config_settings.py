@@ -198,7 +198,8 @@ spec = "m:predict"
     ("[execution]\nbatch_size = \"many\"\n",
      r"'execution\.batch_size': Input should be a valid integer.*\(got 'many'; expected int\)"),
     ("[splitting]\ntest_fraction = 1.5\n", r"'splitting\.test_fraction': Input should be less than 1 \(got 1\.5; expected float\)"),
-    ("[execution]\nbackend = \"gpu\"\n", r"'execution\.backend': Input should be 'serial', 'thread', 'process' or 'ray' \(got 'gpu'"),
+    ("[execution]\nbackend = \"gpu\"\n", r"'execution\.backend': Input should be 'serial', 'thread', 'process' or 'ray' \(got 'gpu'\)\.$"),
+    ("[scoring]\nextract = \"numbr\"\n", r"'scoring\.extract': Input should be 'number', 'choice', 'yes_no' or 'text' \(got 'numbr'\)\.$"),
     ("[prompt]\nbatch_size = 8\n", r"unknown key 'prompt\.batch_size'\. 'batch_size' belongs in \[execution\]\."),
 ])
 def test_a_bad_setting_names_the_key_its_table_and_the_fix(tmp_path, text, expected):

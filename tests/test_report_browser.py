@@ -155,7 +155,7 @@ def test_charts_titles_colour_bar_and_failures_read_cleanly(reader_report, tmp_p
 #: In every chart: each text (a value label, a tick label, a legend entry) as its box on the page.
 CHART_TEXTS = """charts => charts.map(div => {
     const svg = div.querySelector('svg.main-svg').getBoundingClientRect();
-    const texts = [...div.querySelectorAll('g.annotation-text-g text, g.xtick text, g.ytick text, g.legendtext, g.g-xtitle text, g.g-ytitle text')]
+    const texts = [...div.querySelectorAll('g.annotation-text-g text, g.xtick text, g.ytick text, g.legendtext, g.g-xtitle text, g.g-ytitle text, g.colorbar text')]
         .filter(t => t.textContent.trim())
         .map(t => { const r = t.getBoundingClientRect();
                     return {text: t.textContent, label: t.closest('g.annotation-text-g') !== null,
@@ -177,11 +177,13 @@ def _overlapping(texts: list[dict]) -> list[tuple[str, str]]:
 
 @pytest.fixture(scope="module")
 def many_splits_report(tmp_path_factory) -> Path:
-    """Seven splits (five group folds): on a phone the scores chart has seven bars with their labels."""
+    """Seven splits (five group folds) and a stress test: on a phone the scores chart has seven bars with
+    their labels, and the heatmap seven columns and its colour bar."""
     out = tmp_path_factory.mktemp("narrow")
     recs = [{"id": f"n{i}", "input": " ".join(["walk"] * (1 + i % 6)), "target": " ".join(["WALK"] * (1 + i % 6)),
              "depth": i % 5} for i in range(400)]
-    ev = gengap.evaluate(_lowered, gengap.load(recs), ["random", "length", "group:group=depth"], out=out, progress=False)
+    ev = gengap.evaluate(_lowered, gengap.load(recs), ["random", "length", "group:group=depth"], out=out, progress=False,
+                         perturbations=["casing:mode=upper", "typos:rate=0.1"])
     write_report(ev.store_path, ev.run_id, out)
     return out / "index.html"
 
@@ -201,9 +203,11 @@ def test_chart_labels_neither_overlap_nor_leave_the_chart_on_a_phone_or_a_deskto
     assert problems == []
     scores = next(c for c in charts if c["id"] == "chart-scores-exact-match")
     assert sum(t["label"] and "%" in t["text"] for t in scores["texts"]) == 7  # a value label on each of the seven bars
+    assert "chart-perturbations" in {c["id"] for c in charts}
     for chart in charts:
         assert _overlapping(chart["texts"]) == [], chart["id"]
         box = chart["svg"]
-        outside = [t["text"] for t in chart["texts"] if t["left"] < box["left"] - 1 or t["right"] > box["right"] + 1]
+        outside = [t["text"] for t in chart["texts"] if t["left"] < box["left"] - 1 or t["right"] > box["right"] + 1
+                   or t["top"] < box["top"] - 1 or t["bottom"] > box["bottom"] + 1]
         assert outside == [], chart["id"]
     assert page_width <= width  # the charts fit the window: no sideways scrolling for them

@@ -192,6 +192,7 @@ def test_cli_and_run_file_take_samples(seeded, cli, tmp_path):
         run = store.latest_run()
         assert store.run_config(run)["settings"]["scoring"]["samples"] == 3
         assert sorted(store.sql("SELECT DISTINCT sample FROM predictions")["sample"]) == [0, 1, 2]
+        assert sorted(store.predictions(run)["example_id"]) == sorted(store.rows(run)["example_id"])  # "id#j"
     for bad in ("0", "-1"):
         code, _, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url,
                            "--model-name", "m", "--samples", bad, "--out", "rep", "--no-progress")

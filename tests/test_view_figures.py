@@ -177,3 +177,39 @@ def test_ab_on_a_metric_that_is_not_0_1_compares_values(tmp_path):
         tests = {s["split"]: (s["test"], s["warning"]) for s in clustered["splits"] if s["n"]}
         assert tests["random"] == ("cluster-sign-flip", "")
         assert all(t == "wilcoxon" and "one cluster" in w for s, (t, w) in tests.items() if s.startswith("group"))
+
+
+def test_the_command_serves_at_once_and_fills_the_summary_in(slice_run):
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    before = {p.name: p.stat().st_mtime_ns for p in slice_run.iterdir()}
+    proc = subprocess.Popen([sys.executable, "-c", "from gengap.cli import main; main()", "view", str(slice_run), "--no-browser",
+                             "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        deadline = time.time() + 120
+        states = []
+        while time.time() < deadline:
+            try:
+                status, summary = get(f"{url}/api/summary?run=0")
+            except OSError:  # not listening yet
+                time.sleep(0.05)
+                continue
+            states.append(summary["state"])
+            if summary["state"] != "computing" and summary["slices_state"] != "computing":
+                break
+            time.sleep(0.05)
+        assert states[-1] == "ready" and summary["slices_state"] == "ready" and summary["slices"]
+        status, page = get(f"{url}/api/rows?limit=1")
+        assert page["total"] == summary["scores"][0]["n"]
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=30)
+    assert "The viewer is at http://127.0.0.1:" in out and "Traceback" not in out
+    assert {p.name: p.stat().st_mtime_ns for p in slice_run.iterdir()} == before

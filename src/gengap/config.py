@@ -167,10 +167,11 @@ def _table_model(model: type[BaseModel], loc: list[str]) -> Any:
 
 
 def _type_name(model: type[BaseModel], loc: list[str]) -> str:
-    """The expected type of the field at ``loc`` as a reader writes it (``int``, ``float | None``)."""
+    """The expected type of the field at ``loc`` as a reader writes it (``int``, ``float | None``); empty for
+    a choice, whose message lists the values already."""
     table = _table_model(model, loc[:-1])
     field = getattr(table, "model_fields", {}).get(loc[-1])
-    if field is None:
+    if field is None or "Literal" in str(field.annotation):
         return ""
     ann = field.annotation
     return ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")

@@ -5,7 +5,7 @@ lock that would stop ``gengap eval`` from writing the store. A store that a runn
 is copied first (its committed transactions: the file and its write-ahead log) and the copy is read;
 the run is then marked as a snapshot and the pages say so.
 
-The table ``rows`` holds one row per (run, model, split, perturbation, example, metric), in the order a
+The table ``rows`` (a view of ``_rows`` that adds the row id) holds one row per (run, model, split, perturbation, example, metric), in the order a
 reader expects (split order of the run, clean rows before perturbed ones, examples in stored order),
 with a global row id ``rid`` and the example's metadata fields as typed columns ``m_<name>``. Reading
 is only the join: the input, target and output lengths in whitespace words (``input_length``, ...)
@@ -144,7 +144,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
     runs: list[Run] = []
     files: list[Path] = []
     fields: list[dict[str, set[str]]] = []
-    offset = 0
+    pending: list[tuple[str, Path, str, list[str], list[str]]] = []  # the rows of each store, read once fields are known
     try:
         for i, raw in enumerate(paths):
             path = resolve_store(raw)
@@ -158,7 +158,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 con.close()
             split_info = {s: json.loads(info) for s, info in split_rows}
             alias = f"s{i}"
-            mem.execute(f"ATTACH '{str(read_from).replace(chr(39), chr(39) * 2)}' AS {alias} (READ_ONLY)")
+            mem.execute(f"ATTACH {_lit(str(read_from))} AS {alias} (READ_ONLY)")
             try:
                 found_metrics = [r[0] for r in mem.execute(
                     f"SELECT DISTINCT metric FROM {alias}.scores WHERE run_id = ? ORDER BY metric", [run_id]).fetchall()]
@@ -166,12 +166,6 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 fields.append(_meta_fields(mem, alias, run_id))
                 models = [r[0] for r in mem.execute(
                     f"SELECT model FROM {alias}.predictions WHERE run_id = ? GROUP BY model ORDER BY min(rowid)", [run_id]).fetchall()]
-                order = {s: k for k, s in enumerate(split_info)}
-                metric_order = {m: k for k, m in enumerate(metrics)}
-                mem.execute("CREATE OR REPLACE TEMP TABLE _split_order (split VARCHAR, pos INTEGER)")
-                mem.executemany("INSERT INTO _split_order VALUES (?, ?)", [[s, k] for s, k in order.items()])
-                mem.execute("CREATE OR REPLACE TEMP TABLE _metric_order (metric VARCHAR, pos INTEGER)")
-                mem.executemany("INSERT INTO _metric_order VALUES (?, ?)", [[m, k] for m, k in metric_order.items()])
                 has_details = bool(mem.execute(
                     f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
                     "AND table_name = 'predictions' AND column_name = 'details'").fetchall()[0][0])
@@ -195,12 +189,7 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                     LEFT JOIN _metric_order mo ON mo.metric = s.metric
                     WHERE s.run_id = {_lit(run_id)}
                 """
-                body = (f"SELECT * EXCLUDE (_split_pos, _clean, _ex_pos, _metric_pos, _pred_pos) FROM ({select}) "
-                        "ORDER BY model, _split_pos, split, _clean, perturbation, _ex_pos, _pred_pos, _metric_pos, metric")
-                if i == 0:
-                    mem.execute(f"CREATE TABLE _raw AS {body}")
-                else:
-                    mem.execute(f"INSERT INTO _raw {body}")
+                pending.append((alias, read_from, select, list(split_info), metrics))
             finally:
                 mem.execute(f"DETACH {alias}")
             notes = []
@@ -218,7 +207,13 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
             for r in runs:
                 r.label = f"{r.label} ({'AB'[r.index] if r.index < 2 else r.index})"
         meta = _meta_kinds(fields)
-        _build(mem, meta, offset)
+        for k, (alias, read_from, select, split_order, metrics) in enumerate(pending):
+            mem.execute(f"ATTACH {_lit(str(read_from))} AS {alias} (READ_ONLY)")
+            try:
+                _insert(mem, k == 0, select, split_order, metrics, meta)
+            finally:
+                mem.execute(f"DETACH {alias}")
+        mem.execute("CREATE VIEW rows AS SELECT rowid AS rid, * FROM _rows")
     except BaseException:
         mem.close()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -258,9 +253,15 @@ def _meta_kinds(fields: list[dict[str, set[str]]]) -> dict[str, str]:
             for key, types in list(kinds.items())[:MAX_META_COLUMNS]}
 
 
-def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
+def _insert(mem: Any, first: bool, select: str, split_order: list[str], metrics: list[str], meta: dict[str, str]) -> None:
+    """Add one store's rows to ``_rows`` in reading order (its metadata fields as columns), in one pass:
+    the row id is the position in ``_rows`` (the view ``rows`` names it ``rid``)."""
     from gengap.view.queries import meta_columns
 
+    mem.execute("CREATE OR REPLACE TEMP TABLE _split_order (split VARCHAR, pos INTEGER)")
+    mem.executemany("INSERT INTO _split_order VALUES (?, ?)", [[s, k] for k, s in enumerate(split_order)])
+    mem.execute("CREATE OR REPLACE TEMP TABLE _metric_order (metric VARCHAR, pos INTEGER)")
+    mem.executemany("INSERT INTO _metric_order VALUES (?, ?)", [[m, k] for k, m in enumerate(metrics)])
     names = meta_columns(meta)
     cols = []
     for key, kind in meta.items():
@@ -271,21 +272,21 @@ def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
         else:
             cols.append(f"json_extract_string(metadata, {path}) AS {column}")
     extra = (", " + ", ".join(cols)) if cols else ""
-    mem.execute(f"""
-        CREATE TABLE rows AS
-        SELECT (rowid + {offset})::BIGINT AS rid, run, model, split, perturbation, example_id, metric,
-               score, score >= 1 AS correct, unextracted, is_primary, input, target, output, extracted, metadata, prompt, details,
+    body = f"""
+        SELECT run, model, split, perturbation, example_id, metric, score, score >= 1 AS correct, unextracted, is_primary,
+               input, target, output, extracted, metadata, prompt, details,
                NULL::BIGINT AS input_length, NULL::BIGINT AS target_length, NULL::BIGINT AS output_length,
                lower(COALESCE(input, '')) || chr(0) || lower(COALESCE(output, '')) AS search_text{extra}
-        FROM _raw""")
-    mem.execute("DROP TABLE _raw")
+        FROM ({select})
+        ORDER BY model, _split_pos, split, _clean, perturbation, _ex_pos, _pred_pos, _metric_pos, metric"""
+    mem.execute(f"CREATE TABLE _rows AS {body}" if first else f"INSERT INTO _rows {body}")
 
 
 def fill_lengths(con: Any) -> None:
     """Count the input, target and output lengths (whitespace words) of every row, in one transaction:
     queries running meanwhile see them all NULL, then all counted. ``con``: a connection or cursor of
     the viewer's database (its own cursor, so that it can be interrupted)."""
-    con.execute(f"UPDATE rows SET input_length = {_words('input')}, target_length = {_words('target')}, "
+    con.execute(f"UPDATE _rows SET input_length = {_words('input')}, target_length = {_words('target')}, "
                 f"output_length = {_words('output')}")
 
 

@@ -78,11 +78,13 @@ def _word_diff(base: Any, other: Any) -> list[list[Any]]:
     return pieces
 
 
-def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figures: Figures | None = None) -> Any:
+def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figures: Figures | None = None,
+             start_figures: bool = True) -> Any:
     """The Starlette application over ``loaded`` (the in-memory rows of one or more runs).
 
     ``figures``: the summary's figures; by default they are computed in a background thread started
-    here (``app.state.figures``: stop it before closing ``loaded``)."""
+    here (``start_figures`` False: the caller starts ``app.state.figures``; stop it before closing
+    ``loaded``)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -96,7 +98,8 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
     configs: dict[int, dict[str, Any]] = {r.index: r.config for r in loaded.runs}
     if figures is None:
         figures = Figures(loaded)
-        figures.start()
+        if start_figures:
+            figures.start()
     work = figures
 
     def lengths_for(query: dict[str, list[str]]) -> None:
@@ -127,13 +130,17 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
                 raise IndexError(run)
         except (ValueError, IndexError):
             return error(ValueError(f"run={request.query_params.get('run')!r}: give 0 to {len(loaded.runs) - 1}."), 404)
-        return JSONResponse(json.loads(json.dumps(work.summary(run), default=str)))
+        answer = JSONResponse(json.loads(json.dumps(work.summary(run), default=str)))
+        work.served.set()
+        return answer
 
     def rows(request: Request) -> JSONResponse:
         try:
             query = _query(request)
             lengths_for(query)
-            return JSONResponse(q.page(con, query, meta, searches=searches))
+            answer = JSONResponse(q.page(con, query, meta, searches=searches))
+            work.served.set()
+            return answer
         except GengapError as e:
             return error(e)
 

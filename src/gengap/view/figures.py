@@ -62,6 +62,7 @@ class Figures:
     def __init__(self, loaded: Loaded) -> None:
         self.loaded = loaded
         self.lengths = threading.Event()  # set when every length is counted (or counting failed)
+        self.served = threading.Event()  # set when the first page's rows or summary has been answered
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._cursor: Any = None
@@ -86,9 +87,18 @@ class Figures:
             return all(s["figures"] != "computing" and s["slices"] != "computing" for s in self._state.values())
 
     # ------------------------------------------------------------------ computing
-    def start(self) -> None:
-        """Compute everything in a background thread (daemon: a stopped viewer does not wait for it)."""
-        self._thread = threading.Thread(target=self.compute, name="gengap-view-figures", daemon=True)
+    def start(self, *, after_first_page: float = 0.0) -> None:
+        """Compute everything in a background thread (daemon: a stopped viewer does not wait for it).
+
+        ``after_first_page``: wait up to this many seconds for the first page to be answered (:attr:`served`)
+        before starting, so that the first page does not share the process with the work."""
+        def work() -> None:
+            if after_first_page > 0:
+                self.served.wait(after_first_page)
+            if not self._stop.is_set():
+                self.compute()
+
+        self._thread = threading.Thread(target=work, name="gengap-view-figures", daemon=True)
         self._thread.start()
 
     def stop(self, timeout: float = 30.0) -> bool:
