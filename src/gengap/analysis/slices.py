@@ -145,6 +145,9 @@ class SliceSearch:
         found with 80% power, in score units (negative), or None when the search tests nothing.
     notes : plain sentences for a reader (a small run, skipped columns).
     members : description -> row positions, for every slice in ``table``.
+    test : how each slice was tested: ``fisher`` (0/1 scores), ``welch``, ``welch-clustered``,
+        ``permutation`` (corpus metrics, :mod:`gengap.analysis.corpus_slices`).
+    higher_is_better : False for a loss or an error (a corpus metric such as ECE): a positive gap is then worse.
     """
 
     table: pd.DataFrame
@@ -161,6 +164,8 @@ class SliceSearch:
     members: dict[str, np.ndarray] = field(repr=False, default_factory=dict)
     binary: bool = True
     n_significant: int = 0
+    test: str = ""
+    higher_is_better: bool = True
 
     @property
     def control_text(self) -> str:
@@ -173,7 +178,8 @@ class SliceSearch:
 
     def to_dict(self) -> dict[str, Any]:
         return {"n_rows": self.n_rows, "n_tested": self.n_tested, "control": self.control,
-                "control_text": self.control_text, "alpha": self.alpha, "n_significant": self.n_significant, "min_n": self.min_n, "order": self.order,
+                "control_text": self.control_text, "test": self.test, "higher_is_better": self.higher_is_better,
+                "alpha": self.alpha, "n_significant": self.n_significant, "min_n": self.min_n, "order": self.order,
                 "columns": list(self.columns), "skipped": dict(self.skipped), "detectable": self.detectable,
                 "notes": list(self.notes), "slices": self.table.to_dict(orient="records")}
 
@@ -564,7 +570,7 @@ def find_slices(
     adjusted = adjust_pvalues(p, "bh") if control != "none" else p.copy()
     significant = adjusted <= alpha if len(p) else np.zeros(0, dtype=bool)
     score, slo, shi, gap, glo, ghi = figures
-    kept, replaces = _explain(list(conditions), significant, features, y, alpha, binary, codes)
+    kept, replaces = _explain(list(conditions), significant, features, alpha, _mean_below(y, binary, codes))
     order_key = sorted(range(len(p)), key=lambda i: (not significant[i], gap[i], descriptions[i]))
     records, members = [], {}
     n_plain = 0
@@ -588,7 +594,8 @@ def find_slices(
     return SliceSearch(table=table, n_rows=n_rows, n_tested=n_tested, control=control, alpha=alpha, min_n=min_n,
                        order=order, columns=[f.name for f in features], skipped=skipped, detectable=detectable,
                        notes=notes, members=members, binary=binary,
-                       n_significant=int(significant.sum()))
+                       n_significant=int(significant.sum()),
+                       test="welch-clustered" if codes is not None else ("fisher" if binary else "welch"))
 
 
 def _clustered_tests(a: _Stats, b: _Stats, var_gap: np.ndarray, var_score: np.ndarray, clusters_in: np.ndarray,
@@ -625,16 +632,9 @@ def _below_p_clustered(a: np.ndarray, b: np.ndarray, y: np.ndarray, codes: np.nd
     return float(scipy.stats.t.cdf((m_a - m_b) / se, max(n_g - 1, 1)))
 
 
-def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndarray, features: list[_Feature],
-             y: np.ndarray, alpha: float, binary: bool,
-             codes: np.ndarray | None = None) -> tuple[np.ndarray, dict[int, list[str]]]:
-    """Which slices to report: a significant conjunction replaces the parts it explains, and is
-    itself dropped when one of its parts explains it. Returns the mask of kept slices and, per kept
-    conjunction, the descriptions of the parts it replaces. With cluster ``codes`` every comparison
-    is cluster-robust, as the search's own tests are."""
-    kept = np.ones(len(conditions), dtype=bool)
-    replaces: dict[int, list[str]] = {}
-    where = {cond: i for i, cond in enumerate(conditions)}
+def _mean_below(y: np.ndarray, binary: bool, codes: np.ndarray | None) -> Any:
+    """The one-sided test of "rows a score below rows b" (masks) of a search on per-example scores:
+    Fisher's or Welch's, cluster-robust with cluster ``codes``."""
 
     def below(a: np.ndarray, b: np.ndarray) -> float:
         if codes is not None:
@@ -642,10 +642,25 @@ def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndar
         stats = [_Stats(np.array([float(m.sum())]), np.array([y[m].sum()]), np.array([(y[m] ** 2).sum()])) for m in (a, b)]
         return float(_below_p(stats[0], stats[1], binary)[0])
 
-    for i in np.flatnonzero(significant):
+    return below
+
+
+def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndarray, features: list[_Feature],
+             alpha: float, below: Any) -> tuple[np.ndarray, dict[int, list[str]]]:
+    """Which slices to report: a significant conjunction replaces the parts it explains, and is
+    itself dropped when one of its parts explains it. Returns the mask of kept slices and, per kept
+    conjunction, the descriptions of the parts it replaces. ``below(a, b)`` is the one-sided p-value
+    of "rows a (a mask) do worse than rows b", the search's own kind of test (cluster-robust with
+    clusters). Its level is ``alpha`` over the significant conjunctions checked (Bonferroni): with
+    many rows and many conjunctions, an uncorrected check keeps one that merely sits inside a
+    failing part now and then."""
+    kept = np.ones(len(conditions), dtype=bool)
+    replaces: dict[int, list[str]] = {}
+    where = {cond: i for i, cond in enumerate(conditions)}
+    checked = [i for i in np.flatnonzero(significant) if len(conditions[i]) >= 2]
+    alpha = alpha / max(len(checked), 1)
+    for i in checked:
         cond = conditions[i]
-        if len(cond) < 2:
-            continue
         parts = [tuple(c for c in cond if c != drop) for drop in reversed(cond)]
         inside = _mask(cond, features)
         part_masks = [_mask(part, features) for part in parts]
@@ -817,6 +832,8 @@ def slices_from_rows(
         chosen = chosen[chosen["model"].astype(str) == model]
     if split is not None:
         chosen = chosen[chosen["split"].astype(str) == split]
+    from gengap.analysis.corpus_slices import find_corpus_slices, is_corpus_metric
+
     out = []
     for (m, s), group in chosen.groupby(["model", "split"], sort=False):
         frame = searchable_frame(group)
@@ -826,8 +843,11 @@ def slices_from_rows(
 
             ids = cluster_ids(group.reset_index(drop=True), cluster, where=f"the rows of {m} on {s}")
             frame = frame.drop(columns=[cluster], errors="ignore")
-        out.append(({"model": str(m), "split": str(s), "metric": metric},
-                    find_slices(frame, group["score"].to_numpy(dtype=np.float64), clusters=ids, **options)))
+        key = {"model": str(m), "split": str(s), "metric": metric}
+        if is_corpus_metric(metric):  # AUROC, F1, ECE...: the metric of each slice's rows, tested by permutation
+            out.append((key, find_corpus_slices(frame, group.reset_index(drop=True), metric, clusters=ids, **options)))
+        else:
+            out.append((key, find_slices(frame, group["score"].to_numpy(dtype=np.float64), clusters=ids, **options)))
     return out
 
 
@@ -847,6 +867,7 @@ def slice_table(searches: list[tuple[dict[str, str], SliceSearch]]) -> pd.DataFr
     frames, meta = [], []
     for key, search in searches:
         frame = search.table.copy()
+        frame["_worse"] = frame["gap"] if search.higher_is_better else -frame["gap"]
         for i, (name, value) in enumerate(key.items()):
             frame.insert(i, name, value)
         frames.append(frame)
@@ -854,7 +875,7 @@ def slice_table(searches: list[tuple[dict[str, str], SliceSearch]]) -> pd.DataFr
     columns = ["model", "split", "metric", *SLICE_COLUMNS]
     out = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
     if len(out):
-        out = out.sort_values(["significant", "gap", "model", "split", "description"],
+        out = out.sort_values(["significant", "_worse", "model", "split", "description"],
                               ascending=[False, True, True, True, True], kind="stable").reset_index(drop=True)
     out.attrs["searches"] = meta
     return out[columns]
@@ -872,11 +893,12 @@ def slice_lines(table: pd.DataFrame, *, top: int = 5, percent: bool = True) -> l
     searches = table.attrs.get("searches", [])
     tested = sum(int(s.get("n_tested", 0)) for s in searches)
     controls = sorted({CONTROLS[s["control"]] for s in searches if s.get("control") in CONTROLS})
-    head = (f"Where it fails (slices significantly below the rest; {'; '.join(controls) or 'no search'}, "
+    loss = any(not s.get("higher_is_better", True) for s in searches)  # ECE, log loss: higher is worse
+    head = (f"Where it fails (slices significantly {'above' if loss else 'below'} the rest; {'; '.join(controls) or 'no search'}, "
             f"{tested:,} slices tested):")
     found = table[table["significant"].astype(bool)].head(top)
     if found.empty:
-        return [head, "  No slice scores significantly below the rest."] + [f"  {n}" for s in searches for n in s.get("notes", [])]
+        return [head, f"  No slice scores significantly {'above' if loss else 'below'} the rest."] + [f"  {n}" for s in searches for n in s.get("notes", [])]
 
     def num(v: float) -> str:
         return f"{100 * v:.1f}" if percent else f"{v:.3g}"
@@ -885,7 +907,8 @@ def slice_lines(table: pd.DataFrame, *, top: int = 5, percent: bool = True) -> l
     for r in found.itertuples():
         score = f"{num(r.score)}{'%' if percent else ''} [{num(r.score_low)}, {num(r.score_high)}]"
         lines.append(f"  {r.model} on {r.split}: {r.description}  n = {r.n:,}, score {score}, "
-                     f"{num(-r.gap)}{' pts' if percent else ''} below the rest [{num(r.gap_low)}, {num(r.gap_high)}], "
+                     f"{num(abs(r.gap))}{' pts' if percent else ''} {'above' if r.gap > 0 else 'below'} the rest "
+                     f"[{num(r.gap_low)}, {num(r.gap_high)}], "
                      f"adjusted p {r.p_adjusted:.2g}")
     more = int(table["significant"].astype(bool).sum()) - len(found)
     if more > 0:
