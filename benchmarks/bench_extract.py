@@ -2,9 +2,12 @@
 
 Data, in the order the figures are printed:
 
-- ``benchmarks/data/extraction_v7/heldout*.jsonl``: the fresh held-out-only set (one file per writer),
-  written by people who never read the rules, frozen before the last round of tuning and measured once
-  after it; read only with ``--heldout`` (never while tuning), then printed first.
+- ``benchmarks/data/extraction_v8/heldout.jsonl``: the fresh held-out-only set (774 outputs, 422 of them
+  real Gemma 3 270M outputs), written without reading the rules, frozen before the rules were rewritten
+  (issue #33; its README records the sha256); read only with ``--heldout`` (never while tuning), then
+  printed first.
+- ``benchmarks/data/extraction_v7/heldout*.jsonl``: the previous held-out-only set (one file per writer),
+  measured once (95.9% [95.0, 96.7]); tuning data now that v8 exists.
 - ``benchmarks/data/extraction_v5/heldout.jsonl`` (748 outputs, 48 of them real Gemma 3 270M outputs)
   and ``extraction_v4/heldout.jsonl``: earlier held-out-only sets, each measured once (v4 92.4%
   [90.2, 94.3], v5 93.0% [91.0, 94.8]) and then tuned on: tuning data now that a newer set exists.
@@ -42,6 +45,7 @@ What it prints:
     python benchmarks/bench_extract.py --heldout       # everything, the held-out set first (about a minute)
     python benchmarks/bench_extract.py                 # while tuning: everything but the held-out set
     python benchmarks/bench_extract.py --quick         # 20,000 outputs for the throughput figure
+    python benchmarks/bench_extract.py --throughput-only   # only the outputs per CPU second (200,000 outputs)
     python benchmarks/bench_extract.py --skip-lmeval --show-errors
     python benchmarks/bench_extract.py --batch new.jsonl --log   # a new dev batch, before tuning
     python benchmarks/bench_extract.py --judge http://127.0.0.1:8080/v1
@@ -75,6 +79,7 @@ DATA_V3 = HERE / "data" / "extraction_v3"
 DATA_V4 = HERE / "data" / "extraction_v4"
 DATA_V5 = HERE / "data" / "extraction_v5"
 DATA_V7 = HERE / "data" / "extraction_v7"
+DATA_V8 = HERE / "data" / "extraction_v8"
 DATA_V6DEV = HERE / "data" / "extraction_v6dev"
 LEGACY = HERE / "data" / "extraction_labelled.jsonl"
 KINDS = ["number", "choice", "yes_no", "text"]
@@ -162,12 +167,23 @@ def _number_value(value: str | None) -> Fraction | None:
     return parse_number(value.strip().rstrip(".").replace(",", ""))
 
 
+def is_no_answer(gold: str | None) -> bool:
+    """Whether a labelled gold says the output commits to no answer (null or empty): the right outcome
+    is then an abstention, "unextracted"."""
+    return gold is None or (isinstance(gold, str) and not gold.strip())
+
+
+def was_read(got: str | None) -> bool:
+    """Whether a reader gave an answer (not None, not lm_eval's "[invalid]", not blank): a reading made."""
+    return isinstance(got, str) and got != "[invalid]" and bool(got.strip())
+
+
 def is_correct(kind: str, got: str | None, gold: str | None, aliases: list[str] | None = None) -> bool:
     """The shared judge: the same comparison for gengap's and lm_eval's extractions (a short text
     answer may match the gold or one of its listed aliases)."""
-    if isinstance(got, str) and (got == "[invalid]" or not got.strip()):
+    if not was_read(got):
         got = None
-    if gold is None:
+    if is_no_answer(gold):
         return got is None
     if got is None:
         return False
@@ -211,9 +227,9 @@ def summary_lines(rows: list[dict], got: list[str | None], by: str) -> list[str]
     for name in [*order, "all"]:
         idx = list(range(len(rows))) if name == "all" else groups[name]
         ok = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
-        read = [i for i in idx if got[i] is not None]
+        read = [i for i in idx if was_read(got[i])]
         right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in read)
-        none_gold = [i for i in idx if rows[i]["gold"] is None]
+        none_gold = [i for i in idx if is_no_answer(rows[i]["gold"])]
         left = sum(got[i] is None for i in none_gold)
         lines.append(f"  {name:<38} {len(idx):>4}  {cell(ok, len(idx)):<24} {len(read) / len(idx):8.1%} "
                      f"{(right / len(read) if read else 0):10.1%} {f'{left}/{len(none_gold)}':>14}")
@@ -267,7 +283,7 @@ def leave_one_pattern_out(rows: list[dict], got: list[str | None]) -> list[str]:
 def _read_stats(rows: list[dict], got: list[str | None], idx: list[int]) -> tuple[str, str, str]:
     """Accuracy with its 95% interval, coverage and precision of ``got`` on the rows ``idx``."""
     ok = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
-    read = [i for i in idx if got[i] is not None]
+    read = [i for i in idx if was_read(got[i])]
     right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in read)
     return cell(ok, len(idx)), f"{len(read) / len(idx):.1%}", f"{right / len(read) if read else 0:.1%}"
 
@@ -420,7 +436,7 @@ def rules_version() -> str:
 def batch_line(label: str, rows: list[dict], got: list[str | None]) -> str:
     """One Markdown table row: a batch's accuracy overall and per kind, and the precision of what was read."""
     scores = kind_scores(rows, got)
-    read = [(r, v) for r, v in zip(rows, got) if v is not None]
+    read = [(r, v) for r, v in zip(rows, got) if was_read(v)]
     right = sum(is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in read)
     k, n = scores["all"]
     low, high = interval(k, n)
@@ -473,7 +489,8 @@ def main() -> None:
     parser.add_argument("--v3", type=Path, default=DATA_V3, help="folder of the v3 set (one subfolder per writer)")
     parser.add_argument("--v4", type=Path, default=DATA_V4, help="folder of the held-out-only v4 set (heldout.jsonl)")
     parser.add_argument("--v5", type=Path, default=DATA_V5, help="folder of the held-out-only v5 set (tuning data once v7 exists)")
-    parser.add_argument("--v7", type=Path, default=DATA_V7, help="folder of the fresh held-out-only v7 set (heldout*.jsonl)")
+    parser.add_argument("--v7", type=Path, default=DATA_V7, help="folder of the held-out-only v7 set (tuning data once v8 exists)")
+    parser.add_argument("--v8", type=Path, default=DATA_V8, help="folder of the fresh held-out-only v8 set (heldout.jsonl)")
     parser.add_argument("--heldout", action="store_true",
                         help="read and print the fresh held-out set (once, after the rules are frozen; never while tuning)")
     parser.add_argument("--v6-dev", type=Path, default=DATA_V6DEV, help="folder of the last development batches (*.jsonl)")
@@ -482,6 +499,8 @@ def main() -> None:
     parser.add_argument("--log", type=Path, nargs="?", const=DATA_V3 / "TUNING_LOG.md",
                         help="with --batch: append the batch's row to this Markdown log (default: v3's TUNING_LOG.md)")
     parser.add_argument("--quick", action="store_true", help="20,000 outputs for the throughput figure")
+    parser.add_argument("--throughput-only", action="store_true",
+                        help="only section 6: outputs per CPU second of the rules, on the tuning outputs")
     parser.add_argument("--skip-lmeval", action="store_true", help="gengap's side only")
     parser.add_argument("--show-errors", action="store_true", help="print gengap's misreadings on the tuning data")
     parser.add_argument("--judge", help="URL of an OpenAI-compatible API to judge what the rules cannot read, or 'local': "
@@ -518,7 +537,7 @@ def main() -> None:
     # Held-out-only sets, oldest first; a set is present once its folder exists. The newest present
     # one is the fresh set, read only with --heldout. Every older one was measured once and then tuned
     # on, so it is tuning data (v3 held-out: 92.3% on 567f190; v4: 92.4% on 7b4ad0f; v5: 93.0% on e66c1cc).
-    generations = [(name, folder) for name, folder in (("v4", args.v4), ("v5", args.v5), ("v7", args.v7))
+    generations = [(name, folder) for name, folder in (("v4", args.v4), ("v5", args.v5), ("v7", args.v7), ("v8", args.v8))
                    if folder.is_dir()]
     fresh_name = f"{generations[-1][0]} held-out" if generations else "v3 held-out"
     fresh_files = heldout_files(generations[-1][1]) if generations else v3_files("heldout", args.v3)
@@ -529,6 +548,11 @@ def main() -> None:
     v2 = read_rows(args.data / "dev.jsonl") + read_rows(args.data / "heldout.jsonl")
     dev_v3 = (read_files(args.v3_dev if args.v3_dev is not None else v3_files("dev", args.v3)) + tuned_v3
               + [row for _, rows in older for row in rows] + v6dev)
+    n = 20_000 if args.quick else 200_000
+    if args.throughput_only:
+        print(f"6. Throughput of the rule cascade, {n:,} outputs (one process; the machine may be shared)")
+        print("\n".join(throughput(v2 + dev_v3, n)))
+        return
     got_h, got_2, got_d = read_all(heldout_v3), read_all(v2), read_all(dev_v3)
 
     if heldout_v3:
@@ -585,7 +609,6 @@ def main() -> None:
         for r, v in zip(v2 + dev_v3, got_2 + got_d):
             if not is_correct(r["kind"], v, r["gold"], r.get("aliases")):
                 print(f"  MISS {r.get('id')}: gold={r['gold']!r} got={v!r} <- {r['output'][:100]!r}")
-    n = 20_000 if args.quick else 200_000
     print(f"\n6. Throughput of the rule cascade, {n:,} outputs (one process; the machine may be shared)")
     print("\n".join(throughput(v2 + dev_v3, n)))
 

@@ -1,12 +1,21 @@
-"""Two versions of the extraction rules on the same labelled outputs: accuracy, and the paired gain.
+"""Two versions of the extraction rules on the same labelled outputs: accuracy, abstention, precision, the paired gain.
 
 Reads every output with the rules of this checkout and with the rules of another git revision
 (checked out into a temporary worktree and run in a subprocess with its own ``src``), judges both
-with ``bench_extract.is_correct``, and prints each version's accuracy with its 95% Clopper-Pearson
-interval, per kind and overall, then the paired difference (gengap's paired interval, held to the
-exact McNemar interval), the outputs fixed and broken, and the exact McNemar p-value.
+with ``bench_extract.is_correct``, and prints for each version, per kind and overall (and per source
+when the rows name one: hand-written paraphrases, real model outputs):
 
-    python benchmarks/compare_extract_rules.py --against 233169a --heldout      # once, after the freeze
+- accuracy with its 95% Clopper-Pearson interval (an output whose gold is null or empty commits to no
+  answer; leaving it unextracted is the right reading);
+- the abstention rate beside it (share of outputs left unextracted);
+- the precision of the answers read with its interval (right readings / readings made): a wrong
+  reading is a silent scoring error, an abstention is not;
+
+then the paired difference in accuracy (gengap's paired interval, held to the exact McNemar
+interval), the outputs fixed and broken, and the exact McNemar p-value.
+
+    python benchmarks/compare_extract_rules.py --against main --heldout     # the fresh held-out set (extraction_v8)
+    python benchmarks/compare_extract_rules.py --against 233169a --v7       # the previous one (tuning data now)
     python benchmarks/compare_extract_rules.py --against 233169a benchmarks/data/extraction_v5/heldout.jsonl
 """
 
@@ -23,9 +32,9 @@ from pathlib import Path
 from gengap.analysis.intervals import paired_test
 
 try:
-    from benchmarks.bench_extract import DATA_V7, KINDS, cell, heldout_files, is_correct, read_all, read_files
+    from benchmarks.bench_extract import DATA_V7, DATA_V8, KINDS, cell, heldout_files, is_correct, read_all, read_files, was_read
 except ImportError:  # run as a script from the benchmarks folder
-    from bench_extract import DATA_V7, KINDS, cell, heldout_files, is_correct, read_all, read_files
+    from bench_extract import DATA_V7, DATA_V8, KINDS, cell, heldout_files, is_correct, read_all, read_files, was_read
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -52,16 +61,34 @@ def read_with(revision: str, rows: list[dict]) -> list[str | None]:
     return json.loads(done.stdout)
 
 
+def version_cells(rows: list[dict], got: list[str | None], idx: list[int]) -> str:
+    """One version on the rows ``idx``: accuracy [95% CI], abstention rate, precision of the readings [95% CI] of m."""
+    right = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in idx)
+    read = [i for i in idx if was_read(got[i])]
+    right_read = sum(is_correct(rows[i]["kind"], got[i], rows[i]["gold"], rows[i].get("aliases")) for i in read)
+    abstained = 1 - len(read) / len(idx)
+    return f"{cell(right, len(idx)):24} {abstained:7.1%}  {cell(right_read, len(read)):24} {len(read):>5}"
+
+
 def comparison_lines(rows: list[dict], now: list[str | None], before: list[str | None], label: str) -> list[str]:
-    """Accuracy of both versions per kind and overall, then the paired gain with McNemar's test."""
+    """Per kind, overall and per source: both versions' accuracy, abstention and precision; then the
+    paired gain in accuracy with McNemar's test."""
     right_now = [is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in zip(rows, now)]
     right_before = [is_correct(r["kind"], v, r["gold"], r.get("aliases")) for r, v in zip(rows, before)]
-    lines = [f"   {'kind':8} {'n':>5}   {'these rules':24} {label + ' rules':24}"]
-    for kind in [*KINDS, "all"]:
-        idx = [i for i, r in enumerate(rows) if kind in ("all", r["kind"])]
+    block = f"{'accuracy [95% CI]':24} {'abstain':>7}  {'precision [95% CI]':24} {'read':>5}"
+    lines = [f"   {'':18} {'':>5}   {'these rules':<{len(block)}}   {label + ' rules'}",
+             f"   {'kind / source':18} {'n':>5}   {block}   {block}"]
+    groups = [(kind, [i for i, r in enumerate(rows) if kind in ("all", r["kind"])]) for kind in [*KINDS, "all"]]
+    sources = sorted({str(r["source"]) for r in rows if r.get("source")})
+    if len(sources) > 1:
+        groups += [(f"source {s}", [i for i, r in enumerate(rows) if str(r.get("source")) == s]) for s in sources]
+    for name, idx in groups:
         if idx:
-            k_now, k_before = sum(right_now[i] for i in idx), sum(right_before[i] for i in idx)
-            lines.append(f"   {kind:8} {len(idx):5}   {cell(k_now, len(idx)):24} {cell(k_before, len(idx)):24}")
+            lines.append(f"   {name:18} {len(idx):5}   {version_cells(rows, now, idx)}   {version_cells(rows, before, idx)}")
+    wrong_now = sum(was_read(v) and not ok for v, ok in zip(now, right_now))
+    wrong_before = sum(was_read(v) and not ok for v, ok in zip(before, right_before))
+    lines.append(f"   wrong readings (an answer read, not the right one): {wrong_now} with these rules, "
+                 f"{wrong_before} with {label}'s")
     test = paired_test([float(x) for x in right_now], [float(x) for x in right_before])
     fixed = sum(a and not b for a, b in zip(right_now, right_before))
     broken = sum(b and not a for a, b in zip(right_now, right_before))
@@ -73,13 +100,14 @@ def comparison_lines(rows: list[dict], now: list[str | None], before: list[str |
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("files", type=Path, nargs="*", help="labelled .jsonl files or folders")
-    parser.add_argument("--against", required=True, help="git revision whose rules to compare with (e.g. 233169a)")
-    parser.add_argument("--heldout", action="store_true",
-                        help="the fresh held-out set (extraction_v7): once, after the rules are frozen")
+    parser.add_argument("--against", required=True, help="git revision whose rules to compare with (e.g. main, 233169a)")
+    parser.add_argument("--heldout", "--v8", dest="heldout", action="store_true",
+                        help="the fresh held-out set (extraction_v8): after the rules are frozen, never while tuning")
+    parser.add_argument("--v7", action="store_true", help="the previous held-out set (extraction_v7; tuning data now)")
     args = parser.parse_args()
-    paths = list(args.files) + (heldout_files(DATA_V7) if args.heldout else [])
+    paths = list(args.files) + (heldout_files(DATA_V8) if args.heldout else []) + (heldout_files(DATA_V7) if args.v7 else [])
     if not paths:
-        parser.error("name labelled files, or pass --heldout")
+        parser.error("name labelled files, or pass --heldout (--v8) or --v7")
     rows = read_files(paths)
     print(f"{len(rows)} outputs from {', '.join(p.name for p in paths)}")
     print("\n".join(comparison_lines(rows, read_all(rows), read_with(args.against, rows), args.against)))

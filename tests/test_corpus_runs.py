@@ -64,7 +64,7 @@ def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tm
     assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
     md = (report / "report.md").read_text()
     assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
-    assert results["schema_version"] == "1.8"
+    assert results["schema_version"] == "1.9"
     import jsonschema
 
     from gengap.report._results import results_schema

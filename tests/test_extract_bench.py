@@ -94,7 +94,7 @@ def test_the_newest_held_out_set_is_printed_first_and_older_ones_become_tuning_d
     write(tmp_path / "v5" / "heldout.jsonl", [ROWS[2], {**wrong, "id": "number-v5-001"}])
     write(tmp_path / "v6" / "b1.jsonl", [{**ROWS[1], "id": "text-v6-001"}])
     argv = ["bench_extract.py", "--data", str(v2), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
-            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v6-dev", str(tmp_path / "v6"),
+            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v8", str(tmp_path / "v8"), "--v6-dev", str(tmp_path / "v6"),
             "--skip-lmeval", "--show-errors", "--quick"]
     monkeypatch.setattr(sys, "argv", argv)
     bench_extract.main()  # while tuning: the held-out set is not read, and v4 is tuning data all the same
@@ -118,7 +118,7 @@ def test_a_newer_held_out_set_turns_v5_into_tuning_data_and_reads_one_file_per_w
     write(tmp_path / "v5" / "heldout.jsonl", [{**wrong, "id": "number-v5-001"}])
     (tmp_path / "v7").mkdir()
     argv = ["bench_extract.py", "--data", str(tmp_path / "v2"), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
-            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v6-dev", str(tmp_path / "v6"),
+            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v8", str(tmp_path / "v8"), "--v6-dev", str(tmp_path / "v6"),
             "--skip-lmeval", "--show-errors", "--quick"]
     monkeypatch.setattr(sys, "argv", argv)
     bench_extract.main()  # the v7 folder exists but its writers have not committed a file yet
@@ -146,3 +146,33 @@ def test_two_rule_versions_compared_on_the_same_outputs_count_fixes_and_breaks()
     assert any(line.split()[:2] == ["all", "30"] and "100.0%" in line for line in lines)
     lines = comparison_lines(rows, before, now, "new")  # the other way round: the same pairs, broken
     assert "0 outputs fixed, 11 broken" in lines[-1] and "McNemar p = 0.0009766" in lines[-1]
+
+
+def test_the_comparison_prints_the_abstention_rate_and_the_precision_of_the_answers_read():
+    from benchmarks.compare_extract_rules import comparison_lines
+
+    # an empty gold, like a null one, means the output commits to nothing: abstaining is right
+    rows = [{**ROWS[0], "source": "paraphrase"}, {**ROWS[1], "source": "model"}, {**ROWS[2], "gold": ""}] * 10
+    now = ["8", None, None] * 10  # reads the numbers right and abstains on the rest
+    before = ["7", "Santiago", "yes"] * 10  # reads everything, a third of it right
+    lines = comparison_lines(rows, now, before, "old")
+    everything = next(line for line in lines if line.split()[:2] == ["all", "30"])
+    assert everything.split()[2:] == ["66.7%", "[47.2%,", "82.7%]", "66.7%", "100.0%", "[69.2%,", "100.0%]", "10",
+                                      "33.3%", "[17.3%,", "52.8%]", "0.0%", "33.3%", "[17.3%,", "52.8%]", "30"]
+    assert any(line.split()[:3] == ["source", "model", "10"] for line in lines)  # per source when rows name several
+    assert "0 with these rules, 20 with old's" in lines[-2]
+    assert "20 outputs fixed, 10 broken" in lines[-1]
+
+
+def test_the_throughput_section_alone_prints_outputs_per_cpu_second(tmp_path, monkeypatch, capsys):
+    write(tmp_path / "v2" / "dev.jsonl", ROWS)
+    write(tmp_path / "v2" / "heldout.jsonl", [{**r, "id": r["id"] + "-h"} for r in ROWS])
+    argv = ["bench_extract.py", "--data", str(tmp_path / "v2"), "--v3", str(tmp_path / "v3"), "--v4", str(tmp_path / "v4"),
+            "--v5", str(tmp_path / "v5"), "--v7", str(tmp_path / "v7"), "--v8", str(tmp_path / "v8"),
+            "--v6-dev", str(tmp_path / "v6"), "--quick", "--throughput-only"]
+    monkeypatch.setattr(sys, "argv", argv)
+    bench_extract.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("6. Throughput of the rule cascade, 20,000 outputs") and "per CPU s" in lines[1]
+    assert lines[-1].split()[:2] == ["all", "15,000"]  # 5,000 a kind, for the three kinds present
+    assert "the 5,000 per s target" in lines[-1]

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from gengap._errors import ConfigError, did_you_mean
 
@@ -96,6 +96,17 @@ class Scoring(_Strict):
     cluster: str | None = Field(
         default=None, description="A metadata column whose rows are not independent (questions of one passage, "
                                   "document or source): every interval and test counts clusters, not rows.")
+    samples: int = Field(
+        default=1, description="Answers asked of the model per example (an endpoint at temperature > 0, or a Python "
+                               "function with randomness, is called that many times): pass@k and maj@k are reported, "
+                               "and the samples of an example are one cluster for every interval and test.")
+    @field_validator("samples")
+    @classmethod
+    def _at_least_one(cls, value: int) -> int:
+        if value < 1:
+            raise ValueError(f"ask each example at least once (samples 1 or more; {value} given)")
+        return value
+
     #: The settings of the answer judge (stored with a run only when there is one).
     JUDGE: ClassVar[tuple[str, ...]] = ("judge", "judge_api", "judge_model")
     judge: str | None = Field(
@@ -201,6 +212,8 @@ class Settings(_Strict):
                 data["scoring"].pop(key)
         if self.scoring.cluster is None:  # likewise without clusters
             data["scoring"].pop("cluster")
+        if self.scoring.samples == 1:  # and with one answer per example
+            data["scoring"].pop("samples")
         return data
 
     def replace(self: _S, *, source: str = "", **options: Any) -> _S:
@@ -228,5 +241,6 @@ def describe_errors(err: ValidationError, group: str, given: dict[str, Any]) -> 
     for e in err.errors():
         name = str(e["loc"][0]) if e["loc"] else group
         value = given.get(name, e.get("input"))
-        parts.append(f"{name}={value!r}: {e['msg']} ({group}.{name})")
+        message = str(e["msg"]).removeprefix("Value error, ")  # a validator's own sentence, as it wrote it
+        parts.append(f"{name}={value!r}: {message} ({group}.{name})")
     return "; ".join(parts) + "."

@@ -219,6 +219,8 @@ def _format_error(err: ValidationError, source: str, model: type[BaseModel], nam
             parts.append(_unknown_key(model, loc))
         elif e["type"] == "missing":
             parts.append(f"missing required key '{shown}'")
+        elif e["type"] == "value_error":  # a validator's own sentence says what was expected
+            parts.append(f"'{shown}': {str(e['msg']).removeprefix('Value error, ')}")
         else:
             expected = _type_name(model, loc)
             parts.append(f"'{shown}': {e['msg']} (got {e.get('input')!r}{'; expected ' + expected if expected else ''})")

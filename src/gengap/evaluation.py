@@ -96,8 +96,24 @@ class Evaluation:
 
     @property
     def cluster(self) -> str | None:
-        """The column whose rows are not independent (``cluster=``), or None: every figure counts its clusters."""
-        return self.settings.scoring.cluster if self.settings is not None else None
+        """The column whose rows are not independent (``cluster=``; ``"item"``, the example, when each
+        example was asked several times), or None: every figure counts its clusters."""
+        from gengap.analysis.samples import ITEM
+
+        if self.settings is None:
+            return None
+        if self.settings.scoring.cluster is None and self.settings.scoring.samples > 1:
+            return ITEM
+        return self.settings.scoring.cluster
+
+    def samples(self, *, confidence: float = 0.95) -> pd.DataFrame:
+        """With several samples per example (``samples=K``): per model, split and metric, pass@1,
+        pass@K (unbiased), maj@K, the agreement of the samples, the within- and between-example
+        variance of the score and the mean score's interval clustered by example
+        (:func:`gengap.analysis.samples.sample_table`); empty otherwise."""
+        from gengap.analysis.samples import sample_table
+
+        return sample_table(self.rows(), confidence=confidence)
 
     def curve(self, axis: str, *, model: str | None = None, metric: str | None = None,
               splits: Sequence[str] | None = None, train_range: tuple[float, float] | None | str = "auto",

@@ -49,7 +49,7 @@ from gengap.splits import Split, Splitter, make_splitter
 from gengap.store import STORE_NAME, Store
 from gengap.training import Trainer
 
-__all__ = ["run", "StoredRun", "auto_shard_size", "input_hashes", "continued_share"]
+__all__ = ["run", "StoredRun", "auto_shard_size", "input_hashes", "continued_share", "check_sampling", "sample_model"]
 
 ModelLike = Any
 SplitLike = str | Splitter | Split
@@ -66,14 +66,21 @@ class StoredRun:
     model_calls: int
 
 
-def input_hashes(inputs: Sequence[Any]) -> np.ndarray:
+def input_hashes(inputs: Sequence[Any], *, salt: str = "") -> np.ndarray:
     """A 128-bit hash per input as an (n, 2) uint64 array (dicts and lists hashed by their sorted JSON).
+
+    ``salt`` (a sample's index and seed) is hashed with each input, so the cache keeps each sample's
+    answer apart.
 
     >>> input_hashes(["a", "b", "a"]).shape, bool((input_hashes(["a"]) == input_hashes(["a"])).all())
     ((3, 2), True)
+    >>> bool((input_hashes(["a"], salt="sample 1, seed 0") == input_hashes(["a"])).any())
+    False
     """
     text = np.array([x if isinstance(x, str) else json.dumps(x, sort_keys=True, default=str) for x in inputs],
                     dtype=object)
+    if salt:
+        text = np.array([f"{salt}\x00{t}" for t in text], dtype=object)
     return np.stack([pd.util.hash_array(text, hash_key="gengap-inputs-01"),
                      pd.util.hash_array(text, hash_key="gengap-inputs-02")], axis=1)
 
@@ -183,6 +190,9 @@ def run(
     perturbations = _as_perturbations(perturbations)
     similarity = _similarity_spec(train_similarity, dataset)
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
+    n_samples = scoring.samples
+    if n_samples > 1:
+        check_sampling(models, n_samples)
     if baselines:
         from gengap.learners.baselines import make_baseline
 
@@ -223,7 +233,8 @@ def run(
         done = store.finished_shard_rows(run_id)
         variant_names = ["none"] + [getattr(p, "name", str(p)) for p in perturbations]
         trainer = Trainer([(m, s) for s in resolved for m in models if m.needs_fit and any(
-            _pending(done, m.name, s.name, p, len(s.test)) for p in variant_names)], threads=n_threads)
+            _pending(done, m.name, s.name, _part(p, j), len(s.test)) for p in variant_names
+            for j in _samples_of(m, n_samples))], threads=n_threads)
         try:
             for k, split in enumerate(resolved, start=1):
                 if similarity is None:
@@ -240,24 +251,34 @@ def run(
                 variants = [("none", test, None)] + [(p.name, p.apply(test, splitting.seed) if touches_question else test, p)
                                                      for p in perturbations]
                 for m in models:
-                    todo = [(p, v, obj) for p, v, obj in variants if _pending(done, m.name, split.name, p, len(v))]
+                    todo = [(p, v, obj, js) for p, v, obj in variants
+                            for js in [[j for j in _samples_of(m, n_samples)
+                                        if _pending(done, m.name, split.name, _part(p, j), len(v))]] if js]
                     if not todo:
                         continue
                     with stage(f"{split.name} ({k}/{len(resolved)})"):  # progress bars say which split, of how many
                         fitted = trainer.fitted(m, split) if m.needs_fit else m
-                        for perturbation, variant, obj in todo:
+                        for perturbation, variant, obj, samples in todo:
                             inputs, shown = _model_inputs(prompt_spec, fitted, variant, split, obj, splitting.seed,
                                                           scoring.choices_by)
                             if hasattr(fitted, "reads"):  # a shortcut baseline sees only part of each example
                                 inputs, shown = fitted.reads(variant), None
-                            before = calls
-                            calls += _run_shards(store, run_id, fitted, split.name, variant, metrics=scoring.metrics,
-                                                 batch_size=execution.batch_size, shard_size=execution.shard_size,
-                                                 show=execution.progress, perturbation=perturbation, backend=runner,
-                                                 done=done, cache=execution.cache, extractor=extractor,
-                                                 model_inputs=inputs, prompts=shown, choices_by=scoring.choices_by)
-                            if prompt_spec is not None and calls > before and perturbation == "none":
-                                _warn_if_continued(store, run_id, fitted, split.name, prompt_spec)
+                            for j in samples:
+                                asked = fitted if j is None else sample_model(fitted, j, splitting.seed)
+                                before = calls
+                                try:
+                                    calls += _run_shards(
+                                        store, run_id, asked, split.name, variant, metrics=scoring.metrics,
+                                        batch_size=execution.batch_size, shard_size=execution.shard_size,
+                                        show=execution.progress, perturbation=perturbation, backend=runner, done=done,
+                                        cache=execution.cache, extractor=extractor, model_inputs=inputs, prompts=shown,
+                                        choices_by=scoring.choices_by, sample=j,
+                                        salt="" if j is None else f"sample {j}, seed {splitting.seed}")
+                                finally:
+                                    if asked is not fitted and hasattr(asked, "close"):
+                                        asked.close()
+                                if prompt_spec is not None and calls > before and perturbation == "none" and not j:
+                                    _warn_if_continued(store, run_id, fitted, split.name, prompt_spec)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
@@ -269,6 +290,50 @@ def run(
                     m.close()
         store.finish_run(run_id, "done")
     return StoredRun(store_path=store_path, run_id=run_id, out=out_dir, model_calls=calls)
+
+
+def check_sampling(models: Sequence[Model], n_samples: int) -> None:
+    """Before any work: a ConfigError for a model that answers the same every time (asking it
+    ``n_samples`` times would give ``n_samples`` copies), a warning for an endpoint at temperature 0.
+    Baselines are not checked: they are answered once per example."""
+    for m in models:
+        if not m.can_sample:
+            raise ConfigError(f"samples={n_samples}: model '{m.name}' cannot sample: {m.sample_note}. Ask it once per "
+                              "example (samples=1, --samples 1), or give a model that can answer differently when asked "
+                              "again (an endpoint at temperature > 0, or a Python function with randomness).")
+        temperature = getattr(m, "temperature", None)
+        if isinstance(temperature, (int, float)) and temperature == 0:
+            import warnings
+
+            warnings.warn(f"samples={n_samples}: model '{m.name}' answers at temperature 0 (greedy), so its {n_samples} "
+                          "answers to an example will be the same, and pass@k no better than pass@1. Set a temperature "
+                          "above 0 (--temperature 0.7, or OpenAIModel(..., temperature=0.7)).", stacklevel=3)
+
+
+def _samples_of(model: Model, n_samples: int) -> list[int | None]:
+    """The samples a model is asked: 0..n-1 with ``samples`` > 1 (a model that cannot sample, a baseline, is
+    answered once); [None] (one answer, stored as today) otherwise."""
+    return list(range(n_samples)) if n_samples > 1 and model.can_sample else [None]
+
+
+def _part(perturbation: str, sample: int | None) -> str:
+    """The shard-key part naming a perturbation and, with samples, which sample (``none@2``)."""
+    return perturbation if sample is None else f"{perturbation}@{sample}"
+
+
+def sample_model(model: Model, sample: int, seed: int) -> Model:
+    """The model that answers sample ``sample``: an endpoint sends its own seed per sample (its seed,
+    else the run's, plus the sample's index), so a server that honours seeds gives different answers
+    that a re-run reproduces; any other model (a Python function) is the same object, called again.
+
+    >>> from gengap.models.http import OpenAIModel
+    >>> sample_model(OpenAIModel("http://h:1/v1", model_name="m", temperature=0.7), 2, seed=10).seed
+    12
+    """
+    if callable(getattr(model, "with_settings", None)) and hasattr(model, "seed"):
+        base = model.seed if model.seed is not None else seed
+        return model.with_settings(seed=int(base) + sample)  # type: ignore[attr-defined,no-any-return]
+    return model
 
 
 def _similarity_spec(option: Any, dataset: Dataset) -> str | Callable[[list[str]], Any] | None:
@@ -466,8 +531,12 @@ def _pending(done: Mapping[str, int], model: str, split: str, perturbation: str,
 def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Dataset, *, metrics: Sequence[str],
                 batch_size: int, shard_size: int | None, show: bool | None, perturbation: str, backend: Backend,
                 done: dict[str, int], cache: bool, extractor: Any = None, model_inputs: Sequence[Any] | None = None,
-                prompts: Sequence[Any] | None = None, choices_by: str = "generate") -> int:
+                prompts: Sequence[Any] | None = None, choices_by: str = "generate", sample: int | None = None,
+                salt: str = "") -> int:
     """Predict, score and store every unfinished shard of one (model, split, perturbation); returns model calls.
+
+    ``sample`` (with ``samples`` > 1) says which of the model's answers to each example these are:
+    it is stored with the rows and names the shards, and ``salt`` is hashed with each input for the cache.
 
     With ``shard_size`` None, a model that sizes its shards by speed (``adaptive_shards``) gets
     shards of about :data:`SHARD_SECONDS` of its measured time, so a failure loses seconds of work;
@@ -480,11 +549,12 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     variant = perturbation != "none"
     use_cache = cache and model.cacheable
     fingerprint = model.fingerprint() if use_cache else ""
-    gaps = _gaps(done, model.name, split, perturbation, n)
+    part = _part(perturbation, sample)
+    gaps = _gaps(done, model.name, split, part, n)
     adaptive = shard_size is None and getattr(model, "adaptive_shards", False)
     size = shard_size or auto_shard_size(n)
     options = test.column("choices").tolist() if choices_by != "generate" else None
-    label = split if not variant else f"{split} / {perturbation}"
+    label = (split if not variant else f"{split} / {perturbation}") + ("" if sample is None else f" / sample {sample}")
     calls = 0
     known: dict[str, dict[int, Any]] = {}
     identical: dict[str, int] = {}  # of the known, how many this run answered itself (an identical input)
@@ -492,8 +562,8 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
     bounds: dict[str, tuple[int, int]] = {}
 
     def plan(s: int, e: int) -> tuple[str, list[Any]]:
-        key = _shard_key(model.name, split, perturbation, s)
-        hashes[key] = input_hashes(inputs[s:e]) if use_cache else np.empty((0, 2), dtype=np.uint64)
+        key = _shard_key(model.name, split, part, s)
+        hashes[key] = input_hashes(inputs[s:e], salt=salt) if use_cache else np.empty((0, 2), dtype=np.uint64)
         known[key] = ({i: decode_cached(t) for i, t in store.cached_outputs(fingerprint, hashes[key]).items()}
                       if use_cache else {})
         identical[key] = len(store.answered_in_run(fingerprint, hashes[key], run_id) & set(known[key])) if known[key] else 0
@@ -532,6 +602,7 @@ def _run_shards(store: Store, run_id: str, model: Model, split: str, test: Datas
                        "" if use_cache else (model.cache_note or "not cached: cache=False"), identical[key]),
             judge_use=judged, confidence=confidence,
             probabilities=probabilities if any(p is not None for p in probabilities) else None,
+            sample=sample or 0,
         )
         done[key] = e - s
 

@@ -14,9 +14,11 @@ Tables (one row per ...):
   the ``prompt`` a language model read when gengap built it (text, or chat messages as JSON), and ``details``
   (JSON: ``prompt_tokens``, ``completion_tokens``, ``latency_s``, per-option ``loglik``; null for cached outputs),
   the model's ``confidence`` in its output (a probability; null when it gave none) and its ``probabilities``
-  per label (JSON object; null when it gave only a confidence or none). Stores written before these
-  columns existed gain them, empty, the first time they are opened for writing, and read as empty.
-- ``scores``       score of an output: the prediction's keys plus ``metric`` and ``value``
+  per label (JSON object; null when it gave only a confidence or none), and the ``sample`` it is of the
+  example (0, 1, ... when the model was asked several times, ``samples``; 0 otherwise). Stores written
+  before these columns existed gain them, empty (``sample`` 0), the first time they are opened for writing,
+  and read as empty.
+- ``scores``       score of an output: the prediction's keys (``sample`` too) plus ``metric`` and ``value``
 - ``measures``     training-time measure: ``run_id``, ``step``, ``name``, ``scope`` (layer or ''), ``value``
 - ``events``       something a monitor noticed: ``run_id``, ``step``, ``kind`` (memorized, grokked, nan_loss, ...), ``message``
 - ``cache``        model output by ``fingerprint`` (the model and its settings) and input hash (``h1``, ``h2``): a re-run
@@ -86,6 +88,8 @@ ALTER TABLE predictions ADD COLUMN IF NOT EXISTS confidence DOUBLE;
 ALTER TABLE predictions ADD COLUMN IF NOT EXISTS probabilities VARCHAR;
 ALTER TABLE cache ADD COLUMN IF NOT EXISTS run_id VARCHAR;
 ALTER TABLE cache_use ADD COLUMN IF NOT EXISTS n_identical BIGINT;
+ALTER TABLE predictions ADD COLUMN IF NOT EXISTS sample INTEGER DEFAULT 0;
+ALTER TABLE scores ADD COLUMN IF NOT EXISTS sample INTEGER DEFAULT 0;
 CREATE TABLE IF NOT EXISTS leaks (
     run_id VARCHAR, split VARCHAR, example_id VARCHAR, kind VARCHAR, match_id VARCHAR, similarity DOUBLE,
     match_text VARCHAR);
@@ -391,8 +395,11 @@ class Store:
         judge_use: Mapping[str, int] | None = None,
         confidence: Sequence[float] | np.ndarray | None = None,
         probabilities: Sequence[Mapping[str, float] | None] | None = None,
+        sample: int = 0,
     ) -> None:
         """Store one shard's outputs and scores atomically (all rows or none).
+
+        ``sample`` is which of the model's answers to each example these are (0 when it is asked once).
 
         ``confidence`` (NaN or None: none given) and ``probabilities`` (per label) are the model's,
         per row.
@@ -423,21 +430,23 @@ class Store:
             if probabilities is not None else nulls,
         })
         keys = [run_id, model, split, perturbation]
+        sample = int(sample)
         with self._lock:
             self._con.execute("BEGIN")
             try:
                 self._con.register("_gengap_preds", preds)
                 self._con.execute(
                     "INSERT INTO predictions (run_id, model, split, perturbation, example_id, output, variant_input, "
-                    "variant_target, extracted, unextracted, prompt, details, confidence, probabilities) SELECT ?, ?, ?, ?, "
-                    "example_id, output, variant_input, variant_target, extracted, unextracted, prompt, details, "
-                    "confidence, probabilities FROM _gengap_preds", keys)
+                    "variant_target, extracted, unextracted, prompt, details, confidence, probabilities, sample) SELECT ?, ?, "
+                    "?, ?, example_id, output, variant_input, variant_target, extracted, unextracted, prompt, details, "
+                    "confidence, probabilities, ? FROM _gengap_preds", [*keys, sample])
                 for metric, values in scores.items():
                     table = pa.table({"example_id": preds.column("example_id"),
                                       "value": pa.array(np.asarray(values, dtype=np.float64))})
                     self._con.register("_gengap_scores", table)
-                    self._con.execute("INSERT INTO scores SELECT ?, ?, ?, ?, example_id, ?, value FROM _gengap_scores",
-                                      [*keys, metric])
+                    self._con.execute("INSERT INTO scores (run_id, model, split, perturbation, example_id, metric, value, "
+                                      "sample) SELECT ?, ?, ?, ?, example_id, ?, value, ? FROM _gengap_scores",
+                                      [*keys, metric, sample])
                     self._con.unregister("_gengap_scores")
                 self._con.unregister("_gengap_preds")
                 if cache_rows is not None and len(cache_rows[1]):
@@ -596,27 +605,42 @@ class Store:
 
     def rows(self, run_id: str, *, metric: str | None = None) -> pd.DataFrame:
         """Per-example rows of a run: model, split, perturbation, example, input, target, output,
-        extracted, unextracted, metadata, metric, score, confidence, probabilities (JSON text)."""
+        extracted, unextracted, metadata, metric, score, confidence, probabilities (JSON text).
+
+        A run that asked its models several times per example (``samples``) has one row per answer, and
+        two more columns: ``item`` (the example's id) and ``sample`` (0, 1, ...); its ``example_id``
+        names the answer, ``"q7#2"`` for sample 2 of example ``q7`` (sample 0 keeps the plain id), so
+        rows pair across models and perturbations answer by answer, and ``item`` is their cluster.
+        """
         where = "AND s.metric = ?" if metric else ""
         columns = set(self.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
                       ["column_name"])
         confidences = ("p.confidence, p.probabilities" if "confidence" in columns  # stores older than the columns
                        else "CAST(NULL AS DOUBLE) AS confidence, CAST(NULL AS VARCHAR) AS probabilities")
+        sampled = "sample" in columns  # stores older than samples: one answer per example
         params = [run_id, metric] if metric else [run_id]
-        return self.sql(
+        frame = self.sql(
             f"""
             SELECT s.model, s.split, s.perturbation, s.example_id,
                    COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
                    p.output, p.extracted, p.unextracted, e.metadata,
-                   s.metric, s.value AS score, {confidences}
+                   s.metric, s.value AS score, {confidences}, {"s.sample" if sampled else "0"} AS sample
             FROM scores s
-            JOIN predictions p USING (run_id, model, split, perturbation, example_id)
+            JOIN predictions p USING (run_id, model, split, perturbation, example_id{", sample" if sampled else ""})
             LEFT JOIN examples e USING (run_id, split, example_id)
             WHERE s.run_id = ? {where}
-            ORDER BY s.model, s.split, s.perturbation, s.example_id
+            ORDER BY s.model, s.split, s.perturbation, s.example_id, sample
             """,
             params,
         )
+        sample = frame.pop("sample").to_numpy()
+        if len(frame) and (sample > 0).any():
+            frame["item"] = frame["example_id"]
+            frame["sample"] = sample.astype(np.int64)
+            later = sample > 0
+            frame.loc[later, "example_id"] = (frame.loc[later, "example_id"].astype(str) + "#"
+                                              + frame.loc[later, "sample"].astype(str))
+        return frame
 
     def export_parquet(self, folder: str | Path, run_id: str | None = None) -> Path:
         """Write every table (or one run's rows) to Parquet files in ``folder``."""

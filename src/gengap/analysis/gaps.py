@@ -41,6 +41,7 @@ from gengap.analysis.clustered import cluster_ids, clustered_mean_ci, clustered_
 from gengap.analysis.corpus import corpus_gap, corpus_score
 from gengap.analysis.intervals import MIN_BOOTSTRAP_N, PairedTest, adjust_pvalues
 from gengap.analysis.power import detectable_gap
+from gengap.analysis.samples import default_cluster
 from gengap.metrics import get_metric, is_corpus_metric
 
 __all__ = ["summarize", "find_reference", "SUMMARY_COLUMNS"]
@@ -75,7 +76,9 @@ def summarize(
     """One row per (model, split, metric) of the clean (unperturbed) rows, in split order.
 
     ``cluster`` names the column (or metadata field) whose rows are not independent of each other;
-    every interval and test then accounts for it.
+    every interval and test then accounts for it. Rows of a run that asked each example several times
+    (``samples``) are clustered by ``item`` (the example) when no cluster is named
+    (:func:`gengap.analysis.samples.default_cluster`).
 
     ``unextracted`` is the share of outputs whose answer could not be read (None without extraction);
     those rows score 0 and are counted here so a reader sees them apart from wrong answers.
@@ -87,6 +90,7 @@ def summarize(
     [['random', 0.75, 0.0], ['length', 0.25, 0.5]]
     """
     clean = rows[rows["perturbation"] == "none"] if "perturbation" in rows else rows
+    cluster = default_cluster(rows, cluster)
     if cluster is not None:
         clean = clean.assign(_cluster=pd.factorize(cluster_ids(clean, cluster, where="the run's rows"))[0])
         if clean["_cluster"].nunique() < 2:

@@ -32,7 +32,7 @@ import pandas as pd
 from gengap._errors import ConfigError, DataError
 from gengap.analysis.clustered import clustered_mean_ci
 
-__all__ = ["pass_at_k", "sample_summary"]
+__all__ = ["pass_at_k", "sample_summary", "sample_table", "default_cluster", "ITEM", "SAMPLE_COLUMNS"]
 
 
 def pass_at_k(n: int | Sequence[int] | np.ndarray, c: int | Sequence[int] | np.ndarray, k: int) -> np.ndarray:
@@ -107,3 +107,67 @@ def sample_summary(rows: pd.DataFrame, *, item: str = "example_id", sample: str 
     ci = clustered_mean_ci(s, rows[item].astype(str).to_numpy(), confidence=confidence) if counts.size > 1 else None
     out["score"] = None if ci is None else ci.to_dict()
     return out
+
+
+#: The cluster a run's rows fall into without being told when its models answered each example several
+#: times: the example (``Store.rows`` names it in the column ``item``).
+ITEM = "item"
+
+
+def default_cluster(rows: pd.DataFrame, cluster: str | None) -> str | None:
+    """The clustering every interval and test of ``rows`` uses: ``cluster`` when named, else ``"item"``
+    when the rows hold several samples per example (the samples of one example are one cluster), else None.
+
+    >>> rows = pd.DataFrame({"example_id": ["a", "a#1"], "item": ["a", "a"], "sample": [0, 1]})
+    >>> default_cluster(rows, None), default_cluster(rows, "passage"), default_cluster(rows.drop(columns="item"), None)
+    ('item', 'passage', None)
+    """
+    if cluster is not None:
+        return cluster
+    return ITEM if ITEM in rows.columns and "sample" in rows.columns and bool((rows["sample"] > 0).any()) else None
+
+
+#: Columns of :func:`sample_table`, in order (the ``sections.samples`` records of results.json use the same names).
+SAMPLE_COLUMNS = ["model", "split", "metric", "k", "n_items", "n_rows", "pass_at_1", "pass_at_k", "maj_at_k",
+                  "agreement", "within", "between", "noise_share", "score", "score_low", "score_high", "score_method",
+                  "cluster", "n_clusters", "design_effect"]
+
+
+def sample_table(rows: pd.DataFrame, *, confidence: float = 0.95) -> pd.DataFrame:
+    """Per model, split and per-example metric of a run that asked each example several times
+    (``Store.rows``: columns ``item`` and ``sample``): :func:`sample_summary` of its clean rows, with
+    pass@1, pass@k and maj@k for k = the samples asked (None for scores that are not 0/1), agreement,
+    the within- and between-item variances, and the mean score with its interval clustered by item.
+    Models answered once per example (baselines) and corpus metrics are left out; empty without samples.
+
+    maj@k and agreement read the extracted answer when the run extracted answers, else the output.
+
+    >>> rows = pd.DataFrame({"model": "m", "split": "random", "perturbation": "none", "metric": "exact_match",
+    ...     "item": list("aabbcc"), "sample": [0, 1] * 3, "score": [1, 0, 1, 1, 0, 0],
+    ...     "output": ["4", "5", "7", "7", "1", "2"], "extracted": None})
+    >>> t = sample_table(rows)
+    >>> t[["k", "pass_at_1", "pass_at_k", "maj_at_k", "agreement"]].round(3).values.tolist()
+    [[2.0, 0.5, 0.667, 0.667, 0.667]]
+    """
+    from gengap.metrics import is_corpus_metric
+
+    if ITEM not in rows.columns or "sample" not in rows.columns:
+        return pd.DataFrame(columns=SAMPLE_COLUMNS)
+    clean = rows[rows["perturbation"] == "none"] if "perturbation" in rows.columns else rows
+    records = []
+    for (model, split, metric), g in clean.groupby(["model", "split", "metric"], sort=False):
+        if is_corpus_metric(str(metric)) or int(g["sample"].max()) < 1:
+            continue
+        answer = "extracted" if "extracted" in g.columns and g["extracted"].notna().any() else "output"
+        s = sample_summary(g, item=ITEM, answer=answer if answer in g.columns else None, confidence=confidence)
+        k = s["k"]
+        ci = s["score"] or {}
+        records.append({
+            "model": model, "split": split, "metric": metric, "k": k, "n_items": s["n_items"], "n_rows": s["n_rows"],
+            "pass_at_1": s.get("pass@1"), "pass_at_k": s.get(f"pass@{k}"), "maj_at_k": s.get(f"maj@{k}"),
+            "agreement": s.get("agreement"), "within": s["within"], "between": s["between"],
+            "noise_share": s["noise_share"], "score": ci.get("estimate"), "score_low": ci.get("low"),
+            "score_high": ci.get("high"), "score_method": ci.get("method"), "cluster": ITEM,
+            "n_clusters": ci.get("n_clusters"), "design_effect": ci.get("design_effect"),
+        })
+    return pd.DataFrame.from_records(records, columns=SAMPLE_COLUMNS)

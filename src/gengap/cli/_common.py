@@ -12,7 +12,7 @@ from gengap._errors import ConfigError
 from gengap._specs import parse_value
 from gengap._summary_table import summary_table
 
-__all__ = ["print_summary", "print_slices", "parse_options", "stderr", "stdout"]
+__all__ = ["print_summary", "print_samples", "print_slices", "parse_options", "stderr", "stdout"]
 
 #: Every message is plain text: a column, path or exception text like ``[label]`` or ``[/x]`` prints as it is.
 stdout = Console(highlight=False, markup=False, soft_wrap=True, width=None if sys.stdout.isatty() else 110)
@@ -41,6 +41,17 @@ def print_effects(rows: pd.DataFrame, *, console: Console | None = None) -> None
 
 
 
+
+
+def print_samples(table: pd.DataFrame, *, console: Console | None = None) -> None:
+    """One line per model, split and metric of a run with several samples per example (else nothing):
+    pass@1, pass@k, maj@k, agreement and the share of the variance that is sampling noise."""
+    for r in table.itertuples():
+        pct = lambda v: "–" if v is None or pd.isna(v) else f"{100 * float(v):.1f}%"
+        (console or stdout).print(
+            f"{r.model} on {r.split} ({r.metric}, {int(r.n_items):,} examples × {int(r.k)} samples): pass@1 "
+            f"{pct(r.pass_at_1)}, pass@{int(r.k)} {pct(r.pass_at_k)}, maj@{int(r.k)} {pct(r.maj_at_k)}, agreement "
+            f"{pct(r.agreement)}; sampling noise {100 * float(r.noise_share):.0f}% of the score's variance", markup=False)
 
 
 def print_slices(store_path: Any, run_id: str) -> None:

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from gengap._errors import ConfigError
 from gengap.cli._app import app
-from gengap.cli._common import print_effects, print_slices, print_summary, stdout
+from gengap.cli._common import print_effects, print_samples, print_slices, print_summary, stdout
 from gengap.config import DataConfig, EvalConfig, Execution, Generation, ModelConfig, PromptConfig, RunConfig, Scoring, Splitting
 
 #: The settings with their defaults: each option's default is read from here, never written again.
@@ -43,6 +43,7 @@ def eval_command(
     name: Annotated[str, typer.Option(help="The run's name in the store (a run resumes only under the same name).")] = _EVAL.name,
     reference: Annotated[Optional[str], option(Scoring, "reference")] = _SCORING.reference,
     cluster: Annotated[Optional[str], option(Scoring, "cluster")] = _SCORING.cluster,
+    samples: Annotated[int, option(Scoring, "samples")] = _SCORING.samples,
     model_version: Annotated[Optional[str], typer.Option(help="Python function models: a version to cache their outputs under (change it whenever the model changes); without it they are not cached.")] = _MODEL.version,
     model_name: Annotated[Optional[str], typer.Option(help="HTTP endpoints: the served model's name.")] = _MODEL.model_name,
     api: Annotated[str, option(Generation, "api")] = _MODEL.api,
@@ -120,7 +121,7 @@ def run_config(**options: Any) -> RunConfig:
         "model": model,
         "split": splits,
         "splitting": {key: o[key] for key in Splitting.model_fields},
-        "scoring": {key: o[key] for key in ("reference", "cluster", "extract", "choices_by", *Scoring.JUDGE)}
+        "scoring": {key: o[key] for key in ("reference", "cluster", "samples", "extract", "choices_by", *Scoring.JUDGE)}
                    | ({"metrics": o["metric"]} if o["metric"] else {}),
         "execution": {key: o[key] for key in Execution.model_fields},
         "eval": {"out": str(o["out"]), "name": o["name"], "perturb": o["perturb"] or [], "curves": o["curve"] or [],
@@ -245,6 +246,7 @@ def _run_and_print(cfg: RunConfig, progress: bool | None = None) -> None:
     evaluation = execute(cfg, progress=progress)
     print_summary(evaluation.summary())
     print_effects(evaluation.rows())
+    print_samples(evaluation.samples())
     for line in cache_lines(evaluation.cache_use(), evaluation.model_calls) + judge_lines(evaluation.judge_use()):
         stdout.print(line, markup=False)
     if cfg.eval.find_slices:

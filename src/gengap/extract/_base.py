@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from gengap.extract._phrases import alternation, opening_lookahead, phrases
+
 #: Returned by a rule when the output commits to no answer: the cascade stops, unextracted.
 ABSTAIN = "\x00abstain"
 
@@ -299,37 +301,9 @@ WEAK_MARK_RE = re.compile(
     r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
-HEDGE_RE = re.compile(
-    r"(?=[';acdefhimnprstuw])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
-    r"\b(?:cannot\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)"
-    r"|can'?t\s+(?:be\s+)?(?:determined?|tell|answer|say|know|decide|remember|recall)|(?:don'?t|do\s+not)\s+(?:remember|recall)"
-    r"|unable\s+to|insufficient\s+information|not\s+enough\s+(?:information|data|context|detail)"
-    r"|(?:not|n't)\s+(?:\w+\s+){0,2}enough\s+(?:information|info|data|context|detail)|impossible\s+to\s+(?:say|tell|know|determine|predict|forecast|answer)|(?:is|'s)\s+(?:entirely\s+|purely\s+|highly\s+|very\s+)?subjective|matter\s+of\s+(?:taste|opinion|preference)"
-    r"|no\s+way\s+(?:to|of)\s+(?:know|tell|check|verify|see|access|find\s+out|predict)|(?:i|we)\s+(?:don'?t|do\s+not)\s+know\b(?!\s+(?:for\s+sure|exactly|the\s+exact))|(?:no\s+one|nobody)\s+(?:really\s+)?knows|(?:no\s+one|nobody)\s+(?:can|could)\s+(?:say|tell|know|predict)|nobody\s+has\s+(?:counted|measured)"
-    r"|estimates\s+(?:vary|range|differ)\b(?![^.]*\b(?:i'?d|i\s+would|most\s+(?:\w+\s+)?(?:say|put|give)|best\s+(?:guess|estimate)|usually|commonly|typically|about|around)\b)|unknowable|no\s+idea|unclear|ambiguous|hard\s+to\s+(?:say|tell|judge|pin\s+down)"
-    r"|(?:could|can)(?:n'?t|\s*not)\s+(?:really\s+)?(?:say|tell)\s+(?:whether|if|which)\b|\bmaybe\s+[^.;\n]{1,40}?,\s*maybe\s+not\b"
-    r"|(?:it|that)\s+depends\b|could\s+be\s+either|either\s+(?:\S+\s+){1,4}?or\s"
-    r"|(?:maybe|perhaps|possibly|probably|might\s+be|may\s+be|could\s+be)\s+(?:\S+\s+){1,4}?or\s(?!so\b|not\b|more\b|less\b)|(?:can|could)\s*(?:never|not|n't)\s+(?:remember|recall)|anywhere\s+between|somewhere\s+between"
-    r"|;\s*otherwise\b|\b(?:if|when)\s+you\s+(?:count|include|mean|consider|exclude|go\s+by)\b[^.;]*;[^.;]*\b(?:if|when)\s+you\s+(?:count|include|mean|consider|exclude|go\s+by)\b"
-    r"|(?:measurements|figures|estimates|records|claims|sources)\s+(?:are|remain)\s+(?:\w+\s+)?(?:disputed|contested|debated|unreliable|inconsistent)|toss[-\s]up|coin[-\s]?(?:flip|toss)|either\s+(?:one\s+)?(?:could|would|might|may)\s+be\s+(?:right|correct|fine|acceptable)|i\s+(?:can'?t|cannot)\s+(?:choose|pick|decide)\b"
-    r"|no\s+(?:single|definitive|clear|simple|agreed|one|right)(?:\s+(?:agreed|accepted|correct|right))?\s+answer|i'?m\s+unsure|not\s+possible\s+to\s+(?:say|tell|determine|know))",
-    re.IGNORECASE,
-)
-REFUSAL_RE = re.compile(
-    r"(?=[acdhinpwy])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
-    r"\b(?:i(?:\s+|(?='))(?:cannot|can'?t|won'?t|am\s+unable\s+to|'m\s+unable\s+to|am\s+not\s+able\s+to|'m\s+not\s+able\s+to)\s+"
-    r"(?:help|answer|provide|assist|comply|do\s+that|give|assess|judge|verify|predict|forecast|foresee|speculate|evaluate|determine|perform|know|see"
-    r"|identify|recognize|access|view|open|browse|look\s+up|check|share|disclose|reveal)"
-    r"|as\s+an\s+ai\b|i'?m\s+(?:sorry|afraid)[^.\n]{0,40}\b(?:can'?t|cannot|unable|won'?t|not\s+able)"
-    r"|i\s+(?:don'?t|do\s+not)\s+have\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)"
-    r"|i\s+have\s+no\s+(?:\w+\s+){0,2}(?:access|information|data|knowledge|details)\b"
-    r"|i\s+(?:don'?t|do\s+not)\s+see\s+(?:any|a|an|the)\b|(?:could|can)\s+you\s+(?:please\s+)?(?:clarify|specify|provide|share|tell\s+me)"
-    r"|please\s+(?:clarify|specify|provide|tell\s+me|let\s+me\s+know)|which\s+(?:\w+\s+){0,2}do\s+you\s+mean|what\s+do\s+you\s+mean|(?:don'?t|do\s+not)\s+rely\s+on\s+me|no\s+way\s+(?:to|of)\s+(?:know|tell|check|verify|see|access|find\s+out|predict)"
-    r"|you\s+(?:haven't|have\s+not|didn't|did\s+not)\s+(?:shared|provided|attached|given|included|posted|sent|uploaded)"
-    r"|no\s+(?:\w+\s+)?(?:was|is|were|has\s+been|had\s+been)\s+(?:attached|provided|shared|included|given|uploaded)"
-    r"|(?:wasn't|was\s+not|isn't|is\s+not|weren't|were\s+not|hasn't\s+been|has\s+not\s+been)\s+(?:attached|provided|shared|included|given|uploaded)|(?:ask|consult)\s+(?:a|an|your)\s+(?:\w+\s+)?(?:expert|professional|doctor|lawyer|specialist))",
-    re.IGNORECASE,
-)
+# what leaves the answer open, and what declines to answer: the phrase lists of phrases/en.toml
+HEDGE_RE = re.compile(opening_lookahead(phrases("hedge", ("en",))) + r"\b" + alternation("hedge", ("en",)), re.IGNORECASE)
+REFUSAL_RE = re.compile(opening_lookahead(phrases("refusal", ("en",))) + r"\b" + alternation("refusal", ("en",)), re.IGNORECASE)
 CORRECTION_RE = re.compile(
     r"(?=[-.acehijlmnostw\u2013\u2014\u2026])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"(?:(?<=\s)[-\u2014\u2013]+\s*(?:no|nope)(?=\s*[,.;!])|\b(?:wait|oops|correction|scratch\s+that|on\s+second\s+thought|i\s+mean|i\s+made\s+an?\s+(?:mistake|error)"

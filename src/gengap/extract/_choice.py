@@ -782,10 +782,6 @@ def _by_value(ctx: Context) -> str | None:
     return close[0] if len(close) == 1 else None
 
 
-def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
-
-
 _UNSURE_RE = re.compile(r"\b(?:i'?m|i\s+am)\s+(?:not\s+(?:certain|sure|positive)|uncertain)\b", re.IGNORECASE)
 _COMMITS_RE = re.compile(r"\b(?:but|though|although|i'?d\s+(?:say|guess|go|pick|choose)|i\s+(?:think|believe|guess|lean)|probably|likely"
                          r"|my\s+(?:best\s+)?(?:guess|pick|bet)|answer|i'?ll\s+(?:go|say|pick)|go\s+with)\b", re.IGNORECASE)
@@ -1061,17 +1057,12 @@ RULES: tuple[Rule, ...] = (
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),
-    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
-    Rule("refusal", "abstain", _refusal),
-    Rule("candidates", "abstain", _commitment.candidates_rule(_strict_read)),
-    Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
-    Rule("hedge", "abstain", _hedge),
-    Rule("none_of_them", "abstain", _commitment.rejects_every_option),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_strict_read,
+                       also=(Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
+                             Rule("none_of_them", "abstain", _commitment.rejects_every_option))),
     Rule("answer_first", "answer_first", _commitment.choice_on_question(_answer_first)),
     Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
-    Rule("unfinished", "abstain", _unfinished),
-    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("letter_is_correct", "marker", _declared),
     Rule("by_value", "option_text", _by_value),
     Rule("same_duration", "option_text", _same_duration),

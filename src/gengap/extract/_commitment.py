@@ -672,3 +672,29 @@ def foreign_unsure_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Contex
                             disabled=ctx.disabled)
         return found.value if found.value is not None else ABSTAIN
     return foreign_unsure
+
+
+# ---------------------------------------------------------------------------------------- the stage
+def refusal_rule(ctx: Context) -> str | None:
+    """A cascade rule: an output that declines or cannot answer (``phrases/en.toml``, ``refusal``) is unextracted."""
+    return ABSTAIN if ctx.refusal else None
+
+
+def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None],
+          unfinished: Callable[[Context], str | None], pick: Callable[[Context, str], str | None] | None = None,
+          also: Sequence[Rule] = ()) -> tuple[Rule, ...]:
+    """The commitment stage, the same for every kind and run once in its cascade, after the answer a format or
+    a marker states and before the readers of answers in prose: a doubt in another language (what follows it
+    is read by ``rules()``), a refusal, candidates left open (``pick`` reads one candidate), a hedge, the
+    kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
+
+    >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None, unfinished=lambda ctx: None)]
+    ['foreign_unsure', 'refusal', 'hedge', 'unfinished', 'cut_off']
+    """
+    return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
+            Rule("refusal", "abstain", refusal_rule),
+            *((Rule("candidates", "abstain", candidates_rule(pick)),) if pick is not None else ()),
+            Rule("hedge", "abstain", hedge),
+            *also,
+            Rule("unfinished", "abstain", unfinished),
+            Rule("cut_off", "abstain", cut_rule))

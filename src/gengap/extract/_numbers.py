@@ -668,10 +668,6 @@ _NOTE_RE = re.compile(r"^\s*(?:>|\(|\*[^*]|_|\d+[.)]\s|(?:notes?|tips?|hint|remi
 _BOLD_RE = re.compile(r"\*\*([^*\n]+)\*\*")
 
 
-def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
-
-
 _WORKING_RE = re.compile(r"^\s*(?:first|let|let's|to\s|we\s|step|start|begin|given|since|if\s|suppose|note|check)", re.IGNORECASE)
 _EXPRESSION_RE = re.compile(r"\d\s*[a-z]?\s*[-+×x*/÷^]\s*\d|\d\s*%?\s+of\s+\d", re.IGNORECASE)
 # a calculation in words: "3 times 60 gives 180", "Multiply 3 by 60 to get 180", "15 and 27 make 42"
@@ -1493,14 +1489,8 @@ RULES: tuple[Rule, ...] = (
     Rule("non_answer", "abstain", _commitment.marked_non_answer),
     Rule("marked", "marker", _marked),
     Rule("table", "table", _table),
-    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
-    Rule("refusal", "abstain", _refusal),
-    Rule("candidates", "abstain", _commitment.candidates_rule(_first_number)),
-    Rule("hedge", "abstain", _hedge),
-    Rule("range", "abstain", _commitment.range_only),
-    Rule("unfinished", "abstain", _unfinished),
-    Rule("cut_off", "abstain", _commitment.cut_rule),
-    Rule("off_topic", "abstain", _off_topic),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_first_number,
+                       also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic))),
     Rule("none", "answer_first", _none),
     Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),

@@ -714,9 +714,8 @@ def _no_such(ctx: Context) -> str | None:
     return ABSTAIN if m.group(1) is None or stem(m.group(1)) in ctx.question_stems else None
 
 
-def _refusal(ctx: Context) -> str | None:
-    if ctx.refusal:
-        return ABSTAIN
+def _has_none(ctx: Context) -> str | None:
+    """The output says the thing asked for does not exist ("it never existed, so it has no capital"): unextracted."""
     if ctx.question:
         for m in _HAS_NO_RE.finditer(ctx.text):
             if stem(m.group(1)) in ctx.question_stems and not re.match(r"[^.;\n]*,?\s+but\s", ctx.text[m.end():]):
@@ -1604,7 +1603,6 @@ RULES: tuple[Rule, ...] = (
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("other_question", "abstain", _other_question),
-    Rule("refusal", "abstain", _refusal),
     Rule("no_such", "abstain", _no_such),
     Rule("garbled", "abstain", _garbled),
     Rule("foreign_correction", "other_language", _foreign_correction),
@@ -1615,18 +1613,14 @@ RULES: tuple[Rule, ...] = (
     Rule("table", "table", _table),
     Rule("labelled_line", "table", _labelled_line),
     Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
-    Rule("candidates", "abstain", _commitment.candidates_rule(_picked_span)),
-    Rule("hedge", "abstain", _hedge),
-    Rule("about_answering", "abstain", _about_answering),
-    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_picked_span,
+                       also=(Rule("has_none", "abstain", _has_none), Rule("about_answering", "abstain", _about_answering))),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
     Rule("cleft", "answer_inside_sentence", _cleft),
     Rule("agent", "other_language", _agent),
     Rule("answer_first", "answer_first", _answer_first),
-    Rule("unfinished", "abstain", _unfinished),
-    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("concluding", "marker", _concluding),
     Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
@@ -1636,5 +1630,5 @@ RULES: tuple[Rule, ...] = (
     Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
-RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
+RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "has_none", "no_such", "garbled", "hedge", "about_answering")
               else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

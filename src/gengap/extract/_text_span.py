@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import re
 
+from gengap.extract._phrases import alternation
+
 # function words that mark a reply's language (each specific enough not to be English)
 _LANGUAGE_WORDS: dict[str, frozenset[str]] = {
     "de": frozenset("der die das den dem des ein eine einen ist sind war waren und nicht mit von auf für im zum zur auch wird wurde".split()),
@@ -200,20 +202,15 @@ def foreign_agent(sentence: str) -> str | None:
     return m.group("name").rstrip(".") if m else None
 
 
-# "I'm sorry", "I don't know", "I'm not sure", "no idea" in German, French, Spanish, Portuguese, Italian
-_FOREIGN_APOLOGY = (r"(?:lo\s+siento|perd[oó]n|disculpa|désolée?|je\s+suis\s+désolée?|pardon|es\s+tut\s+mir\s+leid|leider|entschuldigung"
-                    r"|sinto\s+muito|desculpe?|me\s+desculpe|mi\s+dispiace|scusa|scusate)")
-_FOREIGN_UNSURE = (r"(?:no\s+(?:lo\s+)?sé|no\s+estoy\s+segur[oa]|no\s+tengo\s+(?:esa\s+|la\s+)?información|no\s+lo\s+recuerdo|ni\s+idea"
-                   r"|je\s+ne\s+(?:le\s+)?(?:sais|connais)\s+pas|je\s+ne\s+suis\s+pas\s+(?:sûre?|certaine?)|je\s+n'en\s+suis\s+pas\s+sûre?|aucune\s+idée"
-                   r"|je\s+n'ai\s+pas\s+(?:cette\s+|l')?information|ich\s+weiß\s+(?:es|das)\s+nicht|das\s+weiß\s+ich\s+nicht|ich\s+bin\s+(?:mir\s+)?(?:da\s+)?nicht\s+sicher"
-                   r"|keine\s+ahnung|não\s+sei|não\s+tenho\s+(?:certeza|essa\s+informação)|não\s+me\s+lembro|non\s+lo\s+so|non\s+sono\s+sicur[oa]"
-                   r"|non\s+ne\s+ho\s+idea|non\s+ho\s+(?:questa\s+)?informazion[ei]|non\s+(?:lo\s+)?ricordo)")
+# "I'm sorry", "I don't know", "I'm not sure", "no idea", "maybe X or Y" in other languages: phrases/<lang>.toml
+FOREIGN = ("es", "fr", "de", "pt", "it")
+_FOREIGN_APOLOGY = alternation("apology", FOREIGN)
+_FOREIGN_UNSURE = alternation("unsure", FOREIGN)
 _FOREIGN_ABOUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*(?:{_FOREIGN_UNSURE}|{_FOREIGN_APOLOGY})(?:\s+[^\W\d_][\w'-]*){{0,8}}\W*$", re.IGNORECASE)
-_FOREIGN_UNSURE_BUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*{_FOREIGN_UNSURE}\s*[,;:.-]?\s*(?:pero|mais|aber|mas|ma)?\s*", re.IGNORECASE)
-# "maybe X or Y" in those languages: two candidates, none chosen
-_FOREIGN_TWO_RE = re.compile(r"^\W*(?:(?:quizás?|tal\s+vez|peut-être|vielleicht|talvez|forse)\s+[^,.;]{1,40}?\s+(?:o|ou|oder|or)\s+[^,.;]{1,40}"
-                             r"|[^,.;]{1,40}?\s+(?:o|ou|oder)\s+[^,.;]{1,40}[,;.-]\s*(?:no\s+(?:recuerdo|sé)\s+cu[aá]l|je\s+ne\s+sais\s+(?:plus\s+)?(?:lequel|laquelle)"
-                             r"|ich\s+weiß\s+nicht(?:\s+mehr)?,?\s+welche[rs]?|não\s+(?:sei|me\s+lembro)\s+qual|non\s+(?:so|ricordo)\s+quale))", re.IGNORECASE)
+_FOREIGN_UNSURE_BUT_RE = re.compile(rf"^\W*(?:{_FOREIGN_APOLOGY}\W+)*{_FOREIGN_UNSURE}\s*[,;:.-]?\s*{alternation('but', FOREIGN)}?\s*", re.IGNORECASE)
+# "maybe X or Y", or "X or Y, I don't remember which": two candidates, none chosen
+_FOREIGN_TWO_RE = re.compile(rf"^\W*(?:{alternation('maybe', FOREIGN)}\s+[^,.;]{{1,40}}?\s+{alternation('or', (*FOREIGN, 'en'))}\s+[^,.;]{{1,40}}"
+                             rf"|[^,.;]{{1,40}}?\s+{alternation('or', FOREIGN)}\s+[^,.;]{{1,40}}[,;.-]\s*{alternation('which_one', FOREIGN)})", re.IGNORECASE)
 
 
 def foreign_no_answer(sentences_: list[str]) -> bool:

@@ -35,6 +35,7 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
 _NO = {"no", "false", "incorrect", "wrong", "nope", "nah", "negative"}
@@ -330,6 +331,10 @@ _FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|a
 
 
 def _first_word(ctx: Context) -> str | None:
+    """Yes or no opening the output; not the "No" of a doubt in another language ("No lo sé."), which the
+    commitment stage reads."""
+    if ctx.prose[:2].lower() == "no" and (after_foreign_unsure(ctx.prose) is not None or foreign_no_answer(sentences(ctx.prose))):
+        return None
     m = _FIRST_RE.match(ctx.prose)
     if m:
         return _word(m.group(1))
@@ -600,10 +605,6 @@ _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE
 _PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)"
                            r"(?=\s*(?:$|[.,;:!)\u2014-])|\s+(?:though|although|but|if|when|as\s+long\s+as|in\s+(?:most|many|some)\s+cases)\b)",
                            re.IGNORECASE)
-
-
-def _refusal(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.refusal else None
 
 
 def _concluding(ctx: Context) -> str | None:
@@ -1222,20 +1223,16 @@ RULES: tuple[Rule, ...] = (
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
-    Rule("foreign_unsure", "abstain", _commitment.foreign_unsure_rule(lambda: RULES)),
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    Rule("refusal", "abstain", _refusal),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
     Rule("reported", "verdict", _reported),
     Rule("concluding", "marker", _concluding),
-    Rule("hedge", "abstain", _hedge),
-    Rule("unfinished", "abstain", _unfinished),
-    Rule("cut_off", "abstain", _commitment.cut_rule),
     Rule("table", "table", _table),
     Rule("last_word", "last", _last_word),
     Rule("contrast_not", "negation", _contrast_not),

@@ -30,12 +30,17 @@ class Model:
         and torch modules by their parameters, functions given a version); False when gengap
         cannot see what the outputs depend on.
     cache_note : why the model is not cached, and how to cache it ("" when it is cached).
+    can_sample : whether asking it again can give another answer (``samples`` > 1 asks each example
+        several times); False for models that answer the same every time.
+    sample_note : why it cannot sample ("" when it can).
     """
 
     name: str = "model"
     needs_fit: bool = False
     cacheable: bool = True
     cache_note: str = ""
+    can_sample: bool = True
+    sample_note: str = ""
 
     def predict(self, inputs: Sequence[Any]) -> Sequence[Any]:  # pragma: no cover - interface
         raise NotImplementedError
@@ -168,6 +173,8 @@ class EstimatorModel(Model):
         # a learner is fitted per split; the fitted copy it returns is cached by its own state
         self.cacheable = not self.needs_fit
         self.cache_note = "" if self.cacheable else "not cached: trained on each split first (the fitted copy is cached)"
+        self.can_sample = False
+        self.sample_note = "an estimator's predict gives the same answer every time it is asked"
 
     def fit(self, inputs: Sequence[Any], targets: Sequence[Any]) -> EstimatorModel:
         try:

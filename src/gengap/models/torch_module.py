@@ -108,6 +108,9 @@ class TorchModel(Model):
             raise ConfigError("TorchModel: give generate or encode/decode, not both.")
         self.module = module
         self.encode = encode
+        self.can_sample = generate is not None  # a generate function may sample; encode/decode in eval mode does not
+        self.sample_note = "" if self.can_sample else ("its forward pass in evaluation mode gives the same answer every "
+                                                       "time; give a generate function that samples")
         self.decode = decode
         self.generate = generate
         self.name = name or type(module).__name__

@@ -62,6 +62,9 @@ class TransformersModel(Model):
     generate_kwargs : further options for ``model.generate`` (``num_beams``, ...); sampling is off.
     """
 
+    can_sample = False
+    sample_note = "it decodes greedily (sampling is off), so every answer to an input is the same"
+
     def __init__(
         self,
         model: Any,

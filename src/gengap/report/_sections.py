@@ -57,6 +57,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_calibration",
     "gengap.report.section_slices",
     "gengap.report.section_baselines",
+    "gengap.report.section_samples",
 ]
 
 

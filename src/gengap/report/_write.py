@@ -15,6 +15,7 @@ from markupsafe import Markup
 
 from gengap._errors import ConfigError, StoreError, did_you_mean
 from gengap.analysis.gaps import find_reference, summarize
+from gengap.analysis.samples import default_cluster
 from gengap.report._blocks import TEMPLATES, render_template
 from gengap.report._format import count, md_escape
 from gengap.report._results import dumps, results_document
@@ -91,6 +92,7 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
         scoring = settings.get("scoring") if isinstance(settings, dict) else None
         cluster = scoring.get("cluster") if isinstance(scoring, dict) else None
     rows = store.rows(run_id)
+    cluster = default_cluster(rows, cluster)  # several samples per example: clustered by example
     split_info = store.split_info(run_id)
     if reference is not None and reference not in split_info:
         raise ConfigError(
