@@ -137,8 +137,10 @@ def corpus_figures(sims: int, rsims: int) -> None:
             for c in controls:
                 hits[c] += corpus_search(frame, rows, metric, c, s)[0] > 0
         print(f"  {f'{metric}, {n:,} rows ({count} sims)':<44} {hits['bh'] / count:7.3f} {hits['naive'] / count:7.3f}")
-    print(f"\nCorpus metrics, planted slices in 3,000 rows: recall (share of {rsims} simulations reporting exactly it)")
-    print(f"  {'slice':<44} {'bh':>7} {'naive':>7}")
+    print(f"\nCorpus metrics, planted slices in 3,000 rows: recall (share of {rsims} simulations reporting exactly it;"
+          " BH only: the naive search's recall is no test of it)")
+    print(f"  {'slice':<44} {'bh':>7}")
+    controls = ["bh"]
     for metric, shape, n_slice in (("auroc", "single", 300), ("auroc", "pair", 300), ("ece", "single", 300)):
         n = 3000
         share = n_slice / n if shape == "single" else float(np.sqrt(n_slice / n))
@@ -154,7 +156,7 @@ def corpus_figures(sims: int, rsims: int) -> None:
             for c in controls:
                 hits[c] += truth in corpus_search(frame, rows, metric, c, s)[1]
         what = "AUROC 0.93 -> 0.70" if metric == "auroc" else "ECE +15 points"
-        print(f"  {f'{shape}, {n_slice} rows, {what}':<44} {hits['bh'] / rsims:7.3f} {hits['naive'] / rsims:7.3f}")
+        print(f"  {f'{shape}, {n_slice} rows, {what}':<44} {hits['bh'] / rsims:7.3f}")
 
 
 def conjunction_at_scale(n: int, seeds: int) -> None:

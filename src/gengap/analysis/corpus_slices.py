@@ -15,8 +15,9 @@ score, higher for a loss or an error). Two stages keep that affordable over hund
    approximate p-value. It is not trusted in the tail (a small slice's AUROC near 1 is skewed);
 2. every slice whose approximate p is below :data:`SCREEN` gets a Monte Carlo permutation p-value
    at its own size, drawn until :data:`STOP_AFTER` random sets do as badly (Besag and Clifford's
-   sequential p-value) or until ``1.2 x slices / alpha`` sets are drawn, fine enough for
-   Benjamini-Hochberg's first threshold.
+   sequential p-value) or until ``2 x slices / (alpha x R)`` sets are drawn, where R is the count
+   of slices the screen would call significant (at least 1): fine enough for Benjamini-Hochberg
+   to confirm half of them, and for its first threshold when the screen finds one or none.
 
 ``benchmarks/bench_slices.py --corpus`` measures the false discoveries on null data and the recall
 of planted slices, beside the naive search.
@@ -285,8 +286,11 @@ def find_corpus_slices(
             z = worse * (inside - outside - mu) / sd
         p = np.where(np.isfinite(z), scipy.stats.norm.sf(z), np.nan)
         # the normal tail is only a screen (AUROC near 1 and ECE are skewed): the slices it flags get
-        # a permutation p-value fine enough for Benjamini-Hochberg's first threshold, alpha / slices
-        most = int(math.ceil(1.2 * max(int(np.isfinite(p).sum()), 1) / alpha))
+        # a permutation p-value fine enough for Benjamini-Hochberg's threshold at half the screen's
+        # count of discoveries (alpha / slices when the screen finds one or none)
+        finite = np.isfinite(p)
+        screened = int(np.sum(adjust_pvalues(p[finite], "bh") <= alpha)) if finite.any() else 0
+        most = int(math.ceil(2 * max(int(finite.sum()), 1) / (alpha * max(screened, 1))))
         for i in np.flatnonzero(np.isfinite(p) & (p < SCREEN)):
             p[i] = _sequential_p(gaps, int(sizes[i]), float(inside[i] - outside[i]), worse, most, rng, codes)
     else:

@@ -35,7 +35,11 @@ A conjunction replaces its parts when it explains them: ``forum and es`` is kept
 scores below the rest of ``forum`` *and* below the rest of ``es`` (else the part that fails
 everywhere is the finding), and a part is then dropped when its rows outside the conjunction do not
 score below the rows outside the part (the part's deficit is the conjunction's). The kept
-conjunction lists the parts it ``replaces``.
+conjunction lists the parts it ``replaces``. These checks use the search's own kind of test
+(cluster-robust with clusters) at ``alpha`` over the significant conjunctions checked.
+
+A run scored by a corpus metric (AUROC, F1, ECE) is searched by :mod:`gengap.analysis.corpus_slices`
+(:func:`slices_from_rows` picks it): the metric of each slice's rows, tested by permutation.
 
 >>> import numpy as np, pandas as pd
 >>> rng = np.random.default_rng(0)
