@@ -16,6 +16,12 @@ recomputed on each draw, and the share of draws whose interval holds the truth p
   the in-range score.
 - critical complexity: a valley whose true gap peaks at level 4 (clear: gaps .05 .2 .35 .5 .3 .15;
   close second: .05 .2 .42 .47 .3 .15).
+- clustered curves (``--clustered``): the same break curves with the rows of each level in passages of
+  20 whose rates vary (beta, intraclass correlation 0.2), and a flat curve (no break: the share of
+  draws that name one is the false-break rate); the curve with the passages as clusters (whole passages
+  resampled) next to the same call taking rows as independent.
+
+    python benchmarks/bench_curves.py --clustered --sims 200    # only the clustered coverage (~5 min loaded)
 """
 
 from __future__ import annotations
@@ -86,6 +92,48 @@ def coverage_break(name: str, p: np.ndarray, n_bin: int, sims: int, n_resamples:
           f"[{sims} sims, {took:.0f} s]")
 
 
+def coverage_break_clustered(name: str, p: np.ndarray, n_bin: int, m: int, icc: float, sims: int, n_resamples: int,
+                             seed: int = 3) -> None:
+    """Break and halving coverage on rows in clusters of ``m`` within each level, with and without clusters."""
+    rng = np.random.default_rng([seed, n_bin, m, int(100 * icc), int(1000 * p[5])])
+    in_range = LEVELS <= 5
+    flat = bool(np.all(p == p[0]))
+    # the curve names a whole-number axis's halving point as the first level at or past the crossing
+    true_half = None if flat else float(np.ceil(_truth_half(p, in_range) - 1e-9))
+    axis = np.repeat(LEVELS, n_bin)
+    per_level = n_bin // m
+    codes = np.repeat(np.arange(LEVELS.size * per_level), m)
+    k = (1 - icc) / icc
+    stats = {kind: {"found": 0, "hit": 0, "half": 0, "n_half": 0} for kind in ("clusters", "rows")}
+    t0 = time.perf_counter()
+    for i in range(sims):
+        mean = np.repeat(p, per_level)
+        rates = rng.beta(np.maximum(mean * k, 1e-3), np.maximum((1 - mean) * k, 1e-3))
+        s = (rng.random(axis.size) < np.repeat(rates, m)).astype(float)
+        for kind, clusters in (("clusters", codes), ("rows", None)):
+            c = score_curve(s, axis, train_range=(1, 5), n_resamples=n_resamples, seed=i, clusters=clusters)
+            st = stats[kind]
+            if c.break_value is not None:
+                st["found"] += 1
+                hi = np.inf if c.break_high is None else c.break_high
+                st["hit"] += (not flat) and c.break_low <= 6.0 <= hi
+            if true_half is not None and c.half_value is not None:
+                lo = c.half_low if c.half_low is not None else -np.inf
+                hi = c.half_high if c.half_high is not None else np.inf
+                st["n_half"] += 1
+                st["half"] += lo <= true_half <= hi
+    took = time.perf_counter() - t0
+    parts = []
+    for kind, st in stats.items():
+        if flat:
+            parts.append(f"{kind}: false break {st['found'] / sims:6.1%}")
+        else:
+            half = st["half"] / st["n_half"] if st["n_half"] else float("nan")
+            parts.append(f"{kind}: break coverage {st['hit'] / sims:6.1%} (found {st['found'] / sims:6.1%}), "
+                         f"halving {half:6.1%}")
+    print(f"  {name:<34} " + " | ".join(parts) + f"  [{sims} sims, {took:.0f} s]")
+
+
 def coverage_valley(name: str, gaps: np.ndarray, n_cell: int, sims: int, n_resamples: int) -> None:
     rng = np.random.default_rng(2)
     levels = np.arange(1, 7)
@@ -113,13 +161,23 @@ def main() -> None:
     ap.add_argument("--bins", type=int, default=50)
     ap.add_argument("--resamples", type=int, default=10_000, help="resamples of the speed runs")
     ap.add_argument("--sim-resamples", type=int, default=2000, help="resamples per interval in the coverage runs")
+    ap.add_argument("--clustered", action="store_true", help="only the coverage of clustered curves")
     args = ap.parse_args()
     sims = args.sims or (40 if args.quick else 200)
     sim_resamples = args.sim_resamples
-    speed(100_000 if args.quick else args.rows, args.bins, 2000 if args.quick else args.resamples)
-    print(f"\nCoverage at nominal 95% ({sim_resamples:,} resamples per interval; target >= 90%)")
     sharp = np.r_[np.full(5, 0.9), [0.6, 0.45, 0.3, 0.15, 0.05]]
     gentle = np.r_[np.full(5, 0.9), [0.84, 0.7, 0.5, 0.3, 0.15]]
+    if args.clustered:
+        print(f"Clustered curves: passages of 20 rows within each level, intraclass correlation 0.2; nominal 95% "
+              f"({sim_resamples:,} resamples per interval); whole passages resampled vs rows taken as independent")
+        for n_bin in (200, 1000):
+            coverage_break_clustered(f"flat (no break), {n_bin} per level", np.full(10, 0.9), n_bin, 20, 0.2, sims,
+                                     sim_resamples)
+            coverage_break_clustered(f"sharp break, {n_bin} per level", sharp, n_bin, 20, 0.2, sims, sim_resamples)
+            coverage_break_clustered(f"gentle break, {n_bin} per level", gentle, n_bin, 20, 0.2, sims, sim_resamples)
+        return
+    speed(100_000 if args.quick else args.rows, args.bins, 2000 if args.quick else args.resamples)
+    print(f"\nCoverage at nominal 95% ({sim_resamples:,} resamples per interval; target >= 90%)")
     subtle = np.r_[np.full(5, 0.9), [0.87, 0.7, 0.5, 0.3, 0.15]]
     for n_bin in (100, 400):
         coverage_break(f"sharp break, {n_bin} per level", sharp, n_bin, sims, sim_resamples)

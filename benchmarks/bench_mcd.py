@@ -7,10 +7,12 @@ Prints, side by side in one run:
    gengap's MCD split for 3 seeds (D_C, D_A, unseen test atoms, seconds; D_C, D_A and unseen atoms
    recounted from the texts apart from gengap's code, and the compounds the split holds out whole).
 2. The achievable frontier: the best D_C gengap finds for each bound on D_A.
-3. How far up D_C can go on SCAN at 80/20 at all: the compound hold-outs that leave the largest
+3. A second grammar generated here (sentences 'DET NOUN VERB DET NOUN [PREP DET NOUN] [and|because
+   CLAUSE]'): a random split and MCD for 3 seeds, recounted the same way.
+4. How far up D_C can go on SCAN at 80/20 at all: the compound hold-outs that leave the largest
    share of test compound occurrences unseen, gengap's search with no bound on D_A at five times
    the default effort, and an independent search (linearized swaps from random starts, iterated).
-4. Scale: a synthetic dataset of 1,000,000 examples with about 100,000 compound types (word
+5. Scale: a synthetic dataset of 1,000,000 examples with about 100,000 compound types (word
    bigrams): seconds and peak memory of one MCD split through the public API.
 
 Usage: ``python benchmarks/bench_mcd.py [--quick] [--scan-dir DIR] [--n N] [--skip-ceiling]``. Timings are
@@ -128,6 +130,42 @@ def scan_section(scan_dir: Path, seeds: list[int], bounds: list[float | None]) -
     for bound, d, seconds in rows:
         best = max(dc for da, dc in found if bound is None or da <= bound + 1e-12)
         print(f"{bound!s:>8s} {d['compound_divergence']:8.4f} {d['atom_divergence']:8.4f} {seconds:8.2f} {best:9.4f}")
+
+
+def sentences(n: int = 3000, seed: int = 0) -> Dataset:
+    """A second grammar, generated here: 'DET NOUN VERB DET NOUN [PREP DET NOUN] [and|because CLAUSE]'."""
+    rng = np.random.default_rng(seed)
+    nouns, verbs = ["cat", "dog", "girl", "boy", "cake", "box", "ball", "bird"], ["saw", "liked", "helped", "found", "gave", "painted"]
+
+    def noun_phrase() -> str:
+        return f"{['the', 'a'][rng.integers(2)]} {nouns[rng.integers(len(nouns))]}"
+
+    def clause() -> str:
+        text = f"{noun_phrase()} {verbs[rng.integers(len(verbs))]} {noun_phrase()}"
+        return text + (f" {['in', 'on', 'beside'][rng.integers(3)]} {noun_phrase()}" if rng.random() < 0.4 else "")
+
+    out: set[str] = set()
+    while len(out) < n:
+        out.add(clause() + (f" {['and', 'because'][rng.integers(2)]} {clause()}" if rng.random() < 0.5 else ""))
+    inputs = sorted(out)
+    return Dataset(pd.DataFrame({"id": [f"s-{i:05d}" for i in range(n)], "input": inputs, "target": "-"}), name="sentences")
+
+
+def grammar_section(seeds: list[int]) -> None:
+    ds = sentences()
+    atoms, compounds = count_structure(ds, "words"), count_structure(ds, "ngrams:2,3", role="compounds")
+    print(f"\nA second grammar (generated): {len(ds):,} sentences, {atoms.n_types} atom types, {compounds.n_types} compound types")
+    print(f"{'split':32s} {'n_test':>7s} {'D_C':>8s} {'D_A':>8s} {'unseen':>7s} {'novel%':>8s} {'seconds':>8s}")
+    rs = RandomSplit(test_fraction=0.2, seed=0).split_dataset(ds)
+    row("random 80/20", split_structure(ds, rs.train, rs.test, atom_counts=atoms, compound_counts=compounds), None, len(rs.test))
+    for seed in seeds:
+        t, cpu = time.perf_counter(), cpu_seconds()
+        split = MaxCompoundDivergence(test_fraction=0.2, seed=seed).split_dataset(ds)
+        row(f"gengap mcd seed={seed}", split.diagnostics.structure.to_dict(), time.perf_counter() - t, len(split.test))
+        dc, da, unseen = recount(ds.inputs, split.train, split.test)
+        held = split.diagnostics.figures["search"]["held_out_compounds"]
+        print(f"{'':32s} (CPU {cpu_seconds() - cpu:.1f} s; recounted here: D_C {dc:.4f}, D_A {da:.4f}, unseen test atoms "
+              f"{unseen}; held out whole: {', '.join(h['compound'] for h in held[:6])})")
 
 
 def _compound_divergence(in_test: np.ndarray, c: sp.csr_matrix) -> float:
@@ -278,6 +316,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=None, help="synthetic examples (default 1,000,000; --quick 50,000)")
     parser.add_argument("--skip-scan", action="store_true")
     parser.add_argument("--skip-scale", action="store_true")
+    parser.add_argument("--skip-grammar", action="store_true", help="skip the generated second grammar")
     parser.add_argument("--skip-ceiling", action="store_true", help="skip the section on how high D_C can go (about 3 min)")
     args = parser.parse_args()
     if not args.skip_scan:
@@ -286,6 +325,8 @@ def main() -> None:
                          [0.01, 0.02, None] if args.quick else [0.005, 0.01, 0.02, 0.03, 0.05, 0.1, None])
         else:
             print(f"SCAN files not found in {args.scan_dir}; skipping the SCAN section.")
+    if not args.skip_grammar:
+        grammar_section([0] if args.quick else [0, 1, 2])
     if not args.skip_ceiling and (args.scan_dir / "tasks.txt").exists():
         ceiling_section(args.scan_dir, [0] if args.quick else [0, 1, 2], 100 if args.quick else 1000)
     if not args.skip_scale:

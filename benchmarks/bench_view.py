@@ -2,9 +2,17 @@
 
 A results store of ``--rows`` per-example rows (one model, three splits, metadata ``topic`` and
 ``size``; default 1,000,000) and two stores of ``--ab-rows`` rows each (default 100,000; the same
-examples, 30% answered differently) are written with gengap's Store, then served by ``gengap view``'s
-app on loopback. In the browser, each figure is the time from the action to the page drawn
-(the fetch, the JSON and the DOM), median of ``--repeat`` tries:
+examples, 30% answered differently) are written with gengap's Store.
+
+First, from process start: ``gengap view BIG --no-browser`` is started as a new process, Chromium
+opens its address as soon as the port accepts, and the figure is the wall-clock time from starting
+the process to the first page drawn (the summary; then, in another process, a rows page), and to the
+summary complete with the report's figures and slices. The viewer as it was before its figures moved
+to the background (``--before``, a git commit, default 60b076e; its ``src`` is taken with ``git
+archive``) is measured the same way and printed beside it.
+
+Then, served by ``gengap view``'s app on loopback with its figures computed, each figure is the time
+from the action to the page drawn (the fetch, the JSON and the DOM), median of ``--repeat`` tries:
 
 - first paint: navigation start to the first page drawn (the summary), and to a rows page;
 - a filter change (outcome, split, a metadata field, a number range, a text search) and a page change
@@ -16,6 +24,7 @@ The targets (issue 30) are printed beside each figure: first paint < 2 s, a filt
 
     python benchmarks/bench_view.py                    # 1,000,000 rows (a few minutes: writing the store)
     python benchmarks/bench_view.py --rows 100000      # quicker
+    python benchmarks/bench_view.py --before ''        # without the old viewer
 """
 
 from __future__ import annotations
@@ -23,7 +32,9 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,10 +112,68 @@ class Served:
             time.sleep(0.02)
         self.url = f"http://127.0.0.1:{self.port}"
 
+        self.figures = app.state.figures
+
     def close(self) -> None:
         self.server.should_exit = True
         self.thread.join(10)
-        self.loaded.con.close()
+        if self.figures.stop(60):
+            self.loaded.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def old_source(ref: str, into: Path) -> Path | None:
+    """The ``src`` folder of the viewer at git commit ``ref`` (None when git or the commit is missing)."""
+    root = Path(__file__).resolve().parent.parent
+    into.mkdir(parents=True, exist_ok=True)
+    try:
+        archive = subprocess.run(["git", "-C", str(root), "archive", ref, "src"], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"(the viewer of {ref} is not measured: {e})")
+        return None
+    return into / "src"
+
+
+def from_process_start(page, store: Path, src: Path, route: str, *, complete: bool = False) -> tuple[float, float | None]:
+    """Seconds from starting ``gengap view STORE`` (gengap imported from ``src``) to the first ``route``
+    page drawn in Chromium, and (``complete``) to the summary drawn with every figure."""
+    port = _free_port()
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    start = time.time()
+    proc = subprocess.Popen([sys.executable, "-c", "from gengap.cli import main; main()", "view", str(store), "--no-browser",
+                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"gengap view ended: {proc.stderr.read().decode() if proc.stderr else ''}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.01)
+        page.goto("about:blank")
+        page.goto(f"http://127.0.0.1:{port}/#/{route}")
+        page.wait_for_function("() => window.__gengap && window.__gengap.renders >= 1", timeout=600_000)
+        wall = "() => performance.timeOrigin + window.__gengap.at"  # the viewer of --before has no .wall
+        first = float(page.evaluate(wall)) / 1000 - start
+        done = None
+        if complete:
+            page.wait_for_function("() => window.__gengap && !window.__gengap.pending", timeout=600_000, polling=50)
+            done = float(page.evaluate(wall)) / 1000 - start
+        return first, done
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
 
 
 _CHANGE = """async (hash) => {
@@ -141,6 +210,7 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--ab-rows", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--before", default="60b076e", help="git commit of the viewer to compare with ('' for none)")
     args = parser.parse_args()
     if not CHROMIUM.exists():
         sys.exit("Debian's chromium is needed at /usr/bin/chromium (apt-get install chromium).")
@@ -154,14 +224,52 @@ def main() -> None:
         b = write_store(tmp / "b", args.ab_rows, seed=2, flip=0.3, splits=("random", "length"))
         print(f"stores written: {args.rows:,} rows + 2 x {args.ab_rows:,} rows in {time.perf_counter() - t:.1f} s "
               f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
-        served = Served([big])
-        print(f"viewer ready over {args.rows:,} rows in {served.load_s:.1f} s (read once, before serving)")
-        pair = Served([a, b])
         r = args.repeat
         results: list[tuple[str, str, str]] = []
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})
+            versions = [("after", Path(__file__).resolve().parent.parent / "src")]
+            if args.before:
+                old = old_source(args.before, tmp / "before")
+                if old is not None:
+                    versions.insert(0, (f"before ({args.before})", old))
+            starts: dict[str, list[str]] = {}
+            for label, src in versions:
+                imported = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); import gengap.cli; "
+                                           "print(time.perf_counter() - t)"], env={**os.environ, "PYTHONPATH": str(src)},
+                                          capture_output=True, text=True, check=True).stdout
+                starts.setdefault("import", []).append(f"{float(imported):.2f} s")
+                summary_first, summary_done = from_process_start(page, big, src, "summary", complete=True)
+                rows_first, _ = from_process_start(page, big, src, "rows")
+                starts[label] = [f"{summary_first:.2f} s", f"{rows_first:.2f} s", f"{summary_done:.2f} s"]
+            names = ["first page drawn (summary)", "first page drawn (rows)", "summary complete (figures, slices)",
+                     "of which: importing gengap.cli"]
+            for k, (label, _) in enumerate(versions):
+                starts[label].append(starts["import"][k])
+            width = max(len(n) for n in names)
+            print(f"\nfrom process start ({args.rows:,} rows; gengap view BIG --no-browser, then Chromium)")
+            print(f"{'':<{width}}  " + "  ".join(f"{label:>20}" for label, _ in versions) + "  target")
+            for k, name in enumerate(names):
+                print(f"{name:<{width}}  " + "  ".join(f"{starts[label][k]:>20}" for label, _ in versions)
+                      + ("  < 2 s" if k < 2 else ""))
+            print(f"(load average {os.getloadavg()[0]:.1f})")
+            served = Served([big])
+            print(f"\nviewer serving {args.rows:,} rows {served.load_s:.1f} s after load_runs started (in this process)")
+            t = time.perf_counter()
+            busy: list[float] = []  # filter changes while the lengths, figures and slices are being computed
+            page.goto(served.url + "/#/rows?limit=50")
+            page.wait_for_function("() => window.__gengap && window.__gengap.renders >= 1", timeout=60_000)
+            for k in range(r):
+                if served.figures.ready():
+                    break
+                busy.append(float(page.evaluate(_CHANGE, ["#/rows?split=length", "#/rows?split=group"][k % 2])))
+            served.figures.wait(600)
+            print(f"its figures and slices computed {time.perf_counter() - t:.1f} s later; the timings below start then")
+            if busy:
+                print(f"(meanwhile, a filter change (split) took {median_ms(busy).strip()})")
+            pair = Served([a, b])
+            pair.figures.wait(600)
             results.append(("first paint: summary", median_ms([first_paint(page, served.url + "/#/summary") for _ in range(r)]), "< 2 s"))
             results.append(("first paint: rows page", median_ms([first_paint(page, served.url + "/#/rows") for _ in range(r)]), "< 2 s"))
             change = lambda h: float(page.evaluate(_CHANGE, h))

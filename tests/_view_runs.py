@@ -37,18 +37,44 @@ def model(reach: int):
     return predict
 
 
-def make_run(out: Path, reach: int = 3, n: int = 240) -> Path:
+def make_run(out: Path, reach: int = 3, n: int = 240, metrics: list[str] | None = None) -> Path:
     """A run of two models (m1 with the given reach, m2 upper-casing) on random, length and group splits,
     with a casing perturbation."""
     gengap.evaluate({"m1": model(reach), "m2": lambda xs: [x.upper() for x in xs]}, gengap.load(records(n)),
                     ["random", "length", "group:group=topic"], out=out, progress=False,
-                    perturbations=[make_perturbation("casing:mode=upper")])
+                    perturbations=[make_perturbation("casing:mode=upper")], metrics=metrics)
+    return out
+
+
+def slice_records(n: int = 3000) -> list[dict[str, Any]]:
+    """Examples with a topic and a size of 0 to 39, for a model that fails on topic 'a' at size 30 and above."""
+    return [{"id": f"s{i}", "input": f"item {i} " + "walk " * (1 + i % 5), "target": f"T{i}",
+             "topic": ["a", "b", "c"][(i // 7) % 3], "size": i % 40} for i in range(n)]
+
+
+def make_slice_run(out: Path, n: int = 3000) -> Path:
+    """A run whose model fails where topic = a and size >= 30, on a third of sizes 8 to 15, and on
+    every eleventh example."""
+    truth = {r["input"]: r for r in slice_records(n)}
+
+    def predict(xs: list[str]) -> list[str]:
+        out = []
+        for x in xs:
+            r = truth[x]
+            k = int(r["id"][1:])
+            bad = (r["topic"] == "a" and r["size"] >= 30) or (8 <= r["size"] < 16 and k % 3 == 0) or k % 11 == 0
+            out.append("nope" if bad else r["target"])
+        return out
+
+    gengap.evaluate({"m": predict}, gengap.load(slice_records(n)), ["random"], out=out, progress=False)
     return out
 
 
 @contextmanager
-def serving(paths: list[Path]) -> Iterator[str]:
-    """The viewer over ``paths`` on a free loopback port; yields its base URL."""
+def serving(paths: list[Path], *, wait_figures: bool = True, figures: Any = None) -> Iterator[str]:
+    """The viewer over ``paths`` on a free loopback port; yields its base URL. ``wait_figures``: serve
+    once the summary's figures are computed (else at once, while they are computed). ``figures``: a
+    function of the loaded rows giving the app's :class:`gengap.view.figures.Figures` (not started)."""
     import socket
 
     import uvicorn
@@ -60,8 +86,10 @@ def serving(paths: list[Path]) -> Iterator[str]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(loaded, port=port), host="127.0.0.1", port=port, log_level="warning",
-                                           lifespan="off"))
+    app = make_app(loaded, port=port, figures=figures(loaded) if figures is not None else None)
+    if wait_figures and figures is None:
+        app.state.figures.wait(120)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.time() + 30
@@ -74,7 +102,8 @@ def serving(paths: list[Path]) -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
-        loaded.con.close()
+        assert app.state.figures.stop(60), "the viewer's figures did not stop"
+        loaded.close()
 
 
 def get(url: str, headers: dict[str, str] | None = None) -> tuple[int, Any]:

@@ -22,7 +22,7 @@ from gengap.models.http import OpenAIModel
 from gengap.store import Store
 
 #: Options of gengap eval whose name differs from the setting they set.
-CLI_NAME = {"metrics": "metric", "extra": "request_field"}
+CLI_NAME = {"extra": "request_field"}
 #: Every setting: (group, name, its field). Generation settings live in the run file's [model] table.
 SETTINGS = [(group, name, field) for group, model in GROUPS.items() for name, field in model.model_fields.items()] + \
            [("model", name, field) for name, field in Generation.model_fields.items()]
@@ -48,18 +48,22 @@ def test_every_setting_has_one_default_shared_by_cli_run_file_and_evaluate(group
     # the run file
     from_file = parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "m:f"}})
     assert getattr(getattr(from_file, group), name) == default
-    # gengap eval: the option exists, and with every option left at its default it builds the same settings
+    # gengap eval: the option exists, made from the field, and with every option left at its default it
+    # builds the same settings
     params = {p.name: p for p in _eval_command().params}
     option = params[CLI_NAME.get(name, name)]
     if (group, name) == ("model", "seed"):  # --seed seeds the splits, and the sampling too when there is sampling
-        sampled = _eval.run_config(**({p.name: p.default for p in params.values()} | {"model": "m:f", "data": "d", "seed": 4,
-                                                                                       "temperature": 0.7}))
+        sampled = _eval.run_config(_eval.EvalOptions(model="m:f", data="d"), {"seed": 4, "temperature": 0.7})
         assert sampled.model.seed == sampled.splitting.seed == 4
-    elif name not in CLI_NAME:
+    elif name in ("stop", "extra"):  # options of their own: --stop/--no-stop, --request-field KEY=VALUE
+        assert option.default is None
+    elif isinstance(default, list):  # a repeated option: not given, the field's default
+        assert option.default is None and option.multiple and option.help.startswith(field.description)
+    else:
         assert option.default == default, f"--{option.name.replace('_', '-')} defaults to {option.default!r}"
-        if name != "stop":  # the stop option explains how to type a newline
-            assert option.help == field.description
-    from_cli = _eval.run_config(**({p.name: p.default for p in params.values()} | {"model": "m:f", "data": "d.jsonl"}))
+        assert option.help == field.description
+    from_cli = _eval.run_config(_eval.EvalOptions(model="m:f", data="d.jsonl"),
+                                {n: p.default for n, p in params.items() if n in _eval.SETTING_OPTIONS})
     assert getattr(getattr(from_cli, group), name) == default
     assert from_cli == from_file  # the same object, whichever way it was built
     if group == "model":
@@ -98,7 +102,7 @@ def test_evaluate_keeps_the_common_keywords_and_takes_every_other_setting_by_nam
     params = inspect.signature(gengap.evaluate).parameters
     own = set(params) & set(Settings.options())
     assert own == {"metrics", "extract", "seed"} and all(params[n].default is None for n in own)
-    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 16
+    assert params["options"].kind is inspect.Parameter.VAR_KEYWORD and len(params) <= 14
     ds = gengap.load(_records(10))
     with pytest.raises(ConfigError, match=r"Unknown setting 'batch_sise'\. Did you mean 'batch_size'\?"):
         gengap.evaluate(lambda xs: xs, ds, batch_sise=8)  # checked before any work: no folder is made
@@ -171,7 +175,7 @@ def test_same_settings_as_run_file_cli_flags_and_python_keywords_store_the_same_
     assert from_file == from_cli  # the run file and the command line: the very same stored configuration
     assert from_file["settings"] == ev.settings.stored() == from_python["settings"]
     assert {k: v for k, v in from_file.items() if k in from_python} == from_python  # Python stores the same, less the file's own tables
-    assert set(from_file) - set(from_python) == {"data", "model", "prompt", "split", "eval", "report"}
+    assert set(from_file) - set(from_python) == {"data", "model", "prompt", "split", "eval"}
     assert rows[0].equals(rows[1]) and rows[0].equals(rows[2])  # and the same scores
     assert set(rows[0]["metric"]) == {"exact_match", "token_f1"} and set(rows[0]["split"]) == {"random", "length"}
 
@@ -194,7 +198,8 @@ spec = "m:predict"
     ("[execution]\nbatch_size = \"many\"\n",
      r"'execution\.batch_size': Input should be a valid integer.*\(got 'many'; expected int\)"),
     ("[splitting]\ntest_fraction = 1.5\n", r"'splitting\.test_fraction': Input should be less than 1 \(got 1\.5; expected float\)"),
-    ("[execution]\nbackend = \"gpu\"\n", r"'execution\.backend': Input should be 'serial', 'thread', 'process' or 'ray' \(got 'gpu'"),
+    ("[execution]\nbackend = \"gpu\"\n", r"'execution\.backend': Input should be 'serial', 'thread', 'process' or 'ray' \(got 'gpu'\)\.$"),
+    ("[scoring]\nextract = \"numbr\"\n", r"'scoring\.extract': Input should be 'number', 'choice', 'yes_no' or 'text' \(got 'numbr'\)\.$"),
     ("[prompt]\nbatch_size = 8\n", r"unknown key 'prompt\.batch_size'\. 'batch_size' belongs in \[execution\]\."),
 ])
 def test_a_bad_setting_names_the_key_its_table_and_the_fix(tmp_path, text, expected):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import warnings
 
 import duckdb
 import numpy as np
@@ -64,7 +65,7 @@ def test_a_scikit_learn_classifier_gives_confidences_and_auroc_equals_sklearn(tm
     assert len(auroc) == 4 and all(r["score_method"] == "delong-logit" for r in auroc)
     md = (report / "report.md").read_text()
     assert "### auroc" in md and "delong-logit" in md and "nan" not in md.lower()
-    assert results["schema_version"] == "1.9"
+    assert results["schema_version"] == "1.10"
     import jsonschema
 
     from gengap.report._results import results_schema
@@ -201,7 +202,7 @@ def test_paired_delong_is_tighter_than_independent_for_correlated_conditions() -
     boot = corpus_gap("ece", frame(clean), frame(shifted), n_resamples=500)
     assert boot.test == "bootstrap" and boot.effect.method == "bootstrap-paired"
     clustered = corpus_score("macro_f1", frame(clean), clusters=np.arange(n) // 10, n_resamples=500)
-    assert clustered.method == "bootstrap-clusters"
+    assert clustered.method == "bootstrap-clusters-percentile"
 
 
 def test_reliability_and_risk_coverage_tables() -> None:
@@ -305,6 +306,18 @@ def test_named_clusters_make_corpus_intervals_resample_whole_clusters(tmp_path) 
         assert c["score_method"].startswith("bootstrap-clusters") and c["n_clusters"] > 10
     gap = clustered[(clustered["metric"] == "auroc") & (clustered["split"] != "random")].iloc[0]
     assert gap["gap_method"] == "bootstrap-clusters-independent" and gap["gap_p_adjusted"] is not None
+    # the report names the clustering of every corpus figure, the calibration section's too
+    from gengap.report import write_report
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every section draws
+        out = write_report(ev.store_path, ev.run_id, tmp_path / "clustered", formats=("json", "md"), cluster="doc")
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert {(r["metric"], r["cluster"]) for r in results["summary"]} == {("auroc", "doc"), ("ece", "doc")}
+    splits = results["sections"]["calibration"][0]["splits"]
+    assert all(r["cluster"] == "doc" and r["ece_method"] == "bootstrap-clusters-basic" for r in splits)
+    md = (out / "report.md").read_text(encoding="utf-8")
+    assert "clustered by 'doc'" in md and "80 in 35 doc clusters |" in md and "draw whole clusters, 'bootstrap-clusters'" in md
 
 
 def test_curves_and_transfer_with_a_corpus_metric(tmp_path) -> None:
@@ -351,3 +364,52 @@ class _no_warning:
         self._catch.__exit__(*exc)
         failed = [str(w.message) for w in self.seen if "failed" in str(w.message)]
         assert not failed, failed
+
+
+def test_report_draws_corpus_metrics_along_curves_and_reliability_per_group_and_axis(tmp_path) -> None:
+    """A model that guesses with 95% confidence past length 20: the report's corpus curves of AUROC and ECE
+    find the break there, and the calibration section draws reliability per site and per length bin."""
+    rng = np.random.default_rng(11)
+    records = []
+    for i in range(1500):
+        n = 1 + i % 30
+        y = int(rng.uniform() < 0.5)
+        p = float(np.clip(0.5 + (y - 0.5) * 0.9 + rng.normal(0, 0.15), 0.01, 0.99))
+        if n > 20:  # a confident guess
+            p = 0.95 if rng.uniform() < 0.5 else 0.05
+        records.append({"input": f"{i} " + "x " * n, "target": str(y), "p": p, "site": "abc"[i % 3]})
+    prob = {r["input"]: r["p"] for r in records}
+
+    def model(batch):
+        return [{"output": str(int(prob[x] > 0.5)), "probabilities": {"1": prob[x], "0": 1 - prob[x]}} for x in batch]
+
+    ev = gengap.evaluate(model, gengap.load(records), ["random", "group:group=site"], metrics=["auroc", "ece"],
+                         out=tmp_path, progress=False)
+    with _no_warning():
+        report = ev.report(tmp_path / "report", curves=["input_length"])
+    doc = json.loads((report / "results.json").read_text())
+    import jsonschema
+
+    from gengap.report._results import results_schema
+
+    jsonschema.validate(doc, results_schema())
+    curves = {(c["metric"], c["axis"]): c for c in doc["sections"]["corpus_curves"]}
+    auroc = curves[("auroc", "input_length")]
+    assert auroc["train_range"] is None and auroc["bins"][0]["in_range"]
+    assert 20 <= auroc["break_value"] <= 23  # the first bin holding lengths past 20 is where it breaks
+    assert all(not b["below"] for b in auroc["bins"] if b["high_edge"] <= 20)
+    ece = curves[("ece", "input_length")]
+    assert ece["break_value"] is not None and ece["break_value"] >= 20
+    groupings = {g["grouping"]: g for g in doc["sections"]["calibration"][0]["groupings"]}
+    by_site = groupings["by site (random split)"]
+    assert sorted(by_site["reliability"]) == ["a", "b", "c"]
+    assert all(g["n"] > 0 and g["ece_low"] <= g["ece"] <= g["ece_high"] for g in by_site["groups"])
+    along = groupings["along input_length"]
+    in_random = int((ev.rows("ece")["split"] == "random").sum())  # the curve pools the reference split's rows
+    assert len(along["groups"]) >= 3 and sum(g["n"] for g in along["groups"]) == in_random
+    lows = [float(g["group"].split()[1].split("–")[0]) for g in along["groups"]]
+    assert lows == sorted(lows)
+    assert along["groups"][-1]["ece"] > 0.3 > along["groups"][0]["ece"]  # the confident guesses are miscalibrated
+    md = (report / "report.md").read_text()
+    assert "## Corpus metrics along curves" in md and "it breaks at input_length" in md
+    assert "#### model: by site (random split)" in md and "nan" not in md.lower()

@@ -91,7 +91,7 @@ def test_report_without_curves_has_none(tmp_path):
     ds = generate("addition", seed=1, n=300, max_digits=4)
     ev = gengap.evaluate(_model(tmp_path), ds, ["random"], out=tmp_path / "o", progress=False)
     doc = json.loads((ev.report() / "results.json").read_text())
-    assert doc["curves"] == [] and doc["schema_version"] == "1.9"
+    assert doc["curves"] == [] and doc["schema_version"] == "1.10"
 
 
 def test_cli_eval_curve_run_file_and_report_curve(tmp_path, cli):

@@ -227,7 +227,7 @@ LATER = [
     ("choice", "| Option | Verdict |\n|---|---|\n| A | ✗ too cold |\n| B | ✗ too dry |\n| C | ✓ right climate |\n",
      "Where does rice grow best?", ["Tundra", "Desert", "Paddy fields"], "ticked_row", None),
     ("text", "Germany has never had a queen; Frank-Walter Steinmeier is its president.", "Who is the queen of Germany?", None,
-     "no_such", "Frank-Walter Steinmeier"),
+     "no_such", "never"),
 ])
 def test_switching_a_later_rule_off_loses_its_reading(kind, output, question, choices, rule, without):
     found = extract(output, kind, question=question, choices=choices)

@@ -30,7 +30,7 @@ def test_a_broken_pattern_names_the_file_and_line(tmp_path: Path):
 
 def test_an_unknown_list_or_a_file_that_is_not_toml_is_refused(tmp_path: Path):
     (tmp_path / "nl.toml").write_text('language = "Dutch"\nsorry = [\'het\\s+spijt\\s+me\']\n', encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"nl\.toml, line 2: unknown phrase list 'sorry'; known lists: refusal"):
+    with pytest.raises(ConfigError, match=r"nl\.toml, line 2: unknown phrase list 'sorry'; known lists: marker, refusal"):
         load_phrases(tmp_path)
     (tmp_path / "nl.toml").write_text("unsure = ['ik weet het niet'\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"nl\.toml: not a TOML phrase file"):

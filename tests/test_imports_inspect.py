@@ -83,7 +83,7 @@ def test_importing_the_same_logs_again_writes_nothing_and_the_viewer_reads_them(
         row = one_row(loaded.con, 0)
         assert row["metrics"] == {"match": 1.0, "includes": 1.0} and row["prompt"][1]["role"] == "user"
     finally:
-        loaded.con.close()
+        loaded.close()
 
 
 def _json_log(tmp_path: Path, change) -> Path:

@@ -84,7 +84,7 @@ def test_report_renders_every_chart_without_errors_or_network_and_runs_no_payloa
         pwned = page.evaluate("() => window.__pwned")
         headline = page.locator("p.headline").inner_text()
         failures_text = page.locator("#failures").inner_text()
-        tick_texts = page.locator("#chart-scores-exact-match g.xtick text").evaluate_all(
+        tick_texts = page.locator("#chart-scores-exact-match g.ytick text").evaluate_all(
             "els => els.map(e => e.textContent)")
         page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
     assert pwned is None, "a payload from the data ran in the report"
@@ -149,3 +149,65 @@ def test_charts_titles_colour_bar_and_failures_read_cleanly(reader_report, tmp_p
     assert marks and all(m.startswith("WRONG") for m in marks)  # the highlight starts at the first differing word
     assert length_chart >= 2  # the score along the length with its monotone fit (and the halving point when it halves)
     assert overflow == "break-word"
+
+
+# ------------------------------------------------------------------------- a phone-wide window
+#: In every chart: each text (a value label, a tick label, a legend entry) as its box on the page.
+CHART_TEXTS = """charts => charts.map(div => {
+    const svg = div.querySelector('svg.main-svg').getBoundingClientRect();
+    const texts = [...div.querySelectorAll('g.annotation-text-g text, g.xtick text, g.ytick text, g.legendtext, g.g-xtitle text, g.g-ytitle text, g.colorbar text')]
+        .filter(t => t.textContent.trim())
+        .map(t => { const r = t.getBoundingClientRect();
+                    return {text: t.textContent, label: t.closest('g.annotation-text-g') !== null,
+                            left: r.left, right: r.right, top: r.top, bottom: r.bottom}; });
+    return {id: div.id, svg: {left: svg.left, right: svg.right, top: svg.top, bottom: svg.bottom}, texts};
+})"""
+
+
+def _overlapping(texts: list[dict]) -> list[tuple[str, str]]:
+    """Pairs of texts whose boxes overlap by more than a pixel each way."""
+    pairs = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            if min(a["right"], b["right"]) - max(a["left"], b["left"]) > 1 and \
+                    min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 1:
+                pairs.append((a["text"], b["text"]))
+    return pairs
+
+
+@pytest.fixture(scope="module")
+def many_splits_report(tmp_path_factory) -> Path:
+    """Seven splits (five group folds) and a stress test: on a phone the scores chart has seven bars with
+    their labels, and the heatmap seven columns and its colour bar."""
+    out = tmp_path_factory.mktemp("narrow")
+    recs = [{"id": f"n{i}", "input": " ".join(["walk"] * (1 + i % 6)), "target": " ".join(["WALK"] * (1 + i % 6)),
+             "depth": i % 5} for i in range(400)]
+    ev = gengap.evaluate(_lowered, gengap.load(recs), ["random", "length", "group:group=depth"], out=out, progress=False,
+                         perturbations=["casing:mode=upper", "typos:rate=0.1"])
+    write_report(ev.store_path, ev.run_id, out)
+    return out / "index.html"
+
+
+@pytest.mark.parametrize("width", [420, 1280])
+def test_chart_labels_neither_overlap_nor_leave_the_chart_on_a_phone_or_a_desktop(many_splits_report, tmp_path, width):
+    problems: list[str] = []
+    with browser_page(problems) as page:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(many_splits_report.as_uri(), wait_until="load")
+        page.wait_for_function("() => document.querySelectorAll('div.plotly-graph-div svg.main-svg').length >= 2",
+                               timeout=30_000)
+        page.wait_for_timeout(300)
+        charts = page.locator("div.plotly-graph-div").evaluate_all(CHART_TEXTS)
+        page_width = page.evaluate("() => document.documentElement.scrollWidth")
+        page.screenshot(path=str(tmp_path / f"narrow-{width}.png"), full_page=True)
+    assert problems == []
+    scores = next(c for c in charts if c["id"] == "chart-scores-exact-match")
+    assert sum(t["label"] and "%" in t["text"] for t in scores["texts"]) == 7  # a value label on each of the seven bars
+    assert "chart-perturbations" in {c["id"] for c in charts}
+    for chart in charts:
+        assert _overlapping(chart["texts"]) == [], chart["id"]
+        box = chart["svg"]
+        outside = [t["text"] for t in chart["texts"] if t["left"] < box["left"] - 1 or t["right"] > box["right"] + 1
+                   or t["top"] < box["top"] - 1 or t["bottom"] > box["bottom"] + 1]
+        assert outside == [], chart["id"]
+    assert page_width <= width  # the charts fit the window: no sideways scrolling for them

@@ -192,6 +192,7 @@ def test_cli_and_run_file_take_samples(seeded, cli, tmp_path):
         run = store.latest_run()
         assert store.run_config(run)["settings"]["scoring"]["samples"] == 3
         assert sorted(store.sql("SELECT DISTINCT sample FROM predictions")["sample"]) == [0, 1, 2]
+        assert sorted(store.predictions(run)["example_id"]) == sorted(store.rows(run)["example_id"])  # "id#j"
     for bad in ("0", "-1"):
         code, _, err = cli("eval", "--data", "data.jsonl", "--input", "q", "--target", "a", "--model", url,
                            "--model-name", "m", "--samples", bad, "--out", "rep", "--no-progress")
@@ -204,3 +205,33 @@ def test_cli_and_run_file_take_samples(seeded, cli, tmp_path):
     code, out, err = cli("run", "run.toml", "--no-progress")
     assert code == 0, err and "pass@2" in out
     assert json.loads((tmp_path / "rep2" / "results.json").read_text(encoding="utf-8"))["sections"]["samples"][0]["k"] == 2
+
+
+def test_perturbation_effects_curves_and_slices_of_a_sampled_run_count_examples_not_answers(tmp_path):
+    data = gengap.load([{"input": "w " * (i % 9 + 1) + str(i), "target": str(i), "topic": "abc"[i % 3]} for i in range(150)])
+    rng = random.Random(4)
+    ev = gengap.evaluate(lambda xs: [x.split()[-1] if rng.random() < 0.6 else "no" for x in xs], data,
+                         ["random", "length:by=input"], samples=3, perturbations=["casing:mode=upper"],
+                         curves=["input_length"], out=tmp_path, progress=False)
+    n_items = ev.rows().query("split == 'random' and perturbation == 'none'")["item"].nunique()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every section draws
+        out = ev.report(find_slices=True)
+    doc = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    jsonschema.validate(doc, results_schema())
+    effect = next(e for e in doc["sections"]["perturbations"]["effects"] if e["split"] == "random")
+    assert effect["n"] == 3 * n_items and effect["n_clusters"] == n_items and effect["test"] == "cluster-sign-flip"
+    assert ev.curve("input_length").interval == "korn-graubard"  # a clustered curve
+    assert all(s["cluster"] == "item" for s in doc["summary"])
+
+
+def test_the_viewer_reads_each_answer_once(tmp_path):
+    from gengap.view._load import load_runs
+
+    ev = gengap.evaluate(_noisy(5), _data(), ["random"], samples=3, out=tmp_path, progress=False)
+    loaded = load_runs([tmp_path])
+    try:
+        seen = loaded.con.execute("SELECT example_id, score FROM rows ORDER BY example_id").fetchall()
+    finally:
+        loaded.close()
+    assert seen == sorted(zip(ev.rows()["example_id"], ev.rows()["score"]))

@@ -278,7 +278,7 @@ def test_the_run_file_report_command_import_and_python_reach_the_same_search(tmp
     spec = _model(tmp_path)
     (tmp_path / "run.toml").write_text(
         f'[data]\npath = "d.jsonl"\ninput = "question"\ntarget = "answer"\nid = "qid"\n\n[model]\nspec = "{spec}"\n\n'
-        '[eval]\nout = "out"\nfind_slices = true\nslice_order = 1\n', encoding="utf-8")
+        '[eval]\nout = "out"\n[analysis]\nfind_slices = true\nslice_order = 1\n', encoding="utf-8")
     code, out, err = cli("run", "run.toml", "--no-progress")
     assert code == 0, err
     doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))

@@ -41,6 +41,14 @@ ROWS: dict[str, tuple[list[str], dict[str, list[str]], dict[str, Any]]] = {
                   {"execution": ["batch_size = 4", "shard_size = 5", 'backend = "thread"', "workers = 2"]},
                   {"batch_size": 4, "shard_size": 5, "backend": "thread", "workers": 2}),
     "extraction": (["--extract", "text"], {"scoring": ['extract = "text"']}, {"extract": "text"}),
+    "baselines and similarity to training": (
+        ["--baseline", "majority", "--baseline", "length", "--train-similarity", "tfidf"],
+        {"analysis": ['baselines = ["majority", "length"]', 'train_similarity = "tfidf"']},
+        {"baselines": ["majority", "length"], "train_similarity": "tfidf"}),
+    "a curve along the similarity to training": (["--curve", "train_similarity"], {"eval": ['curves = ["train_similarity"]']},
+                                                 {"curves": ["train_similarity"]}),
+    "slice search": (["--find-slices", "--slice-order", "1"], {"analysis": ["find_slices = true", "slice_order = 1"]},
+                     {"find_slices": True, "slice_order": 1}),
 }
 
 #: Bad specs: each surface refuses them before a store exists, naming the fix.
@@ -53,6 +61,12 @@ BAD: dict[str, tuple[list[str], dict[str, list[str]], dict[str, Any], str]] = {
                                   r"no column 'dept'.*Did you mean 'depth'\?"),
     "curve on a text column": (["--curve", "source"], {"eval": ['curves = ["source"]']}, {"curves": ["source"]},
                                r"'source' is not numeric"),
+    "unknown baseline": (["--baseline", "majorty"], {"analysis": ['baselines = ["majorty"]']}, {"baselines": ["majorty"]},
+                         r"Did you mean 'majority'\?"),
+    "similarity to a missing column": (["--train-similarity", "dept"], {"analysis": ['train_similarity = "dept"']},
+                                       {"train_similarity": "dept"}, r"train_similarity='dept'.*Did you mean 'depth'\?"),
+    "slice order out of range": (["--slice-order", "5"], {"analysis": ["slice_order = 5"]}, {"slice_order": 5},
+                                 r"slice.order.*less than or equal to 3"),
 }
 
 
@@ -98,7 +112,10 @@ def _stored(out: Path) -> dict[str, Any]:
         rows = store.rows(run_id)
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     curves = sorted({c["axis"] for c in results["curves"]})
-    return {"name": str(runs["name"].iloc[0]), "settings": config["settings"],
+    slices = [(s["model"], s["split"], s["description"], s["n"]) for s in results.get("slices") or []]
+    return {"name": str(runs["name"].iloc[0]), "settings": config["settings"], "models": config["models"],
+            "train_similarity": config.get("train_similarity"), "slices": slices,
+            "slice_search": "slices" in results.get("sections", {}),
             "perturbations": config["perturbations"], "splits": [s["n_test"] for s in config["splits"]],
             "scores": sorted(zip(rows["split"], rows["perturbation"], rows["example_id"], rows["metric"], rows["score"])),
             "curves": curves}
@@ -118,6 +135,11 @@ def test_one_table_of_options_gives_the_same_run_through_cli_run_file_and_python
     assert ev.settings.stored() == by_python["settings"]
     if "curves" in keywords:
         assert set(keywords["curves"]) <= set(by_python["curves"])
+    if "baselines" in keywords:
+        assert by_python["models"] == ["predict", "baseline:majority", "baseline:length"]
+    if "train_similarity" in keywords or "train_similarity" in keywords.get("curves", ()):
+        assert by_python["train_similarity"] == "tfidf" and by_python["settings"]["analysis"]["train_similarity"] == "tfidf"
+    assert by_python["slice_search"] == bool(keywords.get("find_slices"))
     if "perturbations" in keywords:
         assert len(by_python["perturbations"]) >= len(keywords["perturbations"]) and \
             {p for _, p, *_ in by_python["scores"]} == {"none", *by_python["perturbations"]}

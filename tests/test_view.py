@@ -250,7 +250,15 @@ def test_a_store_being_written_is_read_as_committed_and_said_so(tmp_path):
         assert run.snapshot and any("being written by a running gengap process" in n for n in run.notes)
         assert any("did not finish (status: running)" in n for n in run.notes)
         assert loaded.con.execute("SELECT example_id, score FROM rows ORDER BY rid").fetchall() == [("a", 1.0), ("b", 0.0)]
-        loaded.con.close()
+        from gengap.view.figures import Figures
+
+        figures = Figures(loaded)
+        figures.compute()  # from the copy, while the writer still holds the store
+        summary = figures.summary(0)
+        assert summary["state"] == "ready" and summary["source"] == "computed from the stored rows", summary["problems"]
+        assert summary["scores"][0]["n"] == 2
+        loaded.close()
+        assert loaded.scratch is not None and not loaded.scratch.exists()  # the copy is removed
     finally:
         writer.kill()
         writer.wait()

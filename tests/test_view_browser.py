@@ -43,7 +43,8 @@ def _go(page: Any, url: str) -> None:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory) -> tuple[Path, Path]:
     base = tmp_path_factory.mktemp("view-browser")
-    return make_run(base / "a", reach=3), make_run(base / "b", reach=4)
+    metrics = ["exact_match", "token_f1"]
+    return make_run(base / "a", reach=3, metrics=metrics), make_run(base / "b", reach=4, metrics=metrics)
 
 
 def _store_rows(path: Path) -> pd.DataFrame:
@@ -52,7 +53,8 @@ def _store_rows(path: Path) -> pd.DataFrame:
 
 
 def test_summary_rows_row_and_ab_flips_in_a_browser(runs, tmp_path):
-    a_rows, b_rows = (_store_rows(p) for p in runs)
+    a_all, b_all = (_store_rows(p) for p in runs)
+    a_rows, b_rows = (r[r["metric"] == "exact_match"] for r in (a_all, b_all))  # the primary metric
     problems: list[str] = []
     requests: list[str] = []
     dialogs: list[str] = []
@@ -78,6 +80,18 @@ def test_summary_rows_row_and_ab_flips_in_a_browser(runs, tmp_path):
         page.wait_for_selector("text=Held-out groups")
         held = page.locator("h2:has-text('Held-out groups') + table tbody tr", has_text=f"c{IMG}").first
         assert held.count() == 1
+        # a slice of the summary (the page shown): its n links to exactly its rows, counted in the store's rows
+        slice_row = page.locator("#slices tbody tr").first
+        n_slice = int(slice_row.locator("span.n").get_attribute("data-n"))
+        model, split, described = (slice_row.locator("td").nth(k).inner_text() for k in range(3))
+        column, _, value = described.partition(" = ")
+        clean = a_rows[(a_rows["model"] == model) & (a_rows["split"] == split) & (a_rows["perturbation"] == "none")]
+        words = clean["target" if column == "target_length" else "input"].str.split().str.len()
+        assert column in ("input_length", "target_length") and n_slice == int((words == int(value)).sum()) > 0
+        before = _renders(page)
+        slice_row.locator("span.n").click()
+        _wait(page, before)
+        assert int(page.locator("#total").get_attribute("data-total")) == n_slice
         # one row: open the first wrong row of run A on the length split
         _go(page, base + "/#/rows?run=0&model=m1&split=length&outcome=wrong")
         first = page.locator("tbody tr").first
@@ -107,6 +121,28 @@ def test_summary_rows_row_and_ab_flips_in_a_browser(runs, tmp_path):
         _wait(page, before)
         assert int(page.locator("#total").get_attribute("data-total")) == n_flips
         assert page.locator("tbody tr").count() == min(n_flips, 50)
+        # A/B on a metric that is not 0/1: pick it in the form; B scored higher on the items behind the count
+        page.click("#nav-ab")
+        page.wait_for_selector("select[name=metric]")
+        page.select_option("select[name=metric]", "token_f1")
+        before = _renders(page)
+        page.click("form.filters button[type=submit]")
+        _wait(page, before)
+        assert "scored higher" in page.locator("h1").inner_text() and page.locator("#values").count() == 1
+        higher = page.locator("tr", has=page.locator("span.flip")).first
+        split = higher.locator("td").nth(0).inner_text()
+        x = a_all[(a_all["model"] == "m1") & (a_all["split"] == split) & (a_all["perturbation"] == "none")
+                  & (a_all["metric"] == "token_f1")].set_index("example_id")["score"]
+        y = b_all[(b_all["model"] == "m1") & (b_all["split"] == split) & (b_all["perturbation"] == "none")
+                  & (b_all["metric"] == "token_f1")].set_index("example_id")["score"].reindex(x.index)
+        cells = [higher.locator("td").nth(k).inner_text().replace(",", "") for k in (2, 3, 4)]
+        assert [int(c) for c in cells] == [int((x > y).sum()), int((x == y).sum()), int((x < y).sum())]
+        link_n = int(higher.locator("span.flip").last.get_attribute("data-n"))
+        before = _renders(page)
+        higher.locator("span.flip").last.click()
+        _wait(page, before)
+        assert int(page.locator("#total").get_attribute("data-total")) == link_n
+        assert "scored higher" in page.locator("h1").inner_text()
         # payloads everywhere are text: search for them and read them back literally
         _go(page, base + "/#/rows?q=script")
         cells = page.locator("tbody").inner_text()

@@ -1,19 +1,21 @@
 """The settings of an evaluation, grouped, typed and frozen: the one place their defaults live.
 
-Four groups, each a small pydantic model:
+Five groups, each a small pydantic model:
 
 - :class:`Execution`: where and how the work runs (backend, workers, batch and shard sizes, cache,
   resume, progress bars); it never changes a score.
 - :class:`Scoring`: how outputs become scores (metrics, answer extraction and its optional model
   judge, multiple choice, the reference split).
 - :class:`Splitting`: defaults of splitters built from a method name (seed, test share).
+- :class:`Analysis`: what is computed beside the scores (shortcut baselines, each test row's
+  similarity to training, the search for slices that fail).
 - :class:`Generation`: how an HTTP model generates (API, sampling, stops, request fields, and its
   client's concurrency, timeout and retries).
 
-:class:`Settings` holds the first three; :func:`gengap.evaluate` takes it as ``settings`` and its
+:class:`Settings` holds the first four; :func:`gengap.evaluate` takes it as ``settings`` and its
 fields by name (a setting given by name wins over ``settings``). The run file (``gengap.toml``) reads them from
-its ``[execution]``, ``[scoring]`` and ``[splitting]`` tables and the generation settings from
-``[model]``; ``gengap eval`` takes each option's default and help text from these fields.
+its ``[execution]``, ``[scoring]``, ``[splitting]`` and ``[analysis]`` tables and the generation settings
+from ``[model]``; ``gengap eval`` has one option per field, made from it (name, type, default, help).
 
 >>> s = Settings().replace(batch_size=64, metrics=["token_f1"])
 >>> s.execution.batch_size, s.scoring.metrics, s.splitting.seed
@@ -32,7 +34,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from gengap._errors import ConfigError, did_you_mean
 
-__all__ = ["Execution", "Scoring", "Splitting", "Generation", "Settings", "GROUPS", "DEFAULT_RUN_NAME", "DEFAULT_OUT"]
+__all__ = ["Execution", "Scoring", "Splitting", "Analysis", "Generation", "Settings", "GROUPS", "DEFAULT_RUN_NAME",
+           "DEFAULT_OUT"]
 
 #: A run's name in the store when none is given (``evaluate(name=...)``, ``[eval] name``).
 DEFAULT_RUN_NAME = "eval"
@@ -84,7 +87,7 @@ class Scoring(_Strict):
     metrics: list[str] = Field(
         default_factory=lambda: ["exact_match"],
         description="Metrics: per-example exact_match, normalized_match, token_f1; of a whole test part auroc, pr_auc, "
-                    "macro_f1, micro_f1, mcc, balanced_accuracy, brier, log_loss, ece, ece_adaptive, aurc, "
+                    "macro_f1, micro_f1, mcc, balanced_accuracy, brier, log_loss, ece, ece_adaptive, ece_debiased, aurc, "
                     "selective_accuracy, bleu, chrf (options after a colon: auroc:positive=yes).")
     extract: Literal["number", "choice", "yes_no", "text"] | None = Field(
         default=None, description="Read the answer out of free-text outputs before scoring: number, choice, yes_no or "
@@ -133,6 +136,32 @@ class Splitting(_Strict):
                                                     "side of every split (gengap leakage finds such copies).")
 
 
+class Analysis(_Strict):
+    """What is computed beside the scores: shortcut baselines scored like models, each test row's
+    similarity to training, and the search for slices that score below the rest.
+
+    >>> Analysis(baselines=["majority"]).slice_order
+    2
+    """
+
+    baselines: list[str] = Field(default_factory=list, description="Shortcut baselines scored beside the model on "
+                                 "every split, each trained on the split's train part: majority, length, or "
+                                 "partial:fields=question (only those fields; join several with +).")
+    train_similarity: str | None = Field(default=None, description="Store each test row's similarity to the nearest "
+                                         "train example of its split (the axis 'train_similarity'): 'tfidf', or a "
+                                         "metadata column holding one embedding per example. Default: tfidf when a "
+                                         "curve along train_similarity is asked for, else off.")
+    find_slices: bool = Field(default=False, description="Search the metadata and derived columns (input and target "
+                                                         "length) for slices that score significantly below the rest, "
+                                                         "and report them (\"Where it fails\").")
+    slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
+                                                                "(2 also finds 'a and b').")
+
+    #: Settings of the report, not of a stored row: not stored with the run (a run with and without
+    #: them resumes as one).
+    NOT_STORED: ClassVar[tuple[str, ...]] = ("find_slices", "slice_order")
+
+
 class Generation(_Strict):
     """How an OpenAI-compatible HTTP model generates, and how its client sends requests.
 
@@ -159,7 +188,7 @@ class Generation(_Strict):
 _S = TypeVar("_S", bound="Settings")
 
 #: The groups of :class:`Settings`, by the name of their field (and of their run-file table).
-GROUPS: dict[str, type[_Strict]] = {"execution": Execution, "scoring": Scoring, "splitting": Splitting}
+GROUPS: dict[str, type[_Strict]] = {"execution": Execution, "scoring": Scoring, "splitting": Splitting, "analysis": Analysis}
 
 
 class Settings(_Strict):
@@ -178,6 +207,7 @@ class Settings(_Strict):
     execution: Execution = Field(default=Execution(), description="Where and how the work runs.")
     scoring: Scoring = Field(default=Scoring(), description="How outputs become scores.")
     splitting: Splitting = Field(default=Splitting(), description="Defaults for splitters built from a name.")
+    analysis: Analysis = Field(default=Analysis(), description="What is computed beside the scores.")
 
     @classmethod
     def options(cls) -> dict[str, str]:
@@ -197,7 +227,8 @@ class Settings(_Strict):
         return groups[name]
 
     def stored(self) -> dict[str, Any]:
-        """The settings as stored with a run (JSON): every group, less :attr:`Execution.NOT_STORED`.
+        """The settings as stored with a run (JSON): every group, less :attr:`Execution.NOT_STORED` and
+        :attr:`Analysis.NOT_STORED`.
 
         >>> Settings().stored()["execution"]
         {'batch_size': 512, 'shard_size': None}
@@ -214,6 +245,10 @@ class Settings(_Strict):
             data["scoring"].pop("cluster")
         if self.scoring.samples == 1:  # and with one answer per example
             data["scoring"].pop("samples")
+        for key in Analysis.NOT_STORED:
+            data["analysis"].pop(key)
+        if not any(data["analysis"].values()):  # likewise without baselines or similarity to training
+            data.pop("analysis")
         return data
 
     def replace(self: _S, *, source: str = "", **options: Any) -> _S:

@@ -6,8 +6,9 @@ nearest valid one; relative paths are read relative to the run file.
 
 The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
-cache, resume, progress), ``[scoring]`` (metrics, extract, judge, judge_api, judge_model, choices_by, reference) and
-``[splitting]`` (seed, test_fraction, dedupe); ``[model]`` holds the model and its :class:`Generation`
+cache, resume, progress, threads), ``[scoring]`` (metrics, extract, choices_by, reference, cluster, judge,
+judge_api, judge_model), ``[splitting]`` (seed, test_fraction, dedupe) and ``[analysis]`` (baselines,
+train_similarity, find_slices, slice_order); ``[model]`` holds the model and its :class:`Generation`
 settings. A setting written in the wrong table (``seed`` in ``[eval]``) is an unknown key there, and
 the error names the table it belongs in.
 
@@ -48,11 +49,11 @@ import tomllib
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from gengap._errors import ConfigError, did_you_mean
-from gengap._settings import DEFAULT_OUT, DEFAULT_RUN_NAME, GROUPS, Execution, Generation, Scoring, Settings, Splitting
+from gengap._settings import DEFAULT_OUT, DEFAULT_RUN_NAME, GROUPS, Analysis, Execution, Generation, Scoring, Settings, Splitting
 from gengap.prompts import Prompt
 
 __all__ = ["RunConfig", "DataConfig", "ModelConfig", "PromptConfig", "SplitConfig", "EvalConfig", "Settings", "Execution",
-           "Scoring", "Splitting", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
+           "Scoring", "Splitting", "Analysis", "Generation", "load_run_file", "parse_config", "RUN_FILE_TABLES"]
 
 
 class _Strict(BaseModel):
@@ -120,25 +121,12 @@ class SplitConfig(BaseModel):
 
 
 class EvalConfig(_Strict):
-    """What else to score and where to write: the output folder, the run's name, perturbations, curves.
-    """
+    """What else to score and where to write: the output folder, the run's name, perturbations, curves."""
 
     out: str = DEFAULT_OUT
     name: str = DEFAULT_RUN_NAME
     perturb: list[str] = []
     curves: list[str] = []
-    find_slices: bool = Field(default=False, description="Search the metadata and derived columns (input and target "
-                                                         "length) for slices that score significantly below the rest, "
-                                                         "and report them (\"Where it fails\").")
-    train_similarity: str | None = Field(default=None, description="Store each test row's similarity to the nearest "
-                                         "train example of its split (the axis 'train_similarity'): 'tfidf', or a "
-                                         "metadata column holding one embedding per example. Default: tfidf when a "
-                                         "curve along train_similarity is asked for, else off.")
-    baselines: list[str] = Field(default_factory=list, description="Shortcut baselines scored beside the model on "
-                                 "every split, each trained on the split's train part: majority, length, or "
-                                 "partial:fields=question (only those fields; join several with +).")
-    slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
-                                                                "(2 also finds 'a and b').")
 
 
 class RunConfig(Settings):
@@ -164,8 +152,6 @@ class RunConfig(Settings):
 
 #: Model settings that say how fast answers come, not what they are: not stored with a run.
 NOT_STORED_MODEL = ("concurrency", "timeout", "max_retries")
-#: Report settings that change what the report shows, not a stored row: not stored with a run either.
-NOT_STORED_EVAL = ("find_slices", "slice_order")
 
 
 def _table_model(model: type[BaseModel], loc: list[str]) -> Any:
@@ -181,10 +167,11 @@ def _table_model(model: type[BaseModel], loc: list[str]) -> Any:
 
 
 def _type_name(model: type[BaseModel], loc: list[str]) -> str:
-    """The expected type of the field at ``loc`` as a reader writes it (``int``, ``float | None``)."""
+    """The expected type of the field at ``loc`` as a reader writes it (``int``, ``float | None``); empty for
+    a choice, whose message lists the values already."""
     table = _table_model(model, loc[:-1])
     field = getattr(table, "model_fields", {}).get(loc[-1])
-    if field is None:
+    if field is None or "Literal" in str(field.annotation):
         return ""
     ann = field.annotation
     return ann.__name__ if isinstance(ann, type) else str(ann).replace("typing.", "")

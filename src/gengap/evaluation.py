@@ -24,12 +24,12 @@ from typing import Any
 import pandas as pd
 
 from gengap._errors import ConfigError
-from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Settings
+from gengap._settings import DEFAULT_RUN_NAME, GROUPS, Analysis, Settings
 from gengap.analysis.gaps import summarize
 from gengap.backends import Backend
 from gengap.dataset import Dataset
 from gengap.runner import ModelLike, SplitLike, run
-from gengap.store import Store
+from gengap.store import REPORT_SETTINGS, Store
 
 __all__ = ["Evaluation", "evaluate"]
 
@@ -192,11 +192,15 @@ class Evaluation:
 
         ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
         length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
-        ("Where it fails", :meth:`slices`), up to ``slice_order`` conditions each (both default to the
-        report settings the run was started with: off, and 2).
+        ("Where it fails", :meth:`slices`) with up to ``slice_order`` conditions each (default: the
+        run's settings, ``evaluate(..., find_slices=True)``, which the store remembers for a run read
+        back by hand).
         """
         from gengap.report import write_report
 
+        if self.settings is not None:
+            find_slices = self.settings.analysis.find_slices if find_slices is None else find_slices
+            slice_order = self.settings.analysis.slice_order if slice_order is None else slice_order
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
                             reference=self.reference, curves=self.curves if curves is None else curves,
                             cluster=self.cluster, find_slices=find_slices, slice_order=slice_order)
@@ -217,8 +221,6 @@ def evaluate(
     prompt: Any = None,
     curves: Sequence[str] = (),
     run_info: Mapping[str, Any] | None = None,
-    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
-    baselines: Sequence[Any] = (),
     **options: Any,
 ) -> Evaluation:
     """Evaluate one or more models on each split's test part and store every per-example row.
@@ -262,21 +264,15 @@ def evaluate(
         stored rows keep the rendered prompt. With an HTTP completions model that has no stop set,
         the prompt's stops are used (the next example's prefix, a blank line).
     curves : axes the report draws score curves along (a numeric metadata column,
-        ``input_length``, ``target_length``, ``irt_difficulty``); length splits get theirs anyway.
+        ``input_length``, ``target_length``, ``irt_difficulty``, ``train_similarity``, which turns
+        on ``train_similarity="tfidf"`` unless it is set); length splits get theirs anyway.
     run_info : more facts to store with the run's configuration (JSON-serializable); an
         unfinished run resumes only when they are the same.
-    train_similarity : store each test row's similarity to its nearest train example of its split
-        as the metadata column ``train_similarity`` (an axis for curves and the slice search):
-        True or ``"tfidf"`` for TF-IDF cosine, the name of a metadata column holding one embedding
-        per example, or an embedding function ``embed(texts) -> (n, width) array``
-        (:func:`gengap.analysis.similarity.nearest_train`).
-    baselines : shortcut baselines evaluated beside the models, each trained on every split's train
-        part: ``"majority"``, ``"length"``, ``"partial:fields=question"`` (only those fields of
-        each example), or :class:`gengap.learners.baselines.Baseline` objects
-        (:func:`gengap.learners.baselines.make_baseline`). They are models of the run named
-        ``baseline:...``.
-    **options : any other setting by name (a :class:`gengap.backends.Backend` object is used as
-        it is for ``backend``):
+    **options : any other setting by name. Three take objects too, used as they are: ``backend``
+        a :class:`gengap.backends.Backend`; ``train_similarity`` True (``"tfidf"``) or an embedding
+        function ``embed(texts) -> (n, width) array`` (:func:`gengap.analysis.similarity.nearest_train`);
+        ``baselines`` :class:`gengap.learners.baselines.Baseline` objects beside the specs
+        (:func:`gengap.learners.baselines.make_baseline`; each is a model of the run named ``baseline:...``).
 
 {options}
 
@@ -294,16 +290,45 @@ def evaluate(
         for axis in curves:
             check_axis(columns, str(axis), option="curves=")
     backend = options.pop("backend", None) if isinstance(options.get("backend"), Backend) else None
+    embed, baselines = _objects(options)
     extractor = None if extract is None or isinstance(extract, str) else extract  # an Extractor: used as it is
     given = {"metrics": metrics, "extract": extract if extractor is None else None, "seed": seed}
     base = Settings() if settings is None else Settings(**{group: getattr(settings, group) for group in GROUPS})
     resolved = base.replace(source="evaluate: ", **{k: v for k, v in given.items() if v is not None}, **options)
+    if "train_similarity" in curves and embed is None and resolved.analysis.train_similarity is None:
+        resolved = resolved.replace(train_similarity="tfidf")  # the curve needs the column
+    # the report asked for, stored from the start (an interrupted run's gengap resume and gengap report write
+    # it), and again at the end: a run resumed with other report settings reports with the latest
+    report = {key: getattr(resolved.analysis, key) for key in Analysis.NOT_STORED}
     stored = run(model, dataset, splits, resolved, out=out, name=name, perturbations=perturbations, prompt=prompt,
-                 run_info=run_info, backend=backend, extract=extractor,
-                 train_similarity=train_similarity, baselines=baselines)
+                 run_info={**(run_info or {}), REPORT_SETTINGS: report}, backend=backend, extract=extractor,
+                 train_similarity=embed, baselines=baselines)
+    with Store(stored.store_path) as store:
+        store.remember_report(stored.run_id, report)
     return Evaluation(store_path=stored.store_path, run_id=stored.run_id, out=stored.out,
                       reference=resolved.scoring.reference, model_calls=stored.model_calls, settings=resolved,
                       curves=tuple(curves))
+
+
+def _objects(options: dict[str, Any]) -> tuple[Callable[[list[str]], Any] | None, list[Any] | None]:
+    """The settings given as objects, taken out of ``options`` (which keeps their names, for the settings):
+    an embedding function for ``train_similarity`` (True means ``"tfidf"``), and ``baselines`` with
+    Baseline objects among the specs (the whole list, in order; the settings keep the specs)."""
+    embed = None
+    similarity = options.get("train_similarity")
+    if similarity is True:
+        options["train_similarity"] = "tfidf"
+    elif similarity is False:
+        options["train_similarity"] = None
+    elif callable(similarity):
+        embed = options.pop("train_similarity")
+    given = options.get("baselines")
+    if isinstance(given, str):
+        options["baselines"] = [given]
+    elif given is not None and not all(isinstance(b, str) for b in given):
+        options["baselines"] = [b for b in given if isinstance(b, str)]
+        return embed, list(given)
+    return embed, None
 
 
 def _options_doc() -> str:

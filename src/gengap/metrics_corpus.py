@@ -23,6 +23,8 @@ brier               mean squared error of the probabilities (binary: of the posi
 log_loss            mean negative log-probability of the target label
 ece                 expected calibration error, 15 equal-width confidence bins, L1
 ece_adaptive        the same with 15 equal-mass bins (bin edges at confidence quantiles)
+ece_debiased        L2 calibration error, 15 equal-mass bins, each bin's squared gap less the
+                    variance of its accuracy (Kumar et al. 2019's debiased estimator)
 aurc                area under the risk-coverage curve (error rate of the most confident k rows)
 selective_accuracy  accuracy of the 80% most confident rows (``selective_accuracy:coverage=0.5``)
 bleu, chrf          sacrebleu's corpus BLEU and chrF (0-100) of outputs against targets
@@ -301,6 +303,29 @@ def weighted_ece(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray, 
     return np.abs(gap).sum(axis=1) / Wo.sum(axis=1)
 
 
+def weighted_l2_calibration_error(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray, W: np.ndarray, *,
+                                  debiased: bool = True) -> np.ndarray:
+    """The binned L2 calibration error, sqrt of the sum over bins of (bin weight / total) x (mean
+    confidence - accuracy)^2; ``debiased`` subtracts from each bin's squared gap the variance of its
+    accuracy, acc (1 - acc) / (n_b - 1), which the plug-in adds on average (Kumar, Liang and Ma 2019,
+    "Verified uncertainty calibration"), and floors the sum at 0 before the square root.
+    """
+    order = np.argsort(bins, kind="stable")
+    b = bins[order]
+    starts = np.flatnonzero(np.concatenate([[True], b[1:] != b[:-1]]))
+    Wo = W[:, order]
+    n_b = np.add.reduceat(Wo, starts, axis=1)
+    right = np.add.reduceat(Wo * correct[order], starts, axis=1)
+    conf = np.add.reduceat(Wo * confidence[order], starts, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(n_b > 0, right / np.where(n_b > 0, n_b, 1), 0.0)
+        squared = np.where(n_b > 0, (conf / np.where(n_b > 0, n_b, 1) - acc) ** 2, 0.0)
+        if debiased:
+            squared = squared - np.where(n_b > 1, acc * (1 - acc) / np.where(n_b > 1, n_b - 1, 1), 0.0)
+    total = np.sum(n_b * squared, axis=1) / n_b.sum(axis=1)
+    return np.sqrt(np.maximum(total, 0.0))
+
+
 def confusion_from_counts(counts: np.ndarray, k: int) -> np.ndarray:
     """(B, k*k) cell counts -> (B, k, k) confusion matrices (rows: target, columns: output)."""
     return counts.reshape(len(counts), k, k)
@@ -483,6 +508,15 @@ def _ece(metric: CorpusMetric, data: CorpusData) -> Callable[[np.ndarray], np.nd
     return stat
 
 
+def _ece_debiased(metric: CorpusMetric, data: CorpusData) -> Callable[[np.ndarray], np.ndarray]:
+    bins = ece_bins(data.confidence, adaptive=True)
+
+    def stat(W: np.ndarray) -> np.ndarray:
+        return weighted_l2_calibration_error(data.correct, data.confidence, bins, W)
+
+    return stat
+
+
 def _selective(metric: CorpusMetric, data: CorpusData) -> Callable[[np.ndarray], np.ndarray]:
     coverage = float(metric.options.get("coverage", SELECTIVE_COVERAGE))
     if not 0 < coverage <= 1:
@@ -519,6 +553,7 @@ _STATISTICS: dict[str, Callable[[CorpusMetric, CorpusData], Callable[[np.ndarray
     "log_loss": lambda m, d: _mean_of(_row_losses(m, d)),
     "ece": _ece,
     "ece_adaptive": _ece,
+    "ece_debiased": _ece_debiased,
     "aurc": lambda m, d: (lambda W: weighted_aurc(d.correct, d.confidence, W)),
     "selective_accuracy": _selective,
     "bleu": _sacre,
@@ -540,6 +575,7 @@ METRIC_CLASSES: dict[str, CorpusMetric] = {
     "log_loss": CorpusMetric("log_loss", "confidence", higher_is_better=False, share=False),
     "ece": CorpusMetric("ece", "confidence", higher_is_better=False),
     "ece_adaptive": CorpusMetric("ece_adaptive", "confidence", higher_is_better=False),
+    "ece_debiased": CorpusMetric("ece_debiased", "confidence", higher_is_better=False),
     "aurc": CorpusMetric("aurc", "confidence", higher_is_better=False),
     "selective_accuracy": CorpusMetric("selective_accuracy", "confidence"),
     "bleu": CorpusMetric("bleu", "text", share=False),

@@ -14,14 +14,13 @@ from typing import Any
 from gengap._errors import ConfigError
 from gengap._outputs import check_out_folder
 from gengap.analysis.curves import check_axis
-from gengap.config import NOT_STORED_EVAL, NOT_STORED_MODEL, RUN_FILE_TABLES, Generation, ModelConfig, RunConfig
+from gengap.config import NOT_STORED_MODEL, RUN_FILE_TABLES, Generation, ModelConfig, RunConfig
 from gengap.evaluation import Evaluation, evaluate
 from gengap.io import load
 from gengap.models import load_model
 from gengap.splits import load_split, make_splitter
-from gengap.store import REPORT_SETTINGS, Store
 
-__all__ = ["execute", "build_model", "run_identity", "report_settings"]
+__all__ = ["execute", "build_model", "run_identity"]
 
 
 def build_model(cfg: ModelConfig) -> Any:
@@ -45,22 +44,8 @@ def run_identity(cfg: RunConfig) -> dict[str, Any]:
     data = cfg.model_dump(mode="json", include=set(RUN_FILE_TABLES))
     for key in NOT_STORED_MODEL:
         data["model"].pop(key, None)
-    for key in NOT_STORED_EVAL:
-        data["eval"].pop(key, None)
     return data
 
-
-
-def report_settings(cfg: RunConfig) -> dict[str, Any]:
-    """The report settings of a run file (:data:`NOT_STORED_EVAL`): stored with the run beside its
-    identity (``Store.remember_report``), so ``gengap resume`` and ``gengap report OUT`` write the
-    report a finished ``gengap eval`` with the same settings writes.
-
-    >>> from gengap.config import parse_config
-    >>> report_settings(parse_config({"data": {"path": "d.jsonl"}, "model": {"spec": "m:f"}, "eval": {"find_slices": True}}))
-    {'find_slices': True, 'slice_order': 2}
-    """
-    return {key: getattr(cfg.eval, key) for key in NOT_STORED_EVAL}
 
 
 def execute(cfg: RunConfig, *, progress: bool | None = None) -> Evaluation:
@@ -84,14 +69,9 @@ def execute(cfg: RunConfig, *, progress: bool | None = None) -> Evaluation:
     model = build_model(cfg.model)  # after the data: a missing data file is reported first
     settings = cfg.settings() if progress is None else cfg.settings().replace(progress=progress)
     evaluation = evaluate(model, dataset, splits, settings=settings, out=cfg.eval.out, name=cfg.eval.name,
-                          run_info={**run_identity(cfg), REPORT_SETTINGS: report_settings(cfg)},
-                          perturbations=cfg.eval.perturb, curves=cfg.eval.curves,
-                          baselines=cfg.eval.baselines,
-                          train_similarity=cfg.eval.train_similarity or ("tfidf" if "train_similarity" in cfg.eval.curves else None),
+                          run_info=run_identity(cfg), perturbations=cfg.eval.perturb, curves=cfg.eval.curves,
                           prompt=cfg.prompt.model_dump() if cfg.prompt else None)
-    with Store(evaluation.store_path) as store:  # a resumed run reports with this attempt's settings
-        store.remember_report(evaluation.run_id, report_settings(cfg))
-    evaluation.report(find_slices=cfg.eval.find_slices, slice_order=cfg.eval.slice_order)
+    evaluation.report()
     return evaluation
 
 

@@ -152,8 +152,8 @@ def run(
     run_info: Mapping[str, Any] | None = None,
     backend: Backend | None = None,
     extract: Any = None,
-    train_similarity: bool | str | Callable[[list[str]], Any] | None = None,
-    baselines: Sequence[Any] = (),
+    train_similarity: Callable[[list[str]], Any] | None = None,
+    baselines: Sequence[Any] | None = None,
 ) -> StoredRun:
     """Run each model on each split's test part (and its perturbed variants) and store every per-example row.
 
@@ -161,8 +161,9 @@ def run(
     any work starts; the work is planned as shards, each stored with a record that it finished, so
     the run resumes where it stopped. ``backend`` and ``extract`` (an
     :class:`gengap.extract.Extractor`) are objects used as they are, in place of the named
-    ``settings.execution.backend`` and ``settings.scoring.extract``. ``train_similarity`` and
-    ``baselines`` are :func:`gengap.evaluate`'s.
+    ``settings.execution.backend`` and ``settings.scoring.extract``; likewise ``train_similarity``
+    (an embedding function) and ``baselines`` (specs and Baseline objects) in place of
+    ``settings.analysis``'s.
 
     >>> import gengap
     >>> from gengap.config import Settings
@@ -188,7 +189,9 @@ def run(
         raise ConfigError(f"choices_by={scoring.choices_by!r} scores the options of a 'choices' column, which the data does "
                           f"not have (columns: {', '.join(dataset.metadata_columns) or 'none'}).")
     perturbations = _as_perturbations(perturbations)
-    similarity = _similarity_spec(train_similarity, dataset)
+    analysis = settings.analysis
+    similarity = _similarity_spec(train_similarity if train_similarity is not None else analysis.train_similarity, dataset)
+    baselines = analysis.baselines if baselines is None else baselines
     models = [_for_prompt(m, prompt_spec, scoring.choices_by) for m in _normalize_models(model)]
     n_samples = scoring.samples
     if n_samples > 1:

@@ -587,12 +587,15 @@ class Store:
     def predictions(self, run_id: str) -> pd.DataFrame:
         """A run's predictions with the prompt each model read and what each answer cost: model, split,
         perturbation, example_id, output, extracted, prompt, prompt_tokens, completion_tokens, latency_s
-        and details (JSON; null for outputs taken from the cache)."""
+        and details (JSON; null for outputs taken from the cache). Sample j > 0 of an example is ``"id#j"``."""
         columns = set(self.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
                       ["column_name"])
         extra = "prompt, details" if "details" in columns else "NULL AS prompt, NULL AS details"
-        frame = self.sql(f"SELECT model, split, perturbation, example_id, output, extracted, {extra} FROM predictions "
-                         "WHERE run_id = ? ORDER BY model, split, perturbation, example_id", [run_id])
+        example = ("CASE WHEN sample > 0 THEN example_id || '#' || sample ELSE example_id END AS example_id"
+                   if "sample" in columns else "example_id")  # several answers per example: "id#j", as in rows()
+        frame = self.sql(f"SELECT model, split, perturbation, {example}, output, extracted, {extra} FROM predictions "
+                         f"WHERE run_id = ? ORDER BY model, split, perturbation, example_id{', sample' if 'sample' in columns else ''}",
+                         [run_id])
         parsed = [json.loads(d) if isinstance(d, str) else {} for d in frame["details"]]
         for key in ("prompt_tokens", "completion_tokens", "latency_s"):
             frame[key] = pd.array([d.get(key) for d in parsed], dtype="Float64")

@@ -83,7 +83,8 @@ from gengap.analysis.intervals import (
 )
 
 __all__ = [
-    "ClusterDesign", "MIN_CLUSTERS", "cluster_codes", "cluster_ids", "cluster_design", "cluster_bootstrap_means", "clustered_mean_ci",
+    "ClusterDesign", "MIN_CLUSTERS", "cluster_codes", "cluster_ids", "cluster_design", "cluster_bootstrap_means",
+    "cluster_bootstrap_bins", "clustered_mean_ci",
     "clustered_gap", "clustered_paired_difference", "clustered_paired_test", "clustered_two_sample_test",
     "clustered_variance", "effective_n",
 ]
@@ -319,6 +320,39 @@ def _cluster_t(arr: np.ndarray, codes: np.ndarray, design: ClusterDesign, confid
 
 def _t(confidence: float, df: float) -> float:
     return float(scipy.stats.t.ppf(1 - (1 - confidence) / 2, df))
+
+
+def cluster_bootstrap_bins(scores: np.ndarray, bins: np.ndarray, n_bins: int, codes: np.ndarray, n_resamples: int,
+                           rng: np.random.Generator) -> np.ndarray:
+    """Per resample and bin, the mean score of the bin's rows when whole clusters are drawn with
+    replacement from all of them: an (n_resamples, n_bins) array.
+
+    A cluster that reaches into several bins (a passage with questions of several lengths) is drawn
+    into all of them at once, so the bins of one resample move together as they do in the data. A
+    bin that none of a resample's clusters reaches keeps its observed mean.
+
+    >>> boot = cluster_bootstrap_bins(np.array([1.0, 1, 0, 0]), np.array([0, 1, 0, 1]), 2, np.array([0, 0, 1, 1]),
+    ...                               1000, np.random.default_rng(0))
+    >>> boot.shape, bool((boot[:, 0] == boot[:, 1]).all())  # each cluster holds one row of each bin
+    ((1000, 2), True)
+    """
+    from scipy import sparse
+
+    g = int(codes.max()) + 1
+    cells = sparse.csr_matrix((np.ones(codes.size), (codes, bins)), shape=(g, n_bins))
+    sums = sparse.csr_matrix((scores, (codes, bins)), shape=(g, n_bins))
+    observed = np.asarray(sums.sum(axis=0)).ravel() / np.maximum(np.asarray(cells.sum(axis=0)).ravel(), 1)
+    out = np.empty((n_resamples, n_bins))
+    per_chunk = max(1, _CHUNK_ELEMENTS // g)
+    for start in range(0, n_resamples, per_chunk):
+        stop = min(n_resamples, start + per_chunk)
+        r = stop - start
+        drawn = rng.integers(0, g, size=(r, g)) + (np.arange(r) * g)[:, None]
+        weights = np.bincount(drawn.ravel(), minlength=r * g).reshape(r, g).astype(np.float64)
+        total, count = (sums.T @ weights.T).T, (cells.T @ weights.T).T
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[start:stop] = np.where(count > 0, total / count, observed)
+    return out
 
 
 def cluster_bootstrap_means(scores: np.ndarray, codes: np.ndarray, n_resamples: int, rng: np.random.Generator) -> np.ndarray:

@@ -6,24 +6,33 @@
 are the store's (``target``, ``output``, ``extracted``, ``score``, ``confidence``,
 ``probabilities``, ``example_id``) or any frame with those columns.
 
-Which interval, and why (coverage figures: ``benchmarks/bench_corpus_metrics.py``):
+Which interval, and why (coverage of each beside the others, on simulated data with a known
+truth: ``benchmarks/bench_corpus_metrics.py``; ``method=`` picks another, :func:`corpus_intervals`
+gives several from the same resamples):
 
 ===========================  ================================================================
-metric                       interval
+metric                       default interval
 ===========================  ================================================================
 auroc (two labels)           DeLong's standard error on the logit scale ("delong-logit"); the
                              paired DeLong test for two conditions on the same rows
-brier, log_loss              bootstrap of the mean of the per-row losses (they are means)
-macro_f1, micro_f1, mcc,     exact bootstrap of the confusion matrix: a multinomial draw of its
-balanced_accuracy            cells per resample ("bootstrap-cells")
-ece, ece_adaptive            basic bootstrap of the rows (the resamples reflected about the
-                             estimate: ECE is biased upward); above 50 million row draws,
-                             each bin's count is drawn exactly and its confidence sum from
-                             its normal limit ("bootstrap-bins-basic")
-auroc (several labels),      bootstrap of the rows (weights per resample; one sort, then O(n)
-pr_auc, aurc, selective_     per resample), at most :data:`MAX_ROW_RESAMPLES` resamples and
-accuracy, bleu, chrf         :data:`ROW_BUDGET` row draws
+brier, log_loss              BCa bootstrap of the mean of the per-row losses ("bootstrap-bca":
+                             the losses are skewed; Student's t and the percentile interval
+                             cover 0.89-0.93 at n = 50)
+macro_f1, micro_f1, mcc,     percentile interval of the exact bootstrap of the confusion matrix,
+balanced_accuracy            a multinomial draw of its cells per resample
+                             ("bootstrap-cells-percentile"; BCa was no better)
+ece, ece_adaptive            basic bootstrap ("bootstrap-basic": the resamples reflected about
+                             the estimate, as ECE is biased upward); above
+                             :data:`ECE_EXACT_BUDGET` row draws, each bin's count drawn exactly
+                             and its confidence sum from its normal limit ("bootstrap-bins-basic")
+selective_accuracy           percentile bootstrap of the rows
+auroc (several labels),      BCa bootstrap of the rows ("bootstrap-bca"; the jackknife behind its
+pr_auc, aurc, ece_debiased,  acceleration leaves out one row, or one of 200 groups of rows)
+bleu, chrf
 ===========================  ================================================================
+
+Row bootstraps (and the means') draw at most :data:`MAX_ROW_RESAMPLES` resamples and
+:data:`ROW_BUDGET` row draws; each resample is a row of weights (:mod:`gengap.analysis.resample`).
 
 With ``clusters`` (one id per row), every bootstrap draws whole clusters instead of rows, and
 AUROC's interval is a cluster bootstrap too. Gaps (:func:`corpus_gap`): the difference ``a - b``
@@ -49,14 +58,16 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from scipy.special import expit, logit, ndtr, ndtri
+from scipy.stats import t as student_t
 
-from gengap._errors import DataError
+from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
-from gengap.analysis.intervals import Interval, PairedTest, bootstrap_ci
+from gengap.analysis.intervals import Interval, PairedTest, bootstrap_means
+from gengap.analysis.resample import bca_bounds, bootstrap_weights, jackknife_statistic, percentile_bounds, resample_statistic
 from gengap.metrics import get_metric
 from gengap.metrics_corpus import CorpusData, CorpusMetric, positive_label, positive_scores
 
-__all__ = ["corpus_data", "corpus_score", "corpus_gap", "corpus_curve", "reliability", "risk_coverage", "MIN_CORPUS_N",
+__all__ = ["corpus_data", "corpus_score", "corpus_intervals", "corpus_gap", "corpus_curve", "corpus_break", "reliability", "risk_coverage", "MIN_CORPUS_N",
            "MAX_ROW_RESAMPLES", "ROW_BUDGET"]
 
 #: Fewer rows than this and a corpus metric is not computed (a clear message says so).
@@ -66,14 +77,19 @@ WARN_CORPUS_N = 50
 #: Fewer rows of the rarer target class than this and a corpus metric's interval carries a warning
 #: (``benchmarks/bench_corpus_metrics.py``: AUROC covers 0.84 with about 5 positives, 0.95 with 50).
 MIN_CLASS_ROWS = 20
+#: Fewer rows of a target label predicted right than this, and a label metric's interval carries a
+#: warning (the same benchmark: about 2 right of the rarer label at n = 500, 10% prevalence, covers
+#: 0.88-0.90 by every method; about 23 at n = 5,000 covers 0.95).
+MIN_RIGHT_PER_LABEL = 10
 #: Below this many rows ECE's interval carries a warning (the same benchmark: 0.80-0.89 at n = 500).
 ECE_WARN_N = 5_000
 #: Row-bootstrap resamples at most (ranking metrics cost O(n) per resample).
 MAX_ROW_RESAMPLES = 2_000
 #: Row draws (resamples x rows) a row bootstrap may make; fewer resamples above it (never under 200).
 ROW_BUDGET = 200_000_000
-#: Above this many row draws, ECE's bootstrap draws bin sums from their normal limit.
-ECE_EXACT_BUDGET = 50_000_000
+#: Above this many row draws, ECE's bootstrap draws bin sums from their normal limit (10,000
+#: resamples of 1,000 rows or more: every (bin, right/wrong) cell then holds enough rows for it).
+ECE_EXACT_BUDGET = 10_000_000
 
 
 def _metric(metric: str | CorpusMetric) -> CorpusMetric:
@@ -121,6 +137,13 @@ def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
         if len(targets) >= 2 and int(targets.min()) < MIN_CLASS_ROWS:
             notes.append(f"the rarer target '{targets.idxmin()}' has {int(targets.min())} rows: too few for the interval "
                          f"to cover 95% (it needs about {MIN_CLASS_ROWS} of each class)")
+        if m.needs == "labels" and len(set(data.y_pred.tolist())) > 1:
+            right = pd.Series(data.y_true[data.y_true == data.y_pred]).value_counts()
+            few = [(lab, int(right.get(lab, 0))) for lab in targets.index if right.get(lab, 0) < MIN_RIGHT_PER_LABEL]
+            if few:
+                lab, k = min(few, key=lambda x: x[1])
+                notes.append(f"label '{lab}' is predicted right only {k} times: with fewer than {MIN_RIGHT_PER_LABEL} "
+                             "per label the interval covers about 90% (benchmarks/bench_corpus_metrics.py)")
         if len(set(data.y_pred.tolist())) == 1:
             notes.append(f"every output is '{data.y_pred[0]}': label metrics cannot vary, so their interval has no width")
     if m.name in ("ece", "ece_adaptive") and len(data) < ECE_WARN_N:
@@ -163,33 +186,19 @@ def _auroc_binary(m: CorpusMetric, data: CorpusData) -> tuple[np.ndarray, np.nda
     return data.y_true == pos, positive_scores(data, pos)
 
 
-def _delong_interval(auc: float, v10: np.ndarray, v01: np.ndarray, confidence: float) -> tuple[float, float, float]:
+def _delong_interval(auc: float, v10: np.ndarray, v01: np.ndarray, confidence: float, *,
+                     logit_scale: bool = True) -> tuple[float, float, float]:
     se = float(np.sqrt(v10.var(ddof=1) / v10.size + v01.var(ddof=1) / v01.size)) if min(v10.size, v01.size) > 1 else 0.0
     if not 0 < auc < 1 or se == 0:
         return auc, auc, se
+    if not logit_scale:  # Wald: symmetric about the AUC (may cross 0 or 1)
+        return auc - _z(confidence) * se, auc + _z(confidence) * se, se
     half = _z(confidence) * se / (auc * (1 - auc))
     return float(expit(logit(auc) - half)), float(expit(logit(auc) + half)), se
 
 
-def _weights(n: int, b: int, rng: np.random.Generator, clusters: np.ndarray | None) -> np.ndarray:
-    """A (b, n) matrix of bootstrap counts per row (whole clusters drawn with ``clusters``)."""
-    k = n if clusters is None else int(clusters.max()) + 1
-    draws = rng.integers(0, k, size=(b, k)) + (np.arange(b) * k)[:, None]  # k draws per resample, offset per row
-    counts = np.bincount(draws.ravel(), minlength=b * k).reshape(b, k).astype(np.float64)
-    return counts if clusters is None else counts[:, clusters]
-
-
 def _row_resamples(n_resamples: int, n: int) -> int:
     return int(min(n_resamples, MAX_ROW_RESAMPLES, max(200, ROW_BUDGET // max(n, 1))))
-
-
-def _boot_rows(stat: Any, n: int, b: int, rng: np.random.Generator, clusters: np.ndarray | None) -> np.ndarray:
-    chunk = max(1, (1 << 22) // max(n, 1))
-    out = np.empty(b)
-    for start in range(0, b, chunk):
-        k = min(chunk, b - start)
-        out[start:start + k] = stat(_weights(n, k, rng, clusters))
-    return out
 
 
 def _boot_cells(stat: Any, b: int, rng: np.random.Generator) -> np.ndarray:
@@ -198,6 +207,14 @@ def _boot_cells(stat: Any, b: int, rng: np.random.Generator) -> np.ndarray:
     n = int(counts.sum())
     draws = rng.multinomial(n, counts / n, size=b).astype(np.float64)
     return np.asarray(stat.reduce(draws.reshape(b, k, k)))
+
+
+def _jack_cells(stat: Any) -> np.ndarray:
+    """Delete-one jackknife of a confusion-matrix metric: a row's value depends on its cell only."""
+    k = stat.n_labels
+    counts = np.bincount(stat.cells, minlength=k * k).astype(np.float64)
+    loo = np.asarray(stat.reduce((counts[None, :] - np.eye(k * k)).reshape(k * k, k, k)))
+    return loo[stat.cells]
 
 
 def _boot_ece_bins(data: CorpusData, bins: np.ndarray, b: int, rng: np.random.Generator) -> np.ndarray:
@@ -217,78 +234,142 @@ def _boot_ece_bins(data: CorpusData, bins: np.ndarray, b: int, rng: np.random.Ge
     return np.abs(per_bin_gap).sum(axis=1) / n
 
 
-def _percentile(estimate: float, boot: np.ndarray, confidence: float) -> tuple[float, float, str]:
+def _jack_ece(data: CorpusData, bins: np.ndarray) -> np.ndarray:
+    """Delete-one jackknife of ECE with the bins held: leaving a row out changes its own bin's gap only."""
+    n = len(data)
+    diff = data.confidence - data.correct
+    gap = np.bincount(bins, diff, minlength=int(bins.max()) + 1)
+    total = np.abs(gap).sum()
+    return (total - np.abs(gap[bins]) + np.abs(gap[bins] - diff)) / (n - 1)
+
+
+#: The interval each metric gets by default (``method="auto"``); ``benchmarks/bench_corpus_metrics.py``
+#: measures it beside the others.
+DEFAULT_INTERVAL = {"auroc": "delong-logit", "macro_f1": "percentile", "micro_f1": "percentile", "mcc": "percentile",
+                    "balanced_accuracy": "percentile", "ece": "basic", "ece_adaptive": "basic",
+                    "selective_accuracy": "percentile"}
+#: Interval methods :func:`corpus_score` takes.
+INTERVAL_METHODS = ("auto", "percentile", "basic", "bca", "delong", "delong-logit", "t")
+
+
+def _bounds(method: str, estimate: float, boot: np.ndarray, jack: Any, confidence: float) -> tuple[float, float, str]:
     finite = boot[np.isfinite(boot)]
     note = ""
     if finite.size < boot.size:
         note = f"{boot.size - finite.size} of {boot.size} resamples left the metric undefined and were dropped"
     if finite.size == 0:
         return estimate, estimate, "no resample defined the metric"
-    alpha = (1 - confidence) / 2
-    low, high = np.quantile(finite, [alpha, 1 - alpha])
+    if np.all(finite == finite[0]):
+        return float(min(finite[0], estimate)), float(max(finite[0], estimate)), note
+    if method == "bca":
+        low, high = bca_bounds(estimate, finite, jack(), confidence)
+    elif method == "basic":
+        q_low, q_high = percentile_bounds(finite, confidence)
+        low, high = 2 * estimate - q_high, 2 * estimate - q_low
+    else:
+        low, high = percentile_bounds(finite, confidence)
     return float(min(low, estimate)), float(max(high, estimate)), note
 
 
 def corpus_score(metric: str | CorpusMetric, rows: pd.DataFrame | CorpusData, *, confidence: float = 0.95,
                  n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0,
-                 clusters: Sequence[Any] | np.ndarray | None = None) -> Interval:
+                 clusters: Sequence[Any] | np.ndarray | None = None, method: str = "auto") -> Interval:
     """A corpus metric of one test part with its interval (see the module's table for which interval).
+
+    ``method``: ``"auto"`` (the metric's default, :data:`DEFAULT_INTERVAL`, else BCa) or one of
+    ``"percentile"``, ``"basic"``, ``"bca"`` (bootstrap), ``"delong"``, ``"delong-logit"`` (AUROC
+    of two labels) and ``"t"`` (Brier score and log loss: Student's t of the per-row losses).
 
     Raises :class:`~gengap.errors.DataError` with a message naming the problem when the metric cannot
     be computed (one class only for AUROC, missing confidences, fewer than :data:`MIN_CORPUS_N` rows).
     """
+    return corpus_intervals(metric, rows, (method,), confidence=confidence, n_resamples=n_resamples, seed=seed,
+                            clusters=clusters)[method]
+
+
+def corpus_intervals(metric: str | CorpusMetric, rows: pd.DataFrame | CorpusData, methods: Sequence[str], *,
+                     confidence: float = 0.95, n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0,
+                     clusters: Sequence[Any] | np.ndarray | None = None) -> dict[str, Interval]:
+    """Several intervals of one corpus metric from the same resamples, by method (see :func:`corpus_score`):
+    what ``benchmarks/bench_corpus_metrics.py`` compares side by side.
+
+    >>> rng = np.random.default_rng(0)
+    >>> rows = pd.DataFrame({"target": rng.integers(0, 2, 300).astype(str), "output": rng.integers(0, 2, 300).astype(str)})
+    >>> got = corpus_intervals("mcc", rows, ("percentile", "bca"), n_resamples=1000)
+    >>> [ci.method for ci in got.values()]
+    ['bootstrap-cells-percentile', 'bootstrap-cells-bca']
+    """
     m = _metric(metric)
+    unknown = [k for k in methods if k not in INTERVAL_METHODS]
+    if unknown:
+        raise ConfigError(f"method={unknown[0]!r}: choose one of {', '.join(INTERVAL_METHODS)}.")
     data = rows if isinstance(rows, CorpusData) else corpus_data(rows)
     _check_size(m, data)
     n = len(data)
     notes = _label_warnings(m, data)
     rng = check_random_state(seed)
     codes = None if clusters is None else pd.factorize(np.asarray(clusters))[0]
-    if m.name == "auroc" and codes is None:
-        m.check(data)
-        binary = _auroc_binary(m, data)
-        if binary is not None:  # DeLong: the AUC and its interval from one sort
-            auc, v10, v01 = _delong_components(*binary)
-            low, high, se = _delong_interval(auc, v10, v01, confidence)
-            if se == 0:
-                notes.append("the classes are perfectly separated (or tied): DeLong's interval has no width")
-            return Interval(auc, low, high, n, confidence, "delong-logit", "; ".join(notes))
+    out: dict[str, Interval] = {}
+    resampled: dict[str, Any] = {}
+    for method in methods:
+        chosen = DEFAULT_INTERVAL.get(m.name, "bca") if method == "auto" else method
+        if codes is not None and chosen in ("delong", "delong-logit", "t"):
+            chosen = "bca"  # clusters: every interval is a bootstrap of whole clusters
+        if chosen in ("delong", "delong-logit"):
+            m.check(data)
+            binary = _auroc_binary(m, data)
+            if binary is None and method != "auto":
+                raise ConfigError(f"{m.spec}: DeLong's interval is of AUROC with two labels; use method='bca'.")
+            if binary is None:
+                chosen = "bca"
+            else:  # DeLong: the AUC and its interval from one sort
+                auc, v10, v01 = _delong_components(*binary)
+                low, high, se = _delong_interval(auc, v10, v01, confidence, logit_scale=chosen == "delong-logit")
+                extra = ["the classes are perfectly separated (or tied): DeLong's interval has no width"] if se == 0 else []
+                out[method] = Interval(auc, low, high, n, confidence, chosen, "; ".join(notes + extra))
+                continue
+        if not resampled:
+            resampled.update(_resampled(m, data, n_resamples, rng, codes))
+        estimate = resampled["estimate"]
+        if chosen == "t":
+            losses = getattr(resampled["stat"], "per_row", None)
+            if losses is None:
+                raise ConfigError(f"{m.spec} is not a mean of per-row values; method='t' is for brier and log_loss.")
+            half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * losses.std(ddof=1) / np.sqrt(n))
+            out[method] = Interval(estimate, estimate - half, estimate + half, n, confidence, "t", "; ".join(notes))
+            continue
+        low, high, note = _bounds(chosen, estimate, resampled["boot"], resampled["jack"], confidence)
+        if m.share:
+            low, high = max(0.0, low), min(1.0, high)
+        out[method] = Interval(estimate, low, high, n, confidence, f"{resampled['unit']}-{chosen}",
+                               "; ".join(notes + ([note] if note else [])))
+    return out
+
+
+def _resampled(m: CorpusMetric, data: CorpusData, n_resamples: int, rng: np.random.Generator,
+               codes: np.ndarray | None) -> dict[str, Any]:
+    """The metric's point value, its bootstrap resamples (the cheapest exact way for the metric) and its
+    jackknife (a function: only BCa needs it)."""
+    n = len(data)
     stat = m.statistic(data)
     estimate = float(stat(np.ones((1, n)))[0])
-    if hasattr(stat, "per_row") and codes is None:
-        ci = bootstrap_ci(stat.per_row, confidence=confidence, n_resamples=n_resamples, seed=rng)
-        return Interval(estimate, ci.low, ci.high, n, confidence, f"bootstrap-{ci.method}", "; ".join(notes + [ci.warning] if ci.warning else notes))
+    jack: Any = lambda: jackknife_statistic(stat, n, codes)
     if hasattr(stat, "cells") and codes is None:
-        boot, method = _boot_cells(stat, n_resamples, rng), "bootstrap-cells"
+        boot, unit = _boot_cells(stat, n_resamples, rng), "bootstrap-cells"
+        jack = lambda: _jack_cells(stat)
+    elif hasattr(stat, "per_row") and codes is None:
+        losses = stat.per_row
+        boot, unit = bootstrap_means(losses, _row_resamples(n_resamples, n), rng), "bootstrap"
+        jack = lambda: (losses.sum() - losses) / (n - 1)
     elif hasattr(stat, "bins") and codes is None and n * n_resamples > ECE_EXACT_BUDGET:
-        boot, method = _boot_ece_bins(data, stat.bins, n_resamples, rng), "bootstrap-bins"
+        boot, unit = _boot_ece_bins(data, stat.bins, n_resamples, rng), "bootstrap-bins"
     else:
         b = n_resamples if hasattr(stat, "bins") else _row_resamples(n_resamples, n)
-        boot = _boot_rows(stat, n, b, rng, codes)
-        method = "bootstrap-clusters" if codes is not None else "bootstrap"
-    if hasattr(stat, "bins"):  # ECE: the basic bootstrap reflects the resamples' upward bias back
-        low, high, note = _basic(estimate, boot, confidence)
-        method += "-basic"
-    else:
-        low, high, note = _percentile(estimate, boot, confidence)
-    return Interval(estimate, low, high, n, confidence, method, "; ".join(notes + ([note] if note else [])))
-
-
-def _basic(estimate: float, boot: np.ndarray, confidence: float) -> tuple[float, float, str]:
-    """The basic (reverse percentile) bootstrap interval ``[2e - q_high, 2e - q_low]``, within [0, 1].
-
-    ECE's plug-in estimate is biased upward (noise in a bin adds to its |confidence - accuracy|),
-    and a resample's ECE is biased again about the sample's; the percentile interval then sits
-    above the truth (``benchmarks/bench_corpus_metrics.py``: it is the naive column). Reflecting
-    the resamples about the estimate moves the interval down by that bias.
-    """
-    low, high, note = _percentile(estimate, boot, confidence)
-    if note == "no resample defined the metric":
-        return low, high, note
-    finite = boot[np.isfinite(boot)]
-    alpha = (1 - confidence) / 2
-    q_low, q_high = np.quantile(finite, [alpha, 1 - alpha])
-    return float(max(0.0, 2 * estimate - q_high)), float(min(1.0, 2 * estimate - q_low)), note
+        boot = resample_statistic(stat, n, b, rng, codes)
+        unit = "bootstrap-clusters" if codes is not None else "bootstrap"
+    if hasattr(stat, "bins") and codes is None:
+        jack = lambda: _jack_ece(data, stat.bins)
+    return {"stat": stat, "estimate": estimate, "boot": boot, "jack": jack, "unit": unit}
 
 
 def _p_from_boot(diff: np.ndarray) -> float:
@@ -357,15 +438,15 @@ def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, 
         chunk = max(1, (1 << 21) // len(da))
         for start in range(0, b_count, chunk):
             k = min(chunk, b_count - start)
-            w = _weights(len(da), k, rng, codes)
+            w = bootstrap_weights(len(da), k, rng, codes)
             diffs[start:start + k] = sa(w) - sb(w)
         method = "bootstrap-paired" if codes is None else "bootstrap-clusters-paired"
     else:
         ka, kb = _row_resamples(n_resamples, len(da)), _row_resamples(n_resamples, len(db))
         k = min(ka, kb)
-        diffs = _boot_rows(sa, len(da), k, rng, codes) - _boot_rows(sb, len(db), k, rng, codes_b)
+        diffs = resample_statistic(sa, len(da), k, rng, codes) - resample_statistic(sb, len(db), k, rng, codes_b)
         method = "bootstrap-clusters-independent" if codes is not None or codes_b is not None else "bootstrap-independent"
-    low, high, note = _percentile(estimate, diffs, confidence)
+    low, high, note = _bounds("percentile", estimate, diffs, None, confidence)
     effect = Interval(estimate, low, high, n, confidence, method, note)
     return PairedTest(effect, _p_from_boot(diffs), "bootstrap", estimate)
 
@@ -419,13 +500,23 @@ def risk_coverage(rows: pd.DataFrame | CorpusData, *, points: int = 50) -> pd.Da
 
 
 def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
-                 bins: int | Sequence[float] | str | None = "auto", confidence: float = 0.95,
-                 n_resamples: int = 2_000, seed: int = 0) -> pd.DataFrame:
-    """A corpus metric per bin of an axis (a metadata column, ``input_length``, ``target_length``):
-    per bin its edges, ``n``, ``score`` with ``score_low``/``score_high`` and ``score_method``, the
-    ``gap`` to the first bin with its interval and ``gap_p`` (independent samples), and ``note``
-    where the metric is undefined in a bin. The rows are one model's clean rows of one test part or
-    several (pooled); bins as :func:`gengap.analysis.curves.bin_axis` makes them.
+                 bins: int | Sequence[float] | str | None = "auto", train_range: tuple[float, float] | None = None,
+                 confidence: float = 0.95, alpha: float = 0.05, n_resamples: int = 2_000, seed: int = 0,
+                 clusters: Sequence[Any] | np.ndarray | None = None) -> pd.DataFrame:
+    """A corpus metric per bin of an axis (a metadata column, ``input_length``, ``target_length``),
+    and where it breaks.
+
+    Per bin: its edges, ``n``, ``score`` with ``score_low``/``score_high`` and ``score_method``,
+    and ``note`` where the metric is undefined in the bin. The reference is the bins inside
+    ``train_range`` pooled (None: the first bin where the metric is defined); every later bin has
+    its ``gap`` to the reference (worse is negative for a score, positive for a loss or error)
+    with ``gap_low``/``gap_high``, the two-sided ``gap_p``, and is tested one-sided for being worse
+    (``p_value``: DeLong's test for AUROC of two labels, else the independent bootstrap of the
+    difference), Holm-adjusted over the tested bins (``p_holm``); ``below`` marks the bins
+    significantly worse at ``alpha``. :func:`corpus_break` reads the break point off the table:
+    the first such bin. The rows are one model's clean rows of one test part or several (pooled);
+    bins as :func:`gengap.analysis.curves.bin_axis` makes them; ``clusters`` (one id per row)
+    resamples whole clusters within each bin.
 
     >>> rng = np.random.default_rng(1)
     >>> y = rng.integers(0, 2, 600)
@@ -434,37 +525,77 @@ def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
     >>> rows = pd.DataFrame({"target": y.astype(str), "output": (p > 0.5).astype(int).astype(str),
     ...                      "confidence": np.where(p > 0.5, p, 1 - p), "len": length})
     >>> t = corpus_curve("auroc", rows, "len", n_resamples=500)
-    >>> t["n"].tolist(), bool(t["score"].is_monotonic_decreasing)
-    ([200, 200, 200], True)
+    >>> t["n"].tolist(), bool(t["score"].is_monotonic_decreasing), corpus_break(t)
+    ([200, 200, 200], True, 10.0)
     """
-    from gengap.analysis.curves import axis_values, bin_axis
+    from gengap.analysis.curves import axis_values, bin_axis, holm
 
+    m = _metric(metric)
     values = np.asarray(axis_values(rows, axis), dtype=np.float64)
     keep = ~np.isnan(values)
     rows, values = rows[keep], values[keep]
+    codes = None if clusters is None else pd.factorize(np.asarray(clusters)[keep])[0]
     if rows.empty:
         raise DataError(f"No rows have a value on the axis '{axis}'.")
-    idx, edges = bin_axis(values, bins)
+    idx, edges = bin_axis(values, bins, boundary=None if train_range is None else float(train_range[1]))
+    held = np.array([[values[idx == b].min(), values[idx == b].max()] if np.any(idx == b) else [np.nan, np.nan]
+                     for b in range(len(edges))])
+    if train_range is not None:
+        in_range = (held[:, 0] >= float(train_range[0])) & (held[:, 1] <= float(train_range[1]))
+        if not in_range.any():
+            raise DataError(f"No bin of '{axis}' lies inside the training range [{train_range[0]:g}, {train_range[1]:g}]: "
+                            "a curve needs in-range rows as its reference.")
     records = []
-    first: pd.DataFrame | None = None
+    defined = np.zeros(len(edges), dtype=bool)
     for b in range(len(edges)):
         part = rows[idx == b]
-        record: dict[str, Any] = {"low_edge": float(edges[b, 0]), "high_edge": float(edges[b, 1]), "n": len(part),
-                                  "score": None, "score_low": None, "score_high": None, "score_method": None,
-                                  "gap": None, "gap_low": None, "gap_high": None, "gap_p": None, "note": ""}
+        record: dict[str, Any] = {"value": float(held[b, 0]) if len(part) else float("nan"), "low_edge": float(edges[b, 0]),
+                                  "high_edge": float(edges[b, 1]), "n": len(part), "score": None, "score_low": None,
+                                  "score_high": None, "score_method": None, "in_range": False, "tested": False,
+                                  "gap": None, "gap_low": None, "gap_high": None, "gap_p": None, "p_value": None,
+                                  "p_holm": None, "below": False, "note": ""}
         try:
-            ci = corpus_score(metric, part, confidence=confidence, n_resamples=n_resamples, seed=seed)
+            ci = corpus_score(m, part, confidence=confidence, n_resamples=n_resamples, seed=seed,
+                              clusters=None if codes is None else codes[idx == b])
+            defined[b] = True
+            record.update(score=ci.estimate, score_low=ci.low, score_high=ci.high, score_method=ci.method, note=ci.warning)
         except DataError as e:
             record["note"] = str(e)
-            records.append(record)
-            continue
-        record.update(score=ci.estimate, score_low=ci.low, score_high=ci.high, score_method=ci.method, note=ci.warning)
-        if first is None:
-            first = part
-        else:
-            test = corpus_gap(metric, first, part, paired=False, confidence=confidence, n_resamples=n_resamples,
-                              seed=seed)
-            record.update(gap=test.effect.estimate, gap_low=test.effect.low, gap_high=test.effect.high,
-                          gap_p=test.p_value)
         records.append(record)
+    if train_range is None:
+        if not defined.any():
+            return pd.DataFrame.from_records(records)
+        in_range = np.arange(len(edges)) == int(np.flatnonzero(defined)[0])
+    reference = rows[in_range[idx]]
+    ref_codes = None if codes is None else codes[in_range[idx]]
+    last_in = int(np.flatnonzero(in_range).max())
+    p_raw = np.full(len(edges), np.nan)
+    for b in range(len(edges)):
+        records[b]["in_range"] = bool(in_range[b])
+        if in_range[b] or b < last_in or not defined[b]:
+            continue
+        part = rows[idx == b]
+        try:
+            test = corpus_gap(m, part, reference, paired=False, confidence=confidence, n_resamples=n_resamples, seed=seed,
+                              clusters=None if codes is None else codes[idx == b], clusters_b=ref_codes)
+        except DataError as why:
+            records[b]["note"] = "; ".join(x for x in (records[b]["note"], f"no test: {why}") if x)
+            continue
+        eff = test.effect
+        worse = eff.estimate < 0 if m.higher_is_better else eff.estimate > 0
+        one_sided = test.p_value / 2 if worse else 1 - test.p_value / 2
+        p_raw[b] = one_sided
+        records[b].update(tested=True, gap=eff.estimate, gap_low=eff.low, gap_high=eff.high, gap_p=test.p_value,
+                          p_value=one_sided)
+    p_adj = holm(p_raw)
+    for b in range(len(edges)):
+        if np.isfinite(p_adj[b]):
+            records[b].update(p_holm=float(p_adj[b]), below=bool(p_adj[b] < alpha))
     return pd.DataFrame.from_records(records)
+
+
+def corpus_break(table: pd.DataFrame) -> float | None:
+    """The break point of a :func:`corpus_curve` table: the axis value where the first bin significantly
+    worse than the reference starts (None when no bin is)."""
+    below = table[table["below"].astype(bool)]
+    return None if below.empty else float(below["value"].iloc[0])

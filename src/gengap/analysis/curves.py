@@ -317,7 +317,8 @@ def score_curve(
         freedom from its clusters for 0/1 scores, as Korn and Graubard's interval): Clopper-Pearson
         and Fisher's test at the effective counts for 0/1 scores ("korn-graubard",
         "fisher-effective"), Welch's test with the variance times the design effect and a bootstrap of
-        whole clusters within each bin otherwise ("cluster-bootstrap", "welch-clustered").
+        whole clusters otherwise ("cluster-bootstrap", "welch-clustered"). The break and halving points'
+        bootstrap draws whole clusters from all bins at once (a cluster that spans bins moves them together).
 
     Notes
     -----
@@ -410,15 +411,14 @@ def score_curve(
     ref_var = float(np.sum(var[in_range] * np.maximum(n[in_range] - 1, 0) + n[in_range] * (mean[in_range] - ref_mean) ** 2)
                     / max(ref_n - 1, 1))
 
-    # bootstrap: resampled bin means, examples resampled within each bin
-    if binary:
-        boot = rng.binomial(n_t.astype(np.int64), mean, size=(n_resamples, k)) / n_t
-    elif cl is not None:
-        from gengap.analysis.clustered import cluster_bootstrap_means
+    # bootstrap: resampled bin means; whole clusters drawn from all of them with clusters, else
+    # examples resampled within each bin
+    if cl is not None:
+        from gengap.analysis.clustered import cluster_bootstrap_bins
 
-        streams = rng.spawn(k)
-        boot = np.stack([cluster_bootstrap_means(s[idx == b], np.unique(cl[idx == b], return_inverse=True)[1].ravel(),
-                                                 n_resamples, streams[b]) for b in range(k)], axis=1)
+        boot = cluster_bootstrap_bins(s, idx, k, cl, n_resamples, rng)
+    elif binary:
+        boot = rng.binomial(n.astype(np.int64), mean, size=(n_resamples, k)) / n
     else:
         streams = rng.spawn(k)
         boot = np.stack([bootstrap_means(s[idx == b], n_resamples, streams[b]) for b in range(k)], axis=1)

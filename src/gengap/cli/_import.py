@@ -10,7 +10,7 @@ import typer
 from gengap._settings import DEFAULT_OUT
 from gengap.cli._app import app
 from gengap.cli._common import print_summary, stdout
-from gengap.cli._report import check_slice_order
+from gengap.cli._report import ANALYSIS_DEFAULTS, check_slice_order, slices_option
 
 import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, inspect_ai, JSONL/CSV/Parquet) "
                               "into a results store, then write the usual report. No model is called.",
@@ -150,8 +150,8 @@ def lm_eval_command(
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the documents a split would test, e.g. mcd, length:by=input, group:group=subject,holdout=law (repeat).")] = None,
     corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. ece, brier, auroc (repeat): right or wrong from acc,none; multiple-choice confidences are the softmax of the options' log-likelihoods.")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
-    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
-    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
+    find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
+    slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -187,8 +187,8 @@ def table_command(
     reextract: Annotated[str | None, typer.Option(help="Analyses: read outputs again with gengap's extractor (number, choice, yes_no, text) beside --extracted.")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the examples a split would test, e.g. mcd, length:by=input (repeat).")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
-    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
-    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
+    find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
+    slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -213,8 +213,8 @@ def inspect_command(
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the samples a split would test, e.g. length:by=input (repeat).")] = None,
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: sample_id when samples ran for several epochs).")] = None,
-    find_slices: Annotated[bool, typer.Option("--find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\").")] = False,
-    slice_order: Annotated[int, typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b').")] = 2,
+    find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
+    slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
 ) -> None:
     """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
 

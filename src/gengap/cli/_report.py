@@ -8,9 +8,18 @@ from typing import Annotated, Optional
 
 import typer
 
+from gengap._settings import Analysis
 from gengap.cli._app import app
 from gengap.cli._common import stdout
 from gengap.store import resolve_store
+
+#: The slice search's defaults (``gengap report`` and ``gengap import`` take them as options).
+ANALYSIS_DEFAULTS = Analysis()
+
+
+def slices_option(name: str, *flags: str) -> typer.models.OptionInfo:
+    """The option of an :class:`gengap.config.Analysis` slice-search setting, its help the field's description."""
+    return typer.Option(*flags, help=Analysis.model_fields[name].description)
 
 
 def check_slice_order(order: int) -> None:

@@ -41,12 +41,17 @@ are set aside, and the answer tag, the JSON answer field (or the field the quest
 transcript's program output, a list's marked line or a record's line the question names is read by the
 cascade; an empty or "unknown" answer slot is unextracted.
 
+Every kind reads in the same stages: the structure is unwrapped; the answer a format or a marker states
+is read; then the commitment stage (``_commitment.stage``), the same for every kind, decides whether
+the output commits to an answer at all (a doubt in another language, a refusal, candidates left open,
+a hedge, an unfinished ramble, an output cut off before its conclusion); then the readers of answers in
+prose. The phrases those stages match (markers, refusals, hedges, doubts in six languages) are data,
+one file per language in ``phrases/`` (its README says how to add one).
+
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
-separately; it is never turned into a wrong answer. Refusals, "I don't know", hedges between two
-answers and rambles that trail off are unextracted. Whether an output commits to an answer at all
-(refusals, candidates left open and the pick among them, self-corrections, answers to another
-question, outputs cut off before their conclusion) is read the same way for every kind, in
-``gengap.extract._commitment``.
+separately; it is never turned into a wrong answer. The rules use no knowledge of the world: where only
+knowledge of the words said instead would decide ("Ice floats." for "Does ice sink?", "a dwarf planet"
+for "Is Pluto a planet?"), the output is unextracted, or handed to the optional judge.
 
 Example
 -------

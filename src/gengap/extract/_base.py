@@ -287,14 +287,9 @@ def json_answer(text: str) -> Any:
     return None
 
 
-_NOT_BEFORE = r"(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!an )(?<!no )(?<!your )(?<!the question )"
-STRONG_MARK_RE = re.compile(
-    r"(?=[#abcfimr])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
-    r"(?:####|final\s+answer(?:\s+is)?|" + _NOT_BEFORE + r"answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|will\s+be))?"
-    r"|(?:correct|right|best)\s+(?:answer|option|choice)(?:\s+(?:is|would\s+be|should\s+be))?"
-    r"|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|settle\s+on)|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?)(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
-    re.IGNORECASE,
-)
+# a marked answer ("Final answer:", "The answer is", "I'd go with"): the marker phrases of phrases/en.toml
+STRONG_MARK_RE = re.compile(opening_lookahead(phrases("marker", ("en",))) + alternation("marker", ("en",))
+                            + r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*", re.IGNORECASE)
 WEAK_MARK_RE = re.compile(
     r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
     r"|which\s+gives|that\s+gives|this\s+gives|which\s+(?:is|makes|equals)(?=\s+[-$\u2212]?\d)|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"

@@ -155,6 +155,22 @@ def numbers_in(text: str) -> list[Num]:
     """Every number in ``text`` with its place (digits, LaTeX fractions and number words), in order."""
     found: list[Num] = []
     covered: list[tuple[int, int]] = []
+    _written_forms(text, found, covered)
+    for m in _NUMBER_RE.finditer(text):
+        if not _inside(m.start(), covered):
+            num, covers = _digits(text, m)
+            if num is not None:
+                found.append(num)
+                if covers:
+                    covered.append((num.start, num.end))
+    _number_words(text, found, covered)
+    found.sort(key=lambda n: n.start)
+    return found
+
+
+def _written_forms(text: str, found: list[Num], covered: list[tuple[int, int]]) -> None:
+    """The numbers written in forms other than plain digits and words (LaTeX and vulgar fractions, "and a half",
+    dollars and cents, superscript powers, fractions in words, a scale word after them), added to ``found``."""
     for m in _LATEX_FRAC_RE.finditer(text):
         try:
             value = _to_fraction(m.group(2)) / _to_fraction(m.group(3))
@@ -208,49 +224,52 @@ def numbers_in(text: str) -> list[Num]:
                 factor = _SCALE[scale.group(1).lower()] if scale.group(1).lower() in _SCALE else 100
                 found[i] = Num(n.start, scale.end(), n.value * factor, n.pct, factor)
                 covered.append((n.start, scale.end()))
-    for m in _NUMBER_RE.finditer(text):
-        if _inside(m.start(), covered):
-            continue
-        # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
-        before = text[m.start() - 1] if m.start() else " "
-        if (before.isalpha() and before < "\u2e80" and not m.group("cur")) or before == "^":  # CJK scripts put no space before digits
-            continue
-        g = m.groupdict()
-        try:
-            if g["whole"] is not None:
-                value = int(g["whole"]) + Fraction(int(g["mn"]), int(g["md"]))
-            elif g["fn"] is not None:
-                value = _to_fraction(g["fn"]) / _to_fraction(g["fd"])
-            else:
-                value = _to_fraction(g["num"])
-                exp = g["exp"] or g["exp2"]
-                if exp is not None:
-                    value *= Fraction(10) ** int(exp)
-        except (ValueError, ZeroDivisionError):
-            continue
-        if g["sign"] == "-" or g["sign2"] == "-":
-            # a hyphen between two words or numbers is a range or a dash, not a minus sign
-            start = m.start()
-            prev = text[:start].rstrip()
-            if not (g["sign"] == "-" and prev and (prev[-1].isdigit() or prev[-1] in ")")):
-                value = -value
-        scale = _SCALE_AFTER_RE.match(text, m.end()) if g["pct"] is None and g["exp"] is None and g["exp2"] is None else None
-        if scale and scale.group(2) == "m":
-            scale = None  # "5m" is metres
-        if scale:  # "2.1 million", "2.5k"
-            factor = _SCALE[(scale.group(1) or scale.group(2)).lower()]
-            found.append(Num(m.start(), scale.end(), value * factor, False, factor))
-            covered.append((m.start(), scale.end()))
-            continue
-        comma = _DECIMAL_COMMA_RE.match(text, m.end()) if g["num"] and "," not in g["num"] and "." not in g["num"] \
-            and g["pct"] is None and (g["cur"] or text[m.end() + 3:m.end() + 5].strip()[:1] in ("€", "")) else None
-        if comma:  # "€12,50": a decimal comma
-            value += Fraction(int(comma.group(1)), 100) * (1 if value >= 0 else -1)
-            found.append(Num(m.start(), comma.end(), value, False))
-            continue
-        if value > 0 and g["pct"] is None and _BC_RE.match(text, m.end()):
-            value = -value  # "5400 BC": a year before the common era
-        found.append(Num(m.start(), m.end(), value, g["pct"] is not None))
+
+
+def _digits(text: str, m: re.Match[str]) -> tuple[Num | None, bool]:
+    """The number a match of the digits pattern writes (None: a name or unit code, "B12"), and whether it spans a
+    scale word after it ("2.1 million") that no other reading may take."""
+    # a digit glued to letters is a name or a unit code (B12, 3rd, x2), not an answer
+    before = text[m.start() - 1] if m.start() else " "
+    if (before.isalpha() and before < "\u2e80" and not m.group("cur")) or before == "^":  # CJK scripts put no space before digits
+        return None, False
+    g = m.groupdict()
+    try:
+        if g["whole"] is not None:
+            value = int(g["whole"]) + Fraction(int(g["mn"]), int(g["md"]))
+        elif g["fn"] is not None:
+            value = _to_fraction(g["fn"]) / _to_fraction(g["fd"])
+        else:
+            value = _to_fraction(g["num"])
+            exp = g["exp"] or g["exp2"]
+            if exp is not None:
+                value *= Fraction(10) ** int(exp)
+    except (ValueError, ZeroDivisionError):
+        return None, False
+    if g["sign"] == "-" or g["sign2"] == "-":
+        # a hyphen between two words or numbers is a range or a dash, not a minus sign
+        start = m.start()
+        prev = text[:start].rstrip()
+        if not (g["sign"] == "-" and prev and (prev[-1].isdigit() or prev[-1] in ")")):
+            value = -value
+    scale = _SCALE_AFTER_RE.match(text, m.end()) if g["pct"] is None and g["exp"] is None and g["exp2"] is None else None
+    if scale and scale.group(2) == "m":
+        scale = None  # "5m" is metres
+    if scale:  # "2.1 million", "2.5k"
+        factor = _SCALE[(scale.group(1) or scale.group(2)).lower()]
+        return Num(m.start(), scale.end(), value * factor, False, factor), True
+    comma = _DECIMAL_COMMA_RE.match(text, m.end()) if g["num"] and "," not in g["num"] and "." not in g["num"] \
+        and g["pct"] is None and (g["cur"] or text[m.end() + 3:m.end() + 5].strip()[:1] in ("€", "")) else None
+    if comma:  # "€12,50": a decimal comma
+        value += Fraction(int(comma.group(1)), 100) * (1 if value >= 0 else -1)
+        return Num(m.start(), comma.end(), value, False), False
+    if value > 0 and g["pct"] is None and _BC_RE.match(text, m.end()):
+        value = -value  # "5400 BC": a year before the common era
+    return Num(m.start(), m.end(), value, g["pct"] is not None), False
+
+
+def _number_words(text: str, found: list[Num], covered: list[tuple[int, int]]) -> None:
+    """The numbers written in words ("twenty-one", "a hundred and five"), added to ``found``."""
     for m in _WORDS_RE.finditer(text):
         if m.group(0).lower() in ("a", "and"):
             continue  # "a" or "and" alone counts nothing (the most common match by far)
@@ -262,8 +281,6 @@ def numbers_in(text: str) -> list[Num]:
             count = _words_value(text[start:end])
             if count is not None:
                 found.append(Num(start, end, Fraction(count), False))
-    found.sort(key=lambda n: n.start)
-    return found
 
 
 _AND_SPLIT_RE = re.compile(r"\s+and\s+", re.IGNORECASE)
@@ -301,7 +318,6 @@ def parse_number(text: str) -> Fraction | None:
 # ---------------------------------------------------------------------------------------- reading helpers
 _PROBABILITY_RE = re.compile(r"\b(?:probabilit(?:y|ies)|chance|likelihood|proportion|fraction|share|decimal(?!\s+(?:places?|digits?|points?)))\b",
                              re.IGNORECASE)
-_PERCENT_RE = re.compile(r"%|\bper\s*cent|\bpercentage", re.IGNORECASE)
 _NEGATED_RE = re.compile(r"\b(?:not|isn't|wasn't|rather\s+than|instead\s+of)\s*\$?$", re.IGNORECASE)
 
 
@@ -455,10 +471,6 @@ _ODDS_RE = re.compile(rf"\b(\d+|{_COUNT_WORD})[\s-]+(?:in|out[\s-]+of)[\s-]+(\d+
 
 def _count(word: str) -> str:
     return word if word.isdigit() else str(_SMALL.get(word.lower(), _TENS.get(word.lower(), 0)))
-
-
-def _question_values(ctx: Context) -> frozenset[Fraction]:
-    return _values_in_question(ctx.question) if ctx.question else frozenset()
 
 
 @lru_cache(maxsize=4096)
@@ -631,8 +643,12 @@ def _table(ctx: Context) -> str | None:
         nums = _nums(ctx, " ".join(named[0][1:]))
         if len(nums) == 1:
             return _answer(nums[0], ctx)
-    # no total row: the prose's emphasis or conclusion states the answer; notes ("Note:", "*...*",
-    # "> ...", "(...)") do not; else a table that comes first ends on its result (its last row)
+    return _table_prose(ctx, rows)
+
+
+def _table_prose(ctx: Context, rows: list[list[str]]) -> str | None:
+    """A table with no total row: the prose's emphasis or conclusion states the answer; notes ("Note:", "*...*",
+    "> ...", "(...)") do not; else a table that comes first ends on its result (its last row)."""
     statement = "\n".join(ln for ln in ctx.raw.split("\n") if not _NOTE_RE.match(ln) and not ln.strip().startswith("|"))
     for span in reversed(_BOLD_RE.findall(statement)):
         nums = _nums(ctx, span)
@@ -868,6 +884,8 @@ def _answer_first(ctx: Context) -> str | None:
     nums = _nums(ctx, source)
     if not nums:
         return None
+    if _RANGE_AFTER_RE.match(source, nums[0].end):  # the first bound of a range is no answer; a pick after it may be
+        return None if _PICK_AFTER_RE.search(source, nums[0].end) else ABSTAIN  # "roughly 40 to 50, probably 45"
     if len(nums) > 1 and ctx.question:  # "over 2⅓ hours ... covers 42 km" for "how many kilometres": the hours are given
         kept = [n for n in nums if not _of_given_unit(ctx.question, source[n.end:n.end + 20])]
         nums = kept or nums
@@ -1273,6 +1291,9 @@ def guessed_after_hedge(ctx: Context) -> bool:
     return m is not None and _GUESS_RE.search(ctx.text, m.end()) is not None
 
 
+# a number that opens a range: "40 to 50", "40-50"
+_RANGE_AFTER_RE = re.compile(r"\s*%?\s*(?:-|\u2013|to)\s*[-$\u20ac\u00a3]?\d")
+_PICK_AFTER_RE = re.compile(r"\b(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess)|my\s+(?:best\s+)?guess\s+is)\s+\D{0,10}\d", re.IGNORECASE)
 _RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
                        r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
 #: a range in number words opening the reply ("Between five and ten, depending on the breed.")

@@ -21,11 +21,12 @@ import tomllib
 
 from gengap._errors import ConfigError
 
-__all__ = ["FOLDER", "LISTS", "alternation", "load_phrases", "opening_lookahead", "phrases"]
+__all__ = ["FOLDER", "LISTS", "alternation", "languages_with", "load_phrases", "opening_lookahead", "phrases"]
 
 FOLDER = Path(__file__).resolve().parent / "phrases"
 #: The lists a phrase file may hold, and what each is for.
 LISTS = {
+    "marker": "the words that announce the answer ('Final answer:', 'The answer is')",
     "refusal": "the output declines or cannot answer",
     "hedge": "the output leaves the answer open",
     "apology": "an apology, no answer alone",
@@ -34,6 +35,8 @@ LISTS = {
     "maybe": "'maybe' opening two candidates",
     "or": "the 'or' between two candidates",
     "which_one": "'I don't remember which' after two candidates",
+    "yes": "a bare yes opening the reply",
+    "no": "a bare no opening the reply",
 }
 
 
@@ -92,13 +95,27 @@ def phrases(name: str, languages: tuple[str, ...]) -> list[str]:
     return found
 
 
+def languages_with(name: str) -> tuple[str, ...]:
+    """The languages whose file holds list ``name``.
+
+    >>> "de" in languages_with("yes"), "en" in languages_with("yes")
+    (True, False)
+    """
+    return tuple(lang for lang, lists in _loaded().items() if lists.get(name))
+
+
 def alternation(name: str, languages: tuple[str, ...]) -> str:
     """The phrases of ``name`` in ``languages`` as one non-capturing group."""
-    return "(?:" + "|".join(phrases(name, languages)) + ")"
+    found = phrases(name, languages)
+    if not found:
+        raise ConfigError(f"No {name} phrases in the phrase files of {', '.join(languages)} ({FOLDER}).")
+    return "(?:" + "|".join(found) + ")"
 
 
 def _first_chars(pattern: str) -> set[str] | None:
     """The characters a match of ``pattern`` can open with, as character-class items; None when it cannot tell."""
+    while pattern.startswith(("(?<!", "(?<=")):  # a lookbehind takes no character
+        pattern = pattern[pattern.index(")") + 1:]
     if pattern.startswith(r"\b"):
         pattern = pattern[2:]
     if pattern.startswith("(?:"):

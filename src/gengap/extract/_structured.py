@@ -31,7 +31,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from gengap.extract._base import (
     _END_TOKEN_RE,
@@ -720,9 +720,21 @@ def _own(raw: str) -> str:
     return raw[:end.start()] if end else raw
 
 
-def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
-    """The parts of a structured output that may hold its answer, most specific first: (part or ABSTAIN,
-    whether the format designates it explicitly, which structure). None when the output is not structured."""
+class _Cues(NamedTuple):
+    """Which structures an output shows signs of (each a cheap test of its text)."""
+
+    code: bool
+    marks: bool
+    record: bool
+    fenced: bool
+    cited: bool
+    listed: bool
+    quoted: bool
+    verdict: bool
+
+
+def _cues(ctx: Context) -> _Cues | None:
+    """The structures ``ctx``'s output shows signs of; None when it shows none (most outputs)."""
     raw = ctx.raw
     code = ctx.question is not None and _about_code(ctx.question)
     marks = ctx.kind in ("number", "choice") and ("**" in raw or (ctx.kind == "choice" and (any(t in raw for t in _TICKS) or raw.count("\n") >= 2)))
@@ -736,7 +748,18 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     quoted = ">" in raw and _QUOTE_MARK_RE.search(_without_blocks(raw) if fenced else raw) is not None
     if ("{" not in raw and "<" not in raw and not code and not marks and not record and not quoted and not fenced and not verdict
             and not listed and not cited and "assistantfinal" not in raw):
+        return None
+    return _Cues(code, marks, record, fenced, cited, listed, quoted, verdict)
+
+
+def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
+    """The parts of a structured output that may hold its answer, most specific first: (part or ABSTAIN,
+    whether the format designates it explicitly, which structure). None when the output is not structured."""
+    cues = _cues(ctx)
+    if cues is None:
         return None  # a cheap test first: most outputs carry no structure
+    raw = ctx.raw
+    code, marks, record, fenced, cited, listed, quoted, verdict = cues
     if ctx.choices and ctx.kind == "choice" and raw.strip().strip("`").strip() in ctx.choices:
         letter = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"[list(ctx.choices).index(raw.strip().strip("`").strip())]
         return [(_VERBATIM + letter, True, "option")]  # the output is one of the options, word for word: '{"a": 1}'
@@ -755,22 +778,10 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if cited:
         text = _uncited(text) or text  # citation marks and footnotes name sources, not answers: "London [1]"
     if "<" in text:
-        opened = _REASONING_OPEN_RE.search(text)
-        if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
-            return [(ABSTAIN, True, "reasoning")]  # cut off while still thinking: no answer given yet
-        bare = _without_reasoning(text)
-        if bare is not None:
-            if not bare.strip():  # nothing but reasoning: read it without its tags
-                inside = _REASONING_TAG_RE.sub(" ", text).strip()
-                return [(inside, False, "reasoning")] if inside else None
-            text, how = bare, [*how, "reasoning"]
-        tagged = _tagged(text)
-        if tagged is not None:
-            text, how = tagged, [*how, "tag"]
-        elif "</" in text:
-            element = _named_element(text, ctx.kind, ctx.question)
-            if element is not None:
-                text, how = element, [*how, "tag"]
+        unwrapped = _reasoning_and_tags(text, how, ctx)
+        if not isinstance(unwrapped, tuple):
+            return unwrapped  # cut off while thinking, or nothing but reasoning
+        text, how = unwrapped
     explicit = bool(how)  # what a tag, a final channel or the end of the reasoning leaves is the answer
     parts: list[tuple[str, bool, str]] = []
     retracted = _retraction_after(whole)
@@ -788,14 +799,7 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     line = _record_part(text, ctx.kind, ctx.question) if marks or record else None
     if line is not None:
         parts.append((line, False, "record"))
-    picked = _marked_option(own_answer(text), ctx.choices) if marks and ctx.kind == "choice" else None  # not the next item's options
-    if picked is None and ctx.kind != "choice" and listed:
-        picked = _marked_item(own_answer(text), ctx.question)
-    if picked is not None:
-        parts.append((picked, False, "list"))
-    said = _VERDICT_LINE_RE.search(text) if verdict else None
-    if said:
-        parts.append((said.group(1), False, "verdict"))
+    parts += _marked_parts(text, ctx, cues)
     if fenced and code and "\n" in text:
         prose = _without_blocks(text)
         if prose and prose != text.strip():
@@ -807,6 +811,39 @@ def answer_parts(ctx: Context) -> list[tuple[str, bool, str]] | None:
     if how or quoted or cited:
         parts.append((text, explicit, how[-1] if how else "quote" if quoted else "citation"))
     return parts or None
+
+
+def _marked_parts(text: str, ctx: Context, cues: _Cues) -> list[tuple[str, bool, str]]:
+    """The parts a list's marked line or a verdict line gives ("- [x] Paris", "Verdict: true")."""
+    parts = []
+    picked = _marked_option(own_answer(text), ctx.choices) if cues.marks and ctx.kind == "choice" else None  # not the next item's options
+    if picked is None and ctx.kind != "choice" and cues.listed:
+        picked = _marked_item(own_answer(text), ctx.question)
+    if picked is not None:
+        parts.append((picked, False, "list"))
+    said = _VERDICT_LINE_RE.search(text) if cues.verdict else None
+    if said:
+        parts.append((said.group(1), False, "verdict"))
+    return parts
+
+
+def _reasoning_and_tags(text: str, how: list[str], ctx: Context) -> tuple[str, list[str]] | list[tuple[str, bool, str]] | None:
+    """``text`` without its reasoning block and inside its answer tag, with the structures noted in ``how``; or the
+    parts to read at once: ABSTAIN when cut off while still thinking, the reasoning itself when it is all there is."""
+    opened = _REASONING_OPEN_RE.search(text)
+    if opened and not _REASONING_CLOSE_RE.search(text, opened.end()) and not _ANSWER_OPEN_RE.search(text, opened.end()):
+        return [(ABSTAIN, True, "reasoning")]  # cut off while still thinking: no answer given yet
+    bare = _without_reasoning(text)
+    if bare is not None:
+        if not bare.strip():  # nothing but reasoning: read it without its tags
+            inside = _REASONING_TAG_RE.sub(" ", text).strip()
+            return [(inside, False, "reasoning")] if inside else None
+        text, how = bare, [*how, "reasoning"]
+    tagged = _tagged(text)
+    if tagged is not None:
+        return tagged, [*how, "tag"]
+    element = _named_element(text, ctx.kind, ctx.question) if "</" in text else None
+    return (element, [*how, "tag"]) if element is not None else (text, how)
 
 
 # a retraction of the answer just given, opening what follows it

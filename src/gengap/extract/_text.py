@@ -391,6 +391,18 @@ def _restated(sentence: str, ctx: Context) -> str:
 
 
 def _span(sentence: str, ctx: Context) -> str | None:
+    """The answer span of a sentence about the question; the question's own verb never opens it ("Hepatitis
+    mainly damages the liver." for "Which organ does hepatitis damage?" reads "liver", not "damages the liver")."""
+    span = _sentence_span(sentence, ctx)
+    words = span.split() if span else []
+    kind = re.match(r"\W*(?:which|what)\s+(\w+)", ctx.question or "", re.IGNORECASE)
+    if ctx.question and len(words) > 1 and words[0][:1].islower() and stem(words[0]) in ctx.question_stems \
+            and not (kind and stem(kind.group(1)) == stem(words[0])):  # "vitamin C" for "Which vitamin ...?" names the kind asked
+        return _strip(_ARTICLE_RE.sub("", " ".join(words[1:]))) or None
+    return span
+
+
+def _sentence_span(sentence: str, ctx: Context) -> str | None:
     """The part of ``sentence`` that answers the question."""
     if _VERDICT_ONLY_RE.match(sentence):
         return None  # "This is debated."
@@ -429,65 +441,85 @@ def _span(sentence: str, ctx: Context) -> str | None:
     s = _clause(s, lead=False)
     if not s:
         return None
+    side, done = _chosen_side(s, ctx)
+    return side if done else _finished_span(side or "", sentence, ctx)
+
+
+def _chosen_side(s: str, ctx: Context) -> tuple[str | None, bool]:
+    """The side of a copula ("X is Y") or the part of a clause that holds the answer, and whether it is final."""
     sides = _COPULA_RE.split(f" {s} ", maxsplit=1)
     if len(sides) == 2 and ctx.question:
         compound = re.match(r"^(?i:the|a|an)\s+([a-z][a-z-]+)\s+[a-z]+s\s.*\band$", sides[0].strip())
         if compound and not _is_question_word(compound.group(1), ctx):
-            return compound.group(1)  # "The humerus runs from the shoulder ... and is the longest bone": the subject
+            return compound.group(1), True  # "The humerus runs from the shoulder ... and is the longest bone": the subject
     if len(sides) == 2:
-        left, right = sides[0].strip(), sides[1].strip()
-        if re.match(r"(?:not|never)\b(?!\s+only\b|\s+just\b)", right, re.IGNORECASE) and ctx.question:
-            return None  # "Venus is not the largest": a denial names no answer
-        if _IS_THE_ANSWER_RE.match(right) and _has_content(left, ctx) and len(left.split()) <= 6:
-            return _trim_question_words(_strip(_lead_off(left)), ctx) or None  # "Carbon dioxide is the answer you're looking for."
-        q_left = sum(_is_question_word(w, ctx) for w in left.split())
-        q_right = sum(_is_question_word(w, ctx) for w in right.split())
-        passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
-        named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
-        s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
-                                         and len(right.split()) > len(left.split())))) else right
-        if s == left and re.search(r"\b(?:it|this|that|he|she|they)$", left, re.IGNORECASE) and _has_content(right, ctx):
-            s = right  # "As of my last update it was Pope Francis": the pronoun stands for what is asked
-        if s == right and q_left == q_right and ctx.question and re.match(r"\W*(?:what|which|who|whom)\b", ctx.question, re.IGNORECASE) and _is_name(left, ctx) \
-                and not _is_name(right, ctx):
-            s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
-        if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
-                and _has_content(left, ctx) and not q_left:
-            return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None  # "Sputnik 1 was launched by ...", asked its name
-        if s == right and not _has_content(_clause(right, lead=False), ctx) and _has_content(left, ctx):
-            s = left  # "The Pacific Ocean is the largest": the other side only restates the question
-        elif s == left and not _has_content(left, ctx) and _has_content(right, ctx):
-            s = right
-        if s == right and not passive and re.match(r"^[\"'\u201c\u2018][^\"'\u201d\u2019]{1,40}[\"'\u201d\u2019]$", left.strip()) \
-                and not (ctx.question and content_stems(left) <= ctx.question_stems):
-            s = left  # '"Joyful" is a good synonym.': the quoted term is named
-        if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
-            s = left  # "Saturn is the famous one": the other side names it
-        if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
-            name = _described_name(right, ctx)
-            if name:
-                return name
-        s = _LEAD_RE.sub("", s.strip())
-        by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s) or (
-            ctx.question and _WHO_RE.match(ctx.question) and re.search(r"\sby\s+(?=[A-Z])", s))  # "... in 1928 by Fleming"
-        if by:
-            s = s[by.end():]
-    else:
-        s = _ROLE_RE.sub("", _lead_off(s))  # "Italian Renaissance artist Leonardo da Vinci painted it"
-        expands = _STANDS_FOR_RE.search(s)
-        if expands and ctx.question and _ASKS_EXPANSION_RE.search(ctx.question):
-            s = s[expands.end():]  # "ETA stands for estimated time of arrival": what it stands for
-        given = _GOES_TO_RE.search(s)
-        if given and (_AWARD_RE.search(s[:given.start()]) or any(_is_question_word(w, ctx) for w in s[:given.start()].split())):
-            s = s[given.end():]  # "Credit for discovering penicillin goes to Alexander Fleming", "That title goes to the blue whale"
-        subject = _subject(s, ctx)
-        if subject:
-            return subject
-        s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
-        verb = _MAIN_VERB_RE.search(s)
-        if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
-                                          or _GENERIC_SUBJECT_RE.search(s[:verb.start()])):
-            s = s[verb.end():]  # "Most people in Quebec speak French ...": the object answers
+        return _copula_side(sides[0].strip(), sides[1].strip(), ctx)
+    return _verb_side(s, ctx)
+
+
+def _copula_side(left: str, right: str, ctx: Context) -> tuple[str | None, bool]:
+    """Which side of "X is Y" answers: the one with fewer of the question's words, a name over a description."""
+    if re.match(r"(?:not|never)\b(?!\s+only\b|\s+just\b)", right, re.IGNORECASE) and ctx.question:
+        return None, True  # "Venus is not the largest": a denial names no answer
+    if _IS_THE_ANSWER_RE.match(right) and _has_content(left, ctx) and len(left.split()) <= 6:
+        return _trim_question_words(_strip(_lead_off(left)), ctx) or None, True  # "Carbon dioxide is the answer you're looking for."
+    q_left = sum(_is_question_word(w, ctx) for w in left.split())
+    q_right = sum(_is_question_word(w, ctx) for w in right.split())
+    passive = bool(_PASSIVE_BY_RE.match(right.strip() + " ") or re.match(r"^(?:\w+\s+){0,2}by\s", right.strip()))
+    named = _NAME_RE.search(" " + left) and not _NAME_RE.search(" " + right) and bool(ctx.question and _WHO_RE.match(ctx.question))
+    s = left if q_left < q_right or (q_left == q_right and not passive and (named or (not ctx.question and len(left.split()) <= 3
+                                     and len(right.split()) > len(left.split())))) else right
+    if s == left and re.search(r"\b(?:it|this|that|he|she|they)$", left, re.IGNORECASE) and _has_content(right, ctx):
+        s = right  # "As of my last update it was Pope Francis": the pronoun stands for what is asked
+    if s == right and q_left == q_right and ctx.question and re.match(r"\W*(?:what|which|who|whom)\b", ctx.question, re.IGNORECASE) and _is_name(left, ctx) \
+            and not _is_name(right, ctx):
+        s = left  # "The Atacama Desert is the driest desert" for "Which desert ...?": the name answers
+    if s == right and passive and ctx.question and not _WHO_RE.match(ctx.question) and not re.search(r"\bby\s+whom\b", ctx.question) \
+            and _has_content(left, ctx) and not q_left:
+        return _trim_question_words(_strip(_LEAD_RE.sub("", left)), ctx) or None, True  # "Sputnik 1 was launched by ...", asked its name
+    if s == right and not _has_content(_clause(right, lead=False), ctx) and _has_content(left, ctx):
+        s = left  # "The Pacific Ocean is the largest": the other side only restates the question
+    elif s == left and not _has_content(left, ctx) and _has_content(right, ctx):
+        s = right
+    if s == right and not passive and re.match(r"^[\"'\u201c\u2018][^\"'\u201d\u2019]{1,40}[\"'\u201d\u2019]$", left.strip()) \
+            and not (ctx.question and content_stems(left) <= ctx.question_stems):
+        s = left  # '"Joyful" is a good synonym.': the quoted term is named
+    if s == right and _PRO_FORM_RE.match(right) and _has_content(left, ctx):
+        s = left  # "Saturn is the famous one": the other side names it
+    if s == right and ctx.question and _WHICH_NOUN_RE.match(ctx.question):
+        name = _described_name(right, ctx)
+        if name:
+            return name, True
+    s = _LEAD_RE.sub("", s.strip())
+    by = _PASSIVE_BY_RE.search(s) or re.match(r"^(?:\w+\s+){0,2}by\s", s) or (
+        ctx.question and _WHO_RE.match(ctx.question) and re.search(r"\sby\s+(?=[A-Z])", s))  # "... in 1928 by Fleming"
+    if by:
+        s = s[by.end():]
+    return s, False
+
+
+def _verb_side(s: str, ctx: Context) -> tuple[str | None, bool]:
+    """The answer part of a clause without a copula: its subject when asked who or what does something, else the object."""
+    s = _ROLE_RE.sub("", _lead_off(s))  # "Italian Renaissance artist Leonardo da Vinci painted it"
+    expands = _STANDS_FOR_RE.search(s)
+    if expands and ctx.question and _ASKS_EXPANSION_RE.search(ctx.question):
+        s = s[expands.end():]  # "ETA stands for estimated time of arrival": what it stands for
+    given = _GOES_TO_RE.search(s)
+    if given and (_AWARD_RE.search(s[:given.start()]) or any(_is_question_word(w, ctx) for w in s[:given.start()].split())):
+        s = s[given.end():]  # "Credit for discovering penicillin goes to Alexander Fleming", "That title goes to the blue whale"
+    subject = _subject(s, ctx)
+    if subject:
+        return subject, True
+    s = _GENERIC_VERB_RE.sub("", s, count=1)  # "We breathe out carbon dioxide": the object
+    verb = _MAIN_VERB_RE.search(s)
+    if verb and verb.start() > 0 and (any(_is_question_word(w, ctx) for w in s[:verb.start()].split())
+                                      or _GENERIC_SUBJECT_RE.search(s[:verb.start()])):
+        s = s[verb.end():]  # "Most people in Quebec speak French ...": the object answers
+    return s, False
+
+
+def _finished_span(s: str, sentence: str, ctx: Context) -> str | None:
+    """The answer part ``s`` of ``sentence`` trimmed to the answer: no leading predicate, classifier, role or question words."""
     predicate = _PREDICATE_PREP_RE.match(s.strip())
     if predicate and s.strip()[predicate.end():].strip():
         s = s.strip()[predicate.end():]  # "native to Australia", "famous for playing the electric guitar"
@@ -1061,6 +1093,11 @@ def _answer_first(ctx: Context) -> str | None:
             head = label.group(1)  # "Venus: one rotation takes 243 days ...": the answer, then its explanation
         else:
             head = label.group(2)  # "The coldest continent: Antarctica"
+    return _opening_span(head, ctx)
+
+
+def _opening_span(head: str, ctx: Context) -> str | None:
+    """The answer span of the output's opening line or sentence ``head``, when it is short enough to be one."""
     head = _restated(head, ctx)
     clause = _clause(_SUBORDINATE_RE.sub("", head, count=1) or head)  # "By area, Asia is ...": the opening phrase is no answer
     if _META_RE.search(clause) or _FIRST_PERSON_RE.search(clause):
@@ -1245,7 +1282,9 @@ def _in_sentence(ctx: Context) -> str | None:
     if not parts:
         return None
     if ctx.question:
-        about = [p for p in parts[:4] if content_stems(p) & ctx.question_stems and not _TALK_RE.match(p)]
+        # clauses set off by a semicolon state apart: "Sydney is the largest city; the capital is Canberra."
+        clauses = [c for p in parts[:4] for c in re.split(r";\s+", p) if c.strip()]
+        about = [p for p in clauses if content_stems(p) & ctx.question_stems and not _TALK_RE.match(p)]
         for i, part in enumerate(about):
             span = _span(part, ctx)
             if span is not None and _off_type(span, ctx) and (i + 1 < len(about) or re.match(r"\W*there\s+(?:are|were|is|was)\b", part, re.IGNORECASE)):

@@ -5,11 +5,12 @@ reply that echoes the question ("It does not."), and a restatement that negates 
 Principles a careful reader uses, read before the restatement: an opening courtesy is no verdict; a
 pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
 instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
-and denies by an opposite (antonym, negative prefix, another year, count, kind or bound); difficulty,
-a debated point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative
-reply answers a comparative question by its direction; another rank, colour, date for the same event or
-opposite property denies; harm answers whether something may be done; an intensifying idiom stresses its
-clause either way; verdict phrases of other languages count."""
+and denies by negation, a negative prefix, another year, count, kind or bound; difficulty, a debated
+point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative reply
+answers a comparative question by its direction; another rank or date for the same event denies. No
+knowledge of the world decides: a restatement that leaves out or replaces what the question asks of its
+subject ("Ice floats." for "Does ice sink?", "a poor conductor" for "a good conductor?") is no verdict.
+An intensifying idiom stresses its clause either way; verdict phrases of other languages count."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer
 
 _YES = {"yes", "true", "correct", "right", "yep", "yeah", "yup", "affirmative", "indeed", "certainly", "absolutely"}
@@ -325,8 +327,9 @@ def _courtesy(ctx: Context) -> str | None:
 
 
 # yes and no in the other languages a model may answer in: "Ja, sie steht in Gizeh.", "Sí, ..."
-_FOREIGN_WORD_RE = re.compile(r"^\W*(?:(?P<yes>ja|jawohl|s[ií]|s[iì]|oui|sim|ano|tak|da|да|так|是的|是|对|對|没错|沒錯|はい|ええ|네|예)"
-                              r"|(?P<no>nein|non|n[aã]o|nee|nej|nie|nyet|нет|ні|不是|不对|不對|不|没有|沒有|否|いいえ|아니요|아니오|아뇨))"
+# a bare yes or no in another language opening the reply ("Ja.", "Non !", "はい。"): phrases/<lang>.toml
+_VERDICT_LANGUAGES = tuple(sorted(set(languages_with("yes")) | set(languages_with("no"))))
+_FOREIGN_WORD_RE = re.compile(rf"^\W*(?:(?P<yes>{alternation('yes', _VERDICT_LANGUAGES)})|(?P<no>{alternation('no', _VERDICT_LANGUAGES)}))"
                               r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
 
 
@@ -450,6 +453,12 @@ def _verdict(ctx: Context) -> str | None:
     own_verb = _PRONOUN_VERB_RE.match(head)
     if own_verb and ctx.question and any(stem(own_verb.group(1)) == q or len(q) >= 3 and stem(own_verb.group(1)).startswith(q) for q in ctx.question_stems):
         return "yes"  # "It can help a little." for "Will drinking water help me lose weight?": the question's own verb, affirmed
+    return _verdict_words(head, ctx)
+
+
+def _verdict_words(head: str, ctx: Context) -> str | None:
+    """A verdict in words of its own ("Not at all.", "Certainly.", "Above sea level, it is.", "It's possible, ..."),
+    or one a comparison or a double negation gives."""
     compared = _comparative_reply(head, ctx.question) or _double_negation(head, ctx.question)
     if compared:
         return compared
@@ -756,18 +765,21 @@ def _other_rank(ctx: Context) -> str | None:
 
 
 _SHARE_RE = re.compile(r"^\W*(?:only\s+)?(?:about|around|roughly|nearly|almost|over|more\s+than|less\s+than|under|just\s+(?:over|under)|some|approximately)?\s*"
-                       r"(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)", re.IGNORECASE)
+                       r"(?:(\d+(?:\.\d+)?)\s*(?:%|per\s*cent|percent)|(?P<num>a|one|two|three|four|five|seven|nine)[\s-]+"
+                       r"(?P<den>half|halves|thirds?|quarters?|fifths?|tenths?)\b)", re.IGNORECASE)
+_NUMERATORS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "seven": 7, "nine": 9}
+_DENOMINATORS = {"hal": 2, "thi": 3, "qua": 4, "fif": 5, "ten": 10}
 
 
 def _share_for_most(ctx: Context) -> str | None:
     """A question whether something is mostly so ("Is Greenland mostly ice?") answered with a share ("About
-    80% of it is covered by an ice sheet."): over half affirms, under half denies."""
+    80% of it is covered by an ice sheet.", "Roughly four fifths of it ..."): over half affirms, under half denies."""
     if not ctx.question or not re.search(r"\b(?:mostly|mainly|largely|predominantly|primarily|majority|most\s+of)\b", _asked(ctx.question), re.IGNORECASE):
         return None
     m = _SHARE_RE.match(_head(ctx))
     if not m or _NEGATION_RE.search(_head(ctx)):
         return None
-    share = float(m.group(1))
+    share = float(m.group(1)) if m.group(1) else 100 * _NUMERATORS[m.group("num").lower()] / _DENOMINATORS[m.group("den").lower()[:3]]
     return "yes" if share > 55 else "no" if share < 45 else ABSTAIN  # about half: neither
 
 
@@ -813,6 +825,11 @@ _PLACE_RE = re.compile(r"\b(in|on|at|from|by|of|into|to|through|across|near)\s+(
 _ORIGIN_RE = re.compile(r"\b(?:native|originat\w*|come\s+from|comes\s+from|came\s+from|born|indigenous|endemic|hail\w*\s+from)\b", re.IGNORECASE)
 
 
+# a place inside a noun phrase ("the highest mountain in Africa") says where that thing is, not the subject
+_IN_A_NOUN_PHRASE = (r"(?i:\b(?:the|a|an)\s+(?:(?!(?:is|are|was|were|lies|lie|sits|stands|located|situated|found|based|remains|rises|sets)\b)"
+                     r"[\w-]+\s+){1,4}in\s+(?:the\s+)?)")
+
+
 def _other_place(ctx: Context) -> str | None:
     """The opening sentence puts the question's subject in another place, or by another agent, than the
     question says, with the same preposition: no; in the same one: yes."""
@@ -835,7 +852,8 @@ def _other_place(ctx: Context) -> str | None:
     same = [n for p, n in said if p in preps and any(stem(n.split()[0]) == stem(a.split()[0]) for _, a in asked)]
     acronyms = {"".join(w[0] for w in n.split()).lower() for _, n in asked} | {n.lower() for _, n in asked}
     other = [n for p, n in said if p in preps and not any(stem(w) in ctx.question_stems for w in n.split())
-             and "".join(w[0] for w in n.split()).lower() not in acronyms]  # "the European Union" for "the EU"
+             and "".join(w[0] for w in n.split()).lower() not in acronyms  # "the European Union" for "the EU"
+             and not (p == "in" and re.search(_IN_A_NOUN_PHRASE + re.escape(n), head))]  # not "the highest mountain in Africa"
     if same:
         return None  # the question's own place: the other rules read it
     pronoun = re.match(r"\W*(?:it|they|he|she|that|this)(?:'s|'re)?\b", head, re.IGNORECASE)
@@ -907,12 +925,19 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "Do sloths move fast?" - "Sloths are among the slowest mammals."; "It's illegal ..." for "Is it legal ...?"
     if turn and re.search(r"\b(?:looks?|seems?|appears?)\b", main, re.IGNORECASE) and re.search(r"\b(?:actually|in\s+fact|really)\b", turn[0], re.IGNORECASE):
         return "no"  # "Their fur looks white, but it's actually transparent"
+    return _polarity(main, shared, ctx)
+
+
+def _polarity(main: str, shared: set[str], ctx: Context) -> str | None:
+    """The verdict of a clause that restates the question (``shared``: the question's words it says): negated, no;
+    affirmed, yes; none where it leaves out or replaces what the question asks of its subject."""
+    question = ctx.question or ""
     negated = bool(_NEGATION_RE.search(main)) or bool(re.search(r",\s*not\s+(?!only\b|just\b|merely\b|simply\b)\w", main)) or _without(main, ctx)
-    if not negated and (not shared - _question_subject(ctx.question) or _requalified(main, ctx.question)):
+    if not negated and (not shared - _question_subject(question) or _requalified(main, question)):
         return None  # "Earth is an oblate spheroid." for "Is Earth flat?": the subject again, but not what is asked of it
-    if (not negated or _ASKS_MODAL_RE.match(_asked(ctx.question))) and _predicate_left_out(main, ctx):
+    if (not negated or _ASKS_MODAL_RE.match(_asked(question))) and _predicate_left_out(main, ctx):
         return None  # "Ice floats on water." for "Does ice sink?": what it says instead needs a reader's knowledge
-    if _INNER_NEGATION_RE.search(ctx.question):
+    if _INNER_NEGATION_RE.search(question):
         return "yes" if negated else "no"  # "Is there no gravity in space?" - "There is gravity in space."
     return "no" if negated else "yes"
 
@@ -925,7 +950,8 @@ def _predicate_left_out(main: str, ctx: Context) -> bool:
     True
     """
     said = content_stems(main)
-    missing = ctx.question_stems - said - _question_subject(ctx.question)
+    spoken_of = _question_subject(ctx.question) if re.search(r"\b(?:it|its|they|their|them|he|his|she|her)\b", main, re.IGNORECASE) else frozenset()
+    missing = ctx.question_stems - said - spoken_of  # the subject may go by a pronoun, not left out
     return any(not word[:1].isdigit() and not any(s.startswith(word[:4]) for s in said) for word in missing)
 
 
@@ -1076,7 +1102,7 @@ def _other_kind(main: str, question: str) -> bool:
         return False
     kind = _noun_stems(asked.group(1))
     said_words = re.findall(r"[A-Za-z]+", said.group(1))
-    return not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star; "a dwarf planet" is no planet
+    return not any(_noun_stems(w) & kind for w in said_words)  # "a G-type main-sequence star" names a star
 
 
 def _noun_stems(word: str) -> set[str]:
@@ -1193,6 +1219,7 @@ def _other_name(main: str, ctx: Context) -> bool:
     if any(stem(w) in words for w in asked.group(0).split()):
         return False  # the subject is there: the clause speaks of it
     return any(not any(stem(w) in ctx.question_stems for w in n.split()) and n.split()[0].lower() not in _NOT_SUBJECTS
+               and n.split()[0].lower() not in STOPWORDS and not n.lower().endswith("ly")  # "Roughly four fifths ...": no name
                for n in _NAME_RUN_RE.findall(main))
 
 

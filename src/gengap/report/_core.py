@@ -53,6 +53,8 @@ def _metric_title(metric: str) -> str:
 # --------------------------------------------------------------------------------------------- overview
 def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str | None, split_order: list[str],
                    iid: bool = True) -> go.Figure:
+    """One horizontal bar per split (and model), with its interval: the splits read top to bottom, so
+    their names and value labels have a row each however narrow the window (a phone's 420 px too)."""
     scale = 100.0 if fmt.percent else 1.0
     models = list(dict.fromkeys(rows["model"]))
     ns = rows.groupby("split", sort=False)["n"].nunique()
@@ -73,27 +75,34 @@ def _scores_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference:
         low = sub["score_low"].astype(float).to_numpy() * scale
         high = sub["score_high"].astype(float).to_numpy() * scale
         fig.add_trace(go.Bar(
-            name=label(model), x=[ticks[s] for s in sub.index], y=score, marker=dict(color=colors),
-            error_y=dict(type="data", symmetric=False, array=high - score, arrayminus=score - low,
+            name=label(model), y=[ticks[s] for s in sub.index], x=score, orientation="h", marker=dict(color=colors),
+            error_x=dict(type="data", symmetric=False, array=high - score, arrayminus=score - low,
                          color="#2B3440", thickness=1.4, width=7),
             customdata=np.stack([sub["n"].astype(int).to_numpy(), low, high], axis=1),
-            hovertemplate=(f"<b>%{{x}}</b><br>{label(model)}<br>score %{{y:.1f}}{'%' if fmt.percent else ''}"
+            hovertemplate=(f"<b>%{{y}}</b><br>{label(model)}<br>score %{{x:.1f}}{'%' if fmt.percent else ''}"
                            " [%{customdata[1]:.1f}, %{customdata[2]:.1f}]<br>n = %{customdata[0]:,}<extra></extra>")
             if fmt.percent else
-            (f"<b>%{{x}}</b><br>{label(model)}<br>score %{{y:.3f}} [%{{customdata[1]:.3f}}, %{{customdata[2]:.3f}}]"
+            (f"<b>%{{y}}</b><br>{label(model)}<br>score %{{x:.3f}} [%{{customdata[1]:.3f}}, %{{customdata[2]:.3f}}]"
              "<br>n = %{customdata[0]:,}<extra></extra>"),
         ))
-        if len(models) == 1:  # one model: each score written above its whisker, readable even for a bar at 0
+        if len(models) == 1:  # one model: each score written after its whisker, readable even for a bar at 0
             for split, top, value in zip(sub.index, high, sub["score"]):
-                fig.add_annotation(x=ticks[split], y=top, text=fmt.score(value), showarrow=False, yanchor="bottom",
-                                   yshift=2, font=dict(size=12, color="#2B3440"))
+                fig.add_annotation(x=top, y=ticks[split], text=fmt.score(value), showarrow=False, xanchor="left",
+                                   xshift=5, font=dict(size=12, color="#2B3440"))
     fig.update_layout(
         title=f"{_metric_title(metric).capitalize()} per split, with 95% confidence intervals",
-        barmode="group", bargap=0.35, bargroupgap=0.08, showlegend=len(models) > 1,
-        yaxis=dict(title=f"{_metric_title(metric)} ({'%' if fmt.percent else 'score'})",
-                   range=[0, 109] if fmt.percent else None, rangemode="tozero"),
+        barmode="group", bargap=0.3, bargroupgap=0.08, showlegend=len(models) > 1,
+        margin=dict(r=64),  # the value label after a whisker at 100%
+        xaxis=dict(title=f"{_metric_title(metric)} ({'%' if fmt.percent else 'score'})",
+                   range=[0, 100] if fmt.percent else None, rangemode="tozero"),
+        yaxis=dict(autorange="reversed", type="category"),
     )
     return fig
+
+
+def _scores_height(n_splits: int, n_models: int) -> int:
+    """The scores chart's height: a row per split, tall enough for a two-line name or a bar per model."""
+    return 130 + n_splits * max(48, 18 * n_models + 26)
 
 
 def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: str, split_order: list[str],
@@ -123,17 +132,18 @@ def _gap_figure(rows: pd.DataFrame, fmt: ScoreFormat, metric: str, reference: st
             hovertemplate=(f"<b>%{{y}}</b><br>{label(model)}<br>gap %{{x:{d}}} {fmt.unit} [%{{customdata[0]:{d}}}, "
                            f"%{{customdata[1]:{d}}}]<br>n = %{{customdata[2]:,}}<extra></extra>"),
         ))
-        if len(models) == 1:  # one model: each gap and its interval written above its marker
+        if len(models) == 1:  # one model: each gap and its interval written above its row, from the plot's left
             for split, value, low, high in zip(sub.index, sub["gap"], sub["gap_low"], sub["gap_high"]):
-                fig.add_annotation(x=float(value) * scale, y=ticks[split], text=f"{fmt.gap(value)} {fmt.interval(low, high)}",
-                                   showarrow=False, yshift=17, font=dict(size=12, color="#2B3440"))
+                fig.add_annotation(xref="x domain", x=0, xanchor="left", y=ticks[split], yshift=19,
+                                   text=f"{fmt.gap(value)} {fmt.interval(low, high)}",
+                                   showarrow=False, font=dict(size=12, color="#2B3440"))
     span = max(highs) - min(lows) or 1.0
     right_pad = 0.12
     fig.add_vline(x=0, line=dict(color=REFERENCE_COLOR, width=1.5, dash="dash"))
     fig.update_layout(
         title=f"Gap to the {'i.i.d.' if iid else 'reference'} split '{label(reference)}'{' (points)' if fmt.percent else ''}",
         showlegend=len(models) > 1, scattermode="group",
-        xaxis=dict(title=f"{'i.i.d.' if iid else 'reference'} minus split (> 0: worse than {'i.i.d.' if iid else 'the reference'})",
+        xaxis=dict(title=f"{'i.i.d.' if iid else 'reference'} minus split<br>(> 0: worse than {'i.i.d.' if iid else 'the reference'})",
                    zeroline=False,
                    range=[min(lows) - 0.12 * span, max(highs) + right_pad * span]),
         yaxis=dict(autorange="reversed", type="category"),
@@ -157,7 +167,9 @@ def _summary_table(rows: pd.DataFrame, fmt: ScoreFormat, n_models: int) -> pd.Da
         warning = getattr(r, "warning", "") or ""
         n_text = f"{int(r.n):,}"
         if not is_missing(getattr(r, "n_clusters", None)):
-            n_text += f" in {int(r.n_clusters):,} {r.cluster} clusters; design effect {float(r.design_effect):.1f}"
+            n_text += f" in {int(r.n_clusters):,} {r.cluster} clusters"
+            if not is_missing(getattr(r, "design_effect", None)):  # corpus metrics resample clusters: no design effect
+                n_text += f"; design effect {float(r.design_effect):.1f}"
         table["n"].append(n_text + (" (too few to tell)" if "too few to tell" in warning else ""))
         table["Score"].append(fmt.score(r.score))
         table["95% CI"].append(fmt.interval(r.score_low, r.score_high))
@@ -214,7 +226,8 @@ def overview(ctx: ReportContext) -> Section | None:
             continue
         fmt = ctx.score_format(metric)
         charts = [figure_html(_scores_figure(rows, fmt, metric, ctx.reference, split_order, ctx.reference_is_iid),
-                              div_id=f"chart-scores-{_slug(metric)}", height=400)]
+                              div_id=f"chart-scores-{_slug(metric)}",
+                              height=_scores_height(rows["split"].nunique(), rows["model"].nunique()))]
         has_gaps = ctx.reference is not None and rows["gap"].notna().any() and (rows["split"] != ctx.reference).any()
         if has_gaps:
             n_other = rows.loc[rows["split"] != ctx.reference, "split"].nunique()
@@ -243,7 +256,9 @@ def overview(ctx: ReportContext) -> Section | None:
         note += (f" Rows are not taken as independent: they are clustered by '{ctx.cluster}', and every interval and test "
                  "counts clusters (0/1 scores: Korn-Graubard intervals, Clopper-Pearson at the effective sample size, "
                  "and Newcombe / MOVER built from them; other scores: cluster-robust t intervals; paired gaps: a "
-                 "sign-flip test of the clusters' totals; independent gaps: a cluster-robust score test). n says how many "
+                 "sign-flip test of the clusters' totals; independent gaps: a cluster-robust score test; metrics of a "
+                 "whole test part such as AUROC, F1 or ECE: bootstraps that draw whole clusters, 'bootstrap-clusters'). "
+                 "n says how many "
                  "clusters the rows fall into and the design effect: the variance of the score over what independent "
                  "rows would give, so n rows are worth about n / design effect independent ones.")
     if note and "gap_detectable" in ctx.summary and ctx.summary["gap_detectable"].notna().any():

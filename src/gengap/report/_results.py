@@ -21,7 +21,7 @@ from gengap.splits._diagnostics import SPLIT_KEYS
 __all__ = ["RESULTS_SCHEMA_VERSION", "SCHEMA_PATH", "results_document", "results_schema"]
 
 #: Version of the results.json layout.
-RESULTS_SCHEMA_VERSION = "1.9"
+RESULTS_SCHEMA_VERSION = "1.10"
 #: The JSON Schema file of results.json.
 SCHEMA_PATH = Path(__file__).with_name("results.schema.json")
 

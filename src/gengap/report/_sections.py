@@ -52,6 +52,7 @@ SECTION_MODULES: list[str] = [
     "gengap.report.section_published",
     "gengap.report.section_cost",
     "gengap.report.section_curves",
+    "gengap.report.section_corpus_curves",
     "gengap.report.section_valley",
     "gengap.report.section_leakage",
     "gengap.report.section_calibration",

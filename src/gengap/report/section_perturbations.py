@@ -41,13 +41,26 @@ def _nice_step(limit: float) -> float:
     return float(next(m * power for m in (1, 2, 5, 10) if m * power >= raw - 1e-12))
 
 
+def _heatmap_height(table: Any) -> int:
+    """The heatmap's height: a row per family, and room for the split names under it when a narrow
+    window turns them upright (about 7 px a character, as :func:`label` cuts them to 30).
+
+    >>> import pandas as pd
+    >>> _heatmap_height(pd.DataFrame([[0.1, 0.2]], index=["noise"], columns=["random", "group:depth=0"]))
+    351
+    """
+    longest = max((len(str(c)) for c in table.columns), default=0)
+    return max(260, 60 * len(table) + 160) + 7 * min(longest, 30)
+
+
 def _heatmap(table: Any, fmt: ScoreFormat, effects: Any = None) -> go.Figure:
     """Mean effect per family x split, in points (percent metrics) on a symmetric red-blue scale.
 
     The scale covers every single effect of ``effects`` (not only the family means shown), so a
     colour never reads as the worst effect when a worse one is in the table below; it spans at least
-    1 point (0.01 for other metrics), so a table of zeros gets a readable colour bar. At most five
-    ticks at round values, so the labels do not overlap.
+    1 point (0.01 for other metrics), so a table of zeros gets a readable colour bar. Three ticks
+    (the round bounds and zero), so the labels do not overlap even on a short bar (a phone's window
+    turns the split names, which leaves the plot little height).
     """
     scale = 100.0 if fmt.percent else 1.0
     z = table.to_numpy(dtype=float) * scale
@@ -59,7 +72,7 @@ def _heatmap(table: Any, fmt: ScoreFormat, effects: Any = None) -> go.Figure:
     limit = max([*values, floor])
     step = _nice_step(limit)
     limit = float(np.ceil(limit / step - 1e-9) * step)
-    ticks = np.arange(-limit, limit + step / 2, step)
+    ticks = np.array([-limit, 0.0, limit])
     digits = 1 if fmt.percent else 3
     unit = "points" if fmt.percent else ""
     fig = go.Figure(go.Heatmap(
@@ -68,7 +81,7 @@ def _heatmap(table: Any, fmt: ScoreFormat, effects: Any = None) -> go.Figure:
         text=[[("" if np.isnan(v) else f"{v:+.{digits}f}") for v in row] for row in z],
         texttemplate="%{text}",
         hovertemplate=f"family %{{y}}<br>split %{{x}}<br>mean effect %{{z:+.{digits}f}} {unit}<extra></extra>",
-        colorbar={"title": {"text": f"perturbed − clean{' (points)' if fmt.percent else ''}", "side": "right"},
+        colorbar={"title": {"text": f"perturbed − clean{'<br>(points)' if fmt.percent else ''}", "side": "right"},
                   "tickmode": "array", "tickvals": ticks.tolist(),
                   "ticktext": [f"{t:+g}" if t else "0" for t in np.round(ticks, 6)], "len": 1.0, "thickness": 14},
     ))
@@ -139,7 +152,7 @@ def perturbations(ctx: ReportContext) -> Section | None:
         if metric == primary:
             heat = family_split_table(s)
             blocks_html.append(figure_html(_heatmap(heat, fmt, s["difference"]), div_id="chart-perturbations",
-                                           height=max(260, 60 * len(heat) + 120)))
+                                           height=_heatmap_height(heat)))
             spread = template_spread(s)
             spread_text = "" if spread.empty else " ".join(
                 f"Prompt templates on {r.split}: best {r.best} ({fmt.score(r.best_score)}), worst {r.worst} "

@@ -93,11 +93,28 @@ class DivergenceSearch:
         self.pinned_types = np.asarray(self.has_type[self.pinned].sum(axis=0)).ravel() > 0
 
     def _train_examples_of(self, types: np.ndarray, in_test: np.ndarray) -> tuple[sp.csr_matrix, np.ndarray]:
-        """(types x examples) 0/1 matrix of the training examples holding each type, and its row sizes."""
-        b = self.type_rows[:, types].T.tocsr()
-        b = (b @ sp.diags((~in_test).astype(np.float64))).tocsr()
-        b.eliminate_zeros()
-        return b, np.diff(b.indptr).astype(np.float64)
+        """(types x examples) 0/1 matrix of the training examples holding each type, and its row sizes.
+
+        Each row lists its examples in descending order (the order in which the search has always
+        visited them, so that sums over them, and the split, do not depend on how this is computed)."""
+        cols = self.type_rows[:, types[::-1]]  # each column's examples ascending; read backwards below
+        rowid = np.repeat(np.arange(len(types))[::-1], np.diff(cols.indptr))
+        keep = ~in_test[cols.indices]
+        examples = cols.indices[keep][::-1]
+        sizes = np.bincount(rowid[keep], minlength=len(types))
+        indptr = np.concatenate([[0], np.cumsum(sizes)])
+        b = sp.csr_matrix((np.ones(len(examples)), examples, indptr), shape=(len(types), self.n))
+        return b, sizes.astype(np.float64)
+
+    def _group_counts(self, binary: sp.csr_matrix, counts: sp.csr_matrix) -> sp.csr_matrix:
+        """``binary @ counts``; when ``binary`` touches few examples, from those rows of ``counts`` only: the
+        same sums in the same order, without passing over the whole count matrix (which dominates at a
+        million examples)."""
+        if 8 * binary.nnz > self.n:
+            return (binary @ counts).tocsr()
+        rows, local = np.unique(binary.indices, return_inverse=True)
+        small = sp.csr_matrix((binary.data, local.reshape(-1), binary.indptr), shape=(binary.shape[0], len(rows)))
+        return (small @ counts[rows]).tocsr()
 
     def _train_doc_freq(self, in_test: np.ndarray) -> np.ndarray:
         return np.diff(self.type_rows.indptr) - np.asarray(self.has_type[in_test].sum(axis=0)).ravel()
@@ -238,8 +255,8 @@ class DivergenceSearch:
             return False
         cand = self.rng.permutation(cand)[:n_candidates]  # random order: equal scores tie-break by seed
         binary, sizes = self._train_examples_of(cand, in_test)
-        kc = (binary @ self.C.counts).tocsr()
-        ka = (binary @ self.A.counts).tocsr()
+        kc = self._group_counts(binary, self.C.counts)
+        ka = self._group_counts(binary, self.A.counts)
         dsc, rc = self._add_effect(self.C, kc)
         dsa, ra = self._add_effect(self.A, ka)
         blocked = self._blocked(ka)
@@ -286,19 +303,20 @@ class DivergenceSearch:
         self.C.reset(in_test)
         lam = PENALTY if self.max_da is not None else 0.0
         bound = self.max_da if self.max_da is not None else 1.0
+        present = self._train_doc_freq(in_test)  # kept up to date as examples move to test
+        mean_mass = float(self.C.counts.sum()) / self.n
         while True:
             n_in = int(in_test.sum())
             room = self.n_test - n_in
             if room <= 0:
                 break
-            present = self._train_doc_freq(in_test)
             cand = np.flatnonzero((present > 0) & (present <= room) & ~self.pinned_types)
             if cand.size == 0:
                 break
             cand = self.rng.permutation(cand)[:n_candidates]  # random order: equal scores tie-break by seed
             binary, sizes = self._train_examples_of(cand, in_test)
-            dsc, rc = self._add_effect(self.C, (binary @ self.C.counts).tocsr())
-            ka = (binary @ self.A.counts).tocsr()
+            dsc, rc = self._add_effect(self.C, self._group_counts(binary, self.C.counts))
+            ka = self._group_counts(binary, self.A.counts)
             dsa, ra = self._add_effect(self.A, ka)
             blocked = self._blocked(ka)
             sc, tc, ec = _chernoff_sum(self.C.train, self.C.test, COMPOUND_ALPHA), self.C.train.sum(), self.C.test.sum()
@@ -308,7 +326,6 @@ class DivergenceSearch:
             fill = (n_in + sizes) / self.n_test
             # the room left will be filled with examples like the training ones, which dilute D_C in
             # proportion to their compound mass: score the divergence the finished part would have
-            mean_mass = float(self.C.counts.sum()) / self.n
             grown = ec + rc
             projected = dc * (grown / (grown + np.maximum(room - sizes, 0) * mean_mass)) ** self.dilution
             value = projected - lam * fill ** 2 * np.maximum(0.0, da - bound)
@@ -327,6 +344,7 @@ class DivergenceSearch:
             self.C.move(add, add[:0])
             self.A.move(add, add[:0])
             in_test[add] = True
+            present -= np.bincount(self.has_type[add].indices, minlength=len(present))
         room = self.n_test - int(in_test.sum())
         if room > 0:
             rows = np.flatnonzero(~in_test & ~self.pinned)

@@ -5,10 +5,12 @@ lock that would stop ``gengap eval`` from writing the store. A store that a runn
 is copied first (its committed transactions: the file and its write-ahead log) and the copy is read;
 the run is then marked as a snapshot and the pages say so.
 
-The table ``rows`` holds one row per (run, model, split, perturbation, example, metric), in the order a
+The table ``rows`` (a view of ``_rows`` that adds the row id) holds one row per (run, model, split, perturbation, example, metric), in the order a
 reader expects (split order of the run, clean rows before perturbed ones, examples in stored order),
-with a global row id ``rid``, the example's metadata fields as typed columns ``m_<name>``, and the
-input and output lengths in whitespace words.
+with a global row id ``rid`` and the example's metadata fields as typed columns ``m_<name>``. Reading
+is only the join: the input, target and output lengths in whitespace words (``input_length``, ...)
+are NULL until :func:`fill_lengths` has counted them (the viewer does that after it starts serving),
+and the report's figures are computed later too (:mod:`gengap.view.figures`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any
 from gengap._errors import StoreError
 from gengap.store import resolve_store
 
-__all__ = ["Run", "Loaded", "load_runs"]
+__all__ = ["Run", "Loaded", "load_runs", "fill_lengths"]
 
 #: At most this many metadata fields become filterable columns (the first ones seen).
 MAX_META_COLUMNS = 60
@@ -46,7 +48,8 @@ class Run:
     models: list[str]
     metrics: list[str]
     notes: list[str] = field(default_factory=list)
-    document: dict[str, Any] = field(default_factory=dict, repr=False)  # the report's results.json content
+    source: Path | None = None  # the file the rows were read from (a snapshot copy when the store was in use)
+    config: dict[str, Any] = field(default_factory=dict, repr=False)  # the run's stored configuration
 
     @property
     def primary_metric(self) -> str | None:
@@ -67,6 +70,13 @@ class Loaded:
     runs: list[Run]
     meta_columns: dict[str, str]  # field name -> "number" or "text"
     store_paths: list[Path]  # the files read (a snapshot copy where the store was in use)
+    scratch: Path | None = None  # the folder of snapshot copies, removed by :meth:`close`
+
+    def close(self) -> None:
+        """Let the in-memory rows go and remove the snapshot copies."""
+        self.con.close()
+        if self.scratch is not None:
+            shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 def _open_read_only(path: Path, scratch: Path) -> tuple[Any, Path, bool]:
@@ -133,7 +143,8 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
     scratch = Path(tempfile.mkdtemp(prefix="gengap-view-"))
     runs: list[Run] = []
     files: list[Path] = []
-    offset = 0
+    fields: list[dict[str, set[str]]] = []
+    pending: list[tuple[str, Path, str, list[str], list[str]]] = []  # the rows of each store, read once fields are known
     try:
         for i, raw in enumerate(paths):
             path = resolve_store(raw)
@@ -146,54 +157,42 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
             finally:
                 con.close()
             split_info = {s: json.loads(info) for s, info in split_rows}
-            try:
-                from gengap.view.summary import report_document
-
-                document = report_document(read_from, run_id)
-                problem = ""
-            except Exception as e:  # the rows are still worth seeing when a figure cannot be computed
-                document, problem = {}, f"The report's figures could not be computed for run {run_id}: {e}"
             alias = f"s{i}"
-            mem.execute(f"ATTACH '{str(read_from).replace(chr(39), chr(39) * 2)}' AS {alias} (READ_ONLY)")
+            mem.execute(f"ATTACH {_lit(str(read_from))} AS {alias} (READ_ONLY)")
             try:
                 found_metrics = [r[0] for r in mem.execute(
                     f"SELECT DISTINCT metric FROM {alias}.scores WHERE run_id = ? ORDER BY metric", [run_id]).fetchall()]
                 metrics = _metrics(config, found_metrics)
+                fields.append(_meta_fields(mem, alias, run_id))
                 models = [r[0] for r in mem.execute(
                     f"SELECT model FROM {alias}.predictions WHERE run_id = ? GROUP BY model ORDER BY min(rowid)", [run_id]).fetchall()]
-                order = {s: k for k, s in enumerate(split_info)}
-                metric_order = {m: k for k, m in enumerate(metrics)}
-                mem.execute("CREATE OR REPLACE TEMP TABLE _split_order (split VARCHAR, pos INTEGER)")
-                mem.executemany("INSERT INTO _split_order VALUES (?, ?)", [[s, k] for s, k in order.items()])
-                mem.execute("CREATE OR REPLACE TEMP TABLE _metric_order (metric VARCHAR, pos INTEGER)")
-                mem.executemany("INSERT INTO _metric_order VALUES (?, ?)", [[m, k] for m, k in metric_order.items()])
                 has_details = bool(mem.execute(
                     f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
                     "AND table_name = 'predictions' AND column_name = 'details'").fetchall()[0][0])
                 extra = "p.prompt, p.details" if has_details else "NULL::VARCHAR AS prompt, NULL::VARCHAR AS details"
+                has_sample = bool(mem.execute(  # several answers per example: each is a row, "id#2" for sample 2
+                    f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
+                    "AND table_name = 'predictions' AND column_name = 'sample'").fetchall()[0][0])
+                example = ("CASE WHEN s.sample > 0 THEN s.example_id || '#' || s.sample ELSE s.example_id END AS example_id"
+                           if has_sample else "s.example_id")
                 select = f"""
-                    SELECT {i}::INTEGER AS run, s.model, s.split, s.perturbation, s.example_id, s.metric, s.value AS score,
+                    SELECT {i}::INTEGER AS run, s.model, s.split, s.perturbation, {example}, s.metric, s.value AS score,
                            COALESCE(p.variant_input, e.input) AS input, COALESCE(p.variant_target, e.target) AS target,
                            p.output, p.extracted, p.unextracted, e.metadata, {extra},
                            s.metric = {_lit(metrics[0]) if metrics else 'NULL'} AS is_primary,
                            COALESCE(so.pos, 1000000) AS _split_pos, CASE WHEN s.perturbation = 'none' THEN 0 ELSE 1 END AS _clean,
                            COALESCE(e.rowid, 0) AS _ex_pos, COALESCE(mo.pos, 1000) AS _metric_pos, p.rowid AS _pred_pos
                     FROM {alias}.scores s
-                    JOIN {alias}.predictions p USING (run_id, model, split, perturbation, example_id)
+                    JOIN {alias}.predictions p USING (run_id, model, split, perturbation, example_id{", sample" if has_sample else ""})
                     LEFT JOIN {alias}.examples e USING (run_id, split, example_id)
                     LEFT JOIN _split_order so ON so.split = s.split
                     LEFT JOIN _metric_order mo ON mo.metric = s.metric
                     WHERE s.run_id = {_lit(run_id)}
                 """
-                body = (f"SELECT * EXCLUDE (_split_pos, _clean, _ex_pos, _metric_pos, _pred_pos) FROM ({select}) "
-                        "ORDER BY model, _split_pos, split, _clean, perturbation, _ex_pos, _pred_pos, _metric_pos, metric")
-                if i == 0:
-                    mem.execute(f"CREATE TABLE _raw AS {body}")
-                else:
-                    mem.execute(f"INSERT INTO _raw {body}")
+                pending.append((alias, read_from, select, list(split_info), metrics))
             finally:
                 mem.execute(f"DETACH {alias}")
-            notes = [problem] if problem else []
+            notes = []
             if snapshot:
                 stamp = datetime.now(timezone.utc).strftime("%H:%M:%S UTC")
                 notes.append(f"The store is being written by a running gengap process: this shows what it had committed "
@@ -202,46 +201,67 @@ def load_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 notes.append(f"Run {run_id} did not finish (status: {status}): the rows are those stored so far.")
             label = Path(raw).name if Path(raw).is_dir() else Path(raw).parent.name or str(raw)
             runs.append(Run(i, label, path, run_id, name or "", status, snapshot, list(split_info), split_info, models,
-                            metrics, notes, document))
+                            metrics, notes, read_from, config))
             files.append(read_from)
         if len({r.label for r in runs}) < len(runs):
             for r in runs:
                 r.label = f"{r.label} ({'AB'[r.index] if r.index < 2 else r.index})"
-        meta = _meta_columns(mem)
-        _build(mem, meta, offset)
+        meta = _meta_kinds(fields)
+        for k, (alias, read_from, select, split_order, metrics) in enumerate(pending):
+            mem.execute(f"ATTACH {_lit(str(read_from))} AS {alias} (READ_ONLY)")
+            try:
+                _insert(mem, k == 0, select, split_order, metrics, meta)
+            finally:
+                mem.execute(f"DETACH {alias}")
+        mem.execute("CREATE VIEW rows AS SELECT rowid AS rid, * FROM _rows")
     except BaseException:
         mem.close()
         shutil.rmtree(scratch, ignore_errors=True)
         raise
-    shutil.rmtree(scratch, ignore_errors=True)
-    return Loaded(mem, runs, meta, files)
+    if not any(r.snapshot for r in runs):
+        shutil.rmtree(scratch, ignore_errors=True)
+        return Loaded(mem, runs, meta, files)
+    return Loaded(mem, runs, meta, files, scratch)  # the copies stay for the report's figures, until close()
 
 
 def _lit(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"
 
 
-def _meta_columns(mem: Any) -> dict[str, str]:
-    """Metadata field -> "number" or "text", from the fields the rows' metadata hold."""
+def _meta_fields(mem: Any, alias: str, run_id: str) -> dict[str, set[str]]:
+    """Metadata field -> the JSON types it holds, in the examples of one run of an attached store (the
+    first fields seen first; read from the examples, not the joined rows: as many or fewer)."""
+    where = (f"FROM {alias}.examples WHERE run_id = ? AND metadata IS NOT NULL AND json_valid(metadata) "
+             "AND json_type(metadata) = 'OBJECT'")
     keys = [r[0] for r in mem.execute(
-        "SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM "
-        "(SELECT metadata, rowid FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata) "
-        "AND json_type(metadata) = 'OBJECT') GROUP BY k) ORDER BY first LIMIT ?", [MAX_META_COLUMNS]).fetchall()]
-    out: dict[str, str] = {}
-    for key in keys:
-        path = "$." + json.dumps(key)
-        kinds = {r[0] for r in mem.execute(
-            "SELECT DISTINCT json_type(metadata, ?) FROM _raw WHERE metadata IS NOT NULL AND json_valid(metadata)", [path]).fetchall()}
-        kinds.discard(None)
-        kinds.discard("NULL")
-        number = bool(kinds) and kinds <= {"BIGINT", "UBIGINT", "DOUBLE"}
-        out[key] = "number" if number else "text"
-    return out
+        f"SELECT k FROM (SELECT unnest(json_keys(metadata)) AS k, min(rowid) AS first FROM (SELECT metadata, rowid {where}) "
+        "GROUP BY k) ORDER BY first LIMIT ?", [run_id, MAX_META_COLUMNS]).fetchall()]
+    if not keys:
+        return {}
+    kinds = ", ".join(f"list_distinct(list(json_type(metadata, {_lit('$.' + json.dumps(k))})))" for k in keys)
+    found = mem.execute(f"SELECT {kinds} {where}", [run_id]).fetchone()
+    return {k: {t for t in (found[j] or []) if t not in (None, "NULL")} for j, k in enumerate(keys)}
 
 
-def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
+def _meta_kinds(fields: list[dict[str, set[str]]]) -> dict[str, str]:
+    """Metadata field -> "number" or "text", over the fields of every store (at most MAX_META_COLUMNS)."""
+    kinds: dict[str, set[str]] = {}
+    for one in fields:
+        for key, types in one.items():
+            kinds.setdefault(key, set()).update(types)
+    return {key: "number" if types and types <= {"BIGINT", "UBIGINT", "DOUBLE"} else "text"
+            for key, types in list(kinds.items())[:MAX_META_COLUMNS]}
+
+
+def _insert(mem: Any, first: bool, select: str, split_order: list[str], metrics: list[str], meta: dict[str, str]) -> None:
+    """Add one store's rows to ``_rows`` in reading order (its metadata fields as columns), in one pass:
+    the row id is the position in ``_rows`` (the view ``rows`` names it ``rid``)."""
     from gengap.view.queries import meta_columns
 
+    mem.execute("CREATE OR REPLACE TEMP TABLE _split_order (split VARCHAR, pos INTEGER)")
+    mem.executemany("INSERT INTO _split_order VALUES (?, ?)", [[s, k] for k, s in enumerate(split_order)])
+    mem.execute("CREATE OR REPLACE TEMP TABLE _metric_order (metric VARCHAR, pos INTEGER)")
+    mem.executemany("INSERT INTO _metric_order VALUES (?, ?)", [[m, k] for k, m in enumerate(metrics)])
     names = meta_columns(meta)
     cols = []
     for key, kind in meta.items():
@@ -252,15 +272,22 @@ def _build(mem: Any, meta: dict[str, str], offset: int) -> None:
         else:
             cols.append(f"json_extract_string(metadata, {path}) AS {column}")
     extra = (", " + ", ".join(cols)) if cols else ""
-    mem.execute(f"""
-        CREATE TABLE rows AS
-        SELECT (rowid + {offset})::BIGINT AS rid, run, model, split, perturbation, example_id, metric,
-               score, score >= 1 AS correct, unextracted, is_primary, input, target, output, extracted, metadata, prompt, details,
-               {_words('input')} AS input_length, {_words('target')} AS target_length,
-               {_words('output')} AS output_length,
+    body = f"""
+        SELECT run, model, split, perturbation, example_id, metric, score, score >= 1 AS correct, unextracted, is_primary,
+               input, target, output, extracted, metadata, prompt, details,
+               NULL::BIGINT AS input_length, NULL::BIGINT AS target_length, NULL::BIGINT AS output_length,
                lower(COALESCE(input, '')) || chr(0) || lower(COALESCE(output, '')) AS search_text{extra}
-        FROM _raw""")
-    mem.execute("DROP TABLE _raw")
+        FROM ({select})
+        ORDER BY model, _split_pos, split, _clean, perturbation, _ex_pos, _pred_pos, _metric_pos, metric"""
+    mem.execute(f"CREATE TABLE _rows AS {body}" if first else f"INSERT INTO _rows {body}")
+
+
+def fill_lengths(con: Any) -> None:
+    """Count the input, target and output lengths (whitespace words) of every row, in one transaction:
+    queries running meanwhile see them all NULL, then all counted. ``con``: a connection or cursor of
+    the viewer's database (its own cursor, so that it can be interrupted)."""
+    con.execute(f"UPDATE _rows SET input_length = {_words('input')}, target_length = {_words('target')}, "
+                f"output_length = {_words('output')}")
 
 
 def _words(column: str) -> str:

@@ -13,6 +13,8 @@ from gengap._errors import ConfigError
 __all__ = ["serve", "check_port", "LOOPBACK"]
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+#: The background work waits this long at most for the first page to be answered before it starts.
+FIRST_PAGE_WAIT_S = 3.0
 
 
 def _free(host: str, port: int) -> bool:
@@ -67,20 +69,26 @@ def serve(paths: Sequence[str | Path], *, host: str = "127.0.0.1", port: int = 8
         say(f"run {r.run_id} of {r.path}: {n:,} rows ({', '.join(r.models)} on {len(r.splits)} splits)")
         for note in r.notes:
             say(f"note: {note}")
-    app = make_app(loaded, host=host, port=port)
+    app = make_app(loaded, host=host, port=port, start_figures=False)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="off")
     server = uvicorn.Server(config)
-    if open_browser:
-        def opener() -> None:
-            while not server.started and not server.should_exit:
-                threading.Event().wait(0.05)
-            if server.started:
-                webbrowser.open(url)
-        threading.Thread(target=opener, daemon=True).start()
+
+    def when_started() -> None:
+        while not server.started and not server.should_exit:
+            threading.Event().wait(0.02)
+        if not server.started:
+            return
+        if open_browser:
+            webbrowser.open(url)
+        # the lengths, figures and slices once the first page is answered (or 3 s after serving starts)
+        app.state.figures.start(after_first_page=FIRST_PAGE_WAIT_S)
+
+    threading.Thread(target=when_started, daemon=True).start()
     say(f"The viewer is at {url} (Ctrl-C stops it).")
     try:
         server.run()
     finally:
-        loaded.con.close()
+        if app.state.figures.stop(timeout=5):  # a figure still being computed is left to the process's exit
+            loaded.close()

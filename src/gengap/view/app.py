@@ -19,6 +19,7 @@ from typing import Any
 from gengap._errors import GengapError
 from gengap.view import queries as q
 from gengap.view._load import Loaded
+from gengap.view.figures import Figures
 
 __all__ = ["make_app", "STATIC"]
 
@@ -77,8 +78,13 @@ def _word_diff(base: Any, other: Any) -> list[list[Any]]:
     return pieces
 
 
-def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> Any:
-    """The Starlette application over ``loaded`` (the in-memory rows of one or more runs)."""
+def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figures: Figures | None = None,
+             start_figures: bool = True) -> Any:
+    """The Starlette application over ``loaded`` (the in-memory rows of one or more runs).
+
+    ``figures``: the summary's figures; by default they are computed in a background thread started
+    here (``start_figures`` False: the caller starts ``app.state.figures``; stop it before closing
+    ``loaded``)."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -88,16 +94,18 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
     from starlette.staticfiles import StaticFiles
 
     con, meta = loaded.con, loaded.meta_columns
-    summaries: dict[int, dict[str, Any]] = {}
     searches: dict[Any, Any] = {}  # row ids of recent text searches (a dict is safe across threads for this use)
-    configs: dict[int, dict[str, Any]] = {}
-    for r in loaded.runs:
-        configs[r.index] = (r.document.get("run") or {}).get("config") or {}
+    configs: dict[int, dict[str, Any]] = {r.index: r.config for r in loaded.runs}
+    if figures is None:
+        figures = Figures(loaded)
+        if start_figures:
+            figures.start()
+    work = figures
 
-    from gengap.view.summary import linked_figures
-
-    for r in loaded.runs:  # the summary's links are counted once, before the first page is asked for
-        summaries[r.index] = linked_figures(r.document, r.index, con, meta) if r.document else {}
+    def lengths_for(query: dict[str, list[str]]) -> None:
+        """Wait for the lengths to be counted when the filters or the sort read one."""
+        if not work.lengths.is_set() and q.parse_filters(query, meta).columns() & set(q.LENGTH_COLUMNS):
+            work.lengths.wait()
 
     def error(e: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=status)
@@ -122,11 +130,17 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
                 raise IndexError(run)
         except (ValueError, IndexError):
             return error(ValueError(f"run={request.query_params.get('run')!r}: give 0 to {len(loaded.runs) - 1}."), 404)
-        return JSONResponse(json.loads(json.dumps(summaries[run], default=str)))
+        answer = JSONResponse(json.loads(json.dumps(work.summary(run), default=str)))
+        work.served.set()
+        return answer
 
     def rows(request: Request) -> JSONResponse:
         try:
-            return JSONResponse(q.page(con, _query(request), meta, searches=searches))
+            query = _query(request)
+            lengths_for(query)
+            answer = JSONResponse(q.page(con, query, meta, searches=searches))
+            work.served.set()
+            return answer
         except GengapError as e:
             return error(e)
 
@@ -200,6 +214,7 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
         if kind not in ("jsonl", "csv"):
             return error(ValueError("Export as rows.jsonl or rows.csv."), 404)
         try:
+            lengths_for(_query(request))
             sql, params = q.export_sql(_query(request), meta)
         except GengapError as e:
             return error(e)
@@ -246,7 +261,7 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
     allowed = ["127.0.0.1", "localhost", "[::1]", "::1"]
     if host not in ("127.0.0.1", "localhost", "::1"):
         allowed = ["*"]  # bound elsewhere on purpose: any name the user reaches it by
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/", index), Route("/favicon.ico", lambda request: Response(status_code=204)), Route("/api/runs", runs), Route("/api/summary", summary), Route("/api/rows", rows),
             Route("/api/row/{rid}", row), Route("/api/ab", ab), Route("/api/ab/flips", flips),
@@ -255,3 +270,5 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765) -> An
         ],
         middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed), Middleware(BaseHTTPMiddleware, dispatch=headers)],
     )
+    app.state.figures = figures
+    return app

@@ -11,7 +11,9 @@ Filters (all optional, combined with AND; see docs/viewer-api.md):
 - ``outcome``: ``correct`` (score 1), ``wrong`` (score below 1, answer read), ``unextracted``.
 - ``q``: the text appears in the input or the output (case-insensitive).
 - ``meta.FIELD=VALUE``: a metadata field equals a value; ``min.FIELD`` / ``max.FIELD``: a number
-  range (inclusive; also for ``score``, ``input_length`` and ``output_length``).
+  range (inclusive; also for ``score``, ``input_length``, ``target_length`` and ``output_length``);
+  ``lt.FIELD``: strictly below a number (a slice's bin ``20 <= size < 40`` is ``min.size=20&lt.size=40``);
+  ``missing.FIELD=true``: the field is absent or null (``false``: present).
 - ``sort``: a column (``score``, ``example_id``, ``input_length``, a metadata field, ...), ``-`` in
   front for descending; absent, the stored order.
 
@@ -30,14 +32,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from gengap._errors import ConfigError
 
-__all__ = ["Filters", "parse_filters", "page", "one_row", "flip_tables", "flip_rows", "EQUAL_FIELDS", "MAX_LIMIT"]
+__all__ = ["Filters", "parse_filters", "LENGTH_COLUMNS", "page", "one_row", "flip_tables", "flip_rows", "is_binary_metric", "EQUAL_FIELDS", "MAX_LIMIT"]
 
 #: Parameters matched by equality (repeat one for several values).
 EQUAL_FIELDS = ("run", "model", "split", "perturbation", "example_id", "metric")
+#: The lengths in whitespace words (counted after the viewer starts serving: see ``_load.fill_lengths``).
+LENGTH_COLUMNS = ("input_length", "target_length", "output_length")
 #: Columns a range (``min.X`` / ``max.X``) or a sort may name, besides metadata fields.
-NUMBER_COLUMNS = ("score", "input_length", "target_length", "output_length", "rid")
+NUMBER_COLUMNS = ("score", *LENGTH_COLUMNS, "rid")
 SORTABLE = ("rid", "run", "model", "split", "perturbation", "example_id", "metric", "score", "input_length", "target_length",
             "output_length")
 OUTCOMES = ("correct", "wrong", "unextracted")
@@ -85,7 +91,8 @@ class Filters:
     text: str | None = None
     meta_equal: dict[str, list[str]] = field(default_factory=dict)  # column -> values (text fields)
     meta_number: dict[str, list[float]] = field(default_factory=dict)  # column -> values (numeric fields)
-    ranges: list[tuple[str, str, float]] = field(default_factory=list)  # (column, ">=" or "<=", value)
+    ranges: list[tuple[str, str, float]] = field(default_factory=list)  # (column, ">=", "<=" or "<", value)
+    missing: dict[str, bool] = field(default_factory=dict)  # column -> absent or null (True) / present (False)
     sort: str | None = None
     descending: bool = False
     all_metrics: bool = False
@@ -117,7 +124,14 @@ class Filters:
         for col, op, value in self.ranges:
             parts.append(f"{col} {op} ?")
             params.append(value)
+        for col, absent in self.missing.items():
+            parts.append(f"{col} IS {'' if absent else 'NOT '}NULL")
         return (" AND ".join(parts) or "TRUE"), params
+
+    def columns(self) -> set[str]:
+        """The columns of ``rows`` these filters and this sort read (besides the fixed ones)."""
+        used = {*self.meta_equal, *self.meta_number, *(c for c, _, _ in self.ranges), *self.missing}
+        return used | ({self.sort} if self.sort else set())
 
     def order(self) -> str:
         if self.sort is None or self.sort == "rid":
@@ -169,8 +183,14 @@ def parse_filters(query: Mapping[str, Sequence[str]], meta: Mapping[str, str]) -
                 f.meta_number[meta_column(name[5:], meta)] = [_number(name, v) for v in values]
             else:
                 f.meta_equal[meta_column(name[5:], meta)] = values
-        elif name.startswith(("min.", "max.")):
-            key = name[4:]
+        elif name.startswith("missing."):
+            key = name[8:]
+            col = key if key in LENGTH_COLUMNS else meta_column(key, meta)
+            if values[0].lower() not in ("true", "false", "1", "0"):
+                raise ConfigError(f"{name}={values[0]!r}: give true (the field is absent or null) or false.")
+            f.missing[col] = values[0].lower() in ("true", "1")
+        elif name.startswith(("min.", "max.", "lt.")):
+            key = name.split(".", 1)[1]
             if key in NUMBER_COLUMNS:
                 col = key
             elif meta.get(key) == "number":
@@ -178,10 +198,11 @@ def parse_filters(query: Mapping[str, Sequence[str]], meta: Mapping[str, str]) -
             else:
                 raise ConfigError(f"{name}: ranges apply to {', '.join(NUMBER_COLUMNS)} and numeric metadata fields "
                                   f"({', '.join(k for k, v in meta.items() if v == 'number') or 'none'}).")
-            f.ranges.append((col, ">=" if name.startswith("min.") else "<=", _number(name, values[0])))
+            op = {"min": ">=", "max": "<=", "lt": "<"}[name.split(".", 1)[0]]
+            f.ranges.append((col, op, _number(name, values[0])))
         else:
             raise ConfigError(f"Unknown filter {name!r}. Filters: {', '.join(EQUAL_FIELDS)}, outcome, q, meta.FIELD, "
-                              "min.FIELD, max.FIELD, sort, limit, offset.")
+                              "min.FIELD, max.FIELD, lt.FIELD, missing.FIELD, sort, limit, offset.")
     return f
 
 
@@ -348,20 +369,62 @@ def _pairs_sql(metric_a: str, metric_b: str) -> str:
     )
 
 
+def is_binary_metric(con: Any, a: Side, b: Side, metric: str) -> bool:
+    """Whether every clean score of ``metric`` on both sides is 0 or 1 (then A/B counts right and wrong)."""
+    cur = con.cursor()
+    try:
+        found = cur.execute(
+            "SELECT bool_and(score IS NULL OR score = 0 OR score = 1) FROM rows WHERE perturbation = 'none' AND metric = ? "
+            "AND ((run = ? AND model = ?) OR (run = ? AND model = ?))", [metric, a.run, a.model, b.run, b.model]).fetchone()[0]
+    finally:
+        cur.close()
+    return found is not False
+
+
+def _paired_values(a: np.ndarray, b: np.ndarray, confidence: float) -> dict[str, Any]:
+    """Paired differences of scores that are not 0/1: the mean difference A - B with its paired
+    t-interval, wins / ties / losses, and the Wilcoxon signed-rank test (scipy; ties left out).
+
+    >>> r = _paired_values(np.array([0.5, 0.9, 0.7, 0.8]), np.array([0.4, 0.9, 0.2, 0.6]), 0.95)
+    >>> r["wins"], r["ties"], r["losses"], round(r["difference"], 3), r["test"]
+    (3, 1, 0, 0.2, 'wilcoxon')
+    """
+    import scipy.stats
+
+    d = a - b
+    n = int(d.size)
+    out: dict[str, Any] = {"wins": int(np.sum(d > 0)), "ties": int(np.sum(d == 0)), "losses": int(np.sum(d < 0)),
+                           "mean_a": float(a.mean()), "mean_b": float(b.mean()), "difference": float(d.mean()),
+                           "low": None, "high": None, "p_value": None, "test": "wilcoxon"}
+    if n >= 2 and np.any(d != d[0]):
+        ci = scipy.stats.ttest_rel(a, b).confidence_interval(confidence)
+        out.update(low=float(ci.low), high=float(ci.high))
+    elif n >= 1:
+        out.update(low=float(d[0]), high=float(d[0]))  # every difference the same: no spread to speak of
+    if out["wins"] + out["losses"] == 0:
+        out["p_value"] = 1.0
+    else:
+        out["p_value"] = float(scipy.stats.wilcoxon(a, b, zero_method="wilcox").pvalue)
+    return out
+
+
 def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 0.95,
                 cluster: str | None = None) -> dict[str, Any]:
-    """Per split common to both sides: the 2x2 table of correct / wrong on the examples both hold
-    (paired by example id), the exact McNemar test and the paired difference of accuracy (A - B)
-    with its interval; and per split how many examples only one side holds.
+    """Per split common to both sides, on the examples both hold (paired by example id), and per split
+    how many examples only one side holds.
+
+    0/1 metrics: the 2x2 table of right / wrong, the exact McNemar test and the paired difference of
+    accuracy (A - B) with its interval. Other metrics (``binary`` False): the metric's values compared
+    pair by pair: A higher (``wins``), ``ties``, B higher (``losses``), the mean difference A - B with
+    its paired t-interval and the Wilcoxon signed-rank test.
 
     ``cluster`` (a column of ``rows``, e.g. ``m_passage``) names rows that are not independent: the
     test is then the sign-flip test of the cluster totals and the interval the clustered one
-    (:func:`gengap.analysis.clustered.clustered_paired_test`).
+    (:func:`gengap.analysis.clustered.clustered_paired_test`), for either kind of metric.
     """
-    import numpy as np
-
     from gengap.analysis.intervals import paired_test
 
+    binary = is_binary_metric(con, a, b, metric)
     cur = con.cursor()
     try:
         params = [a.run, a.model, metric, b.run, b.model, metric]
@@ -371,16 +434,16 @@ def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 
             "count(*) FILTER (NOT a.correct AND b.correct), count(*) FILTER (NOT a.correct AND NOT b.correct), "
             "count(*) FILTER (a.rid IS NULL), count(*) FILTER (b.rid IS NULL), min(COALESCE(a.rid, b.rid)) AS first "
             "FROM a FULL JOIN b USING (split, example_id) GROUP BY split ORDER BY first", params).fetchall()
-        clusters: dict[str, tuple[Any, Any, Any]] = {}
-        if cluster is not None:
-            from gengap.analysis.clustered import clustered_paired_test
-
+        values: dict[str, tuple[Any, Any, Any]] = {}
+        if cluster is not None or not binary:
+            label = f"CAST(ra.{cluster} AS VARCHAR)" if cluster is not None else "NULL::VARCHAR"
             found = cur.execute(
                 _pairs_sql(metric, metric) +
-                f"SELECT a.split, list(a.correct::DOUBLE ORDER BY a.rid), list(b.correct::DOUBLE ORDER BY a.rid), "
-                f"list(CAST(ra.{cluster} AS VARCHAR) ORDER BY a.rid) FROM a JOIN b USING (split, example_id) "
-                "JOIN rows ra ON ra.rid = a.rid GROUP BY a.split", params).fetchall()
-            clusters = {r[0]: (r[1], r[2], r[3]) for r in found}
+                f"SELECT a.split, list(a.score ORDER BY a.rid), list(b.score ORDER BY a.rid), "
+                f"list({label} ORDER BY a.rid) FROM a JOIN b USING (split, example_id) "
+                "JOIN rows ra ON ra.rid = a.rid WHERE a.score IS NOT NULL AND b.score IS NOT NULL GROUP BY a.split",
+                params).fetchall()
+            values = {r[0]: (r[1], r[2], r[3]) for r in found}
     finally:
         cur.close()
     tables = []
@@ -390,46 +453,71 @@ def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 
                                   "neither": neither, "only_in_a": missing_b, "only_in_b": missing_a,
                                   "accuracy_a": None, "accuracy_b": None, "difference": None, "low": None, "high": None,
                                   "p_value": None, "test": None, "n_clusters": None, "warning": ""}
+        if not binary:
+            record.update(wins=0, ties=0, losses=0, mean_a=None, mean_b=None)
         if n:
-            ids = ["" if v is None else v for v in clusters[split][2]] if split in clusters else []
+            x = np.asarray(values[split][0] if split in values else [], dtype=float)
+            y = np.asarray(values[split][1] if split in values else [], dtype=float)
+            ids = ["" if v is None else v for v in values[split][2]] if split in values and cluster is not None else []
+            if not binary and x.size:
+                record.update(_paired_values(x, y, confidence))
+                record["n"] = int(x.size)
             if len(set(ids)) > 1:
-                x, y, _ = clusters[split]
-                t = clustered_paired_test(np.asarray(x), np.asarray(y), np.asarray(ids, dtype=object), confidence=confidence)
-                record["n_clusters"] = t.effect.n_clusters
-            else:
+                from gengap.analysis.clustered import clustered_paired_test
+
+                if binary:
+                    x, y = (x >= 1).astype(float), (y >= 1).astype(float)
+                t = clustered_paired_test(x, y, np.asarray(ids, dtype=object), confidence=confidence)
+                record.update(difference=t.effect.estimate, low=t.effect.low, high=t.effect.high, p_value=t.p_value,
+                              test=t.test, n_clusters=t.effect.n_clusters)
+            elif binary:
                 if cluster is not None:
                     record["warning"] = "every pair is in one cluster: the test takes the pairs as independent"
-                x = np.repeat([1.0, 1.0, 0.0, 0.0], [both, only_a, only_b, neither])
-                y = np.repeat([1.0, 0.0, 1.0, 0.0], [both, only_a, only_b, neither])
-                t = paired_test(x, y, confidence=confidence)
-            record.update(accuracy_a=(both + only_a) / n, accuracy_b=(both + only_b) / n, difference=t.effect.estimate,
-                          low=t.effect.low, high=t.effect.high, p_value=t.p_value, test=t.test)
+                xb = np.repeat([1.0, 1.0, 0.0, 0.0], [both, only_a, only_b, neither])
+                yb = np.repeat([1.0, 0.0, 1.0, 0.0], [both, only_a, only_b, neither])
+                t = paired_test(xb, yb, confidence=confidence)
+                record.update(difference=t.effect.estimate, low=t.effect.low, high=t.effect.high, p_value=t.p_value,
+                              test=t.test)
+            elif cluster is not None:
+                record["warning"] = "every pair is in one cluster: the test takes the pairs as independent"
+            if binary:
+                record.update(accuracy_a=(both + only_a) / n, accuracy_b=(both + only_b) / n)
         tables.append(record)
     n_common = sum(t["n"] for t in tables)
     n_only_a = sum(t["only_in_a"] for t in tables)
     n_only_b = sum(t["only_in_b"] for t in tables)
-    return {"a": a.to_dict(), "b": b.to_dict(), "metric": metric, "correct_means": "score 1 (full marks)",
+    return {"a": a.to_dict(), "b": b.to_dict(), "metric": metric, "binary": binary,
+            "correct_means": "score 1 (full marks)" if binary else None,
             "cluster": cluster, "splits": tables, "n_common": n_common, "n_only_a": n_only_a, "n_only_b": n_only_b}
 
 
 def flip_rows(con: Any, a: Side, b: Side, metric: str, split: str, direction: str, *, limit: int = 50,
               offset: int = 0) -> dict[str, Any]:
     """The examples of ``split`` that flipped: ``a_only`` (A right, B wrong) or ``b_only`` (B right, A wrong),
-    with both outputs."""
+    with both outputs. For a metric that is not 0/1, ``a_only`` are the examples A scored higher and
+    ``b_only`` those B scored higher, the largest differences first."""
     if direction not in ("a_only", "b_only"):
-        raise ConfigError(f"direction={direction!r}: choose a_only (A right, B wrong) or b_only (B right, A wrong).")
-    cond = "a.correct AND NOT b.correct" if direction == "a_only" else "NOT a.correct AND b.correct"
+        raise ConfigError(f"direction={direction!r}: choose a_only (A right, B wrong; A higher for other metrics) "
+                          "or b_only (B right, A wrong; B higher).")
+    binary = is_binary_metric(con, a, b, metric)
+    if binary:
+        cond = "a.correct AND NOT b.correct" if direction == "a_only" else "NOT a.correct AND b.correct"
+        order = "rid_a"
+    else:  # the metric's values: A higher (or B higher), the largest differences first
+        cond = "a.score > b.score" if direction == "a_only" else "a.score < b.score"
+        order = "abs(difference) DESC, rid_a"
     cur = con.cursor()
     try:
-        base = (_pairs_sql(metric, metric) + f"SELECT a.rid AS rid_a, b.rid AS rid_b, example_id FROM a JOIN b USING (split, example_id) "
-                f"WHERE split = ? AND {cond}")
+        base = (_pairs_sql(metric, metric) + "SELECT a.rid AS rid_a, b.rid AS rid_b, example_id, a.score - b.score AS difference "
+                f"FROM a JOIN b USING (split, example_id) WHERE split = ? AND {cond}")
         params = [a.run, a.model, metric, b.run, b.model, metric, split]
         total = cur.execute(f"SELECT count(*) FROM ({base})", params).fetchone()[0]
         rows = _records(cur.execute(
             f"SELECT f.example_id, f.rid_a, f.rid_b, ra.input, ra.target, ra.output AS output_a, ra.extracted AS extracted_a, "
-            f"ra.score AS score_a, rb.output AS output_b, rb.extracted AS extracted_b, rb.score AS score_b "
-            f"FROM ({base} ORDER BY rid_a LIMIT ? OFFSET ?) f JOIN rows ra ON ra.rid = f.rid_a JOIN rows rb ON rb.rid = f.rid_b "
-            "ORDER BY f.rid_a", [*params, min(limit, MAX_LIMIT), offset]))
+            f"ra.score AS score_a, rb.output AS output_b, rb.extracted AS extracted_b, rb.score AS score_b, f.difference "
+            f"FROM ({base} ORDER BY {order} LIMIT ? OFFSET ?) f JOIN rows ra ON ra.rid = f.rid_a JOIN rows rb ON rb.rid = f.rid_b "
+            f"ORDER BY {order.replace('rid_a', 'f.rid_a').replace('abs(difference)', 'abs(f.difference)')}",
+            [*params, min(limit, MAX_LIMIT), offset]))
     finally:
         cur.close()
-    return {"total": int(total), "rows": rows}
+    return {"total": int(total), "binary": binary, "rows": rows}

@@ -123,3 +123,77 @@ def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, s
             "scores": scores, "held_out": held_out, "groups": within, "transfer": transfer, "perturbations": effects,
             "curves": curves, "splits": doc.get("splits", []),
             "sections": sorted((doc.get("sections") or {}).keys())}
+
+
+def slice_filters(conditions: list[Any], meta: Mapping[str, str]) -> dict[str, Any] | None:
+    """The ``/api/rows`` filters of a slice's conditions (results.json's ``{"column", "op", "value"}``
+    objects), or None when a condition names a column the rows lack or a comparison the filters
+    cannot make.
+
+    >>> slice_filters([{"column": "topic", "op": "==", "value": "algebra"}, {"column": "size", "op": ">=", "value": 20},
+    ...                {"column": "size", "op": "<", "value": 40.5}], {"topic": "text", "size": "number"})
+    {'meta.topic': 'algebra', 'min.size': '20', 'lt.size': '40.5'}
+    >>> slice_filters([{"column": "input_length", "op": "==", "value": 3}, {"column": "topic", "op": "is_missing", "value": None}],
+    ...               {"topic": "text"})
+    {'min.input_length': '3', 'max.input_length': '3', 'missing.topic': 'true'}
+    """
+    from gengap.view.queries import LENGTH_COLUMNS
+
+    out: dict[str, Any] = {}
+    for condition in conditions:
+        if not isinstance(condition, Mapping):
+            return None
+        column, op, value = str(condition.get("column")), condition.get("op"), condition.get("value")
+        length = column in LENGTH_COLUMNS
+        if not length and column not in meta:
+            return None
+        numeric = length or meta.get(column) == "number"
+        if op in ("is_missing", "is missing"):
+            if length:
+                return None
+            out[f"missing.{column}"] = "true"
+        elif op in ("=", "=="):
+            if numeric:
+                try:
+                    text = _number(float(str(value).replace(",", "")))
+                except ValueError:
+                    return None
+                if length:
+                    out[f"min.{column}"] = out[f"max.{column}"] = text
+                else:
+                    out[f"meta.{column}"] = text
+            elif isinstance(value, bool) or value in ("True", "False"):  # the viewer reads JSON's true / false
+                out[f"meta.{column}"] = str(value).lower()
+            else:
+                out[f"meta.{column}"] = str(value)
+        elif op in (">=", "<", "<=") and numeric:
+            key = {">=": "min", "<": "lt", "<=": "max"}[op]
+            try:
+                out[f"{key}.{column}"] = _number(float(str(value)))
+            except (TypeError, ValueError):
+                return None
+        else:
+            return None
+    return out
+
+
+def linked_slices(records: list[dict[str, Any]], run: int, con: Any, meta: Mapping[str, str]) -> list[dict[str, Any]]:
+    """The report's ``slices`` records of one run, each with ``conditions`` (read back from its
+    description where the record has none) and ``rows``: the filters that select exactly its ``n``
+    clean rows of its model, split and metric (None when no filter set does)."""
+    from gengap.analysis.slice_conditions import slice_conditions
+
+    out = []
+    for rec in records:
+        conditions = rec.get("conditions")
+        if not isinstance(conditions, list):  # a results.json before 1.8: read them back from the description
+            try:
+                conditions = slice_conditions(str(rec.get("description", "")), rec.get("columns") or [])
+            except Exception:  # a description this version cannot read: shown without a link
+                conditions = None
+        found = slice_filters(conditions, meta) if conditions else None
+        base = {"run": run, "model": rec.get("model"), "split": rec.get("split"), "metric": rec.get("metric"),
+                "perturbation": "none"}
+        rows = _first_match(con, [{**base, **found}], rec.get("n"), meta) if found is not None else None
+        out.append({**rec, "conditions": conditions, "rows": rows})
+    return out

@@ -63,7 +63,8 @@ function show(...kids) {
   main.replaceChildren(...kids.flat(Infinity).filter(k => k !== null && k !== undefined).map(k => k instanceof Node ? k : document.createTextNode(String(k))));
 }
 
-function done() { renders += 1; window.__gengap = { renders, at: performance.now() }; }
+let pendingFigures = false;  // the summary drawn last is still waiting for figures being computed
+function done() { renders += 1; window.__gengap = { renders, at: performance.now(), wall: Date.now(), pending: pendingFigures }; }
 
 // ------------------------------------------------------------------------------------ summary
 async function showSummary(params) {
@@ -74,7 +75,20 @@ async function showSummary(params) {
   if (INFO.runs.length > 1) parts.push(el("p", { class: "tabs" }, INFO.runs.map((x, i) => link("summary", { run: i }, runLabel(i)))));
   parts.push(el("p", { class: "muted" }, `run ${r.run_id}${r.name ? " (" + r.name + ")" : ""} · ${r.path} · models ${r.models.join(", ")} · ${count(s.n_rows || 0)} rows`));
   r.notes.forEach(n => parts.push(el("p", { class: "note" }, n)));
+  (s.problems || []).forEach(n => parts.push(el("p", { class: "note" }, n)));
+  const pending = s.state === "computing" || s.slices_state === "computing";
+  pendingFigures = pending;
+  if (pending) {
+    // the rows are served already; the figures fill in when the background work is done
+    const hash = location.hash;
+    setTimeout(() => { if (location.hash === hash || (!location.hash && !hash)) route(); }, 700);
+  }
+  if (s.state === "computing") {
+    parts.push(el("p", { class: "computing", id: "computing" }, "Computing the report's figures from the stored rows… the rows can be read meanwhile: ", link("rows", { run }, "see the rows")));
+    show(...parts); return;
+  }
   if (!s.scores) { show(...parts); return; }
+  if (s.source) parts.push(el("p", { class: "muted", id: "source" }, `Figures: ${s.source}.`));
   if (s.headline) parts.push(el("p", { class: "headline" }, s.headline));
   parts.push(el("h2", {}, "Score per split"));
   parts.push(table(["Model", "Split", "Metric", "n", "Score", "95% CI", "Gap to " + (s.reference || "reference"), "Gap 95% CI", "p adj.", "Unextracted"],
@@ -101,6 +115,16 @@ async function showSummary(params) {
     parts.push(table(["Model", "Split", "Perturbation", "n", "Clean", "Perturbed", "Difference", "95% CI", "p adj.", "Flip rate"],
       s.perturbations.map(x => [x.model, x.split, x.perturbation, nLink(x.n, x.rows), pct(x.clean), pct(x.perturbed), pct(x.difference),
         interval(x.low, x.high, pct), pval(x.p_adjusted), pct(x.flip_rate)]), [3, 4, 5, 6, 7, 8, 9]));
+  }
+  parts.push(el("h2", {}, "Where it fails (slices below the rest)"));
+  if (s.slices_state === "computing") parts.push(el("p", { class: "computing", id: "slices-computing" }, "Searching the clean rows for slices that score below the rest…"));
+  else if (s.slices_state === "ready" && !s.slices.length) parts.push(el("p", { class: "muted" }, "No slice was tested (too few rows, or no column to search)."));
+  else if (s.slices.length) {
+    parts.push(el("p", { class: "muted" }, "Every value of each metadata column and of the input and target length (binned), and their pairs, each tested one-sided against the rest of its split; false discoveries controlled (Benjamini-Hochberg). Each n links to exactly the slice's rows."));
+    parts.push(table(["Model", "Split", "Slice", "n", "Score", "95% CI", "Gap to the rest", "Gap 95% CI", "p adj.", "Significant"],
+      s.slices.map(x => [x.model, x.split, el("span", { class: "slice" }, x.description), nLink(x.n, x.rows), pct(x.score), interval(x.score_low, x.score_high, pct),
+        pct(x.gap), interval(x.gap_low, x.gap_high, pct), pval(x.p_adjusted), x.significant ? "yes" : ""]), [3, 4, 5, 6, 7, 8]));
+    parts[parts.length - 1].id = "slices";
   }
   for (const c of s.curves) {
     parts.push(el("h2", {}, `Score along ${c.axis} (${c.model})`));
@@ -260,44 +284,56 @@ async function showAB(params) {
   const form = el("form", { class: "filters" },
     el("label", {}, "A", el("select", { name: "a" }, sideOptions().map(([v, l]) => el("option", { value: v, selected: v === a ? "selected" : null }, l)))),
     el("label", {}, "B", el("select", { name: "b" }, sideOptions().map(([v, l]) => el("option", { value: v, selected: v === b ? "selected" : null }, l)))),
+    el("label", {}, "Metric", el("select", { name: "metric" }, [...new Set(INFO.runs.flatMap(r => r.metrics))].map(m => el("option", { value: m, selected: m === t.metric ? "selected" : null }, m)))),
     el("label", {}, "Clusters (rows that move together)", el("select", { name: "cluster" }, el("option", { value: "" }, "none: examples are independent"),
       Object.keys(INFO.meta).map(m => el("option", { value: m, selected: m === t.cluster ? "selected" : null }, m)))),
     el("button", { type: "submit" }, "Compare"));
   form.addEventListener("submit", ev => {
-    ev.preventDefault(); const d = new FormData(form); const next = { a: d.get("a"), b: d.get("b") };
+    ev.preventDefault(); const d = new FormData(form); const next = { a: d.get("a"), b: d.get("b"), metric: d.get("metric") };
     if (d.get("cluster")) next.cluster = d.get("cluster");
     location.hash = "#/ab?" + new URLSearchParams(next).toString();
   });
   const notes = [];
   if (t.n_only_a || t.n_only_b) notes.push(el("p", { class: "note", id: "common" },
     `The two sides hold different examples: ${count(t.n_common)} are in both and are compared; ${count(t.n_only_a)} only in A and ${count(t.n_only_b)} only in B are left out.`));
-  show(
-    el("h1", {}, "A/B: which examples flipped"), form, ...notes,
-    el("p", { class: "muted" }, `Paired by example id on clean inputs, metric ${t.metric}; correct means ${t.correct_means}. ` +
-      (t.cluster ? `Rows of one '${t.cluster}' move together: the test is the sign-flip test of the cluster totals (clustered McNemar) and the interval the clustered one.`
-        : "Test: exact McNemar on the discordant pairs; difference A − B with its 95% interval.")),
-    table(["Split", "Pairs", "Both right", "A right, B wrong", "B right, A wrong", "Both wrong", "Accuracy A", "Accuracy B", "A − B", "95% CI", t.cluster ? "p (clustered)" : "p (McNemar)", "Note"],
-      t.splits.map(s => [s.split, count(s.n), count(s.both),
-        s.only_a ? link("flips", { a, b, metric: t.metric, split: s.split, direction: "a_only" }, el("span", { class: "flip", "data-n": String(s.only_a) }, count(s.only_a))) : "0",
-        s.only_b ? link("flips", { a, b, metric: t.metric, split: s.split, direction: "b_only" }, el("span", { class: "flip", "data-n": String(s.only_b) }, count(s.only_b))) : "0",
-        count(s.neither), pct(s.accuracy_a), pct(s.accuracy_b), pct(s.difference), interval(s.low, s.high, pct), pval(s.p_value),
-        s.warning || (s.n_clusters ? `${count(s.n_clusters)} clusters` : "")]),
-      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]));
+  const flipLink = (s, direction, n) => n ? link("flips", { a, b, metric: t.metric, split: s.split, direction }, el("span", { class: "flip", "data-n": String(n) }, count(n))) : "0";
+  const clustered = t.cluster ? `Rows of one '${t.cluster}' move together: the test is the sign-flip test of the cluster totals and the interval the clustered one.` : "";
+  let body;
+  if (t.binary) {
+    body = [el("p", { class: "muted" }, `Paired by example id on clean inputs, metric ${t.metric}; correct means ${t.correct_means}. ` +
+        (clustered || "Test: exact McNemar on the discordant pairs; difference A − B with its 95% interval.")),
+      table(["Split", "Pairs", "Both right", "A right, B wrong", "B right, A wrong", "Both wrong", "Accuracy A", "Accuracy B", "A − B", "95% CI", t.cluster ? "p (clustered)" : "p (McNemar)", "Note"],
+        t.splits.map(s => [s.split, count(s.n), count(s.both), flipLink(s, "a_only", s.only_a), flipLink(s, "b_only", s.only_b),
+          count(s.neither), pct(s.accuracy_a), pct(s.accuracy_b), pct(s.difference), interval(s.low, s.high, pct), pval(s.p_value),
+          s.warning || (s.n_clusters ? `${count(s.n_clusters)} clusters` : "")]),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9, 10])];
+  } else {
+    body = [el("p", { class: "muted", id: "values" }, `Paired by example id on clean inputs, metric ${t.metric}: its scores are not only 0 and 1, so the pairs are compared on their values. ` +
+        (clustered || "A − B is the mean paired difference with its paired t-interval; the test is Wilcoxon's signed-rank test (ties left out).")),
+      table(["Split", "Pairs", "A higher", "Ties", "B higher", "Mean A", "Mean B", "A − B", "95% CI", t.cluster ? "p (clustered)" : "p (Wilcoxon)", "Note"],
+        t.splits.map(s => [s.split, count(s.n), flipLink(s, "a_only", s.wins), count(s.ties), flipLink(s, "b_only", s.losses),
+          num(s.mean_a), num(s.mean_b), num(s.difference), interval(s.low, s.high, num), pval(s.p_value),
+          s.warning || (s.n_clusters ? `${count(s.n_clusters)} clusters` : "")]),
+        [1, 2, 3, 4, 5, 6, 7, 8, 9])];
+  }
+  show(el("h1", {}, t.binary ? "A/B: which examples flipped" : "A/B: which examples scored higher"), form, ...notes, ...body);
 }
 
 async function showFlips(params) {
   const offset = Number(params.get("offset") || 0), limit = 50;
   const q = new URLSearchParams(params); q.set("limit", limit); q.set("offset", offset);
   const f = await api("/api/ab/flips", q);
-  const dir = params.get("direction") === "a_only" ? "A right, B wrong" : "B right, A wrong";
+  const aFirst = params.get("direction") === "a_only";
+  const dir = f.binary ? (aFirst ? "A right, B wrong" : "B right, A wrong") : (aFirst ? "A scored higher" : "B scored higher");
   const nav = (off) => { const p = new URLSearchParams(params); p.set("offset", Math.max(0, off)); return "#/flips?" + p.toString(); };
   show(
     el("h1", {}, `Flipped on ${params.get("split")}: ${dir}`),
-    el("p", {}, link("ab", { a: params.get("a"), b: params.get("b") }, "← back to the flip table")),
+    el("p", {}, link("ab", { a: params.get("a"), b: params.get("b"), metric: params.get("metric") }, "← back to the flip table")),
     el("div", { class: "pager" }, el("span", { id: "total", "data-total": String(f.total) }, `${count(f.total)} examples`),
       el("a", { href: offset > 0 ? nav(offset - limit) : null }, "← previous"), el("a", { href: offset + limit < f.total ? nav(offset + limit) : null }, "next →")),
-    table(["Example", "Input", "Target", "Output A", "Output B"],
-      f.rows.map(r => [r.example_id, cut(r.input, 200), cut(r.target, 120), link("row/" + r.rid_a, {}, cut(r.output_a, 200)), link("row/" + r.rid_b, {}, cut(r.output_b, 200))])));
+    table(["Example", "Input", "Target", "Output A", "Output B", "Score A", "Score B"],
+      f.rows.map(r => [r.example_id, cut(r.input, 200), cut(r.target, 120), link("row/" + r.rid_a, {}, cut(r.output_a, 200)), link("row/" + r.rid_b, {}, cut(r.output_b, 200)),
+        num(r.score_a), num(r.score_b)]), [5, 6]));
 }
 
 // ------------------------------------------------------------------------------------ routing
@@ -307,6 +343,7 @@ async function route() {
   const params = new URLSearchParams(qs || "");
   for (const id of ["summary", "rows", "ab"]) document.getElementById("nav-" + id)?.classList.toggle("active", path.startsWith(id) || (id === "summary" && !path));
   const started = performance.now();
+  pendingFigures = false;
   try {
     if (path === "" || path === "summary") await showSummary(params);
     else if (path === "rows") await showRows(params);

@@ -1,0 +1,188 @@
+"""Corpus metrics' intervals, debiased calibration error and break points along curves.
+
+The resampling helpers are checked against scipy's BCa and scikit-learn's AUROC; the debiased ECE
+against scikit-learn's calibration curve; the break-point test on rows with a planted break.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.stats
+import sklearn.metrics as skm
+from sklearn.calibration import calibration_curve
+
+from gengap._errors import ConfigError, DataError
+from gengap.analysis.corpus import (
+    _jack_cells,
+    _jack_ece,
+    corpus_break,
+    corpus_curve,
+    corpus_intervals,
+    corpus_score,
+)
+from gengap.analysis.resample import bca_bounds, bootstrap_weights, jackknife_statistic, resample_statistic
+from gengap.metrics import get_metric
+from gengap.metrics_corpus import CorpusData, ece_bins, weighted_l2_calibration_error
+
+
+def _rows(n: int, seed: int, *, sharp: float = 1.0, overconfident: float = 1.5) -> pd.DataFrame:
+    """Binary rows: scores N(sharp * y, 1), probabilities the posterior made overconfident."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n) + sharp * y
+    post = 1 / (1 + np.exp(-(sharp * s - sharp**2 / 2)))
+    logit = np.log(post / (1 - post)) * overconfident
+    p = 1 / (1 + np.exp(-logit))
+    pred = (p > 0.5).astype(int)
+    return pd.DataFrame({"example_id": [f"e{i}" for i in range(n)], "target": y.astype(str), "output": pred.astype(str),
+                         "confidence": np.where(pred == 1, p, 1 - p), "p1": p})
+
+
+def test_bca_agrees_with_scipy_on_a_skewed_mean() -> None:
+    x = np.random.default_rng(3).lognormal(0, 1, 150)
+    mean = lambda W: (W @ x) / W.sum(axis=1)
+    boot = resample_statistic(mean, x.size, 20_000, np.random.default_rng(1))
+    low, high = bca_bounds(float(x.mean()), boot, jackknife_statistic(mean, x.size), 0.95)
+    ref = scipy.stats.bootstrap((x,), np.mean, method="BCa", n_resamples=20_000, random_state=2).confidence_interval
+    width = ref.high - ref.low
+    assert low == pytest.approx(ref.low, abs=0.03 * width) and high == pytest.approx(ref.high, abs=0.03 * width)
+    # BCa moves a right-skewed mean's interval up against the percentile one
+    pct = np.quantile(boot, [0.025, 0.975])
+    assert low > pct[0] and high > pct[1]
+
+
+def test_brier_interval_is_scipys_bca_of_the_row_losses() -> None:
+    rows = _rows(300, 4)
+    y, p = rows["target"].astype(int).to_numpy(), rows["p1"].to_numpy()
+    ci = corpus_score("brier", rows, n_resamples=20_000, method="bca")
+    assert ci.estimate == pytest.approx(skm.brier_score_loss(y, p), abs=1e-12) and ci.method == "bootstrap-bca"
+    ref = scipy.stats.bootstrap(((p - y) ** 2,), np.mean, method="BCa", n_resamples=20_000, random_state=0).confidence_interval
+    width = ref.high - ref.low
+    assert ci.low == pytest.approx(ref.low, abs=0.03 * width) and ci.high == pytest.approx(ref.high, abs=0.03 * width)
+    t = corpus_score("brier", rows, method="t")
+    half = scipy.stats.t.ppf(0.975, 299) * np.std((p - y) ** 2, ddof=1) / np.sqrt(300)
+    assert (t.low, t.high) == pytest.approx((ci.estimate - half, ci.estimate + half), abs=1e-12)
+
+
+def test_jackknife_values_are_the_metric_without_each_row() -> None:
+    rows = _rows(40, 5)
+    y, p = rows["target"].astype(int).to_numpy(), rows["p1"].to_numpy()
+    data = CorpusData.from_lists(rows["target"], rows["output"], confidence=rows["confidence"])
+    jack = jackknife_statistic(get_metric("auroc").statistic(data), 40)
+    expected = [skm.roc_auc_score(np.delete(y, i), np.delete(p, i)) for i in range(40)]
+    assert jack == pytest.approx(expected, abs=1e-12)
+    # the closed forms for confusion-matrix metrics and ECE equal the generic jackknife
+    for name, closed in (("mcc", lambda st: _jack_cells(st)), ("ece", lambda st: _jack_ece(data, st.bins))):
+        stat = get_metric(name).statistic(data)
+        assert closed(stat) == pytest.approx(jackknife_statistic(stat, 40), abs=1e-12)
+    # above the group limit, groups of rows are left out together
+    assert jackknife_statistic(lambda W: W.sum(axis=1), 1000).tolist() == [995.0] * 200
+
+
+def test_bootstrap_weights_draw_whole_clusters_and_follow_the_seed() -> None:
+    clusters = np.repeat(np.arange(5), 3)
+    w = bootstrap_weights(15, 50, np.random.default_rng(0), clusters)
+    assert np.all(w.reshape(50, 5, 3) == w.reshape(50, 5, 3)[:, :, :1]) and np.all(w.sum(axis=1) == 15)
+    again = bootstrap_weights(15, 50, np.random.default_rng(0), clusters)
+    assert np.array_equal(w, again)
+
+
+def test_methods_share_resamples_and_defaults_follow_the_metric() -> None:
+    rows = _rows(400, 6)
+    got = corpus_intervals("pr_auc", rows, ("auto", "percentile", "bca"), n_resamples=1000)
+    assert got["auto"] == got["bca"] and got["percentile"].estimate == got["bca"].estimate
+    assert got["percentile"] != got["bca"]
+    assert corpus_score("auroc", rows).method == "delong-logit"
+    assert corpus_score("auroc", rows, method="delong").method == "delong"
+    assert corpus_score("ece", rows, n_resamples=500).method == "bootstrap-basic"
+    assert corpus_score("mcc", rows, n_resamples=500).method == "bootstrap-cells-percentile"
+    assert corpus_score("log_loss", rows, n_resamples=500).method == "bootstrap-bca"
+    assert corpus_score("aurc", rows, n_resamples=500).method == "bootstrap-bca"
+    clustered = corpus_score("auroc", rows, n_resamples=500, clusters=np.arange(400) // 8)
+    assert clustered.method == "bootstrap-clusters-bca"
+
+
+def test_bad_interval_methods_are_refused_with_the_choices() -> None:
+    rows = _rows(100, 7)
+    with pytest.raises(ConfigError, match="choose one of auto, percentile"):
+        corpus_score("auroc", rows, method="wilson")
+    with pytest.raises(ConfigError, match="method='t' is for brier and log_loss"):
+        corpus_score("auroc", rows, method="t")
+    with pytest.raises(ConfigError, match="DeLong's interval is of AUROC"):
+        corpus_score("pr_auc", rows, method="delong")
+
+
+def test_few_right_predictions_of_a_label_warn() -> None:
+    rows = _rows(400, 8)
+    rows["target"] = np.where(np.arange(400) < 30, "1", "0")  # 30 positives, few predicted right
+    rows["output"] = np.where(np.arange(400) < 4, "1", np.where(np.arange(400) > 380, "1", "0"))
+    ci = corpus_score("macro_f1", rows, n_resamples=500)
+    assert "label '1' is predicted right only 4 times" in ci.warning
+
+
+def test_calibration_errors_equal_scikit_learns_calibration_curve() -> None:
+    rows = _rows(2000, 9)
+    data = CorpusData.from_lists(rows["target"], rows["output"], confidence=rows["confidence"])
+    conf, right = data.confidence, data.correct
+    acc, mean_conf = calibration_curve(right, conf, n_bins=15, strategy="quantile")
+    counts = np.bincount(ece_bins(conf, adaptive=True))
+    counts = counts[counts > 0]
+    share = counts / counts.sum()
+    plugin = np.sqrt(np.sum(share * (mean_conf - acc) ** 2))
+    debiased = np.sqrt(np.sum(share * ((mean_conf - acc) ** 2 - acc * (1 - acc) / (counts - 1))))
+    assert get_metric("ece_debiased").point(data) == pytest.approx(debiased, abs=1e-12)  # type: ignore[attr-defined]
+    one = np.ones((1, 2000))
+    bins = ece_bins(conf, adaptive=True)
+    assert weighted_l2_calibration_error(right, conf, bins, one, debiased=False)[0] == pytest.approx(plugin, abs=1e-12)
+    assert get_metric("ece_adaptive").point(data) == pytest.approx(np.sum(share * np.abs(mean_conf - acc)), abs=1e-12)  # type: ignore[attr-defined]
+
+
+def test_debiased_ece_removes_the_plug_ins_upward_bias_on_a_calibrated_model() -> None:
+    rng = np.random.default_rng(10)
+    plugin, debiased = [], []
+    for _ in range(40):
+        conf = rng.uniform(0.5, 1.0, 300)
+        right = (rng.uniform(size=300) < conf).astype(float)  # calibrated: the true error is 0
+        data = CorpusData(np.array(["a"] * 300, dtype=object), np.array(["a"] * 300, dtype=object), right, conf,
+                          [None] * 300, [f"row {i}" for i in range(300)])
+        bins = ece_bins(conf, adaptive=True)
+        plugin.append(weighted_l2_calibration_error(right, conf, bins, np.ones((1, 300)), debiased=False)[0])
+        debiased.append(get_metric("ece_debiased").point(data))  # type: ignore[attr-defined]
+    assert np.mean(plugin) > 0.08 and np.mean(debiased) < 0.4 * np.mean(plugin)
+
+
+def _curve_rows(seed: int, worse_from: int | None) -> pd.DataFrame:
+    """Rows along 'depth' 1..6; from ``worse_from`` on, the scores separate the classes far less."""
+    parts = []
+    for depth in range(1, 7):
+        sharp = 0.3 if worse_from is not None and depth >= worse_from else 1.6
+        part = _rows(250, seed * 10 + depth, sharp=sharp, overconfident=1.0)
+        parts.append(part.assign(depth=depth, example_id=[f"d{depth}-{i}" for i in range(250)]))
+    return pd.concat(parts, ignore_index=True)
+
+
+def test_a_planted_break_in_auroc_is_found_where_it_was_planted() -> None:
+    table = corpus_curve("auroc", _curve_rows(1, worse_from=5), "depth", train_range=(1, 3), n_resamples=500)
+    assert table["in_range"].tolist() == [True, True, True, False, False, False]
+    assert table["tested"].tolist() == [False, False, False, True, True, True]
+    assert table["below"].tolist() == [False, False, False, False, True, True]
+    assert corpus_break(table) == 5.0
+    assert (table.loc[4:, "gap"] < 0).all() and (table.loc[4:, "p_holm"] < 0.001).all()
+    flat = corpus_curve("auroc", _curve_rows(2, worse_from=None), "depth", train_range=(1, 3), n_resamples=500)
+    assert corpus_break(flat) is None and (flat["p_holm"].dropna() > 0.05).all()
+
+
+def test_a_break_in_a_loss_is_a_rise_and_undefined_bins_are_named() -> None:
+    rows = _curve_rows(3, worse_from=4)
+    rows.loc[rows["depth"] >= 4, "confidence"] = rows.loc[rows["depth"] >= 4, "confidence"].clip(lower=0.97)
+    table = corpus_curve("ece", rows, "depth", n_resamples=500)  # no training range: the first bin is the reference
+    assert table["in_range"].tolist() == [True] + [False] * 5
+    assert corpus_break(table) == 4.0 and (table.loc[3:, "gap"] > 0).all()
+    one_class = rows.copy()
+    one_class.loc[one_class["depth"] == 6, "target"] = "1"
+    t = corpus_curve("auroc", one_class, "depth", n_resamples=500)
+    assert pd.isna(t.loc[5, "score"]) and "one class only" in t.loc[5, "note"] and not t.loc[5, "tested"]
+    with pytest.raises(DataError, match="No bin of 'depth' lies inside the training range"):
+        corpus_curve("auroc", rows, "depth", train_range=(10, 12))
