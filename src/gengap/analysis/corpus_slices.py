@@ -58,9 +58,7 @@ import scipy.stats
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
-from gengap.analysis.corpus import corpus_data, corpus_gap, corpus_score
-from gengap.analysis.intervals import adjust_pvalues
-from gengap.analysis.slices import (
+from gengap.analysis._slice_core import (
     MAX_VALUES,
     MIN_SLICE_N,
     N_BINS,
@@ -72,6 +70,8 @@ from gengap.analysis.slices import (
     _features,
     _mask,
 )
+from gengap.analysis.corpus import corpus_data, corpus_gap, corpus_score
+from gengap.analysis.intervals import adjust_pvalues
 from gengap.metrics import get_metric
 from gengap.metrics_corpus import CorpusData, CorpusMetric, positive_label
 
