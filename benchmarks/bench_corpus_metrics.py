@@ -213,7 +213,7 @@ def cost() -> None:
     print("Every metric's interval on one test part (10,000 resamples asked; ranking metrics draw at most 2,000), "
           "percentile vs BCa (the BCa adds the jackknife):")
     records = []
-    for n in (5_000, 50_000):
+    for n in (5_000, 20_000):
         y, p = draw(n, 0.3, rng)
         data = as_data(y, p)
         for m in METRICS:

@@ -164,7 +164,11 @@ def _curve_rows(seed: int, worse_from: int | None) -> pd.DataFrame:
 
 
 def test_a_planted_break_in_auroc_is_found_where_it_was_planted() -> None:
-    table = corpus_curve("auroc", _curve_rows(1, worse_from=5), "depth", train_range=(1, 3), n_resamples=500)
+    rows = _curve_rows(1, worse_from=5)
+    table = corpus_curve("auroc", rows, "depth", train_range=(1, 3), n_resamples=500)
+    for depth, got in zip(range(1, 7), table["score"]):  # each bin's AUROC is scikit-learn's on its rows
+        part = rows[rows["depth"] == depth]
+        assert got == pytest.approx(skm.roc_auc_score(part["target"].astype(int), part["p1"]), abs=1e-12)
     assert table["in_range"].tolist() == [True, True, True, False, False, False]
     assert table["tested"].tolist() == [False, False, False, True, True, True]
     assert table["below"].tolist() == [False, False, False, False, True, True]

@@ -18,6 +18,8 @@ module                        what it answers
 ``analysis.stress``           how much each perturbation moves the score (paired with the clean run)
 ``analysis.measures``         how well training-time measures rank runs by their gap
 ``analysis.leakage``          is the test set clean? copies of training examples, corpus overlap
+``analysis.corpus``           corpus metrics (AUROC, F1, ECE, ...): interval, gap, per bin with break point
+``analysis.resample``         bootstrap weights over rows or clusters, jackknife, BCa bounds
 ============================  =====================================================================
 
 Names load on first use, so importing one module does not import the others (scikit-learn, say).

@@ -106,15 +106,15 @@ class DivergenceSearch:
         b = sp.csr_matrix((np.ones(len(examples)), examples, indptr), shape=(len(types), self.n))
         return b, sizes.astype(np.float64)
 
-    def _group_counts(self, binary: sp.csr_matrix, counts: sp.csr_matrix) -> sp.csr_matrix:
-        """``binary @ counts``; when ``binary`` touches few examples, from those rows of ``counts`` only: the
-        same sums in the same order, without passing over the whole count matrix (which dominates at a
-        million examples)."""
+    def _group_counts(self, binary: sp.csr_matrix) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+        """``binary @ counts`` for the compound and the atom counts; when ``binary`` touches few examples, from
+        those rows of the counts only: the same sums in the same order, without passing over the whole count
+        matrices (which dominates at a million examples)."""
         if 8 * binary.nnz > self.n:
-            return (binary @ counts).tocsr()
+            return (binary @ self.C.counts).tocsr(), (binary @ self.A.counts).tocsr()
         rows, local = np.unique(binary.indices, return_inverse=True)
         small = sp.csr_matrix((binary.data, local.reshape(-1), binary.indptr), shape=(binary.shape[0], len(rows)))
-        return (small @ counts[rows]).tocsr()
+        return (small @ self.C.counts[rows]).tocsr(), (small @ self.A.counts[rows]).tocsr()
 
     def _train_doc_freq(self, in_test: np.ndarray) -> np.ndarray:
         return np.diff(self.type_rows.indptr) - np.asarray(self.has_type[in_test].sum(axis=0)).ravel()
@@ -255,8 +255,7 @@ class DivergenceSearch:
             return False
         cand = self.rng.permutation(cand)[:n_candidates]  # random order: equal scores tie-break by seed
         binary, sizes = self._train_examples_of(cand, in_test)
-        kc = self._group_counts(binary, self.C.counts)
-        ka = self._group_counts(binary, self.A.counts)
+        kc, ka = self._group_counts(binary)
         dsc, rc = self._add_effect(self.C, kc)
         dsa, ra = self._add_effect(self.A, ka)
         blocked = self._blocked(ka)
@@ -315,8 +314,8 @@ class DivergenceSearch:
                 break
             cand = self.rng.permutation(cand)[:n_candidates]  # random order: equal scores tie-break by seed
             binary, sizes = self._train_examples_of(cand, in_test)
-            dsc, rc = self._add_effect(self.C, self._group_counts(binary, self.C.counts))
-            ka = self._group_counts(binary, self.A.counts)
+            kc, ka = self._group_counts(binary)
+            dsc, rc = self._add_effect(self.C, kc)
             dsa, ra = self._add_effect(self.A, ka)
             blocked = self._blocked(ka)
             sc, tc, ec = _chernoff_sum(self.C.train, self.C.test, COMPOUND_ALPHA), self.C.train.sum(), self.C.test.sum()
