@@ -75,7 +75,8 @@ _NAMED_AGAIN_RE = re.compile(r"^\W*(?:(?:no|nope|yes|well|hmm+|so|only|just|defi
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+dozen|a\s+hundred"
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
-_NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
+_NAMES_RE = _candidates_re(r"(?:the\s+)?(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}|(?:the\s+)?(?-i:[a-z])[\w'-]*(?:\s+(?-i:[a-z])[\w'-]*)?",
+                           r"\bor\b|/")  # names, or common nouns with their article: "The liver or the pancreas."
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
 _CANDIDATE_ITEM_RES = {"choice": re.compile(r"\b[A-E]\b"), "number": re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE),
                        "text": re.compile(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}")}
