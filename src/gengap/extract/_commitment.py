@@ -664,7 +664,7 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["after_opening_hedge", "candidates_rule", "choice_on_question", "concluded_verdict",
-           "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
+           "contrast_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
            "no_after_short_answer", "number_answers_another_question", "number_on_question",
            "one_side_of_a_comparison", "option_only_mentioned", "on_question", "open_candidates", "range_only",
            "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
@@ -697,6 +697,44 @@ def foreign_unsure_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Contex
     return foreign_unsure
 
 
+# ---------------------------------------------------------------------------------------- contrasts
+# two clauses set against each other: "X is P; Y is Q", "X ..., but Y ..."
+_CONTRAST_RE = re.compile(r";\s+|,?\s+but\s+", re.IGNORECASE)
+_CONTRAST_CUE_RE = re.compile(r";|\bbut\b", re.IGNORECASE)
+_IT_IS_RE = re.compile(r"\bit(?:'s|\u2019s|\s+is|\s+was)\b", re.IGNORECASE)
+
+
+def contrast_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | None]:
+    """A rule for the kinds that name an answer (a yes/no verdict has its own contrast rules): an output of one sentence whose two clauses are set against each other
+    ("X is P; Y is Q", "X ..., but Y ...") and read different answers, where the answer the other readers take
+    comes from the clause that shares fewer of the question's words ("Ottawa is the capital; the largest city
+    is Toronto." for the largest city), is not read: that clause answers another question."""
+    def contrast(ctx: Context) -> str | None:
+        if ctx.kind == "yes_no" or not ctx.question or len(ctx.text) > 240 or not _CONTRAST_CUE_RE.search(ctx.text) \
+                or len(sentences(ctx.text)) > 1:
+            return None
+        clauses = [c.strip(" .") for c in _CONTRAST_RE.split(ctx.text.strip()) if c.strip(" .")]
+        if len(clauses) != 2:
+            return None
+        off = ctx.disabled | {"contrast"}
+
+        def read(text: str) -> str | None:
+            return run_cascade(rules(), Context(text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=off), disabled=off).value
+        readings = [read(c) for c in clauses]
+        if None in readings or readings[0] == readings[1]:
+            return None
+        whole = read(ctx.text)
+        if whole not in readings:
+            return None
+        asked = content_stems(ctx.question)
+        shared = [len(asked & content_stems(c)) for c in clauses]
+        taken = readings.index(whole)
+        if shared[taken] >= shared[1 - taken] or _IT_IS_RE.search(clauses[taken]) or _CONCLUDES_RE.search(ctx.text):
+            return None  # "..., but today it's Tokyo": "it" is the question's subject; "..., so 72": a conclusion
+        return ABSTAIN
+    return contrast
+
+
 # ---------------------------------------------------------------------------------------- the stage
 def refusal_rule(ctx: Context) -> str | None:
     """A cascade rule: an output that declines or cannot answer (``phrases/en.toml``, ``refusal``) is unextracted."""
@@ -712,7 +750,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
     >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None, unfinished=lambda ctx: None)]
-    ['foreign_unsure', 'refusal', 'hedge', 'unfinished', 'cut_off']
+    ['foreign_unsure', 'refusal', 'hedge', 'unfinished', 'cut_off', 'contrast']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
             Rule("refusal", "abstain", refusal_rule),
@@ -720,4 +758,5 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
             Rule("hedge", "abstain", hedge),
             *also,
             Rule("unfinished", "abstain", unfinished),
-            Rule("cut_off", "abstain", cut_rule))
+            Rule("cut_off", "abstain", cut_rule),
+            Rule("contrast", "contrast", contrast_rule(rules)))
