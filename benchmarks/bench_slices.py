@@ -3,6 +3,8 @@
     python benchmarks/bench_slices.py            # the figures of the README and the notes (~3 min, 2 cores)
     python benchmarks/bench_slices.py --quick    # smoke run: 100 simulations, 100,000 rows for speed
     python benchmarks/bench_slices.py --only-similarity --similarity 1000000 100000   # train_similarity at scale
+    python benchmarks/bench_slices.py --corpus   # slices on corpus metrics (AUROC, ECE): null and recall (~15 min loaded)
+    python benchmarks/bench_slices.py --conjunction-at-scale 5   # the planted pair at 1,000,000 rows, 5 seeds
 
 Every simulation draws a fresh table: four text columns (3, 4, 4 and 5 values) and one numeric
 column (cut into quantile bins by the search), and 0/1 scores at 70% (or, where named,
@@ -98,6 +100,82 @@ def planted(sims: range, n_slice: int, shape: str, controls: list[str], kind: st
     return {c: v / len(sims) for c, v in hits.items()}
 
 
+def corpus_rows(n: int, rng: np.random.Generator, bad: np.ndarray | None = None, kind: str = "auroc") -> pd.DataFrame:
+    """Binary labels with confidences. auroc: the positive-class probability is the label's side plus
+    normal noise of sd 0.22 (AUROC about 0.93), sd 0.6 on ``bad`` rows (about 0.70 there). ece:
+    confidences uniform on [0.5, 1], right with that probability, and on ``bad`` rows 15 points less."""
+    bad = np.zeros(n, dtype=bool) if bad is None else bad
+    y = rng.integers(0, 2, n)
+    if kind == "auroc":
+        p = np.clip(0.5 + (y - 0.5) * 0.5 + rng.normal(0, np.where(bad, 0.6, 0.22)), 0.01, 0.99)
+        out = (p > 0.5).astype(int)
+        conf = np.where(out == 1, p, 1 - p)
+    else:
+        conf = rng.uniform(0.5, 1.0, n)
+        out = np.where(rng.random(n) < np.where(bad, conf - 0.15, conf), y, 1 - y)
+    return pd.DataFrame({"target": y.astype(str), "output": out.astype(str), "confidence": conf})
+
+
+def corpus_search(frame: pd.DataFrame, rows: pd.DataFrame, metric: str, control: str, seed: int) -> tuple[int, set[str]]:
+    from gengap.analysis.corpus_slices import find_corpus_slices
+
+    found = find_corpus_slices(frame, rows, metric, control="none" if control == "naive" else control, top=0,
+                               n_resamples=100, seed=seed)
+    return found.n_significant, set(found.significant["description"])
+
+
+def corpus_figures(sims: int, rsims: int) -> None:
+    controls = ["bh", "naive"]
+    print("Corpus metrics, null data: share of searches with any significant slice (promise: <= 0.05)")
+    print(f"  {'setting':<44} {'bh':>7} {'naive':>7}")
+    for metric, n, count in (("auroc", 1500, sims), ("ece", 1500, max(10, sims // 2))):
+        hits = dict.fromkeys(controls, 0)
+        for s in range(count):
+            rng = np.random.default_rng(20_000 + s)
+            frame = table(n, rng)
+            rows = corpus_rows(n, rng, kind=metric)
+            for c in controls:
+                hits[c] += corpus_search(frame, rows, metric, c, s)[0] > 0
+        print(f"  {f'{metric}, {n:,} rows ({count} sims)':<44} {hits['bh'] / count:7.3f} {hits['naive'] / count:7.3f}")
+    print(f"\nCorpus metrics, planted slices in 3,000 rows: recall (share of {rsims} simulations reporting exactly it;"
+          " BH only: the naive search's recall is no test of it)")
+    print(f"  {'slice':<44} {'bh':>7}")
+    controls = ["bh"]
+    for metric, shape, n_slice in (("auroc", "single", 300), ("auroc", "pair", 300), ("ece", "single", 300)):
+        n = 3000
+        share = n_slice / n if shape == "single" else float(np.sqrt(n_slice / n))
+        truth = "channel = c0" if shape == "single" else "channel = c0 and language = l0"
+        hits = dict.fromkeys(controls, 0)
+        for s in range(rsims):
+            rng = np.random.default_rng(30_000 + s)
+            frame = table(n, rng, share)
+            bad = (frame["channel"] == "c0").to_numpy()
+            if shape == "pair":
+                bad = bad & (frame["language"] == "l0").to_numpy()
+            rows = corpus_rows(n, rng, bad, kind=metric)
+            for c in controls:
+                hits[c] += truth in corpus_search(frame, rows, metric, c, s)[1]
+        what = "AUROC 0.93 -> 0.70" if metric == "auroc" else "ECE +15 points"
+        print(f"  {f'{shape}, {n_slice} rows, {what}':<44} {hits['bh'] / rsims:7.3f}")
+
+
+def conjunction_at_scale(n: int, seeds: int) -> None:
+    """The pair planted by :func:`speed` at ``n`` rows, several seeds: what the search reports."""
+    kept_extra = 0
+    for s in range(seeds):
+        rng = np.random.default_rng(100 + s)
+        frame = pd.DataFrame({f"c{i}": rng.integers(0, k, n).astype(str) for i, k in enumerate((3, 5, 8, 12))})
+        frame["length"] = rng.gamma(3.0, 10.0, n).round()
+        bad = ((frame["c0"] == "1") & (frame["c2"] == "3")).to_numpy()
+        y = (rng.random(n) < np.where(bad, 0.6, 0.7)).astype(np.float64)
+        found = set(find_slices(frame, y, order=2).significant["description"])
+        extra = sorted(found - {"c0 = 1 and c2 = 3"})
+        kept_extra += bool(extra)
+        print(f"  seed {s}: {'planted pair reported' if 'c0 = 1 and c2 = 3' in found else 'planted pair MISSED'}; "
+              f"other significant slices: {', '.join(extra) or 'none'}")
+    print(f"  searches reporting any slice besides the planted pair: {kept_extra} of {seeds}")
+
+
 def speed(n: int) -> None:
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({f"c{i}": rng.integers(0, k, n).astype(str) for i, k in enumerate((3, 5, 8, 12))})
@@ -141,7 +219,21 @@ def main() -> None:
     parser.add_argument("--similarity", nargs=2, type=int, metavar=("N_TRAIN", "N_TEST"), default=None,
                         help="also time train_similarity at this size (the issue's: 1000000 100000)")
     parser.add_argument("--only-similarity", action="store_true", help="time train_similarity only")
+    parser.add_argument("--corpus", action="store_true", help="slices on corpus metrics only")
+    parser.add_argument("--corpus-sims", type=int, default=60, help="null simulations of the corpus search")
+    parser.add_argument("--corpus-recall-sims", type=int, default=20)
+    parser.add_argument("--conjunction-at-scale", type=int, default=0, metavar="SEEDS",
+                        help="only: the planted pair at 1,000,000 rows with this many seeds")
     args = parser.parse_args()
+    if args.corpus:
+        t0 = time.perf_counter()
+        corpus_figures(args.corpus_sims, args.corpus_recall_sims)
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
+    if args.conjunction_at_scale:
+        print("A pair planted at 1,000,000 rows (c0 = 1 and c2 = 3, 10 points lower): what BH reports")
+        conjunction_at_scale(1_000_000, args.conjunction_at_scale)
+        return
     sims = 100 if args.quick else args.sims
     rsims = 40 if args.quick else args.recall_sims
     controls = ["bh", "split", "naive"]

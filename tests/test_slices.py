@@ -428,7 +428,7 @@ def _passages_with_a_planted_pair(seed: int) -> tuple[pd.DataFrame, np.ndarray, 
 def test_the_conjunction_explains_its_parts_by_clustered_tests_when_rows_are_clustered():
     import statsmodels.api as sm
 
-    from gengap.analysis.slices import _below_p_clustered
+    from gengap.analysis._slice_core import _below_p_clustered
 
     meta, y, g = _passages_with_a_planted_pair(2)
     forum, es = (meta["channel"] == "forum").to_numpy(), (meta["language"] == "es").to_numpy()

@@ -171,7 +171,9 @@ class Evaluation:
         """Slices of the test rows that score significantly below the rest, found without being told
         where to look: every value of each metadata column, ``input_length`` and ``target_length``
         (binned), and pairs of them up to ``order`` conditions; one search per model and split, on
-        one metric (default: the first), cluster-robust when the run has a ``cluster`` column. See
+        one metric (default: the first), cluster-robust when the run has a ``cluster`` column; a corpus
+        metric (``auroc``, ``macro_f1``, ``ece``) is computed on each slice's rows and tested by
+        permutation (:func:`gengap.analysis.corpus_slices.find_corpus_slices`). See
         :func:`gengap.analysis.slices.find_slices` for the options (``min_n``, ``alpha``, ``control``, ...).
 
         A DataFrame: ``model``, ``split``, ``metric`` and :data:`gengap.analysis.slices.SLICE_COLUMNS`,

@@ -1041,6 +1041,39 @@ def _direction(ctx: Context) -> str | None:
     return match[0] if len(match) == 1 else None
 
 
+_OPTION_LABEL_RE = re.compile(r"(?:^|(?<=\s))([A-Ea-e])[.:)](?=\s|$)")
+
+
+def _listed_labels(line: str) -> set[str]:
+    """The option labels ``line`` lists: one label before a short item ("B: Michelangelo"), or several, each
+    before at most three words ("a. Guitar b. Violin c. Piano", "B: A B: C D: E:"); none in a sentence."""
+    found = list(_OPTION_LABEL_RE.finditer(line.strip()))
+    if not found or found[0].start() != 0:
+        return set()
+    items = [line.strip()[m.end():n.start() if n else None] for m, n in zip(found, [*found[1:], None])]
+    limit = 4 if len(found) == 1 else 3
+    return {m.group(1).upper() for m in found} if all(len(item.split()) <= limit for item in items) else set()
+
+
+def _option_list(ctx: Context) -> str | None:
+    """An output whose opening lines list options themselves ("Leonardo da Vinci\\nB: Michelangelo\\nC. Raphael", "B: A B: C
+    D: E:") repeats or invents a list instead of picking from it: unextracted. A list after a blank line or a new
+    question, once a first line has answered, is the model going on to another question and is left to the readers.
+
+    >>> _option_list(Context("Paris\\nB: London\\nC. Rome", "choice", choices=["Paris", "London", "Rome"]))
+    '\\x00abstain'
+    >>> _option_list(Context("A\\n\\nQ: Which?\\nA. Pink\\nB. Red", "choice", choices=["Pink", "Red"])) is None
+    True
+    >>> _option_list(Context("D: 23.\\nA: 1 is not prime by definition. B: 9 = 3 x 3.", "choice", choices=["1", "9", "15", "23"])) is None
+    True
+    """
+    block = re.split(r"\n\s*\n|\n[^\n]*\?", ctx.text.strip(), maxsplit=1)[0]
+    labels: set[str] = set()
+    for line in block.splitlines():
+        labels |= _listed_labels(line)
+    return ABSTAIN if len(labels) >= 2 else None
+
+
 def _last_letter(ctx: Context) -> str | None:
     paren = _patterns(_letters(ctx))[2]
     found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
@@ -1058,7 +1091,8 @@ RULES: tuple[Rule, ...] = (
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),
     *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_strict_read,
-                       also=(Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
+                       also=(Rule("option_list", "abstain", _option_list),
+                             Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
                              Rule("none_of_them", "abstain", _commitment.rejects_every_option))),
     Rule("answer_first", "answer_first", _commitment.choice_on_question(_answer_first)),
     Rule("foreign_ordinal", "other_language", _foreign_ordinal),

@@ -75,7 +75,8 @@ _NAMED_AGAIN_RE = re.compile(r"^\W*(?:(?:no|nope|yes|well|hmm+|so|only|just|defi
 _LETTERS_RE = _candidates_re(r"\(?[A-E]\)?", r",|/|\bor\b|\band\b|&")
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a\s+dozen|a\s+hundred"
 _NUMBERS_RE = _candidates_re(rf"[$\u20ac\u00a3]?\d[\d,.]*\s*%?|{_NUMBER_WORDS}", r"\bor\b")  # not "/": "1/4" is one number
-_NAMES_RE = _candidates_re(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}", r"\bor\b|/")
+_NAMES_RE = _candidates_re(r"(?:the\s+)?(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}|(?:the\s+)?(?-i:[a-z])[\w'-]*(?:\s+(?-i:[a-z])[\w'-]*)?",
+                           r"\bor\b|/")  # names, or common nouns with their article: "The liver or the pancreas."
 _CANDIDATE_RES = {"choice": _LETTERS_RE, "number": _NUMBERS_RE, "text": _NAMES_RE}
 _CANDIDATE_ITEM_RES = {"choice": re.compile(r"\b[A-E]\b"), "number": re.compile(rf"\d[\d,.]*|\b(?:{_NUMBER_WORDS})\b", re.IGNORECASE),
                        "text": re.compile(r"(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*){0,3}")}
@@ -271,9 +272,31 @@ def cut_before_conclusion(text: str) -> bool:
     return len(last.split()) >= 5 and not re.search(r"\d\s*[^\s\d]{0,4}$", last)  # a clause cut off, not "100 C"
 
 
+# the word an unfinished sentence stops on: an article, a joiner, a copula or an approximation still to be given
+_OPEN_END_RE = re.compile(r"\s(?:(?-i:a|an)|the|that|which|who|whose|so|and|or|but|because|since|than|is|are|was|were)\s*$"
+                          r"|(?:^|\s)(?:approximately|roughly|nearly|almost)\s*$|\d,\d{0,2}$", re.IGNORECASE)
+
+
+def cut_mid_sentence(text: str) -> bool:
+    """Whether the output stops in the middle of its only sentence, on a word that still waits for what it
+    introduces ("A whale shark is a", "..., so", "Approximately") or inside a number ("508,000,0"): what it
+    would have said is not there, so nothing is read.
+
+    >>> cut_mid_sentence("A whale shark is a"), cut_mid_sentence("There are 508,000,000,0"), cut_mid_sentence("Approximately")
+    (True, True, True)
+    >>> cut_mid_sentence("It is 42. It is that"), cut_mid_sentence("The pancreas"), cut_mid_sentence("Yes, and")
+    (False, False, False)
+    """
+    stripped = text.strip()
+    if not stripped or re.search(r"[.!?\u3002\n:;]", stripped.rstrip(".!?\u3002")) or stripped[-1] in ".!?\u3002)]}\"'*":
+        return False
+    return bool(_OPEN_END_RE.search(stripped)) and not re.match(r"^\W*(?:yes|no)\b", stripped, re.IGNORECASE)
+
+
 def cut_rule(ctx: Context) -> str | None:
-    """A cascade rule: an output cut off before its conclusion is unextracted."""
-    return ABSTAIN if cut_before_conclusion(ctx.text) else None
+    """A cascade rule: an output cut off before its conclusion, or in the middle of its only sentence, is
+    unextracted."""
+    return ABSTAIN if cut_before_conclusion(ctx.text) or cut_mid_sentence(ctx.text) else None
 
 
 # ---------------------------------------------------------------------------------------- taking back
@@ -641,7 +664,7 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["after_opening_hedge", "candidates_rule", "choice_on_question", "concluded_verdict",
-           "cut_before_conclusion", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
+           "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
            "no_after_short_answer", "number_answers_another_question", "number_on_question",
            "one_side_of_a_comparison", "option_only_mentioned", "on_question", "open_candidates", "range_only",
            "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",

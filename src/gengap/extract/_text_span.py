@@ -79,12 +79,31 @@ def without_foreign_article(span: str, text: str) -> str:
         return span  # a cheap test first: most spans open with no article of these languages
     lang = reply_language(text)
     if lang is None:
-        return span
+        return _bare_foreign_article(span, first, rest, text)
     if elided and lang == "fr":
         return span[elided.end():]
     if first.lower() not in _ARTICLES[lang] or _named_with_article(first, rest, text, lang):
         return span
     return rest.strip()
+
+
+# articles no English word spells, and the German ones, which open a capitalised noun
+_FOREIGN_ONLY_ARTICLES = frozenset("el los las le les il gli".split())
+_GERMAN_ARTICLES = frozenset("der die das dem den des".split())
+
+
+def _bare_foreign_article(span: str, first: str, rest: str, text: str) -> str:
+    """A reply that is only the span, too short to tell its language, opening with an article no English word
+    spells before a common noun ("El páncreas.", "Le foie.", "Der Pazifik.") reads the noun; "El Niño" keeps
+    its article (a name), and so does anything written inside a longer sentence."""
+    if text.split("\n", 1)[0].strip().rstrip(".!").strip() != span or not rest:
+        return span
+    article = first.lower()
+    if article in _GERMAN_ARTICLES and rest[:1].isupper() and " " not in rest.strip():
+        return rest.strip()
+    if article in _FOREIGN_ONLY_ARTICLES and rest[:1].islower():
+        return rest.strip()
+    return span
 
 
 # "C'est X qui ...", "Es X quien ...", "Fue X quien ...", "Foi X quem ...", "Es war X, der ...": X answers

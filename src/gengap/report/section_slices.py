@@ -31,9 +31,10 @@ ROWS_SHOWN, SLICES_SHOWN = 5, 10
 def slice_records(searches: list[tuple[dict[str, str], SliceSearch]]) -> list[dict[str, Any]]:
     """The ``slices`` array of results.json: every reported slice with its model, split and metric,
     significant first, then by gap (most negative first)."""
-    records = [{**key, **rec, "control": search.control} for key, search in searches
-               for rec in search.table.to_dict(orient="records")]
-    return sorted(records, key=lambda r: (not r["significant"], r["gap"], r["model"], r["split"], r["description"]))
+    records = [({**key, **rec, "control": search.control}, rec["gap"] if search.higher_is_better else -rec["gap"])
+               for key, search in searches for rec in search.table.to_dict(orient="records")]
+    return [r for r, _ in sorted(records, key=lambda x: (not x[0]["significant"], x[1], x[0]["model"], x[0]["split"],
+                                                         x[0]["description"]))]
 
 
 def _rows_behind(group: pd.DataFrame, search: SliceSearch, description: str, fmt: ScoreFormat) -> pd.DataFrame:
@@ -63,6 +64,10 @@ def slices_section(ctx: ReportContext) -> Section | None:
              f"and the similarity to training when stored (binned), and conjunctions of up to {ctx.slice_order} of them, each tested one-sided against the rest; "
              f"false discoveries controlled by {'; '.join(controls)} at 5%. A conjunction is shown in place of the "
              "parts it explains."
+             + (f" {metric} is a figure of a whole set of rows: each slice's is computed on its own rows and tested by "
+                "permutation against random sets of rows of the same size"
+                + ("" if all(s.higher_is_better for _, s in searches) else " (higher is worse here)") + "."
+                if any(s.test == "permutation" for _, s in searches) else "")
              + (f" Rows of one '{ctx.cluster}' are not independent: every test and interval is cluster-robust."
                 if ctx.cluster else ""))
     html_parts.append(html_fragment("<p>{{ t }}</p>", t=intro))
