@@ -27,6 +27,7 @@ draws); the plug-in L1 ``ece`` (15 equal-width bins) against its own binned trut
     python benchmarks/bench_corpus_metrics.py --quick      # fewer reps, no n = 100,000 (about 5 minutes)
     python benchmarks/bench_corpus_metrics.py --debias     # the debiased ECE's bias only (about a minute)
     python benchmarks/bench_corpus_metrics.py --cost       # the timings only
+    python benchmarks/bench_corpus_metrics.py --breaks     # false breaks and power of corpus_curve's test
 """
 
 from __future__ import annotations
@@ -230,6 +231,50 @@ def cost() -> None:
         print(f"  n = {n:,}: all {len(g)} metrics, percentile {g['percentile_s'].sum():.1f} s, BCa {g['bca_s'].sum():.1f} s")
 
 
+def curve_rows(n_bins: int, per_bin: int, break_at: int | None, rng: np.random.Generator) -> pd.DataFrame:
+    """Rows along an axis 1..n_bins from the simulation at prevalence 0.5; from ``break_at`` on, the
+    model's scores separate the classes far less (true AUROC 0.58 instead of 0.76) and its
+    probabilities are twice as overconfident (logit x 3 instead of x 1.5), so AUROC falls and ECE
+    rises there."""
+    parts = []
+    for b in range(1, n_bins + 1):
+        y = (rng.uniform(size=per_bin) < 0.5).astype(int)
+        broken = break_at is not None and b >= break_at
+        shift = 0.3 if broken else 1.0
+        s = rng.normal(size=per_bin) + shift * y
+        post = expit(shift * s - shift**2 / 2)
+        p = expit((3.0 if broken else 1.5) * logit(np.clip(post, 1e-12, 1 - 1e-12)))
+        data = as_data(y, p)
+        parts.append(pd.DataFrame({"target": data.y_true, "output": data.y_pred, "confidence": data.confidence, "axis": b}))
+    return pd.concat(parts, ignore_index=True)
+
+
+def breaks(reps: int) -> None:
+    """How often corpus_curve names a break on flat curves (false breaks, target <= 0.05) and finds a
+    planted one at its bin (power), for AUROC (DeLong) and ECE (bootstrap)."""
+    from gengap.analysis.corpus import corpus_break, corpus_curve
+
+    rng = np.random.default_rng(77)
+    records = []
+    for metric in ("auroc", "ece"):
+        for planted in (None, 5):
+            found = []
+            started = time.perf_counter()
+            for r in range(reps):
+                rows = curve_rows(6, 250, planted, rng)
+                table = corpus_curve(metric, rows, "axis", train_range=(1, 3), n_resamples=400, seed=r)
+                found.append(corpus_break(table))
+            named = np.array([f is not None for f in found])
+            record: dict[str, object] = {"metric": metric, "planted": "none" if planted is None else f"bin {planted}",
+                                         "reps": reps, "break named": float(named.mean()),
+                                         "at the planted bin": float(np.mean([f == planted for f in found])) if planted else "-",
+                                         "s per curve": (time.perf_counter() - started) / reps}
+            records.append(record)
+            print(pd.DataFrame.from_records([record]).to_string(index=False, float_format=lambda x: f"{x:.3f}"), flush=True)
+    print("Break-point test on corpus curves (6 bins x 250 rows, training range bins 1-3, Holm, alpha 0.05):")
+    print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer reps and no n = 100,000")
@@ -238,7 +283,11 @@ def main() -> None:
     ap.add_argument("--seed-base", type=int, default=1000, help="7000: the development run defaults were chosen on")
     ap.add_argument("--debias", action="store_true", help="only the debiased ECE's bias")
     ap.add_argument("--cost", action="store_true", help="only the timings")
+    ap.add_argument("--breaks", action="store_true", help="only the break-point test's false breaks and power")
     args = ap.parse_args()
+    if args.breaks:
+        breaks(60 if args.quick else 200)
+        return
     if args.debias:
         debias(200 if args.quick else 500)
         return
