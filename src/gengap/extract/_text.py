@@ -1635,6 +1635,33 @@ def _read_again(ctx: Context) -> str | None:
     return run_cascade(RULES, ctx).value
 
 
+# "<the question's subject> is a/the <noun> that/which/at which ...": a definition of the subject, no answer named
+_DEFINITION_RE = re.compile(r"^\W*(?P<subject>[^.!?\n]{2,80}?)\s+(?:is|are|was|were)\s+(?:a|an|the)\s+(?:[a-z-]+\s+){0,2}?[a-z-]+\s+"
+                            r"(?:that|which|who|whose|where|(?:at|in|by|from|on)\s+which)\b(?P<clause>[^.!?\n]*)[.!]?\s*$")
+
+
+def _definition(ctx: Context) -> str | None:
+    """A one-sentence output that restates the question's subject and defines it by a common noun and a relative
+    clause ("The freezing point of water is the temperature at which it freezes.", "Gold is a chemical element that
+    contains ...") names no answer: unextracted. A name as the subject ("Mercury is the planet that ...") or in the
+    clause ("Titan is a moon that orbits Saturn.") is left to the readers.
+
+    >>> _definition(Context("Gold is a chemical element that has 79 protons.", "text", question="What is the symbol for gold?"))
+    '\\x00abstain'
+    >>> _definition(Context("Mercury is the planet that is closest to the Sun.", "text", question="Which planet is closest to the Sun?")) is None
+    True
+    """
+    if not ctx.question or len(ctx.text) > 200:
+        return None
+    m = _DEFINITION_RE.match(ctx.text.strip())
+    if m is None:
+        return None
+    if re.search(r"[A-Z]", m.group("clause")):
+        return None  # "Titan is a large moon that orbits Saturn.": the clause names the answer
+    subject = content_stems(m.group("subject"))
+    return ABSTAIN if subject and subject <= content_stems(ctx.question) else None
+
+
 RULES: tuple[Rule, ...] = (
     Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
@@ -1653,7 +1680,8 @@ RULES: tuple[Rule, ...] = (
     Rule("labelled_line", "table", _labelled_line),
     Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
     *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_picked_span,
-                       also=(Rule("has_none", "abstain", _has_none), Rule("about_answering", "abstain", _about_answering))),
+                       also=(Rule("has_none", "abstain", _has_none), Rule("about_answering", "abstain", _about_answering),
+                             Rule("definition", "abstain", _definition))),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
