@@ -595,7 +595,15 @@ def _marked(ctx: Context) -> str | None:
     nums = _nums(ctx, tail)
     if len(nums) > 1 and "\n" in marks[-1].group(0) and not _BARE_RE.match(tail):
         return None  # "Here's the answer:\n\n15 + 27 = 42": the marker announces the whole reply, read as one
+    if nums and _first_bound(tail, nums):
+        return None if _PICK_AFTER_RE.search(tail, nums[0].end) else ABSTAIN  # "I'd guess between 30 and 45, most likely 38"
     return _answer(nums[0], ctx) if nums else None
+
+
+def _first_bound(source: str, nums: list[Num]) -> bool:
+    """Whether the first number of ``source`` opens a range ("40 to 50", "between 400 and 550")."""
+    return bool(_RANGE_AFTER_RE.match(source, nums[0].end) or (_BETWEEN_AND_RE.search(source[:nums[0].start])
+                                                                and _AND_AFTER_RE.match(source, nums[0].end)))
 
 
 _TOTAL_ROW_RE = re.compile(r"^\W*(?:grand\s+)?(?:total|sum|answer|result|overall|altogether|in\s+total|average|mean|median"
@@ -848,6 +856,9 @@ def _named_value(ctx: Context) -> str | None:
 
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
+    refined = _REFINED_AFTER_RE.search(ctx.text)
+    if refined and any(n.start < refined.start() for n in _nums(ctx, ctx.text)[:1]):
+        return None  # "Close to five hundred - 480 to be precise.", "Maybe 500? Actually ... exactly 480.": a later figure refines it
     head, rest = _first(ctx)
     if head and _WORD_RANGE_RE.match(head) and not ctx.strong_marks and not WEAK_MARK_RE.search(ctx.text):
         return ABSTAIN  # "Between five and ten, depending on the breed.": a range, no one number
@@ -884,8 +895,10 @@ def _answer_first(ctx: Context) -> str | None:
     nums = _nums(ctx, source)
     if not nums:
         return None
-    if _RANGE_AFTER_RE.match(source, nums[0].end):  # the first bound of a range is no answer; a pick after it may be
-        return None if _PICK_AFTER_RE.search(source, nums[0].end) else ABSTAIN  # "roughly 40 to 50, probably 45"
+    if _first_bound(source, nums):
+        # the first bound of a range is no answer; a pick after it may be: "roughly 40 to 50, probably 45",
+        # "between 400 and 550, most likely 480"
+        return None if _PICK_AFTER_RE.search(source, nums[0].end) else ABSTAIN
     if len(nums) > 1 and ctx.question:  # "over 2⅓ hours ... covers 42 km" for "how many kilometres": the hours are given
         kept = [n for n in nums if not _of_given_unit(ctx.question, source[n.end:n.end + 20])]
         nums = kept or nums
@@ -1293,6 +1306,11 @@ def guessed_after_hedge(ctx: Context) -> bool:
 
 # a number that opens a range: "40 to 50", "40-50"
 _RANGE_AFTER_RE = re.compile(r"\s*%?\s*(?:-|\u2013|to)\s*[-$\u20ac\u00a3]?\d")
+_BETWEEN_AND_RE = re.compile(r"\bbetween\s+\W*$", re.IGNORECASE)
+_AND_AFTER_RE = re.compile(r"\s*%?\s*and\s*[-$\u20ac\u00a3]?\d")
+# a later figure that refines the first: "..., 480 to be precise", "Actually ... exactly 480"
+_REFINED_AFTER_RE = re.compile(r"\d[\d,.]*\s+to\s+be\s+(?:precise|exact)\b|\b(?:actually|more\s+precisely|to\s+be\s+(?:precise|exact))\b[^.!?]*?"
+                               r"\b(?:exactly|precisely)\s+\d", re.IGNORECASE)
 _PICK_AFTER_RE = re.compile(r"\b(?:probably|likely|most\s+likely|i'?d\s+(?:say|go\s+with|guess)|my\s+(?:best\s+)?guess\s+is)\s+\D{0,10}\d", re.IGNORECASE)
 _RANGE_RE = re.compile(r"^\W*(?:(?:about|around|roughly|approximately|somewhere|anywhere)\s+)?(?:between|from)?\s*[-$€£]?\d[\d.,]*\s*%?\s*"
                        r"(?:-|to|and|or)\s*[-$€£]?\d[\d.,]*\s*%?\s*(?:[A-Za-z°]+\s*){0,2}\W*$", re.IGNORECASE)
