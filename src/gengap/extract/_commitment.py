@@ -664,7 +664,7 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["after_opening_hedge", "candidates_rule", "choice_on_question", "concluded_verdict",
-           "contrast_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
+           "contrast_rule", "list_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
            "no_after_short_answer", "number_answers_another_question", "number_on_question",
            "one_side_of_a_comparison", "option_only_mentioned", "on_question", "open_candidates", "range_only",
            "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
@@ -735,6 +735,33 @@ def contrast_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], st
     return contrast
 
 
+# ---------------------------------------------------------------------------------------- lists
+_ITEM = r"[^\s,;.!?:]+(?:\s+[^\s,;.!?:]+){0,2}"
+_LIST_RE = re.compile(rf"^\W*(?P<first>{_ITEM}),\s+{_ITEM}(?:,\s+{_ITEM})*,?\s+and\s+{_ITEM}\s+(?:are|were)\b", re.IGNORECASE)
+
+
+def list_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | None]:
+    """A rule for numbers and text: an answer read as the first item of a list of three or more that opens the
+    output as its subject ("Sheep, goats, and deer are among ...") is one of several named, none picked:
+    unextracted."""
+    def listed(ctx: Context) -> str | None:
+        if ctx.kind not in ("number", "text") or len(ctx.text) > 240 or ", " not in ctx.text or " and " not in ctx.text:
+            return None
+        lists = list(_LIST_RE.finditer(ctx.text))
+        if not lists:
+            return None
+        off = ctx.disabled | {"list"}
+        value = run_cascade(rules(), Context(ctx.text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=off), disabled=off).value
+        if value is None:
+            return None
+        for m in lists:
+            first = m.group("first").lower()
+            if first == value.lower() or first.endswith(" " + value.lower()):
+                return ABSTAIN
+        return None
+    return listed
+
+
 # ---------------------------------------------------------------------------------------- the stage
 def refusal_rule(ctx: Context) -> str | None:
     """A cascade rule: an output that declines or cannot answer (``phrases/en.toml``, ``refusal``) is unextracted."""
@@ -750,7 +777,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
     >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None, unfinished=lambda ctx: None)]
-    ['foreign_unsure', 'refusal', 'hedge', 'unfinished', 'cut_off', 'contrast']
+    ['foreign_unsure', 'refusal', 'hedge', 'unfinished', 'cut_off', 'contrast', 'list']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
             Rule("refusal", "abstain", refusal_rule),
@@ -759,4 +786,5 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
             *also,
             Rule("unfinished", "abstain", unfinished),
             Rule("cut_off", "abstain", cut_rule),
-            Rule("contrast", "contrast", contrast_rule(rules)))
+            Rule("contrast", "contrast", contrast_rule(rules)),
+            Rule("list", "abstain", list_rule(rules)))
