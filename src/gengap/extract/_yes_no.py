@@ -259,6 +259,20 @@ def _either_or(ctx: Context) -> str | None:
     return ABSTAIN if ctx.question and _EITHER_OR_RE.search(_asked(ctx.question)) else None
 
 
+# both verdicts offered and none taken: "Yes or no.", "Sí o no.", "Oui ou non ?", "Ja oder nein"
+_BOTH_VERDICTS_RE = re.compile(r"^\W*(?:yes|no|s[ií]|oui|non|ja|nein|sim|n[ãa]o)\s+(?:or|o|ou|oder)\s+(?:yes|no|s[ií]|oui|non|ja|nein|sim|n[ãa]o)\b"
+                               r"[\s.?!]*$", re.IGNORECASE)
+
+
+def _both_verdicts(ctx: Context) -> str | None:
+    """An output that only offers both verdicts ("Yes or no.", "Sí o no.") takes neither: unextracted.
+
+    >>> _both_verdicts(Context("Sí o no.", "yes_no")), _both_verdicts(Context("No, or not quite.", "yes_no"))
+    ('\\x00abstain', None)
+    """
+    return ABSTAIN if _BOTH_VERDICTS_RE.match(ctx.text) else None
+
+
 def _only_prompts(ctx: Context) -> str | None:
     """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
     Is the") states no answer: unextracted."""
@@ -1253,7 +1267,7 @@ RULES: tuple[Rule, ...] = (
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
