@@ -664,7 +664,7 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["after_opening_hedge", "candidates_rule", "choice_on_question", "concluded_verdict",
-           "contrast_rule", "list_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
+           "contrast_rule", "list_rule", "rejected_first_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
            "no_after_short_answer", "number_answers_another_question", "number_on_question",
            "one_side_of_a_comparison", "option_only_mentioned", "on_question", "open_candidates", "range_only",
            "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
@@ -735,6 +735,37 @@ def contrast_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], st
     return contrast
 
 
+# ---------------------------------------------------------------------------------------- a candidate rejected first
+_NOT_FIRST_RE = re.compile(r"^\W*not\s+(?:option\s+)?[^\s.,;!?]+(?:\s*[-\u2013\u2014,;:.!]\s*(?:but\s+)?|\s+but\s+)", re.IGNORECASE)
+_FIRST_OPTION_WRONG_RE = re.compile(r"^\W*(?:the\s+)?(?:first|second|third|fourth|last)\s+(?:option|choice|answer)\s+is\s+(?:incorrect|wrong|false)\W+",
+                                    re.IGNORECASE)
+
+
+_WHY_NOT_RE = re.compile(r"^\W*(?:that'?s|that\s+is|which\s+is|it'?s\s+(?:a|an|the)\b)[^.!?]*[.!?]\s*", re.IGNORECASE)
+
+
+def rejected_first_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | None]:
+    """A rule for the kinds that name an answer: an output that opens by rejecting a candidate ("Not 6 - that's a
+    hexagon. 8.", "The first option is incorrect. ...") never reads it; what follows is read by ``rules()``, and
+    where it reads nothing, nothing is read."""
+    def rejected_first(ctx: Context) -> str | None:
+        if ctx.kind == "yes_no":
+            return None  # "Not really.": a verdict
+        m = _NOT_FIRST_RE.match(ctx.text) or _FIRST_OPTION_WRONG_RE.match(ctx.text)
+        if m is None:
+            return None
+        def read(text: str) -> str | None:
+            return run_cascade(rules(), Context(text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=ctx.disabled),
+                               disabled=ctx.disabled).value if text.strip() else None
+        rest = _WHY_NOT_RE.sub("", ctx.text[m.end():], count=1)  # "that's a hexagon.": why it is rejected
+        found = read(rest)
+        if found is None:
+            return ABSTAIN
+        rejected = read(re.sub(r"^\W*not\s+", "", m.group(0), flags=re.IGNORECASE).rstrip(" -\u2013\u2014,;:.!"))
+        return ABSTAIN if found == rejected else found  # the rejected candidate named again is still no pick
+    return rejected_first
+
+
 # ---------------------------------------------------------------------------------------- lists
 _ITEM = r"[^\s,;.!?:]+(?:\s+[^\s,;.!?:]+){0,2}"
 _LIST_RE = re.compile(rf"^\W*(?P<first>{_ITEM}),\s+{_ITEM}(?:,\s+{_ITEM})*,?\s+and\s+{_ITEM}\s+(?:are|were)\b", re.IGNORECASE)
@@ -777,10 +808,11 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
     >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None, unfinished=lambda ctx: None)]
-    ['foreign_unsure', 'refusal', 'hedge', 'unfinished', 'cut_off', 'contrast', 'list']
+    ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'unfinished', 'cut_off', 'contrast', 'list']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
             Rule("refusal", "abstain", refusal_rule),
+            Rule("rejected_first", "self_correction", rejected_first_rule(rules)),
             *((Rule("candidates", "abstain", candidates_rule(pick)),) if pick is not None else ()),
             Rule("hedge", "abstain", hedge),
             *also,
