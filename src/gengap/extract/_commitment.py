@@ -664,7 +664,7 @@ def range_only(ctx: Context) -> str | None:
 
 
 __all__ = ["after_opening_hedge", "candidates_rule", "choice_on_question", "concluded_verdict",
-           "contrast_rule", "list_rule", "rejected_first_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
+           "contrast_rule", "echo_rule", "list_rule", "rejected_first_rule", "cut_before_conclusion", "cut_mid_sentence", "cut_rule", "foreign_unsure_rule", "confirmed_answer", "marked_non_answer",
            "no_after_short_answer", "number_answers_another_question", "number_on_question",
            "one_side_of_a_comparison", "option_only_mentioned", "on_question", "open_candidates", "range_only",
            "rejects_every_option", "restated_answer", "retracted_pick", "split_verdict", "tentative_pick",
@@ -793,6 +793,48 @@ def list_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | 
     return listed
 
 
+# ---------------------------------------------------------------------------------------- echoes
+_OPERATION_RE = re.compile(r"\b(?:times|plus|minus|divided|multiplied|percent|cubed|squared|half|double|sum|product)\b|[%\u00d7*+/=^]",
+                           re.IGNORECASE)
+_INSTRUCTION_RE = re.compile(r"^\W*(?:the\s+)?answer\s+(?:in|with)\s+(?:a\s+few|one|a\s+single|two|three)\s+words?\b[^\n]*$"
+                             r"|^[^\n]*\?\s*$", re.IGNORECASE | re.MULTILINE)
+_FIGURE_RE = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _echoes(line: str, question: str) -> bool:
+    """Whether ``line`` is the prompt's instruction or the question said again."""
+    if not line.rstrip().endswith("?"):
+        return True
+    said = content_stems(line)
+    return len(said) >= 2 and said <= content_stems(question)
+
+
+def echo_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | None]:
+    """A rule for numbers and text: an output made only of the question and the prompt's instruction ("What animal
+    says moo?\\n\\nAnswer in a few words.") names nothing; an answer that is only the question's own words
+    ("Drummer" for "What instrument does a drummer play?") or, for a sum, one of the question's own figures left
+    in an operation the output does not work out ("12 times 6" for "What is 6 times 6 plus 4?", "50%" for "What is
+    50 percent of 90?") echoes the question: unextracted."""
+    def echo(ctx: Context) -> str | None:
+        if ctx.kind not in ("number", "text") or not ctx.question:
+            return None
+        if _INSTRUCTION_RE.search(ctx.raw) and not _INSTRUCTION_RE.sub(lambda m: "" if _echoes(m.group(0), ctx.question) else m.group(0),
+                                                                          ctx.raw).strip(" \n."):
+            return ABSTAIN
+        if ctx.kind == "number" and not _OPERATION_RE.search(ctx.question):
+            return None
+        off = ctx.disabled | {"echo_of_question"}
+        value = run_cascade(rules(), Context(ctx.text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=off), disabled=off).value
+        if value is None or value == ABSTAIN:
+            return None
+        if ctx.kind == "number":
+            return ABSTAIN if value in _FIGURE_RE.findall(ctx.question) and "=" not in ctx.text and re.search(
+                rf"(?<![\d.]){re.escape(value)}\s*(?:%|percent|times|plus|minus|divided|cubed|squared)", ctx.text, re.IGNORECASE) else None
+        said = content_stems(value)
+        return ABSTAIN if said and said <= content_stems(ctx.question) and not re.search(r"\bor\b", ctx.question, re.IGNORECASE) else None
+    return echo
+
+
 # ---------------------------------------------------------------------------------------- the stage
 def refusal_rule(ctx: Context) -> str | None:
     """A cascade rule: an output that declines or cannot answer (``phrases/en.toml``, ``refusal``) is unextracted."""
@@ -808,7 +850,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
     >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None, unfinished=lambda ctx: None)]
-    ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'unfinished', 'cut_off', 'contrast', 'list']
+    ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'unfinished', 'cut_off', 'contrast', 'list', 'echo_of_question']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
             Rule("refusal", "abstain", refusal_rule),
@@ -819,4 +861,5 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
             Rule("unfinished", "abstain", unfinished),
             Rule("cut_off", "abstain", cut_rule),
             Rule("contrast", "contrast", contrast_rule(rules)),
-            Rule("list", "abstain", list_rule(rules)))
+            Rule("list", "abstain", list_rule(rules)),
+            Rule("echo_of_question", "abstain", echo_rule(rules)))
