@@ -96,6 +96,18 @@ def row(name: str, d: dict, seconds: float | None, n_test: int) -> None:
           f"{d['n_unseen_test_atoms']:7d} {d['unseen_test_compound_share']:8.4f} {secs}")
 
 
+def mcd_rows(ds: Dataset, seeds: list[int]) -> None:
+    """One row per seed of gengap's MCD split, its CPU time and its divergences recounted here."""
+    for seed in seeds:
+        t, cpu = time.perf_counter(), cpu_seconds()
+        split = MaxCompoundDivergence(test_fraction=0.2, seed=seed).split_dataset(ds)
+        row(f"gengap mcd seed={seed}", split.diagnostics.structure.to_dict(), time.perf_counter() - t, len(split.test))
+        dc, da, unseen = recount(ds.inputs, split.train, split.test)
+        held = split.diagnostics.figures["search"]["held_out_compounds"]
+        print(f"{'':32s} (CPU {cpu_seconds() - cpu:.1f} s; recounted here: D_C {dc:.4f}, D_A {da:.4f}, unseen test atoms "
+              f"{unseen}; held out whole: {', '.join(h['compound'] for h in held[:6])})")
+
+
 def scan_section(scan_dir: Path, seeds: list[int], bounds: list[float | None]) -> None:
     ds = read_commands(scan_dir / "tasks.txt")
     atoms, compounds = count_structure(ds, "words"), count_structure(ds, "ngrams:2,3", role="compounds")
@@ -107,14 +119,7 @@ def scan_section(scan_dir: Path, seeds: list[int], bounds: list[float | None]) -
         if (scan_dir / f"tasks_train_{name}.txt").exists():
             tr, te = official(ds, scan_dir, name)
             row(f"official {name}", split_structure(ds, tr, te, atom_counts=atoms, compound_counts=compounds), None, len(te))
-    for seed in seeds:
-        t, cpu = time.perf_counter(), cpu_seconds()
-        split = MaxCompoundDivergence(test_fraction=0.2, seed=seed).split_dataset(ds)
-        row(f"gengap mcd seed={seed}", split.diagnostics.structure.to_dict(), time.perf_counter() - t, len(split.test))
-        dc, da, unseen = recount(ds.inputs, split.train, split.test)
-        held = split.diagnostics.figures["search"]["held_out_compounds"]
-        print(f"{'':32s} (CPU {cpu_seconds() - cpu:.1f} s; recounted here: D_C {dc:.4f}, D_A {da:.4f}, unseen test atoms "
-              f"{unseen}; held out whole: {', '.join(h['compound'] for h in held[:6])})")
+    mcd_rows(ds, seeds)
     print("\nFrontier: the best D_C found for each bound on D_A (seed 0). 'this run' is the search with that bound;")
     print("'frontier' is the best of all runs whose D_A meets the bound (a split under a tighter bound meets a looser one).")
     print(f"{'max D_A':>8s} {'D_C':>8s} {'D_A':>8s} {'seconds':>8s} {'frontier':>9s}")
@@ -158,14 +163,7 @@ def grammar_section(seeds: list[int]) -> None:
     print(f"{'split':32s} {'n_test':>7s} {'D_C':>8s} {'D_A':>8s} {'unseen':>7s} {'novel%':>8s} {'seconds':>8s}")
     rs = RandomSplit(test_fraction=0.2, seed=0).split_dataset(ds)
     row("random 80/20", split_structure(ds, rs.train, rs.test, atom_counts=atoms, compound_counts=compounds), None, len(rs.test))
-    for seed in seeds:
-        t, cpu = time.perf_counter(), cpu_seconds()
-        split = MaxCompoundDivergence(test_fraction=0.2, seed=seed).split_dataset(ds)
-        row(f"gengap mcd seed={seed}", split.diagnostics.structure.to_dict(), time.perf_counter() - t, len(split.test))
-        dc, da, unseen = recount(ds.inputs, split.train, split.test)
-        held = split.diagnostics.figures["search"]["held_out_compounds"]
-        print(f"{'':32s} (CPU {cpu_seconds() - cpu:.1f} s; recounted here: D_C {dc:.4f}, D_A {da:.4f}, unseen test atoms "
-              f"{unseen}; held out whole: {', '.join(h['compound'] for h in held[:6])})")
+    mcd_rows(ds, seeds)
 
 
 def _compound_divergence(in_test: np.ndarray, c: sp.csr_matrix) -> float:
