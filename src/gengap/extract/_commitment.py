@@ -816,22 +816,25 @@ def echo_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | 
     in an operation the output does not work out ("12 times 6" for "What is 6 times 6 plus 4?", "50%" for "What is
     50 percent of 90?") echoes the question: unextracted."""
     def echo(ctx: Context) -> str | None:
-        if ctx.kind not in ("number", "text") or not ctx.question:
+        question = ctx.question
+        if ctx.kind not in ("number", "text") or not question:
             return None
-        if _INSTRUCTION_RE.search(ctx.raw) and not _INSTRUCTION_RE.sub(lambda m: "" if _echoes(m.group(0), ctx.question) else m.group(0),
+        if _INSTRUCTION_RE.search(ctx.raw) and not _INSTRUCTION_RE.sub(lambda m: "" if _echoes(m.group(0), question) else m.group(0),
                                                                           ctx.raw).strip(" \n."):
             return ABSTAIN
-        if ctx.kind == "number" and not _OPERATION_RE.search(ctx.question):
+        if ctx.kind == "number" and not (_OPERATION_RE.search(question) and _OPERATION_RE.search(ctx.text)):
             return None
+        if ctx.kind == "text" and len(ctx.text.split()) > 4:
+            return None  # a short reply only: a sentence names more than the question's words
         off = ctx.disabled | {"echo_of_question"}
         value = run_cascade(rules(), Context(ctx.text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=off), disabled=off).value
         if value is None or value == ABSTAIN:
             return None
         if ctx.kind == "number":
-            return ABSTAIN if value in _FIGURE_RE.findall(ctx.question) and "=" not in ctx.text and re.search(
+            return ABSTAIN if value in _FIGURE_RE.findall(question) and "=" not in ctx.text and re.search(
                 rf"(?<![\d.]){re.escape(value)}\s*(?:%|percent|times|plus|minus|divided|cubed|squared)", ctx.text, re.IGNORECASE) else None
         said = content_stems(value)
-        return ABSTAIN if said and said <= content_stems(ctx.question) and not re.search(r"\bor\b", ctx.question, re.IGNORECASE) else None
+        return ABSTAIN if said and said <= content_stems(question) and not re.search(r"\bor\b", question, re.IGNORECASE) else None
     return echo
 
 
