@@ -1392,7 +1392,16 @@ def _polished(value: str, ctx: Context) -> str | None:
         return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
     if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
         return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
+    lead = _LY_LEAD_RE.match(value)
+    if lead and value[lead.end():].strip():
+        value = value[lead.end():]  # "Chiefly the liver": the adverb says how much, the noun answers
+    if _VERB_LEAD_RE.match(value) and re.search(rf"\b(?:it|he|she|they)\s+{re.escape(value)}", ctx.text, re.IGNORECASE):
+        return ABSTAIN  # "It scars the liver.", "It absorbs red ... and reflects green.": a predicate, no one name
     return without_foreign_article(value, f"{ctx.text}\n{ctx.question or ''}") or value
+
+
+_LY_LEAD_RE = re.compile(r"^(?:[A-Z][a-z]+|[a-z]+)ly\s+(?:(?:the|a|an)\s+)?(?=[a-z])")
+_VERB_LEAD_RE = re.compile(r"^[a-z]+s\s+\S")
 
 
 def _off_type(span: str, ctx: Context) -> bool:
