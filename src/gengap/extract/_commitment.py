@@ -736,7 +736,8 @@ def contrast_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], st
 
 
 # ---------------------------------------------------------------------------------------- a candidate rejected first
-_NOT_FIRST_RE = re.compile(r"^\W*not\s+(?:option\s+)?[^\s.,;!?]+(?:\s*[-\u2013\u2014,;:.!]\s*(?:but\s+)?|\s+but\s+)", re.IGNORECASE)
+_NOT_FIRST_RE = re.compile(r"^\W*not\s+(?:option\s+)?[^\s.,;!?]+(?:\s*[-\u2013\u2014,;:.!]\s*(?:but\s+)?|\s+but\s+)"
+                           r"|^\W*[^\s?]+\?\s*no\s*[-\u2013\u2014,;:.!]\s*", re.IGNORECASE)  # "Not 6 - ...", "1991? No - ..."
 _FIRST_OPTION_WRONG_RE = re.compile(r"^\W*(?:the\s+)?(?:first|second|third|fourth|last)\s+(?:option|choice|answer)\s+is\s+(?:incorrect|wrong|false)\W+",
                                     re.IGNORECASE)
 
@@ -761,7 +762,7 @@ def rejected_first_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Contex
         found = read(rest)
         if found is None:
             return ABSTAIN
-        rejected = read(re.sub(r"^\W*not\s+", "", m.group(0), flags=re.IGNORECASE).rstrip(" -\u2013\u2014,;:.!"))
+        rejected = read(re.sub(r"^\W*not\s+|\?\s*no\b.*$", "", m.group(0), flags=re.IGNORECASE | re.DOTALL).rstrip(" -\u2013\u2014,;:.!"))
         return ABSTAIN if found == rejected else found  # the rejected candidate named again is still no pick
     return rejected_first
 

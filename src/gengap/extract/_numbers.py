@@ -856,6 +856,9 @@ def _named_value(ctx: Context) -> str | None:
 
 def _answer_first(ctx: Context) -> str | None:
     """The number of the first line or sentence when it states the answer and the rest explains it."""
+    arrow = last_match(_ARROW_RE, ctx.text)
+    if arrow is not None and len(_nums(ctx, ctx.text[arrow.end():])) == 1 and "\n" not in ctx.text[arrow.end():].strip():
+        return _answer(_nums(ctx, ctx.text[arrow.end():])[0], ctx)  # "5h30 -> 5.5": the arrow points to the result
     refined = _REFINED_AFTER_RE.search(ctx.text)
     if refined and any(n.start < refined.start() for n in _nums(ctx, ctx.text)[:1]):
         return None  # "Close to five hundred - 480 to be precise.", "Maybe 500? Actually ... exactly 480.": a later figure refines it
@@ -1306,6 +1309,7 @@ def guessed_after_hedge(ctx: Context) -> bool:
 
 # a number that opens a range: "40 to 50", "40-50"
 _RANGE_AFTER_RE = re.compile(r"\s*%?\s*(?:-|\u2013|to)\s*[-$\u20ac\u00a3]?\d")
+_ARROW_RE = re.compile(r"\u2192|->|=>|\u21d2")
 _BETWEEN_AND_RE = re.compile(r"\bbetween\s+\W*$", re.IGNORECASE)
 _AND_AFTER_RE = re.compile(r"\s*%?\s*and\s*[-$\u20ac\u00a3]?\d")
 # a later figure that refines the first: "..., 480 to be precise", "Actually ... exactly 480"
