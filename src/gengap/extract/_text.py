@@ -1652,6 +1652,22 @@ _DEFINITION_RE = re.compile(r"^\W*(?P<subject>[^.!?\n]{2,80}?)\s+(?:is|are|was|w
                             r"(?:that|which|who|whose|where|(?:at|in|by|from|on)\s+which)\b(?P<clause>[^.!?\n]*)[.!]?\s*$")
 
 
+# "What is the chemical symbol for gold?" answered "Gold is a yellow metal.": a class of the subject, not the attribute asked
+_ATTRIBUTE_Q_RE = re.compile(r"^\W*what\s+(?:is|was)\s+the\s+(?:[a-z]+\s+){0,2}?(?P<noun>[a-z]+)\s+(?:of|for)\b", re.IGNORECASE)
+_CLASSIFIED_RE = re.compile(r"^\W*(?P<subject>[^.!?\n]{2,60}?)\s+(?:is|was)\s+an?\s+(?P<kind>(?:[a-z-]+\s+){0,2}[a-z-]+)\s*[.!]", re.IGNORECASE)
+
+
+def _classified(ctx: Context) -> str | None:
+    """An opening sentence that puts the question's subject in a class ("Gold is a yellow metal.") for a question asking
+    one of its attributes ("What is the chemical symbol for gold?") names no answer: unextracted."""
+    asked = _ATTRIBUTE_Q_RE.match(ctx.question or "")
+    said = _CLASSIFIED_RE.match(ctx.text)
+    if asked is None or said is None or stem(asked.group("noun")) in content_stems(said.group("kind")):
+        return None
+    subject = content_stems(said.group("subject"))
+    return ABSTAIN if subject and subject <= content_stems(ctx.question or "") else None
+
+
 def _definition(ctx: Context) -> str | None:
     """A one-sentence output that restates the question's subject and defines it by a common noun and a relative
     clause ("The freezing point of water is the temperature at which it freezes.", "Gold is a chemical element that
@@ -1667,7 +1683,7 @@ def _definition(ctx: Context) -> str | None:
         return None
     m = _DEFINITION_RE.match(ctx.text.strip())
     if m is None:
-        return None
+        return _classified(ctx)
     if re.search(r"[A-Z]", m.group("clause")):
         return None  # "Titan is a large moon that orbits Saturn.": the clause names the answer
     subject = content_stems(m.group("subject"))
