@@ -273,6 +273,44 @@ def _both_verdicts(ctx: Context) -> str | None:
     return ABSTAIN if _BOTH_VERDICTS_RE.match(ctx.text) else None
 
 
+_BARE_VERDICT_RE = re.compile(r"^\W*(?P<verdict>yes|no)\s*[.!]\s+(?P<rest>[^.!?\n;,(]+)", re.IGNORECASE)
+_RANKING_RE = re.compile(r"\b(?:first|second|third|last|only|\w{3,}est|most|least)\b", re.IGNORECASE)
+_SAID_NOT_RE = re.compile(r"\b(?:not|no|never|nor|isn'?t|aren'?t|doesn'?t|don'?t|didn'?t|wasn'?t|weren'?t|cannot|can'?t|neither)\b|n't\b",
+                          re.IGNORECASE)
+
+
+def _contradicted(ctx: Context) -> str | None:
+    """A bare verdict whose next sentence says the opposite by restating the question ("No. The Earth orbits the
+    Sun ..." for "Does the Earth orbit the Sun?") contradicts itself: unextracted.
+
+    >>> _contradicted(Context("No. The Earth orbits the Sun once a year.", "yes_no", question="Does the Earth orbit the Sun?"))
+    '\\x00abstain'
+    >>> _contradicted(Context("No. The Earth orbits the Sun, not the other way.", "yes_no", question="Does the Sun orbit the Earth?")) is None
+    True
+    """
+    m = _BARE_VERDICT_RE.match(ctx.text)
+    if m is None or not ctx.question:
+        return None
+    asked, said = content_stems(ctx.question), content_stems(m.group("rest"))
+    if len(asked) < 2 or not asked <= said or _RANKING_RE.search(m.group("rest")) or _RANKING_RE.search(ctx.question):
+        return None  # "the first person to ..." for "the only person ...?": a qualifier the stems do not compare
+    negated = bool(_SAID_NOT_RE.search(m.group("rest"))) or bool(_SAID_NOT_RE.search(ctx.question))
+    if _question_order(ctx.question) != _question_order(m.group("rest"), asked):
+        return None  # "the Earth orbits the Sun" for "Does the Sun orbit the Earth?": the roles differ
+    return ABSTAIN if (m.group("verdict").lower() == "no") != negated else None
+
+
+def _question_order(text: str, keep: frozenset[str] | set[str] | None = None) -> list[str]:
+    """The content stems of ``text`` in order (those of ``keep`` only, when given), each once."""
+    stems = [stem(w) for w in re.findall(r"[\w'-]+", text)]
+    wanted = keep if keep is not None else content_stems(text)
+    seen: list[str] = []
+    for x in stems:
+        if x in wanted and x not in seen:
+            seen.append(x)
+    return seen
+
+
 def _only_prompts(ctx: Context) -> str | None:
     """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
     Is the") states no answer: unextracted."""
@@ -1264,6 +1302,7 @@ RULES: tuple[Rule, ...] = (
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
+    Rule("contradicted", "abstain", _contradicted),  # before the bare verdict is read
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
