@@ -772,14 +772,17 @@ _ITEM = r"[^\s,;.!?:]+(?:\s+[^\s,;.!?:]+){0,2}"
 _LIST_RE = re.compile(rf"^\W*(?P<first>{_ITEM}),\s+{_ITEM}(?:,\s+{_ITEM})*,?\s+and\s+{_ITEM}\s+(?:are|were)\b", re.IGNORECASE)
 
 
+_NUMBER_LIST_RE = re.compile(r"(?<![\d.,])(?P<first>\d+),\s+\d+(?:,\s+\d+)*,?\s+and\s+\d+(?!\d|[.,]\d)")
+
+
 def list_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | None]:
     """A rule for numbers and text: an answer read as the first item of a list of three or more that opens the
-    output as its subject ("Sheep, goats, and deer are among ...") is one of several named, none picked:
-    unextracted."""
+    output as its subject ("Sheep, goats, and deer are among ...") or a number read as the first of a list of
+    three or more ("7 is divisible by 2, 3 and 5.") is one of several named, none picked: unextracted."""
     def listed(ctx: Context) -> str | None:
         if ctx.kind not in ("number", "text") or len(ctx.text) > 240 or ", " not in ctx.text or " and " not in ctx.text:
             return None
-        lists = list(_LIST_RE.finditer(ctx.text))
+        lists = list((_NUMBER_LIST_RE if ctx.kind == "number" else _LIST_RE).finditer(ctx.text))
         if not lists:
             return None
         off = ctx.disabled | {"list"}
@@ -800,6 +803,7 @@ _OPERATION_RE = re.compile(r"\b(?:times|plus|minus|divided|multiplied|percent|cu
 _INSTRUCTION_RE = re.compile(r"^\W*(?:the\s+)?answer\s+(?:in|with)\s+(?:a\s+few|one|a\s+single|two|three)\s+words?\b[^\n]*$"
                              r"|^[^\n]*\?\s*$", re.IGNORECASE | re.MULTILINE)
 _FIGURE_RE = re.compile(r"\d+(?:\.\d+)?")
+_UNWORKED_RE = re.compile(r"\W*\d[\d,.]*\s*(?:times|plus|minus|divided\s+by|multiplied\s+by|\u00d7|\*|\+)\s*\d[\d,.]*\W*", re.IGNORECASE)
 
 
 def _echoes(line: str, question: str) -> bool:
@@ -823,6 +827,8 @@ def echo_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | 
         if _INSTRUCTION_RE.search(ctx.raw) and not _INSTRUCTION_RE.sub(lambda m: "" if _echoes(m.group(0), question) else m.group(0),
                                                                           ctx.raw).strip(" \n."):
             return ABSTAIN
+        if ctx.kind == "number" and _UNWORKED_RE.fullmatch(ctx.text):
+            return ABSTAIN  # "12 times 6": an operation left without its result
         if ctx.kind == "number" and not (_OPERATION_RE.search(question) and _OPERATION_RE.search(ctx.text)):
             return None
         if ctx.kind == "text" and len(ctx.text.split()) > 4:
