@@ -831,17 +831,15 @@ def echo_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | 
             return ABSTAIN  # "12 times 6": an operation left without its result
         if ctx.kind == "number" and not (_OPERATION_RE.search(question) and _OPERATION_RE.search(ctx.text)):
             return None
-        if ctx.kind == "text" and len(ctx.text.split()) > 4:
-            return None  # a short reply only: a sentence names more than the question's words
+        if ctx.kind == "text":  # a short reply only: a sentence names more than the question's words
+            said = content_stems(ctx.text) if len(ctx.text.split()) <= 4 else set()
+            return ABSTAIN if said and said <= content_stems(question) and not re.search(r"\bor\b", question, re.IGNORECASE) else None
         off = ctx.disabled | {"echo_of_question"}
         value = run_cascade(rules(), Context(ctx.text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=off), disabled=off).value
         if value is None or value == ABSTAIN:
             return None
-        if ctx.kind == "number":
-            return ABSTAIN if value in _FIGURE_RE.findall(question) and "=" not in ctx.text and re.search(
-                rf"(?<![\d.]){re.escape(value)}\s*(?:%|percent|times|plus|minus|divided|cubed|squared)", ctx.text, re.IGNORECASE) else None
-        said = content_stems(value)
-        return ABSTAIN if said and said <= content_stems(question) and not re.search(r"\bor\b", question, re.IGNORECASE) else None
+        return ABSTAIN if value in _FIGURE_RE.findall(question) and "=" not in ctx.text and re.search(
+            rf"(?<![\d.]){re.escape(value)}\s*(?:%|percent|times|plus|minus|divided|cubed|squared)", ctx.text, re.IGNORECASE) else None
     return echo
 
 

@@ -1392,7 +1392,7 @@ def _polished(value: str, ctx: Context) -> str | None:
         return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
     if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
         return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
-    named = re.search(rf"\b{re.escape(value)}\s+(?:named|called)\s+(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){{0,3}})", ctx.text)
+    named = ("named" in ctx.text or "called" in ctx.text) and re.search(rf"\b{re.escape(value)}\s+(?:named|called)\s+(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){{0,3}})", ctx.text)
     if named:
         value = named.group("name").rstrip(".")  # "a German doctor named Alexander Fleming": the name answers
     lead = _LY_LEAD_RE.match(value)
