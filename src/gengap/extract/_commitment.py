@@ -832,7 +832,7 @@ def echo_rule(rules: Callable[[], Sequence[Rule]]) -> Callable[[Context], str | 
         if ctx.kind == "number" and not (_OPERATION_RE.search(question) and _OPERATION_RE.search(ctx.text)):
             return None
         if ctx.kind == "text":  # a short reply only: a sentence names more than the question's words
-            said = content_stems(ctx.text) if len(ctx.text.split()) <= 4 else set()
+            said = {stem(w) for w in re.findall(r"[\w'-]+", ctx.text) if w.lower() not in ("the", "a", "an")} if len(ctx.text.split()) <= 4 else set()
             return ABSTAIN if said and said <= content_stems(question) and not re.search(r"\bor\b", question, re.IGNORECASE) else None
         off = ctx.disabled | {"echo_of_question"}
         value = run_cascade(rules(), Context(ctx.text, ctx.kind, question=ctx.question, choices=ctx.choices, disabled=off), disabled=off).value
