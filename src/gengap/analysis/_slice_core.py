@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -270,8 +270,43 @@ def min_detectable_gap(n_rows: int, n_slice: int, *, n_tests: int, alpha: float 
     if n_slice < 1 or n_rows - n_slice < 1:
         return float("nan")
     spread = sd if sd is not None else math.sqrt(base_rate * (1 - base_rate))
-    z = float(ndtri(1 - alpha / max(n_tests, 1)) + ndtri(power))
-    return -z * spread * math.sqrt(1 / n_slice + 1 / (n_rows - n_slice))
+    return -detection_z(n_tests, alpha=alpha, power=power) * spread * math.sqrt(1 / n_slice + 1 / (n_rows - n_slice))
+
+
+def detection_z(n_tests: int, *, alpha: float = 0.05, power: float = 0.8) -> float:
+    """Standard errors a slice's gap must reach to be found with ``power`` at BH's first threshold
+    ``alpha / n_tests`` (one-sided, normal approximation).
+
+    >>> round(detection_z(1), 3)
+    2.486
+    """
+    return float(ndtri(1 - alpha / max(n_tests, 1)) + ndtri(power))
+
+
+def what_it_can_detect(n_rows: int, n_tested: int, min_n: int, gap_at: Callable[[int], float],
+                       describe: Callable[[float], str]) -> tuple[dict[str, float], str | None]:
+    """The gap a slice of ``min_n`` rows, and one of a tenth of the rows (at least ``2 * min_n``, at
+    most half), must reach to be found (``gap_at(size)``), and for a run under :data:`SMALL_RUN`
+    rows the sentence that says so; ``describe(gap)`` words a gap ("12 points below").
+
+    Both searches use it: the mean-score search's ``gap_at`` is :func:`min_detectable_gap`, the
+    corpus search's reads the permutation null's mean and spread at that size.
+
+    >>> found, note = what_it_can_detect(200, 12, 30, lambda k: -3 / k ** 0.5,
+    ...                                  lambda g: f"it scores about {-g:.2f} below")
+    >>> found["n_slice_large"], round(found["gap_small"], 3)
+    (60, -0.548)
+    >>> print(note)
+    A small run (200 rows, 12 slices tested): a slice of 30 rows is found only when it scores about 0.55 below the rest, one of 60 rows when it scores about 0.39 below the rest (80% power); smaller failures cannot be told from chance here.
+    """
+    tenth = min(max(2 * min_n, n_rows // 10), n_rows // 2)
+    small, large = gap_at(min_n), gap_at(tenth)
+    detectable = {"n_slice_small": min_n, "gap_small": small, "n_slice_large": tenth, "gap_large": large}
+    if n_rows >= SMALL_RUN:
+        return detectable, None
+    return detectable, (f"A small run ({n_rows:,} rows, {n_tested:,} slices tested): a slice of {min_n} rows is found "
+                        f"only when {describe(small)} the rest, one of {tenth} rows when {describe(large)} the rest "
+                        "(80% power); smaller failures cannot be told from chance here.")
 
 
 # ------------------------------------------------------------------------------------------- the search

@@ -69,6 +69,8 @@ from gengap.analysis._slice_core import (
     _explain,
     _features,
     _mask,
+    detection_z,
+    what_it_can_detect,
 )
 from gengap.analysis.corpus import corpus_data, corpus_gap, corpus_score
 from gengap.analysis.intervals import adjust_pvalues
@@ -192,6 +194,29 @@ def _null(gaps: _Gaps, sizes: np.ndarray, n_permutations: int, n_sizes: int, rng
     x, mu, ls = np.asarray(at)[order], np.asarray(means)[order], np.asarray(sds)[order]
     where = np.log(sizes.astype(np.float64))
     return np.interp(where, x, mu), np.exp(np.interp(where, x, ls))
+
+
+def _what_it_can_detect(gaps: _Gaps, n_tested: int, min_n: int, alpha: float, worse: float, name: str,
+                        n_permutations: int, rng: np.random.Generator,
+                        clusters: np.ndarray | None) -> tuple[dict[str, float] | None, str | None]:
+    """The gap a slice of ``min_n`` rows (and one of a tenth of the rows) must reach to be found: the
+    permutation null's mean plus :func:`detection_z` of its spreads at that size, on the worse side."""
+    z = detection_z(n_tested, alpha=alpha)
+    measured: dict[int, float] = {}
+
+    def gap_at(size: int) -> float:
+        if size not in measured:
+            mu, sd = _null(gaps, np.array([size]), n_permutations, 1, rng, clusters)
+            measured[size] = float(mu[0] + worse * z * sd[0])
+        return measured[size]
+
+    def describe(g: float) -> str:
+        return f"its {name} is about {abs(g):.3g} {'above' if g > 0 else 'below'}"
+
+    detectable, note = what_it_can_detect(gaps.n, n_tested, min_n, gap_at, describe)
+    if not all(math.isfinite(v) for v in detectable.values()):
+        return None, None
+    return detectable, note
 
 
 def _sequential_p(gaps: _Gaps, size: int, observed: float, worse: float, most: int, rng: np.random.Generator,
@@ -341,11 +366,17 @@ def find_corpus_slices(
     if untestable:
         notes.append(f"{untestable:,} slice(s) were not tested: {m.spec} is undefined on their rows or on the rest "
                      "(one class only, or no label to rank).")
+    n_tested = int(testable.sum())
+    detectable = None
     if n < 2 * min_n:
         notes.append(f"With {n:,} rows no slice can be tested: a slice needs at least min_n = {min_n} rows and as "
                      "many outside it.")
-    search = SliceSearch(table=table, n_rows=n, n_tested=int(testable.sum()), control=control, alpha=alpha,
-                         min_n=min_n, order=order, columns=[f.name for f in features], skipped=skipped, detectable=None,
+    else:
+        detectable, note = _what_it_can_detect(gaps, n_tested, min_n, alpha, worse, m.name, n_permutations, rng, codes)
+        if note:
+            notes.append(note)
+    search = SliceSearch(table=table, n_rows=n, n_tested=n_tested, control=control, alpha=alpha,
+                         min_n=min_n, order=order, columns=[f.name for f in features], skipped=skipped, detectable=detectable,
                          notes=notes, members=members, binary=False, n_significant=int(significant.sum()),
                          test="permutation", higher_is_better=m.higher_is_better)
     return search

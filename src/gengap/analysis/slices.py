@@ -72,7 +72,6 @@ from gengap.analysis._slice_core import (
     MIN_SLICE_N,
     N_BINS,
     SLICE_COLUMNS,
-    SMALL_RUN,
     Control,
     SliceSearch,
     _below_p,
@@ -89,6 +88,7 @@ from gengap.analysis._slice_core import (
     _mean_below,
     _Stats,
     min_detectable_gap,
+    what_it_can_detect,
 )
 from gengap.analysis.intervals import adjust_pvalues
 
@@ -274,15 +274,11 @@ def _what_it_can_find(y: np.ndarray, binary: bool, n_tested: int, alpha: float, 
     spread = None if binary else float(np.std(y, ddof=1))
     rate = float(np.clip(y.mean(), 0.05, 0.95)) if binary else 0.5
     tests = max(n_tested, 1)
-    small = min_detectable_gap(n, min_n, n_tests=tests, alpha=alpha, base_rate=rate, sd=spread)
-    tenth = min(max(2 * min_n, n // 10), n // 2)
-    large = min_detectable_gap(n, tenth, n_tests=tests, alpha=alpha, base_rate=rate, sd=spread)
-    detectable = {"n_slice_small": min_n, "gap_small": small, "n_slice_large": tenth, "gap_large": large}
-    if n < SMALL_RUN:
-        unit = (lambda g: f"{-100 * g:.0f} points") if binary else (lambda g: f"{-g:.3g}")
-        notes.append(f"A small run ({n:,} rows, {n_tested:,} slices tested): a slice of {min_n} rows is found only when "
-                     f"it scores about {unit(small)} below the rest, one of {tenth} rows about {unit(large)} (80% "
-                     "power); smaller failures cannot be told from chance here.")
+    detectable, note = what_it_can_detect(
+        n, n_tested, min_n, lambda k: min_detectable_gap(n, k, n_tests=tests, alpha=alpha, base_rate=rate, sd=spread),
+        (lambda g: f"it scores about {-100 * g:.0f} points below") if binary else (lambda g: f"it scores about {-g:.3g} below"))
+    if note:
+        notes.append(note)
     return detectable, notes
 
 
