@@ -9,6 +9,7 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 import sklearn.metrics as skm
 
 import gengap
@@ -124,3 +125,54 @@ def test_a_run_scored_by_auroc_reports_its_slices_by_auroc(tmp_path):
     assert doc["slices"][0]["metric"] == "auroc" and doc["slices"][0]["description"] == table["description"].iloc[0]
     assert "tested by permutation" in (tmp_path / "report.md").read_text(encoding="utf-8")
     assert slice_table(slices_from_rows(ev.rows(), metric="auroc"))["score"].iloc[0] == pytest.approx(table["score"].iloc[0])
+
+
+def test_a_small_run_says_the_smallest_auroc_gap_it_can_find_and_the_figure_is_the_permutation_nulls():
+    meta, rows = _binary(300, seed=3, planted=False)
+    found = find_corpus_slices(meta, rows, "auroc")
+    note = next(n for n in found.notes if n.startswith("A small run"))
+    assert "300 rows" in note and "a slice of 30 rows is found only when its auroc is about" in note
+    assert found.detectable is not None and found.detectable["n_slice_small"] == 30
+    # directly: random sets of 30 rows, scikit-learn's AUROC inside minus outside; the gap a slice must reach is
+    # the null's mean less (z at BH's first threshold + z at 80% power) of its spreads
+    y = rows["target"].astype(int).to_numpy()
+    p = np.where(rows["output"] == "1", rows["confidence"], 1 - rows["confidence"])
+    rng = np.random.default_rng(11)
+    gaps = []
+    for _ in range(2000):
+        inside = np.zeros(300, bool)
+        inside[rng.choice(300, 30, replace=False)] = True
+        if len(set(y[inside])) == 2:
+            gaps.append(skm.roc_auc_score(y[inside], p[inside]) - skm.roc_auc_score(y[~inside], p[~inside]))
+    z = scipy.stats.norm.ppf(1 - 0.05 / found.n_tested) + scipy.stats.norm.ppf(0.8)
+    direct = float(np.mean(gaps) - z * np.std(gaps, ddof=1))
+    assert found.detectable["gap_small"] == pytest.approx(direct, rel=0.15)
+    assert direct < found.detectable["gap_large"] < 0
+    # a loss: the gap is above the rest
+    ece = find_corpus_slices(meta, rows, "ece")
+    assert ece.detectable is not None and ece.detectable["gap_small"] > ece.detectable["gap_large"] > 0
+    assert any("its ece is about" in n and "above the rest" in n for n in ece.notes)
+    # too few rows to test anything: said, and no figure
+    tiny = find_corpus_slices(meta.head(50), rows.head(50), "auroc")
+    assert tiny.detectable is None and any("no slice can be tested" in n for n in tiny.notes)
+
+
+def test_a_small_auroc_run_shows_what_it_can_detect_in_the_terminal_report_and_results(tmp_path, cli):
+    meta, rows = _binary(600, seed=4, planted=False)
+    records = [{"input": f"q{i}", "target": rows["target"][i], "channel": meta["channel"][i],
+                "language": meta["language"][i]} for i in range(len(rows))]
+    answers = {f"q{i}": {"output": rows["output"][i], "confidence": float(rows["confidence"][i])} for i in range(len(rows))}
+    ev = gengap.evaluate(lambda batch: [answers[x] for x in batch], gengap.load(records), ["random"],
+                         metrics=["auroc"], test_fraction=0.5, out=tmp_path / "out", progress=False)
+    table = ev.slices()
+    search = table.attrs["searches"][0]
+    note = next(n for n in search["notes"] if n.startswith("A small run"))
+    assert f"({search['n_rows']:,} rows" in note and "its auroc is about" in note and search["n_rows"] < 500
+    assert search["detectable"]["gap_small"] < search["detectable"]["gap_large"] < 0
+    code, out, err = cli("report", "out", "--find-slices")
+    assert code == 0, err
+    assert " ".join(note.split()) in " ".join(out.split())  # the same sentence, however the terminal wraps it
+    doc = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    jsonschema.validate(doc, results_schema())
+    assert note in doc["sections"]["slices"]["searches"][0]["notes"]
+    assert note in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")

@@ -494,4 +494,4 @@ def slice_lines(table: pd.DataFrame, *, top: int = 5, percent: bool = True) -> l
     more = int(table["significant"].astype(bool).sum()) - len(found)
     if more > 0:
         lines.append(f"  ... and {more} more in the report.")
-    return lines
+    return lines + [f"  {n}" for s in searches for n in s.get("notes", []) if n.startswith("A small run")]
