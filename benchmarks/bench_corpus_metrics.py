@@ -249,29 +249,38 @@ def curve_rows(n_bins: int, per_bin: int, break_at: int | None, rng: np.random.G
     return pd.concat(parts, ignore_index=True)
 
 
-def breaks(reps: int) -> None:
+def breaks(reps: int, seed: int = 77) -> None:
     """How often corpus_curve names a break on flat curves (false breaks, target <= 0.05) and finds a
-    planted one at its bin (power), for AUROC (DeLong) and ECE (bootstrap)."""
+    planted one at its bin (power): AUROC by DeLong's test; ECE and Brier by the permutation test
+    (the default) beside the independent bootstrap of the gap (``test="bootstrap"``), on the same curves."""
     from gengap.analysis.corpus import corpus_break, corpus_curve
 
-    rng = np.random.default_rng(77)
     records = []
-    for metric in ("auroc", "ece"):
+    for metric, tests in (("auroc", ("auto",)), ("ece", ("auto", "bootstrap")), ("brier", ("auto", "bootstrap"))):
         for planted in (None, 5):
-            found = []
-            started = time.perf_counter()
+            rng = np.random.default_rng([seed, 0 if planted is None else planted])
+            found: dict[str, list[float | None]] = {t: [] for t in tests}
+            spent = dict.fromkeys(tests, 0.0)
             for r in range(reps):
                 rows = curve_rows(6, 250, planted, rng)
-                table = corpus_curve(metric, rows, "axis", train_range=(1, 3), n_resamples=400, seed=r)
-                found.append(corpus_break(table))
-            named = np.array([f is not None for f in found])
-            record: dict[str, object] = {"metric": metric, "planted": "none" if planted is None else f"bin {planted}",
-                                         "reps": reps, "break named": float(named.mean()),
-                                         "at the planted bin": float(np.mean([f == planted for f in found])) if planted else "-",
-                                         "s per curve": (time.perf_counter() - started) / reps}
-            records.append(record)
-            print(pd.DataFrame.from_records([record]).to_string(index=False, float_format=lambda x: f"{x:.3f}"), flush=True)
-    print("Break-point test on corpus curves (6 bins x 250 rows, training range bins 1-3, Holm, alpha 0.05):")
+                for t in tests:
+                    started = time.perf_counter()
+                    table = corpus_curve(metric, rows, "axis", train_range=(1, 3), n_resamples=400, seed=r, test=t)
+                    spent[t] += time.perf_counter() - started
+                    found[t].append(corpus_break(table))
+            for t in tests:
+                named = np.array([f is not None for f in found[t]])
+                rate = float(named.mean())
+                label = "delong" if metric == "auroc" else ("permutation" if t == "auto" else "bootstrap (old)")
+                record: dict[str, object] = {"metric": metric, "test": label,
+                                             "planted": "none" if planted is None else f"bin {planted}",
+                                             "curves": reps, "break named": rate,
+                                             "MC se": float(np.sqrt(rate * (1 - rate) / reps)),
+                                             "at the planted bin": float(np.mean([f == planted for f in found[t]])) if planted else "-",
+                                             "s per curve": spent[t] / reps}
+                records.append(record)
+                print(pd.DataFrame.from_records([record]).to_string(index=False, float_format=lambda x: f"{x:.3f}"), flush=True)
+    print(f"Break-point test on corpus curves (6 bins x 250 rows, training range bins 1-3, Holm, alpha 0.05, seed {seed}):")
     print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
 
 
@@ -284,9 +293,11 @@ def main() -> None:
     ap.add_argument("--debias", action="store_true", help="only the debiased ECE's bias")
     ap.add_argument("--cost", action="store_true", help="only the timings")
     ap.add_argument("--breaks", action="store_true", help="only the break-point test's false breaks and power")
+    ap.add_argument("--curves", type=int, default=None, help="curves per row of --breaks (default 200; 60 with --quick)")
+    ap.add_argument("--break-seed", type=int, default=77, help="seed of --breaks' curves (77: the first run)")
     args = ap.parse_args()
     if args.breaks:
-        breaks(60 if args.quick else 200)
+        breaks(args.curves or (60 if args.quick else 200), args.break_seed)
         return
     if args.debias:
         debias(200 if args.quick else 500)

@@ -190,3 +190,28 @@ def test_a_break_in_a_loss_is_a_rise_and_undefined_bins_are_named() -> None:
     assert pd.isna(t.loc[5, "score"]) and "one class only" in t.loc[5, "note"] and not t.loc[5, "tested"]
     with pytest.raises(DataError, match="No bin of 'depth' lies inside the training range"):
         corpus_curve("auroc", rows, "depth", train_range=(10, 12))
+
+
+def test_the_permutation_break_test_holds_its_level_where_ece_is_biased_by_size() -> None:
+    # A 60-row bin against a 600-row reference, equally calibrated: the small bin's plug-in ECE is
+    # larger by its bias alone. The permutation test's one-sided p-values stay at or above uniform.
+    from gengap.analysis.corpus import _metric, _permutation_p
+
+    rng = np.random.default_rng(11)
+    ps = []
+    for r in range(120):
+        rows = _rows(660, 500 + r, overconfident=1.0)
+        ps.append(_permutation_p(_metric("ece"), rows.iloc[:60], rows.iloc[60:], 199, rng))
+    ps_arr = np.array(ps)
+    assert ps_arr.min() >= 1 / 200
+    assert np.mean(ps_arr < 0.10) <= 0.10 + 3 * np.sqrt(0.09 / 120)
+    assert np.mean(ps_arr < 0.5) > 0.3  # not a test that never rejects: p spreads over (0, 1)
+    # worse calibration in the bin is found
+    bad = _rows(660, 7, overconfident=1.0)
+    bad.loc[:59, "confidence"] = bad.loc[:59, "confidence"].clip(lower=0.97)
+    assert _permutation_p(_metric("ece"), bad.iloc[:60], bad.iloc[60:], 199, rng) < 0.05
+
+
+def test_an_unknown_break_test_is_refused() -> None:
+    with pytest.raises(DataError, match="Unknown break test 'wald'"):
+        corpus_curve("ece", _curve_rows(1, worse_from=None), "depth", test="wald")

@@ -509,7 +509,7 @@ def risk_coverage(rows: pd.DataFrame | CorpusData, *, points: int = 50) -> pd.Da
 def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
                  bins: int | Sequence[float] | str | None = "auto", train_range: tuple[float, float] | None = None,
                  confidence: float = 0.95, alpha: float = 0.05, n_resamples: int = 2_000, seed: int = 0,
-                 clusters: Sequence[Any] | np.ndarray | None = None) -> pd.DataFrame:
+                 clusters: Sequence[Any] | np.ndarray | None = None, test: str = "auto") -> pd.DataFrame:
     """A corpus metric per bin of an axis (a metadata column, ``input_length``, ``target_length``),
     and where it breaks.
 
@@ -518,8 +518,10 @@ def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
     ``train_range`` pooled (None: the first bin where the metric is defined); every later bin has
     its ``gap`` to the reference (worse is negative for a score, positive for a loss or error)
     with ``gap_low``/``gap_high``, the two-sided ``gap_p``, and is tested one-sided for being worse
-    (``p_value``: DeLong's test for AUROC of two labels, else the independent bootstrap of the
-    difference), Holm-adjusted over the tested bins (``p_holm``); ``below`` marks the bins
+    (``p_value``: DeLong's test for AUROC of two labels, else a permutation test of the bin's rows
+    against the reference's pooled rows, exact when the rows are exchangeable, as on a flat curve;
+    ``test="bootstrap"``: the independent bootstrap of the difference, as ``gap_p``, which names too
+    many breaks on flat curves at a few hundred rows a bin), Holm-adjusted over the tested bins (``p_holm``); ``below`` marks the bins
     significantly worse at ``alpha``. :func:`corpus_break` reads the break point off the table:
     the first such bin. The rows are one model's clean rows of one test part or several (pooled);
     bins as :func:`gengap.analysis.curves.bin_axis` makes them; ``clusters`` (one id per row)
@@ -538,6 +540,8 @@ def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
     from gengap.analysis.curves import axis_values, bin_axis, holm
 
     m = _metric(metric)
+    if test not in ("auto", "bootstrap"):
+        raise DataError(f"Unknown break test '{test}': use 'auto' (DeLong for AUROC, else a permutation test) or 'bootstrap'.")
     values = np.asarray(axis_values(rows, axis), dtype=np.float64)
     keep = ~np.isnan(values)
     rows, values = rows[keep], values[keep]
@@ -583,22 +587,53 @@ def corpus_curve(metric: str | CorpusMetric, rows: pd.DataFrame, axis: str, *,
             continue
         part = rows[idx == b]
         try:
-            test = corpus_gap(m, part, reference, paired=False, confidence=confidence, n_resamples=n_resamples, seed=seed,
-                              clusters=None if codes is None else codes[idx == b], clusters_b=ref_codes)
+            gap_test = corpus_gap(m, part, reference, paired=False, confidence=confidence, n_resamples=n_resamples,
+                                  seed=seed, clusters=None if codes is None else codes[idx == b], clusters_b=ref_codes)
         except DataError as why:
             records[b]["note"] = "; ".join(x for x in (records[b]["note"], f"no test: {why}") if x)
             continue
-        eff = test.effect
+        eff = gap_test.effect
         worse = eff.estimate < 0 if m.higher_is_better else eff.estimate > 0
-        one_sided = test.p_value / 2 if worse else 1 - test.p_value / 2
+        one_sided = gap_test.p_value / 2 if worse else 1 - gap_test.p_value / 2
+        if test == "auto" and not gap_test.test.startswith("delong") and codes is None:
+            one_sided = _permutation_p(m, part, reference, n_resamples, np.random.default_rng([seed, b]))
         p_raw[b] = one_sided
-        records[b].update(tested=True, gap=eff.estimate, gap_low=eff.low, gap_high=eff.high, gap_p=test.p_value,
+        records[b].update(tested=True, gap=eff.estimate, gap_low=eff.low, gap_high=eff.high, gap_p=gap_test.p_value,
                           p_value=one_sided)
     p_adj = holm(p_raw)
     for b in range(len(edges)):
         if np.isfinite(p_adj[b]):
             records[b].update(p_holm=float(p_adj[b]), below=bool(p_adj[b] < alpha))
     return pd.DataFrame.from_records(records)
+
+
+def _permutation_p(m: CorpusMetric, part: pd.DataFrame, reference: pd.DataFrame, n_resamples: int,
+                   rng: np.random.Generator) -> float:
+    """One-sided p-value that ``part`` is worse on ``m`` than ``reference``: the bin's rows and the
+    reference's are pooled and split at random into parts of the same sizes; p is the share of
+    splits (the observed one counted) whose bin is at least as much worse. Exact under exchangeable
+    rows, whatever the metric's bias at small n (both sides of every split keep their sizes)."""
+    pooled = corpus_data(pd.concat([part, reference], ignore_index=True))
+    stat = m.statistic(pooled)
+    n_bin, n_all = len(part), len(pooled)
+    sign = 1.0 if m.higher_is_better else -1.0
+
+    def worse_by(w: np.ndarray) -> np.ndarray:
+        return sign * (stat(1.0 - w) - stat(w))     # reference minus bin, worse positive
+
+    observed = np.zeros((1, n_all))
+    observed[0, :n_bin] = 1.0
+    obs = float(worse_by(observed)[0])
+    if not np.isfinite(obs):
+        return 1.0
+    exceed, chunk = 0, max(1, (1 << 21) // n_all)
+    for start in range(0, n_resamples, chunk):
+        k = min(chunk, n_resamples - start)
+        order = rng.random((k, n_all)).argsort(axis=1)
+        w = (order < n_bin).astype(np.float64)
+        perm = worse_by(w)
+        exceed += int(np.sum(~np.isfinite(perm) | (perm >= obs - 1e-12)))
+    return (exceed + 1) / (n_resamples + 1)
 
 
 def corpus_break(table: pd.DataFrame) -> float | None:

@@ -181,7 +181,8 @@ def corpus_curves_section(ctx: ReportContext) -> Section | None:
     note = ("Each bin's figure and interval come from that bin's rows alone (DeLong for AUROC, else the bootstrap the "
             "metric's summary uses). Every bin past the reference (the training range's bins pooled; without one, the "
             "first bin) is tested one-sided for being worse than the reference (DeLong's test for AUROC of two labels, "
-            "else the independent bootstrap of the difference), with Holm's correction over the tested bins; the break "
+            "else a permutation test of the bin's rows against the reference's; with clusters named, the cluster bootstrap "
+            "of the difference), with Holm's correction over the tested bins; the break "
             "point is the first bin significantly worse. For losses and errors (Brier, log loss, ECE, AURC) worse is higher.")
     html.append(html_fragment('<p class="note">{{ note }}</p>', note=note))
     md.append(f"*{md_escape(note)}*")
