@@ -61,9 +61,9 @@ from gengap._random import check_random_state
 from gengap.analysis._slice_core import (
     MAX_VALUES,
     MIN_SLICE_N,
-    SMALL_RUN,
     N_BINS,
     SLICE_COLUMNS,
+    SMALL_RUN,
     SliceSearch,
     _check_options,
     _enumerate,
