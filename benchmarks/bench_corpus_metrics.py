@@ -28,6 +28,7 @@ draws); the plug-in L1 ``ece`` (15 equal-width bins) against its own binned trut
     python benchmarks/bench_corpus_metrics.py --debias     # the debiased ECE's bias only (about a minute)
     python benchmarks/bench_corpus_metrics.py --cost       # the timings only
     python benchmarks/bench_corpus_metrics.py --breaks     # false breaks and power of corpus_curve's test
+    python benchmarks/bench_corpus_metrics.py --gaps       # coverage of corpus_gap's interval, default vs naive
 """
 
 from __future__ import annotations
@@ -284,6 +285,46 @@ def breaks(reps: int, seed: int = 77) -> None:
     print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
 
 
+def gaps(reps: int, seed: int = 31) -> None:
+    """Coverage of corpus_gap's 95% interval for the difference between two independent splits with a
+    known true difference (split a: prevalence 0.5; split b: prevalence 0.1, three times the rows),
+    its default beside the naive percentile bootstrap of the difference."""
+    from gengap.analysis.corpus import _metric, corpus_gap
+    from gengap.analysis.resample import resample_statistic
+    from gengap.metrics import get_metric
+
+    names = ["auroc", "brier", "ece", "macro_f1"]
+    big = {prev: as_data(*draw(2_000_000, prev, np.random.default_rng(12345))) for prev in (0.5, 0.1)}
+    true = {m: get_metric(m).point(big[0.5]) - get_metric(m).point(big[0.1]) for m in names}  # type: ignore[attr-defined]
+    records = []
+    for n in (200, 1_000):
+        rng = np.random.default_rng([seed, n])
+        hits: dict[str, dict[str, list[float]]] = {m: {"default": [], "naive": []} for m in names}
+        method: dict[str, str] = {}
+        for r in range(reps):
+            da, db = as_data(*draw(n, 0.5, rng)), as_data(*draw(3 * n, 0.1, rng))
+            a = pd.DataFrame({"target": da.y_true, "output": da.y_pred, "confidence": da.confidence})
+            b = pd.DataFrame({"target": db.y_true, "output": db.y_pred, "confidence": db.confidence})
+            for m in names:
+                test = corpus_gap(m, a, b, paired=False, n_resamples=1_000, seed=r)
+                method[m] = test.effect.method
+                hits[m]["default"].append(float(test.effect.low <= true[m] <= test.effect.high))
+                cm = _metric(m)
+                sa, sb = cm.statistic(da), cm.statistic(db)
+                diffs = resample_statistic(sa, len(da), 1_000, rng) - resample_statistic(sb, len(db), 1_000, rng)
+                low, high = np.nanpercentile(diffs, [2.5, 97.5])
+                hits[m]["naive"].append(float(low <= true[m] <= high))
+        for m in names:
+            cov_d, cov_n = float(np.mean(hits[m]["default"])), float(np.mean(hits[m]["naive"]))
+            records.append({"metric": m, "n a / n b": f"{n} / {3 * n}", "true gap": true[m], "default": method[m],
+                            "coverage (default)": cov_d, "coverage (naive percentile)": cov_n,
+                            "MC se": float(np.sqrt(0.95 * 0.05 / reps)), "reps": reps})
+        print(pd.DataFrame.from_records(records[-len(names):]).to_string(index=False, float_format=lambda x: f"{x:.3f}"),
+              flush=True)
+    print(f"Coverage of the 95% gap interval between independent splits (seed {seed}):")
+    print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer reps and no n = 100,000")
@@ -295,7 +336,11 @@ def main() -> None:
     ap.add_argument("--breaks", action="store_true", help="only the break-point test's false breaks and power")
     ap.add_argument("--curves", type=int, default=None, help="curves per row of --breaks (default 200; 60 with --quick)")
     ap.add_argument("--break-seed", type=int, default=77, help="seed of --breaks' curves (77: the first run)")
+    ap.add_argument("--gaps", action="store_true", help="only the coverage of corpus_gap's interval between two splits")
     args = ap.parse_args()
+    if args.gaps:
+        gaps(args.curves or (40 if args.quick else 200))
+        return
     if args.breaks:
         breaks(args.curves or (60 if args.quick else 200), args.break_seed)
         return
