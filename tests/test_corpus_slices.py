@@ -92,7 +92,7 @@ def test_ece_is_a_loss_a_miscalibrated_slice_is_worse_above_and_macro_f1_is_comp
     assert top["score"] == pytest.approx(skm.f1_score(y[inside], out[inside], average="macro"), abs=1e-12)
 
 
-def test_clustered_rows_draw_whole_clusters_and_a_split_control_is_refused():
+def test_clustered_rows_draw_whole_clusters_also_when_one_half_discovers_and_the_other_confirms():
     rng = np.random.default_rng(7)
     g = np.repeat(np.arange(60), 40)
     site = np.array(["a", "b", "c"])[g % 3]  # each passage in one site; passages differ in how well they rank
@@ -105,8 +105,25 @@ def test_clustered_rows_draw_whole_clusters_and_a_split_control_is_refused():
     plain = find_corpus_slices(meta, rows, "auroc", n_resamples=200)
     clustered = find_corpus_slices(meta, rows, "auroc", n_resamples=200, clusters=g)
     assert clustered.n_significant <= plain.n_significant and clustered.n_significant == 0
-    with pytest.raises(ConfigError, match="tested by permutation"):
-        find_corpus_slices(meta, rows, "auroc", control="split")
+    halves = find_corpus_slices(meta, rows, "auroc", n_resamples=200, clusters=g, control="split")
+    assert halves.control == "split" and halves.n_significant == 0
+    with pytest.raises(ConfigError, match="control='halves' must be one of"):
+        find_corpus_slices(meta, rows, "auroc", control="halves")
+
+
+def test_discover_on_one_half_and_confirm_on_the_other_finds_the_planted_auroc_slice_and_nothing_on_null_data():
+    meta, rows = _binary()
+    found = find_corpus_slices(meta, rows, "auroc", n_resamples=300, control="split")
+    assert found.control == "split" and "confirmed on the other" in found.control_text
+    assert found.significant["description"].tolist() == ["channel = forum and language = es"]
+    top = found.table.iloc[0]
+    assert found.n_tested >= len(found.table) and top["p_adjusted"] <= 0.05
+    # the figures are those of every row, as with Benjamini-Hochberg over the whole split
+    bh = find_corpus_slices(meta, rows, "auroc", n_resamples=300)
+    assert top["score"] == pytest.approx(bh.table.iloc[0]["score"]) and top["gap"] == pytest.approx(bh.table.iloc[0]["gap"])
+    for seed in range(2):
+        meta0, rows0 = _binary(1500, seed=seed + 20, planted=False)
+        assert find_corpus_slices(meta0, rows0, "auroc", n_resamples=200, seed=seed, control="split").n_significant == 0
 
 
 def test_a_run_scored_by_auroc_reports_its_slices_by_auroc(tmp_path):
@@ -169,6 +186,8 @@ def test_a_small_auroc_run_shows_what_it_can_detect_in_the_terminal_report_and_r
     note = next(n for n in search["notes"] if n.startswith("A small run"))
     assert f"({search['n_rows']:,} rows" in note and "its auroc is about" in note and search["n_rows"] < 500
     assert search["detectable"]["gap_small"] < search["detectable"]["gap_large"] < 0
+    halves = ev.slices(control="split").attrs["searches"][0]
+    assert halves["control"] == "split" and halves["test"] == "permutation"
     code, out, err = cli("report", "out", "--find-slices")
     assert code == 0, err
     assert " ".join(note.split()) in " ".join(out.split())  # the same sentence, however the terminal wraps it

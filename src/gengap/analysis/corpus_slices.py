@@ -19,6 +19,9 @@ score, higher for a loss or an error). Two stages keep that affordable over hund
    of slices the screen would call significant (at least 1): fine enough for Benjamini-Hochberg
    to confirm half of them, and for its first threshold when the screen finds one or none.
 
+With ``control="split"`` the same test runs on one half of the rows (slices of at least ``min_n / 2``
+rows there) and again, for those below ``alpha``, on the other half, as the mean-score search does.
+
 ``benchmarks/bench_slices.py --corpus`` measures the false discoveries on null data and the recall
 of planted slices, beside the naive search.
 
@@ -199,6 +202,41 @@ def _null(gaps: _Gaps, sizes: np.ndarray, n_permutations: int, n_sizes: int, rng
     return np.interp(where, x, mu), np.exp(np.interp(where, x, ls))
 
 
+def _permutation_p(m: CorpusMetric, rows: pd.DataFrame, part: np.ndarray | None, masks: np.ndarray, least: int,
+                   alpha: float, worse: float, n_permutations: int, n_sizes: int, rng: np.random.Generator,
+                   clusters: np.ndarray | None, *, gaps: _Gaps | None = None, sizes: np.ndarray | None = None,
+                   observed: np.ndarray | None = None) -> np.ndarray:
+    """One-sided permutation p-value of each slice (row of ``masks``) among the rows ``part`` (all
+    when None); NaN for a slice with fewer than ``least`` rows there (or outside it) or whose metric
+    is undefined there."""
+    if gaps is None or sizes is None or observed is None:
+        sub = rows if part is None else rows[part].reset_index(drop=True)
+        gaps = _Gaps(m, corpus_data(sub))
+        masks = masks if part is None else masks[:, part]
+        clusters = clusters if clusters is None or part is None else clusters[part]
+        sizes = masks.sum(axis=1).astype(np.int64)
+        inside, outside = gaps.of_masks(masks)
+        observed = inside - outside
+        observed[(sizes < least) | (gaps.n - sizes < least)] = np.nan
+    p = np.full(len(masks), np.nan)
+    use = np.isfinite(observed) if part is not None else np.ones(len(sizes), dtype=bool)
+    if not use.any():
+        return p
+    mu, sd = _null(gaps, sizes[use], n_permutations, n_sizes, rng, clusters)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = worse * (observed[use] - mu) / sd
+    p[use] = np.where(np.isfinite(z), scipy.stats.norm.sf(z), np.nan)
+    # the normal tail is only a screen (AUROC near 1 and ECE are skewed): the slices it flags get
+    # a permutation p-value fine enough for Benjamini-Hochberg's threshold at half the screen's
+    # count of discoveries (alpha / slices when the screen finds one or none)
+    finite = np.isfinite(p)
+    screened = int(np.sum(adjust_pvalues(p[finite], "bh") <= alpha)) if finite.any() else 0
+    most = int(math.ceil(2 * max(int(finite.sum()), 1) / (alpha * max(screened, 1))))
+    for i in np.flatnonzero(finite & (p < SCREEN)):
+        p[i] = _sequential_p(gaps, int(sizes[i]), float(observed[i]), worse, most, rng, clusters)
+    return p
+
+
 def _what_it_can_detect(gaps: _Gaps, n_tested: int, min_n: int, alpha: float, worse: float, name: str,
                         n_permutations: int, rng: np.random.Generator,
                         clusters: np.ndarray | None) -> tuple[dict[str, float] | None, str | None]:
@@ -278,7 +316,10 @@ def find_corpus_slices(
     rows : the same examples in the same order as a corpus metric reads them (``target``,
         ``output`` or ``extracted``, ``confidence``, ``probabilities``, ``score``, ``example_id``).
     metric : a corpus metric (``"auroc"``, ``"macro_f1"``, ``"ece"``, ...).
-    control : ``"bh"`` (Benjamini-Hochberg over every slice tested) or ``"none"`` (naive).
+    control : ``"bh"`` (Benjamini-Hochberg over every slice tested), ``"split"`` (slices with
+        permutation p < alpha on one half of the rows, halves of whole clusters with ``clusters``,
+        are tested again on the other half, Benjamini-Hochberg over those candidates; the figures
+        reported are those of every row) or ``"none"`` (naive).
     n_permutations, n_sizes : random sets per size and sizes of the permutation null.
     n_resamples : bootstrap resamples of the reported slices' intervals.
     clusters : one id per row when rows are not independent: the null draws whole clusters and
@@ -289,9 +330,6 @@ def find_corpus_slices(
     gap is worse); the slices are ranked worst first.
     """
     _check_options(order, min_n, alpha, control, confidence)
-    if control not in ("bh", "none"):
-        raise ConfigError(f"control={control!r}: a corpus metric's slices are tested by permutation with "
-                          "Benjamini-Hochberg ('bh') or without correction ('none').")
     m = get_metric(metric) if isinstance(metric, str) else metric
     if not isinstance(m, CorpusMetric):
         raise ConfigError(f"'{metric}' is a mean of per-example scores; search it with gengap.analysis.slices.find_slices.")
@@ -314,28 +352,34 @@ def find_corpus_slices(
     sizes = np.concatenate(found.n).astype(np.int64) if found and found.n else np.zeros(0, dtype=np.int64)
     gaps = _Gaps(m, full)
     worse = -1.0 if m.higher_is_better else 1.0  # sign of a gap that is worse than the rest
+    n_candidates = 0
     if conditions:
         masks = np.stack([_mask(c, features) for c in conditions])
         inside, outside = gaps.of_masks(masks)
-        mu, sd = _null(gaps, sizes, n_permutations, n_sizes, rng, codes)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            z = worse * (inside - outside - mu) / sd
-        p = np.where(np.isfinite(z), scipy.stats.norm.sf(z), np.nan)
-        # the normal tail is only a screen (AUROC near 1 and ECE are skewed): the slices it flags get
-        # a permutation p-value fine enough for Benjamini-Hochberg's threshold at half the screen's
-        # count of discoveries (alpha / slices when the screen finds one or none)
-        finite = np.isfinite(p)
-        screened = int(np.sum(adjust_pvalues(p[finite], "bh") <= alpha)) if finite.any() else 0
-        most = int(math.ceil(2 * max(int(finite.sum()), 1) / (alpha * max(screened, 1))))
-        for i in np.flatnonzero(np.isfinite(p) & (p < SCREEN)):
-            p[i] = _sequential_p(gaps, int(sizes[i]), float(inside[i] - outside[i]), worse, most, rng, codes)
+        if control == "split":  # discover on one half (of whole clusters), confirm on the other
+            unit = codes if codes is not None else np.arange(n)
+            units = np.unique(unit)
+            first = np.zeros(len(units), dtype=bool)
+            first[rng.permutation(len(units))[: len(units) // 2]] = True
+            half = first[np.searchsorted(units, unit)]
+            p_found = _permutation_p(m, rows, half, masks, max(2, min_n // 2), alpha, worse, n_permutations, n_sizes, rng, codes)
+            chosen = np.isfinite(p_found) & (p_found < alpha)
+            n_candidates = int(np.isfinite(p_found).sum())
+            p = np.full(len(masks), np.nan)
+            if chosen.any():
+                p[chosen] = _permutation_p(m, rows, ~half, masks[chosen], 2, alpha, worse, n_permutations, n_sizes, rng,
+                                           codes)
+                p[chosen & ~np.isfinite(p)] = 1.0
+        else:
+            p = _permutation_p(m, rows, None, masks, min_n, alpha, worse, n_permutations, n_sizes, rng, codes,
+                               gaps=gaps, sizes=sizes, observed=inside - outside)
     else:
         inside = outside = p = np.zeros(0)
     testable = np.isfinite(p)
-    untestable = int((~testable).sum())
+    untestable = int((~testable).sum()) if control != "split" else 0
     p_tested = p[testable]
     adjusted = np.full(len(p), np.nan)
-    adjusted[testable] = adjust_pvalues(p_tested, "bh") if control == "bh" else p_tested
+    adjusted[testable] = adjust_pvalues(p_tested, "bh") if control != "none" else p_tested
     significant = np.where(testable, adjusted <= alpha, False)
 
     def below(a: np.ndarray, b: np.ndarray) -> float:
@@ -377,7 +421,7 @@ def find_corpus_slices(
     if untestable:
         notes.append(f"{untestable:,} slice(s) were not tested: {m.spec} is undefined on their rows or on the rest "
                      "(one class only, or no label to rank).")
-    n_tested = int(testable.sum())
+    n_tested = n_candidates if control == "split" else int(testable.sum())
     detectable = None
     if n < 2 * min_n:
         notes.append(f"With {n:,} rows no slice can be tested: a slice needs at least min_n = {min_n} rows and as "
