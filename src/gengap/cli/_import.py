@@ -180,6 +180,7 @@ def table_command(
     split_name: Annotated[str, typer.Option(help="Split name when there is no --task column.")] = "imported",
     confidence: Annotated[str | None, typer.Option(help="Column with the model's confidence in its output (a probability in [0, 1]).")] = None,
     corpus_metric: Annotated[list[str] | None, typer.Option("--corpus-metric", help="Corpus metric to add, e.g. auroc, ece, macro_f1 (repeat); the first --score column says right or wrong.")] = None,
+    sample: Annotated[str | None, typer.Option(help="Column with the sample index (0, 1, ... or 1, 2, ...): rows of one id with different indices are samples of one example (pass@k, maj@k, clustered by example).")] = None,
     out: Annotated[Path, typer.Option(help="Output folder: the gengap.duckdb store and the report.")] = Path(DEFAULT_OUT),
     format: Annotated[list[str] | None, typer.Option("--format", help="Report format: html, md or json (repeat; default: all).")] = None,
     metric: Annotated[str | None, typer.Option(help="Analyses: the score column to use, when there are several.")] = None,
@@ -199,7 +200,7 @@ def table_command(
     check_slice_order(slice_order)
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out,
-                          confidence=confidence, corpus_metrics=corpus_metric or ())
+                          confidence=confidence, corpus_metrics=corpus_metric or (), sample=sample)
     _finish(result, format, group, cluster, find_slices, slice_order)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 

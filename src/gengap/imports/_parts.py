@@ -43,6 +43,8 @@ class ModelRows:
     confidence : the model's confidence in each output (NaN where none), or None.
     probabilities : per row, probability per label (lm-eval multiple choice: softmax of the options'
         log-likelihoods), or None.
+    samples : per row, which of the model's answers to its example it is (0, 1, ...; stored as a run with
+        ``samples`` stores them: the rows of one example are one item), or None (one answer per example).
     """
 
     outputs: pa.Array
@@ -53,6 +55,7 @@ class ModelRows:
     details: list[dict[str, Any] | None] | None = None
     confidence: np.ndarray | None = None
     probabilities: list[dict[str, float] | None] | None = None
+    samples: np.ndarray | None = None
 
 
 @dataclass
@@ -153,19 +156,41 @@ def write_import(out: str | Path, name: str, config: Mapping[str, Any], parts: S
                 store.add_examples(run_id, part.split, part.method, part.info, example_ids=part.example_ids,
                                    inputs=part.inputs, targets=part.targets, metadata=part.metadata)
                 for model, rows in part.models.items():
-                    shard = f"{model}/{part.split}/none/0"
-                    if shard in done:
-                        continue
                     ids = part.example_ids if rows.example_ids is None else rows.example_ids
-                    store.add_predictions(run_id, model=model, split=part.split, example_ids=ids,
-                                          outputs=rows.outputs, scores=rows.scores, extracted=rows.extracted,
-                                          shard=shard, prompts=rows.prompts, details=rows.details,
-                                          confidence=rows.confidence, probabilities=rows.probabilities)
+                    for sample, take in _by_sample(rows.samples):
+                        shard = f"{model}/{part.split}/none/0" if rows.samples is None else f"{model}/{part.split}/none@{sample}/0"
+                        if shard in done:
+                            continue
+                        store.add_predictions(run_id, model=model, split=part.split, example_ids=_take(ids, take),
+                                              outputs=_take(rows.outputs, take),
+                                              scores={m: _take(v, take) for m, v in rows.scores.items()},
+                                              extracted=_take(rows.extracted, take), shard=shard,
+                                              prompts=_take(rows.prompts, take), details=_take(rows.details, take),
+                                              confidence=_take(rows.confidence, take),
+                                              probabilities=_take(rows.probabilities, take), sample=sample)
         except BaseException:
             store.finish_run(run_id, "failed")
             raise
         store.finish_run(run_id, "done")
     return ImportResult(store_path, run_id, out_dir, False, n_rows, tuple(notes))
+
+
+def _by_sample(samples: np.ndarray | None) -> list[tuple[int, np.ndarray | None]]:
+    """(sample, the rows that are that sample) in order; one (0, None: every row) without samples."""
+    if samples is None:
+        return [(0, None)]
+    return [(int(j), np.flatnonzero(samples == j)) for j in np.unique(samples)]
+
+
+def _take(values: Any, take: np.ndarray | None) -> Any:
+    """The rows ``take`` of an Arrow array, numpy array or list (all of them with None; None stays None)."""
+    if values is None or take is None:
+        return values
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        return values.take(pa.array(take))
+    if isinstance(values, np.ndarray):
+        return values[take]
+    return [values[i] for i in take]
 
 
 def add_corpus_metrics(parts: Sequence[ImportedPart], corpus_metrics: Sequence[str], *,

@@ -59,6 +59,7 @@ class TableColumns(TypedDict, total=False):
     split_name: str
     confidence: str | None
     corpus_metrics: Sequence[str]
+    sample: str | None
 
 __all__ = ["TableColumns", "import_table", "read_table"]
 
@@ -103,12 +104,16 @@ def read_table(
     split_name: str = "imported",
     confidence: str | None = None,
     corpus_metrics: Sequence[str] = (),
+    sample: str | None = None,
 ) -> tuple[list[ImportedPart], dict[str, Any], list[str]]:
     """Read the files into parts (one per task), with the source description and notes.
 
     ``confidence`` names a column with the model's confidence in each output (a probability in
     [0, 1]); ``corpus_metrics`` (``auroc``, ``ece``, ...) are added with the first score column
-    telling right from wrong."""
+    telling right from wrong. ``sample`` names a column with the sample index (whole numbers, 0 or
+    more): the rows of one id with different indices are the samples of one example, stored as a run
+    with ``samples`` stores them (the indices met, in order, become 0, 1, ...; every example of a
+    model and task must have as many samples as the others)."""
     import duckdb
 
     if not files:
@@ -123,7 +128,8 @@ def read_table(
         stems = [p.stem for p in paths]
         names = stems if len(set(stems)) == len(stems) else [str(p) for p in paths]
     roles = dict(zip(ROLES, (id, output, input, target, model, task, extracted)))
-    taken = {c for c in roles.values() if c is not None} | set(scores) | ({confidence} if confidence else set())
+    taken = ({c for c in roles.values() if c is not None} | set(scores) | ({confidence} if confidence else set())
+             | ({sample} if sample else set()))
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
     selects = []
@@ -134,7 +140,7 @@ def read_table(
                 have = list(rel.columns)
             except duckdb.Error as e:
                 raise DataError(f"{p}: cannot be read as {p.suffix.lstrip('.').upper()}: {str(e).splitlines()[0]}") from None
-            _check_columns(p, have, {**roles, "confidence": confidence}, scores)
+            _check_columns(p, have, {**roles, "confidence": confidence, "sample": sample}, scores)
             meta_cols = [c for c in have if c not in taken] if metadata is None else list(metadata)
             for c in meta_cols:
                 if c not in have:
@@ -151,6 +157,8 @@ def read_table(
                 f"ELSE CAST({_q(s)} AS VARCHAR) END AS DOUBLE) END AS \"score_{i}\"" for i, s in enumerate(scores))
             conf_sql = (f"{text(confidence)} AS raw_confidence, TRY_CAST({_q(confidence)} AS DOUBLE) AS confidence"
                         if confidence else "NULL::VARCHAR AS raw_confidence, NULL::DOUBLE AS confidence")
+            conf_sql += (f", {text(sample)} AS raw_sample, TRY_CAST({_q(sample)} AS DOUBLE) AS sample_value" if sample
+                         else ", NULL::VARCHAR AS raw_sample, 0::DOUBLE AS sample_value")
             model_sql = text(model) if model is not None else f"'{names[k].replace(chr(39), chr(39) * 2)}'"
             task_sql = text(task) if task is not None else f"'{split_name.replace(chr(39), chr(39) * 2)}'"
             con.execute(
@@ -161,16 +169,32 @@ def read_table(
                 f"FROM {_reader(p)}", [str(p)])
             selects.append(f"SELECT * FROM f{k}")
         con.execute(f"CREATE TEMP TABLE rows AS {' UNION ALL '.join(selects)}")
-        _check_rows(con, paths, scores, roles)
+        if sample:
+            _check_samples(con, paths, sample)
+        _check_rows(con, paths, scores, roles, sample)
         if confidence:
             _check_confidence(con, paths, confidence)
-        parts, notes = _parts(con, scores, extracted is not None, confidence is not None)
+        parts, notes = _parts(con, scores, extracted is not None, confidence is not None, sample is not None)
     finally:
         con.close()
     if corpus_metrics:
         add_corpus_metrics(parts, corpus_metrics)
-    return parts, _source(paths, roles, scores, metadata, split_name, confidence, corpus_metrics), notes
+    return parts, _source(paths, roles, scores, metadata, split_name, confidence, corpus_metrics, sample), notes
 
+
+def _check_samples(con: Any, paths: list[Path], column: str) -> None:
+    """A sample index that is empty or not a whole number 0 or more is an error naming the file and row;
+    then the indices met are numbered 0, 1, ... (``sample``), as a run numbers its samples."""
+    bad = con.execute("SELECT file, row, raw_sample FROM rows WHERE sample_value IS NULL OR sample_value < 0 OR "
+                      "sample_value <> floor(sample_value) ORDER BY file, row LIMIT 1").fetchone()
+    if bad:
+        shown = "empty" if bad[2] is None else repr(bad[2])
+        raise DataError(f"{paths[bad[0]]}, row {bad[1]}: sample column '{column}' is {shown}, not a whole number 0 or "
+                        "more. Give every row its sample index (0, 1, ... or 1, 2, ...), or drop the row.")
+    con.execute("CREATE TEMP TABLE numbered AS SELECT * REPLACE (dense_rank() OVER (ORDER BY sample_value) - 1 "
+                "AS sample_value) FROM rows")
+    con.execute("DROP TABLE rows")
+    con.execute("ALTER TABLE numbered RENAME TO rows")
 
 def _check_confidence(con: Any, paths: list[Path], column: str) -> None:
     """A confidence that is not a number, or outside [0, 1], is an error naming the file and row."""
@@ -182,15 +206,19 @@ def _check_confidence(con: Any, paths: list[Path], column: str) -> None:
 
 
 def _source(paths: Sequence[Path], roles: dict[str, Any], scores: Sequence[str], metadata: Sequence[str] | None,
-            split_name: str, confidence: str | None = None, corpus_metrics: Sequence[str] = ()) -> dict[str, Any]:
+            split_name: str, confidence: str | None = None, corpus_metrics: Sequence[str] = (),
+            sample: str | None = None) -> dict[str, Any]:
     columns = {**roles, "scores": list(scores), "metadata": None if metadata is None else list(metadata),
                "split_name": split_name}
     if confidence or corpus_metrics:  # absent otherwise: earlier imports are still found
         columns.update(confidence=confidence, corpus_metrics=list(corpus_metrics))
+    if sample:
+        columns["sample"] = sample
     return {"kind": "table", "files": {str(p): file_digest(p) for p in paths}, "columns": columns}
 
 
-def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[str, str | None]) -> None:
+def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[str, str | None],
+                sample: str | None = None) -> None:
     for role in ("id", "model", "task"):
         if roles[role] is None:
             continue
@@ -206,8 +234,24 @@ def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[
             shown = "empty" if bad[2] is None else repr(bad[2])
             raise DataError(f"{paths[bad[0]]}, row {bad[1]}: score column '{s}' is {shown}, not a number or true/false. "
                             "Fill or drop that row, or leave the column out of --score.")
-    dupe = con.execute("SELECT model, split, example_id, list(file ORDER BY file, row), list(row ORDER BY file, row) FROM rows "
-                       "GROUP BY ALL HAVING count(*) > 1 LIMIT 1").fetchone()
+    dupe = con.execute("SELECT model, split, example_id, list(file ORDER BY file, row), list(row ORDER BY file, row), "
+                       "arg_min(raw_sample, (file, row)) FROM rows GROUP BY model, split, example_id, sample_value "
+                       "HAVING count(*) > 1 ORDER BY min(file), min(row) LIMIT 1").fetchone()
+    if dupe and sample:
+        where = ", ".join(f"{paths[f]} row {r}" for f, r in zip(dupe[3][:3], dupe[4][:3]))
+        raise DataError(f"Example '{dupe[2]}' has sample {dupe[5]} (column '{sample}') more than once for model "
+                        f"'{dupe[0]}' on '{dupe[1]}' ({where}). Each (id, sample) pair must be unique per model and task; "
+                        "renumber the samples, or name a --model/--task column that tells the rows apart.")
+    if sample:
+        short = con.execute(
+            "WITH per AS (SELECT model, split, example_id, count(*) AS n, min(file) AS file, min(row) AS row FROM rows "
+            "GROUP BY ALL), most AS (SELECT model, split, max(n) AS k FROM per GROUP BY ALL) "
+            "SELECT per.file, per.row, per.example_id, per.n, most.k, per.model, per.split FROM per JOIN most "
+            "USING (model, split) WHERE per.n < most.k ORDER BY per.file, per.row LIMIT 1").fetchone()
+        if short:
+            raise DataError(f"{paths[short[0]]}, row {short[1]}: example '{short[2]}' has {short[3]} sample(s) for model "
+                            f"'{short[5]}' on '{short[6]}', where others have {short[4]}. pass@k and maj@k need every "
+                            f"example's samples; add the missing rows or drop the example.")
     if dupe:
         where = ", ".join(f"{paths[f]} row {r}" for f, r in zip(dupe[3][:3], dupe[4][:3]))
         raise DataError(f"Example '{dupe[2]}' appears more than once for model '{dupe[0]}' on '{dupe[1]}' ({where}). "
@@ -215,7 +259,8 @@ def _check_rows(con: Any, paths: list[Path], scores: Sequence[str], roles: dict[
                         "that tells the rows apart.")
 
 
-def _parts(con: Any, scores: Sequence[str], has_extracted: bool, has_confidence: bool = False) -> tuple[list[ImportedPart], list[str]]:
+def _parts(con: Any, scores: Sequence[str], has_extracted: bool, has_confidence: bool = False,
+           has_samples: bool = False) -> tuple[list[ImportedPart], list[str]]:
     notes: list[str] = []
     parts = []
     splits = [r[0] for r in con.execute("SELECT split FROM rows GROUP BY split ORDER BY min(file), min(row)").fetchall()]
@@ -231,7 +276,8 @@ def _parts(con: Any, scores: Sequence[str], has_extracted: bool, has_confidence:
         for (name,) in con.execute("SELECT model FROM rows WHERE split = ? GROUP BY model ORDER BY min(file), min(row)",
                                    [split]).fetchall():
             cols = ", ".join(f"\"score_{i}\"" for i in range(len(scores)))
-            table = con.sql(f"SELECT example_id, output, extracted, confidence, {cols} FROM rows WHERE split = ? AND model = ? "
+            table = con.sql(f"SELECT example_id, output, extracted, confidence, sample_value, {cols} FROM rows "
+                            "WHERE split = ? AND model = ? "
                             "ORDER BY file, row", params=[split, name]).to_arrow_table()
             models[str(name)] = ModelRows(
                 outputs=table.column("output").combine_chunks(),
@@ -239,7 +285,8 @@ def _parts(con: Any, scores: Sequence[str], has_extracted: bool, has_confidence:
                 extracted=table.column("extracted").combine_chunks() if has_extracted else None,
                 example_ids=table.column("example_id").combine_chunks(),
                 confidence=table.column("confidence").to_numpy(zero_copy_only=False).astype(np.float64)
-                if has_confidence else None)
+                if has_confidence else None,
+                samples=table.column("sample_value").to_numpy().astype(np.int64) if has_samples else None)
         info = {"method": "imported", "n_test": examples.num_rows}
         parts.append(ImportedPart(split=str(split), method="imported", info=info,
                                   example_ids=examples.column("example_id").combine_chunks(),
@@ -264,7 +311,7 @@ def import_table(
     chosen = bind_options(read_table, files, what="import_table", **columns)
     if all(Path(f).is_file() for f in files) and files:
         source = _source([Path(f) for f in files], {r: chosen[r] for r in ROLES}, chosen["scores"], chosen["metadata"],
-                         chosen["split_name"], chosen["confidence"], chosen["corpus_metrics"])
+                         chosen["split_name"], chosen["confidence"], chosen["corpus_metrics"], chosen["sample"])
         done = find_import(out, name, source)
         if done is not None:
             return ImportResult(Path(out) / STORE_NAME, done, Path(out), True, 0)
