@@ -48,10 +48,11 @@ from typing import Any, Literal
 import numpy as np
 import scipy.special
 import scipy.stats
-from scipy.special import ndtr, ndtri
+from scipy.special import ndtr
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
+from gengap.analysis.resample import bca_shifted
 
 __all__ = [
     "Interval", "PairedTest", "MIN_BOOTSTRAP_N", "adjust_pvalues", "bootstrap_ci", "bootstrap_means", "gap",
@@ -217,13 +218,8 @@ def _interval(estimate: float, boot: np.ndarray, confidence: float, method: Meth
     if method == "percentile" or scores is None:
         low, high = np.quantile(boot, [alpha, 1 - alpha])
         return float(low), float(high), "percentile"
-    prop = (np.sum(boot < estimate) + 0.5 * np.sum(boot == estimate)) / boot.size
-    z0 = ndtri(np.clip(prop, 1e-10, 1 - 1e-10))
-    a = _jackknife_acceleration(scores)
-    z = ndtri(np.array([alpha, 1 - alpha]))
-    adjusted = ndtr(z0 + (z0 + z) / (1 - a * (z0 + z)))
-    low, high = np.quantile(boot, np.clip(adjusted, 0, 1))
-    return float(low), float(high), "bca"
+    low, high = bca_shifted(estimate, boot, _jackknife_acceleration(scores), confidence)
+    return low, high, "bca"
 
 
 def bootstrap_warning(n: int, boot: np.ndarray | None = None, skewness: float = 0.0) -> str:

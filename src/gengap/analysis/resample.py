@@ -26,7 +26,7 @@ from collections.abc import Callable
 import numpy as np
 from scipy.special import ndtr, ndtri
 
-__all__ = ["Statistic", "bootstrap_weights", "resample_statistic", "jackknife_statistic", "bca_bounds",
+__all__ = ["Statistic", "bootstrap_weights", "resample_statistic", "jackknife_statistic", "bca_bounds", "bca_shifted",
            "percentile_bounds", "MAX_JACKKNIFE_GROUPS"]
 
 #: A function of a (B, n) weight matrix giving B values.
@@ -108,16 +108,21 @@ def bca_bounds(estimate: float, boot: np.ndarray, jackknife: np.ndarray, confide
     resamples below the estimate, ties counting half) and the acceleration ``a`` (the skewness of
     the jackknife values). Falls back to the percentile bounds when either is undefined.
     """
-    finite = boot[np.isfinite(boot)]
     jack = jackknife[np.isfinite(jackknife)]
+    d = jack.mean() - jack if jack.size > 1 else np.zeros(1)
+    den = 6.0 * np.sum(d**2) ** 1.5
+    return bca_shifted(estimate, boot, float(np.sum(d**3) / den) if den > 0 else 0.0, confidence)
+
+
+def bca_shifted(estimate: float, boot: np.ndarray, acceleration: float, confidence: float) -> tuple[float, float]:
+    """The BCa bounds of ``boot`` (finite resamples only) for a known ``acceleration``: its quantiles
+    moved by the bias correction ``z0`` (the share of resamples below ``estimate``, ties counting half)."""
+    finite = boot[np.isfinite(boot)]
     alpha = (1 - confidence) / 2
     prop = (np.sum(finite < estimate) + 0.5 * np.sum(finite == estimate)) / finite.size
     z0 = float(ndtri(np.clip(prop, 1 / (2 * finite.size), 1 - 1 / (2 * finite.size))))
-    d = jack.mean() - jack if jack.size > 1 else np.zeros(1)
-    den = 6.0 * np.sum(d**2) ** 1.5
-    a = float(np.sum(d**3) / den) if den > 0 else 0.0
     z = ndtri(np.array([alpha, 1 - alpha]))
-    shifted = z0 + (z0 + z) / (1 - a * (z0 + z))
+    shifted = z0 + (z0 + z) / (1 - acceleration * (z0 + z))
     levels = np.clip(ndtr(shifted), 0.0, 1.0)
     low, high = np.quantile(finite, levels)
     return float(low), float(high)
