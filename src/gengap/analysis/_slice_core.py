@@ -497,3 +497,13 @@ def _explain(conditions: list[tuple[tuple[int, int], ...]], significant: np.ndar
                     kept[j] = False
                 replaces.setdefault(int(i), []).append(" and ".join(features[f].labels[lv] for f, lv in part))
     return kept, replaces
+
+
+def discovery_half(n_rows: int, codes: np.ndarray | None, rng: np.random.Generator) -> np.ndarray:
+    """The rows of a random half of the units (whole clusters with ``codes``, else rows): the half
+    slices are discovered on; the other half confirms them."""
+    unit = codes if codes is not None else np.arange(n_rows)
+    units = np.unique(unit)
+    first = np.zeros(len(units), dtype=bool)
+    first[rng.permutation(len(units))[: len(units) // 2]] = True
+    return first[np.searchsorted(units, unit)]

@@ -74,6 +74,7 @@ from gengap.analysis._slice_core import (
     _features,
     _mask,
     detection_z,
+    discovery_half,
     what_it_can_detect,
 )
 from gengap.analysis.corpus import corpus_data, corpus_gap, corpus_score
@@ -357,11 +358,7 @@ def find_corpus_slices(
         masks = np.stack([_mask(c, features) for c in conditions])
         inside, outside = gaps.of_masks(masks)
         if control == "split":  # discover on one half (of whole clusters), confirm on the other
-            unit = codes if codes is not None else np.arange(n)
-            units = np.unique(unit)
-            first = np.zeros(len(units), dtype=bool)
-            first[rng.permutation(len(units))[: len(units) // 2]] = True
-            half = first[np.searchsorted(units, unit)]
+            half = discovery_half(n, codes, rng)
             p_found = _permutation_p(m, rows, half, masks, max(2, min_n // 2), alpha, worse, n_permutations, n_sizes, rng, codes)
             chosen = np.isfinite(p_found) & (p_found < alpha)
             n_candidates = int(np.isfinite(p_found).sum())

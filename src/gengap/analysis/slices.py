@@ -87,6 +87,7 @@ from gengap.analysis._slice_core import (
     _mask,
     _mean_below,
     _Stats,
+    discovery_half,
     min_detectable_gap,
     what_it_can_detect,
 )
@@ -192,11 +193,7 @@ def find_slices(
                                      n_groups=len(np.unique(codes)))
 
     if control == "split":  # halves of whole clusters when there are clusters (else of rows)
-        unit = codes if codes is not None else np.arange(n_rows)
-        units = np.unique(unit)
-        first = np.zeros(len(units), dtype=bool)
-        first[rng.permutation(len(units))[: len(units) // 2]] = True
-        half = first[np.searchsorted(units, unit)]
+        half = discovery_half(n_rows, codes, rng)
         found, _ = search(half, max(2, min_n // 2))
         _, p_search, _ = tested(found, y[half].sum(), (y[half] ** 2).sum(), int(half.sum()))
         chosen = [found.descriptions[i] for i in np.flatnonzero(p_search < alpha)]
