@@ -299,7 +299,7 @@ def power_figures(sims: int, null_sims: int, *, dev: bool) -> None:
           f"(simulations per row in brackets)")
     print(f"  exact: power of the one-sided Fisher test of the planted slice alone (no search) at alpha = {alpha}, "
           f"and at BH's first threshold alpha / {m}; UMPU: the randomized exact-level test (the ceiling)")
-    print(f"  search: find_slices (BH) reports exactly the planted slice; bh .. gated: the planted slice is "
+    print("  search: find_slices (BH) reports exactly the planted slice; bh .. gated: the planted slice is "
           "significant under that procedure (same p-values, before the conjunction rule); weighted: BH with\n"
           "  half of alpha for single values, half for pairs; gated: pairs tested only under a part that scores "
           "below the rest (no proof of error control)")
