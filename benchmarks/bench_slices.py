@@ -132,13 +132,16 @@ def share(hits: int, sims: int) -> str:
     return f"{hits / sims:.3f} [{float(lo):.3f}, {float(hi):.3f}]"
 
 
-def corpus_figures(sims: int, rsims: int) -> None:
+def corpus_figures(sims: int, rsims: int, parts: tuple[str, ...] = ("auroc", "ece", "recall")) -> None:
+    """``parts``: the null runs of ``auroc`` and ``ece``, and ``recall`` (ECE's first: the slowest to settle)."""
     controls = ["bh", "split", "naive"]
     print("Corpus metrics, null data: share of searches with any significant slice (promise: <= 0.05;"
           " Clopper-Pearson 95% intervals)")
     print(f"  {'setting':<34} {'bh':>21} {'split':>21} {'naive':>21}")
     naive_sims = min(sims, 20)  # the naive search finds a slice in every null run; 20 show it
     for metric, n, count in (("auroc", 1500, sims), ("ece", 1500, sims)):
+        if metric not in parts:
+            continue
         hits = dict.fromkeys(controls, 0)
         for s in range(count):
             rng = np.random.default_rng(20_000 + s)
@@ -149,11 +152,13 @@ def corpus_figures(sims: int, rsims: int) -> None:
         print(f"  {f'{metric}, {n:,} rows ({count} sims)':<34} "
               + " ".join(f"{share(hits[c], count if c != 'naive' else naive_sims):>21}" for c in controls), flush=True)
     print(f"  (naive: the first {naive_sims} simulations only)")
+    if "recall" not in parts:
+        return
     print(f"\nCorpus metrics, planted slices in 3,000 rows: recall (share of {rsims} simulations reporting exactly it;"
           " the naive search's recall is no test of it)")
     print(f"  {'slice':<34} {'bh':>21} {'split':>21}")
     controls = ["bh", "split"]
-    for metric, shape, n_slice in (("auroc", "single", 300), ("auroc", "pair", 300), ("ece", "single", 300)):
+    for metric, shape, n_slice in (("ece", "single", 300), ("auroc", "single", 300), ("auroc", "pair", 300)):
         n = 3000
         part = n_slice / n if shape == "single" else float(np.sqrt(n_slice / n))
         truth = "channel = c0" if shape == "single" else "channel = c0 and language = l0"
@@ -406,6 +411,8 @@ def main() -> None:
     parser.add_argument("--corpus", action="store_true", help="slices on corpus metrics only")
     parser.add_argument("--corpus-sims", type=int, default=60, help="null simulations of the corpus search")
     parser.add_argument("--corpus-recall-sims", type=int, default=20)
+    parser.add_argument("--corpus-parts", default="auroc,ece,recall",
+                        help="with --corpus: which of the null runs (auroc, ece) and the recall runs (recall)")
     parser.add_argument("--power", action="store_true",
                         help="only: recall of 0/1 slices by size and base accuracy beside the exact power of any test")
     parser.add_argument("--power-sims", type=int, default=200, help="recall simulations per row of --power")
@@ -416,7 +423,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.corpus:
         t0 = time.perf_counter()
-        corpus_figures(args.corpus_sims, args.corpus_recall_sims)
+        corpus_figures(args.corpus_sims, args.corpus_recall_sims, tuple(args.corpus_parts.split(",")))
         print(f"\n(total {time.perf_counter() - t0:.0f} s)")
         return
     if args.power:
