@@ -5,6 +5,8 @@
     python benchmarks/bench_slices.py --only-similarity --similarity 1000000 100000   # train_similarity at scale
     python benchmarks/bench_slices.py --corpus   # slices on corpus metrics (AUROC, ECE): null and recall (~15 min loaded)
     python benchmarks/bench_slices.py --conjunction-at-scale 5   # the planted pair at 1,000,000 rows, 5 seeds
+    python benchmarks/bench_slices.py --power    # 0/1 slices: recall by size and base accuracy beside the exact
+                                                 # power of any test; other error controls (~25 min loaded)
 
 Every simulation draws a fresh table: four text columns (3, 4, 4 and 5 values) and one numeric
 column (cut into quantile bins by the search), and 0/1 scores at 70% (or, where named,
