@@ -895,6 +895,12 @@ def _answer_first(ctx: Context) -> str | None:
     source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
     if source is not main and len(_preferred(ctx, _nums(ctx, main))) < len(_nums(ctx, main)):
         source = main  # "on April 15, 1912, after ..." for "what year": the year is no aside
+    return _first_of(ctx, source, plain, rest, bare)
+
+
+def _first_of(ctx: Context, source: str, plain: str, rest: str, bare: bool) -> str | None:
+    """The number an opening sentence states first (``source``, its main clause): not the first bound of a
+    range, not a number the question gives, not one a later sentence restates in the asked form."""
     nums = _nums(ctx, source)
     if not nums:
         return None
