@@ -16,9 +16,9 @@ from gengap.extract import CASCADES
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gengap" / "extract"
 LONGEST_FUNCTION = 60
 #: Lines of ``src/gengap/extract/*.py`` (the phrase files are data, counted apart).
-LINES_CEILING = 9_465
+LINES_CEILING = 9_304
 #: Rules of each kind's cascade (the commitment stage's rules included, the structured stage not).
-RULES_CEILING = {"number": 32, "choice": 36, "yes_no": 45, "text": 42}
+RULES_CEILING = {"number": 29, "choice": 34, "yes_no": 42, "text": 38}
 
 
 def _modules() -> list[Path]:
