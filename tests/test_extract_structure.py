@@ -16,7 +16,7 @@ from gengap.extract import CASCADES
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gengap" / "extract"
 LONGEST_FUNCTION = 60
 #: Lines of ``src/gengap/extract/*.py`` (the phrase files are data, counted apart).
-LINES_CEILING = 9_304
+LINES_CEILING = 9_278
 #: Rules of each kind's cascade (the commitment stage's rules included, the structured stage not).
 RULES_CEILING = {"number": 29, "choice": 34, "yes_no": 42, "text": 38}
 

@@ -1,5 +1,5 @@
 """What every answer kind shares: the result type, the reading context, and the rules and tests that
-do not depend on the kind (JSON fields, ``\\boxed{}``, answer markers, hedges, refusals, corrections).
+do not depend on the kind (``\\boxed{}``, answer markers, hedges, refusals, corrections).
 The cascade runner is :func:`gengap.extract._cascade.run_cascade`.
 
 A cascade is a tuple of :class:`Rule`. Each rule reads the :class:`Context` of one output and
@@ -11,7 +11,6 @@ how the rest of the cascade does on the outputs that family was written for.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -205,10 +204,6 @@ class Context:
         return _question_stems(self.question) if self.question else frozenset()
 
     @_lazy
-    def json_answer(self) -> Any:
-        return json_answer(self.text)
-
-    @_lazy
     def boxed(self) -> str | None:
         found = boxed(self.text)
         return None if found is None else re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", found).strip()
@@ -253,10 +248,6 @@ _ANSWERS_ANYWAY_RE = re.compile(r"[^.!?\n]*?,?\s+but\s+(?:from|based\s+on|accord
 
 # ---------------------------------------------------------------------------------------- shared rules
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_JSON_RE = re.compile(r"\{[^{}]*\}")
-_JSON_KEYS = ("answer", "final_answer", "finalanswer", "choice", "option", "label", "prediction", "result", "value")
-
-
 def boxed(text: str) -> str | None:
     """The content of the last ``\\boxed{...}``, braces balanced."""
     found = None
@@ -268,23 +259,6 @@ def boxed(text: str) -> str | None:
         if depth == 0:
             found = text[m.end():i - 1]
     return found
-
-
-def json_answer(text: str) -> Any:
-    """The answer field of the last JSON object in the output, or None."""
-    if "{" not in text:
-        return None
-    for raw in reversed(_JSON_RE.findall(text)):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            lowered = {str(k).lower(): v for k, v in obj.items()}
-            for key in _JSON_KEYS:
-                if key in lowered and lowered[key] not in (None, ""):
-                    return lowered[key]
-    return None
 
 
 # a marked answer ("Final answer:", "The answer is", "I'd go with"): the marker phrases of phrases/en.toml
