@@ -264,9 +264,8 @@ def boxed(text: str) -> str | None:
 # a marked answer ("Final answer:", "The answer is", "I'd go with"): the marker phrases of phrases/en.toml
 STRONG_MARK_RE = re.compile(opening_lookahead(phrases("marker", ("en",))) + alternation("marker", ("en",))
                             + r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*", re.IGNORECASE)
-WEAK_MARK_RE = re.compile(
-    r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
-    r"|which\s+gives|that\s+gives|this\s+gives|which\s+(?:is|makes|equals)(?=\s+[-$\u2212]?\d)|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
+WEAK_MARK_RE = re.compile(  # a conclusion (the phrase list of phrases/en.toml), or a labelled result or total
+    r"(?:\b" + alternation("conclusion", ("en",)) + r"\b"
     r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
