@@ -73,7 +73,8 @@ def feature_names() -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _phrase_pattern() -> re.Pattern[str]:
-    """One pattern for every counted phrase list of every language, a named group per list."""
+    """One pattern for every counted phrase list of every language, a named group per list (the phrase files
+    write their patterns in lower case; the pattern reads lower-cased text, faster than ignoring case)."""
     groups, every = [], []
     for name in _COUNTS:
         items: list[str] = []
@@ -82,7 +83,7 @@ def _phrase_pattern() -> re.Pattern[str]:
         if items:
             groups.append(f"(?P<{name}>" + "|".join(f"(?:{p})" for p in items) + ")")
             every += items
-    return re.compile(r"\b" + opening_lookahead(every) + "(?:" + "|".join(groups) + ")", re.IGNORECASE)
+    return re.compile(r"\b" + opening_lookahead(every) + "(?:" + "|".join(groups) + ")")  # read on lower-cased text
 
 
 def _phrase_counts(text: str) -> list[float]:
@@ -161,7 +162,10 @@ def _value_place(output: str, value: str, kind: str) -> tuple[int, tuple[float, 
     if kind == "yes_no" or (kind == "choice" and len(needle) == 1):
         spots = [m.start() for m in _whole_word(needle).finditer(text)]
     else:
-        spots = [m.start() for m in re.finditer(re.escape(needle), text)] if needle else []
+        spots, at = [], text.find(needle) if needle else -1
+        while at >= 0:
+            spots.append(at)
+            at = text.find(needle, at + len(needle))
     if not spots:
         return -1, (1.0, 0.5, 0.0, 0.0, 0.0)
     first, size = spots[0], max(len(text), 1)
@@ -185,9 +189,9 @@ def features(output: str, kind: str, reading: Extraction, question: str | None =
     row += [float(rule == r) for r in RULES]
     structured = rule.startswith("structured")
     row.append(float(rule not in RULES and not structured))
-    row += _phrase_counts(output[:_LONGEST])
     stripped = output.strip()
     lowered = stripped.lower()
+    row += _phrase_counts(lowered[:_LONGEST])
     tokens = _TOKEN.findall(lowered)
     words = [t for t in tokens if t not in _STOPS]
     q_words = _question_words(question or "")
