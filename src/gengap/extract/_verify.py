@@ -30,6 +30,7 @@ import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from operator import mul
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +57,9 @@ RULES = (
     "concluding", "restatement", "counted", "table", "bold", "no_idiom", "boxed", "option_text", "courtesy",
     "named_value", "by_value", "last_word", "trailing_letter", "letter_is_correct", "in_asked_unit",
 )
+_KIND_AT = {k: i for i, k in enumerate(KINDS)}
+_RULE_AT = {r: len(KINDS) + i for i, r in enumerate(RULES)}
+_ONE_HOT = len(KINDS) + len(RULES) + 1  # the kinds, the rules by name, any other rule
 _COUNTS = ("hedge", "refusal")
 _SHAPE = (
     "structured", "log_chars", "log_words", "log_lines", "markup", "value_missing", "value_position", "value_at_start",
@@ -185,10 +189,10 @@ def features(output: str, kind: str, reading: Extraction, question: str | None =
     """
     value = reading.value or ""
     rule = reading.rule
-    row = [float(kind == k) for k in KINDS]
-    row += [float(rule == r) for r in RULES]
     structured = rule.startswith("structured")
-    row.append(float(rule not in RULES and not structured))
+    row = [0.0] * _ONE_HOT
+    row[_KIND_AT[kind]] = 1.0
+    row[_RULE_AT.get(rule, _ONE_HOT - 1)] = float(rule in _RULE_AT or not structured)
     stripped = output.strip()
     lowered = stripped.lower()
     row += _phrase_counts(lowered[:_LONGEST])
@@ -231,7 +235,7 @@ class Verifier:
 
     def doubt(self, row: list[float]) -> float:
         """The probability that the reading described by ``row`` is wrong."""
-        z = math.fsum(w * x for w, x in zip(self.weights, row)) + self.intercept
+        z = sum(map(mul, self.weights, row)) + self.intercept
         return 1.0 / (1.0 + math.exp(-z))
 
 
