@@ -46,7 +46,10 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
     from gengap.analysis.imported import reextract as read_again
     from gengap.report.section_imported import group_table
 
+    from gengap.analysis.samples import default_cluster
+
     rows = load_rows(result.store_path, result.run_id, metric=metric)
+    cluster = default_cluster(rows, cluster)  # several samples per example: the example is the cluster
     folder = result.out / "analysis"
     for field in group or []:
         table = group_scores(rows, field, n_resamples=2000, cluster=cluster)
@@ -213,35 +216,36 @@ def inspect_command(
     metric: Annotated[str | None, typer.Option(help="Analyses: the scorer to use, when a task has several.")] = None,
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the samples a split would test, e.g. length:by=input (repeat).")] = None,
-    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: sample_id when samples ran for several epochs).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: the example, when samples ran for several epochs).")] = None,
     find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
     slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
 ) -> None:
     """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
 
-    Each task is a split and each model a model; a sample run for several epochs becomes one row per
-    epoch (id#epoch, with sample_id and epoch in its metadata), and the epochs of a sample are one
-    cluster: every interval counts samples, not epochs. Example: gengap import inspect logs/ --out report/
+    Each task is a split and each model a model; a sample run for several epochs is one example with one
+    answer per epoch (its samples, numbered 0, 1, ... as with gengap eval --samples K): pass@1, pass@k
+    and maj@k are reported, and every interval counts examples, not epochs. Example: gengap import
+    inspect logs/ --out report/
     """
     from gengap.imports import import_inspect
 
     check_slice_order(slice_order)
     result = import_inspect(logs, out)
     if cluster is None and _several_epochs(result):
-        cluster = "sample_id"
-        stdout.print("note: samples ran for several epochs: every interval counts samples, not epochs (--cluster sample_id).",
-                     markup=False, soft_wrap=True)
+        stdout.print("note: samples ran for several epochs: each epoch is a sample of its example (pass@k, maj@k), "
+                     "and every interval counts examples, not epochs.", markup=False, soft_wrap=True)
     _finish(result, format, cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     _analyses(result, metric=metric, group=group, reextract=None, subset=subset, cluster=cluster)
 
 
 def _several_epochs(result) -> bool:  # type: ignore[no-untyped-def]
-    """True when some sample of an imported inspect_ai log was run for more than one epoch."""
-    import json
-
+    """True when some example of an imported inspect_ai log was answered in more than one epoch (sample > 0)."""
     from gengap.store import Store
 
     with Store(result.store_path, read_only=True) as store:
-        meta = store.sql("SELECT DISTINCT metadata FROM examples WHERE run_id = ?", [result.run_id])["metadata"]
-    epochs = [json.loads(m).get("epoch") for m in meta if isinstance(m, str) and m]
-    return any(isinstance(e, int) and e > 1 for e in epochs)
+        columns = set(store.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
+                      ["column_name"])
+        if "sample" not in columns:
+            return False
+        found = store.sql("SELECT count(*) AS n FROM predictions WHERE run_id = ? AND sample > 0", [result.run_id])
+    return bool(found["n"].iloc[0])
