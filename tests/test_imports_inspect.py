@@ -172,6 +172,7 @@ def test_four_epochs_are_four_samples_with_pass_at_k_maj_at_k_and_clustered_inte
     code, text, err = cli("import", "inspect", str(SAMPLES_EVAL), "--out", str(tmp_path / "e"), "--format", "json")
     assert code == 0, err
     assert "each epoch is a sample of its example" in text
+    assert "mockllm/model on samples (match, 5 examples × 4 samples): pass@1 50.0%, pass@4 80.0%, maj@4 60.0%" in text
     import_inspect([SAMPLES_JSON], tmp_path / "j")
     rows, preds = _rows(tmp_path / "e")
     assert rows.equals(_rows(tmp_path / "j")[0])  # .eval and .json alike

@@ -9,7 +9,7 @@ import typer
 
 from gengap._settings import DEFAULT_OUT
 from gengap.cli._app import app
-from gengap.cli._common import print_summary, stdout
+from gengap.cli._common import print_samples, print_summary, stdout
 from gengap.cli._report import ANALYSIS_DEFAULTS, check_slice_order, slices_option
 
 import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, inspect_ai, JSONL/CSV/Parquet) "
@@ -44,9 +44,8 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
         return
     from gengap.analysis.imported import group_scores, load_rows, subset_scores
     from gengap.analysis.imported import reextract as read_again
-    from gengap.report.section_imported import group_table
-
     from gengap.analysis.samples import default_cluster
+    from gengap.report.section_imported import group_table
 
     rows = load_rows(result.store_path, result.run_id, metric=metric)
     cluster = default_cluster(rows, cluster)  # several samples per example: the example is the cluster
@@ -125,6 +124,8 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
                      markup=False, soft_wrap=True)
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
     print_summary(evaluation.summary(cluster=cluster))
+    if _has_samples(result):  # several answers per example (inspect_ai epochs, --sample): pass@k, maj@k
+        print_samples(evaluation.samples())
     _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
     if find_slices:  # gengap report OUT writes the same report again
@@ -231,15 +232,16 @@ def inspect_command(
 
     check_slice_order(slice_order)
     result = import_inspect(logs, out)
-    if cluster is None and _several_epochs(result):
+    if cluster is None and _has_samples(result):
         stdout.print("note: samples ran for several epochs: each epoch is a sample of its example (pass@k, maj@k), "
                      "and every interval counts examples, not epochs.", markup=False, soft_wrap=True)
     _finish(result, format, cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     _analyses(result, metric=metric, group=group, reextract=None, subset=subset, cluster=cluster)
 
 
-def _several_epochs(result) -> bool:  # type: ignore[no-untyped-def]
-    """True when some example of an imported inspect_ai log was answered in more than one epoch (sample > 0)."""
+def _has_samples(result) -> bool:  # type: ignore[no-untyped-def]
+    """True when some example of an import was answered several times (an inspect_ai sample in several
+    epochs, rows of a --sample column): its store has a row with sample > 0."""
     from gengap.store import Store
 
     with Store(result.store_path, read_only=True) as store:
