@@ -1,7 +1,7 @@
 """The viewer's slow work, done after it starts serving: lengths, the report's figures, the slices.
 
-The rows are served as soon as they are read (:func:`gengap.view._load.load_runs` is only the join).
-One background thread then, in order:
+The rows are served as soon as they are read (:func:`gengap.view._load.read_rows` is only the join).
+One background thread then, once they are read, in order:
 
 1. counts every row's input, target and output length (:func:`gengap.view._load.fill_lengths`; a
    query that filters or sorts on a length waits for it);
@@ -134,6 +134,15 @@ class Figures:
         from gengap.view.summary import linked_figures
 
         con, meta = self.loaded.con, self.loaded.meta_columns
+        while not self.loaded.ready.wait(0.1):  # the rows are still being read
+            if self._stop.is_set():
+                return
+        if self.loaded.error is not None:
+            for r in self.loaded.runs:
+                self._set(r.index, figures="failed", slices="failed")
+                self._problem(r.index, self.loaded.error)
+            self.lengths.set()
+            return
         self._cursor = cur = con.cursor()
         try:
             fill_lengths(cur)
