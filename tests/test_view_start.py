@@ -135,7 +135,9 @@ def test_the_first_page_is_served_from_the_store_and_the_rest_waits_for_the_rows
 def test_a_read_that_fails_is_said_and_nothing_waits_forever(runs):
     loaded = open_runs([runs[0]])
     loaded.sources[0].path = runs[0] / "no-such.duckdb"  # the store went away after it was opened
-    with pytest.raises(Exception):
+    import duckdb
+
+    with pytest.raises(duckdb.Error):
         read_rows(loaded)
     try:
         assert loaded.ready.is_set() and "could not be read" in (loaded.error or "")
@@ -145,4 +147,37 @@ def test_a_read_that_fails_is_said_and_nothing_waits_forever(runs):
             status, runs_info = get(f"{url}/api/runs")
             assert runs_info["rows_state"] == "failed"
     finally:
+        loaded.close()
+
+
+def test_a_current_results_json_is_shown_while_the_rows_are_read_then_linked(tmp_path):
+    from _view_runs import make_slice_run
+    from gengap.report import write_report
+    from gengap.store import Store
+    from gengap.view.figures import Figures
+
+    run = make_slice_run(tmp_path / "run", n=600)
+    store = run / "gengap.duckdb"
+    with Store(store, read_only=True) as s:
+        run_id = s.latest_run()
+    write_report(store, run_id, run, formats=["json"], find_slices=True)
+    loaded = open_runs([run])
+    figures = Figures(loaded)
+    try:
+        figures.start()
+        deadline = time.time() + 60
+        while figures.summary(0)["state"] != "linking" and time.time() < deadline:
+            time.sleep(0.02)
+        early = figures.summary(0)
+        assert early["state"] == "linking" and early["source"].startswith("results.json beside the store")
+        assert early["scores"] and all(s["rows"] is None for s in early["scores"])  # no rows to link to yet
+        assert not loaded.ready.is_set() and not figures.ready()
+        read_rows(loaded)
+        assert figures.wait(120)
+        done = figures.summary(0)
+        assert done["state"] == "ready" and done["source"] == early["source"]
+        assert [s["n"] for s in done["scores"]] == [s["n"] for s in early["scores"]]
+        assert all(s["rows"] is not None for s in done["scores"])
+    finally:
+        assert figures.stop(60)
         loaded.close()

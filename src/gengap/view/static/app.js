@@ -76,7 +76,7 @@ async function showSummary(params) {
   parts.push(el("p", { class: "muted" }, `run ${r.run_id}${r.name ? " (" + r.name + ")" : ""} · ${r.path} · models ${r.models.join(", ")} · ${count(s.n_rows ?? r.n_rows ?? 0)} rows`));
   r.notes.forEach(n => parts.push(el("p", { class: "note" }, n)));
   (s.problems || []).forEach(n => parts.push(el("p", { class: "note" }, n)));
-  const pending = s.state === "computing" || s.slices_state === "computing";
+  const pending = s.state === "computing" || s.state === "linking" || s.slices_state === "computing" || s.rows_state === "reading";
   pendingFigures = pending;
   if (pending) {
     // the rows are served already; the figures fill in when the background work is done
@@ -85,12 +85,12 @@ async function showSummary(params) {
   }
   if (s.rows_state === "reading") {
     parts.push(el("p", { class: "computing", id: "reading" }, `Reading the ${count(s.rows_read ?? 0)} rows of the store into memory… the first rows can be read meanwhile: `, link("rows", { run }, "see the rows")));
-    show(...parts); return;
   }
   if (s.state === "computing") {
-    parts.push(el("p", { class: "computing", id: "computing" }, "Computing the report's figures from the stored rows… the rows can be read meanwhile: ", link("rows", { run }, "see the rows")));
+    if (s.rows_state !== "reading") parts.push(el("p", { class: "computing", id: "computing" }, "Computing the report's figures from the stored rows… the rows can be read meanwhile: ", link("rows", { run }, "see the rows")));
     show(...parts); return;
   }
+  if (s.state === "linking") parts.push(el("p", { class: "computing", id: "linking" }, "Each n links to its rows once they are read."));
   if (!s.scores) { show(...parts); return; }
   if (s.source) parts.push(el("p", { class: "muted", id: "source" }, `Figures: ${s.source}.`));
   if (s.headline) parts.push(el("p", { class: "headline" }, s.headline));
