@@ -12,7 +12,7 @@ import typer.main
 import gengap
 from gengap.cli import COMMANDS, load_commands
 
-HEAVY = ("pandas", "scipy", "sklearn", "torch", "gengap.runner", "gengap.evaluation", "gengap.cli._eval", "gengap.cli._tasks")
+HEAVY = ("numpy", "pandas", "scipy", "sklearn", "torch", "gengap.runner", "gengap.evaluation", "gengap.cli._eval", "gengap.cli._tasks")
 
 
 def _loaded_after(code: str) -> list[str]:

@@ -225,9 +225,10 @@ def open_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
             alias = f"s{i}"
             mem.execute(f"ATTACH {_lit(str(read_from))} AS {alias} (READ_ONLY)")
             try:
-                found_metrics = [r[0] for r in mem.execute(
-                    f"SELECT DISTINCT metric FROM {alias}.scores WHERE run_id = ? ORDER BY metric", [run_id]).fetchall()]
-                metrics = _metrics(config, found_metrics)
+                # rows per (model, split, perturbation, metric): the metrics found, and what each group holds
+                counted = mem.execute(f"SELECT model, split, perturbation, metric, count(*) FROM {alias}.scores "
+                                      "WHERE run_id = ? GROUP BY ALL", [run_id]).fetchall()
+                metrics = _metrics(config, sorted({r[3] for r in counted}))
                 models = [r[0] for r in mem.execute(
                     f"SELECT model FROM {alias}.predictions WHERE run_id = ? GROUP BY model ORDER BY min(rowid)", [run_id]).fetchall()]
                 has_details = bool(mem.execute(
@@ -236,15 +237,15 @@ def open_runs(paths: list[str | Path], *, run_ids: list[str | None] | None = Non
                 has_sample = bool(mem.execute(  # several answers per example: each is a row, "id#2" for sample 2
                     f"SELECT count(*) FROM information_schema.columns WHERE table_catalog = '{alias}' "
                     "AND table_name = 'predictions' AND column_name = 'sample'").fetchall()[0][0])
-                groups = mem.execute(f"SELECT model, split, perturbation, count(*), count(*) FILTER (WHERE metric = ?) "
-                                     f"FROM {alias}.scores WHERE run_id = ? GROUP BY ALL",
-                                     [metrics[0] if metrics else None, run_id]).fetchall()
             finally:
                 mem.execute(f"DETACH {alias}")
-            stored[i] = sum(g[3] for g in groups)
-            primary[i] = sum(g[4] for g in groups)
+            groups: dict[tuple[str, str, str], int] = {}
+            for m, sp, pt, _, n in counted:
+                groups[(m, sp, pt)] = groups.get((m, sp, pt), 0) + n
+            stored[i] = sum(r[4] for r in counted)
+            primary[i] = sum(r[4] for r in counted if metrics and r[3] == metrics[0])
             order = {s: k for k, s in enumerate(split_info)}
-            keys = sorted((i, m, order.get(sp, 1000000), sp, 0 if pt == "none" else 1, pt, n) for m, sp, pt, n, _ in groups)
+            keys = sorted((i, m, order.get(sp, 1000000), sp, 0 if pt == "none" else 1, pt, n) for (m, sp, pt), n in groups.items())
             firsts += keys
             first, held = [], 0
             for key in keys[:HEAD_GROUPS]:  # the groups that hold the first HEAD_ROWS rows
