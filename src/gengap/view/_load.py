@@ -358,15 +358,24 @@ def _read_head(mem: Any, src: _Source) -> list[dict[str, Any]]:
     if not src.first:
         return []
     run = f"run_id = {_lit(src.run_id)}"
-    rows = run + " AND (" + " OR ".join(f"(model = {_lit(m)} AND split = {_lit(sp)} AND perturbation = {_lit(pt)})"
-                                        for m, sp, pt in src.first) + ")"
-    examples = f"{run} AND split IN ({', '.join(_lit(sp) for sp in dict.fromkeys(sp for _, sp, _ in src.first))})"
+    same = "example_id, sample" if src.has_sample else "example_id"
     order = "ORDER BY model, _split_pos, split, _clean, perturbation, _ex_pos, _pred_pos, _metric_pos, metric"
     mem.execute(f"ATTACH {_lit(str(src.path))} AS {src.alias} (READ_ONLY)")
     try:
         _orders(mem, src.split_order, src.metrics)
-        keys = mem.execute(f"SELECT _score_pos, _pred_pos, _ex_pos FROM ({src.select({'scores': rows, 'predictions': rows, 'examples': examples})}) "
-                           f"{order} LIMIT {HEAD_ROWS}").fetchall()
+        keys: list[tuple[Any, ...]] = []
+        for model, split, perturbation in src.first:  # in the order of rows: each group's first rows
+            if len(keys) >= HEAD_ROWS:
+                break
+            group = f"{run} AND model = {_lit(model)} AND split = {_lit(split)} AND perturbation = {_lit(perturbation)}"
+            # within one group the other keys are equal: joining on the example alone is the same join, and cheaper
+            keys += mem.execute(
+                f"SELECT s._pos, p._pos, COALESCE(e._pos, 0) AS _ex_pos FROM "
+                f"(SELECT {same}, metric, rowid AS _pos FROM {src.alias}.scores WHERE {group}) s "
+                f"JOIN (SELECT {same}, rowid AS _pos FROM {src.alias}.predictions WHERE {group}) p USING ({same}) "
+                f"LEFT JOIN (SELECT example_id, rowid AS _pos FROM {src.alias}.examples WHERE {run} AND split = {_lit(split)}) e "
+                "USING (example_id) LEFT JOIN _metric_order mo ON mo.metric = s.metric "
+                f"ORDER BY _ex_pos, p._pos, COALESCE(mo.pos, 1000), s.metric LIMIT {HEAD_ROWS - len(keys)}").fetchall()
         if not keys:
             return []
         score, pred, ex = (", ".join(sorted({str(int(k[j])) for k in keys})) for j in range(3))
