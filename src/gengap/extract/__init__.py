@@ -8,29 +8,29 @@ so a report can show how each answer was read:
 ==========  ================================================================================
 kind        cascade
 ==========  ================================================================================
-number      JSON ``answer`` field, ``\\boxed{}``, a self-correction ("wait, that should be 47"),
+number      ``\\boxed{}``, a self-correction ("wait, that should be 47"),
             the last marked answer ("####", "the answer is", "Final answer:"), a table's total
             row, the row the question names or the line under it labelled with what it asks
             (notes, tips and caveats under a table never count), a refusal (unextracted), the answer stated first with an explanation after
             (the first number the question does not already give), a hedge (unextracted), the
             last concluding number ("so", "in total"), the last number when it ends the output.
             A percentage is read as a decimal when the question asks for a probability.
-choice      JSON, ``\\boxed{}``, a self-correction, a marked letter or option, a letter, option
+choice      ``\\boxed{}``, a self-correction, a marked letter or option, a letter, option
             number or option text opening the output (" 2", "Number two.", "Second."), a refusal or hedge (unextracted), "B is
             correct", an ordinal ("the third option", "option (iii)"), a trailing letter, the
             one option named by text, paraphrase ("a carnivore" for "Carnivorous") or value
-            ("3.14159" for "3.14"), the last parenthesized letter.
-yes_no      JSON, ``\\boxed{}``, a self-correction, a marked answer, yes/no/true/false first (not
+            ("3.14159" for "3.14").
+yes_no      ``\\boxed{}``, a self-correction, a marked answer, yes/no/true/false first (not
             "no doubt", "no wonder"; "Yes and no" or a closing "So it depends" is no answer), a
             refusal, a verdict without those words ("Certainly", "That's a myth", "Not at all",
             "It does not", "The fruit isn't;", "Plenty"), a concluding "so, no", a hedge, a table row
             before the notes under it, the last yes/no word, a contrast that denies the question's
             term ("..., not relativity") or names another place, a restatement of the question,
             negated or with another count than the question's.
-text        JSON, ``\\boxed{}``, a refusal, a self-correction, a marked answer, a bold span, a
+text        ``\\boxed{}``, a refusal, a self-correction, a marked answer, a bold span, a
             table cell (or the cell under the column the question names), a short answer opening the
             output (a bare phrase keeps the question's words that end it: "white blood cells"), a
-            hedge or an unfinished ramble (unextracted), a quoted span, the span of a sentence that
+            hedge or an unfinished ramble (unextracted), a quoted title or literal, the span of a sentence that
             answers the question (the words the question already says are not the answer; the
             subject when it asks who or what does something; the one full name when it asks who).
 ==========  ================================================================================

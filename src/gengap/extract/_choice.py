@@ -439,10 +439,6 @@ def _from_value(ctx: Context, value: object) -> str | None:
     return _exact_option(ctx, s) or _one_option(ctx, s)
 
 
-def _json(ctx: Context) -> str | None:
-    return None if ctx.json_answer is None else _from_value(ctx, ctx.json_answer)
-
-
 def _boxed(ctx: Context) -> str | None:
     return None if ctx.boxed is None else _from_value(ctx, ctx.boxed)
 
@@ -1074,14 +1070,7 @@ def _option_list(ctx: Context) -> str | None:
     return ABSTAIN if len(labels) >= 2 else None
 
 
-def _last_letter(ctx: Context) -> str | None:
-    paren = _patterns(_letters(ctx))[2]
-    found = [a or b for a, b in paren.findall(_TABLE_LINE_RE.sub("", _unlisted(ctx)))]
-    return found[-1].upper() if found else None
-
-
 RULES: tuple[Rule, ...] = (
-    Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
@@ -1107,7 +1096,6 @@ RULES: tuple[Rule, ...] = (
     Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _commitment.choice_on_question(_option_text)),
     Rule("direction", "option_text", _direction),
-    Rule("last_letter", "last", _last_letter),
 )
 
 

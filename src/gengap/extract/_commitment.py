@@ -850,15 +850,15 @@ def refusal_rule(ctx: Context) -> str | None:
 
 
 def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None],
-          unfinished: Callable[[Context], str | None], pick: Callable[[Context, str], str | None] | None = None,
+          unfinished: Callable[[Context], str | None] | None = None, pick: Callable[[Context, str], str | None] | None = None,
           also: Sequence[Rule] = ()) -> tuple[Rule, ...]:
     """The commitment stage, the same for every kind and run once in its cascade, after the answer a format or
     a marker states and before the readers of answers in prose: a doubt in another language (what follows it
     is read by ``rules()``), a refusal, candidates left open (``pick`` reads one candidate), a hedge, the
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
-    >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None, unfinished=lambda ctx: None)]
-    ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'unfinished', 'cut_off', 'contrast', 'list', 'echo_of_question']
+    >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None)]
+    ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'cut_off', 'contrast', 'list', 'echo_of_question']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
             Rule("refusal", "abstain", refusal_rule),
@@ -866,7 +866,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
             *((Rule("candidates", "abstain", candidates_rule(pick)),) if pick is not None else ()),
             Rule("hedge", "abstain", hedge),
             *also,
-            Rule("unfinished", "abstain", unfinished),
+            *((Rule("unfinished", "abstain", unfinished),) if unfinished is not None else ()),
             Rule("cut_off", "abstain", cut_rule),
             Rule("contrast", "contrast", contrast_rule(rules)),
             Rule("list", "abstain", list_rule(rules)),

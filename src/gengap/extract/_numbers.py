@@ -474,11 +474,6 @@ def _count(word: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _values_in_question(question: str) -> frozenset[Fraction]:
-    return frozenset(n.value for n in numbers_in(question))
-
-
-@lru_cache(maxsize=4096)
 def _given_in_question(question: str) -> frozenset[tuple[Fraction, bool]]:
     return frozenset((n.value, n.pct) for n in numbers_in(question))
 
@@ -486,14 +481,6 @@ def _given_in_question(question: str) -> frozenset[tuple[Fraction, bool]]:
 def _given(ctx: Context, n: Num) -> bool:
     """Whether the question gives ``n`` (a percentage only as a percentage: "$20" is not the "20%" it gives)."""
     return ctx.question is not None and (n.value, n.pct) in _given_in_question(ctx.question)
-
-
-# ---------------------------------------------------------------------------------------- the rules
-def _json(ctx: Context) -> str | None:
-    if ctx.json_answer is None:
-        return None
-    nums = numbers_in(str(ctx.json_answer))
-    return _answer(nums[0], ctx) if nums else None
 
 
 def _boxed(ctx: Context) -> str | None:
@@ -780,29 +767,6 @@ def _later_form(ctx: Context, nums: list[Num], later: str) -> bool:
     return any(n.pct or 0 < n.value < 1 for n in _nums(ctx, later))
 
 
-_STATED_RE = re.compile(r"^\W*(?:(?:the|its|his|her|their|your|our)\s+)?(?P<subject>[A-Za-z][A-Za-z' -]{0,40}?)\s+(?:is|are|was|were|equals|comes\s+to"
-                        r"|will\s+be|would\s+be)\s+(?:(?:about|approximately|around|roughly|exactly|just|only)\s+)?[-$€£]?\d", re.IGNORECASE)
-
-
-def _stated_first(ctx: Context) -> str | None:
-    """A first sentence that names what the question asks and gives its value ("The sale price is $30.",
-    "The average is 8."), whatever working follows with other numbers."""
-    if not ctx.question:
-        return None
-    head, rest = _first(ctx)
-    m = _STATED_RE.match(head)
-    if not m or not rest or "=" in head or _EXPRESSION_RE.search(head):
-        return None
-    nums = _nums(ctx, head)
-    asked = content_stems(asked_part(ctx.question)) - {"many", "much", "total"}
-    subject = content_stems(m.group("subject"))
-    if len(nums) != 1 or not subject & asked or _later_form(ctx, nums, rest):
-        return None
-    if _given(ctx, nums[0]) and not subject <= asked:
-        return None  # "The shirt costs $40.": a fact the question gives, unless the subject is what is asked ("The average is 8.")
-    return _answer(nums[0], ctx)
-
-
 def _fresh(ctx: Context, n: Num, text: str) -> bool:
     """Whether ``n`` is not a number the question gives, or counts the asked unit where the question gives
     it only as a count of other things ("6 days" for "... how many days would 6 workers take?")."""
@@ -895,6 +859,12 @@ def _answer_first(ctx: Context) -> str | None:
     source = next((t for t in (_APPOSITIVE_RE.sub(" ", main), main, plain) if _nums(ctx, t)), plain)
     if source is not main and len(_preferred(ctx, _nums(ctx, main))) < len(_nums(ctx, main)):
         source = main  # "on April 15, 1912, after ..." for "what year": the year is no aside
+    return _first_of(ctx, source, plain, rest, bare)
+
+
+def _first_of(ctx: Context, source: str, plain: str, rest: str, bare: bool) -> str | None:
+    """The number an opening sentence states first (``source``, its main clause): not the first bound of a
+    range, not a number the question gives, not one a later sentence restates in the asked form."""
     nums = _nums(ctx, source)
     if not nums:
         return None
@@ -1374,26 +1344,6 @@ def _cut_aside(sentence: str) -> bool:
     return bool(sentence) and sentence[-1].isalpha() and bool(_HYPOTHETICAL_RE.match(sentence) or re.search(r"\b(?:would|could)\b", sentence))
 
 
-_LINE_LABEL_RE = re.compile(r"^\W*([A-Za-z][\w ]{0,30}?)\s*[:=]\s*(\S.*)$", re.MULTILINE)
-
-
-def _labelled(ctx: Context) -> str | None:
-    """The last line labelled with what the question asks ("Average: 246 / 3 = 82"), its result."""
-    if not ctx.question or "\n" not in ctx.prose or not _LINE_LABEL_RE.search(ctx.prose):
-        return None
-    lines = [ln for ln in ctx.prose.split("\n") if re.search(r"\d", ln) and _nums(ctx, ln) and not _PLEASANTRY_RE.match(ln.strip())]
-    asked = content_stems(asked_part(ctx.question))
-    for i in range(len(lines) - 1, -1, -1):
-        m = _LINE_LABEL_RE.match(lines[i].strip())
-        if m and content_stems(m.group(1)) & asked and not _NOTE_RE.match(m.group(0)):
-            found = _result(ctx, m.group(2))  # the last line labelled with what is asked ...
-            last = _nums(ctx, lines[-1])[-1]
-            if found and (i == len(lines) - 1 or last.value == found.value):  # ... that the output ends on
-                return _answer(found, ctx)
-            return None
-    return None
-
-
 _TOTAL_AFTER_RE = re.compile(r"\s*(?:in\s+total|in\s+all|altogether|total)\W*$", re.IGNORECASE)
 
 
@@ -1525,7 +1475,6 @@ def _first_number(ctx: Context, text: str) -> str | None:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("correction", "self_correction", _correction),
@@ -1539,11 +1488,9 @@ RULES: tuple[Rule, ...] = (
     Rule("conversion", "answer_first", _conversion),
     Rule("in_asked_unit", "answer_inside_sentence", _in_asked_unit),
     Rule("counted", "answer_inside_sentence", _counted),
-    Rule("stated_first", "answer_first", _commitment.number_on_question(_stated_first)),
     Rule("named_value", "answer_inside_sentence", _named_value),
     Rule("asked_unit", "answer_first", _asked_unit),
     Rule("answer_first", "answer_first", _commitment.number_on_question(_answer_first)),
-    Rule("labelled", "marker", _labelled),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
     Rule("tentative", "abstain", _commitment.tentative_rule(_first_number)),

@@ -922,7 +922,7 @@ def read_structured(rules: Sequence[Rule], ctx: Context, cascade: Callable[..., 
             continue
         skip = deeper
         if part.startswith(_MENTION):
-            part, skip = part[len(_MENTION):], deeper | {"json"}
+            part = part[len(_MENTION):]
         elif explicit and _says_nothing(part, ctx.kind):
             return Extraction(None, ctx.kind, "unextracted")
         if part.startswith(_VERBATIM):

@@ -713,14 +713,6 @@ def _short(text: str) -> bool:
     return bool(text) and (len(text.split()) <= 5 or _number_phrase(text)) and not _COPULA_RE.search(f" {text} ")
 
 
-# ---------------------------------------------------------------------------------------- the rules
-def _json(ctx: Context) -> str | None:
-    answer = ctx.json_answer
-    if answer is None or isinstance(answer, (dict, list)):
-        return None
-    return str(answer).strip() or None
-
-
 def _boxed(ctx: Context) -> str | None:
     return ctx.boxed or None
 
@@ -744,18 +736,6 @@ def _no_such(ctx: Context) -> str | None:
     if m is None or re.search(r"\bbut\b|:", head[m.end():]):
         return None  # "Bolivia has no single capital: Sucre ...": an answer follows
     return ABSTAIN if m.group(1) is None or stem(m.group(1)) in ctx.question_stems else None
-
-
-def _has_none(ctx: Context) -> str | None:
-    """The output says the thing asked for does not exist ("it never existed, so it has no capital"): unextracted."""
-    if ctx.question:
-        for m in _HAS_NO_RE.finditer(ctx.text):
-            if stem(m.group(1)) in ctx.question_stems and not re.match(r"[^.;\n]*,?\s+but\s", ctx.text[m.end():]):
-                return ABSTAIN  # "it never existed, so it has no capital"
-    return None
-
-
-_HAS_NO_RE = re.compile(r"\b(?:has|have|had|there\s+is|there's|there\s+was|there\s+are)\s+no\s+(?:such\s+|single\s+|official\s+)?([a-z]+)", re.IGNORECASE)
 
 
 _CONFIRMED_RE = re.compile(r"(?:^|[.!;]\s+)(?:yes|yep|right|correct|confirmed|indeed|that'?s\s+(?:right|correct))\b", re.IGNORECASE)
@@ -930,21 +910,6 @@ def _table_column(lines: list[str], ctx: Context) -> str | None:
         data = first
     cell = _strip(data[0][named[0]])
     return cell if cell and _short(cell) else None
-
-
-_LABEL_LINE_RE = re.compile(r"^[ \t]*(?:[-*\u2022][ \t]+)?([A-Za-z][\w' -]{0,30}?)[ \t]*:[ \t]+(\S[^\n]*?)[ \t]*$", re.MULTILINE)
-
-
-def _labelled_line(ctx: Context) -> str | None:
-    """A "Label: value" line (a fact sheet or list) whose label is the thing the question asks for: "- Capital: Canberra"."""
-    if not ctx.question or ":" not in ctx.text:
-        return None
-    found = []
-    for m in _LABEL_LINE_RE.finditer(ctx.text):
-        label = content_stems(m.group(1))
-        if label and label <= ctx.question_stems and len(m.group(1).split()) <= 3:
-            found.append(re.split(r"\s+\(|;|,\s+(?:and|but|which)\s", m.group(2))[0])
-    return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
 # a pleasantry or interjection opening a reply is not its answer: "Sure! ...", "Well, ...", "Great question."
@@ -1258,13 +1223,6 @@ def _literal(ctx: Context) -> str | None:
     if "," in inner or "'" in inner or '"' in inner:
         return text  # "['a', 'b', 'c']", "(3, 4)"
     return _strip(inner) or None if len(inner.split()) <= 4 else None  # "(Paris)": brackets around a plain answer are no part of it
-
-
-def _quoted(ctx: Context) -> str | None:
-    head, _ = first_part(_without_tables(ctx.text))
-    found = [a or b for a, b in _QUOTED_RE.findall(head)]
-    found = [f for f in found if not (ctx.question and f.lower() in ctx.question.lower())]
-    return _strip(found[0]) if len(found) == 1 and _short(found[0]) else None
 
 
 _CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b[,:]?\s*", re.IGNORECASE)
@@ -1693,7 +1651,6 @@ def _definition(ctx: Context) -> str | None:
 RULES: tuple[Rule, ...] = (
     Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
-    Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
     Rule("other_question", "abstain", _other_question),
@@ -1705,10 +1662,9 @@ RULES: tuple[Rule, ...] = (
     Rule("marked", "marker", _marked),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
-    Rule("labelled_line", "table", _labelled_line),
     Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
     *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_picked_span,
-                       also=(Rule("has_none", "abstain", _has_none), Rule("about_answering", "abstain", _about_answering),
+                       also=(Rule("about_answering", "abstain", _about_answering),
                              Rule("definition", "abstain", _definition))),
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
@@ -1719,11 +1675,10 @@ RULES: tuple[Rule, ...] = (
     Rule("concluding", "marker", _concluding),
     Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
-    Rule("quoted", "quotes", _quoted),
     Rule("heading", "format", _heading),
     Rule("consensus", "answer_inside_sentence", _consensus),
     Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
 )
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
-RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "has_none", "no_such", "garbled", "hedge", "about_answering")
+RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
               else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

@@ -33,7 +33,6 @@ from gengap.extract._base import (
     last_match,
     sentences,
     stem,
-    unfinished,
 )
 from gengap.extract._cascade import run_cascade
 from gengap.extract._phrases import alternation, languages_with
@@ -139,16 +138,6 @@ def _word(word: str) -> str | None:
     return "yes" if w in _YES else "no" if w in _NO else None
 
 
-def _json(ctx: Context) -> str | None:
-    answer = ctx.json_answer
-    if answer is None:
-        return None
-    if isinstance(answer, bool):
-        return "yes" if answer else "no"
-    m = re.match(rf"\W*{_YN_WORD}\b", str(answer), re.IGNORECASE)
-    return _word(m.group(1)) if m else None
-
-
 def _boxed(ctx: Context) -> str | None:
     if ctx.boxed is None:
         return None
@@ -246,9 +235,6 @@ def _closing(ctx: Context) -> str | None:
     return _word(m.group(1)) if m else None
 
 
-_INSTRUCTION_SENTENCE_RE = re.compile(r"^\W*(?:answer|reply|respond|say)\b[^.!?\n]*\b(?:yes|true)\s*(?:or|/)\s*(?:no|false)\b", re.IGNORECASE)
-
-
 _EITHER_OR_RE = re.compile(r"\b(?!yes\b|true\b|fact\b|right\b|correct\b|real\b)\w+\s+or\s+(?!not\b|no\b|false\b|nor\b|myth\b|fiction\b|wrong\b|incorrect\b|fake\b)\w+[^?]*\?",
                            re.IGNORECASE)  # "Fact or myth: ...?" offers a verdict, it is a yes/no question
 
@@ -310,20 +296,6 @@ def _question_order(text: str, keep: frozenset[str] | set[str] | None = None) ->
             seen.append(x)
     return seen
 
-
-def _only_prompts(ctx: Context) -> str | None:
-    """An output made only of questions and instructions ("Is the Nile the longest? Answer yes or no.
-    Is the") states no answer: unextracted."""
-    if "?" not in ctx.prose:
-        return None
-    parts = [p for p in sentences(ctx.prose) if p.strip()]
-    if not parts or not any(p.rstrip().endswith("?") for p in parts):
-        return None
-    for i, part in enumerate(parts):
-        last_cut = i == len(parts) - 1 and part[-1:].isalpha() and len(part.split()) <= 8 and not _ANY_WORD_RE.search(part)
-        if not (part.rstrip().endswith("?") or _INSTRUCTION_SENTENCE_RE.match(part) or last_cut):
-            return None
-    return ABSTAIN
 
 # An opening courtesy states no verdict ("Great question!", "Happy to help.", "Let me explain:"): the reply
 # after it is read on its own.
@@ -680,21 +652,6 @@ def _concluding(ctx: Context) -> str | None:
 
 def _hedge(ctx: Context) -> str | None:
     return ABSTAIN if ctx.hedged else None
-
-
-def _unfinished(ctx: Context) -> str | None:
-    """An output cut off mid-sentence before any verdict ("... their legs are built like"); one that
-    says yes or no somewhere is left to the rules after this one."""
-    if unfinished(ctx.prose) and not _ANY_WORD_RE.search(ctx.prose) and not _CLAUSE_BEFORE_CUT_RE.match(ctx.prose):
-        return ABSTAIN
-    return None
-
-
-# one sentence cut off after its main clause: "Gold is an excellent conductor, which is why it is used in the"
-_CLAUSE_BEFORE_CUT_RE = re.compile(r"^[^.!?;\n]{12,}?,\s+(?:which|who|where|so|because|since|as|and\s+(?:so|that|this|it)|making|meaning)\b[^.!?;\n]*$", re.IGNORECASE)
-
-
-_ANY_WORD_RE = re.compile(rf"\b{_YN_WORD}\b", re.IGNORECASE)
 
 
 def _last_word(ctx: Context) -> str | None:
@@ -1289,10 +1246,8 @@ def _without(main: str, ctx: Context) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("json", "format", _json),
     Rule("boxed", "format", _boxed),
     Rule("echo", "abstain", echo_rule),
-    Rule("only_prompts", "abstain", _only_prompts),
     Rule("courtesy", "answer_first", _courtesy),
     Rule("correction", "self_correction", _correction),
     Rule("non_answer", "abstain", _commitment.marked_non_answer),
@@ -1306,7 +1261,7 @@ RULES: tuple[Rule, ...] = (
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
+    *_commitment.stage(lambda: RULES, hedge=_hedge, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
