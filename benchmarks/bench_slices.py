@@ -5,6 +5,8 @@
     python benchmarks/bench_slices.py --only-similarity --similarity 1000000 100000   # train_similarity at scale
     python benchmarks/bench_slices.py --corpus   # slices on corpus metrics (AUROC, ECE): null and recall (~15 min loaded)
     python benchmarks/bench_slices.py --conjunction-at-scale 5   # the planted pair at 1,000,000 rows, 5 seeds
+    python benchmarks/bench_slices.py --power    # 0/1 slices: recall by size and base accuracy beside the exact
+                                                 # power of any test; other error controls (~25 min loaded)
 
 Every simulation draws a fresh table: four text columns (3, 4, 4 and 5 values) and one numeric
 column (cut into quantile bins by the search), and 0/1 scores at 70% (or, where named,
@@ -124,32 +126,48 @@ def corpus_search(frame: pd.DataFrame, rows: pd.DataFrame, metric: str, control:
     return found.n_significant, set(found.significant["description"])
 
 
-def corpus_figures(sims: int, rsims: int) -> None:
+def share(hits: int, sims: int) -> str:
+    """``hits / sims`` with its Clopper-Pearson 95% interval."""
+    from gengap.analysis.intervals import proportion_ci
+
+    lo, hi = proportion_ci(hits, sims)
+    return f"{hits / sims:.3f} [{float(lo):.3f}, {float(hi):.3f}]"
+
+
+def corpus_figures(sims: int, rsims: int, parts: tuple[str, ...] = ("auroc", "ece", "recall")) -> None:
+    """``parts``: the null runs of ``auroc`` and ``ece``, and ``recall`` (ECE's first: the slowest to settle)."""
     controls = ["bh", "split", "naive"]
-    print("Corpus metrics, null data: share of searches with any significant slice (promise: <= 0.05)")
-    print(f"  {'setting':<44} {'bh':>7} {'split':>7} {'naive':>7}")
-    for metric, n, count in (("auroc", 1500, sims), ("ece", 1500, max(10, sims // 2))):
+    print("Corpus metrics, null data: share of searches with any significant slice (promise: <= 0.05;"
+          " Clopper-Pearson 95% intervals)")
+    print(f"  {'setting':<34} {'bh':>21} {'split':>21} {'naive':>21}")
+    naive_sims = min(sims, 20)  # the naive search finds a slice in every null run; 20 show it
+    for metric, n, count in (("auroc", 1500, sims), ("ece", 1500, sims)):
+        if metric not in parts:
+            continue
         hits = dict.fromkeys(controls, 0)
         for s in range(count):
             rng = np.random.default_rng(20_000 + s)
             frame = table(n, rng)
             rows = corpus_rows(n, rng, kind=metric)
-            for c in controls:
+            for c in controls if s < naive_sims else controls[:2]:
                 hits[c] += corpus_search(frame, rows, metric, c, s)[0] > 0
-        print(f"  {f'{metric}, {n:,} rows ({count} sims)':<44} {hits['bh'] / count:7.3f} {hits['split'] / count:7.3f} "
-              f"{hits['naive'] / count:7.3f}")
+        print(f"  {f'{metric}, {n:,} rows ({count} sims)':<34} "
+              + " ".join(f"{share(hits[c], count if c != 'naive' else naive_sims):>21}" for c in controls), flush=True)
+    print(f"  (naive: the first {naive_sims} simulations only)")
+    if "recall" not in parts:
+        return
     print(f"\nCorpus metrics, planted slices in 3,000 rows: recall (share of {rsims} simulations reporting exactly it;"
           " the naive search's recall is no test of it)")
-    print(f"  {'slice':<44} {'bh':>7} {'split':>7}")
+    print(f"  {'slice':<34} {'bh':>21} {'split':>21}")
     controls = ["bh", "split"]
-    for metric, shape, n_slice in (("auroc", "single", 300), ("auroc", "pair", 300), ("ece", "single", 300)):
+    for metric, shape, n_slice in (("ece", "single", 300), ("auroc", "single", 300), ("auroc", "pair", 300)):
         n = 3000
-        share = n_slice / n if shape == "single" else float(np.sqrt(n_slice / n))
+        part = n_slice / n if shape == "single" else float(np.sqrt(n_slice / n))
         truth = "channel = c0" if shape == "single" else "channel = c0 and language = l0"
         hits = dict.fromkeys(controls, 0)
         for s in range(rsims):
             rng = np.random.default_rng(30_000 + s)
-            frame = table(n, rng, share)
+            frame = table(n, rng, part)
             bad = (frame["channel"] == "c0").to_numpy()
             if shape == "pair":
                 bad = bad & (frame["language"] == "l0").to_numpy()
@@ -157,7 +175,179 @@ def corpus_figures(sims: int, rsims: int) -> None:
             for c in controls:
                 hits[c] += truth in corpus_search(frame, rows, metric, c, s)[1]
         what = "AUROC 0.93 -> 0.70" if metric == "auroc" else "ECE +15 points"
-        print(f"  {f'{shape}, {n_slice} rows, {what}':<44} {hits['bh'] / rsims:7.3f} {hits['split'] / rsims:7.3f}")
+        print(f"  {f'{shape}, {n_slice} rows, {what}':<34} "
+              + " ".join(f"{share(hits[c], rsims):>21}" for c in controls), flush=True)
+
+
+# ------------------------------------------------------------------------------------------- power
+def exact_power(n_slice: int, n: int, base: float, effect: float, level: float, *, randomized: bool = False) -> float:
+    """Power of the one-sided Fisher exact test (the search's test of 0/1 scores) of a slice of
+    ``n_slice`` of ``n`` rows scoring ``base - effect`` against the rest at ``base``, at ``level``.
+
+    ``randomized``: the randomized conditional test that uses its level exactly (uniformly most
+    powerful unbiased for "the slice's odds are lower"): no test of this question does better.
+    Computed exactly over every (hits inside, hits outside) of non-negligible probability; the
+    hypergeometric tails by log-gamma and cumulative sums (checked against scipy below)."""
+    from scipy.special import gammaln
+    from scipy.stats import binom
+
+    n_rest = n - n_slice
+
+    def support(k: int, p: float) -> np.ndarray:
+        lo, hi = binom.ppf([1e-13, 1 - 1e-13], k, p)
+        return np.arange(max(int(lo) - 1, 0), min(int(hi) + 2, k + 1))
+
+    x, y = support(n_slice, base - effect), support(n_rest, base)
+    px, py = binom.pmf(x, n_slice, base - effect), binom.pmf(y, n_rest, base)
+
+    def lchoose(a: float, b: np.ndarray) -> np.ndarray:
+        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+    power = 0.0
+    xs = np.arange(n_slice + 1)
+    for t in np.unique(x[:, None] + y[None, :]):  # condition on the total of hits t
+        lo = max(0, t - n_rest)
+        k = xs[(xs >= lo) & (xs <= min(t, n_slice))]
+        logp = lchoose(n_slice, k) + lchoose(n_rest, t - k) - lchoose(n, np.array(t))
+        pmf = np.exp(logp - logp.max())
+        pmf /= pmf.sum()
+        cdf = np.cumsum(pmf)
+        reject = np.zeros(n_slice + 1)
+        reject[k[cdf <= level]] = 1.0
+        if randomized:  # the first value not rejected is rejected with the chance that makes the level exact
+            edge = np.flatnonzero(cdf > level)[0]
+            reject[k[edge]] = (level - (cdf[edge] - pmf[edge])) / pmf[edge]
+        inside = (t - x >= y[0]) & (t - x <= y[-1])
+        power += float(np.sum(px[inside] * reject[x[inside]] * py[t - x[inside] - y[0]]))
+    return power
+
+
+def check_exact_tail() -> None:
+    """The log-gamma tails of :func:`exact_power` against scipy's hypergeometric at a few points."""
+    import scipy.stats
+    from scipy.special import gammaln
+
+    for n, n_slice, t, x in ((6000, 200, 4180, 120), (6000, 800, 4100, 500), (2000, 30, 1400, 12)):
+        k = np.arange(max(0, t - (n - n_slice)), x + 1)
+        lc = gammaln(n_slice + 1) - gammaln(k + 1) - gammaln(n_slice - k + 1)
+        lc += gammaln(n - n_slice + 1) - gammaln(t - k + 1) - gammaln(n - n_slice - t + k + 1)
+        lc -= gammaln(n + 1) - gammaln(t + 1) - gammaln(n - t + 1)
+        ours, theirs = float(np.exp(lc).sum()), float(scipy.stats.hypergeom.cdf(x, n, t, n_slice))
+        assert abs(ours - theirs) <= 1e-9 * max(theirs, 1e-300) + 1e-300, (ours, theirs)
+
+
+def slice_pvalues(frame: pd.DataFrame, y: np.ndarray, min_n: int = 30) -> tuple[list[str], np.ndarray, np.ndarray, np.ndarray]:
+    """Every slice the search tests (order 2), its one-sided Fisher p-value, its order, and for a
+    pair whether one of its parts scores below the rest (the search's own enumeration and test)."""
+    from gengap.analysis._slice_core import _below_p, _enumerate, _features, _gather, _Stats
+
+    features, _ = _features(frame, list(frame.columns), max_values=1000, n_bins=5)
+    found = _enumerate(features, y, 2, min_n)
+    st = _gather(found)
+    total = _Stats(np.array([float(len(y))]), np.array([y.sum()]), np.array([(y**2).sum()]))
+    p = _below_p(st, total - st, True)
+    rest = total - st
+    below = st.s / st.n < rest.s / rest.n
+    where = {cond: i for i, cond in enumerate(found.conditions)}
+    order = np.array([len(c) for c in found.conditions])
+    promising = np.array([len(c) == 1 or any(below[where[(part,)]] for part in c if (part,) in where)
+                          for c in found.conditions])
+    return found.descriptions, p, order, promising
+
+
+def procedures(p: np.ndarray, order: np.ndarray, promising: np.ndarray, alpha: float = 0.05) -> dict[str, np.ndarray]:
+    """Which slices each way of controlling false discoveries calls significant."""
+    from gengap.analysis.intervals import adjust_pvalues
+
+    m = len(p)
+    out = {"bh": adjust_pvalues(p, "bh") <= alpha, "bonferroni": p <= alpha / m}
+    m1, m2 = int((order == 1).sum()), int((order == 2).sum())
+    weight = np.where(order == 1, m / (2 * max(m1, 1)), m / (2 * max(m2, 1)))  # each order gets half of alpha
+    out["weighted"] = adjust_pvalues(np.minimum(p / weight, 1.0), "bh") <= alpha
+    gated = np.zeros(m, dtype=bool)
+    if promising.any():
+        gated[promising] = adjust_pvalues(p[promising], "bh") <= alpha
+    out["gated"] = gated
+    return out
+
+
+POWER_PROCEDURES = ["bh", "bonferroni", "weighted", "gated"]
+
+
+def power_figures(sims: int, null_sims: int, *, dev: bool) -> None:
+    """Recall of a 10-point slice of 0/1 scores against the best any test could do, by slice size and
+    base accuracy; other ways of controlling false discoveries on the same p-values; their null rates."""
+    check_exact_tail()
+    null_seed, recall_seed = (70_000, 80_000) if dev else (40_000, 50_000)
+    n, effect, alpha = 6000, 0.10, 0.05
+    print(f"Seeds: null {null_seed}+, recall {recall_seed}+ ({'development: looked at' if dev else 'fresh: reported'})")
+    # null data at 6,000 rows: the share of searches with any significant slice, for each procedure
+    any_false = dict.fromkeys([*POWER_PROCEDURES, "search", "naive"], 0)
+    tested = []
+    for s in range(null_sims):
+        rng = np.random.default_rng(null_seed + s)
+        frame = table(n, rng)
+        y = draw_scores(np.full(n, 0.7), rng, "binary")
+        _, p, order, promising = slice_pvalues(frame, y)
+        tested.append(len(p))
+        for name, sig in procedures(p, order, promising, alpha).items():
+            any_false[name] += bool(sig.any())
+        any_false["naive"] += bool((p < alpha).any())
+        any_false["search"] += find_slices(frame, y, order=2, top=0).n_significant > 0
+    m = int(np.median(tested))
+    print(f"\nNull data, 6,000 rows, 0/1 scores at 70%, order 2 (median {m} slices tested): share of {null_sims} "
+          "searches with any significant slice (promise: <= 0.05)")
+    for name in ["search", *POWER_PROCEDURES, "naive"]:
+        label = "find_slices (bh, reported)" if name == "search" else name
+        print(f"  {label:<28} {share(any_false[name], null_sims)}")
+
+    level = alpha / m
+    print(f"\nPlanted 10-point slice of 0/1 scores in {n:,} rows: recall with Clopper-Pearson 95% intervals "
+          f"(simulations per row in brackets)")
+    print(f"  exact: power of the one-sided Fisher test of the planted slice alone (no search) at alpha = {alpha}, "
+          f"and at BH's first threshold alpha / {m}; UMPU: the randomized exact-level test (the ceiling)")
+    print("  search: find_slices (BH) reports exactly the planted slice; bh .. gated: the planted slice is "
+          "significant under that procedure (same p-values, before the conjunction rule); weighted: BH with\n"
+          "  half of alpha for single values, half for pairs; gated: pairs tested only under a part that scores "
+          "below the rest (no proof of error control)")
+    head = f"  {'slice (simulations)':<28} {'exact a':>7} {'UMPU a':>7} {'exact a/m':>9} {'UMPU a/m':>8}  {'search':>21}"
+    print(head + "".join(f" {name:>10}" for name in POWER_PROCEDURES))
+    grid = [(0.7, shape, size) for shape in ("single", "pair") for size in (200, 400, 800)]
+    grid += [(base, shape, size) for base in (0.6, 0.8, 0.9) for shape in ("single", "pair") for size in (200, 400, 800)]
+    for base, shape, size in grid:
+        count = sims if base == 0.7 else max(sims // 2, 1)  # the benchmark's base accuracy gets the most
+        hits = dict.fromkeys(["search", *POWER_PROCEDURES], 0)
+        part = size / n if shape == "single" else float(np.sqrt(size / n))
+        truth = "channel = c0" if shape == "single" else "channel = c0 and language = l0"
+        for s in range(count):
+            rng = np.random.default_rng(recall_seed + s)
+            frame = table(n, rng, part)
+            bad = (frame["channel"] == "c0").to_numpy()
+            if shape == "pair":
+                bad = bad & (frame["language"] == "l0").to_numpy()
+            y = draw_scores(np.where(bad, base - effect, base), rng, "binary")
+            names, p, order, promising = slice_pvalues(frame, y)
+            at = names.index(truth) if truth in names else None
+            for name, sig in procedures(p, order, promising, alpha).items():
+                hits[name] += at is not None and bool(sig[at])
+            hits["search"] += truth in set(find_slices(frame, y, order=2, top=0).significant["description"])
+        bounds = [exact_power(size, n, base, effect, a, randomized=r) for a in (alpha, level) for r in (False, True)]
+        label = f"{shape}, {size}, {100 * base:.0f}%->{100 * (base - effect):.0f}% ({count})"
+        print(f"  {label:<28} {bounds[0]:7.3f} {bounds[1]:7.3f} {bounds[2]:9.3f} {bounds[3]:8.3f}  "
+              f"{share(hits['search'], count):>21}" + "".join(f" {hits[k] / count:10.3f}" for k in POWER_PROCEDURES),
+              flush=True)
+
+    print(f"\nSmallest slice (rows of {n:,}) whose 10-point drop the exact Fisher test finds with power >= 0.9, "
+          f"alone at alpha = {alpha} and at alpha / {m}")
+    for base in (0.6, 0.7, 0.8, 0.9, 0.95):
+        found = []
+        for a in (alpha, level):
+            lo, hi = 10, 3000
+            while hi - lo > 5:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if exact_power(mid, n, base, effect, a) >= 0.9 else (mid, hi)
+            found.append(hi)
+        print(f"  base {100 * base:.0f}% -> {100 * (base - effect):.0f}%: alone {found[0]:>5} rows, in the search {found[1]:>5} rows")
 
 
 def conjunction_at_scale(n: int, seeds: int) -> None:
@@ -223,12 +413,24 @@ def main() -> None:
     parser.add_argument("--corpus", action="store_true", help="slices on corpus metrics only")
     parser.add_argument("--corpus-sims", type=int, default=60, help="null simulations of the corpus search")
     parser.add_argument("--corpus-recall-sims", type=int, default=20)
+    parser.add_argument("--corpus-parts", default="auroc,ece,recall",
+                        help="with --corpus: which of the null runs (auroc, ece) and the recall runs (recall)")
+    parser.add_argument("--power", action="store_true",
+                        help="only: recall of 0/1 slices by size and base accuracy beside the exact power of any test")
+    parser.add_argument("--power-sims", type=int, default=200, help="recall simulations per row of --power")
+    parser.add_argument("--power-null-sims", type=int, default=1000, help="null simulations of --power")
+    parser.add_argument("--dev", action="store_true", help="--power on the development seeds (looked at)")
     parser.add_argument("--conjunction-at-scale", type=int, default=0, metavar="SEEDS",
                         help="only: the planted pair at 1,000,000 rows with this many seeds")
     args = parser.parse_args()
     if args.corpus:
         t0 = time.perf_counter()
-        corpus_figures(args.corpus_sims, args.corpus_recall_sims)
+        corpus_figures(args.corpus_sims, args.corpus_recall_sims, tuple(args.corpus_parts.split(",")))
+        print(f"\n(total {time.perf_counter() - t0:.0f} s)")
+        return
+    if args.power:
+        t0 = time.perf_counter()
+        power_figures(args.power_sims, args.power_null_sims, dev=args.dev)
         print(f"\n(total {time.perf_counter() - t0:.0f} s)")
         return
     if args.conjunction_at_scale:

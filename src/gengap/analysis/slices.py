@@ -468,7 +468,7 @@ def slice_lines(table: pd.DataFrame, *, top: int = 5, percent: bool = True) -> l
     Where it fails (slices significantly below the rest; Benjamini-Hochberg over every slice tested, 2 slices tested):
       m on random: site = b  n = 60, score 0.0% [0.0, 6.0], 100.0 pts below the rest [-100.0, -91.6], adjusted p 2.1e-35
       A small run (120 rows, 2 slices tested): a slice of 30 rows is found only when it scores about 30 points
-      below the rest, one of 60 rows when it scores about 26 points below the rest (80% power); smaller failures
+      below the rest, one of 60 rows when it scores about 25 points below the rest (80% power); smaller failures
       cannot be told from chance here.
     """
     searches = table.attrs.get("searches", [])

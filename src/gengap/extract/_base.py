@@ -37,6 +37,8 @@ class Extraction:
     contested : another rule further down the cascade reads a different answer (only looked for
         when asked, e.g. by an :class:`~gengap.extract.Extractor` with a judge); a judge may settle it.
     alternative : that other reading, when contested.
+    withheld : the answer the rules read and the verifier set aside (rule ``"verifier"``), else None.
+    withheld_rule : the rule that read the withheld answer.
     """
 
     value: str | None
@@ -44,6 +46,8 @@ class Extraction:
     rule: str
     contested: bool = field(default=False, compare=False)
     alternative: str | None = field(default=None, compare=False, repr=False)
+    withheld: str | None = field(default=None, compare=False, repr=False)
+    withheld_rule: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def ok(self) -> bool:
