@@ -181,3 +181,19 @@ def test_a_current_results_json_is_shown_while_the_rows_are_read_then_linked(tmp
     finally:
         assert figures.stop(60)
         loaded.close()
+
+
+def test_the_first_rows_of_a_run_with_several_answers_per_example(tmp_path):
+    """inspect_ai epochs are samples: rows ``id`` and ``id#1``...; the first rows read from the store
+    join on the example and the sample, and equal the joined table's."""
+    from gengap.imports import import_inspect
+
+    data = Path(__file__).parent / "data" / "inspect"
+    import_inspect([data / "samples.eval", data / "arith.eval"], tmp_path / "run")
+    loaded = open_runs([tmp_path / "run"])
+    try:
+        read_rows(loaded)
+        assert loaded.head == _first_rows(loaded, len(loaded.head))
+        assert any("#" in r["example_id"] for r in loaded.head)
+    finally:
+        loaded.close()
