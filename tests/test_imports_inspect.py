@@ -251,3 +251,14 @@ def test_an_example_short_of_epochs_is_left_out_with_a_note(tmp_path):
     assert any("first: 's2', 3 of 4" in n and "left out" in n for n in result.notes)
     rows, _ = _rows(tmp_path / "out")
     assert len(rows) == 16 and "s2" not in set(rows["item"]) and rows.groupby("item").size().tolist() == [4] * 4
+
+
+def test_logs_imported_before_epochs_were_samples_are_imported_again(tmp_path):
+    first = import_inspect([JSON], tmp_path)
+    with Store(tmp_path / "gengap.duckdb") as store:  # the run as an earlier gengap recorded it: no "epochs"
+        config = json.loads(store.sql("SELECT config FROM runs WHERE run_id = ?", [first.run_id])["config"].iloc[0])
+        del config["import"]["epochs"]
+        store.sql("UPDATE runs SET config = ? WHERE run_id = ?", [json.dumps(config), first.run_id])
+    again = import_inspect([JSON], tmp_path)
+    assert not again.already_imported and again.run_id != first.run_id
+    assert import_inspect([JSON], tmp_path).already_imported

@@ -378,7 +378,8 @@ def _log_paths(logs: Sequence[str | Path]) -> list[Path]:
 
 
 def _source(paths: Sequence[Path]) -> dict[str, Any]:
-    return {"kind": "inspect", "files": {str(p): file_digest(p) for p in paths}}
+    # "epochs": how epochs are stored; a store that imported the same logs as id#epoch rows imports them again
+    return {"kind": "inspect", "files": {str(p): file_digest(p) for p in paths}, "epochs": "samples"}
 
 
 def import_inspect(logs: Sequence[str | Path], out: str | Path, *, name: str = "inspect import") -> ImportResult:
