@@ -171,7 +171,7 @@ def test_base_model_shapes():
      "What is the capital of Lemuria?", "abstain", "lost continent"),
 ])
 def test_switching_a_family_off_loses_its_reading(kind, output, question, family, without):
-    assert extract(output, kind, question=question, disable=[family]).value == without
+    assert extract(output, kind, question=question, disable=[family], verify=False).value == without
 
 
 # families added after the v3 held-out part was read: each case written here in the family's shape

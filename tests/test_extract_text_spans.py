@@ -63,7 +63,7 @@ def test_reply_language_needs_function_words_of_its_own():
 def test_it_is_a_noun_that_is_a_relative_clause_not_a_cleft():
     for out, q in (("It is a fruit that grows on trees.", "What kind of food is a mango?"),
                    ("C'est une ville qui a beaucoup d'histoire.", "Quelle est la capitale de l'Italie ?")):
-        assert extract(out, "text", question=q).rule == "in_sentence"
+        assert extract(out, "text", question=q, verify=False).rule == "in_sentence"
 
 
 # ------------------------------------------------------------------ "it is", "I think" in other languages lead to the answer
@@ -82,7 +82,7 @@ def test_it_is_a_noun_that_is_a_relative_clause_not_a_cleft():
 
 
 def test_a_foreign_passive_does_not_answer_a_question_about_something_else():
-    assert extract("El puente fue construido por los romanos.", "text", question="¿Cuándo se construyó el puente?").rule == "in_sentence"
+    assert extract("El puente fue construido por los romanos.", "text", question="¿Cuándo se construyó el puente?", verify=False).rule == "in_sentence"
 
 
 # ------------------------------------------------------------------ the one listed candidate a clause names with what is asked

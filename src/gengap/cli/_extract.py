@@ -28,6 +28,8 @@ def extract_command(
     judge: Annotated[Optional[str], option(Scoring, "judge", help="The base URL of an OpenAI-compatible API (e.g. a llama.cpp server, http://127.0.0.1:8080/v1) asked about the outputs the rules cannot read or read two ways.")] = _SCORING.judge,
     judge_api: Annotated[str, option(Scoring, "judge_api")] = _SCORING.judge_api,
     judge_model: Annotated[Optional[str], option(Scoring, "judge_model")] = _SCORING.judge_model,
+    verify: Annotated[bool, typer.Option("--verify/--no-verify", help="Let the verifier leave doubtful readings "
+                                         "unextracted (on by default; counted in the summary).")] = True,
 ) -> None:
     """Extract answers (number, choice letter, yes/no, short text); unreadable outputs get extracted = null.
 
@@ -42,6 +44,7 @@ def extract_command(
     records = read_jsonl(outputs)
     totals: Counter[str] = Counter()
     missed: Counter[str] = Counter()
+    withheld: Counter[str] = Counter()
     batches: dict[str, list[tuple[dict[str, Any], Any, str | None]]] = {}  # kind -> (record, choices, question)
     for line, rec in enumerate(records, start=1):
         where = f"{outputs}, record {line}"
@@ -59,13 +62,15 @@ def extract_command(
         if question is not None and not isinstance(question, str):
             raise DataError(f"{where}: the question field '{question_field}' must be text; got {question!r}.")
         try:  # the rules, record by record: a bad record is named before any judge is asked
-            rec["extracted"] = extract(rec[output_field], this_kind, question=question, choices=choices).value
+            found = extract(rec[output_field], this_kind, question=question, choices=choices, verify=verify)
+            rec["extracted"] = found.value
+            withheld[this_kind] += found.rule == "verifier"
         except (ConfigError, DataError) as e:
             raise type(e)(f"{where}: {e}") from None
         batches.setdefault(this_kind, []).append((rec, choices, question))
     judged = []
     for this_kind, batch in batches.items() if judge is not None else ():
-        extractor = Extractor(this_kind, judge=judge, judge_api=judge_api, judge_model=judge_model)
+        extractor = Extractor(this_kind, judge=judge, judge_api=judge_api, judge_model=judge_model, verify=verify)
         found = extractor.extract_all([rec[output_field] for rec, _, _ in batch], [c for _, c, _ in batch],
                                       [q for _, _, q in batch])
         for (rec, _, _), f in zip(batch, found):
@@ -78,7 +83,8 @@ def extract_command(
     write_jsonl(records, out)
     stdout.print(f"{sum(totals.values()):,} records -> {out}")
     for k in sorted(totals):
-        stdout.print(f"  {k:<8} {totals[k]:>8,} records, unextracted {missed[k]:,} ({missed[k] / totals[k]:.1%})")
+        doubted = f", {withheld[k]:,} of them read by the rules and withheld by the verifier" if withheld[k] else ""
+        stdout.print(f"  {k:<8} {totals[k]:>8,} records, unextracted {missed[k]:,} ({missed[k] / totals[k]:.1%}){doubted}")
     for k, rep in sorted(judged, key=lambda kr: kr[0]):
         stdout.print(f"  judge on {k}: asked about {rep.asked:,} outputs; agreed {rep.agreed:,}, overruled {rep.overruled:,}, "
                      f"filled {rep.filled:,}, unsupported {rep.unsupported:,}, declined {rep.declined:,}")

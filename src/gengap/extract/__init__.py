@@ -48,6 +48,10 @@ a hedge, an unfinished ramble, an output cut off before its conclusion); then th
 prose. The phrases those stages match (markers, refusals, hedges, doubts in six languages) are data,
 one file per language in ``phrases/`` (its README says how to add one).
 
+Last, the verifier (``_verify``, on by default; ``verify=False`` turns it off) looks at each answer read
+and leaves the output unextracted where a small trained model finds the reading more likely wrong than
+its threshold allows (rule ``"verifier"``; the answer set aside stays on ``Extraction.withheld``).
+
 An output no rule can read gives ``None`` (:data:`UNEXTRACTED`), its own outcome that reports count
 separately; it is never turned into a wrong answer. The rules use no knowledge of the world: where only
 knowledge of the words said instead would decide ("Ice floats." for "Does ice sink?", "a dwarf planet"
@@ -82,6 +86,7 @@ from gengap.extract._cascade import run_cascade
 from gengap.extract._choice import choice_letters, normalize_text, options_named
 from gengap.extract._judge import JUDGE_APIS, JudgeReport, as_judge, completion_prompt, declines, judge_prompt, supported
 from gengap.extract._numbers import format_number, parse_number
+from gengap.extract._verify import Verification, check_verify, verify_reading
 
 __all__ = [
     "KINDS",
@@ -134,16 +139,19 @@ def rule_families(kind: str) -> dict[str, list[str]]:
 
 
 def _read(output: str, kind: str, question: str | None, choices: Sequence[str] | None,
-          disable: Collection[str], contest: bool = False) -> Extraction:
+          disable: Collection[str], contest: bool = False, verify: Verification = False) -> Extraction:
     if choices is not None and kind == "choice":
         choices = [str(c) for c in choices]
         choice_letters(len(choices))  # 2 to 26 options
     disabled = frozenset(disable)
-    ctx = Context(output, kind, question=None if question is None else str(question), choices=choices, disabled=disabled)
-    return run_cascade(CASCADES[kind], ctx, disabled=disabled, contest=contest)
+    question = None if question is None else str(question)
+    ctx = Context(output, kind, question=question, choices=choices, disabled=disabled)
+    found = run_cascade(CASCADES[kind], ctx, disabled=disabled, contest=contest)
+    return verify_reading(found, output, question, choices, verify) if verify is not False else found
 
 
-def extract_number(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:
+def extract_number(output: str, question: str | None = None, *, disable: Collection[str] = (),
+                   verify: Verification = True) -> Extraction:
     """Read a numeric answer.
 
     >>> extract_number("Total: 3 + 4 = 7. The answer is $1,204.").value
@@ -151,11 +159,11 @@ def extract_number(output: str, question: str | None = None, *, disable: Collect
     >>> extract_number("There is a 75% chance of red.", "What is the probability of red?").value
     '0.75'
     """
-    return _read(output, "number", question, None, disable)
+    return _read(output, "number", question, None, disable, verify=check_verify(verify))
 
 
 def extract_choice(output: str, choices: Sequence[str] | None = None, question: str | None = None, *,
-                   disable: Collection[str] = ()) -> Extraction:
+                   disable: Collection[str] = (), verify: Verification = True) -> Extraction:
     """Read a multiple-choice answer as its letter.
 
     ``choices`` (the option texts, in order) fixes the valid letters and lets an option's text,
@@ -166,10 +174,11 @@ def extract_choice(output: str, choices: Sequence[str] | None = None, question: 
     >>> extract_choice("The third option.", ["London", "Paris", "Rome"]).value
     'C'
     """
-    return _read(output, "choice", question, choices, disable)
+    return _read(output, "choice", question, choices, disable, verify=check_verify(verify))
 
 
-def extract_yes_no(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:
+def extract_yes_no(output: str, question: str | None = None, *, disable: Collection[str] = (),
+                   verify: Verification = True) -> Extraction:
     """Read a yes/no (or true/false) answer as ``"yes"`` or ``"no"``.
 
     >>> extract_yes_no("No, the passage says the bridge opened in 1932.").value
@@ -177,10 +186,11 @@ def extract_yes_no(output: str, question: str | None = None, *, disable: Collect
     >>> extract_yes_no("There is no denying it: it does.").value, extract_yes_no("That's a myth.").value
     ('yes', 'no')
     """
-    return _read(output, "yes_no", question, None, disable)
+    return _read(output, "yes_no", question, None, disable, verify=check_verify(verify))
 
 
-def extract_text(output: str, question: str | None = None, *, disable: Collection[str] = ()) -> Extraction:
+def extract_text(output: str, question: str | None = None, *, disable: Collection[str] = (),
+                 verify: Verification = True) -> Extraction:
     """Read a short free-text answer (a name, a word, a short phrase).
 
     >>> extract_text("Let me think. The city is on the Seine.\\nFinal answer: Paris").value
@@ -188,7 +198,7 @@ def extract_text(output: str, question: str | None = None, *, disable: Collectio
     >>> extract_text("The Mona Lisa was painted by Leonardo da Vinci.", "Who painted the Mona Lisa?").value
     'Leonardo da Vinci'
     """
-    return _read(output, "text", question, None, disable)
+    return _read(output, "text", question, None, disable, verify=check_verify(verify))
 
 
 # ---------------------------------------------------------------------------------------- dispatch
@@ -242,12 +252,15 @@ def _missing(output: Any) -> bool:
 
 
 def extract(output: Any, kind: str, *, question: str | None = None, choices: Sequence[str] | None = None,
-            disable: Collection[str] = ()) -> Extraction:
+            disable: Collection[str] = (), verify: Verification = True) -> Extraction:
     """Read one output as an answer of ``kind`` (``number``, ``choice``, ``yes_no``, ``text`` or a registered kind).
 
     ``question`` is the prompt the output answers and ``choices`` the option texts of a
     multiple-choice question; both help decide which part of the output is the answer.
     ``disable`` switches rules off by name or family (see :func:`rule_families`), for ablations.
+    ``verify`` (on by default) lets the verifier leave a doubtful reading unextracted (rule ``"verifier"``);
+    ``False`` keeps the rules' reading, a path uses another model file (one that cannot be used is
+    warned about and the rules' readings stand).
 
     >>> extract("Yes.", "yes_no")
     Extraction(value='yes', kind='yes_no', rule='first_word', contested=False)
@@ -259,13 +272,14 @@ def extract(output: Any, kind: str, *, question: str | None = None, choices: Seq
         fn, takes_question = _REGISTRY[kind]
         result = fn(str(output), choices=choices, question=question) if takes_question else fn(str(output), choices=choices)
         return _as_extraction(result, kind, "custom")
-    return _read(str(output), kind, question, choices, disable)
+    return _read(str(output), kind, question, choices, disable, verify=check_verify(verify))
 
 
-def _contested(output: Any, kind: str, question: str | None, choices: Sequence[str] | None) -> Extraction:
+def _contested(output: Any, kind: str, question: str | None, choices: Sequence[str] | None,
+               verify: Verification = True) -> Extraction:
     if _missing(output) or kind in _REGISTRY:
-        return extract(output, kind, question=question, choices=choices)
-    return _read(str(output), kind, question, choices, (), contest=True)
+        return extract(output, kind, question=question, choices=choices, verify=verify)
+    return _read(str(output), kind, question, choices, (), contest=True, verify=verify)
 
 
 class Extractor:
@@ -285,14 +299,18 @@ class Extractor:
     judge_api : how the judge is asked: ``"chat"`` (an instruction; instruction-tuned models) or
         ``"completions"`` (a few worked examples; base models, e.g. Gemma 3 270M).
     judge_model : the served model's name at the judge's URL (None: the first the server lists).
+    verify : the verifier (on by default) leaves doubtful readings unextracted, and so hands them to the
+        judge; ``False`` turns it off, a path uses another model file.
 
     >>> Extractor("number")(["x = 4", "no idea", "#### 1,000"])
     ['4', None, '1000']
     """
 
     def __init__(self, kind: str, *, custom: Callable[[str, Sequence[str] | None], str | None] | None = None,
-                 judge: Any = None, judge_api: str = "chat", judge_model: str | None = None) -> None:
+                 judge: Any = None, judge_api: str = "chat", judge_model: str | None = None,
+                 verify: Verification = True) -> None:
         _check_kind(kind)
+        self.verify = check_verify(verify)
         if custom is not None and not callable(custom):
             raise ConfigError(f"Extractor(custom=...) must be a function (output, choices) -> str | None; got {custom!r}.")
         if judge_api not in JUDGE_APIS:
@@ -334,8 +352,8 @@ class Extractor:
                 if value is not None:
                     found = Extraction(str(value), self.kind, "custom")
             if found is None:
-                found = (_contested if judged else lambda o, k, q, c: extract(o, k, question=q, choices=c))(
-                    output, self.kind, question, opts)
+                found = (_contested if judged else lambda o, k, q, c, v: extract(o, k, question=q, choices=c, verify=v))(
+                    output, self.kind, question, opts, self.verify)
             results.append(found)
         if judged:
             self._judge(outputs, choices, questions, results)
@@ -368,7 +386,7 @@ class Extractor:
         opts = choices[i] if choices is not None else None
         if declines(reply):
             return "declined"
-        again = extract(str(reply), self.kind, choices=opts)
+        again = extract(str(reply), self.kind, choices=opts, verify=False)  # the reply is the answer itself
         if not again.ok:
             return "declined"
         self.judge_readings[i] = again.value
