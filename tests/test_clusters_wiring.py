@@ -211,13 +211,13 @@ def test_curves_with_clusters_widen_each_bin_and_name_their_method():
     assert (clustered.bins["p_value"].dropna() >= plain.bins["p_value"].dropna()).all()
 
 
-def test_inspect_epochs_are_clustered_by_sample_without_being_told(tmp_path, cli):
+def test_inspect_epochs_are_clustered_by_example_without_being_told(tmp_path, cli):
     log = Path(__file__).parent / "data" / "inspect" / "arith.json"
     if not log.exists():
         pytest.skip("tests/data/inspect/arith.json is missing")
     code, out, err = cli("import", "inspect", str(log), "--out", str(tmp_path / "rep"), "--format", "json")
     assert code == 0, err
-    assert "counts samples, not epochs" in out
+    assert "every interval counts examples, not epochs" in out
     summary = json.loads((tmp_path / "rep" / "results.json").read_text())["summary"]
-    assert {s["cluster"] for s in summary} == {"sample_id"} and {s["n_clusters"] for s in summary} == {6}
+    assert {s["cluster"] for s in summary} == {"item"} and {s["n_clusters"] for s in summary} == {6}
     assert all(s["n"] == 12 for s in summary)

@@ -31,6 +31,7 @@ def test_sample_column_through_the_cli(tmp_path):
     res = CliRunner().invoke(app, ["import", "table", str(path), "--id", "qid", "--output", "pred", "--score", "ok",
                                    "--sample", "try", "--out", str(out), "--format", "json"])
     assert res.exit_code == 0, res.output
+    assert "(ok, 5 examples × 4 samples): pass@1 50.0%, pass@4 80.0%, maj@4 60.0%" in res.output
     with Store(out / "gengap.duckdb", read_only=True) as store:
         run = store.sql("SELECT run_id FROM runs").iloc[0, 0]
         rows = store.rows(run)

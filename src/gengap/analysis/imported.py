@@ -159,11 +159,13 @@ def group_scores(rows: pd.DataFrame, field: str | Sequence[str], *, metric: str 
                  cluster: str | None = None) -> pd.DataFrame:
     """Per model and task: each group's score (groups: values of a document field, or a combination of
     fields) with its interval, and which group is worst (:func:`gengap.analysis.group_scores.group_metrics`).
-    ``cluster`` names a document field whose rows are not independent: the intervals count its clusters."""
+    ``cluster`` names a document field, or a column of the rows (``item``: the example, when it was
+    answered several times), whose rows are not independent: the intervals count its clusters."""
     from gengap.analysis.group_scores import group_metrics
 
     fields = [field] if isinstance(field, str) else list(field)
-    data = with_metadata(_one_metric(rows, metric, "group_scores"), fields + ([cluster] if cluster else []))
+    data = with_metadata(_one_metric(rows, metric, "group_scores"),
+                         fields + ([cluster] if cluster and cluster not in rows.columns else []))
     frames = []
     for (model, split, met), g in data.groupby(["model", "split", "metric"], sort=False):
         if g[fields].isna().any().any():

@@ -9,7 +9,7 @@ import typer
 
 from gengap._settings import DEFAULT_OUT
 from gengap.cli._app import app
-from gengap.cli._common import print_summary, stdout
+from gengap.cli._common import print_samples, print_summary, stdout
 from gengap.cli._report import ANALYSIS_DEFAULTS, check_slice_order, slices_option
 
 import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, inspect_ai, JSONL/CSV/Parquet) "
@@ -44,9 +44,11 @@ def _analyses(result, *, metric: str | None, group: list[str] | None, reextract:
         return
     from gengap.analysis.imported import group_scores, load_rows, subset_scores
     from gengap.analysis.imported import reextract as read_again
+    from gengap.analysis.samples import default_cluster
     from gengap.report.section_imported import group_table
 
     rows = load_rows(result.store_path, result.run_id, metric=metric)
+    cluster = default_cluster(rows, cluster)  # several samples per example: the example is the cluster
     folder = result.out / "analysis"
     for field in group or []:
         table = group_scores(rows, field, n_resamples=2000, cluster=cluster)
@@ -122,6 +124,8 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
                      markup=False, soft_wrap=True)
     evaluation = Evaluation(store_path=result.store_path, run_id=result.run_id, out=result.out)
     print_summary(evaluation.summary(cluster=cluster))
+    if _has_samples(result):  # several answers per example (inspect_ai epochs, --sample): pass@k, maj@k
+        print_samples(evaluation.samples())
     _model_differences(result)
     chosen = check_formats(formats or list(FILE_NAMES))
     if find_slices:  # gengap report OUT writes the same report again
@@ -213,35 +217,37 @@ def inspect_command(
     metric: Annotated[str | None, typer.Option(help="Analyses: the scorer to use, when a task has several.")] = None,
     group: Annotated[list[str] | None, typer.Option("--group", help="Analyses: per-group and worst-group scores over this metadata field (repeat).")] = None,
     subset: Annotated[list[str] | None, typer.Option("--subset", help="Analyses: score on the samples a split would test, e.g. length:by=input (repeat).")] = None,
-    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: sample_id when samples ran for several epochs).")] = None,
+    cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: the example, when samples ran for several epochs).")] = None,
     find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
     slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
 ) -> None:
     """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
 
-    Each task is a split and each model a model; a sample run for several epochs becomes one row per
-    epoch (id#epoch, with sample_id and epoch in its metadata), and the epochs of a sample are one
-    cluster: every interval counts samples, not epochs. Example: gengap import inspect logs/ --out report/
+    Each task is a split and each model a model; a sample run for several epochs is one example with one
+    answer per epoch (its samples, numbered 0, 1, ... as with gengap eval --samples K): pass@1, pass@k
+    and maj@k are reported, and every interval counts examples, not epochs. Example: gengap import
+    inspect logs/ --out report/
     """
     from gengap.imports import import_inspect
 
     check_slice_order(slice_order)
     result = import_inspect(logs, out)
-    if cluster is None and _several_epochs(result):
-        cluster = "sample_id"
-        stdout.print("note: samples ran for several epochs: every interval counts samples, not epochs (--cluster sample_id).",
-                     markup=False, soft_wrap=True)
+    if cluster is None and _has_samples(result):
+        stdout.print("note: samples ran for several epochs: each epoch is a sample of its example (pass@k, maj@k), "
+                     "and every interval counts examples, not epochs.", markup=False, soft_wrap=True)
     _finish(result, format, cluster=cluster, find_slices=find_slices, slice_order=slice_order)
     _analyses(result, metric=metric, group=group, reextract=None, subset=subset, cluster=cluster)
 
 
-def _several_epochs(result) -> bool:  # type: ignore[no-untyped-def]
-    """True when some sample of an imported inspect_ai log was run for more than one epoch."""
-    import json
-
+def _has_samples(result) -> bool:  # type: ignore[no-untyped-def]
+    """True when some example of an import was answered several times (an inspect_ai sample in several
+    epochs, rows of a --sample column): its store has a row with sample > 0."""
     from gengap.store import Store
 
     with Store(result.store_path, read_only=True) as store:
-        meta = store.sql("SELECT DISTINCT metadata FROM examples WHERE run_id = ?", [result.run_id])["metadata"]
-    epochs = [json.loads(m).get("epoch") for m in meta if isinstance(m, str) and m]
-    return any(isinstance(e, int) and e > 1 for e in epochs)
+        columns = set(store.sql("SELECT column_name FROM information_schema.columns WHERE table_name = 'predictions'")
+                      ["column_name"])
+        if "sample" not in columns:
+            return False
+        found = store.sql("SELECT count(*) AS n FROM predictions WHERE run_id = ? AND sample > 0", [result.run_id])
+    return bool(found["n"].iloc[0])

@@ -1,5 +1,5 @@
 """What every answer kind shares: the result type, the reading context, and the rules and tests that
-do not depend on the kind (JSON fields, ``\\boxed{}``, answer markers, hedges, refusals, corrections).
+do not depend on the kind (``\\boxed{}``, answer markers, hedges, refusals, corrections).
 The cascade runner is :func:`gengap.extract._cascade.run_cascade`.
 
 A cascade is a tuple of :class:`Rule`. Each rule reads the :class:`Context` of one output and
@@ -11,7 +11,6 @@ how the rest of the cascade does on the outputs that family was written for.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -209,10 +208,6 @@ class Context:
         return _question_stems(self.question) if self.question else frozenset()
 
     @_lazy
-    def json_answer(self) -> Any:
-        return json_answer(self.text)
-
-    @_lazy
     def boxed(self) -> str | None:
         found = boxed(self.text)
         return None if found is None else re.sub(r"\\text(?:bf)?\{([^{}]*)\}", r"\1", found).strip()
@@ -257,10 +252,6 @@ _ANSWERS_ANYWAY_RE = re.compile(r"[^.!?\n]*?,?\s+but\s+(?:from|based\s+on|accord
 
 # ---------------------------------------------------------------------------------------- shared rules
 _BOXED_RE = re.compile(r"\\(?:boxed|fbox)\s*\{")
-_JSON_RE = re.compile(r"\{[^{}]*\}")
-_JSON_KEYS = ("answer", "final_answer", "finalanswer", "choice", "option", "label", "prediction", "result", "value")
-
-
 def boxed(text: str) -> str | None:
     """The content of the last ``\\boxed{...}``, braces balanced."""
     found = None
@@ -274,29 +265,11 @@ def boxed(text: str) -> str | None:
     return found
 
 
-def json_answer(text: str) -> Any:
-    """The answer field of the last JSON object in the output, or None."""
-    if "{" not in text:
-        return None
-    for raw in reversed(_JSON_RE.findall(text)):
-        try:
-            obj = json.loads(raw)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            lowered = {str(k).lower(): v for k, v in obj.items()}
-            for key in _JSON_KEYS:
-                if key in lowered and lowered[key] not in (None, ""):
-                    return lowered[key]
-    return None
-
-
 # a marked answer ("Final answer:", "The answer is", "I'd go with"): the marker phrases of phrases/en.toml
 STRONG_MARK_RE = re.compile(opening_lookahead(phrases("marker", ("en",))) + alternation("marker", ("en",))
                             + r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*", re.IGNORECASE)
-WEAK_MARK_RE = re.compile(
-    r"(?:\b(?:therefore|thus|so|hence|overall|altogether|in\s+total|in\s+all|that\s+means|this\s+means|which\s+means"
-    r"|which\s+gives|that\s+gives|this\s+gives|which\s+(?:is|makes|equals)(?=\s+[-$\u2212]?\d)|we\s+get|giving|makes|leaves|comes\s+to|equals|total\s+(?:is|of|comes\s+to)|total(?=\s*[:=]))\b"
+WEAK_MARK_RE = re.compile(  # a conclusion (the phrase list of phrases/en.toml), or a labelled result or total
+    r"(?:\b" + alternation("conclusion", ("en",)) + r"\b"
     r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )

@@ -1,6 +1,6 @@
 """The phrase lists of the commitment stage as data: one TOML file per language in ``phrases/``.
 
-Each file holds lists of regular expressions by name (``refusal``, ``hedge``, ``apology``, ``unsure``, ``but``,
+Each file holds lists of regular expressions by name (``marker``, ``conclusion``, ``refusal``, ``hedge``, ``apology``, ``unsure``, ``but``,
 ``maybe``, ``or``, ``which_one``); a rule asks for one list in some languages and gets one alternation,
 with a lookahead of the characters its phrases open with (a cheap first test). A broken pattern, an unknown
 list or a file that is not TOML stops the load with a message naming the file and the line.
@@ -29,6 +29,7 @@ LISTS = {
     "marker": "the words that announce the answer ('Final answer:', 'The answer is')",
     "refusal": "the output declines or cannot answer",
     "hedge": "the output leaves the answer open",
+    "conclusion": "the words that lead to a result worked out in prose ('so', 'therefore', 'in total')",
     "apology": "an apology, no answer alone",
     "unsure": "'I don't know', 'I'm not sure'",
     "but": "the word that turns from a doubt to a pick",

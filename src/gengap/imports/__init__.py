@@ -2,7 +2,7 @@
 
 - :func:`import_lm_eval`: the output folder of ``lm_eval ... --log_samples`` (lm-evaluation-harness).
 - :func:`import_table`: any JSONL / CSV / Parquet file of per-example predictions, columns named.
-- :func:`import_inspect`: inspect_ai evaluation logs (``.eval`` and ``.json``), epochs as repeated samples.
+- :func:`import_inspect`: inspect_ai evaluation logs (``.eval`` and ``.json``), the epochs of a sample as the k samples of one example.
 
 Both write one run to ``out/gengap.duckdb``; importing the same files again writes nothing. Every
 analysis that needs no model call then works on the rows (``gengap report``, groups, splits that

@@ -13,8 +13,9 @@ inspect_ai               gengap
 =======================  ===============================================================
 eval.task                split (method ``inspect task``)
 eval.model               model
-sample id                example_id; with several epochs ``<id>#<epoch>``, and ``sample_id``
-                         and ``epoch`` in the metadata (each epoch is a repeated sample)
+sample id                example_id (every epoch of a sample: the same example)
+epoch                    sample (epoch - 1: 0, 1, ...), with several epochs: the epochs of an
+                         example are its k samples (pass@k, maj@k, intervals clustered by example)
 input                    input (a chat input: its messages' text, one per line)
 messages before output   prompt (chat messages as JSON)
 target                   target (several targets: joined by `` | ``)
@@ -22,14 +23,18 @@ output.completion        output
 first scorer's answer    extracted (what the scorer read from the output), when it gives one
 scores                   one metric per scorer (``C`` 1, ``I`` 0, ``P`` 0.5, ``N`` 0,
                          true/false, numbers; a dict value gives ``<scorer>/<key>`` metrics)
-metadata                 metadata (with ``sample_id`` and ``epoch``)
-usage, working time      prompt_tokens, completion_tokens, latency_s
+metadata                 metadata
+usage, working time      prompt_tokens, completion_tokens, latency_s (and ``epoch``, with several)
 =======================  ===============================================================
 
-A sample that ended in an error has no output to score; it is left out and counted in a note.
+A sample that ended in an error has no output to score; it is left out and counted in a note. With
+several epochs, an example scored in fewer epochs than the others is left out too (pass@k and maj@k
+need each example's k answers), and a note names it.
 
 >>> _score_value("C"), _score_value("I"), _score_value(True), _score_value("0.25")
 (1.0, 0.0, 1.0, 0.25)
+>>> _epoch(Path("log.json"), "sample 1", {"id": "q0", "epoch": 3})
+3
 """
 
 from __future__ import annotations
@@ -213,6 +218,20 @@ def _details(sample: dict[str, Any]) -> dict[str, Any] | None:
             "latency_s": latency}
 
 
+def _epoch(path: Path, where: str, sample: dict[str, Any]) -> int:
+    """The sample's epoch (1, 2, ...; 1 when the log does not say), or an error naming the file and sample."""
+    value = sample.get("epoch", 1)
+    if value is None:
+        return 1
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise DataError(f"{path}, {where} (id {sample.get('id')!r}): epoch is {value!r}, not a whole number 1 or more. "
+                        "inspect_ai numbers the epochs of a sample 1, 2, ...; fix that field or write the log again "
+                        "with inspect_ai.")
+    return value
+
+
 def _scores(path: Path, where: str, sample: dict[str, Any]) -> tuple[dict[str, float], Any]:
     """Metric -> value of one sample, and the first scorer's answer (None when it gives none)."""
     scores = sample.get("scores")
@@ -257,12 +276,19 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
         if model in part["models"]:
             raise DataError(f"{path}: model '{model}' on task '{task}' appears in two logs ({part['models'][model]['file']} "
                             "and this one). Import one log per model and task, or the logs of separate runs into separate --out folders.")
-        rows: dict[str, Any] = {"file": path.name, "ids": [], "outputs": [], "answers": [], "scores": [], "prompts": [],
-                                "details": []}
+        rows: dict[str, Any] = {"file": path.name, "ids": [], "epochs": [], "outputs": [], "answers": [], "scores": [],
+                                "prompts": [], "details": []}
         errored = 0
+        seen: dict[tuple[str, int], str] = {}
         for where, sample in samples:
             if not isinstance(sample, dict) or "id" not in sample:
                 raise DataError(f"{path}, {where}: a sample without an 'id'. The log is not in inspect_ai's format.")
+            epoch = _epoch(path, where, sample)
+            sid = str(sample["id"])
+            if (sid, epoch) in seen:
+                raise DataError(f"{path}, {where}: sample {sid!r} epoch {epoch} appears twice (also {seen[sid, epoch]}). "
+                                "Each sample has one result per epoch; write the log again with inspect_ai.")
+            seen[sid, epoch] = where
             if sample.get("error"):
                 errored += 1
                 continue
@@ -270,17 +296,12 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
             if not values:
                 errored += 1
                 continue
-            epoch = int(sample.get("epoch") or 1)
-            sid = str(sample["id"])
-            many = epochs > 1 or epoch > 1
-            example_id = f"{sid}#{epoch}" if many else sid
-            if example_id not in part["examples"]:
-                meta = dict(sample.get("metadata") or {})
-                if many:
-                    meta.update(sample_id=sid, epoch=epoch)
-                part["examples"][example_id] = (_input_text(sample.get("input")), _target_text(sample.get("target")),
-                                                json.dumps(meta, ensure_ascii=False, default=str) if meta else None)
-            rows["ids"].append(example_id)
+            if sid not in part["examples"]:
+                meta = sample.get("metadata") or {}
+                part["examples"][sid] = (_input_text(sample.get("input")), _target_text(sample.get("target")),
+                                         json.dumps(meta, ensure_ascii=False, default=str) if meta else None)
+            rows["ids"].append(sid)
+            rows["epochs"].append(epoch)
             rows["outputs"].append(_output_text(sample))
             rows["answers"].append(None if answer is None else str(answer))
             rows["scores"].append(values)
@@ -290,6 +311,9 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
             notes.append(f"{path.name}: {errored} sample(s) ended in an error or have no score; they are left out.")
         if not rows["ids"]:
             raise DataError(f"{path}: no scored sample in this log. Score it with inspect_ai (inspect score {path.name}) first.")
+        rows["several"] = epochs > 1 or max(rows["epochs"]) > 1
+        if rows["several"]:
+            _whole_examples(rows, notes)
         part["models"][model] = rows
     parts = []
     for task, part in by_task.items():
@@ -308,12 +332,31 @@ def read_inspect(logs: Sequence[str | Path]) -> tuple[list[ImportedPart], dict[s
             models[model] = ModelRows(
                 outputs=pa.array(rows["outputs"], type=pa.string()), scores=scores,
                 extracted=pa.array(rows["answers"], type=pa.string()) if has_answers else None,
-                example_ids=pa.array(rows["ids"], type=pa.string()), prompts=rows["prompts"], details=rows["details"])
+                example_ids=pa.array(rows["ids"], type=pa.string()), prompts=rows["prompts"], details=rows["details"],
+                samples=np.array(rows["epochs"], dtype=np.int64) - 1 if rows["several"] else None)
         info = {"method": "inspect task", "n_test": len(ids), "files": part["files"]}
         parts.append(ImportedPart(split=task, method="inspect task", info=info, example_ids=pa.array(ids, type=pa.string()),
                                   inputs=pa.array(inputs, type=pa.string()), targets=pa.array(targets, type=pa.string()),
                                   metadata=pa.array(metas, type=pa.string()), models=models))
     return parts, _source(paths), notes
+
+
+def _whole_examples(rows: dict[str, Any], notes: list[str]) -> None:
+    """Keep, of one log's rows, the examples scored in as many epochs as the most (their k samples; pass@k
+    and maj@k need every answer of an example), with a note naming those left out; give each row its epoch."""
+    counts: dict[str, int] = {}
+    for sid in rows["ids"]:
+        counts[sid] = counts.get(sid, 0) + 1
+    k = max(counts.values())
+    short = [sid for sid, n in counts.items() if n < k]
+    if short:
+        keep = [i for i, sid in enumerate(rows["ids"]) if counts[sid] == k]
+        for key in ("ids", "epochs", "outputs", "answers", "scores", "prompts", "details"):
+            rows[key] = [rows[key][i] for i in keep]
+        notes.append(f"{rows['file']}: {len(short)} sample(s) were scored in fewer than {k} epochs (the others ended in "
+                     f"an error; first: {short[0]!r}, {counts[short[0]]} of {k}); they are left out, so that pass@k and "
+                     "maj@k read every example's k answers.")
+    rows["details"] = [{**(d or {}), "epoch": e} for d, e in zip(rows["details"], rows["epochs"])]
 
 
 def _log_paths(logs: Sequence[str | Path]) -> list[Path]:
@@ -335,7 +378,8 @@ def _log_paths(logs: Sequence[str | Path]) -> list[Path]:
 
 
 def _source(paths: Sequence[Path]) -> dict[str, Any]:
-    return {"kind": "inspect", "files": {str(p): file_digest(p) for p in paths}}
+    # "epochs": how epochs are stored; a store that imported the same logs as id#epoch rows imports them again
+    return {"kind": "inspect", "files": {str(p): file_digest(p) for p in paths}, "epochs": "samples"}
 
 
 def import_inspect(logs: Sequence[str | Path], out: str | Path, *, name: str = "inspect import") -> ImportResult:

@@ -3,17 +3,23 @@
 Run with an interpreter that has inspect_ai installed (not gengap's environment), from this folder:
 
     python3 -m venv /tmp/inspect-venv && /tmp/inspect-venv/bin/pip install inspect_ai
-    /tmp/inspect-venv/bin/python make_logs.py
+    /tmp/inspect-venv/bin/python make_logs.py            # every log
+    /tmp/inspect-venv/bin/python make_logs.py samples    # only samples.eval and samples.json
 
-It evaluates a tiny local task (six arithmetic questions, each with metadata, a few-shot system prompt,
-two epochs) with the ``mockllm/model`` provider, whose answers are scripted below (right, wrong, or
-unreadable, different per epoch), scored by ``match()`` and ``includes()``. Nothing is downloaded.
-It writes one log in each of inspect_ai's formats: ``arith.eval`` (zip) and ``arith.json``.
+It evaluates tiny local tasks with the ``mockllm/model`` provider, whose answers are scripted below
+(right, wrong, or unreadable, different per epoch). Nothing is downloaded. Each task is written in
+both of inspect_ai's formats (``.eval`` zip and ``.json``):
+
+- ``arith``: six arithmetic questions, each with metadata, a few-shot system prompt, two epochs,
+  scored by ``match()`` and ``includes()``;
+- ``samples``: five questions asked in four epochs (the k samples of each example), right 4, 2, 1, 0
+  and 3 times out of 4, with answers that repeat or differ between epochs, scored by ``match()``.
 """
 
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 from inspect_ai import Task, eval, task
@@ -38,6 +44,25 @@ def arith() -> Task:
                 scorer=[match(numeric=True), includes()], epochs=2)
 
 
+SAMPLE_QUESTIONS = [("3 + 4", "7"), ("9 * 9", "81"), ("100 - 37", "63"), ("6 * 7", "42"), ("2 ** 5", "32")]
+#: Epoch 1 for every question, then epoch 2, ... (max_samples=1). Right per question: 4, 2, 1, 0, 3 of 4.
+SAMPLE_ANSWERS = ["7", "81", "63", "48", "32",
+                  "The answer is 7", "80", "36", "48", "32",
+                  "7", "81", "It is 36.", "I cannot tell.", "23",
+                  "7.", "80", "36", "40", "The answer is 32"]
+
+
+@task
+def samples() -> Task:
+    dataset = [Sample(input=f"What is {q}?", target=a, id=f"s{i}", metadata={"op": q.split()[1]})
+               for i, (q, a) in enumerate(SAMPLE_QUESTIONS)]
+    return Task(dataset=dataset, solver=[generate()], scorer=match(numeric=True), epochs=4)
+
+
+#: name -> (the task, the mock model's answers in the order asked)
+TASKS = {"arith": (arith, ANSWERS), "samples": (samples, SAMPLE_ANSWERS)}
+
+
 def _output(k: int, text: str) -> ModelOutput:
     # usage given, so the mock model needs no tokenizer (which inspect_ai would download)
     out = ModelOutput.from_content(model="mockllm/model", content=text)
@@ -45,19 +70,21 @@ def _output(k: int, text: str) -> ModelOutput:
     return out
 
 
-def main() -> None:
+def main(names: list[str]) -> None:
     out = HERE / "_logs"
-    shutil.rmtree(out, ignore_errors=True)
-    for fmt in ("eval", "json"):
-        model = get_model("mockllm/model", custom_outputs=[_output(k, a) for k, a in enumerate(ANSWERS)])
-        [log] = eval(arith(), model=model, log_dir=str(out), log_format=fmt, max_connections=1, max_samples=1,
-                     display="none")
-        assert log.status == "success", log.error
-        target = HERE / f"arith.{fmt}"
-        shutil.copyfile(log.location, target)
-        print(f"wrote {target} ({target.stat().st_size:,} bytes)")
+    for name in names or list(TASKS):
+        make, answers = TASKS[name]
+        for fmt in ("eval", "json"):
+            shutil.rmtree(out, ignore_errors=True)
+            model = get_model("mockllm/model", custom_outputs=[_output(k, a) for k, a in enumerate(answers)])
+            [log] = eval(make(), model=model, log_dir=str(out), log_format=fmt, max_connections=1, max_samples=1,
+                         display="none")
+            assert log.status == "success", log.error
+            target = HERE / f"{name}.{fmt}"
+            shutil.copyfile(log.location, target)
+            print(f"wrote {target} ({target.stat().st_size:,} bytes)")
     shutil.rmtree(out, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])
