@@ -27,13 +27,17 @@ draws); the plug-in L1 ``ece`` (15 equal-width bins) against its own binned trut
     python benchmarks/bench_corpus_metrics.py --quick      # fewer reps, no n = 100,000 (about 5 minutes)
     python benchmarks/bench_corpus_metrics.py --debias     # the debiased ECE's bias only (about a minute)
     python benchmarks/bench_corpus_metrics.py --cost       # the timings only
+    python benchmarks/bench_corpus_metrics.py --million    # the two 1,000,000-row targets only (wall and CPU s)
     python benchmarks/bench_corpus_metrics.py --breaks     # false breaks and power of corpus_curve's test
-    python benchmarks/bench_corpus_metrics.py --gaps       # coverage of corpus_gap's interval, default vs naive
+    python benchmarks/bench_corpus_metrics.py --gaps       # coverage of corpus_gap's intervals, independent splits
+    python benchmarks/bench_corpus_metrics.py --paired-gaps  # the same for two models on the same rows
+    python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:6 --resamples 200  # one grid row, no timings
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 import warnings
 
@@ -112,6 +116,7 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int) -> pd.Da
             hits: dict[str, dict[str, list[bool]]] = {m: {k: [] for k in methods(m)} for m in METRICS}
             diff = dict.fromkeys(METRICS, 0.0)
             undefined = dict.fromkeys(METRICS, 0)
+            warned: dict[str, list[bool]] = {m: [] for m in METRICS}
             started = time.perf_counter()
             for r in range(reps):
                 y, p = draw(n, prev, rng)
@@ -124,6 +129,7 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int) -> pd.Da
                         continue
                     for k, ci in cis.items():
                         hits[m][k].append(ci.low <= true[m] <= ci.high)
+                    warned[m].append(bool(cis[methods(m)[0]].warning))
                     sk = sklearn_value(m, y, p)
                     if sk is not None and np.isfinite(sk):
                         diff[m] = max(diff[m], abs(sk - next(iter(cis.values())).estimate))
@@ -136,8 +142,9 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int) -> pd.Da
                                              "undef": undefined[m], "default": methods(m)[0], "cover": cover}
                 for k in ("delong-logit", "delong", "t", "percentile", "basic", "bca"):
                     record[k] = float(np.mean(hits[m][k])) if hits[m].get(k) else float("nan")
-                record.update( sk_diff="-" if m in ("ece", "aurc", "selective_accuracy") else f"{diff[m]:.1e}",
-                              flag="!" if not cover >= 0.94 else "")
+                share_warned = float(np.mean(warned[m])) if warned[m] else float("nan")
+                record.update(sk_diff="-" if m in ("ece", "aurc", "selective_accuracy") else f"{diff[m]:.1e}",
+                              warned=share_warned, flag="!" if not cover >= 0.94 else "")
                 cell.append(record)
             records += cell
             print(f"  prev={prev:.2f} n={n:>7,}: {reps} reps in {seconds:.0f} s", flush=True)
@@ -197,21 +204,25 @@ def debias(reps: int) -> None:
     print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:+.4f}"))
 
 
-def cost() -> None:
+def cost(million_only: bool = False) -> None:
     rng = np.random.default_rng(7)
     y, p = draw(1_000_000, 0.3, rng)
     data = as_data(y, p)
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     ci = corpus_score("auroc", data)
-    auroc_s = time.perf_counter() - started
+    auroc_s, auroc_cpu = time.perf_counter() - started, time.process_time() - cpu
     started = time.perf_counter()
     sk = skm.roc_auc_score(y, p)
     sk_s = time.perf_counter() - started
-    print(f"1,000,000 rows: AUROC with DeLong interval {auroc_s:.2f} s [target < 2 s]; scikit-learn's point value "
+    print(f"1,000,000 rows: AUROC with DeLong interval {auroc_s:.2f} s wall, {auroc_cpu:.2f} s CPU [target < 2 s]; "
+          f"load average {os.getloadavg()[0]:.1f}; scikit-learn's point value "
           f"alone {sk_s:.2f} s; {ci}; |gengap - sklearn| = {abs(ci.estimate - sk):.1e}")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     ci = corpus_score("ece", data, n_resamples=10_000)
-    print(f"1,000,000 rows: ECE with a 10,000-resample interval {time.perf_counter() - started:.2f} s [target < 10 s]; {ci}")
+    print(f"1,000,000 rows: ECE with a 10,000-resample interval {time.perf_counter() - started:.2f} s wall, "
+          f"{time.process_time() - cpu:.2f} s CPU [target < 10 s]; {ci}")
+    if million_only:
+        return
     print("Every metric's interval on one test part (10,000 resamples asked; ranking metrics draw at most 2,000), "
           "percentile vs BCa (the BCa adds the jackknife):")
     records = []
@@ -285,44 +296,108 @@ def breaks(reps: int, seed: int = 77) -> None:
     print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
 
 
-def gaps(reps: int, seed: int = 31) -> None:
-    """Coverage of corpus_gap's 95% interval for the difference between two independent splits with a
-    known true difference (split a: prevalence 0.5; split b: prevalence 0.1, three times the rows),
-    its default beside the naive percentile bootstrap of the difference."""
-    from gengap.analysis.corpus import _metric, corpus_gap
-    from gengap.analysis.resample import resample_statistic
+GAP_METRICS = ["auroc", "macro_f1", "mcc", "brier", "log_loss", "ece"]
+
+
+def gap_methods(metric: str) -> list[str]:
+    """The gap intervals compared for a metric: the default ("auto") first, then the others."""
+    from gengap.analysis.corpus import DEFAULT_GAP_INTERVAL
+
+    others = ["percentile", "basic", "normal", "span", "bca"] + (["t"] if metric in ("brier", "log_loss") else [])
+    default = "delong" if metric == "auroc" else DEFAULT_GAP_INTERVAL.get(metric, "percentile")
+    return [default] + [k for k in others if k != default]
+
+
+def _frame(data: CorpusData) -> pd.DataFrame:
+    return pd.DataFrame({"example_id": np.arange(len(data)), "target": data.y_true, "output": data.y_pred,
+                         "confidence": data.confidence})
+
+
+def paired_draw(n: int, prev: float, rng: np.random.Generator, rho: float = 0.6) -> tuple[CorpusData, CorpusData]:
+    """Two models on the same rows (the same labels): model a is the simulation's (score shift 1,
+    probabilities logit x 1.5); model b's score shares a ``rho`` correlated noise with a's but
+    separates the classes less (shift 0.7) and its probabilities are less overconfident (logit x 1.2)."""
+    y = (rng.uniform(size=n) < prev).astype(int)
+    e1, e2 = rng.normal(size=n), rng.normal(size=n)
+    out = []
+    for shift, noise, temper in ((1.0, e1, 1.5), (0.7, rho * e1 + np.sqrt(1 - rho**2) * e2, 1.2)):
+        s = noise + shift * y
+        post = expit(np.log(prev / (1 - prev)) + shift * s - shift**2 / 2)
+        out.append(as_data(y, expit(temper * logit(np.clip(post, 1e-12, 1 - 1e-12)))))
+    return out[0], out[1]
+
+
+def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
+                 cells: list[tuple[int, float]] | None = None) -> None:
+    """Coverage and mean width of corpus_gap's 95% intervals against a known true difference, every
+    method from the same resamples of each pair of parts.
+
+    Independent (``--gaps``): split a at prevalence 0.5, split b at 0.1 with three times the rows; the
+    naive interval is the percentile bootstrap of the difference. Paired (``--paired-gaps``): two
+    models on the same rows (:func:`paired_draw`); the naive interval resamples the two as if they
+    were independent (percentile), ignoring the pairing."""
+    from gengap.analysis.corpus import corpus_gaps
     from gengap.metrics import get_metric
 
-    names = ["auroc", "brier", "ece", "macro_f1"]
-    big = {prev: as_data(*draw(2_000_000, prev, np.random.default_rng(12345))) for prev in (0.5, 0.1)}
-    true = {m: get_metric(m).point(big[0.5]) - get_metric(m).point(big[0.1]) for m in names}  # type: ignore[attr-defined]
+    cells = cells or ([(200, 0.5), (1_000, 0.5), (1_000, 0.1)] if paired else [(200, 0.5), (1_000, 0.5)])
     records = []
-    for n in (200, 1_000):
-        rng = np.random.default_rng([seed, n])
-        hits: dict[str, dict[str, list[float]]] = {m: {"default": [], "naive": []} for m in names}
-        method: dict[str, str] = {}
+    for n, prev in cells:
+        if paired:
+            big_a, big_b = paired_draw(2_000_000, prev, np.random.default_rng(12345))
+        else:
+            big_a, big_b = (as_data(*draw(2_000_000, pr, np.random.default_rng(12345))) for pr in (prev, 0.1))
+        true = {m: get_metric(m).point(big_a) - get_metric(m).point(big_b) for m in GAP_METRICS}  # type: ignore[attr-defined]
+        rng = np.random.default_rng([seed, n, int(prev * 100)])
+        hits: dict[str, dict[str, list[float]]] = {m: {} for m in GAP_METRICS}
+        width: dict[str, dict[str, list[float]]] = {m: {} for m in GAP_METRICS}
+        names: dict[str, str] = {}
+        started = time.perf_counter()
+        cpu = time.process_time()
         for r in range(reps):
-            da, db = as_data(*draw(n, 0.5, rng)), as_data(*draw(3 * n, 0.1, rng))
-            a = pd.DataFrame({"target": da.y_true, "output": da.y_pred, "confidence": da.confidence})
-            b = pd.DataFrame({"target": db.y_true, "output": db.y_pred, "confidence": db.confidence})
-            for m in names:
-                test = corpus_gap(m, a, b, paired=False, n_resamples=1_000, seed=r)
-                method[m] = test.effect.method
-                hits[m]["default"].append(float(test.effect.low <= true[m] <= test.effect.high))
-                cm = _metric(m)
-                sa, sb = cm.statistic(da), cm.statistic(db)
-                diffs = resample_statistic(sa, len(da), 1_000, rng) - resample_statistic(sb, len(db), 1_000, rng)
-                low, high = np.nanpercentile(diffs, [2.5, 97.5])
-                hits[m]["naive"].append(float(low <= true[m] <= high))
-        for m in names:
-            cov_d, cov_n = float(np.mean(hits[m]["default"])), float(np.mean(hits[m]["naive"]))
-            records.append({"metric": m, "n a / n b": f"{n} / {3 * n}", "true gap": true[m], "default": method[m],
-                            "coverage (default)": cov_d, "coverage (naive percentile)": cov_n,
-                            "MC se": float(np.sqrt(0.95 * 0.05 / reps)), "reps": reps})
-        print(pd.DataFrame.from_records(records[-len(names):]).to_string(index=False, float_format=lambda x: f"{x:.3f}"),
+            if paired:
+                da, db = paired_draw(n, prev, rng)
+            else:
+                da, db = as_data(*draw(n, prev, rng)), as_data(*draw(3 * n, 0.1, rng))
+            a, b = _frame(da), _frame(db)
+            for m in GAP_METRICS:
+                asked = gap_methods(m)
+                try:
+                    got = corpus_gaps(m, a, b, asked, paired=paired, n_resamples=resamples, seed=r)
+                    if paired:
+                        got["naive"] = corpus_gaps(m, a, b, ("percentile",), paired=False, n_resamples=resamples,
+                                                   seed=r)["percentile"]
+                except DataError:
+                    continue
+                names[m] = got[asked[0]].effect.method
+                for k, test in got.items():
+                    for key in ("default", k) if k == asked[0] else (k,):
+                        hits[m].setdefault(key, []).append(float(test.effect.low <= true[m] <= test.effect.high))
+                        width[m].setdefault(key, []).append(test.effect.high - test.effect.low)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        cell = []
+        for m in GAP_METRICS:
+            cover = float(np.mean(hits[m]["default"]))
+            record: dict[str, object] = {"metric": m, "n a / n b": f"{n} / {n if paired else 3 * n}", "prev": prev,
+                                         "true gap": true[m], "default": names[m], "cover": cover,
+                                         "MC se": float(np.sqrt(max(cover * (1 - cover), 0.95 * 0.05) / len(hits[m]["default"]))),
+                                         "reps": len(hits[m]["default"])}
+            for k in ("naive", "delong", "percentile", "basic", "normal", "span", "bca", "t"):
+                if k in hits[m]:
+                    record[k] = float(np.mean(hits[m][k]))
+            record["width"] = float(np.mean(width[m]["default"]))
+            if paired:
+                record["naive width"] = float(np.mean(width[m]["naive"]))
+            record["flag"] = "!" if cover < 0.94 else ""
+            cell.append(record)
+        records += cell
+        print(f"  n={n} prev={prev}: {reps} reps in {seconds:.0f} s wall, {cpu:.0f} s CPU", flush=True)
+        print(pd.DataFrame.from_records(cell).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""),
               flush=True)
-    print(f"Coverage of the 95% gap interval between independent splits (seed {seed}):")
-    print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+    kind = "paired (two models on the same rows)" if paired else "between independent splits"
+    print(f"Coverage of the 95% gap interval, {kind} (seed {seed}, {resamples:,} resamples; 'cover' is the "
+          "default's; MC se the binomial SE of it):")
+    with pd.option_context("display.width", 250):
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
 
 
 def main() -> None:
@@ -333,13 +408,20 @@ def main() -> None:
     ap.add_argument("--seed-base", type=int, default=1000, help="7000: the development run defaults were chosen on")
     ap.add_argument("--debias", action="store_true", help="only the debiased ECE's bias")
     ap.add_argument("--cost", action="store_true", help="only the timings")
+    ap.add_argument("--million", action="store_true", help="only the two 1,000,000-row timing targets")
+    ap.add_argument("--coverage-only", action="store_true", help="no debiased-ECE section after the coverage")
+    ap.add_argument("--metrics", default=None, help="only these metrics in the coverage grid, e.g. 'auroc,brier,ece'")
     ap.add_argument("--breaks", action="store_true", help="only the break-point test's false breaks and power")
     ap.add_argument("--curves", type=int, default=None, help="curves per row of --breaks (default 200; 60 with --quick)")
     ap.add_argument("--break-seed", type=int, default=77, help="seed of --breaks' curves (77: the first run)")
     ap.add_argument("--gaps", action="store_true", help="only the coverage of corpus_gap's interval between two splits")
+    ap.add_argument("--paired-gaps", action="store_true", help="only the coverage of corpus_gap's paired interval")
+    ap.add_argument("--gap-seed", type=int, default=31, help="seed of --gaps / --paired-gaps (31: the first run)")
+    ap.add_argument("--gap-cells", default=None, help="rows:prevalence of split a per cell, e.g. '200:0.5,1000:0.5'")
     args = ap.parse_args()
-    if args.gaps:
-        gaps(args.curves or (40 if args.quick else 200))
+    if args.gaps or args.paired_gaps:
+        cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.gap_cells.split(","))] if args.gap_cells else None
+        gap_coverage(args.paired_gaps, args.curves or (40 if args.quick else 200), args.gap_seed, cells=cells)
         return
     if args.breaks:
         breaks(args.curves or (60 if args.quick else 200), args.break_seed)
@@ -347,8 +429,14 @@ def main() -> None:
     if args.debias:
         debias(200 if args.quick else 500)
         return
-    print("Cost (one run, loaded machine):")
-    cost()
+    if args.metrics:
+        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
+    if args.million:
+        cost(million_only=True)
+        return
+    if not args.coverage_only:
+        print("Cost (one run, loaded machine):")
+        cost()
     if args.cost:
         return
     reps = {50: 100, 500: 100, 5_000: 20} if args.quick else {50: 300, 500: 300, 5_000: 60, 100_000: 3}
@@ -363,6 +451,14 @@ def main() -> None:
     if len(low):
         print(f"\nWARNING: {len(low)} cells below 0.94 coverage: "
               + "; ".join(f"{r.metric} n={r.n} prev={r.prev}: {r.cover:.2f}" for r in low.itertuples()))
+        # a cell short of 0.94 by more than two Monte Carlo SE should carry the interval's warning
+        se = np.sqrt(0.95 * 0.05 / low["reps"].to_numpy())
+        silent = low[(low["cover"].to_numpy() < 0.94 - 2 * se) & ~(low["warned"].to_numpy() >= 0.5)]
+        print(f"Cells more than 2 MC SE below 0.94 whose default interval warned in under half the reps: {len(silent)}"
+              + ("" if silent.empty else ": " + "; ".join(f"{r.metric} n={r.n} prev={r.prev}: {r.cover:.2f} "
+                                                       f"(warned {r.warned:.2f})" for r in silent.itertuples())))
+    if args.coverage_only:
+        return
     print("\nDebiased ECE:")
     debias(200 if args.quick else 500)
 

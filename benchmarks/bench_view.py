@@ -7,9 +7,11 @@ examples, 30% answered differently) are written with gengap's Store.
 First, from process start: ``gengap view BIG --no-browser`` is started as a new process, Chromium
 opens its address as soon as the port accepts, and the figure is the wall-clock time from starting
 the process to the first page drawn (the summary; then, in another process, a rows page), and to the
-summary complete with the report's figures and slices. The viewer as it was before its figures moved
-to the background (``--before``, a git commit, default 60b076e; its ``src`` is taken with ``git
-archive``) is measured the same way and printed beside it.
+summary complete with the report's figures and slices; beside them, the CPU seconds the viewer's
+process had used when its first page was drawn, and the time (and CPU) to import what ``gengap
+view`` imports before it serves, which the machine's load stretches less than wall-clock. The
+viewer as it was before its figures moved to the background (``--before``, a git commit, default
+60b076e; its ``src`` is taken with ``git archive``) is measured the same way and printed beside it.
 
 Then, served by ``gengap view``'s app on loopback with its figures computed, each figure is the time
 from the action to the page drawn (the fetch, the JSON and the DOM), median of ``--repeat`` tries:
@@ -44,6 +46,8 @@ import numpy as np
 import pyarrow as pa
 
 CHROMIUM = Path("/usr/bin/chromium")
+#: What ``gengap view`` imports before it serves (the same statement for the viewer of --before).
+VIEW_IMPORTS = "import gengap.cli, gengap.cli._view, gengap.view._load, gengap.view.app, uvicorn, duckdb"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TOPICS = np.array(["algebra", "geometry", "counting", "probability", "number theory"])
@@ -140,9 +144,17 @@ def old_source(ref: str, into: Path) -> Path | None:
     return into / "src"
 
 
-def from_process_start(page, store: Path, src: Path, route: str, *, complete: bool = False) -> tuple[float, float | None]:
+def _cpu_s(pid: int) -> float:
+    """CPU seconds (user + system, every thread) a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def from_process_start(page, store: Path, src: Path, route: str, *, complete: bool = False) -> tuple[float, float | None, float]:
     """Seconds from starting ``gengap view STORE`` (gengap imported from ``src``) to the first ``route``
-    page drawn in Chromium, and (``complete``) to the summary drawn with every figure."""
+    page drawn in Chromium, and (``complete``) to the summary drawn with every figure; and the CPU
+    seconds the viewer's process had used when the first page was drawn (what the machine's load does
+    not stretch)."""
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": str(src)}
     start = time.time()
@@ -162,11 +174,12 @@ def from_process_start(page, store: Path, src: Path, route: str, *, complete: bo
         page.wait_for_function("() => window.__gengap && window.__gengap.renders >= 1", timeout=600_000)
         wall = "() => performance.timeOrigin + window.__gengap.at"  # the viewer of --before has no .wall
         first = float(page.evaluate(wall)) / 1000 - start
+        cpu = _cpu_s(proc.pid)
         done = None
         if complete:
             page.wait_for_function("() => window.__gengap && !window.__gengap.pending", timeout=600_000, polling=50)
             done = float(page.evaluate(wall)) / 1000 - start
-        return first, done
+        return first, done, cpu
     finally:
         proc.terminate()
         try:
@@ -236,17 +249,21 @@ def main() -> None:
                     versions.insert(0, (f"before ({args.before})", old))
             starts: dict[str, list[str]] = {}
             for label, src in versions:
-                imported = subprocess.run([sys.executable, "-c", "import time; t = time.perf_counter(); import gengap.cli; "
-                                           "print(time.perf_counter() - t)"], env={**os.environ, "PYTHONPATH": str(src)},
-                                          capture_output=True, text=True, check=True).stdout
-                starts.setdefault("import", []).append(f"{float(imported):.2f} s")
-                summary_first, summary_done = from_process_start(page, big, src, "summary", complete=True)
-                rows_first, _ = from_process_start(page, big, src, "rows")
-                starts[label] = [f"{summary_first:.2f} s", f"{rows_first:.2f} s", f"{summary_done:.2f} s"]
+                imported = subprocess.run([sys.executable, "-c", f"import time; t = time.perf_counter(); {VIEW_IMPORTS}; "
+                                           "print(time.perf_counter() - t, time.process_time())"],
+                                          env={**os.environ, "PYTHONPATH": str(src)}, capture_output=True, text=True,
+                                          check=True).stdout.split()
+                starts.setdefault("import", []).append(f"{float(imported[0]):.2f} s")
+                starts.setdefault("import cpu", []).append(f"{float(imported[1]):.2f} s")
+                summary_first, summary_done, summary_cpu = from_process_start(page, big, src, "summary", complete=True)
+                rows_first, _, rows_cpu = from_process_start(page, big, src, "rows")
+                starts[label] = [f"{summary_first:.2f} s", f"{rows_first:.2f} s", f"{summary_done:.2f} s",
+                                 f"{summary_cpu:.2f} s", f"{rows_cpu:.2f} s"]
             names = ["first page drawn (summary)", "first page drawn (rows)", "summary complete (figures, slices)",
-                     "of which: importing gengap.cli"]
+                     "CPU of the viewer at the first page (summary)", "CPU of the viewer at the first page (rows)",
+                     "importing what gengap view loads", "  its CPU (with Python's own start)"]
             for k, (label, _) in enumerate(versions):
-                starts[label].append(starts["import"][k])
+                starts[label] += [starts["import"][k], starts["import cpu"][k]]
             width = max(len(n) for n in names)
             print(f"\nfrom process start ({args.rows:,} rows; gengap view BIG --no-browser, then Chromium)")
             print(f"{'':<{width}}  " + "  ".join(f"{label:>20}" for label, _ in versions) + "  target")

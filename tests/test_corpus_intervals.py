@@ -19,6 +19,7 @@ from gengap.analysis.corpus import (
     _jack_ece,
     corpus_break,
     corpus_curve,
+    corpus_gap,
     corpus_intervals,
     corpus_score,
 )
@@ -215,3 +216,90 @@ def test_the_permutation_break_test_holds_its_level_where_ece_is_biased_by_size(
 def test_an_unknown_break_test_is_refused() -> None:
     with pytest.raises(DataError, match="Unknown break test 'wald'"):
         corpus_curve("ece", _curve_rows(1, worse_from=None), "depth", test="wald")
+
+
+def _losses(rows: pd.DataFrame) -> np.ndarray:
+    y, p = rows["target"].astype(int).to_numpy(), rows["p1"].to_numpy()
+    return (p - y) ** 2
+
+
+def test_the_t_gap_of_brier_is_scipys_welch_and_paired_t() -> None:
+    a, b = _rows(150, 11), _rows(400, 12, sharp=0.5)
+    welch = corpus_gap("brier", a, b, paired=False, method="t")
+    ref = scipy.stats.ttest_ind(_losses(a), _losses(b), equal_var=False)
+    ci = ref.confidence_interval(0.95)
+    assert welch.effect.method == "welch" and welch.test == "welch"
+    assert (welch.effect.low, welch.effect.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert welch.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    c, d = _rows(300, 13), _rows(300, 13, overconfident=3.0)  # the same rows, another model
+    paired = corpus_gap("brier", c, d, method="t")
+    ref = scipy.stats.ttest_rel(_losses(c), _losses(d))
+    ci = ref.confidence_interval(0.95)
+    assert paired.effect.method == "t-paired"
+    assert (paired.effect.low, paired.effect.high) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    assert paired.p_value == pytest.approx(ref.pvalue, rel=1e-9)
+    with pytest.raises(ConfigError, match="brier and log_loss"):
+        corpus_gap("macro_f1", a, b, method="t")
+    with pytest.raises(ConfigError, match="choose one of"):
+        corpus_gap("brier", a, b, method="studentised")
+
+
+def test_the_paired_bca_gap_of_a_mean_is_scipys_bca_of_the_row_differences() -> None:
+    c, d = _rows(250, 14), _rows(250, 14, overconfident=2.5)
+    gap = corpus_gap("brier", c, d, method="bca", n_resamples=20_000)
+    assert gap.effect.method == "bootstrap-paired-bca"
+    ref = scipy.stats.bootstrap((_losses(c) - _losses(d),), np.mean, method="BCa", n_resamples=20_000,
+                                random_state=0).confidence_interval
+    width = ref.high - ref.low
+    assert gap.effect.low == pytest.approx(ref.low, abs=0.04 * width)
+    assert gap.effect.high == pytest.approx(ref.high, abs=0.04 * width)
+
+
+def test_a_bca_gaps_p_value_agrees_with_its_interval() -> None:
+    for seed, sharp in ((15, 1.0), (16, 0.6), (17, 0.3), (18, 0.8)):
+        a, b = _rows(200, seed), _rows(600, seed + 100, sharp=sharp)
+        for metric in ("macro_f1", "ece", "log_loss"):
+            test = corpus_gap(metric, a, b, paired=False, method="bca", n_resamples=2_000)
+            excludes = test.effect.low > 0 or test.effect.high < 0
+            assert excludes == (test.p_value < 0.05) or abs(test.p_value - 0.05) < 0.01, (seed, metric, test)
+
+
+def test_the_paired_delong_test_pairs_the_components_row_by_row() -> None:
+    # DeLong's structural components written out pairwise (Sun and Xu's notation), row by row
+    rng = np.random.default_rng(19)
+    n = 120
+    y = rng.integers(0, 2, n).astype(bool)
+    x1 = np.round(rng.normal(size=n) + y, 1)  # ties too
+    x2 = np.round(0.6 * x1 + rng.normal(size=n) * 0.8 + 0.3 * y, 1)
+
+    def components(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        psi = (s[y][:, None] > s[~y][None, :]) + 0.5 * (s[y][:, None] == s[~y][None, :])
+        return psi.mean(axis=1), psi.mean(axis=0)
+
+    frame = lambda s: pd.DataFrame({"example_id": np.arange(n), "target": y.astype(int).astype(str),
+                                    "output": (s > 0.5).astype(int).astype(str), "confidence": 1 / (1 + np.exp(-np.abs(s - 0.5)))})
+
+    def p1(s: np.ndarray) -> np.ndarray:  # the probability of '1' the rows imply
+        f = frame(s)
+        return np.where(f["output"] == "1", f["confidence"], 1 - f["confidence"])
+
+    (a10, a01), (b10, b01) = components(p1(x1)), components(p1(x2))
+    var = np.var(a10 - b10, ddof=1) / a10.size + np.var(a01 - b01, ddof=1) / a01.size
+    test = corpus_gap("auroc", frame(x1), frame(x2))
+    assert test.test == "delong-paired"
+    assert test.effect.estimate == pytest.approx(a10.mean() - b10.mean(), abs=1e-12)
+    se = (test.effect.high - test.effect.low) / (2 * scipy.stats.norm.ppf(0.975))
+    assert se == pytest.approx(np.sqrt(var), rel=1e-9)
+
+
+def test_every_corpus_interval_warns_where_the_benchmark_finds_it_short() -> None:
+    # the grid's short cells: n = 50; about 5 positives (1% of 500); a calibration error below 5,000 rows
+    small = _rows(50, 21)
+    for metric in ("auroc", "pr_auc", "macro_f1", "mcc", "brier", "ece", "aurc"):
+        assert "rough below 100 rows" in corpus_score(metric, small, n_resamples=200).warning, metric
+    rare = _rows(500, 22)
+    rare["target"] = ["1"] * 5 + ["0"] * 495  # 5 positives
+    for metric in ("auroc", "pr_auc", "brier", "log_loss"):
+        assert "has 5 rows: too few for the interval" in corpus_score(metric, rare, n_resamples=200).warning, metric
+    assert "covers less than 94%" in corpus_score("ece", _rows(2_000, 23), n_resamples=200).warning
+    assert corpus_score("auroc", _rows(2_000, 23)).warning == ""

@@ -200,7 +200,7 @@ def test_paired_delong_is_tighter_than_independent_for_correlated_conditions() -
     assert paired.effect.estimate == pytest.approx(expected, abs=1e-12)
     assert paired.effect.high - paired.effect.low < 0.8 * (independent.effect.high - independent.effect.low)
     boot = corpus_gap("ece", frame(clean), frame(shifted), n_resamples=500)
-    assert boot.test == "bootstrap" and boot.effect.method == "bootstrap-paired"
+    assert boot.test == "bootstrap" and boot.effect.method == "bootstrap-paired-span"
     clustered = corpus_score("macro_f1", frame(clean), clusters=np.arange(n) // 10, n_resamples=500)
     assert clustered.method == "bootstrap-clusters-percentile"
 
@@ -259,7 +259,7 @@ def test_the_effect_of_a_perturbation_on_auroc_and_ece_is_paired(tmp_path) -> No
     expected = auc(rows[rows["perturbation"] == "noise"]) - auc(rows[rows["perturbation"] == "none"])
     assert effects.loc["auroc", "difference"] == pytest.approx(expected, abs=1e-12)
     assert effects.loc["auroc", "test"] == "delong-paired" and effects.loc["auroc", "high"] < 0
-    assert effects.loc["ece", "interval"] == "bootstrap-paired" and effects.loc["ece", "difference"] > 0
+    assert effects.loc["ece", "interval"] == "bootstrap-paired-span" and effects.loc["ece", "difference"] > 0
     md = ev.report(tmp_path / "report").joinpath("report.md").read_text()
     assert "significantly positive (worse)" in md
 

@@ -25,27 +25,16 @@ from typing import TYPE_CHECKING, Any
 # errors: the module, so gengap.errors.StoreError works after import gengap.
 from gengap import _threads, errors  # noqa: F401
 from gengap._errors import ConfigError, DataError, GengapError
-from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
-from gengap.dataset import Dataset
-from gengap.evaluation import Evaluation, evaluate
-from gengap.io import load
-from gengap.models import Model, as_model
-from gengap.splits import (
-    GroupSplit,
-    HeldOutCombinations,
-    HeldOutPrimitive,
-    LengthSplit,
-    MaxCompoundDivergence,
-    RandomSplit,
-    Split,
-    Splitter,
-    TimeSplit,
-    load_split,
-    make_splitter,
-)
 
 #: Names loaded on first use (PEP 562), so ``import gengap`` and ``gengap --help`` stay quick.
 _LAZY = {
+    "Interval": "gengap.analysis.intervals", "bootstrap_ci": "gengap.analysis.intervals",
+    "gap": "gengap.analysis.intervals", "paired_difference": "gengap.analysis.intervals",
+    "Dataset": "gengap.dataset",
+    "Evaluation": "gengap.evaluation", "evaluate": "gengap.evaluation",
+    "load": "gengap.io",
+    "Model": "gengap.models", "as_model": "gengap.models",
+    **dict.fromkeys(("GroupSplit", "HeldOutCombinations", "HeldOutPrimitive", "LengthSplit", "MaxCompoundDivergence", "RandomSplit", "Split", "Splitter", "TimeSplit", "load_split", "make_splitter"), "gengap.splits"),
     "Monitor": "gengap.monitor",
     "Perturbation": "gengap.perturb", "make_perturbations": "gengap.perturb",
     "seeds": "gengap.retraining",
@@ -54,20 +43,41 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from gengap.analysis.intervals import Interval, bootstrap_ci, gap, paired_difference
+    from gengap.dataset import Dataset
+    from gengap.evaluation import Evaluation, evaluate
+    from gengap.io import load
+    from gengap.models import Model, as_model
     from gengap.monitor import Monitor
     from gengap.perturb import Perturbation, make_perturbations
     from gengap.prompts import Prompt
     from gengap.report import write_report
     from gengap.retraining import seeds
+    from gengap.splits import (
+        GroupSplit,
+        HeldOutCombinations,
+        HeldOutPrimitive,
+        LengthSplit,
+        MaxCompoundDivergence,
+        RandomSplit,
+        Split,
+        Splitter,
+        TimeSplit,
+        load_split,
+        make_splitter,
+    )
 
 
 def __getattr__(name: str) -> Any:
     import importlib
+    import importlib.util
 
     if name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name]), name)
         globals()[name] = value
         return value
+    if not name.startswith("_") and importlib.util.find_spec(f"gengap.{name}") is not None:
+        return importlib.import_module(f"gengap.{name}")  # a subpackage, e.g. gengap.splits
     raise AttributeError(f"module 'gengap' has no attribute '{name}'")
 
 

@@ -36,8 +36,15 @@ Row bootstraps (and the means') draw at most :data:`MAX_ROW_RESAMPLES` resamples
 
 With ``clusters`` (one id per row), every bootstrap draws whole clusters instead of rows, and
 AUROC's interval is a cluster bootstrap too. Gaps (:func:`corpus_gap`): the difference ``a - b``
-with an interval from the paired DeLong test or from resampling both with the same weights
-(paired: the same examples), or independently; the p-value is two-sided.
+with an interval and a two-sided p-value, paired (the same examples: both resampled with the same
+weights) or independent, chosen by coverage against a known true gap
+(``bench_corpus_metrics.py --gaps`` and ``--paired-gaps``, :data:`DEFAULT_GAP_INTERVAL`): AUROC of
+two labels DeLong's test (its paired form on the same rows); Brier score and log loss Welch's t of
+the per-row losses (paired: the t of their differences); ECE the "span" of the normal intervals
+about the estimate and about the bootstrap's bias-corrected estimate (the plug-in's bias differs
+between parts and the bootstrap's estimate of it is unreliable: the percentile interval covered
+0.72 between a 200- and a 600-row split); the others the percentile interval of the resampled
+differences.
 
 >>> import pandas as pd
 >>> rng = np.random.default_rng(0)
@@ -63,17 +70,18 @@ from scipy.stats import t as student_t
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
 from gengap.analysis.intervals import Interval, PairedTest, bootstrap_means
-from gengap.analysis.resample import bca_bounds, bootstrap_weights, jackknife_statistic, percentile_bounds, resample_statistic
+from gengap.analysis.resample import bca_bounds, bca_shifted, bootstrap_weights, jackknife_statistic, percentile_bounds, resample_statistic
 from gengap.metrics import get_metric
 from gengap.metrics_corpus import CorpusData, CorpusMetric, positive_label, positive_scores
 
-__all__ = ["corpus_data", "corpus_score", "corpus_intervals", "corpus_gap", "corpus_curve", "corpus_break", "reliability", "risk_coverage", "MIN_CORPUS_N",
+__all__ = ["corpus_data", "corpus_score", "corpus_intervals", "corpus_gap", "corpus_gaps", "corpus_curve", "corpus_break", "reliability", "risk_coverage", "MIN_CORPUS_N",
            "MAX_ROW_RESAMPLES", "ROW_BUDGET"]
 
 #: Fewer rows than this and a corpus metric is not computed (a clear message says so).
 MIN_CORPUS_N = 10
-#: Below this many rows a corpus metric's interval carries a warning.
-WARN_CORPUS_N = 50
+#: Below this many rows a corpus metric's interval carries a warning (``benchmarks/bench_corpus_metrics.py``:
+#: at n = 50 and balanced classes PR-AUC, F1 and MCC cover 0.92-0.93, ECE 0.84).
+WARN_CORPUS_N = 100
 #: Fewer rows of the rarer target class than this and a corpus metric's interval carries a warning
 #: (``benchmarks/bench_corpus_metrics.py``: AUROC covers 0.84 with about 5 positives, 0.95 with 50).
 MIN_CLASS_ROWS = 20
@@ -132,7 +140,8 @@ def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
             shown = ", ".join(f"'{x}'" for x in never[:3]) + (f" and {len(never) - 3} more" if len(never) > 3 else "")
             notes.append(f"label {shown} never predicted: its F1 and recall count as 0")
     if len(data) < WARN_CORPUS_N:
-        notes.append(f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows")
+        notes.append(f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows (it may "
+                     "cover less than 94%)")
     if m.needs != "text":
         targets = pd.Series(data.y_true).value_counts()
         if len(targets) >= 2 and int(targets.min()) < MIN_CLASS_ROWS:
@@ -166,15 +175,18 @@ def _midranks(sorted_values: np.ndarray) -> np.ndarray:
 
 
 def _delong_components(y: np.ndarray, scores: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
-    """AUC and DeLong's structural components (V10 over positives, V01 over negatives); midranks for
-    ties. One sort: the positives' and the negatives' own ranks are read off the joint order."""
+    """AUC and DeLong's structural components (V10 over positives, V01 over negatives), each in the
+    rows' own order (so two conditions' components pair up row by row); midranks for ties. One sort:
+    the positives' and the negatives' own ranks are read off the joint order."""
     y = np.asarray(y, dtype=bool)
     order = np.argsort(scores, kind="stable")
     s, yo = scores[order], y[order]
     both = _midranks(s)
     m, n = int(yo.sum()), int((~yo).sum())
-    v10 = (both[yo] - _midranks(s[yo])) / n
-    v01 = 1.0 - (both[~yo] - _midranks(s[~yo])) / m
+    by_row = np.empty(y.size)
+    by_row[order[yo]] = (both[yo] - _midranks(s[yo])) / n
+    by_row[order[~yo]] = 1.0 - (both[~yo] - _midranks(s[~yo])) / m
+    v10, v01 = by_row[y], by_row[~y]
     return float(v10.mean()), v10, v01
 
 
@@ -381,10 +393,64 @@ def _p_from_boot(diff: np.ndarray) -> float:
     return float(min(1.0, 2 * (min(below, above) + 1) / (d.size + 1)))
 
 
+def _p_bca(estimate: float, diffs: np.ndarray, acceleration: float) -> float:
+    """The two-sided p-value the BCa interval inverts: the level at which one of its bounds reaches 0."""
+    d = diffs[np.isfinite(diffs)]
+    if d.size == 0:
+        return 1.0
+    clip = 1 / (2 * d.size)
+    z0 = float(ndtri(np.clip((np.sum(d < estimate) + 0.5 * np.sum(d == estimate)) / d.size, clip, 1 - clip)))
+    w = float(ndtri(np.clip((np.sum(d < 0) + 0.5 * np.sum(d == 0)) / d.size, clip, 1 - clip))) - z0
+    if 1 + acceleration * w <= 0:
+        return float(_p_from_boot(d))
+    level = float(ndtr(w / (1 + acceleration * w) - z0))
+    return float(min(1.0, 2 * min(level, 1 - level)))
+
+
+def _normal_p(estimate: float, se: float) -> float:
+    if se > 0:
+        return float(2 * ndtr(-abs(estimate) / se))
+    return 1.0 if estimate == 0 else 0.0
+
+
+#: The interval each corpus metric's gap gets by default (``method="auto"``; AUROC of two labels:
+#: DeLong's test, paired or not), chosen by coverage (``benchmarks/bench_corpus_metrics.py --gaps``,
+#: ``--paired-gaps``).
+DEFAULT_GAP_INTERVAL: dict[str, str] = {"brier": "t", "log_loss": "t", "ece": "span", "ece_adaptive": "span"}
+#: Gap interval methods :func:`corpus_gap` takes.
+GAP_METHODS = ("auto", "percentile", "basic", "bca", "normal", "span", "t", "delong")
+
+
+def _jackknife(m: CorpusMetric, stat: Any, data: CorpusData, codes: np.ndarray | None) -> np.ndarray:
+    """Delete-one (or delete-group) values of the metric, the closed forms where a row's effect is local."""
+    n = len(data)
+    if codes is None and hasattr(stat, "cells"):
+        return _jack_cells(stat)
+    if codes is None and hasattr(stat, "per_row"):
+        return (stat.per_row.sum() - stat.per_row) / (n - 1)
+    if codes is None and hasattr(stat, "bins"):
+        return _jack_ece(data, stat.bins)
+    return jackknife_statistic(stat, n, codes)
+
+
+def _acceleration(*signed_jackknifes: tuple[int, np.ndarray]) -> float:
+    """BCa's acceleration of a sum of independent statistics (sign +1 or -1 each), from their jackknifes
+    (Efron and Tibshirani 1993, the several-sample form); one pair for a paired difference."""
+    third = second = 0.0
+    for sign, jack in signed_jackknifes:
+        j = jack[np.isfinite(jack)]
+        if j.size < 2:
+            continue
+        d = sign * (j.mean() - j) * (j.size - 1) / j.size
+        third += float(np.sum(d**3))
+        second += float(np.sum(d**2))
+    return third / (6.0 * second**1.5) if second > 0 else 0.0
+
+
 def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, paired: bool | None = None,
                confidence: float = 0.95, n_resamples: int = 10_000, seed: int | np.random.Generator | None = 0,
                clusters: Sequence[Any] | np.ndarray | None = None,
-               clusters_b: Sequence[Any] | np.ndarray | None = None) -> PairedTest:
+               clusters_b: Sequence[Any] | np.ndarray | None = None, method: str = "auto") -> PairedTest:
     """The difference ``metric(a) - metric(b)`` with its interval and a two-sided test.
 
     ``paired`` (default: when both hold the same example ids) compares two conditions on the same
@@ -393,8 +459,35 @@ def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, 
     (AUROC: DeLong's variances added). ``clusters``: one id per row of ``a`` for a bootstrap over
     clusters (paired: the same examples, so the same clusters); ``clusters_b`` those of ``b`` when
     the two are independent.
+
+    ``method``: ``"auto"`` (DeLong for AUROC of two labels, else :data:`DEFAULT_GAP_INTERVAL`, else
+    the percentile interval of the resampled differences) or one of :data:`GAP_METHODS`:
+    ``"percentile"``, ``"basic"`` (the differences reflected about the estimate), ``"bca"`` (the
+    acceleration from both sides' jackknifes), ``"normal"`` (the estimate plus or minus z times the
+    differences' standard deviation), ``"t"`` (Brier score and log loss: Welch's t of the per-row
+    losses, or the paired t of their differences) and ``"delong"``.
+
+    >>> rng = np.random.default_rng(0)
+    >>> part = lambda n, noise: pd.DataFrame({"target": (y := rng.integers(0, 2, n)).astype(str),
+    ...     "output": np.where(rng.uniform(size=n) < noise, 1 - y, y).astype(str), "confidence": np.full(n, 0.8)})
+    >>> test = corpus_gap("brier", part(300, 0.4), part(300, 0.1), method="t")
+    >>> test.effect.method, test.effect.low > 0
+    ('welch', True)
     """
+    return corpus_gaps(metric, a, b, (method,), paired=paired, confidence=confidence, n_resamples=n_resamples,
+                       seed=seed, clusters=clusters, clusters_b=clusters_b)[method]
+
+
+def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, methods: Sequence[str], *,
+                paired: bool | None = None, confidence: float = 0.95, n_resamples: int = 10_000,
+                seed: int | np.random.Generator | None = 0, clusters: Sequence[Any] | np.ndarray | None = None,
+                clusters_b: Sequence[Any] | np.ndarray | None = None) -> dict[str, PairedTest]:
+    """Several intervals of one gap from the same resamples, by method (see :func:`corpus_gap`): what
+    ``benchmarks/bench_corpus_metrics.py --gaps`` compares side by side."""
     m = _metric(metric)
+    unknown = [k for k in methods if k not in GAP_METHODS]
+    if unknown:
+        raise ConfigError(f"method={unknown[0]!r}: choose one of {', '.join(GAP_METHODS)}.")
     if paired is None:
         paired = ("example_id" in a and "example_id" in b and len(a) == len(b)
                   and set(a["example_id"]) == set(b["example_id"]))
@@ -414,25 +507,104 @@ def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, 
     rng = check_random_state(seed)
     codes = None if clusters is None else pd.factorize(np.asarray(clusters))[0]
     codes_b = None if clusters_b is None else pd.factorize(np.asarray(clusters_b))[0]
+    if paired:
+        codes_b = codes
     ba = _auroc_binary(m, da) if codes is None else None
     bb = _auroc_binary(m, db) if codes is None else None
+    delong_ok = ba is not None and bb is not None and (not paired or np.array_equal(ba[0], bb[0]))
     z = _z(confidence)
-    if ba is not None and bb is not None and (not paired or np.array_equal(ba[0], bb[0])):
-        _, v10a, v01a = _delong_components(*ba)
-        _, v10b, v01b = _delong_components(*bb)
-        if paired:
-            var = (np.var(v10a - v10b, ddof=1) / v10a.size + np.var(v01a - v01b, ddof=1) / v01a.size)
-            test = "delong-paired"
-        else:
-            var = (v10a.var(ddof=1) / v10a.size + v01a.var(ddof=1) / v01a.size
-                   + v10b.var(ddof=1) / v10b.size + v01b.var(ddof=1) / v01b.size)
-            test = "delong"
-        se = float(np.sqrt(max(var, 0.0)))
-        p = 1.0 if se == 0 else float(2 * ndtr(-abs(estimate) / se))
-        if se == 0 and estimate != 0:
-            p = 0.0
-        effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test)
-        return PairedTest(effect, p, test, estimate / se if se > 0 else float("nan"))
+    out: dict[str, PairedTest] = {}
+    diffs: np.ndarray | None = None
+    unit = ""
+    for method in methods:
+        chosen = method
+        if method == "auto":
+            chosen = "delong" if delong_ok else DEFAULT_GAP_INTERVAL.get(m.name, "percentile")
+            if chosen == "t" and (codes is not None or codes_b is not None):
+                chosen = "percentile"  # clusters: the gap is a bootstrap of whole clusters
+        if chosen == "delong":
+            if not delong_ok:
+                raise ConfigError(f"{m.spec}: DeLong's test is of AUROC with two labels (paired: the same targets) and "
+                                  "no clusters; use method='bca'.")
+            assert ba is not None and bb is not None
+            _, v10a, v01a = _delong_components(*ba)
+            _, v10b, v01b = _delong_components(*bb)
+            if paired:
+                var = (np.var(v10a - v10b, ddof=1) / v10a.size + np.var(v01a - v01b, ddof=1) / v01a.size)
+                test = "delong-paired"
+            else:
+                var = (v10a.var(ddof=1) / v10a.size + v01a.var(ddof=1) / v01a.size
+                       + v10b.var(ddof=1) / v10b.size + v01b.var(ddof=1) / v01b.size)
+                test = "delong"
+            se = float(np.sqrt(max(var, 0.0)))
+            effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test)
+            out[method] = PairedTest(effect, _normal_p(estimate, se), test, estimate / se if se > 0 else float("nan"))
+            continue
+        if chosen == "t":
+            la, lb = getattr(sa, "per_row", None), getattr(sb, "per_row", None)
+            if la is None or lb is None or codes is not None or codes_b is not None:
+                raise ConfigError(f"{m.spec}: method='t' is for brier and log_loss without clusters; use method='bca'.")
+            if paired:
+                d = la - lb
+                se = float(d.std(ddof=1) / np.sqrt(d.size))
+                df = float(d.size - 1)
+                name = "t-paired"
+            else:
+                va, vb = la.var(ddof=1) / la.size, lb.var(ddof=1) / lb.size
+                se = float(np.sqrt(va + vb))
+                df = float((va + vb) ** 2 / (va**2 / (la.size - 1) + vb**2 / (lb.size - 1))) if va + vb > 0 else 1.0
+                name = "welch"
+            half = float(student_t.ppf(0.5 + confidence / 2, df)) * se
+            p = float(2 * student_t.sf(abs(estimate) / se, df)) if se > 0 else (1.0 if estimate == 0 else 0.0)
+            effect = Interval(estimate, estimate - half, estimate + half, n, confidence, name)
+            out[method] = PairedTest(effect, p, name, estimate / se if se > 0 else float("nan"))
+            continue
+        if diffs is None:
+            diffs, unit = _gap_resamples(m, sa, sb, da, db, paired, n_resamples, rng, codes, codes_b)
+        note = ""
+        finite = diffs[np.isfinite(diffs)]
+        if finite.size < diffs.size:
+            note = f"{diffs.size - finite.size} of {diffs.size} resamples left the metric undefined and were dropped"
+        if finite.size == 0:
+            out[method] = PairedTest(Interval(estimate, estimate, estimate, n, confidence, unit,
+                                              "no resample defined the metric"), 1.0, "bootstrap", estimate)
+            continue
+        name = unit if chosen == "percentile" else f"{unit}-{chosen}"
+        if chosen == "percentile":
+            low, high = percentile_bounds(finite, confidence)
+            p = _p_from_boot(finite)
+        elif chosen == "basic":
+            q_low, q_high = percentile_bounds(finite, confidence)
+            low, high = 2 * estimate - q_high, 2 * estimate - q_low
+            p = _p_from_boot(2 * estimate - finite)
+        elif chosen == "normal":
+            se = float(finite.std(ddof=1))
+            low, high = estimate - z * se, estimate + z * se
+            p = _normal_p(estimate, se)
+        elif chosen == "span":
+            # the normal intervals about the estimate and about the bias-corrected estimate, joined: the
+            # bootstrap's bias of a calibration error is itself unreliable, so the interval spans both
+            se, corrected = float(finite.std(ddof=1)), 2 * estimate - float(finite.mean())
+            low, high = min(estimate, corrected) - z * se, max(estimate, corrected) + z * se
+            p = max(_normal_p(estimate, se), _normal_p(corrected, se))
+        else:  # bca
+            if paired:
+                jack = _jackknife(m, sa, da, codes) - _jackknife(m, sb, db, codes)
+                acc = _acceleration((1, jack))
+            else:
+                acc = _acceleration((1, _jackknife(m, sa, da, codes)), (-1, _jackknife(m, sb, db, codes_b)))
+            low, high = bca_shifted(estimate, finite, acc, confidence)
+            p = _p_bca(estimate, finite, acc)
+        effect = Interval(estimate, float(min(low, estimate)), float(max(high, estimate)), n, confidence, name, note)
+        out[method] = PairedTest(effect, p, "bootstrap", estimate)
+    return out
+
+
+def _gap_resamples(m: CorpusMetric, sa: Any, sb: Any, da: CorpusData, db: CorpusData, paired: bool, n_resamples: int,
+                   rng: np.random.Generator, codes: np.ndarray | None,
+                   codes_b: np.ndarray | None) -> tuple[np.ndarray, str]:
+    """Resampled differences ``a - b``: both sides under the same weights (paired), else each its own
+    cheapest exact bootstrap (:func:`_resampled`'s), as many of each."""
     if paired:
         b_count = _row_resamples(n_resamples, len(da))
         diffs = np.empty(b_count)
@@ -441,21 +613,12 @@ def corpus_gap(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, *, 
             k = min(chunk, b_count - start)
             w = bootstrap_weights(len(da), k, rng, codes)
             diffs[start:start + k] = sa(w) - sb(w)
-        method = "bootstrap-paired" if codes is None else "bootstrap-clusters-paired"
-    else:
-        ka, kb = _row_resamples(n_resamples, len(da)), _row_resamples(n_resamples, len(db))
-        k = min(ka, kb)
-        diffs = resample_statistic(sa, len(da), k, rng, codes) - resample_statistic(sb, len(db), k, rng, codes_b)
-        method = "bootstrap-clusters-independent" if codes is not None or codes_b is not None else "bootstrap-independent"
-    if DEFAULT_INTERVAL.get(m.name) == "basic":
-        # ECE: each side's upward bias shrinks with its rows, so two parts of different sizes differ
-        # by their biases even when equally calibrated; reflecting the resampled differences about
-        # the estimate (the basic bootstrap) takes the difference of biases back out of the interval
-        # and the test (benchmarks/bench_corpus_metrics.py --breaks: without it, 0.27 of flat ECE curves broke)
-        diffs = 2 * estimate - diffs
-    low, high, note = _bounds("percentile", estimate, diffs, None, confidence)
-    effect = Interval(estimate, low, high, n, confidence, method, note)
-    return PairedTest(effect, _p_from_boot(diffs), "bootstrap", estimate)
+        return diffs, "bootstrap-paired" if codes is None else "bootstrap-clusters-paired"
+    side_a = _resampled(m, da, n_resamples, rng, codes)
+    side_b = _resampled(m, db, n_resamples, rng, codes_b)
+    k = min(side_a["boot"].size, side_b["boot"].size)
+    unit = "bootstrap-clusters-independent" if codes is not None or codes_b is not None else "bootstrap-independent"
+    return side_a["boot"][:k] - side_b["boot"][:k], unit
 
 
 # ---------------------------------------------------------------------------------------------

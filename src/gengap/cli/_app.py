@@ -16,3 +16,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     rich_markup_mode="rich",
 )
+
+
+@app.callback()
+def _group() -> None:
+    # A group even when one command's module is loaded (gengap.cli loads only the command that runs):
+    # typer would otherwise make a lone command the whole program, and "gengap view OUT" would read
+    # "view" as OUT.
+    pass

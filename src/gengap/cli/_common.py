@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from rich.console import Console
 
 from gengap._errors import ConfigError
 from gengap._specs import parse_value
-from gengap._summary_table import summary_table
+
+if TYPE_CHECKING:  # pandas loads when a table is printed, not when a command starts
+    import pandas as pd
 
 __all__ = ["print_summary", "print_samples", "print_slices", "parse_options", "stderr", "stdout"]
 
@@ -24,6 +25,8 @@ stderr = Console(stderr=True, highlight=False, markup=False, soft_wrap=True)
 
 def print_summary(summary: pd.DataFrame, *, title: str = "Summary", console: Console | None = None) -> None:
     """Per split: score with its 95% interval, and the gap to the reference split with its interval."""
+    from gengap._summary_table import summary_table
+
     (console or stdout).print(summary_table(summary, title=title))
 
 
@@ -46,6 +49,8 @@ def print_effects(rows: pd.DataFrame, *, console: Console | None = None) -> None
 def print_samples(table: pd.DataFrame, *, console: Console | None = None) -> None:
     """One line per model, split and metric of a run with several samples per example (else nothing):
     pass@1, pass@k, maj@k, agreement and the share of the variance that is sampling noise."""
+    import pandas as pd
+
     for r in table.itertuples():
         pct = lambda v: "–" if v is None or pd.isna(v) else f"{100 * float(v):.1f}%"
         (console or stdout).print(
@@ -58,6 +63,8 @@ def print_slices(store_path: Any, run_id: str) -> None:
     """The top slices the report's "Where it fails" found, read back from its results.json (plain text)."""
     import json
     from pathlib import Path
+
+    import pandas as pd
 
     from gengap.analysis.slices import slice_lines
 

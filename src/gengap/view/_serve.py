@@ -52,23 +52,36 @@ def check_port(host: str, port: int) -> None:
 
 def serve(paths: Sequence[str | Path], *, host: str = "127.0.0.1", port: int = 8765, open_browser: bool = True,
           run_ids: Sequence[str | None] | None = None, say: Callable[[str], None] = print) -> None:
-    """Load the runs of ``paths`` and serve the viewer until interrupted (Ctrl-C)."""
-    import uvicorn
+    """Load the runs of ``paths`` and serve the viewer until interrupted (Ctrl-C).
 
-    from gengap.view._load import load_runs
-    from gengap.view.app import make_app
+    It serves as soon as it knows what the runs are: their rows are joined into memory meanwhile, in a
+    background thread (the first rows in stored order first, for the first page), and the report's
+    figures are computed after that (:mod:`gengap.view.figures`)."""
+    from gengap.view._load import open_runs, read_rows
 
     if host not in LOOPBACK:
         say(f"warning: serving on {host}, not only on this machine (loopback): anyone who can reach {host}:{port} "
             "can read every input, output and target of these runs.")
     check_port(host, port)
     say(f"Reading {', '.join(str(p) for p in paths)} ...")
-    loaded = load_runs(list(paths), run_ids=list(run_ids) if run_ids else None)
+    loaded = open_runs(list(paths), run_ids=list(run_ids) if run_ids else None)
+
+    def read() -> None:
+        try:
+            read_rows(loaded)
+        except Exception:  # said on the pages (and here); the process keeps serving what it can
+            say(f"warning: {loaded.error}")
+
+    threading.Thread(target=read, name="gengap-view-read", daemon=True).start()
     for r in loaded.runs:
-        n = loaded.con.execute("SELECT count(*) FROM rows WHERE run = ?", [r.index]).fetchone()[0]
+        n = loaded.stored.get(r.index, 0)
         say(f"run {r.run_id} of {r.path}: {n:,} rows ({', '.join(r.models)} on {len(r.splits)} splits)")
         for note in r.notes:
             say(f"note: {note}")
+    import uvicorn
+
+    from gengap.view.app import make_app
+
     app = make_app(loaded, host=host, port=port, start_figures=False)
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"

@@ -110,18 +110,34 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
     def error(e: Exception, status: int = 400) -> JSONResponse:
         return JSONResponse({"error": str(e)}, status_code=status)
 
+    def rows_state() -> str:
+        return "failed" if loaded.error else "ready" if loaded.ready.is_set() else "reading"
+
     def runs(request: Request) -> JSONResponse:
-        cur = con.cursor()
-        try:
-            perturbations = [r[0] for r in cur.execute(
-                "SELECT perturbation FROM rows GROUP BY perturbation ORDER BY min(rid)").fetchall()]
-        finally:
-            cur.close()
         sides = _default_sides(loaded)
         return JSONResponse({
-            "runs": [r.to_dict() for r in loaded.runs], "meta": meta, "perturbations": perturbations,
+            "runs": [{**r.to_dict(), "n_rows": loaded.stored.get(r.index)} for r in loaded.runs],
+            "meta": meta, "perturbations": loaded.perturbations, "rows_state": rows_state(),
             "ab": None if sides is None else {"a": sides[0].to_dict(), "b": sides[1].to_dict()},
         })
+
+    def from_head(query: dict[str, list[str]]) -> dict[str, Any] | None:
+        """While the rows are read: a page in stored order of the primary metric, with no other filter, from
+        the rows read first (``total``: the rows of the primary metric the stores hold); else None."""
+        if set(query) - {"limit", "offset"} or any(v[1:] for v in query.values()):
+            return None
+        limit, offset = min(q._int(query, "limit", 50), q.MAX_LIMIT), q._int(query, "offset", 0)
+        loaded.head_ready.wait()
+        if loaded.ready.is_set():
+            return None
+        first = [r for r in loaded.head if r["is_primary"]]
+        total = sum(loaded.stored_primary.values())
+        if min(offset + limit, total) > len(first):  # beyond the rows read first: wait for the rest
+            return None
+        rows = [{c: r[c] for c in q.LIST_COLUMNS} for r in first[offset:offset + limit]]
+        for r in rows:
+            r["metadata"] = q._json(r["metadata"])
+        return {"total": total, "offset": offset, "limit": limit, "rows": rows, "rows_state": "reading"}
 
     def summary(request: Request) -> JSONResponse:
         try:
@@ -130,13 +146,19 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
                 raise IndexError(run)
         except (ValueError, IndexError):
             return error(ValueError(f"run={request.query_params.get('run')!r}: give 0 to {len(loaded.runs) - 1}."), 404)
-        answer = JSONResponse(json.loads(json.dumps(work.summary(run), default=str)))
+        answer = JSONResponse(json.loads(json.dumps({**work.summary(run), "rows_state": rows_state(),
+                                                     "rows_read": loaded.stored.get(run)}, default=str)))
         work.served.set()
         return answer
 
     def rows(request: Request) -> JSONResponse:
         try:
             query = _query(request)
+            early = None if loaded.ready.is_set() else from_head(query)
+            if early is not None:
+                work.served.set()
+                return JSONResponse(json.loads(json.dumps(early, default=str)))
+            loaded.wait()
             lengths_for(query)
             answer = JSONResponse(q.page(con, query, meta, searches=searches))
             work.served.set()
@@ -149,6 +171,10 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
             rid = int(request.path_params["rid"])
         except ValueError:
             return error(ValueError("A row id is a whole number."), 404)
+        try:
+            loaded.wait()
+        except GengapError as e:
+            return error(e, 500)
         found = q.one_row(con, rid)
         if found is None:
             return error(ValueError(f"No row {rid}."), 404)
@@ -176,6 +202,7 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
         return JSONResponse(json.loads(json.dumps(found, default=str)))
 
     def sides(request: Request) -> tuple[q.Side, q.Side, str]:
+        loaded.wait()
         default = _default_sides(loaded)
         a_text, b_text = request.query_params.get("a"), request.query_params.get("b")
         if (a_text is None or b_text is None) and default is None:
@@ -214,6 +241,7 @@ def make_app(loaded: Loaded, *, host: str = "127.0.0.1", port: int = 8765, figur
         if kind not in ("jsonl", "csv"):
             return error(ValueError("Export as rows.jsonl or rows.csv."), 404)
         try:
+            loaded.wait()
             lengths_for(_query(request))
             sql, params = q.export_sql(_query(request), meta)
         except GengapError as e:

@@ -1,9 +1,11 @@
 """The viewer's slow work, done after it starts serving: lengths, the report's figures, the slices.
 
-The rows are served as soon as they are read (:func:`gengap.view._load.load_runs` is only the join).
-One background thread then, in order:
+The rows are served as soon as they are read (:func:`gengap.view._load.read_rows` is only the join).
+One background thread then, once they are read, in order:
 
-1. counts every row's input, target and output length (:func:`gengap.view._load.fill_lengths`; a
+0. while the rows are still being read, per run, shows the report's figures of a current
+   ``results.json`` beside the store (state ``linking``: not linked to their rows yet);
+1. once the rows are read, counts every row's input, target and output length (:func:`gengap.view._load.fill_lengths`; a
    query that filters or sorts on a length waits for it);
 2. per run, takes the report's figures from the ``results.json`` beside the store when it is current
    (the same run, finished, written after the store last changed), else computes them from the store
@@ -12,7 +14,8 @@ One background thread then, in order:
    searches the run's clean rows for them as the report does
    (:func:`gengap.analysis.slices.slices_from_rows`), and links each slice to its rows.
 
-Until a step is done the summary says it is computing (``/api/summary`` answers with ``state``).
+Until a step is done the summary says it is computing (``/api/summary`` answers with ``state``:
+``computing``, ``linking``, ``ready`` or ``failed``).
 Nothing here writes to a store or beside it.
 """
 
@@ -56,6 +59,10 @@ def _when(path: Path) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(path.stat().st_mtime))
 
 
+def _stored_source(run: Run) -> str:
+    return f"results.json beside the store (written {_when(run.path.parent / 'results.json')})"
+
+
 class Figures:
     """The summary of each run, filled in by a background thread (:meth:`start`) or at once (:meth:`compute`)."""
 
@@ -84,7 +91,8 @@ class Figures:
 
     def ready(self) -> bool:
         with self._lock:
-            return all(s["figures"] != "computing" and s["slices"] != "computing" for s in self._state.values())
+            return all(s["figures"] not in ("computing", "linking") and s["slices"] != "computing"
+                       for s in self._state.values())
 
     # ------------------------------------------------------------------ computing
     def start(self, *, after_first_page: float = 0.0) -> None:
@@ -134,6 +142,26 @@ class Figures:
         from gengap.view.summary import linked_figures
 
         con, meta = self.loaded.con, self.loaded.meta_columns
+        early: dict[int, tuple[dict[str, Any], str]] = {}
+        if not self.loaded.ready.is_set():  # the rows are still being read: a current results.json's figures meanwhile
+            for r in self.loaded.runs:
+                try:
+                    doc = stored_document(r)
+                    if doc is not None and not self.loaded.ready.is_set():
+                        early[r.index] = (doc, _stored_source(r))
+                        self._set(r.index, summary=linked_figures(doc, r.index, None, meta), figures="linking",
+                                  source=early[r.index][1])
+                except Exception:  # computed again below, once the rows are read
+                    early.pop(r.index, None)
+        while not self.loaded.ready.wait(0.1):  # the rows are still being read
+            if self._stop.is_set():
+                return
+        if self.loaded.error is not None:
+            for r in self.loaded.runs:
+                self._set(r.index, figures="failed", slices="failed")
+                self._problem(r.index, self.loaded.error)
+            self.lengths.set()
+            return
         self._cursor = cur = con.cursor()
         try:
             fill_lengths(cur)
@@ -150,9 +178,9 @@ class Figures:
             if self._stop.is_set():
                 return
             try:
-                doc = stored_document(r)
+                doc, source = early.get(r.index) or (stored_document(r), "")
                 if doc is not None:
-                    source = f"results.json beside the store (written {_when(r.path.parent / 'results.json')})"
+                    source = source or _stored_source(r)
                 else:
                     from gengap.view.summary import report_document
 

@@ -30,11 +30,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from gengap._errors import ConfigError
+
+if TYPE_CHECKING:  # numpy loads with the first A/B table, not when the viewer starts
+    import numpy as np
 
 __all__ = ["Filters", "parse_filters", "LENGTH_COLUMNS", "page", "one_row", "flip_tables", "flip_rows", "is_binary_metric", "EQUAL_FIELDS", "MAX_LIMIT"]
 
@@ -385,10 +386,12 @@ def _paired_values(a: np.ndarray, b: np.ndarray, confidence: float) -> dict[str,
     """Paired differences of scores that are not 0/1: the mean difference A - B with its paired
     t-interval, wins / ties / losses, and the Wilcoxon signed-rank test (scipy; ties left out).
 
+    >>> import numpy as np
     >>> r = _paired_values(np.array([0.5, 0.9, 0.7, 0.8]), np.array([0.4, 0.9, 0.2, 0.6]), 0.95)
     >>> r["wins"], r["ties"], r["losses"], round(r["difference"], 3), r["test"]
     (3, 1, 0, 0.2, 'wilcoxon')
     """
+    import numpy as np
     import scipy.stats
 
     d = a - b
@@ -422,6 +425,8 @@ def flip_tables(con: Any, a: Side, b: Side, metric: str, *, confidence: float = 
     test is then the sign-flip test of the cluster totals and the interval the clustered one
     (:func:`gengap.analysis.clustered.clustered_paired_test`), for either kind of metric.
     """
+    import numpy as np
+
     from gengap.analysis.intervals import paired_test
 
     binary = is_binary_metric(con, a, b, metric)

@@ -42,8 +42,8 @@ def _count(con: Any, rows: Mapping[str, Any], meta: Mapping[str, str]) -> int:
 
 
 def _first_match(con: Any, candidates: list[dict[str, Any]], n: Any, meta: Mapping[str, str]) -> dict[str, Any] | None:
-    """The first filter set that selects exactly ``n`` rows, or None."""
-    if n is None:
+    """The first filter set that selects exactly ``n`` rows, or None (always, while ``con`` is None: no rows yet)."""
+    if n is None or con is None:
         return None
     for rows in candidates:
         try:
@@ -60,7 +60,8 @@ def _number(v: Any) -> str:
 
 
 def linked_figures(doc: dict[str, Any], run: int, con: Any, meta: Mapping[str, str]) -> dict[str, Any]:
-    """The figures of one run's document, each with ``rows`` (filters) where they can be selected exactly."""
+    """The figures of one run's document, each with ``rows`` (filters) where they can be selected exactly
+    (``con`` None: none linked yet, for the figures shown while the rows are read)."""
     split_info = {s["name"]: {**(s.get("diagnostics") or {}), **s} for s in doc.get("splits", [])}
     reference = doc.get("reference")
     scores = []

@@ -73,20 +73,24 @@ async function showSummary(params) {
   const r = INFO.runs[run];
   const parts = [el("h1", {}, "Summary", INFO.runs.length > 1 ? ` — run ${runLabel(run)}` : "")];
   if (INFO.runs.length > 1) parts.push(el("p", { class: "tabs" }, INFO.runs.map((x, i) => link("summary", { run: i }, runLabel(i)))));
-  parts.push(el("p", { class: "muted" }, `run ${r.run_id}${r.name ? " (" + r.name + ")" : ""} · ${r.path} · models ${r.models.join(", ")} · ${count(s.n_rows || 0)} rows`));
+  parts.push(el("p", { class: "muted" }, `run ${r.run_id}${r.name ? " (" + r.name + ")" : ""} · ${r.path} · models ${r.models.join(", ")} · ${count(s.n_rows ?? r.n_rows ?? 0)} rows`));
   r.notes.forEach(n => parts.push(el("p", { class: "note" }, n)));
   (s.problems || []).forEach(n => parts.push(el("p", { class: "note" }, n)));
-  const pending = s.state === "computing" || s.slices_state === "computing";
+  const pending = s.state === "computing" || s.state === "linking" || s.slices_state === "computing" || s.rows_state === "reading";
   pendingFigures = pending;
   if (pending) {
     // the rows are served already; the figures fill in when the background work is done
     const hash = location.hash;
     setTimeout(() => { if (location.hash === hash || (!location.hash && !hash)) route(); }, 700);
   }
+  if (s.rows_state === "reading") {
+    parts.push(el("p", { class: "computing", id: "reading" }, `Reading the ${count(s.rows_read ?? 0)} rows of the store into memory… the first rows can be read meanwhile: `, link("rows", { run }, "see the rows")));
+  }
   if (s.state === "computing") {
-    parts.push(el("p", { class: "computing", id: "computing" }, "Computing the report's figures from the stored rows… the rows can be read meanwhile: ", link("rows", { run }, "see the rows")));
+    if (s.rows_state !== "reading") parts.push(el("p", { class: "computing", id: "computing" }, "Computing the report's figures from the stored rows… the rows can be read meanwhile: ", link("rows", { run }, "see the rows")));
     show(...parts); return;
   }
+  if (s.state === "linking") parts.push(el("p", { class: "computing", id: "linking" }, "Each n links to its rows once they are read."));
   if (!s.scores) { show(...parts); return; }
   if (s.source) parts.push(el("p", { class: "muted", id: "source" }, `Figures: ${s.source}.`));
   if (s.headline) parts.push(el("p", { class: "headline" }, s.headline));
@@ -206,12 +210,18 @@ async function showRows(params) {
   const query = new URLSearchParams(params);
   query.set("limit", limit); query.set("offset", offset);
   const page = await api("/api/rows", query);
+  if (page.rows_state === "reading") {
+    // answered from the first rows, read straight from the store: drawn again once every row is read
+    const hash = location.hash;
+    setTimeout(() => { if (location.hash === hash) route(); }, 700);
+  }
   const exportQuery = new URLSearchParams(params); exportQuery.delete("limit"); exportQuery.delete("offset");
   const nav = (off) => { const p = new URLSearchParams(params); p.set("offset", Math.max(0, off)); return "#/rows?" + p.toString(); };
   const shown = page.rows.length ? `rows ${count(offset + 1)}–${count(offset + page.rows.length)} of ${count(page.total)}` : `no rows of ${count(page.total)}`;
   const multi = INFO.runs.length > 1;
   show(
     el("h1", {}, "Rows"),
+    page.rows_state === "reading" ? el("p", { class: "computing", id: "reading" }, "Reading the rows into memory: these are the first rows as stored; filters, search, sorting and pages further in answer once every row is read.") : null,
     rowsForm(params),
     el("div", { class: "pager" },
       el("span", { id: "total", "data-total": String(page.total) }, shown),
@@ -345,6 +355,7 @@ async function route() {
   const started = performance.now();
   pendingFigures = false;
   try {
+    if (INFO.rows_state === "reading" && renders > 0) INFO = await api("/api/runs");  // the metadata fields come with the rows
     if (path === "" || path === "summary") await showSummary(params);
     else if (path === "rows") await showRows(params);
     else if (path.startsWith("row/")) await showRow(path.slice(4));
