@@ -42,23 +42,28 @@ READ_CODE = r"""
 import json, sys
 from gengap.extract import extract
 rows = json.loads(sys.stdin.read())
-print(json.dumps([extract(r["output"], r["kind"], question=r.get("question"), choices=r.get("choices")).value
-                  for r in rows]))
+print(json.dumps([[e.value, e.rule] for e in (extract(r["output"], r["kind"], question=r.get("question"),
+                                                       choices=r.get("choices")) for r in rows)]))
 """
 
 
-def read_with(revision: str, rows: list[dict]) -> list[str | None]:
-    """The values the rules of ``revision`` read from ``rows`` (a temporary worktree, its own process)."""
+def readings_with(revision: str, rows: list[dict]) -> list[tuple[str | None, str]]:
+    """(value, rule) of every row as the rules of ``revision`` read it (a temporary worktree, its own process)."""
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "rules"
         subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), revision], check=True)
         try:
             env = {**os.environ, "PYTHONPATH": str(tree / "src")}
             done = subprocess.run([sys.executable, "-c", READ_CODE], input=json.dumps(rows), env=env,
-                                  capture_output=True, text=True, check=True)
+                                  capture_output=True, text=True, check=True, cwd=tmp)
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
-    return json.loads(done.stdout)
+    return [(v, r) for v, r in json.loads(done.stdout)]
+
+
+def read_with(revision: str, rows: list[dict]) -> list[str | None]:
+    """The values the rules of ``revision`` read from ``rows``."""
+    return [value for value, _ in readings_with(revision, rows)]
 
 
 def version_cells(rows: list[dict], got: list[str | None], idx: list[int]) -> str:

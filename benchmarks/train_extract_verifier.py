@@ -28,10 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -46,8 +42,10 @@ from gengap.extract._verify import MODEL_FILE, SCHEMA, feature_names, features
 
 try:
     from benchmarks.bench_extract import cell, is_correct, is_no_answer, read_rows, was_read
+    from benchmarks.compare_extract_rules import readings_with
 except ImportError:  # run as a script from the benchmarks folder
     from bench_extract import cell, is_correct, is_no_answer, read_rows, was_read
+    from compare_extract_rules import readings_with
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "benchmarks" / "data"
@@ -62,35 +60,12 @@ C = 0.1
 THRESHOLDS = tuple(round(0.30 + 0.05 * i, 2) for i in range(13))
 FOLDS = 10
 
-READ_CODE = r"""
-import json, sys
-from gengap.extract import extract
-rows = json.loads(sys.stdin.read())
-print(json.dumps([[e.value, e.rule] for e in (extract(r["output"], r["kind"], question=r.get("question"),
-                                                       choices=r.get("choices")) for r in rows)]))
-"""
-
-
-def read_with(revision: str, rows: list[dict]) -> list[tuple[str | None, str]]:
-    """(value, rule) of every row as the rules of ``revision`` read it (a temporary worktree, its own process)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        tree = Path(tmp) / "rules"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), revision], check=True)
-        try:
-            env = {**os.environ, "PYTHONPATH": str(tree / "src")}
-            done = subprocess.run([sys.executable, "-c", READ_CODE], input=json.dumps(rows), env=env,
-                                  capture_output=True, text=True, check=True, cwd=tmp)
-        finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
-    return [(v, r) for v, r in json.loads(done.stdout)]
-
-
 def fresh_readings() -> list[dict]:
     """Every answer read by the rules of a revision that had never seen the row, with whether it is right."""
     readings = []
     for name, revision, files in FRESH:
         rows = [r for f in files for r in read_rows(DATA / f)]
-        for row, (value, rule) in zip(rows, read_with(revision, rows)):
+        for row, (value, rule) in zip(rows, readings_with(revision, rows)):
             if was_read(value):
                 readings.append({**row, "set": name, "value": value, "rule": rule,
                                  "wrong": not is_correct(row["kind"], value, row["gold"], row.get("aliases"))})

@@ -70,25 +70,20 @@ def make_slice_run(out: Path, n: int = 3000) -> Path:
     return out
 
 
-@contextmanager
-def serving(paths: list[Path], *, wait_figures: bool = True, figures: Any = None) -> Iterator[str]:
-    """The viewer over ``paths`` on a free loopback port; yields its base URL. ``wait_figures``: serve
-    once the summary's figures are computed (else at once, while they are computed). ``figures``: a
-    function of the loaded rows giving the app's :class:`gengap.view.figures.Figures` (not started)."""
+def free_port() -> int:
+    """A loopback port free at the time of asking."""
     import socket
 
-    import uvicorn
-
-    from gengap.view._load import load_runs
-    from gengap.view.app import make_app
-
-    loaded = load_runs(list(paths))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    app = make_app(loaded, port=port, figures=figures(loaded) if figures is not None else None)
-    if wait_figures and figures is None:
-        app.state.figures.wait(120)
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running(app: Any, port: int) -> Iterator[str]:
+    """``app`` served by uvicorn on loopback ``port`` in a thread; yields its base URL and stops it after."""
+    import uvicorn
+
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -102,6 +97,25 @@ def serving(paths: list[Path], *, wait_figures: bool = True, figures: Any = None
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def serving(paths: list[Path], *, wait_figures: bool = True, figures: Any = None) -> Iterator[str]:
+    """The viewer over ``paths`` on a free loopback port; yields its base URL. ``wait_figures``: serve
+    once the summary's figures are computed (else at once, while they are computed). ``figures``: a
+    function of the loaded rows giving the app's :class:`gengap.view.figures.Figures` (not started)."""
+    from gengap.view._load import load_runs
+    from gengap.view.app import make_app
+
+    loaded = load_runs(list(paths))
+    port = free_port()
+    app = make_app(loaded, port=port, figures=figures(loaded) if figures is not None else None)
+    if wait_figures and figures is None:
+        app.state.figures.wait(120)
+    try:
+        with running(app, port) as url:
+            yield url
+    finally:
         assert app.state.figures.stop(60), "the viewer's figures did not stop"
         loaded.close()
 

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from _view_runs import get, make_run
+from _view_runs import free_port, get, make_run, running
 from gengap.view import _load
 from gengap.view._load import Loaded, load_runs, open_runs, read_rows
 from gengap.view.queries import LIST_COLUMNS
@@ -59,26 +59,14 @@ def test_the_rows_read_first_are_the_first_rows_of_the_join(runs, monkeypatch, h
 
 @contextmanager
 def _served(loaded: Loaded) -> Iterator[str]:
-    import socket
-
-    import uvicorn
-
     from gengap.view.app import make_app
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     app = make_app(loaded, port=port, start_figures=False)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
     try:
-        yield f"http://127.0.0.1:{port}"
+        with running(app, port) as url:
+            yield url
     finally:
-        server.should_exit = True
-        thread.join(10)
         assert app.state.figures.stop(60)
 
 
