@@ -121,6 +121,12 @@ class Scoring(_Strict):
                                     "completions (worked examples; base models).")
     judge_model: str | None = Field(default=None, description="The judge's served model name (default: the first its "
                                                               "server lists).")
+    verify: bool = Field(
+        default=True, description="With extract: let the verifier (a small trained model) leave doubtful readings "
+                                  "unextracted, counted apart (on by default; --no-verify reads with the rules alone).")
+    verifier: str | None = Field(
+        default=None, description="With extract: the verifier's model file (default: the one shipped with gengap; "
+                                  "written by benchmarks/train_extract_verifier.py --out PATH).")
 
 
 class Splitting(_Strict):
@@ -241,6 +247,10 @@ class Settings(_Strict):
         if self.scoring.judge is None:  # absent without a judge: runs stored before it existed still resume
             for key in Scoring.JUDGE:
                 data["scoring"].pop(key)
+        if self.scoring.verify:  # absent with the shipped verifier on: runs stored before it existed still resume
+            data["scoring"].pop("verify")
+        if self.scoring.verifier is None:
+            data["scoring"].pop("verifier")
         if self.scoring.cluster is None:  # likewise without clusters
             data["scoring"].pop("cluster")
         if self.scoring.samples == 1:  # and with one answer per example

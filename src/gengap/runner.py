@@ -477,7 +477,7 @@ def _chosen_option(output: Any, model_input: dict[str, Any], options: Sequence[A
 
 
 def _as_extractor(extract: Any, scoring: Scoring) -> Any:
-    """The Extractor of ``extract`` (a kind or an Extractor), with the judge the scoring settings name."""
+    """The Extractor of ``extract`` (a kind or an Extractor), with the judge and the verifier the scoring settings name."""
     if extract is None:
         if scoring.judge is not None:
             raise ConfigError(f"judge={scoring.judge!r} reads answers the extraction rules cannot: give the answer kind "
@@ -489,8 +489,13 @@ def _as_extractor(extract: Any, scoring: Scoring) -> Any:
         if scoring.judge is not None:
             raise ConfigError("judge= is given twice: as a setting and with the Extractor passed as extract=; give it "
                               "once (Extractor(kind, judge=URL), or extract=kind with judge=URL).")
+        if not scoring.verify or scoring.verifier is not None:
+            raise ConfigError("verify=/verifier= are given twice: as settings and with the Extractor passed as extract=; "
+                              "give them once (Extractor(kind, verify=False), or extract=kind with verify=False).")
         return extract
-    return Extractor(str(extract), judge=scoring.judge, judge_api=scoring.judge_api, judge_model=scoring.judge_model)
+    verify = (scoring.verifier or True) if scoring.verify else False
+    return Extractor(str(extract), judge=scoring.judge, judge_api=scoring.judge_api, judge_model=scoring.judge_model,
+                     verify=verify)
 
 
 def _read_answers(extractor: Any, outputs: list[Any], targets: list[Any], test: Dataset, s: int, e: int) -> tuple[list[Any], list[Any]]:

@@ -330,7 +330,9 @@ class Extractor:
     def __repr__(self) -> str:
         judge = getattr(self.judge, "name", None)
         api = f", judge_api={self.judge_api!r}" if self.judge is not None and self.judge_api != "chat" else ""
-        return f"Extractor(kind={self.kind!r}, custom={self.custom is not None}, judge={judge!r}{api})"
+        # the verifier named only when it is not the shipped one: the runs stored before it existed still resume
+        verify = "" if self.verify is True else f", verify={self.verify if isinstance(self.verify, bool) else str(self.verify)!r}"
+        return f"Extractor(kind={self.kind!r}, custom={self.custom is not None}, judge={judge!r}{api}{verify})"
 
     def extract_all(self, outputs: Sequence[Any], choices: Sequence[Sequence[str] | None] | None = None,
                     questions: Sequence[str | None] | None = None, *, use_judge: bool = True) -> list[Extraction]:
