@@ -163,3 +163,14 @@ def test_cli_counts_the_withheld_readings_and_no_verify_keeps_them(tmp_path: Pat
     assert result.exit_code == 0, result.output
     assert [json.loads(line)["extracted"] for line in out.read_text().splitlines()] == ["40", "12"]
     assert "by the verifier" not in result.output
+
+
+def test_features_are_those_the_shipped_model_was_trained_on() -> None:
+    """Every input of the shipped model, for readings frozen with their features (sampled from the kinds' cases,
+    and shapes they lack: a structured reading, a value the output does not hold, a long output, an empty
+    question), is the same float as when it was trained: a faster ``features`` must give bit-identical rows."""
+    for row in _rows(CASES / "verifier_features.jsonl"):
+        reading = Extraction(row["value"], row["kind"], row["rule"])
+        got = features(row["output"], row["kind"], reading, row["question"], row["choices"])
+        assert got == row["features"], (row["output"][:80], [(n, a, b) for n, a, b in
+                                                             zip(feature_names(), got, row["features"]) if a != b])
