@@ -91,10 +91,13 @@ def _phrase_pattern() -> re.Pattern[str]:
 
 
 def _phrase_counts(text: str) -> list[float]:
-    counts = dict.fromkeys(_COUNTS, 0)
-    for m in _phrase_pattern().finditer(text):
-        counts[m.lastgroup or ""] = counts.get(m.lastgroup or "", 0) + 1
-    return [float(min(counts[name], 3)) for name in _COUNTS]
+    hedges = refusals = 0
+    for m in _phrase_pattern().finditer(text):  # the group closed last: the list's own, around any inner group
+        if m.lastgroup == "hedge":
+            hedges += 1
+        elif m.lastgroup == "refusal":
+            refusals += 1
+    return [float(min(hedges, 3)), float(min(refusals, 3))]
 
 
 #: The phrase counts read this many characters of an output (its opening holds the hedges that matter).
@@ -111,15 +114,22 @@ _MARKUP = re.compile(r"[{}<>\\#*|`]")
 _CANDIDATE = {"number": _NUMBER, "choice": _LETTER, "yes_no": _YES_NO, "text": _CAPITAL}
 _TOKEN = re.compile(r"\w+|[.!?;\n]")
 _STOPS = frozenset(".!?;\n")
+_STOP_LIST = tuple(_STOPS)
 
 
 def _candidates(output: str, kind: str, value: str, at: int) -> tuple[float, float, float]:
     """How many candidates of the kind the output holds, and how many others stand before and after the value."""
-    found = [(m.start(), m.group(0).lower()) for m in _CANDIDATE[kind].finditer(output)]
     mine = value.lower()
-    before = sum(1 for where, word in found if where < at and word != mine and word not in mine)
-    after = sum(1 for where, word in found if where > at and word != mine and word not in mine)
-    distinct = len({word for _, word in found}) if kind != "yes_no" else len(found)
+    before = after = 0
+    words = []
+    for m in _CANDIDATE[kind].finditer(output):
+        word = m.group(0).lower()
+        words.append(word)
+        if word != mine and word not in mine:
+            where = m.start()
+            before += where < at
+            after += where > at
+    distinct = len(set(words)) if kind != "yes_no" else len(words)
     return math.log1p(distinct), math.log1p(before), math.log1p(after)
 
 
@@ -136,21 +146,30 @@ def _overlaps(tokens: list[str], stops_before: int, q_words: frozenset[str]) -> 
     shared = total = 0
     best = mine = 0.0
     here = there = index = 0
-    for token in (*tokens, "."):
-        if token in _STOPS:
+    asked, stops = q_words.__contains__, _STOPS.__contains__
+    for token in tokens:
+        if stops(token):
             if there:
                 score = here / there
-                best = max(best, score)
+                if score > best:
+                    best = score
                 if index == stops_before:
                     mine = score
+                shared += here
+                total += there
             index += 1
             here = there = 0
         else:
-            hit = token in q_words
-            shared += hit
-            total += 1
-            here += hit
+            here += asked(token)
             there += 1
+    if there:  # the last sentence, with no end of its own
+        score = here / there
+        if score > best:
+            best = score
+        if index == stops_before:
+            mine = score
+        shared += here
+        total += there
     return shared / max(total, 1), mine, best
 
 
@@ -159,10 +178,10 @@ def _whole_word(word: str) -> re.Pattern[str]:
     return re.compile(rf"\b{re.escape(word)}\b")
 
 
-def _value_place(output: str, value: str, kind: str) -> tuple[int, tuple[float, ...]]:
-    """Where the value first stands verbatim (-1: nowhere), and (missing, relative position, at start, at end,
-    repeats)."""
-    text, needle = output.lower(), value.lower()
+def _value_place(text: str, value: str, kind: str) -> tuple[int, tuple[float, ...]]:
+    """Where the value first stands verbatim in the lower-cased output ``text`` (-1: nowhere), and (missing,
+    relative position, at start, at end, repeats)."""
+    needle = value.lower()
     if kind == "yes_no" or (kind == "choice" and len(needle) == 1):
         spots = [m.start() for m in _whole_word(needle).finditer(text)]
     else:
@@ -197,27 +216,27 @@ def features(output: str, kind: str, reading: Extraction, question: str | None =
     lowered = stripped.lower()
     row += _phrase_counts(lowered[:_LONGEST])
     tokens = _TOKEN.findall(lowered)
-    words = [t for t in tokens if t not in _STOPS]
+    n_words = len(tokens) - sum(map(lowered.count, _STOP_LIST))  # every sentence end is a token of its own
     q_words = _question_words(question or "")
     v_words = [w.lower() for w in _WORD.findall(value)]
-    at, place = _value_place(stripped, value, kind)
+    at, place = _value_place(lowered, value, kind)
     count, before, after = _candidates(stripped, kind, value, at)
     named = sum(1 for c in choices or () if len(c) > 2 and c.lower() in lowered)
     row += [
         float(structured),
         math.log1p(len(output)),
-        math.log1p(len(words)),
+        math.log1p(n_words),
         math.log1p(stripped.count("\n")),
         float(bool(_MARKUP.search(output))),
         *place,
         math.log1p(len(v_words)),
-        sum(w in q_words for w in v_words) / max(len(v_words), 1),
+        sum(map(q_words.__contains__, v_words)) / max(len(v_words), 1),
         count,
         float(min(len(_NEGATION.findall(lowered)), 3)),
-        float(len(words) <= 3),
+        float(n_words <= 3),
         before,
         after,
-        *_overlaps(tokens, sum(lowered.count(c, 0, max(at, 0)) for c in _STOPS), q_words),
+        *_overlaps(tokens, sum([lowered.count(c, 0, at) for c in _STOP_LIST]) if at > 0 else 0, q_words),
         math.log1p(named),
     ]
     return row
