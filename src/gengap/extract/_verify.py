@@ -91,13 +91,8 @@ def _phrase_pattern() -> re.Pattern[str]:
 
 
 def _phrase_counts(text: str) -> list[float]:
-    hedges = refusals = 0
-    for m in _phrase_pattern().finditer(text):  # the group closed last: the list's own, around any inner group
-        if m.lastgroup == "hedge":
-            hedges += 1
-        elif m.lastgroup == "refusal":
-            refusals += 1
-    return [float(min(hedges, 3)), float(min(refusals, 3))]
+    found = [m.lastgroup for m in _phrase_pattern().finditer(text)]  # the group closed last: the list's own
+    return [float(min(found.count(name), 3)) for name in _COUNTS]
 
 
 #: The phrase counts read this many characters of an output (its opening holds the hedges that matter).
@@ -119,16 +114,11 @@ _STOP_LIST = tuple(_STOPS)
 
 def _candidates(output: str, kind: str, value: str, at: int) -> tuple[float, float, float]:
     """How many candidates of the kind the output holds, and how many others stand before and after the value."""
-    mine = value.lower()
-    before = after = 0
-    words = []
+    mine, before, after, words = value.lower(), 0, 0, []
     for m in _CANDIDATE[kind].finditer(output):
-        word = m.group(0).lower()
-        words.append(word)
+        words.append(word := m.group(0).lower())
         if word != mine and word not in mine:
-            where = m.start()
-            before += where < at
-            after += where > at
+            before, after = before + (m.start() < at), after + (m.start() > at)
     distinct = len(set(words)) if kind != "yes_no" else len(words)
     return math.log1p(distinct), math.log1p(before), math.log1p(after)
 
@@ -143,33 +133,18 @@ def _overlaps(tokens: list[str], stops_before: int, q_words: frozenset[str]) -> 
     ``stops_before`` sentence ends); the best sentence's. ``tokens``: the lower-cased words and sentence ends."""
     if not q_words:
         return 0.0, 0.0, 0.0
-    shared = total = 0
+    shared = total = here = there = index = 0
     best = mine = 0.0
-    here = there = index = 0
     asked, stops = q_words.__contains__, _STOPS.__contains__
-    for token in tokens:
+    for token in (*tokens, "."):
         if stops(token):
             if there:
                 score = here / there
-                if score > best:
-                    best = score
-                if index == stops_before:
-                    mine = score
-                shared += here
-                total += there
-            index += 1
-            here = there = 0
+                best, shared, total = max(best, score), shared + here, total + there
+                mine = score if index == stops_before else mine
+            index, here, there = index + 1, 0, 0
         else:
-            here += asked(token)
-            there += 1
-    if there:  # the last sentence, with no end of its own
-        score = here / there
-        if score > best:
-            best = score
-        if index == stops_before:
-            mine = score
-        shared += here
-        total += there
+            here, there = here + asked(token), there + 1
     return shared / max(total, 1), mine, best
 
 
