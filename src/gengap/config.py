@@ -8,7 +8,7 @@ The settings tables are the groups of :class:`gengap.config.Settings` (see ``gen
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
 cache, resume, progress, threads), ``[scoring]`` (metrics, extract, choices_by, reference, cluster, judge,
 judge_api, judge_model), ``[splitting]`` (seed, test_fraction, dedupe) and ``[analysis]`` (baselines,
-train_similarity, find_slices, slice_order); ``[model]`` holds the model and its :class:`Generation`
+train_similarity, find_slices, slice_order, slice_control); ``[model]`` holds the model and its :class:`Generation`
 settings. A setting written in the wrong table (``seed`` in ``[eval]``) is an unknown key there, and
 the error names the table it belongs in.
 
