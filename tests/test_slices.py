@@ -336,7 +336,8 @@ def test_resume_and_report_write_the_slices_of_the_finished_eval_with_the_same_s
     assert whole["slices"] and figures("cut") == whole
     with gengap.store.Store(tmp_path / "cut" / "gengap.duckdb", read_only=True) as store:
         config = store.run_config(store.latest_run())
-    assert config["report"] == {"find_slices": True, "slice_order": 2} and "find_slices" not in config["eval"]
+    assert config["report"] == {"find_slices": True, "slice_order": 2, "slice_control": "bh"}
+    assert "find_slices" not in config["eval"]
     # gengap report OUT writes it again as the run was started; --no-find-slices leaves the search out
     (tmp_path / "whole" / "results.json").unlink()
     code, out, err = cli("report", "whole")
@@ -355,6 +356,81 @@ def test_resume_and_report_write_the_slices_of_the_finished_eval_with_the_same_s
     with gengap.store.Store(tmp_path / "cut2" / "gengap.duckdb", read_only=True) as store:
         assert len(store.runs()) == 1 and store.run_config("r0001")["report"]["slice_order"] == 2
     assert figures("cut2") == whole
+
+
+def _controls(folder: Path) -> set[str]:
+    """Every control the results.json of ``folder`` records: the run's, each search's and each slice's."""
+    doc = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    jsonschema.validate(doc, results_schema())
+    section = doc["sections"]["slices"]
+    return {section["control"]} | {s["control"] for s in section["searches"]} | {s["control"] for s in doc["slices"]}
+
+
+def test_slice_control_split_reaches_the_search_from_eval_report_run_file_and_import(tmp_path, cli):
+    data = _data(tmp_path / "d.jsonl")
+    spec = _model(tmp_path)
+    code, out, err = cli("eval", "--data", str(data), "--input", "question", "--target", "answer", "--id", "qid",
+                         "--model", spec, "--out", "out", "--find-slices", "--slice-control", "split", "--no-progress")
+    assert code == 0, err
+    assert _controls(tmp_path / "out") == {"split"}
+    said = "discovered on one half of the rows, confirmed on the other"
+    assert said in " ".join(out.split())  # the terminal says which control the run used
+    assert f"false discoveries controlled at 5% ({said}" in " ".join(
+        (tmp_path / "out" / "report.md").read_text(encoding="utf-8").split())
+    with gengap.store.Store(tmp_path / "out" / "gengap.duckdb", read_only=True) as store:
+        assert store.run_config("r0001")["report"]["slice_control"] == "split"
+    # gengap report OUT keeps the control the run was started with, and takes another
+    code, out, err = cli("report", "out")
+    assert code == 0 and _controls(tmp_path / "out") == {"split"} and said in " ".join(out.split()), err
+    code, out, err = cli("report", "out", "--find-slices", "--slice-control", "bh")
+    assert code == 0 and _controls(tmp_path / "out") == {"bh"}, err
+    assert "Benjamini-Hochberg over every slice tested" in out
+    # the run file's [analysis] key
+    (tmp_path / "run.toml").write_text(
+        f'[data]\npath = "d.jsonl"\ninput = "question"\ntarget = "answer"\nid = "qid"\n\n[model]\nspec = "{spec}"\n\n'
+        '[eval]\nout = "by_file"\n[analysis]\nfind_slices = true\nslice_control = "split"\n', encoding="utf-8")
+    code, out, err = cli("run", "run.toml", "--no-progress")
+    assert code == 0, err
+    assert _controls(tmp_path / "by_file") == {"split"}
+    # imported rows
+    frame = pd.read_json(data, lines=True)
+    frame["output"] = [("wrong" if q.startswith("es forum") else q.upper()) for q in frame["question"]]
+    frame["correct"] = frame["output"] == frame["answer"]
+    frame.to_json(tmp_path / "preds.jsonl", orient="records", lines=True)
+    code, out, err = cli("import", "table", "preds.jsonl", "--id", "qid", "--input", "question", "--target", "answer",
+                         "--output", "output", "--score", "correct", "--out", "imported", "--find-slices",
+                         "--slice-control", "split")
+    assert code == 0, err
+    assert _controls(tmp_path / "imported") == {"split"} and said in " ".join(out.split())
+
+
+def test_a_bad_slice_control_is_one_clear_error_before_anything_is_written(tmp_path, cli):
+    data = _data(tmp_path / "d.jsonl", n=200)
+    spec = _model(tmp_path)
+    code, out, err = cli("eval", "--data", str(data), "--input", "question", "--target", "answer", "--id", "qid",
+                         "--model", spec, "--out", "out", "--find-slices", "--slice-control", "bonferroni", "--no-progress")
+    assert code == 1 and "'--slice-control'" in err and "'bh' or 'split'" in err and "bonferroni" in err, err
+    assert not (tmp_path / "out" / "gengap.duckdb").exists()
+    (tmp_path / "run.toml").write_text(
+        f'[data]\npath = "d.jsonl"\ninput = "question"\ntarget = "answer"\nid = "qid"\n\n[model]\nspec = "{spec}"\n\n'
+        '[eval]\nout = "by_file"\n[analysis]\nfind_slices = true\nslice_control = "BH-split"\n', encoding="utf-8")
+    code, out, err = cli("run", "run.toml", "--no-progress")
+    assert code == 1 and "'analysis.slice_control'" in err and "'bh' or 'split'" in err, err
+    assert not (tmp_path / "by_file" / "gengap.duckdb").exists()
+    # gengap report and gengap import refuse it before touching the stored report
+    code, _, err = cli("eval", "--data", str(data), "--input", "question", "--target", "answer", "--id", "qid",
+                       "--model", spec, "--out", "out", "--find-slices", "--no-progress")
+    assert code == 0, err
+    before = (tmp_path / "out" / "results.json").read_bytes()
+    code, _, err = cli("report", "out", "--slice-control", "splitt")
+    assert code == 1 and "--slice-control 'splitt' is not one of bh, split" in err and "Did you mean 'split'" in err, err
+    assert (tmp_path / "out" / "results.json").read_bytes() == before
+    frame = pd.read_json(data, lines=True).assign(output="x", correct=False)
+    frame.to_json(tmp_path / "preds.jsonl", orient="records", lines=True)
+    code, _, err = cli("import", "table", "preds.jsonl", "--id", "qid", "--output", "output", "--score", "correct",
+                       "--out", "imported", "--find-slices", "--slice-control", "none")
+    assert code == 1 and "--slice-control 'none' is not one of bh, split" in err, err
+    assert not (tmp_path / "imported").exists() or not any((tmp_path / "imported").iterdir())
 
 
 def test_without_find_slices_the_results_have_an_empty_slices_array(tmp_path):

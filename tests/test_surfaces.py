@@ -49,6 +49,9 @@ ROWS: dict[str, tuple[list[str], dict[str, list[str]], dict[str, Any]]] = {
                                                  {"curves": ["train_similarity"]}),
     "slice search": (["--find-slices", "--slice-order", "1"], {"analysis": ["find_slices = true", "slice_order = 1"]},
                      {"find_slices": True, "slice_order": 1}),
+    "slice search confirmed on half": (["--find-slices", "--slice-control", "split"],
+                                       {"analysis": ["find_slices = true", 'slice_control = "split"']},
+                                       {"find_slices": True, "slice_control": "split"}),
 }
 
 #: Bad specs: each surface refuses them before a store exists, naming the fix.
@@ -67,6 +70,8 @@ BAD: dict[str, tuple[list[str], dict[str, list[str]], dict[str, Any], str]] = {
                                        {"train_similarity": "dept"}, r"train_similarity='dept'.*Did you mean 'depth'\?"),
     "slice order out of range": (["--slice-order", "5"], {"analysis": ["slice_order = 5"]}, {"slice_order": 5},
                                  r"slice.order.*less than or equal to 3"),
+    "unknown slice control": (["--slice-control", "bonferroni"], {"analysis": ['slice_control = "bonferroni"']},
+                              {"slice_control": "bonferroni"}, r"(?=.*slice.control)(?=.*'bh' or 'split')(?=.*bonferroni)"),
 }
 
 
@@ -116,6 +121,7 @@ def _stored(out: Path) -> dict[str, Any]:
     return {"name": str(runs["name"].iloc[0]), "settings": config["settings"], "models": config["models"],
             "train_similarity": config.get("train_similarity"), "slices": slices,
             "slice_search": "slices" in results.get("sections", {}),
+            "slice_control": (results.get("sections", {}).get("slices") or {}).get("control"),
             "perturbations": config["perturbations"], "splits": [s["n_test"] for s in config["splits"]],
             "scores": sorted(zip(rows["split"], rows["perturbation"], rows["example_id"], rows["metric"], rows["score"])),
             "curves": curves}
@@ -140,6 +146,8 @@ def test_one_table_of_options_gives_the_same_run_through_cli_run_file_and_python
     if "train_similarity" in keywords or "train_similarity" in keywords.get("curves", ()):
         assert by_python["train_similarity"] == "tfidf" and by_python["settings"]["analysis"]["train_similarity"] == "tfidf"
     assert by_python["slice_search"] == bool(keywords.get("find_slices"))
+    if keywords.get("find_slices"):
+        assert by_python["slice_control"] == keywords.get("slice_control", "bh")
     if "perturbations" in keywords:
         assert len(by_python["perturbations"]) >= len(keywords["perturbations"]) and \
             {p for _, p, *_ in by_python["scores"]} == {"none", *by_python["perturbations"]}

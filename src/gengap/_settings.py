@@ -162,10 +162,14 @@ class Analysis(_Strict):
                                                          "and report them (\"Where it fails\").")
     slice_order: int = Field(default=2, ge=1, le=3, description="With find_slices: the most conditions in a slice "
                                                                 "(2 also finds 'a and b').")
+    slice_control: Literal["bh", "split"] = Field(default="bh", description="With find_slices: how false "
+                                                  "discoveries are controlled: 'bh' (Benjamini-Hochberg over every "
+                                                  "slice tested) or 'split' (discovered on one half of the rows, "
+                                                  "confirmed on the other).")
 
     #: Settings of the report, not of a stored row: not stored with the run (a run with and without
     #: them resumes as one).
-    NOT_STORED: ClassVar[tuple[str, ...]] = ("find_slices", "slice_order")
+    NOT_STORED: ClassVar[tuple[str, ...]] = ("find_slices", "slice_order", "slice_control")
 
 
 class Generation(_Strict):

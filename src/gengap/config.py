@@ -7,8 +7,8 @@ nearest valid one; relative paths are read relative to the run file.
 The settings tables are the groups of :class:`gengap.config.Settings` (see ``gengap._settings``,
 where every default lives): ``[execution]`` (backend, workers, ray_address, batch_size, shard_size,
 cache, resume, progress, threads), ``[scoring]`` (metrics, extract, choices_by, reference, cluster, judge,
-judge_api, judge_model, verify, verifier), ``[splitting]`` (seed, test_fraction, dedupe) and ``[analysis]`` (baselines,
-train_similarity, find_slices, slice_order); ``[model]`` holds the model and its :class:`Generation`
+judge_api, judge_model, verify, verifier), ``[splitting]`` (seed, test_fraction, dedupe) and ``[analysis]``
+(baselines, train_similarity, find_slices, slice_order, slice_control); ``[model]`` holds the model and its :class:`Generation`
 settings. A setting written in the wrong table (``seed`` in ``[eval]``) is an unknown key there, and
 the error names the table it belongs in.
 

@@ -187,12 +187,13 @@ class Evaluation:
 
     def report(self, out: str | Path | None = None, *, formats: Sequence[str] = ("html", "md", "json"),
                curves: Sequence[str] | None = None, find_slices: bool | None = None,
-               slice_order: int | None = None) -> Path:
+               slice_order: int | None = None, slice_control: str | None = None) -> Path:
         """Write ``index.html``, ``report.md`` and ``results.json`` for this run; returns the folder.
 
         ``curves`` names axes to draw score curves along (default: those given to ``evaluate``;
         length splits get theirs anyway); ``find_slices`` adds the slices that score below the rest
-        ("Where it fails", :meth:`slices`) with up to ``slice_order`` conditions each (default: the
+        ("Where it fails", :meth:`slices`) with up to ``slice_order`` conditions each, false discoveries
+        controlled by ``slice_control`` (``"bh"`` or ``"split"``; default: the
         run's settings, ``evaluate(..., find_slices=True)``, which the store remembers for a run read
         back by hand).
         """
@@ -201,9 +202,11 @@ class Evaluation:
         if self.settings is not None:
             find_slices = self.settings.analysis.find_slices if find_slices is None else find_slices
             slice_order = self.settings.analysis.slice_order if slice_order is None else slice_order
+            slice_control = self.settings.analysis.slice_control if slice_control is None else slice_control
         return write_report(self.store_path, self.run_id, Path(out) if out else self.out, formats=formats,
                             reference=self.reference, curves=self.curves if curves is None else curves,
-                            cluster=self.cluster, find_slices=find_slices, slice_order=slice_order)
+                            cluster=self.cluster, find_slices=find_slices, slice_order=slice_order,
+                            slice_control=slice_control)
 
 
 def evaluate(

@@ -10,7 +10,7 @@ import typer
 from gengap._settings import DEFAULT_OUT
 from gengap.cli._app import app
 from gengap.cli._common import print_samples, print_summary, stdout
-from gengap.cli._report import ANALYSIS_DEFAULTS, check_slice_order, slices_option
+from gengap.cli._report import ANALYSIS_DEFAULTS, check_slice_control, check_slice_order, slices_option
 
 import_app = typer.Typer(help="Read per-example logs of runs you already have (lm-evaluation-harness, inspect_ai, JSONL/CSV/Parquet) "
                               "into a results store, then write the usual report. No model is called.",
@@ -110,7 +110,8 @@ def _model_differences(result) -> None:  # type: ignore[no-untyped-def]
 
 
 def _finish(result, formats: list[str] | None, groups: list[str] | None = None,  # type: ignore[no-untyped-def]
-            cluster: str | None = None, find_slices: bool = False, slice_order: int = 2) -> None:
+            cluster: str | None = None, find_slices: bool = False, slice_order: int = 2,
+            slice_control: str = "bh") -> None:
     from gengap.evaluation import Evaluation
     from gengap.report._write import FILE_NAMES, check_formats, write_report
 
@@ -132,9 +133,11 @@ def _finish(result, formats: list[str] | None, groups: list[str] | None = None, 
         from gengap.store import Store
 
         with Store(result.store_path) as store:
-            store.remember_report(result.run_id, {"find_slices": True, "slice_order": slice_order})
+            store.remember_report(result.run_id, {"find_slices": True, "slice_order": slice_order,
+                                                  "slice_control": slice_control})
     folder = write_report(result.store_path, result.run_id, result.out, formats=chosen, groups=groups or (),
-                          cluster=cluster, find_slices=find_slices, slice_order=slice_order)
+                          cluster=cluster, find_slices=find_slices, slice_order=slice_order,
+                          slice_control=slice_control)
     stdout.print(f"Report: {folder / FILE_NAMES[chosen[0]]}", markup=False, soft_wrap=True)
     if find_slices and "json" in chosen:
         from gengap.cli._common import print_slices
@@ -156,6 +159,7 @@ def lm_eval_command(
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
     find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
     slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
+    slice_control: Annotated[str, slices_option("slice_control")] = ANALYSIS_DEFAULTS.slice_control,
 ) -> None:
     """Import lm-evaluation-harness logs: every task, model, document, response, filtered answer and per-document metric.
 
@@ -164,8 +168,9 @@ def lm_eval_command(
     from gengap.imports import import_lm_eval
 
     check_slice_order(slice_order)
+    check_slice_control(slice_control)
     result = import_lm_eval(path, out, answer_filter=answer_filter, corpus_metrics=corpus_metric or ())
-    _finish(result, format, group, cluster, find_slices, slice_order)
+    _finish(result, format, group, cluster, find_slices, slice_order, slice_control)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
@@ -194,6 +199,7 @@ def table_command(
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (questions of one passage, document or source): every interval and test counts clusters, not rows.")] = None,
     find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
     slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
+    slice_control: Annotated[str, slices_option("slice_control")] = ANALYSIS_DEFAULTS.slice_control,
 ) -> None:
     """Import per-example predictions from any table, naming its columns.
 
@@ -202,10 +208,11 @@ def table_command(
     from gengap.imports import import_table
 
     check_slice_order(slice_order)
+    check_slice_control(slice_control)
     result = import_table(files, id=id, output=output, scores=score, input=input, target=target, model=model,
                           task=task, extracted=extracted, metadata=metadata, split_name=split_name, out=out,
                           confidence=confidence, corpus_metrics=corpus_metric or (), sample=sample)
-    _finish(result, format, group, cluster, find_slices, slice_order)
+    _finish(result, format, group, cluster, find_slices, slice_order, slice_control)
     _analyses(result, metric=metric, group=group, reextract=reextract, subset=subset, cluster=cluster)
 
 
@@ -220,6 +227,7 @@ def inspect_command(
     cluster: Annotated[str | None, typer.Option(help="A metadata field whose rows are not independent (default: the example, when samples ran for several epochs).")] = None,
     find_slices: Annotated[bool, slices_option("find_slices", "--find-slices")] = ANALYSIS_DEFAULTS.find_slices,
     slice_order: Annotated[int, slices_option("slice_order")] = ANALYSIS_DEFAULTS.slice_order,
+    slice_control: Annotated[str, slices_option("slice_control")] = ANALYSIS_DEFAULTS.slice_control,
 ) -> None:
     """Import inspect_ai evaluation logs: every sample, epoch, output, score, metadata and token count.
 
@@ -231,11 +239,13 @@ def inspect_command(
     from gengap.imports import import_inspect
 
     check_slice_order(slice_order)
+    check_slice_control(slice_control)
     result = import_inspect(logs, out)
     if cluster is None and _has_samples(result):
         stdout.print("note: samples ran for several epochs: each epoch is a sample of its example (pass@k, maj@k), "
                      "and every interval counts examples, not epochs.", markup=False, soft_wrap=True)
-    _finish(result, format, cluster=cluster, find_slices=find_slices, slice_order=slice_order)
+    _finish(result, format, cluster=cluster, find_slices=find_slices, slice_order=slice_order,
+            slice_control=slice_control)
     _analyses(result, metric=metric, group=group, reextract=None, subset=subset, cluster=cluster)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import typing
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -30,6 +31,20 @@ def check_slice_order(order: int) -> None:
         raise ConfigError(f"--slice-order {order} must be 1, 2 or 3 (conditions per slice; 2 also finds 'a and b').")
 
 
+#: The choices of ``--slice-control`` (the run file's ``[analysis] slice_control``).
+SLICE_CONTROLS = typing.get_args(Analysis.model_fields["slice_control"].annotation)
+
+
+def check_slice_control(control: str) -> None:
+    """``--slice-control`` must be ``bh`` or ``split`` (checked before anything is written)."""
+    from gengap._errors import ConfigError, did_you_mean
+
+    if control not in SLICE_CONTROLS:
+        raise ConfigError(f"--slice-control {control!r} is not one of {', '.join(SLICE_CONTROLS)} (bh: Benjamini-Hochberg "
+                          f"over every slice tested; split: discovered on one half of the rows, confirmed on the "
+                          f"other).{did_you_mean(control, list(SLICE_CONTROLS))}")
+
+
 @app.command("report")
 def report_command(
     path: Annotated[Path, typer.Argument(help="A results store (gengap.duckdb) or the output folder that holds it.")],
@@ -41,6 +56,7 @@ def report_command(
     cluster: Annotated[Optional[str], typer.Option(help="A metadata column whose rows are not independent (default: the run's own --cluster): every interval and test counts clusters.")] = None,
     find_slices: Annotated[Optional[bool], typer.Option("--find-slices/--no-find-slices", help="Search the metadata and derived columns for slices that score significantly below the rest (\"Where it fails\"; default: as the run was started, e.g. gengap eval --find-slices).")] = None,
     slice_order: Annotated[Optional[int], typer.Option(help="With --find-slices: the most conditions in a slice (1-3; 2 also finds 'a and b'; default: as the run was started, else 2).")] = None,
+    slice_control: Annotated[Optional[str], typer.Option(help="With --find-slices: how false discoveries are controlled: bh (Benjamini-Hochberg over every slice tested) or split (discovered on one half of the rows, confirmed on the other); default: as the run was started, else bh.")] = None,
 ) -> None:
     """Write the report of a stored run again: index.html, report.md and results.json.
 
@@ -60,9 +76,11 @@ def report_command(
             run = store.latest_run()
     if slice_order is not None:
         check_slice_order(slice_order)
+    if slice_control is not None:
+        check_slice_control(slice_control)
     folder = write_report(store_path, run, out if out is not None else store_path.parent, formats=formats,
                           reference=reference, curves=curve or (), cluster=cluster, find_slices=find_slices,
-                          slice_order=slice_order)
+                          slice_order=slice_order, slice_control=slice_control)
     written = [FILE_NAMES[f] for f in formats]
     stdout.print(f"Report of run {run}: {folder / written[0]}" + (f"  (also {', '.join(written[1:])})" if written[1:] else ""))
     if "json" in formats and "slices" in json.loads((folder / FILE_NAMES["json"]).read_text(encoding="utf-8"))["sections"]:

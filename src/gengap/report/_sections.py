@@ -110,7 +110,8 @@ class ReportContext:
     cluster : the column whose rows are not independent (``--cluster``), or None; every section's
         intervals count its clusters.
     find_slices : search for slices that score below the rest (``--find-slices``), with up to
-        ``slice_order`` conditions each.
+        ``slice_order`` conditions each, false discoveries controlled by ``slice_control`` (``"bh"`` or
+        ``"split"``, :data:`gengap.analysis.slices.CONTROLS`).
     """
 
     store: Any
@@ -129,6 +130,7 @@ class ReportContext:
     cluster: str | None = None
     find_slices: bool = False
     slice_order: int = 2
+    slice_control: str = "bh"
     _formats: dict[str, ScoreFormat] = field(default_factory=dict, repr=False)
 
     @cached_property

@@ -75,11 +75,13 @@ def _run_record(store: Store, run_id: str) -> dict[str, Any]:
 
 def load_context(store: Store, run_id: str, *, reference: str | None = None, n_resamples: int = 10_000,
                  curves: Sequence[str] = (), groups: Sequence[str] = (), cluster: str | None = None,
-                 find_slices: bool | None = None, slice_order: int | None = None) -> ReportContext:
+                 find_slices: bool | None = None, slice_order: int | None = None,
+                 slice_control: str | None = None) -> ReportContext:
     """Read one run from an open store and compute its summary: what every section works from.
 
     ``cluster`` (default: the run's own ``cluster`` setting) names the column whose rows are not independent;
-    ``find_slices`` and ``slice_order`` default to the report settings the run was started with (off, 2)."""
+    ``find_slices``, ``slice_order`` and ``slice_control`` default to the report settings the run was
+    started with (off, 2, ``"bh"``)."""
     run = _run_record(store, run_id)
     remembered = run["config"].get(REPORT_SETTINGS) if isinstance(run.get("config"), dict) else None
     remembered = remembered if isinstance(remembered, dict) else {}
@@ -87,6 +89,8 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
         find_slices = bool(remembered.get("find_slices", False))
     if slice_order is None:
         slice_order = int(remembered.get("slice_order", 2))
+    if slice_control is None:
+        slice_control = str(remembered.get("slice_control", "bh"))
     if cluster is None:
         settings = run["config"].get("settings") if isinstance(run.get("config"), dict) else None
         scoring = settings.get("scoring") if isinstance(settings, dict) else None
@@ -104,7 +108,8 @@ def load_context(store: Store, run_id: str, *, reference: str | None = None, n_r
     return ReportContext(store=store, run_id=run_id, run=run, rows=rows, summary=summary, split_info=split_info,
                          reference=ref, measures=store.measures(run_id), events=store.events(run_id),
                          n_resamples=n_resamples, curve_axes=tuple(curves), group_fields=tuple(groups),
-                         cluster=cluster, find_slices=find_slices, slice_order=slice_order)
+                         cluster=cluster, find_slices=find_slices, slice_order=slice_order,
+                         slice_control=slice_control)
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -152,6 +157,7 @@ def write_report(
     cluster: str | None = None,
     find_slices: bool | None = None,
     slice_order: int | None = None,
+    slice_control: str | None = None,
 ) -> Path:
     """Write the report of run ``run_id`` of a results store into the folder ``out``.
 
@@ -171,8 +177,10 @@ def write_report(
     groups : metadata fields whose groups an imported run's report scores (``gengap import ... --group``).
     cluster : a metadata column whose rows are not independent (default: the run's ``cluster`` setting).
     find_slices : search for slices that score below the rest ("Where it fails"; ``results.json``'s
-        ``slices``); ``slice_order`` is the most conditions in a slice. Both default to the report
-        settings the run was started with (``gengap eval --find-slices``; else off, and 2).
+        ``slices``); ``slice_order`` is the most conditions in a slice; ``slice_control`` how false
+        discoveries are controlled (``"bh"``: Benjamini-Hochberg over every slice tested; ``"split"``:
+        discovered on one half of the rows, confirmed on the other). All default to the report settings
+        the run was started with (``gengap eval --find-slices``; else off, 2 and ``"bh"``).
 
     Returns
     -------
@@ -194,7 +202,7 @@ def write_report(
     stamp = (generated_at or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
     with Store(store_path, read_only=True) as store:
         ctx = load_context(store, run_id, reference=reference, curves=curves, groups=groups, cluster=cluster,
-                           find_slices=find_slices, slice_order=slice_order)
+                           find_slices=find_slices, slice_order=slice_order, slice_control=slice_control)
         sections = build_sections(ctx)
         out.mkdir(parents=True, exist_ok=True)
         title, meta, notice, provenance = _page_facts(ctx)

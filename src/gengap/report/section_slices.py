@@ -55,14 +55,15 @@ def slices_section(ctx: ReportContext) -> Section | None:
         return None
     fmt = ctx.score_format(metric)
     clean = ctx.clean_rows
-    searches = slices_from_rows(clean, metric=metric, order=ctx.slice_order, cluster=ctx.cluster)
+    searches = slices_from_rows(clean, metric=metric, order=ctx.slice_order, cluster=ctx.cluster,
+                                control=ctx.slice_control)
     html_parts: list[Markup] = []
     md_parts: list[str] = []
     controls = sorted({CONTROLS[s.control] for _, s in searches})
     intro = (f"Slices of each split's test rows that score significantly below the rest of that split, found "
              f"without being told where to look: every value of each metadata column, input and target length "
              f"and the similarity to training when stored (binned), and conjunctions of up to {ctx.slice_order} of them, each tested one-sided against the rest; "
-             f"false discoveries controlled by {'; '.join(controls)} at 5%. A conjunction is shown in place of the "
+             f"false discoveries controlled at 5% ({'; '.join(controls)}). A conjunction is shown in place of the "
              "parts it explains."
              + (f" {metric} is a figure of a whole set of rows: each slice's is computed on its own rows and tested by "
                 "permutation against random sets of rows of the same size"
@@ -104,7 +105,7 @@ def slices_section(ctx: ReportContext) -> Section | None:
             caption = f"Rows behind '{description}' ({title}), lowest scores first"
             html_parts += [html_fragment("<h4>{{ c }}</h4>", c=caption), table_html(behind)]
             md_parts += [f"#### {md_escape(caption)}", "", table_markdown(behind), ""]
-    data = {"metric": metric, "order": ctx.slice_order,
+    data = {"metric": metric, "order": ctx.slice_order, "control": ctx.slice_control,
             "searches": [{**key, **{k: v for k, v in s.to_dict().items() if k != "slices"}} for key, s in searches],
             "slices": slice_records(searches)}
     return Section("Where it fails", Markup("").join(html_parts), "\n".join(md_parts).strip(), data=data)
