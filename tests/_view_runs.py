@@ -52,9 +52,9 @@ def slice_records(n: int = 3000) -> list[dict[str, Any]]:
              "topic": ["a", "b", "c"][(i // 7) % 3], "size": i % 40} for i in range(n)]
 
 
-def make_slice_run(out: Path, n: int = 3000) -> Path:
+def make_slice_run(out: Path, n: int = 3000, **options: Any) -> Path:
     """A run whose model fails where topic = a and size >= 30, on a third of sizes 8 to 15, and on
-    every eleventh example."""
+    every eleventh example (``options``: more settings of ``gengap.evaluate``)."""
     truth = {r["input"]: r for r in slice_records(n)}
 
     def predict(xs: list[str]) -> list[str]:
@@ -66,7 +66,7 @@ def make_slice_run(out: Path, n: int = 3000) -> Path:
             out.append("nope" if bad else r["target"])
         return out
 
-    gengap.evaluate({"m": predict}, gengap.load(slice_records(n)), ["random"], out=out, progress=False)
+    gengap.evaluate({"m": predict}, gengap.load(slice_records(n)), ["random"], out=out, progress=False, **options)
     return out
 
 

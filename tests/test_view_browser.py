@@ -82,6 +82,8 @@ def test_summary_rows_row_and_ab_flips_in_a_browser(runs, tmp_path):
         assert held.count() == 1
         # a slice of the summary (the page shown): its n links to exactly its rows, counted in the store's rows
         slice_row = page.locator("#slices tbody tr").first
+        assert "false discoveries controlled (Benjamini-Hochberg over every slice tested)" in page.locator(
+            "h2:has-text('Where it fails') + p").inner_text()  # the control the search used, from its records
         n_slice = int(slice_row.locator("span.n").get_attribute("data-n"))
         model, split, described = (slice_row.locator("td").nth(k).inner_text() for k in range(3))
         column, _, value = described.partition(" = ")

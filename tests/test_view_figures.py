@@ -78,6 +78,15 @@ def test_every_slice_links_to_exactly_its_rows(slice_run):
             assert {r["example_id"] for r in page["rows"]} == want, s["description"]
 
 
+def test_the_viewer_searches_with_the_control_the_run_asked_for(tmp_path):
+    # a run started with slice_control="split" but no report search: the viewer's own search confirms on half
+    run = make_slice_run(tmp_path / "split", n=1500, slice_control="split")
+    with serving([run]) as url:
+        status, summary = get(f"{url}/api/summary?run=0")
+    assert status == 200 and summary["slices_state"] == "ready" and summary["slices"]
+    assert {s["control"] for s in summary["slices"]} == {"split"}
+
+
 def test_slice_conditions_read_back_every_form_of_description():
     def read(description: str, columns: list[str]) -> list[tuple]:
         return [(c["column"], c["op"], c["value"]) for c in slice_conditions(description, columns)]

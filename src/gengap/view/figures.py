@@ -218,6 +218,7 @@ class Figures:
         from gengap.analysis.slices import slices_from_rows
         from gengap.io import to_jsonable
         from gengap.report.section_slices import slice_records
+        from gengap.store import REPORT_SETTINGS
 
         if run.primary_metric is None:
             return []
@@ -234,5 +235,8 @@ class Figures:
         settings = run.config.get("settings") if isinstance(run.config, dict) else None
         scoring = settings.get("scoring") if isinstance(settings, dict) else None
         cluster = scoring.get("cluster") if isinstance(scoring, dict) else None
-        searches = slices_from_rows(rows, metric=run.primary_metric, cluster=cluster)
+        report = run.config.get(REPORT_SETTINGS) if isinstance(run.config, dict) else None
+        control = report.get("slice_control") if isinstance(report, dict) else None  # as the run asked
+        searches = slices_from_rows(rows, metric=run.primary_metric, cluster=cluster,
+                                    control=control if control in ("bh", "split") else "bh")
         return list(to_jsonable(slice_records(searches)))

@@ -43,6 +43,9 @@ async function api(path, params) {
 const pct = v => (v === null || v === undefined) ? "–" : (100 * v).toFixed(1) + "%";
 const num = v => (v === null || v === undefined) ? "–" : (Math.abs(v) >= 100 || Number.isInteger(v) ? String(v) : Number(v).toPrecision(3));
 const count = n => Number(n).toLocaleString("en-US");
+// How a slice search controlled false discoveries, by its results.json "control" (as the report says it).
+const CONTROL_TEXT = { bh: "Benjamini-Hochberg over every slice tested",
+  split: "discovered on one half of the rows, confirmed on the other", none: "no correction" };
 const pval = p => (p === null || p === undefined) ? "–" : (p < 0.001 ? "<0.001" : p.toFixed(3));
 const interval = (lo, hi, f) => (lo === null || lo === undefined) ? "" : `[${f(lo)}, ${f(hi)}]`;
 const runLabel = i => INFO && INFO.runs.length > 1 ? `${"AB"[i] || i}: ${INFO.runs[i].label}` : "";
@@ -124,7 +127,8 @@ async function showSummary(params) {
   if (s.slices_state === "computing") parts.push(el("p", { class: "computing", id: "slices-computing" }, "Searching the clean rows for slices that score below the rest…"));
   else if (s.slices_state === "ready" && !s.slices.length) parts.push(el("p", { class: "muted" }, "No slice was tested (too few rows, or no column to search)."));
   else if (s.slices.length) {
-    parts.push(el("p", { class: "muted" }, "Every value of each metadata column and of the input and target length (binned), and their pairs, each tested one-sided against the rest of its split; false discoveries controlled (Benjamini-Hochberg). Each n links to exactly the slice's rows."));
+    const controls = [...new Set(s.slices.map(x => CONTROL_TEXT[x.control] || x.control).filter(Boolean))].join("; ");
+    parts.push(el("p", { class: "muted" }, `Every value of each metadata column and of the input and target length (binned), and their pairs, each tested one-sided against the rest of its split; false discoveries controlled (${controls || CONTROL_TEXT.bh}). Each n links to exactly the slice's rows.`));
     parts.push(table(["Model", "Split", "Slice", "n", "Score", "95% CI", "Gap to the rest", "Gap 95% CI", "p adj.", "Significant"],
       s.slices.map(x => [x.model, x.split, el("span", { class: "slice" }, x.description), nLink(x.n, x.rows), pct(x.score), interval(x.score_low, x.score_high, pct),
         pct(x.gap), interval(x.gap_low, x.gap_high, pct), pval(x.p_adjusted), x.significant ? "yes" : ""]), [3, 4, 5, 6, 7, 8]));
