@@ -15,8 +15,7 @@ import typer
 import gengap
 from gengap import ConfigError
 from gengap._settings import GROUPS
-from gengap.cli import _eval
-from gengap.cli._app import app
+from gengap.cli import _eval, app  # app: every command registered, whatever ran before
 from gengap.config import DataConfig, Execution, Generation, PromptConfig, Settings, Splitting, load_run_file, parse_config
 from gengap.models.http import OpenAIModel
 from gengap.store import Store

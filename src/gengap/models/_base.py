@@ -70,6 +70,26 @@ def _file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
+class _Nested:
+    """A nested code object as it stands in its parent's constants: its name, byte code and constants,
+    never its address (``repr`` of a code object holds it, which differs in every process)."""
+
+    def __init__(self, code: Any) -> None:
+        inner = hashlib.sha256()
+        _hash_code(inner, code)
+        self.text = f"<code {code.co_name} {inner.hexdigest()[:16]}>"
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _hash_code(h: Any, code: Any) -> None:
+    """Feed a function's byte code and constants to ``h``, the code of nested functions, comprehensions
+    and lambdas by their own byte code and constants, so the digest is the same in every process."""
+    h.update(code.co_code)
+    h.update(repr(tuple(_Nested(c) if hasattr(c, "co_code") else c for c in code.co_consts)).encode())
+
+
 class FunctionModel(Model):
     """A Python callable on batches: ``fn(list_of_inputs) -> list_of_outputs``.
 
@@ -116,8 +136,7 @@ class FunctionModel(Model):
         for f in self.files:
             h.update(f"{f.name}:{_file_digest(f)}".encode())
         if code is not None:
-            h.update(code.co_code)
-            h.update(repr(code.co_consts).encode())
+            _hash_code(h, code)
         try:
             st = os.stat(inspect.getsourcefile(self.fn) or "")
             h.update(f"{st.st_size}:{st.st_mtime_ns}".encode())
