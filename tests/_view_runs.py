@@ -70,6 +70,18 @@ def make_slice_run(out: Path, n: int = 3000, **options: Any) -> Path:
     return out
 
 
+def with_results_json(run: Path) -> Path:
+    """``run`` with its ``results.json`` written beside the store (with the slices), as ``gengap report`` writes it."""
+    from gengap.report import write_report
+    from gengap.store import Store
+
+    store = run / "gengap.duckdb"
+    with Store(store, read_only=True) as s:
+        run_id = s.latest_run()
+    write_report(store, run_id, run, formats=["json"], find_slices=True)
+    return run
+
+
 def free_port() -> int:
     """A loopback port free at the time of asking."""
     import socket

@@ -16,7 +16,7 @@ import scipy.stats
 pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
-from _view_runs import get, make_run, make_slice_run, serving
+from _view_runs import get, make_run, make_slice_run, serving, with_results_json
 from gengap.analysis.slice_conditions import slice_conditions
 from gengap.analysis.slices import rows_in_slice
 from gengap.store import Store
@@ -116,13 +116,7 @@ def test_lt_and_missing_filters_against_pandas(slice_run):
 
 
 def test_a_current_results_json_is_read_and_a_stale_one_is_not(tmp_path):
-    from gengap.report import write_report
-
-    run = make_slice_run(tmp_path / "run", n=600)
-    store = run / "gengap.duckdb"
-    with Store(store, read_only=True) as s:
-        run_id = s.latest_run()
-    write_report(store, run_id, run, formats=["json"], find_slices=True)
+    run = with_results_json(make_slice_run(tmp_path / "run", n=600))
     before = {p.name: p.read_bytes() for p in run.iterdir()}
     doc = json.loads((run / "results.json").read_text())
     with serving([run]) as url:
@@ -143,7 +137,7 @@ def test_a_current_results_json_is_read_and_a_stale_one_is_not(tmp_path):
             status, page = get(f"{url}/api/rows?" + _q(**s["rows"], limit=0))
             assert page["total"] == exact[s["description"]]
     later = (run / "results.json").stat().st_mtime + 5
-    os.utime(store, (later, later))  # the store changed after the report was written
+    os.utime(run / "gengap.duckdb", (later, later))  # the store changed after the report was written
     with serving([run]) as url:
         status, summary = get(f"{url}/api/summary?run=0")
     assert summary["source"] == "computed from the stored rows"

@@ -139,16 +139,10 @@ def test_a_read_that_fails_is_said_and_nothing_waits_forever(runs):
 
 
 def test_a_current_results_json_is_shown_while_the_rows_are_read_then_linked(tmp_path):
-    from _view_runs import make_slice_run
-    from gengap.report import write_report
-    from gengap.store import Store
+    from _view_runs import make_slice_run, with_results_json
     from gengap.view.figures import Figures
 
-    run = make_slice_run(tmp_path / "run", n=600)
-    store = run / "gengap.duckdb"
-    with Store(store, read_only=True) as s:
-        run_id = s.latest_run()
-    write_report(store, run_id, run, formats=["json"], find_slices=True)
+    run = with_results_json(make_slice_run(tmp_path / "run", n=600))
     loaded = open_runs([run])
     figures = Figures(loaded)
     try:
