@@ -303,3 +303,11 @@ def test_every_corpus_interval_warns_where_the_benchmark_finds_it_short() -> Non
         assert "has 5 rows: too few for the interval" in corpus_score(metric, rare, n_resamples=200).warning, metric
     assert "covers less than 94%" in corpus_score("ece", _rows(2_000, 23), n_resamples=200).warning
     assert corpus_score("auroc", _rows(2_000, 23)).warning == ""
+
+
+def test_one_predicted_label_is_a_warning_for_label_metrics_only() -> None:
+    rows = _rows(2_000, 24)
+    rows["output"], rows["confidence"] = "0", 1 - rows["p1"]  # every output '0'; its probabilities still vary
+    assert "label metrics cannot vary" in corpus_score("macro_f1", rows, n_resamples=200).warning
+    for metric in ("auroc", "brier", "pr_auc"):  # scored on the probabilities, not the predicted label
+        assert "cannot vary" not in corpus_score(metric, rows, n_resamples=200).warning, metric

@@ -154,7 +154,7 @@ def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
                 lab, k = min(few, key=lambda x: x[1])
                 notes.append(f"label '{lab}' is predicted right only {k} times: with fewer than {MIN_RIGHT_PER_LABEL} "
                              "per label the interval covers about 90% (benchmarks/bench_corpus_metrics.py)")
-        if len(set(data.y_pred.tolist())) == 1:
+        if m.needs == "labels" and len(set(data.y_pred.tolist())) == 1:
             notes.append(f"every output is '{data.y_pred[0]}': label metrics cannot vary, so their interval has no width")
     if m.name in ("ece", "ece_adaptive", "ece_debiased") and len(data) < ECE_WARN_N:
         notes.append(f"n = {len(data):,}: a calibration error's interval covers less than 94% below about "
