@@ -66,6 +66,7 @@ import numpy as np
 import pandas as pd
 from scipy.special import expit, logit, ndtr, ndtri
 from scipy.stats import t as student_t
+from scipy.stats import ttest_ind, ttest_rel
 
 from gengap._errors import ConfigError, DataError
 from gengap._random import check_random_state
@@ -544,20 +545,16 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
             la, lb = getattr(sa, "per_row", None), getattr(sb, "per_row", None)
             if la is None or lb is None or codes is not None or codes_b is not None:
                 raise ConfigError(f"{m.spec}: method='t' is for brier and log_loss without clusters; use method='bca'.")
-            if paired:
-                d = la - lb
-                se = float(d.std(ddof=1) / np.sqrt(d.size))
-                df = float(d.size - 1)
-                name = "t-paired"
-            else:
-                va, vb = la.var(ddof=1) / la.size, lb.var(ddof=1) / lb.size
-                se = float(np.sqrt(va + vb))
-                df = float((va + vb) ** 2 / (va**2 / (la.size - 1) + vb**2 / (lb.size - 1))) if va + vb > 0 else 1.0
-                name = "welch"
-            half = float(student_t.ppf(0.5 + confidence / 2, df)) * se
-            p = float(2 * student_t.sf(abs(estimate) / se, df)) if se > 0 else (1.0 if estimate == 0 else 0.0)
-            effect = Interval(estimate, estimate - half, estimate + half, n, confidence, name)
-            out[method] = PairedTest(effect, p, name, estimate / se if se > 0 else float("nan"))
+            res = ttest_rel(la, lb) if paired else ttest_ind(la, lb, equal_var=False)
+            name = "t-paired" if paired else "welch"
+            if np.isfinite(res.pvalue):
+                ci = res.confidence_interval(confidence)
+                low, high, p = float(ci.low), float(ci.high), float(res.pvalue)
+            else:  # the losses do not vary: the gap is exact
+                low = high = estimate
+                p = 1.0 if estimate == 0 else 0.0
+            effect = Interval(estimate, low, high, n, confidence, name)
+            out[method] = PairedTest(effect, p, name, float(res.statistic) if np.isfinite(res.statistic) else float("nan"))
             continue
         if diffs is None:
             diffs, unit = _gap_resamples(m, sa, sb, da, db, paired, n_resamples, rng, codes, codes_b)
