@@ -849,7 +849,12 @@ def refusal_rule(ctx: Context) -> str | None:
     return ABSTAIN if ctx.refusal else None
 
 
-def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None],
+def hedge_rule(ctx: Context) -> str | None:
+    """A hedge (``Context.hedged``): unextracted."""
+    return ABSTAIN if ctx.hedged else None
+
+
+def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None] = hedge_rule,
           unfinished: Callable[[Context], str | None] | None = None, pick: Callable[[Context, str], str | None] | None = None,
           also: Sequence[Rule] = ()) -> tuple[Rule, ...]:
     """The commitment stage, the same for every kind and run once in its cascade, after the answer a format or
@@ -857,7 +862,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     is read by ``rules()``), a refusal, candidates left open (``pick`` reads one candidate), a hedge, the
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
-    >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None)]
+    >>> [r.name for r in stage(lambda: ())]
     ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'cut_off', 'contrast', 'list', 'echo_of_question']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),

@@ -33,6 +33,7 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import (
     OPENING_FRAME,
     cleft_span,
@@ -56,13 +57,11 @@ _TEXT_MARK_RE = re.compile(
 # markers read only where a cue word is present (a cheap test first): "The answer to your question is X", "In short: X",
 # "Die Antwort ist X", "La réponse est : X", "La respuesta es X", "A resposta é X", "La risposta è X"
 _CUED_MARK_RE = re.compile(
-    r"(?=[\t abdilrt])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
+    r"(?=[\t abdilrt正答])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"(?:\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
     r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
-    # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
-    r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
-    r"|\b(?:la\s+)?respuesta(?:\s+correcta)?(?:\s*:|\s+(?:es|sería)\b\s*:?)|\b(?:a\s+)?resposta(?:\s+correta)?(?:\s*:|\s+(?:é|seria)(?!\w)\s*:?)"
-    r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
+    # the markers of the other languages' phrase files: "Die Antwort ist X", "La réponse est : X"
+    r"|\b" + alternation("marker", tuple(lang for lang in languages_with("marker") if lang != "en")) + r"\s*:?)\s*",
     re.IGNORECASE,
 )
 _CUED_MARK_CUES = ("question is", "question would", "in short", "tl;", "tldr", "bottom line", "in a word", "in summary", "sum up", "antwort",
@@ -713,10 +712,6 @@ def _short(text: str) -> bool:
     return bool(text) and (len(text.split()) <= 5 or _number_phrase(text)) and not _COPULA_RE.search(f" {text} ")
 
 
-def _boxed(ctx: Context) -> str | None:
-    return ctx.boxed or None
-
-
 # the thing asked about does not exist: "France doesn't have a king", "the film never names a capital"
 _NO_SUCH_RE = re.compile(r"\b(?:(?:does|do|did|has|have|had)(?:n't|\s+not)\s+(?:have|had)|(?:has|have|had)\s+no|there\s+(?:is|are|was|were|'s)\s+no"
                          r"|there\s+(?:isn't|aren't|wasn't|weren't)\s+(?:a|an|any)|never\s+(?:names?|named|had|has|mentions?|mentioned))"
@@ -1147,10 +1142,6 @@ _GARBLED_RE = re.compile(r"(?=[taoi])\b(the|a|an|of|and|to|in)\s+\1\b", re.IGNOR
 def _garbled(ctx: Context) -> str | None:
     """"asdf qwerty the the the": a function word repeated back to back is a degenerate output, no answer."""
     return ABSTAIN if _GARBLED_RE.search(ctx.text) else None
-
-
-def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
 
 
 # a sentence about the answering, not the answer: an apology, a promise to look, a note that there are several
@@ -1651,7 +1642,7 @@ def _definition(ctx: Context) -> str | None:
 RULES: tuple[Rule, ...] = (
     Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
-    Rule("boxed", "format", _boxed),
+    Rule("boxed", "format", lambda ctx: ctx.boxed or None),  # the box holds the span
     Rule("echo", "abstain", echo_rule),
     Rule("other_question", "abstain", _other_question),
     Rule("no_such", "abstain", _no_such),
@@ -1663,7 +1654,7 @@ RULES: tuple[Rule, ...] = (
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
     Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_picked_span,
+    *_commitment.stage(lambda: RULES, unfinished=_unfinished, pick=_picked_span,
                        also=(Rule("about_answering", "abstain", _about_answering),
                              Rule("definition", "abstain", _definition))),
     Rule("whole_quote", "quotes", _whole_quote),
