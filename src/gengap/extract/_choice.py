@@ -23,6 +23,7 @@ from gengap.extract._base import (
     Context,
     Rule,
     clean,
+    compiled,
     content_stems,
     echo_rule,
     first_part,
@@ -343,7 +344,7 @@ def _verbatim_wins(ctx: Context, text: str, found: dict[str, int]) -> dict[str, 
     spans = []
     for letter, option in zip(choice_letters(len(ctx.choices or ())), ctx.choices or ()):
         written = option.translate(_SUBSCRIPTS).lower()
-        m = re.search(rf"(?<!\w){re.escape(written)}(?!\w)", low) if written in low else None  # a substring test first
+        m = compiled(rf"(?<!\w){re.escape(written)}(?!\w)").search(low) if written in low else None  # a substring test first
         if m:
             spans.append((letter, m.start(), m.end()))
     if not spans:
@@ -564,7 +565,7 @@ def _answer_first(ctx: Context) -> str | None:
     hit = bare.match(text)
     if hit:
         return hit.group(1).upper()
-    glued = re.match(rf"^\W{{0,3}}([{_letters(ctx)}])(?=[A-Z][a-z]{{2}})", text)
+    glued = compiled(rf"^\W{{0,3}}([{_letters(ctx)}])(?=[A-Z][a-z]{{2}})").match(text)
     if glued:
         return glued.group(1)  # "CButtonClicked": a letter glued to a stray token
     head, _ = first_part(text)
@@ -595,7 +596,7 @@ def _answer_first(ctx: Context) -> str | None:
     if lead:
         return lead
     clause = _REASON_RE.split(head, maxsplit=1)[0]  # "It's D, since ...; option A is grey.": the reason names others
-    paren = re.search(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b", clause)
+    paren = compiled(rf"\(([{_letters(ctx)}])\)|\b(?i:option|choice)\s+([{_letters(ctx)}])\b").search(clause)
     if paren:
         return (paren.group(1) or paren.group(2)).upper()
     if _speaks_in_letters(ctx, head):
@@ -624,7 +625,7 @@ def _speaks_in_letters(ctx: Context, text: str) -> bool:
     """Whether ``text`` names options by their letters ("B or C"; not the article "A"): then the options it
     names by text are reasons and comparisons, and its pick is read from its letters."""
     return any(not (m.group(1) == "A" and re.match(r"\s+[a-z]", text[m.end():]))
-               for m in re.finditer(rf"(?<![\w'\u2019&-])([{_letters(ctx)}])(?![\w'\u2019&-])", text))
+               for m in compiled(rf"(?<![\w'\u2019&-])([{_letters(ctx)}])(?![\w'\u2019&-])").finditer(text))
 
 
 # ordinals of other languages naming an option: "La tercera opción.", "Die zweite.", "La première réponse."
@@ -779,7 +780,7 @@ def _ticked_row(ctx: Context) -> str | None:
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if len(cells) < 2:
             continue
-        m = re.match(rf"^\W{{0,2}}([{letters}])\W{{0,2}}(?:$|\s)", cells[0])
+        m = compiled(rf"^\W{{0,2}}([{letters}])\W{{0,2}}(?:$|\s)").match(cells[0])
         letter = m.group(1) if m else _exact_option(ctx, cells[0])
         if letter is None:
             continue
@@ -807,7 +808,7 @@ def _verdict_list(ctx: Context) -> str | None:
         if not m or m.group(1).upper() not in letters:
             continue
         option = ctx.choices[letters.index(m.group(1).upper())]
-        verdict = re.sub(re.escape(option), " ", line[m.end():], flags=re.IGNORECASE)  # "A. True" lists, not judges
+        verdict = compiled(re.escape(option), re.IGNORECASE).sub(" ", line[m.end():])  # "A. True" lists, not judges
         if _WRONG_RE.search(verdict):
             wrong.add(m.group(1).upper())
         elif _RIGHT_RE.search(verdict):

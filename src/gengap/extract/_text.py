@@ -1323,7 +1323,7 @@ def _polished(value: str, ctx: Context) -> str | None:
         value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
     value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
     generic = _GENERIC_INSTANCE_RE.match(value)
-    if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
+    if generic and not _is_question_word(generic.group(1), ctx) and value in ctx.text and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
         value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
     if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
             and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
@@ -1341,7 +1341,7 @@ def _polished(value: str, ctx: Context) -> str | None:
         return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
     if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
         return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
-    named = ("named" in ctx.text or "called" in ctx.text) and re.search(rf"\b{re.escape(value)}\s+(?:named|called)\s+(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){{0,3}})", ctx.text)
+    named = ("named" in ctx.text or "called" in ctx.text) and value in ctx.text and re.search(rf"\b{re.escape(value)}\s+(?:named|called)\s+(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){{0,3}})", ctx.text)
     if named:
         value = named.group("name").rstrip(".")  # "a German doctor named Alexander Fleming": the name answers
     lead = _LY_LEAD_RE.match(value)
