@@ -5,7 +5,10 @@ Simulation: a binary task with prevalence ``prev``; a score ~ N(1, 1) for positi
 negatives (true AUROC = Phi(1/sqrt 2) = 0.760); the model's probability of the positive class is
 the exact posterior made overconfident (logit x 1.5), so calibration error is not zero; the
 predicted label is p > 0.5 and the confidence max(p, 1 - p). The true value of each metric is its
-value on 2,000,000 draws (fixed seed). Each cell draws ``reps`` test parts of n rows.
+exact population value (``benchmarks/corpus_truth.py``: closed forms and quadrature to about 1e-10;
+``--truth mc`` takes the older value on 2,000,000 draws instead, ``--truth both`` adds the coverage
+against it as ``cover_mc``; ``--check-truths`` compares the two on 20,000,000 draws). Each cell draws
+``reps`` test parts of n rows.
 
 Coverage columns: ``default`` names the method ``corpus_score`` uses and ``cover`` its coverage
 [target >= 0.94]; then one column per method, all from the same resamples of each test part
@@ -13,7 +16,10 @@ Coverage columns: ``default`` names the method ``corpus_score`` uses and ``cover
 logit (``delong``), Brier's and log loss's Student t of the per-row losses (``t``), and the
 percentile bootstrap for the rest. ``sk_diff`` is the largest |gengap - scikit-learn| point value
 over the reps (ECE and AURC have no scikit-learn counterpart: "-"); ``undef`` reps where the
-metric was undefined (one class only). A default below 0.94 is flagged with ``!``.
+metric was undefined (one class only). A default below 0.94 is flagged with ``!``. ``mc_se`` is the
+binomial Monte Carlo SE of ``cover``; ``bias/se`` the mean estimate's distance from the truth in
+units of the default interval's mean standard error (its half-width / 1.96): a plug-in's bias that
+an interval about the estimate cannot cover shows there.
 
 Defaults were chosen on a development run (``--seed-base 7000``); the figures to quote are the
 default run's (seed base 1000: other test parts, never looked at while choosing).
@@ -32,6 +38,10 @@ draws); the plug-in L1 ``ece`` (15 equal-width bins) against its own binned trut
     python benchmarks/bench_corpus_metrics.py --gaps       # coverage of corpus_gap's intervals, independent splits
     python benchmarks/bench_corpus_metrics.py --paired-gaps  # the same for two models on the same rows
     python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:6 --resamples 200  # one grid row, no timings
+    python benchmarks/bench_corpus_metrics.py --check-truths  # the exact truths beside 20,000,000 draws
+    python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:300 --resamples 200 --prevalences 0.5 \
+        --first-rep 100 --save /tmp/part.csv  # reps 100-299 of one cell, every rep's intervals kept
+    python benchmarks/bench_corpus_metrics.py --from-saved /tmp/part.csv,/tmp/other.csv  # the grid from saved reps
 """
 
 from __future__ import annotations
@@ -50,8 +60,13 @@ from gengap._errors import DataError
 from gengap.analysis.corpus import DEFAULT_INTERVAL, corpus_intervals, corpus_score
 from gengap.metrics_corpus import CorpusData, ece_bins, weighted_l2_calibration_error
 
-METRICS = ["auroc", "pr_auc", "macro_f1", "mcc", "balanced_accuracy", "brier", "log_loss", "ece", "ece_debiased", "aurc",
-           "selective_accuracy"]
+try:  # run as a script (python benchmarks/bench_corpus_metrics.py) or imported as benchmarks.bench_corpus_metrics
+    from corpus_truth import exact_truths
+except ImportError:  # pragma: no cover
+    from benchmarks.corpus_truth import exact_truths
+
+METRICS = ["auroc", "pr_auc", "macro_f1", "micro_f1", "mcc", "balanced_accuracy", "brier", "log_loss", "ece",
+           "ece_adaptive", "ece_debiased", "aurc", "selective_accuracy"]
 SIZES = [50, 500, 5_000, 100_000]
 PREVALENCES = [0.01, 0.10, 0.50]
 Z = float(ndtri(0.975))
@@ -80,6 +95,7 @@ def sklearn_value(metric: str, y: np.ndarray, p: np.ndarray) -> float | None:
             "auroc": lambda: skm.roc_auc_score(y, p),
             "pr_auc": lambda: skm.average_precision_score(y, p),
             "macro_f1": lambda: skm.f1_score(y, pred, average="macro"),
+            "micro_f1": lambda: skm.f1_score(y, pred, average="micro"),
             "mcc": lambda: skm.matthews_corrcoef(y, pred),
             "balanced_accuracy": lambda: skm.balanced_accuracy_score(y, pred),
             "brier": lambda: skm.brier_score_loss(y, p),
@@ -87,12 +103,52 @@ def sklearn_value(metric: str, y: np.ndarray, p: np.ndarray) -> float | None:
         }.get(metric, lambda: None)()
 
 
-def truth(prev: float) -> dict[str, float]:
-    y, p = draw(2_000_000, prev, np.random.default_rng(12345))
+def truth_mc(prev: float, draws: int = 2_000_000, seed: int = 12345) -> dict[str, float]:
+    """Each metric on ``draws`` simulated rows: the truth this benchmark used before the exact one (its
+    Monte Carlo error is 0.2 of an interval's SE at n = 100,000; ``--truth mc``)."""
+    y, p = draw(draws, prev, np.random.default_rng(seed))
     data = as_data(y, p)
     from gengap.metrics import get_metric
 
     return {m: get_metric(m).point(data) for m in METRICS}  # type: ignore[attr-defined]
+
+
+def truth(prev: float) -> dict[str, float]:
+    """Each metric's exact population value (``corpus_truth.exact_truths``)."""
+    return exact_truths(prev)
+
+
+def check_truths(chunks: int = 10, size: int = 2_000_000, seed: int = 2026) -> None:
+    """The exact truths beside the mean of each metric over ``chunks`` x ``size`` simulated rows, with the
+    Monte Carlo SE (the spread of the chunks' values) and z = (mean - exact) / SE."""
+    from gengap.metrics import get_metric
+
+    print(f"Exact truths against {chunks} x {size:,} draws (seed {seed}); z = (draws - exact) / MC se:")
+    records = []
+    for prev in PREVALENCES:
+        exact = exact_truths(prev)
+        rng = np.random.default_rng([seed, int(prev * 1000)])
+        values: dict[str, list[float]] = {m: [] for m in METRICS}
+        for _ in range(chunks):
+            data = as_data(*draw(size, prev, rng))
+            for m in METRICS:
+                values[m].append(get_metric(m).point(data))  # type: ignore[attr-defined]
+        for m in METRICS:
+            v = np.asarray(values[m])
+            se = float(v.std(ddof=1) / np.sqrt(v.size))
+            records.append({"prev": prev, "metric": m, "exact": exact[m], "draws": float(v.mean()), "mc se": se,
+                            "z": (float(v.mean()) - exact[m]) / se if se > 0 else float("nan"),
+                            "old truth (2M draws)": float("nan")})
+        old = truth_mc(prev)
+        for r in records[-len(METRICS):]:
+            r["old truth (2M draws)"] = old[str(r["metric"])]
+        print(pd.DataFrame.from_records(records[-len(METRICS):]).to_string(
+            index=False, float_format=lambda x: f"{x:.7f}"), flush=True)
+    table = pd.DataFrame.from_records(records)
+    finite = table[np.isfinite(table["z"])]
+    print(f"Largest |z| over {len(finite)} defined comparisons: {finite['z'].abs().max():.2f} "
+          "(undefined where every chunk gives the same value: MCC and balanced accuracy at 1% prevalence, "
+          "where no row is predicted positive)")
 
 
 def methods(metric: str) -> list[str]:
@@ -103,53 +159,89 @@ def methods(metric: str) -> list[str]:
     return [default] + [m for m in others if m != default]
 
 
-def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int) -> pd.DataFrame:
+METHOD_COLUMNS = ("delong-logit", "delong", "t", "percentile", "basic", "bca")
+
+
+def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth_kind: str = "exact",
+             prevalences: list[float] | None = None, first_rep: int = 0, save: str | None = None) -> pd.DataFrame:
+    """The coverage grid: per (n, prevalence) cell, reps ``first_rep`` .. reps - 1 of its test parts (the
+    earlier ones are drawn and skipped, so a cell run in pieces makes the draws of one run); ``save``
+    appends every rep's outcome to a CSV after each cell (:func:`grid` rebuilds the table from it)."""
     records = []
-    truths = {prev: truth(prev) for prev in PREVALENCES}
+    prevalences = prevalences or PREVALENCES
+    truths = {prev: truth_mc(prev) if truth_kind == "mc" else truth(prev) for prev in prevalences}
+    old = {prev: truth_mc(prev) for prev in prevalences} if truth_kind == "both" else None
     for n in SIZES:  # small n first, every prevalence: the cheap cells are printed before the costly ones
-        for prev in PREVALENCES:
+        for prev in prevalences:
             true = truths[prev]
             reps = reps_by_n.get(n, 0)
-            if not reps:
+            if reps <= first_rep:
                 continue
             rng = np.random.default_rng(seed_base + n)
-            hits: dict[str, dict[str, list[bool]]] = {m: {k: [] for k in methods(m)} for m in METRICS}
-            diff = dict.fromkeys(METRICS, 0.0)
-            undefined = dict.fromkeys(METRICS, 0)
-            warned: dict[str, list[bool]] = {m: [] for m in METRICS}
-            started = time.perf_counter()
+            rows: list[dict[str, object]] = []
+            started, cpu = time.perf_counter(), time.process_time()
             for r in range(reps):
                 y, p = draw(n, prev, rng)
+                if r < first_rep:
+                    continue
                 data = as_data(y, p)
                 for m in METRICS:
+                    row: dict[str, object] = {"metric": m, "n": n, "prev": prev, "rep": r, "truth": true[m],
+                                              "truth_mc": old[prev][m] if old else float("nan")}
                     try:
                         cis = corpus_intervals(m, data, methods(m), n_resamples=resamples, seed=r)
                     except DataError:
-                        undefined[m] += 1
+                        rows.append({**row, "undefined": True})
                         continue
-                    for k, ci in cis.items():
-                        hits[m][k].append(ci.low <= true[m] <= ci.high)
-                    warned[m].append(bool(cis[methods(m)[0]].warning))
+                    ci = cis[methods(m)[0]]
+                    row.update(undefined=False, estimate=ci.estimate, low=ci.low, high=ci.high, warned=bool(ci.warning))
+                    for k, other in cis.items():
+                        row[f"hit_{k}"] = other.low <= true[m] <= other.high
+                    if old:
+                        row["hit_mc"] = ci.low <= old[prev][m] <= ci.high
                     sk = sklearn_value(m, y, p)
-                    if sk is not None and np.isfinite(sk):
-                        diff[m] = max(diff[m], abs(sk - next(iter(cis.values())).estimate))
-            seconds = time.perf_counter() - started
-            cell = []
-            for m in METRICS:
-                default = hits[m][methods(m)[0]]
-                cover = float(np.mean(default)) if default else float("nan")
-                record: dict[str, object] = {"metric": m, "n": n, "prev": prev, "truth": round(true[m], 4), "reps": reps,
-                                             "undef": undefined[m], "default": methods(m)[0], "cover": cover}
-                for k in ("delong-logit", "delong", "t", "percentile", "basic", "bca"):
-                    record[k] = float(np.mean(hits[m][k])) if hits[m].get(k) else float("nan")
-                share_warned = float(np.mean(warned[m])) if warned[m] else float("nan")
-                record.update(sk_diff="-" if m in ("ece", "aurc", "selective_accuracy") else f"{diff[m]:.1e}",
-                              warned=share_warned, flag="!" if not cover >= 0.94 else "")
-                cell.append(record)
-            records += cell
-            print(f"  prev={prev:.2f} n={n:>7,}: {reps} reps in {seconds:.0f} s", flush=True)
-            show = pd.DataFrame.from_records(cell)
-            print(show.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
+                    row["sk_diff"] = abs(sk - ci.estimate) if sk is not None and np.isfinite(sk) else float("nan")
+                    rows.append(row)
+            seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+            if save:
+                frame = pd.DataFrame.from_records(rows)
+                frame.to_csv(save, mode="a", header=not os.path.exists(save) or os.path.getsize(save) == 0, index=False)
+            cell = grid(pd.DataFrame.from_records(rows))
+            records.append(cell)
+            print(f"  prev={prev:.2f} n={n:>7,}: reps {first_rep}-{reps - 1} in {seconds:.0f} s wall, {cpu:.0f} s CPU "
+                  f"(load average {os.getloadavg()[0]:.1f})", flush=True)
+            with pd.option_context("display.width", 250):
+                print(cell.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
+    return pd.concat(records, ignore_index=True) if records else pd.DataFrame()
+
+
+def grid(reps: pd.DataFrame) -> pd.DataFrame:
+    """The coverage table (a row per metric and cell) from every rep's outcome (``coverage``'s rows, or
+    the CSVs it saved)."""
+    records = []
+    for (n, prev, metric), g in reps.groupby(["n", "prev", "metric"], sort=False):
+        g = g.drop_duplicates("rep")
+        ok = g[~g["undefined"].astype(bool)]
+        default = methods(str(metric))[0]
+        hit = ok[f"hit_{default}"].astype(bool) if len(ok) else pd.Series(dtype=bool)
+        cover = float(hit.mean()) if len(ok) else float("nan")
+        record: dict[str, object] = {"metric": metric, "n": n, "prev": prev, "truth": float(g["truth"].iloc[0]),
+                                     "reps": len(g), "undef": int(len(g) - len(ok)), "default": default, "cover": cover,
+                                     "mc_se": float(np.sqrt(max(cover * (1 - cover), 0.95 * 0.05) / max(len(ok), 1)))}
+        if "hit_mc" in ok and ok["hit_mc"].notna().any():
+            record["cover_mc"] = float(ok["hit_mc"].astype(bool).mean())
+        for k in METHOD_COLUMNS:
+            col = f"hit_{k}"
+            record[k] = float(ok[col].astype(bool).mean()) if col in ok and ok[col].notna().all() and len(ok) else float("nan")
+        if len(ok):
+            se = (ok["high"] - ok["low"]).mean() / (2 * Z)
+            record["bias/se"] = float((ok["estimate"].mean() - record["truth"]) / se) if se > 0 else float("nan")  # type: ignore[operator]
+        sk = ok["sk_diff"].dropna() if "sk_diff" in ok else pd.Series(dtype=float)
+        record["sk_diff"] = f"{sk.max():.1e}" if len(sk) else "-"
+        record["warned"] = float(ok["warned"].astype(bool).mean()) if len(ok) else float("nan")
+        record["flag"] = "!" if not cover >= 0.94 else ""
+        record["truth"] = f"{record['truth']:.6g}"
+        records.append(record)
     return pd.DataFrame.from_records(records)
 
 
@@ -496,7 +588,22 @@ def main() -> None:
     ap.add_argument("--ece-cells", default="500:0.5,500:0.1,500:0.01,5000:0.5,5000:0.1,5000:0.01,50:0.5,50:0.1,50:0.01",
                     help="rows:prevalence per cell of --ece-intervals")
     ap.add_argument("--gap-metrics", default=None, help="only these metrics in --gaps / --paired-gaps, e.g. 'mcc,ece_debiased'")
+    ap.add_argument("--truth", choices=("exact", "mc", "both"), default="exact",
+                    help="the true values: exact (default), mc (2,000,000 draws, as before), both (cover_mc beside)")
+    ap.add_argument("--check-truths", action="store_true", help="only the exact truths beside 20,000,000 draws")
+    ap.add_argument("--prevalences", default=None, help="only these prevalences in the coverage grid, e.g. '0.5'")
+    ap.add_argument("--first-rep", type=int, default=0, help="skip the reps before this one (draw them, not evaluate)")
+    ap.add_argument("--save", default=None, help="append every rep's outcome to this CSV")
+    ap.add_argument("--from-saved", default=None, help="only the grid from saved CSVs (comma-separated)")
     args = ap.parse_args()
+    if args.check_truths:
+        check_truths()
+        return
+    if args.from_saved:
+        saved = pd.concat([pd.read_csv(f) for f in args.from_saved.split(",")], ignore_index=True)
+        with pd.option_context("display.width", 250, "display.max_rows", 500):
+            print(grid(saved).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
+        return
     if args.ece_intervals:
         cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.ece_cells.split(","))]
         ece_interval_coverage(args.curves or (60 if args.quick else 200), args.ece_seed, cells, args.resamples)
@@ -528,7 +635,9 @@ def main() -> None:
         reps = {int(k): int(v) for k, v in (part.split(":") for part in args.reps.split(","))}
     print(f"\nCoverage of 95% intervals ({args.resamples:,} resamples each; Monte Carlo error about "
           f"+-{Z * np.sqrt(0.05 * 0.95 / min(reps.values())):.2f} at the fewest reps; seed base {args.seed_base}):")
-    table = coverage(reps, args.resamples, args.seed_base)
+    prevalences = [float(x) for x in args.prevalences.split(",")] if args.prevalences else None
+    table = coverage(reps, args.resamples, args.seed_base, truth_kind=args.truth, prevalences=prevalences,
+                     first_rep=args.first_rep, save=args.save)
     with pd.option_context("display.width", 250, "display.max_rows", 500):
         print(table.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
     low = table[table["flag"] == "!"]

@@ -33,6 +33,7 @@ from gengap.extract._base import (
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import (
     OPENING_FRAME,
     cleft_span,
@@ -56,13 +57,11 @@ _TEXT_MARK_RE = re.compile(
 # markers read only where a cue word is present (a cheap test first): "The answer to your question is X", "In short: X",
 # "Die Antwort ist X", "La réponse est : X", "La respuesta es X", "A resposta é X", "La risposta è X"
 _CUED_MARK_RE = re.compile(
-    r"(?=[\t abdilrt])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
+    r"(?=[\t abdilrt正答])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"(?:\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
     r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
-    # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
-    r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
-    r"|\b(?:la\s+)?respuesta(?:\s+correcta)?(?:\s*:|\s+(?:es|sería)\b\s*:?)|\b(?:a\s+)?resposta(?:\s+correta)?(?:\s*:|\s+(?:é|seria)(?!\w)\s*:?)"
-    r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
+    # the markers of the other languages' phrase files: "Die Antwort ist X", "La réponse est : X"
+    r"|\b" + alternation("marker", tuple(lang for lang in languages_with("marker") if lang != "en")) + r"\s*:?)\s*",
     re.IGNORECASE,
 )
 _CUED_MARK_CUES = ("question is", "question would", "in short", "tl;", "tldr", "bottom line", "in a word", "in summary", "sum up", "antwort",
@@ -713,10 +712,6 @@ def _short(text: str) -> bool:
     return bool(text) and (len(text.split()) <= 5 or _number_phrase(text)) and not _COPULA_RE.search(f" {text} ")
 
 
-def _boxed(ctx: Context) -> str | None:
-    return ctx.boxed or None
-
-
 # the thing asked about does not exist: "France doesn't have a king", "the film never names a capital"
 _NO_SUCH_RE = re.compile(r"\b(?:(?:does|do|did|has|have|had)(?:n't|\s+not)\s+(?:have|had)|(?:has|have|had)\s+no|there\s+(?:is|are|was|were|'s)\s+no"
                          r"|there\s+(?:isn't|aren't|wasn't|weren't)\s+(?:a|an|any)|never\s+(?:names?|named|had|has|mentions?|mentioned))"
@@ -1149,10 +1144,6 @@ def _garbled(ctx: Context) -> str | None:
     return ABSTAIN if _GARBLED_RE.search(ctx.text) else None
 
 
-def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
-
-
 # a sentence about the answering, not the answer: an apology, a promise to look, a note that there are several
 _ABOUT_ANSWERING_RE = re.compile(
     r"^\W*(?:(?:sorry|apologies|unfortunately|hmm+|honestly|oh)\W+)*"
@@ -1332,7 +1323,7 @@ def _polished(value: str, ctx: Context) -> str | None:
         value = _keyword_of_kind(value, ctx)  # "The HAVING clause" for "Which SQL clause ...?": the keyword
     value = _ROLE_RE.sub("", value) or value  # "the playwright William Shakespeare": the name answers
     generic = _GENERIC_INSTANCE_RE.match(value)
-    if generic and not _is_question_word(generic.group(1), ctx) and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
+    if generic and not _is_question_word(generic.group(1), ctx) and value in ctx.text and re.search(rf"\b(?i:an?)\s+{re.escape(value)}\s+[a-z]+s\b", ctx.text):
         value = generic.group(1)  # "A standard piano has 88 keys": any piano, the kind is the answer (not "A regular hexagon.")
     if ctx.question and _WHO_RE.match(ctx.question) and ctx.question.lower().startswith(("who ", "whom ")) \
             and re.search(rf"\b(?:in|at|near)\s+(?:the\s+)?{re.escape(value)}\b(?!'s)", ctx.text):
@@ -1350,7 +1341,7 @@ def _polished(value: str, ctx: Context) -> str | None:
         return None  # "Il y a beaucoup de fleuves": a pronoun names nothing
     if _THERE_ARE_MANY_RE.search(f" {value} ") and not _THERE_ARE_MANY_RE.search(f" {ctx.question or ''} "):
         return None  # "Es gibt viele Flüsse", "Il y a beaucoup de fleuves", "Hay muchos ríos": a quantity, no answer
-    named = ("named" in ctx.text or "called" in ctx.text) and re.search(rf"\b{re.escape(value)}\s+(?:named|called)\s+(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){{0,3}})", ctx.text)
+    named = ("named" in ctx.text or "called" in ctx.text) and value in ctx.text and re.search(rf"\b{re.escape(value)}\s+(?:named|called)\s+(?P<name>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){{0,3}})", ctx.text)
     if named:
         value = named.group("name").rstrip(".")  # "a German doctor named Alexander Fleming": the name answers
     lead = _LY_LEAD_RE.match(value)
@@ -1651,7 +1642,7 @@ def _definition(ctx: Context) -> str | None:
 RULES: tuple[Rule, ...] = (
     Rule("tidy", "format", _tidy),
     Rule("courtesy", "format", _courtesy),
-    Rule("boxed", "format", _boxed),
+    Rule("boxed", "format", lambda ctx: ctx.boxed or None),  # the box holds the span
     Rule("echo", "abstain", echo_rule),
     Rule("other_question", "abstain", _other_question),
     Rule("no_such", "abstain", _no_such),
@@ -1663,7 +1654,7 @@ RULES: tuple[Rule, ...] = (
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
     Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_picked_span,
+    *_commitment.stage(lambda: RULES, unfinished=_unfinished, pick=_picked_span,
                        also=(Rule("about_answering", "abstain", _about_answering),
                              Rule("definition", "abstain", _definition))),
     Rule("whole_quote", "quotes", _whole_quote),
