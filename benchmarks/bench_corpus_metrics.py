@@ -151,8 +151,17 @@ def check_truths(chunks: int = 10, size: int = 2_000_000, seed: int = 2026) -> N
           "where no row is predicted positive)")
 
 
+#: Only the default interval and the naive one beside it (``--lean``): the others cost more resamples or a
+#: jackknife at 100,000 rows and are not what the grid's target is read from.
+LEAN = False
+NAIVE = {"auroc": "delong", "brier": "t", "log_loss": "t"}
+
+
 def methods(metric: str) -> list[str]:
     """The interval methods compared for a metric: its default first, then the others."""
+    if LEAN:
+        default = DEFAULT_INTERVAL.get(metric, "bca")
+        return list(dict.fromkeys([default, NAIVE.get(metric, "percentile")]))
     others = {"auroc": ["delong", "percentile", "bca"], "brier": ["t", "percentile", "bca"],
               "log_loss": ["t", "percentile", "bca"], "ece": ["percentile", "basic", "bca"]}.get(metric, ["percentile", "bca"])
     default = DEFAULT_INTERVAL.get(metric, "bca")
@@ -243,6 +252,33 @@ def grid(reps: pd.DataFrame) -> pd.DataFrame:
         record["truth"] = f"{record['truth']:.6g}"
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def part_cost(n: int, resamples: int, reps: int = 1) -> None:
+    """CPU seconds of each metric's intervals (the grid's methods, from the same resamples) on one test part
+    of ``n`` rows, per prevalence: what one rep of the coverage grid costs."""
+    records = []
+    for prev in PREVALENCES:
+        rng = np.random.default_rng(11)
+        row: dict[str, object] = {"n": n, "prev": prev}
+        spent = dict.fromkeys(METRICS, 0.0)
+        for r in range(reps):
+            data = as_data(*draw(n, prev, rng))
+            for m in METRICS:
+                cpu = time.process_time()
+                try:
+                    corpus_intervals(m, data, methods(m), n_resamples=resamples, seed=r)
+                except DataError:
+                    pass
+                spent[m] += time.process_time() - cpu
+        row.update({m: v / reps for m, v in spent.items()})
+        row["all"] = sum(spent.values()) / reps
+        records.append(row)
+    print(f"CPU seconds per test part of {n:,} rows, {resamples} resamples, methods: "
+          f"{'default and naive' if LEAN else 'all the grid compares'} (mean of {reps}; load average "
+          f"{os.getloadavg()[0]:.1f}):")
+    with pd.option_context("display.width", 300):
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.2f}"))
 
 
 def true_calibration(n_bins: int = 15) -> dict[str, float]:
@@ -517,7 +553,16 @@ def main() -> None:
     ap.add_argument("--first-rep", type=int, default=0, help="skip the reps before this one (draw them, not evaluate)")
     ap.add_argument("--save", default=None, help="append every rep's outcome to this CSV")
     ap.add_argument("--from-saved", default=None, help="only the grid from saved CSVs (comma-separated)")
+    ap.add_argument("--lean", action="store_true", help="only each metric's default interval and the naive one")
+    ap.add_argument("--part-cost", type=int, default=None, help="only the CPU seconds of one test part of this many rows")
     args = ap.parse_args()
+    global LEAN
+    LEAN = args.lean
+    if args.metrics:
+        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
+    if args.part_cost:
+        part_cost(args.part_cost, args.resamples)
+        return
     if args.check_truths:
         check_truths()
         return
@@ -536,8 +581,6 @@ def main() -> None:
     if args.debias:
         debias(200 if args.quick else 500)
         return
-    if args.metrics:
-        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
     if args.million:
         cost(million_only=True)
         return
