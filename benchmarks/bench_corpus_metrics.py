@@ -188,6 +188,7 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                 continue
             rng = np.random.default_rng(seed_base + n)
             rows: list[dict[str, object]] = []
+            saved = 0
             started, cpu = time.perf_counter(), time.process_time()
             for r in range(reps):
                 y, p = draw(n, prev, rng)
@@ -211,10 +212,12 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                     sk = sklearn_value(m, y, p)
                     row["sk_diff"] = abs(sk - ci.estimate) if sk is not None and np.isfinite(sk) else float("nan")
                     rows.append(row)
+                if save and (r + 1 - first_rep) % 10 == 0:  # every 10 reps, so a stopped run keeps what it did
+                    _append(save, rows[saved:])
+                    saved = len(rows)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             if save:
-                frame = pd.DataFrame.from_records(rows)
-                frame.to_csv(save, mode="a", header=not os.path.exists(save) or os.path.getsize(save) == 0, index=False)
+                _append(save, rows[saved:])
             cell = grid(pd.DataFrame.from_records(rows))
             records.append(cell)
             print(f"  prev={prev:.2f} n={n:>7,}: reps {first_rep}-{reps - 1} in {seconds:.0f} s wall, {cpu:.0f} s CPU "
@@ -222,6 +225,17 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
             with pd.option_context("display.width", 250):
                 print(cell.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
     return pd.concat(records, ignore_index=True) if records else pd.DataFrame()
+
+
+def _append(path: str, rows: list[dict[str, object]]) -> None:
+    """Append rep outcomes to a CSV, always in the same columns (every interval method's hit column)."""
+    from gengap.analysis.corpus import INTERVAL_METHODS
+
+    columns = ["metric", "n", "prev", "rep", "truth", "truth_mc", "undefined", "estimate", "low", "high", "warned",
+               "sk_diff", "hit_mc"] + [f"hit_{k}" for k in INTERVAL_METHODS if k != "auto"]
+    if rows:
+        pd.DataFrame.from_records(rows).reindex(columns=columns).to_csv(
+            path, mode="a", index=False, header=not os.path.exists(path) or os.path.getsize(path) == 0)
 
 
 def grid(reps: pd.DataFrame) -> pd.DataFrame:
