@@ -64,14 +64,13 @@ class Rule:
 
 
 # ---------------------------------------------------------------------------------------- text helpers
+# re.compile, kept for the patterns built from options and letters: more of them than re's own cache of 512 holds
+compiled = lru_cache(maxsize=4096)(re.compile)
 _MD_RE = re.compile(r"[*_`]+|^#{1,3}\s+", re.MULTILINE)
 _SPACES = {"\u2212": "-", "\u2013": "-", "\u2014": " - ", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
            "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}
 _SPACES_RE = re.compile("|".join(_SPACES))
-
-
 _HTML_RE = re.compile(r"</?(?:strong|b|em|i|p|br|span|div|u|code)\s*/?>", re.IGNORECASE)
-
 
 # letters of another script glued to a Latin word or a number: a small model's stray tokens ("noを購入", "Spainにある")
 _GLUED_SCRIPT_RE = re.compile(r"(?<=[A-Za-z0-9])[\u0400-\u04ff\u0590-\u06ff\u0900-\u097f\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]+")
@@ -292,8 +291,6 @@ CORRECTION_RE = re.compile(
 
 
 _TRAILING_FUNCTION_WORDS = frozenset("the a an and or of to in on at for with by from is are was were be that which than as its their his her".split())
-
-
 _OPEN_SUM_RE = re.compile(r"\d[^\n]{0,40}[=+*/\u00d7\u00f7-]\s*$")
 
 

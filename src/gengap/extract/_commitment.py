@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 
-from gengap.extract._base import ABSTAIN, STRONG_MARK_RE, Context, Rule, content_stems, non_answer, sentences, stem
+from gengap.extract._base import ABSTAIN, STRONG_MARK_RE, Context, Rule, compiled, content_stems, non_answer, sentences, stem
 from gengap.extract._cascade import run_cascade
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer, foreign_two_candidates
 
@@ -438,17 +438,10 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                       r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
 # superlatives of one measure in other words: the "highest" peak is the "tallest" mountain
-_MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "largest": "size", "biggest": "size", "greatest": "size",
-            "hugest": "size", "fastest": "speed", "quickest": "speed", "speediest": "speed", "smallest": "smallness", "tiniest": "smallness",
-            "littlest": "smallness", "hottest": "heat", "warmest": "heat", "coldest": "cold", "chilliest": "cold", "costliest": "price",
-            "priciest": "price", "cheapest": "cheapness", "wealthiest": "wealth", "richest": "wealth"}
-
-
 def _superlatives(text: str) -> set[str]:
     if "est" not in text and "most" not in text:
         return set()  # a cheap test first
-    found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
-    return {_MEASURE.get(w, w) for w in found}
+    return {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
 
 
 def answers_another_question(ctx: Context, span: str) -> bool:
@@ -555,11 +548,11 @@ def number_answers_another_question(ctx: Context, value: str) -> bool:
     if not asks_year and asks_quantity:
         if not re.fullmatch(r"1\d{3}|20\d\d", value):
             return False
-        seen = list(re.finditer(rf"(?<![\d,.]){value}(?!\d|[.,]\d)", ctx.text))
+        seen = list(re.finditer(rf"(?<![\d,.]){value}(?!\d|[.,]\d)", ctx.text)) if value in ctx.text else []
         return bool(seen) and all(_YEAR_BEFORE_RE.search(ctx.text, max(0, m.start() - 20), m.start()) for m in seen)
     if asks_year and not asks_quantity:
-        at = re.search(rf"(?<![\d,.]){re.escape(value)}(?![\d.])", ctx.text.replace(",", ""))
-        return at is not None and re.match(_UNIT_AFTER_RE, ctx.text.replace(",", "")[at.end():], re.IGNORECASE) is not None
+        at = re.search(rf"(?<![\d,.]){re.escape(value)}(?![\d.])", plain) if value in (plain := ctx.text.replace(",", "")) else None
+        return at is not None and re.match(_UNIT_AFTER_RE, plain[at.end():], re.IGNORECASE) is not None
     return False
 
 
@@ -597,13 +590,13 @@ def option_only_mentioned(ctx: Context, letter: str) -> bool:
     >>> option_only_mentioned(c, "A"), option_only_mentioned(Context("It was Van Gogh, not Monet.", "choice", choices=["Monet", "Van Gogh"]), "B")
     (True, False)
     """
-    if not ctx.choices or len(letter) != 1 or re.search(rf"(?<![\w'-]){letter}(?![\w'-])", ctx.text):
+    if not ctx.choices or len(letter) != 1 or compiled(rf"(?<![\w'-]){letter}(?![\w'-])").search(ctx.text):
         return False  # the letter itself is written: not a reading by the option's text
     index = ord(letter) - ord("A")
     if not 0 <= index < len(ctx.choices):
         return False
     low, option = ctx.text.lower(), ctx.choices[index].lower()
-    spots = [m.start() for m in re.finditer(rf"(?<!\w){re.escape(option)}(?!\w)", low)] if option in low else []
+    spots = [m.start() for m in compiled(rf"(?<!\w){re.escape(option)}(?!\w)").finditer(low)] if option in low else []
     if not spots:
         return False
     if any(_SINGLED_OUT_BEFORE_RE.search(low, max(0, at - 30), at) or not re.search(r"\w", low[:at]) for at in spots):
@@ -849,7 +842,12 @@ def refusal_rule(ctx: Context) -> str | None:
     return ABSTAIN if ctx.refusal else None
 
 
-def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None],
+def hedge_rule(ctx: Context) -> str | None:
+    """A hedge (``Context.hedged``): unextracted."""
+    return ABSTAIN if ctx.hedged else None
+
+
+def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None] = hedge_rule,
           unfinished: Callable[[Context], str | None] | None = None, pick: Callable[[Context, str], str | None] | None = None,
           also: Sequence[Rule] = ()) -> tuple[Rule, ...]:
     """The commitment stage, the same for every kind and run once in its cascade, after the answer a format or
@@ -857,7 +855,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     is read by ``rules()``), a refusal, candidates left open (``pick`` reads one candidate), a hedge, the
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
-    >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None)]
+    >>> [r.name for r in stage(lambda: ())]
     ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'cut_off', 'contrast', 'list', 'echo_of_question']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),
