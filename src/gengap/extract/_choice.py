@@ -25,7 +25,6 @@ from gengap.extract._base import (
     clean,
     compiled,
     content_stems,
-    echo_rule,
     first_part,
     last_match,
     open_sum,
@@ -1046,11 +1045,7 @@ def _option_list(ctx: Context) -> str | None:
 
 
 RULES: tuple[Rule, ...] = (
-    _markers.rule(MARKERS, "boxed"),
-    Rule("echo", "abstain", echo_rule),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    _markers.rule(MARKERS, "marked"),
+    *_markers.front(MARKERS, _correction),
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),

@@ -18,13 +18,14 @@ followed by one), ``concluding`` (the same after a conclusion) and ``last``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gengap.extract._base import Context, Rule
+from gengap.extract._base import Context, Rule, echo_rule
+from gengap.extract._commitment import marked_non_answer
 from gengap.extract._phrases import alternation, languages_with
 
-__all__ = ["MARKER_RE", "Markers", "marker_pattern", "read_marked", "read_region", "rule"]
+__all__ = ["MARKER_RE", "Markers", "marker_pattern", "front", "read_marked", "read_region", "rule"]
 Reader = Callable[[Context, str], "str | None"]
 
 
@@ -80,7 +81,8 @@ def read_region(table: Markers, ctx: Context, text: str) -> str | None:
     for position in table.region:
         found = (read_marked(table, ctx, text) if position == "marked"
                  else _after_last(table, ctx, table.conclusion, text) if position == "concluding"
-                 else table.first(ctx, text) if position == "first" else table.last(ctx, text))
+                 else table.first(ctx, text) if position == "first"
+                 else table.last(ctx, text) if position == "last" else text.strip() or None)  # "whole": the region is the answer
         if found is not None:
             return found
     return None
@@ -92,6 +94,14 @@ _READERS: dict[str, tuple[str, Callable[[Markers, Context], str | None]]] = {
     "concluding": ("marker", lambda table, ctx: _after_last(table, ctx, table.conclusion, ctx.prose)),
     "last": ("last", lambda table, ctx: table.last(ctx, ctx.prose)),
 }
+
+
+def front(table: Markers, correction: Callable[[Context], str | None], *, before: Sequence[Rule] = ()) -> tuple[Rule, ...]:
+    """The rules every cascade opens with, in one order: the kind's own readings of the whole output again
+    (``before``: without a courtesy, tidied), the box, an echo of the question (unextracted), a self-correction
+    (read by ``correction``), an answer slot that holds no answer (unextracted), the marked answer."""
+    return (*before, rule(table, "boxed"), Rule("echo", "abstain", echo_rule), Rule("correction", "self_correction", correction),
+            Rule("non_answer", "abstain", marked_non_answer), rule(table, "marked"))
 
 
 def rule(table: Markers, position: str, name: str | None = None) -> Rule:

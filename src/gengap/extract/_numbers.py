@@ -24,7 +24,6 @@ from gengap.extract._base import (
     after_last,
     clean,
     content_stems,
-    echo_rule,
     first_part,
     last_match,
     open_sum,
@@ -1471,11 +1470,7 @@ MARKERS = Markers(first=_opening, last=_last, conclusion=WEAK_MARK_RE,
                   alone=lambda ctx, line: len(_nums(ctx, line)) <= 1 or _BARE_RE.match(line) is not None)
 
 RULES: tuple[Rule, ...] = (
-    _markers.rule(MARKERS, "boxed"),
-    Rule("echo", "abstain", echo_rule),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    _markers.rule(MARKERS, "marked"),
+    *_markers.front(MARKERS, _correction),
     Rule("table", "table", _table),
     *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_first_number,
                        also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic))),

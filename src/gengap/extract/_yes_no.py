@@ -26,7 +26,6 @@ from gengap.extract._base import (
     Rule,
     closing_hedge,
     content_stems,
-    echo_rule,
     first_part,
     sentences,
     stem,
@@ -1180,12 +1179,7 @@ def _without(main: str, ctx: Context) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    _markers.rule(MARKERS, "boxed"),
-    Rule("echo", "abstain", echo_rule),
-    Rule("courtesy", "answer_first", _courtesy),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    _markers.rule(MARKERS, "marked"),
+    *_markers.front(MARKERS, _correction, before=(Rule("courtesy", "answer_first", _courtesy),)),
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
