@@ -289,10 +289,9 @@ def weighted_aurc(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray) ->
     """Area under the risk-coverage curve: the error rate of the rows at least as confident as each
     distinct confidence, weighted by the coverage that confidence adds (tied rows enter together)."""
     cov, err = _risk_points(correct, confidence, W)
-    step = _steps(cov)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        risk = np.where(cov > 0, err / np.where(cov > 0, cov, 1), 0.0)
-    return np.sum(step * risk, axis=1) / cov[:, -1]
+    risk = np.divide(err, cov, out=np.zeros_like(err), where=cov > 0)  # 0 before any weight
+    risk *= _steps(cov)
+    return np.sum(risk, axis=1) / cov[:, -1]
 
 
 def weighted_selective_accuracy(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray, coverage: float) -> np.ndarray:
