@@ -197,11 +197,10 @@ _WRONG_AFTER_RE = re.compile(r"^\W*(?:\w+\s+){0,2}(?:is|are|was|were)\s+(?:wrong
                              re.IGNORECASE)
 
 
-_TURNS = r"\b(?:turn|become|change|go)(?:s|ed|ing)?\s+(?:(?:in)?to\s+)?(?:a\s+)?|\bbecame\s+(?:a\s+)?|\bwent\s+(?:in)?to\s+"
-#: common equivalents a reader knows: a formula and its name, a stance and its wording, a change of state and
-#: what it turns into, a diet and its food, a quantity and the question it answers. Each group is one concept;
-#: an option belongs to a group when one of its phrases is in the option's text, and the output names that
-#: option when it uses any phrase of the group (only where no other option belongs to the same group).
+#: the same substance written as a formula or by name ("CO2" for "Carbon dioxide"): two spellings of one name, like
+#: an acronym. An option belongs to a group when one of its spellings is in the option's text, and the output names it
+#: when it uses any spelling of the group (only where no other option belongs to the same group). Equivalents that only
+#: knowledge supplies ("eats meat" for "Carnivorous", "against it" for "Opposed") are not read.
 _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for group in (
     (r"\bcarbon\s+dioxide\b", r"(?<![A-Za-z])CO[2\u2082](?!\w)"),
     (r"\bwater\b", r"(?<![A-Za-z])H[2\u2082]O(?!\w)"),
@@ -210,26 +209,6 @@ _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for gro
     (r"\bhydrogen\b", r"(?<![A-Za-z])H[2\u2082](?![\wO])"),
     (r"\bmethane\b", r"(?<![A-Za-z])CH[4\u2084](?!\w)"),
     (r"\bsodium\s+chloride\b|\btable\s+salt\b", r"(?<![A-Za-z])NaCl(?!\w)"),
-    (r"\bopposed?\b|\boppos(?:es|ing|ition)\b", r"\bagainst\s+(?:it|this|that|them|the\s+\w+)\b", r"\bdisapprov\w*", r"\bcritical\s+of\b",
-     r"\bdisagrees?\s+with\b"),
-    (r"\bin\s+favou?r\b", r"\bsupport(?:s|ive|ed|ing)?\b", r"\bapprov(?:e|es|ed|ing)\b", r"\bendors\w*", r"\bfor\s+it\b"),
-    (r"\bneutral\b", r"\bimpartial\b", r"\bneither\s+for\s+nor\s+against\b", r"\bno\s+(?:clear\s+)?(?:position|stance|side)\b",
-     r"\b(?:does\s*n[o']t|doesn't|won't)\s+take\s+(?:a\s+)?sides?\b"),
-    (r"\bmelt\w*", rf"(?:{_TURNS})liquid\b", r"\bliquef\w+"),
-    (r"\bfre?ez(?:e|es|ing)\b|\bfroze\w*", rf"(?:{_TURNS})(?:ice|solid)\b", r"\bsolidif\w+"),
-    (r"\bevaporat\w*|\bvapori[sz]\w*", rf"(?:{_TURNS})(?:gas|vapou?r|steam)\b"),
-    (r"\bmeat\b|\bcarnivor\w*", r"\beats?\s+(?:only\s+)?(?:meat|other\s+animals|flesh)\b"),
-    (r"\bplants?\b|\bherbivor\w*", r"\beats?\s+(?:only\s+)?(?:plants|vegetation|grass|leaves)\b"),
-    (r"\bomnivor\w*", r"\b(?:eats?\s+)?both\s+(?:plants\s+and\s+(?:meat|animals)|meat\s+and\s+plants)\b"),
-    (r"\boptimis\w*", r"\bhopeful\w*", r"\bupbeat\b", r"\bcheerful\w*"),
-    (r"\bpessimis\w*", r"\bgloom\w*", r"\bbleak\b", r"\bdefeatist\b"),
-    (r"\bhumou?rous\b", r"\bfunny\b", r"\bcomic(?:al)?\b", r"\bwitty\b", r"\bplayful\b"),
-    (r"\bangry\b|\banger\b", r"\bfurious\b", r"\boutraged?\b", r"\birate\b"),
-    (r"\bsad\b|\bsadness\b", r"\bmelanchol\w*", r"\bmournful\b", r"\bsorrowful\b"),
-    (r"\btemperature\b", r"\bhow\s+(?:hot|cold|warm)\b|\bhot\s+or\s+cold\b"),
-    (r"\bspeed\b|\bvelocity\b", r"\bhow\s+fast\b"),
-    (r"\bdistance\b", r"\bhow\s+far\b"),
-    (r"\bweight\b|\bmass\b", r"\bhow\s+heavy\b"),
 ))
 
 

@@ -92,6 +92,7 @@ _READERS: dict[str, tuple[str, Callable[[Markers, Context], str | None]]] = {
     "boxed": ("format", lambda table, ctx: None if ctx.boxed is None else read_region(table, ctx, ctx.boxed)),
     "marked": ("marker", read_marked),
     "concluding": ("marker", lambda table, ctx: _after_last(table, ctx, table.conclusion, ctx.prose)),
+    "first": ("answer_first", lambda table, ctx: table.first(ctx, ctx.prose)),
     "last": ("last", lambda table, ctx: table.last(ctx, ctx.prose)),
 }
 
@@ -105,7 +106,7 @@ def front(table: Markers, correction: Callable[[Context], str | None], *, before
 
 
 def rule(table: Markers, position: str, name: str | None = None) -> Rule:
-    """The cascade rule that reads ``table``'s answer at ``position`` (``boxed``, ``marked``, ``concluding`` or
-    ``last``), named ``name`` (the position by default)."""
+    """The cascade rule that reads ``table``'s answer at ``position`` (``boxed``, ``marked``, ``concluding``, ``first``
+    or ``last``), named ``name`` (the position by default)."""
     family, read = _READERS[position]
     return Rule(name or position, family, lambda ctx: read(table, ctx))

@@ -131,7 +131,10 @@ def _word(word: str) -> str | None:
 
 
 def _first(ctx: Context, text: str) -> str | None:
-    """Yes or no (or a bare verdict word of another language) opening ``text``."""
+    """Yes or no (or a bare verdict word of another language) opening ``text``; not the "No" of a doubt in another
+    language ("No lo sé."), which the commitment stage reads."""
+    if text[:2].lower() == "no" and (after_foreign_unsure(text) is not None or foreign_no_answer(sentences(text))):
+        return None
     m = _FIRST_RE.match(text)
     if m:
         return _word(m.group(1))
@@ -334,14 +337,6 @@ def _courtesy(ctx: Context) -> str | None:
 _VERDICT_LANGUAGES = tuple(sorted(set(languages_with("yes")) | set(languages_with("no"))))
 _FOREIGN_WORD_RE = re.compile(rf"^\W*(?:(?P<yes>{alternation('yes', _VERDICT_LANGUAGES)})|(?P<no>{alternation('no', _VERDICT_LANGUAGES)}))"
                               r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
-
-
-def _first_word(ctx: Context) -> str | None:
-    """Yes or no opening the output; not the "No" of a doubt in another language ("No lo sé."), which the
-    commitment stage reads."""
-    if ctx.prose[:2].lower() == "no" and (after_foreign_unsure(ctx.prose) is not None or foreign_no_answer(sentences(ctx.prose))):
-        return None
-    return _first(ctx, ctx.prose)
 
 
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
@@ -1185,7 +1180,7 @@ RULES: tuple[Rule, ...] = (
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
     Rule("contradicted", "abstain", _contradicted),  # before the bare verdict is read
-    Rule("first_word", "answer_first", _first_word),
+    _markers.rule(MARKERS, "first", "first_word"),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
     *_commitment.stage(lambda: RULES, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
