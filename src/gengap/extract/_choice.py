@@ -33,7 +33,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
-from gengap.extract._markers import Markers, marker_pattern, read_marked
+from gengap.extract._markers import Markers, marker_pattern, read_region
 from gengap.extract._numbers import CLOSING_RE as _CLOSING_RE
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
@@ -425,33 +425,32 @@ def _first(ctx: Context, tail: str) -> str | None:
     return _exact_option(ctx, line) or _one_option(ctx, named) or _one_option(ctx, said)  # the reason after it names others
 
 
+def _bare(ctx: Context, text: str) -> str | None:
+    hit = _patterns(_letters(ctx))[1].match(text)
+    return hit.group(1).upper() if hit else None
+
+
 def _last(ctx: Context, text: str) -> str | None:
-    hit = _patterns(_letters(ctx))[4].search(text)
+    """The letter declared the answer ("C stands.", "so B", "B is correct"), else the one closing ``text``."""
+    _, _, _, is_correct, trailing = _patterns(_letters(ctx))
+    hit = is_correct.search(text)
+    if hit:
+        return next(g for g in hit.groups() if g).upper()
+    hit = trailing.search(text)
     return hit.group(1) if hit else None
 
 
 # the table of the marker stage: the markers of every language, and the picks that name an option ("I'd choose",
 # "it must be", "so it is"); a letter before a "correct answer" marker is its subject, not what follows it
-MARKERS = Markers(first=_first, last=_last, marker=marker_pattern(
+MARKERS = Markers(first=_bare, named=_first, last=_last, region=("marked", "first", "last"), marker=marker_pattern(
     r"(?<![A-E] is the )(?<![A-E]\) is the )(?:correct|right|best)\s+one(?:\s+is)?|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)"
     r"|my\s+(?:choice|pick)\s+is|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be"
     r"|(?<![A-E] is the )(?<![A-E]\) is the )(?:correct|right|best)\s+(?:answer|option|choice)", opens="bcihmrst"))
 
 
 def _strict_read(ctx: Context, text: str) -> str | None:
-    """A letter stated outright in ``text``: marked, at the start, declared correct, or last."""
-    _, bare, _, is_correct, trailing = _patterns(_letters(ctx))
-    found = read_marked(MARKERS, ctx, text)
-    if found:
-        return found
-    hit = bare.match(text)
-    if hit:
-        return hit.group(1).upper()
-    hit = is_correct.search(text)
-    if hit:
-        return next(g for g in hit.groups() if g).upper()
-    hit = trailing.search(text)
-    return hit.group(1) if hit else None
+    """A letter stated outright in ``text``: marked, at the start, declared or last (the table's positions)."""
+    return read_region(MARKERS, ctx, text)
 
 
 def _correction(ctx: Context) -> str | None:

@@ -52,11 +52,13 @@ class Markers:
     marker: re.Pattern[str] = field(default=MARKER_RE)
     conclusion: re.Pattern[str] | None = None
     region: tuple[str, ...] = ("marked", "concluding", "first", "last")
+    #: what a marker names, when it reads more than ``first`` ("The answer is the second one."); None: ``first``
+    named: Reader | None = None
     #: whether the line under a marker ending its own line ("Here's the answer:\n\n...") is the answer, not the working
     alone: Callable[[Context, str], bool] | None = None
 
 
-def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, text: str) -> str | None:
+def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, text: str, read: Reader | None = None) -> str | None:
     """The first answer after the last match of ``pattern`` in ``text`` that is followed by one, on its line
     (or the next line when the match ends its own)."""
     for m in reversed(list(pattern.finditer(text)) if pattern is not None else ()):
@@ -64,7 +66,7 @@ def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, t
         line = tail.split("\n", 1)[0].strip() or tail.strip().split("\n", 1)[0].strip()
         if table.alone is not None and "\n" in m.group(0) and not table.alone(ctx, line):
             return None
-        found = table.first(ctx, line)
+        found = (read or table.first)(ctx, line)
         if found is not None:
             return found
     return None
@@ -72,7 +74,7 @@ def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, t
 
 def read_marked(table: Markers, ctx: Context, text: str | None = None) -> str | None:
     """The first answer after the last marker of ``text`` (the output's) followed by one."""
-    return _after_last(table, ctx, table.marker, ctx.text if text is None else text)
+    return _after_last(table, ctx, table.marker, ctx.text if text is None else text, table.named)
 
 
 def read_region(table: Markers, ctx: Context, text: str) -> str | None:
