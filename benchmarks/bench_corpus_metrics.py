@@ -151,8 +151,17 @@ def check_truths(chunks: int = 10, size: int = 2_000_000, seed: int = 2026) -> N
           "where no row is predicted positive)")
 
 
+#: Only the default interval and the naive one beside it (``--lean``): the others cost more resamples or a
+#: jackknife at 100,000 rows and are not what the grid's target is read from.
+LEAN = False
+NAIVE = {"auroc": "delong", "brier": "t", "log_loss": "t"}
+
+
 def methods(metric: str) -> list[str]:
     """The interval methods compared for a metric: its default first, then the others."""
+    if LEAN:
+        default = DEFAULT_INTERVAL.get(metric, "bca")
+        return list(dict.fromkeys([default, NAIVE.get(metric, "percentile")]))
     others = {"auroc": ["delong", "percentile", "bca"], "brier": ["t", "percentile", "bca"],
               "log_loss": ["t", "percentile", "bca"], "ece": ["percentile", "basic", "bca"]}.get(metric, ["percentile", "bca"])
     default = DEFAULT_INTERVAL.get(metric, "bca")
@@ -179,6 +188,7 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                 continue
             rng = np.random.default_rng(seed_base + n)
             rows: list[dict[str, object]] = []
+            saved = 0
             started, cpu = time.perf_counter(), time.process_time()
             for r in range(reps):
                 y, p = draw(n, prev, rng)
@@ -202,10 +212,12 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                     sk = sklearn_value(m, y, p)
                     row["sk_diff"] = abs(sk - ci.estimate) if sk is not None and np.isfinite(sk) else float("nan")
                     rows.append(row)
+                if save and (r + 1 - first_rep) % 10 == 0:  # every 10 reps, so a stopped run keeps what it did
+                    _append(save, rows[saved:])
+                    saved = len(rows)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             if save:
-                frame = pd.DataFrame.from_records(rows)
-                frame.to_csv(save, mode="a", header=not os.path.exists(save) or os.path.getsize(save) == 0, index=False)
+                _append(save, rows[saved:])
             cell = grid(pd.DataFrame.from_records(rows))
             records.append(cell)
             print(f"  prev={prev:.2f} n={n:>7,}: reps {first_rep}-{reps - 1} in {seconds:.0f} s wall, {cpu:.0f} s CPU "
@@ -213,6 +225,17 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
             with pd.option_context("display.width", 250):
                 print(cell.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
     return pd.concat(records, ignore_index=True) if records else pd.DataFrame()
+
+
+def _append(path: str, rows: list[dict[str, object]]) -> None:
+    """Append rep outcomes to a CSV, always in the same columns (every interval method's hit column)."""
+    from gengap.analysis.corpus import INTERVAL_METHODS
+
+    columns = ["metric", "n", "prev", "rep", "truth", "truth_mc", "undefined", "estimate", "low", "high", "warned",
+               "sk_diff", "hit_mc"] + [f"hit_{k}" for k in INTERVAL_METHODS if k != "auto"]
+    if rows:
+        pd.DataFrame.from_records(rows).reindex(columns=columns).to_csv(
+            path, mode="a", index=False, header=not os.path.exists(path) or os.path.getsize(path) == 0)
 
 
 def grid(reps: pd.DataFrame) -> pd.DataFrame:
@@ -243,6 +266,33 @@ def grid(reps: pd.DataFrame) -> pd.DataFrame:
         record["truth"] = f"{record['truth']:.6g}"
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def part_cost(n: int, resamples: int, reps: int = 1) -> None:
+    """CPU seconds of each metric's intervals (the grid's methods, from the same resamples) on one test part
+    of ``n`` rows, per prevalence: what one rep of the coverage grid costs."""
+    records = []
+    for prev in PREVALENCES:
+        rng = np.random.default_rng(11)
+        row: dict[str, object] = {"n": n, "prev": prev}
+        spent = dict.fromkeys(METRICS, 0.0)
+        for r in range(reps):
+            data = as_data(*draw(n, prev, rng))
+            for m in METRICS:
+                cpu = time.process_time()
+                try:
+                    corpus_intervals(m, data, methods(m), n_resamples=resamples, seed=r)
+                except DataError:
+                    pass
+                spent[m] += time.process_time() - cpu
+        row.update({m: v / reps for m, v in spent.items()})
+        row["all"] = sum(spent.values()) / reps
+        records.append(row)
+    print(f"CPU seconds per test part of {n:,} rows, {resamples} resamples, methods: "
+          f"{'default and naive' if LEAN else 'all the grid compares'} (mean of {reps}; load average "
+          f"{os.getloadavg()[0]:.1f}):")
+    with pd.option_context("display.width", 300):
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.2f}"))
 
 
 def true_calibration(n_bins: int = 15) -> dict[str, float]:
@@ -517,7 +567,16 @@ def main() -> None:
     ap.add_argument("--first-rep", type=int, default=0, help="skip the reps before this one (draw them, not evaluate)")
     ap.add_argument("--save", default=None, help="append every rep's outcome to this CSV")
     ap.add_argument("--from-saved", default=None, help="only the grid from saved CSVs (comma-separated)")
+    ap.add_argument("--lean", action="store_true", help="only each metric's default interval and the naive one")
+    ap.add_argument("--part-cost", type=int, default=None, help="only the CPU seconds of one test part of this many rows")
     args = ap.parse_args()
+    global LEAN
+    LEAN = args.lean
+    if args.metrics:
+        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
+    if args.part_cost:
+        part_cost(args.part_cost, args.resamples)
+        return
     if args.check_truths:
         check_truths()
         return
@@ -536,8 +595,6 @@ def main() -> None:
     if args.debias:
         debias(200 if args.quick else 500)
         return
-    if args.metrics:
-        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
     if args.million:
         cost(million_only=True)
         return

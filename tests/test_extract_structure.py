@@ -17,9 +17,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "src" / "gengap" / "extract"
 LONGEST_FUNCTION = 60
 #: Lines of ``src/gengap/extract/*.py`` (the phrase files are data, counted apart). 9,278 for the readers, plus
 #: 328 for the verifier that runs after them (``_verify.py`` and its wiring; issue 33's option d).
-LINES_CEILING = 9_602
+LINES_CEILING = 9_562
 #: Rules of each kind's cascade (the commitment stage's rules included, the structured stage not).
-RULES_CEILING = {"number": 29, "choice": 34, "yes_no": 42, "text": 38}
+RULES_CEILING = {"number": 29, "choice": 34, "yes_no": 41, "text": 38}
 
 
 def _modules() -> list[Path]:

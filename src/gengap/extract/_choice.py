@@ -15,7 +15,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from gengap._errors import DataError
-from gengap.extract import _commitment
+from gengap.extract import _commitment, _markers
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
@@ -25,7 +25,6 @@ from gengap.extract._base import (
     clean,
     compiled,
     content_stems,
-    echo_rule,
     first_part,
     last_match,
     open_sum,
@@ -34,6 +33,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
+from gengap.extract._markers import Markers, marker_pattern, read_marked
 from gengap.extract._numbers import CLOSING_RE as _CLOSING_RE
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
@@ -80,19 +80,6 @@ def _patterns(letters: str) -> tuple[re.Pattern[str], ...]:
     return marked, bare, paren, is_correct, trailing
 
 
-_CHOICE_MARK_RE = re.compile(
-    r"(?=[abcdfhilmrst正答])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
-    r"(?:final\s+answer(?:\s+is)?|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )answer(?:\s+(?:is|would\s+be|should\s+be|must\s+be|stays|remains|to))?"
-    r"|(?:correct|right|best)\s+(?:answer|option|choice|one)(?:\s+(?:is|would\s+be|should\s+be))?"
-    r"|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)|my\s+(?:choice|pick)\s+is"
-    r"|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be"
-    # the same in other languages: "La respuesta es B", "La réponse est C", "Die Antwort ist A", "答案是 D"
-    r"|(?:la\s+)?respuesta(?:\s+correcta)?(?:\s+es)?|(?:la\s+)?r[ée]ponse(?:\s+correcte)?(?:\s+est)?|(?:die\s+)?(?:richtige\s+)?antwort(?:\s+ist)?"
-    r"|(?:a\s+)?resposta(?:\s+correta)?(?:\s+[ée])?|(?:la\s+)?risposta(?:\s+corretta)?(?:\s+[èe])?|(?:正确)?答案\s*(?:是|为|[:：])?)(?![a-z])"
-    r"\s*(?:[:=\-]|\bis\b)?\s*(?:(?:option|choice|letter)\s*)?",
-    re.IGNORECASE,
-)
-_NOT_RE = re.compile(r"\bnot\s+$", re.IGNORECASE)
 # "A" opening a sentence as its article: a capital A, then a lower-case word that is not a connective
 _ARTICLE_A_RE = re.compile(r"^\W{0,3}A\s+(?!(?:because|since|as|is|was|seems|looks|or|and|but|for|with|which|given|here|again|too|also"
                            r"|instead|then|though|although|over|rather|not|only|definitely|clearly|obviously|probably|i|it)\b)[a-z]{2,}")
@@ -431,61 +418,51 @@ def _signed_option(ctx: Context, text: str) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------- the rules
-def _from_value(ctx: Context, value: object) -> str | None:
-    marked, bare, *_ = _patterns(_letters(ctx))
-    s = clean(str(value)).strip()
-    m = bare.match(s) or marked.match(s)
-    if m:
-        return m.group(1).upper()
-    return _exact_option(ctx, s) or _one_option(ctx, s)
+def _first(ctx: Context, tail: str) -> str | None:
+    """The option a marker names: its letter ("(b)", "Option C"), its ordinal or number ("the second", "Answer 2")
+    or its text; not what a negated marker names ("The answer is not B") or a sentence the marker closes."""
+    if re.match(r"not\b", tail, re.IGNORECASE) or (tail[:1] in ".!?" and tail[1:2].isspace()):
+        return None  # "B is the answer. A, C and D are ...": the marker closes its sentence
+    hit = _patterns(_letters(ctx))[0].match(tail)
+    if hit and _ARTICLE_A_RE.match(tail):
+        hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
+    if hit and (hit.group(1).isupper() or re.match(r"^\W{0,3}(?:option|choice|letter)?\s*[\(\[]", tail, re.IGNORECASE)
+                or re.match(rf"^{hit.group(1)}(?:\W|$)", tail)):
+        if hit.group(1) != "a" or re.match(r"^\W{0,3}[\(\[]?a(?:[\)\]]|\.|\s*$)", tail):
+            return hit.group(1).upper()
+    line = tail.split("\n", 1)[0]
+    ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(tail[:40]) or next(iter(_ordinal_nouns(ctx, tail[:40])), None))
+    if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
+        return _ordinal_letter(ordinal, len(ctx.choices))
+    index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)(?!(?<=[ivIV])(?:[A-Za-z'\u2019]|\s+[a-z]))"
+                     r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
+    if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
+        word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."
+        k = _ORDINALS.get(word) or (int(word) if word.isdigit() else 0)
+        if 1 <= k <= len(ctx.choices):
+            return choice_letters(len(ctx.choices))[k - 1]
+    said = line.split(". ", 1)[0]
+    named = re.split(r",?\s+(?:since|because|as|given\s+that|while|whereas)\s|\s-\s|;\s", said, maxsplit=1)[0]
+    return _exact_option(ctx, line) or _one_option(ctx, named) or _one_option(ctx, said)  # the reason after it names others
 
 
-def _boxed(ctx: Context) -> str | None:
-    return None if ctx.boxed is None else _from_value(ctx, ctx.boxed)
+def _last(ctx: Context, text: str) -> str | None:
+    hit = _patterns(_letters(ctx))[4].search(text)
+    return hit.group(1) if hit else None
 
 
-def _marked_in(ctx: Context, text: str) -> str | None:
-    marked, *_ = _patterns(_letters(ctx))
-    for m in reversed(list(_CHOICE_MARK_RE.finditer(text))):
-        tail = text[m.end():m.end() + 200]
-        if _NOT_RE.search(text[max(0, m.end() - 5):m.end()]) or re.match(r"not\b", tail, re.IGNORECASE):
-            continue
-        if tail[:1] in ".!?" and tail[1:2].isspace():
-            continue  # "B is the answer. A, C and D are ...": the marker closes its sentence
-        if compiled(rf"(?:^|[\s(*])\(?[{_letters(ctx)}]\)?\**\s+(?:is|was|would\s+be|seems\s+to\s+be)\s+(?:the\s+)?$").search(text[max(0, m.start() - 30):m.start()]):
-            continue  # "D is the right one\n\nA (Mercury) is grey": the letter before the marker is its subject
-        hit = marked.match(tail)
-        if hit and _ARTICLE_A_RE.match(tail):
-            hit = None  # "Here's the answer:\n\nA standard piano has 88 keys.": the article, not option A
-        if hit and (hit.group(1).isupper() or re.match(r"^\W{0,3}(?:option|choice|letter)?\s*[\(\[]", tail, re.IGNORECASE)
-                    or re.match(rf"^{hit.group(1)}(?:\W|$)", tail)):
-            letter = hit.group(1).upper()
-            if hit.group(1) != "a" or re.match(r"^\W{0,3}[\(\[]?a(?:[\)\]]|\.|\s*$)", tail):
-                return letter
-        line = tail.split("\n", 1)[0]
-        window = text[m.start():m.end() + 40]
-        ordinal = None if "ordinal" in ctx.disabled else (_ORDINAL_RE.search(window) or next(iter(_ordinal_nouns(ctx, window)), None))
-        if ordinal and ctx.choices and _ordinal_letter(ordinal, len(ctx.choices)):
-            return _ordinal_letter(ordinal, len(ctx.choices))
-        index = re.match(r"^\W{0,3}(?:#\s*)?\(?(\d|i{1,3}|iv|vi?)\)?(?![\w.,]\w)(?!(?<=[ivIV])(?:[A-Za-z'\u2019]|\s+[a-z]))"
-                         r"|^\W{0,3}(?:number|no\.)\s*(\d|one|two|three|four|five|six|seven|eight)\b", line, re.IGNORECASE)
-        if index and ctx.choices and "ordinal" not in ctx.disabled and not any(v is not None for v in _option_values(ctx)):
-            word = (index.group(1) or index.group(2)).lower()  # "Answer 2", "The answer is number two."
-            k = _ORDINALS.get(word) or (int(word) if word.isdigit() else 0)
-            if 1 <= k <= len(ctx.choices):
-                return choice_letters(len(ctx.choices))[k - 1]
-        said = line.split(". ", 1)[0]
-        named = re.split(r",?\s+(?:since|because|as|given\s+that|while|whereas)\s|\s-\s|;\s", said, maxsplit=1)[0]
-        option = _exact_option(ctx, line) or _one_option(ctx, named) or _one_option(ctx, said)  # the reason after it names others
-        if option:
-            return option
-    return None
+# the table of the marker stage: the markers of every language, and the picks that name an option ("I'd choose",
+# "it must be", "so it is"); a letter before a "correct answer" marker is its subject, not what follows it
+MARKERS = Markers(first=_first, last=_last, marker=marker_pattern(
+    r"(?<![A-E] is the )(?<![A-E]\) is the )(?:correct|right|best)\s+one(?:\s+is)?|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)"
+    r"|my\s+(?:choice|pick)\s+is|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be"
+    r"|(?<![A-E] is the )(?<![A-E]\) is the )(?:correct|right|best)\s+(?:answer|option|choice)", opens="bcihmrst"))
 
 
 def _strict_read(ctx: Context, text: str) -> str | None:
     """A letter stated outright in ``text``: marked, at the start, declared correct, or last."""
     _, bare, _, is_correct, trailing = _patterns(_letters(ctx))
-    found = _marked_in(ctx, text)
+    found = read_marked(MARKERS, ctx, text)
     if found:
         return found
     hit = bare.match(text)
@@ -526,10 +503,6 @@ def _correction(ctx: Context) -> str | None:
             if named:
                 return named
     return None
-
-
-def _marked(ctx: Context) -> str | None:
-    return _marked_in(ctx, ctx.text)
 
 
 def _bold(ctx: Context) -> str | None:
@@ -1072,11 +1045,7 @@ def _option_list(ctx: Context) -> str | None:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("boxed", "format", _boxed),
-    Rule("echo", "abstain", echo_rule),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    Rule("marked", "marker", _marked),
+    *_markers.front(MARKERS, _correction),
     Rule("bold", "format", _bold),
     Rule("ticked_row", "table", _ticked_row),
     Rule("verdict_list", "marker", _verdict_list),

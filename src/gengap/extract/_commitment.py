@@ -438,17 +438,10 @@ _MONTH = r"(?:january|february|march|april|may|june|july|august|september|octobe
 _DATE_RE = re.compile(rf"(?:\d{{1,2}}(?:st|nd|rd|th)?\s+)?{_MONTH}(?:\s+\d{{1,2}}(?:st|nd|rd|th)?,?)?\s+\d{{3,4}}|{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?"
                       r"|(?:(?:early|late|mid)[-\s]?)?\d{3,4}s?|\d+(?:st|nd|rd|th)\s+century", re.IGNORECASE)
 # superlatives of one measure in other words: the "highest" peak is the "tallest" mountain
-_MEASURE = {"tallest": "height", "highest": "height", "loftiest": "height", "largest": "size", "biggest": "size", "greatest": "size",
-            "hugest": "size", "fastest": "speed", "quickest": "speed", "speediest": "speed", "smallest": "smallness", "tiniest": "smallness",
-            "littlest": "smallness", "hottest": "heat", "warmest": "heat", "coldest": "cold", "chilliest": "cold", "costliest": "price",
-            "priciest": "price", "cheapest": "cheapness", "wealthiest": "wealth", "richest": "wealth"}
-
-
 def _superlatives(text: str) -> set[str]:
     if "est" not in text and "most" not in text:
         return set()  # a cheap test first
-    found = {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
-    return {_MEASURE.get(w, w) for w in found}
+    return {w.lower() for w in _SUPERLATIVE_RE.findall(text) if w.lower() not in _NOT_SUPERLATIVE}
 
 
 def answers_another_question(ctx: Context, span: str) -> bool:
@@ -849,7 +842,12 @@ def refusal_rule(ctx: Context) -> str | None:
     return ABSTAIN if ctx.refusal else None
 
 
-def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None],
+def hedge_rule(ctx: Context) -> str | None:
+    """A hedge (``Context.hedged``): unextracted."""
+    return ABSTAIN if ctx.hedged else None
+
+
+def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str | None] = hedge_rule,
           unfinished: Callable[[Context], str | None] | None = None, pick: Callable[[Context, str], str | None] | None = None,
           also: Sequence[Rule] = ()) -> tuple[Rule, ...]:
     """The commitment stage, the same for every kind and run once in its cascade, after the answer a format or
@@ -857,7 +855,7 @@ def stage(rules: Callable[[], Sequence[Rule]], *, hedge: Callable[[Context], str
     is read by ``rules()``), a refusal, candidates left open (``pick`` reads one candidate), a hedge, the
     kind's own abstentions (``also``), an unfinished ramble and an output cut off before its conclusion.
 
-    >>> [r.name for r in stage(lambda: (), hedge=lambda ctx: None)]
+    >>> [r.name for r in stage(lambda: ())]
     ['foreign_unsure', 'refusal', 'rejected_first', 'hedge', 'cut_off', 'contrast', 'list', 'echo_of_question']
     """
     return (Rule("foreign_unsure", "abstain", foreign_unsure_rule(rules)),

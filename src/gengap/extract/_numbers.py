@@ -13,7 +13,7 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import NamedTuple
 
-from gengap.extract import _commitment
+from gengap.extract import _commitment, _markers
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
@@ -24,7 +24,6 @@ from gengap.extract._base import (
     after_last,
     clean,
     content_stems,
-    echo_rule,
     first_part,
     last_match,
     open_sum,
@@ -33,6 +32,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
+from gengap.extract._markers import Markers
 
 
 class Num(NamedTuple):
@@ -483,13 +483,6 @@ def _given(ctx: Context, n: Num) -> bool:
     return ctx.question is not None and (n.value, n.pct) in _given_in_question(ctx.question)
 
 
-def _boxed(ctx: Context) -> str | None:
-    if ctx.boxed is None:
-        return None
-    nums = numbers_in(ctx.boxed.replace("\\$", "$").replace("\\%", "%").replace("{,}", ","))
-    return _answer(nums[0], ctx) if nums else None
-
-
 def _result(ctx: Context, segment: str) -> Num | None:
     """The number a stretch of text arrives at: the one after its last "=", else its first."""
     if "\u2248" in segment:  # "≈": the value before it when that is a bare number ("1/6 ≈ 16.7%"), else the one after
@@ -570,20 +563,12 @@ def _correction(ctx: Context) -> str | None:
     return _answer(counted, ctx) if counted else _read_region(ctx, region)
 
 
-def _marked(ctx: Context) -> str | None:
-    """The number after the last answer marker; a marker the output was cut off after ("The answer is 13.
-    The answer is 13. The answer is") leaves the one before it."""
-    marks = ctx.strong_marks
-    while marks and not ctx.text[marks[-1].end():].strip() and len(marks) > 1:
-        marks = marks[:-1]
-    tail = after_last(STRONG_MARK_RE, ctx.text, matches=marks)
-    if tail is None:
-        return None
+def _opening(ctx: Context, tail: str) -> str | None:
+    """The number opening what follows a marker; the first bound of a range is none ("I'd guess between 30 and 45,
+    most likely 38": the pick is read by a later rule; a range alone: unextracted)."""
     nums = _nums(ctx, tail)
-    if len(nums) > 1 and "\n" in marks[-1].group(0) and not _BARE_RE.match(tail):
-        return None  # "Here's the answer:\n\n15 + 27 = 42": the marker announces the whole reply, read as one
     if nums and _first_bound(tail, nums):
-        return None if _PICK_AFTER_RE.search(tail, nums[0].end) else ABSTAIN  # "I'd guess between 30 and 45, most likely 38"
+        return None if _PICK_AFTER_RE.search(tail, nums[0].end) else ABSTAIN
     return _answer(nums[0], ctx) if nums else None
 
 
@@ -1474,12 +1459,18 @@ def _first_number(ctx: Context, text: str) -> str | None:
     return _answer(nums[0], ctx) if nums else None
 
 
+def _last(ctx: Context, text: str) -> str | None:
+    nums = _nums(ctx, text)
+    return _answer(nums[-1], ctx) if nums else None
+
+
+# the table of the marker stage: a marker on a line of its own announces the whole reply ("Here's the answer:\n\n15 + 27
+# = 42"), read as one unless the line is the number alone
+MARKERS = Markers(first=_opening, last=_last, conclusion=WEAK_MARK_RE,
+                  alone=lambda ctx, line: len(_nums(ctx, line)) <= 1 or _BARE_RE.match(line) is not None)
+
 RULES: tuple[Rule, ...] = (
-    Rule("boxed", "format", _boxed),
-    Rule("echo", "abstain", echo_rule),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    Rule("marked", "marker", _marked),
+    *_markers.front(MARKERS, _correction),
     Rule("table", "table", _table),
     *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_first_number,
                        also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic))),

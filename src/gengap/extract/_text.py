@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from gengap.extract import _commitment
+from gengap.extract import _commitment, _markers
 from gengap.extract._base import (
     ABSTAIN,
     STOPWORDS,
@@ -26,13 +26,14 @@ from gengap.extract._base import (
     Rule,
     clean,
     content_stems,
-    echo_rule,
     first_part,
     sentences,
     stem,
     unfinished,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._markers import Markers, read_marked
+from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import (
     OPENING_FRAME,
     cleft_span,
@@ -43,30 +44,20 @@ from gengap.extract._text_span import (
     without_trailing_date,
 )
 
+# the markers of a span: "Answer: X", "The answer is X", "I'd say X", "If I had to pick one: X", "In short: X", and the
+# markers of the other languages' phrase files ("Die Antwort ist X", "La réponse est : X")
 _TEXT_MARK_RE = re.compile(
-    r"(?=[\t\n #abdfimqst])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
+    r"(?=[\t\n #abdfilmqrst\u6b63\u7b54])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
     r"(?:(?:final\s+answer|(?<![a-z])(?<!cannot )(?<!can't )(?<!not )(?<!to )(?<!no )(?<!long )(?<!longer )(?<!detailed )(?<!full )answer)(?:\s+(?:is|would\s+be|should\s+be|must\s+be)\b\s*[:=]?|\s*[:=]|\s+-\s|(?<=^answer)[ \t]*\n|(?<=\nanswer)[ \t]*\n)"
     r"|(?:^|\n)[ \t]*(?:short|quick|brief|direct|simple|final|the)\s+answer[ \t]*:?[ \t]*\n"
     r"|####|\bi(?:'d|\s+would|'ll|\s+will)\s+(?:go\s+with|guess|pick|choose|say|settle\s+on)\b|\bmy\s+(?:best\s+|final\s+)?(?:guess|pick|bet)(?:\s+(?:is|would\s+be))?"
     r"|\bif\s+(?:you\s+(?:just\s+|only\s+)?(?:want|need)|i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say))\s+(?:one|a\s+single)(?:\s+\w+)?\s*[,:]"
     r"|\bif\s+i\s+(?:had|have)\s+to\s+(?:pick|choose|name|say)(?:\s+one)?\s*[,:]"
-    r")\s*",
-    re.IGNORECASE,
-)
-# markers read only where a cue word is present (a cheap test first): "The answer to your question is X", "In short: X",
-# "Die Antwort ist X", "La réponse est : X", "La respuesta es X", "A resposta é X", "La risposta è X"
-_CUED_MARK_RE = re.compile(
-    r"(?=[\t abdilrt])"  # what a match can open with, looked at first: a cheap test (tests/test_extract_speed.py keeps it complete)
-    r"(?:\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
+    r"|\b(?:the\s+)?answer\s+to\s+(?:your|the|this|that)\s+question\s+(?:is|would\s+be)\b\s*:?"
     r"|(?:^|(?<=[.!?\n]))[ \t]*(?:in\s+short|tl;?\s*dr|bottom\s+line|in\s+a\s+word|in\s+summary|to\s+sum\s+up)\s*[:,-]"
-    # the same markers in German, French, Spanish, Portuguese and Italian: "Die Antwort ist X", "La réponse est : X"
-    r"|\b(?:die\s+)?(?:richtige\s+)?antwort(?:\s*:|\s+(?:ist|lautet|wäre)\b\s*:?)|\b(?:la\s+)?(?:bonne\s+)?réponse(?:\s*:|\s+(?:est|serait)\b\s*:?)"
-    r"|\b(?:la\s+)?respuesta(?:\s+correcta)?(?:\s*:|\s+(?:es|sería)\b\s*:?)|\b(?:a\s+)?resposta(?:\s+correta)?(?:\s*:|\s+(?:é|seria)(?!\w)\s*:?)"
-    r"|\b(?:la\s+)?risposta(?:\s+corretta)?(?:\s*:|\s+è(?!\w)\s*:?))\s*",
+    r"|\b" + alternation("marker", tuple(lang for lang in languages_with("marker") if lang != "en")) + r"\s*:?)\s*",
     re.IGNORECASE,
 )
-_CUED_MARK_CUES = ("question is", "question would", "in short", "tl;", "tldr", "bottom line", "in a word", "in summary", "sum up", "antwort",
-                   "réponse", "respuesta", "resposta", "risposta")
 _BOLD_RE = re.compile(r"\*\*([^*\n]{1,80})\*\*")
 _QUOTED_RE = re.compile(r"[\"“]([^\"”\n]{1,60})[\"”]|(?<!\w)'([^'\n]{1,60})'(?!\w)")
 _LEAD_RE = re.compile(
@@ -713,10 +704,6 @@ def _short(text: str) -> bool:
     return bool(text) and (len(text.split()) <= 5 or _number_phrase(text)) and not _COPULA_RE.search(f" {text} ")
 
 
-def _boxed(ctx: Context) -> str | None:
-    return ctx.boxed or None
-
-
 # the thing asked about does not exist: "France doesn't have a king", "the film never names a capital"
 _NO_SUCH_RE = re.compile(r"\b(?:(?:does|do|did|has|have|had)(?:n't|\s+not)\s+(?:have|had)|(?:has|have|had)\s+no|there\s+(?:is|are|was|were|'s)\s+no"
                          r"|there\s+(?:isn't|aren't|wasn't|weren't)\s+(?:a|an|any)|never\s+(?:names?|named|had|has|mentions?|mentioned))"
@@ -751,7 +738,7 @@ def _read_region(ctx: Context, region: str, retracted: str = "") -> str | None:
     confirmed = _commitment.confirmed_answer(region)  # "Wait, or is it Ld? No - Pb is right."
     if confirmed and _has_content(_strip(confirmed), ctx):
         return _strip(confirmed)
-    marked = _marked_in(ctx, region)
+    marked = read_marked(MARKERS, ctx, region)
     if marked:
         return marked
     parts = [p for s in sentences(region) for p in re.split(r"\s+-\s+|;|:\s", s) if p.strip()]
@@ -825,14 +812,10 @@ def _correction(ctx: Context) -> str | None:
 _LIST_ITEM_RE = re.compile(r"^\s*(?:[-*\u2022]\s+|\d+[.)]\s+)?(?:[A-Z][\w ]{0,25}:\s+(?=\S))?")
 
 
-def _marked_in(ctx: Context, text: str) -> str | None:
-    marks = list(_TEXT_MARK_RE.finditer(text))
-    low = text.lower()
-    if any(cue in low for cue in _CUED_MARK_CUES):
-        marks = sorted(marks + list(_CUED_MARK_RE.finditer(text)), key=lambda m: m.end())
-    if not marks:
-        return None
-    tail = _LIST_ITEM_RE.sub("", text[marks[-1].end():].strip(), count=1)
+def _first(ctx: Context, tail: str) -> str | None:
+    """The span a marker announces: its first sentence's clause, short, or the span read from it (not the question
+    echoed after "Answer:")."""
+    tail = _LIST_ITEM_RE.sub("", tail.strip(), count=1)
     head = sentences(tail)[0] if sentences(tail) else tail
     if head.rstrip().endswith("?"):
         return None  # the question echoed after "Answer:" answers nothing
@@ -845,8 +828,9 @@ def _marked_in(ctx: Context, text: str) -> str | None:
     return _span(head, ctx)
 
 
-def _marked(ctx: Context) -> str | None:
-    return _marked_in(ctx, ctx.text)
+# the table of the marker stage: a span after the last marker followed by one; a box holds the span whole
+MARKERS = Markers(first=_first, last=lambda ctx, text: None, marker=_TEXT_MARK_RE, region=("whole",), conclusion=re.compile(
+    r"(?:^|(?<=[.!?]\s)|(?<=\n))\s*(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b[,:]?\s*", re.IGNORECASE))
 
 
 def _bold(ctx: Context) -> str | None:
@@ -1149,10 +1133,6 @@ def _garbled(ctx: Context) -> str | None:
     return ABSTAIN if _GARBLED_RE.search(ctx.text) else None
 
 
-def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
-
-
 # a sentence about the answering, not the answer: an apology, a promise to look, a note that there are several
 _ABOUT_ANSWERING_RE = re.compile(
     r"^\W*(?:(?:sorry|apologies|unfortunately|hmm+|honestly|oh)\W+)*"
@@ -1226,12 +1206,6 @@ def _literal(ctx: Context) -> str | None:
 
 
 _CONCLUDING_RE = re.compile(r"^(?:so|therefore|thus|hence|in\s+short|in\s+conclusion|overall)\b[,:]?\s*", re.IGNORECASE)
-
-
-def _concluding(ctx: Context) -> str | None:
-    """The last sentence that opens with "so", "therefore" or "thus", read for its span."""
-    last = [p for p in sentences(_without_tables(ctx.text)) if _CONCLUDING_RE.match(p)]
-    return _span(_CONCLUDING_RE.sub("", last[-1]), ctx) if last else None
 
 
 def _in_sentence(ctx: Context) -> str | None:
@@ -1649,21 +1623,13 @@ def _definition(ctx: Context) -> str | None:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("tidy", "format", _tidy),
-    Rule("courtesy", "format", _courtesy),
-    Rule("boxed", "format", _boxed),
-    Rule("echo", "abstain", echo_rule),
-    Rule("other_question", "abstain", _other_question),
-    Rule("no_such", "abstain", _no_such),
-    Rule("garbled", "abstain", _garbled),
-    Rule("foreign_correction", "other_language", _foreign_correction),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    Rule("marked", "marker", _marked),
+    *_markers.front(MARKERS, _correction, before=(
+        Rule("tidy", "format", _tidy), Rule("courtesy", "format", _courtesy), Rule("other_question", "abstain", _other_question),
+        Rule("no_such", "abstain", _no_such), Rule("garbled", "abstain", _garbled), Rule("foreign_correction", "other_language", _foreign_correction))),
     Rule("bold", "format", _bold),
     Rule("table", "table", _table),
     Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_picked_span,
+    *_commitment.stage(lambda: RULES, unfinished=_unfinished, pick=_picked_span,
                        also=(Rule("about_answering", "abstain", _about_answering),
                              Rule("definition", "abstain", _definition))),
     Rule("whole_quote", "quotes", _whole_quote),
@@ -1672,7 +1638,7 @@ RULES: tuple[Rule, ...] = (
     Rule("cleft", "answer_inside_sentence", _cleft),
     Rule("agent", "other_language", _agent),
     Rule("answer_first", "answer_first", _answer_first),
-    Rule("concluding", "marker", _concluding),
+    _markers.rule(MARKERS, "concluding"),
     Rule("listed_candidate", "answer_inside_sentence", _listed_candidate),
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("heading", "format", _heading),

@@ -17,24 +17,21 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from gengap.extract import _commitment
+from gengap.extract import _commitment, _markers
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
     STOPWORDS,
-    STRONG_MARK_RE,
     Context,
     Rule,
-    after_last,
     closing_hedge,
     content_stems,
-    echo_rule,
     first_part,
-    last_match,
     sentences,
     stem,
 )
 from gengap.extract._cascade import run_cascade
+from gengap.extract._markers import Markers, marker_pattern, read_region
 from gengap.extract._phrases import alternation, languages_with
 from gengap.extract._text_span import after_foreign_unsure, foreign_no_answer
 
@@ -114,11 +111,6 @@ _YES_VERDICT = (
 _VERDICT_RE = re.compile(rf"{_LEAD}(?:(?P<no>{_NO_VERDICT})|(?P<idiom>{_NO_IDIOM})|(?P<yes>{_YES_VERDICT}))", re.IGNORECASE)
 _DEBUNK_RE = re.compile(r"\b(?:myth|misconception|debunked|disproven|discredited|urban\s+legend|old\s+wives'\s+tale|not\s+true|untrue|false)\b",
                         re.IGNORECASE)
-_CLAIM_RE = re.compile(rf"\b(?:statement|claim|it|this|that|answer|which)\s+(?:is|stays|remains)\s+(?:therefore\s+|thus\s+|also\s+)?{_YN_WORD}\b",
-                       re.IGNORECASE)
-_TAIL_VERDICT_RE = re.compile(r"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+)?(?P<w>right|correct|true|wrong|false|incorrect)\b"
-                              r"|\b(?:that(?:'s|\s+is))\s+(?P<w2>right|correct|true|wrong|false|incorrect)\s*[.!]?\s*$", re.IGNORECASE)
-_CONCLUDE_RE = re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?(?:{_YN_WORD}\b{_NOT_IDIOM}|(not)\b)", re.IGNORECASE)
 _NEGATION_RE = re.compile(r"\b(?:not(?!\s+(?:only|just|merely|simply)\b)|never|no\s+longer|isn't|aren't|wasn't|weren't|doesn't|don't|didn't|can't|cannot|won't|hasn't|haven't|neither|nor"
                           r"|rather\s+than|instead\s+of|rarely|seldom|hardly|barely|scarcely|myth|misconception|debunked|disproven|discredited"
                           r"|false|untrue|urban\s+legend|no\s+evidence|little\s+(?:or\s+no\s+)?(?:effect|impact|evidence|link|difference|influence)|(?:found|find|finds|shows?|showed|shown)\s+no|no\s+(?:link|connection|correlation|proof|effect)|(?:has|have|had|is|are|was|were|there's)\s+no)\b",
@@ -138,44 +130,35 @@ def _word(word: str) -> str | None:
     return "yes" if w in _YES else "no" if w in _NO else None
 
 
-def _boxed(ctx: Context) -> str | None:
-    if ctx.boxed is None:
-        return None
-    m = re.search(_YN_WORD, ctx.boxed, re.IGNORECASE)
-    return _word(m.group(1)) if m else None
-
-
-def _marked_in(text: str) -> str | None:
-    tail = after_last(STRONG_MARK_RE, text)
-    if tail is not None and re.match(r"\W*(?:yes\s+or\s+no|no\s+or\s+yes|true\s+or\s+false)\b", tail, re.IGNORECASE):
-        tail = None  # "Answer yes or no.": an instruction echoed, not an answer
-    if tail is not None:
-        m = re.match(rf"\W*(?:it\s+is\s+|it's\s+|stays\s+|remains\s+)?{_YN_WORD}\b", tail, re.IGNORECASE)
-        if m:
-            return _word(m.group(1))
-    m = last_match(_CLAIM_RE, text)
-    return _word(m.group(1)) if m else None
-
-
-def _read_region(text: str) -> str | None:
-    found = _marked_in(text)
-    if found:
-        return found
-    m = last_match(_CONCLUDE_RE, text)
-    if m:
-        return "no" if m.group(2) else _word(m.group(1))
+def _first(ctx: Context, text: str) -> str | None:
+    """Yes or no (or a bare verdict word of another language) opening ``text``."""
     m = _FIRST_RE.match(text)
     if m:
         return _word(m.group(1))
-    found_last = _LAST_RE.findall(text)
-    return _word(found_last[-1]) if found_last else None
+    foreign = _FOREIGN_WORD_RE.match(text)
+    if foreign is not None:
+        return "yes" if foreign.group("yes") else "no"
+    alone = re.match(r"\W*(right|wrong)\W*$", text, re.IGNORECASE)  # "right" or "wrong" alone: "..., so that's right."
+    return None if alone is None else _word(alone.group(1))
+
+
+def _last(ctx: Context, text: str) -> str | None:
+    """The last yes or no that ends a clause of ``text``."""
+    found = _LAST_RE.findall(text)
+    return _word(found[-1]) if found else None
+
+
+# the table of the marker stage: a claim said true or false marks the verdict too ("The statement is false.")
+MARKERS = Markers(first=_first, last=_last,
+                  marker=marker_pattern(r"\b(?:(?:statement|claim|it|this|that|answer|which)\s+(?:is|stays|remains)(?:\s+(?:therefore|thus|also))?|that's)", opens="acistw"),
+                  conclusion=re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+|(?!{_YN_WORD}\b)[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?", re.IGNORECASE))
 
 
 def _correction(ctx: Context) -> str | None:
     if ctx.correction is None:
         return None
     final = re.search(rf"(?:^|[.!;]\s+){_YN_WORD}\W*$", ctx.correction, re.IGNORECASE)
-    found = _word(final.group(1)) if final else _read_region(ctx.correction)  # "... Yes." closing the reconsideration
+    found = _word(final.group(1)) if final else read_region(MARKERS, ctx, ctx.correction)  # "... Yes." closing the reconsideration
     if found is None:
         found = _commitment.concluded_verdict(ctx.correction, ctx.question)  # "wait, ..., so it was not a leap year."
     if found is None and re.search(r"\bno\b", ctx.text[: len(ctx.text) - len(ctx.correction)][-25:], re.IGNORECASE):
@@ -184,10 +167,6 @@ def _correction(ctx: Context) -> str | None:
         again = _restatement(Context(ctx.correction, ctx.kind, question=ctx.question, disabled=ctx.disabled))
         found = again if again in ("yes", "no") else None
     return found
-
-
-def _marked(ctx: Context) -> str | None:
-    return _marked_in(ctx.text)
 
 
 # after the idiom, the verdict said outright: "No wonder people believe it, but no: ..."
@@ -362,11 +341,7 @@ def _first_word(ctx: Context) -> str | None:
     commitment stage reads."""
     if ctx.prose[:2].lower() == "no" and (after_foreign_unsure(ctx.prose) is not None or foreign_no_answer(sentences(ctx.prose))):
         return None
-    m = _FIRST_RE.match(ctx.prose)
-    if m:
-        return _word(m.group(1))
-    foreign = _FOREIGN_WORD_RE.match(ctx.prose)
-    return None if foreign is None else "yes" if foreign.group("yes") else "no"
+    return _first(ctx, ctx.prose)
 
 
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
@@ -398,17 +373,6 @@ def _tf_letter(ctx: Context) -> str | None:
     if not m or not ctx.question or not re.search(r"\b(?:true|fact)\s*(?:or|/)\s*(?:false|myth|fiction)\b", ctx.question, re.IGNORECASE):
         return None
     return "yes" if m.group("yes") else "no"
-
-
-_FOREIGN_MARKED_RE = re.compile(r"\b(?:respuesta|r[ée]ponse|antwort|resposta|risposta)(?:\s+(?:correcta|correcte|richtige|correta|corretta))?\s*"
-                                r"(?:es|est|ist|lautet|[ée]|[èe])?\s*[:\-]?\s*(?:(?P<yes>s[ií]|s[iì]|oui|ja|sim)|(?P<no>no|non|nein|n[ãa]o))\b(?=\s*(?:[.!,;:\u2014-]|$))",
-                                re.IGNORECASE)
-
-
-def _foreign_marked(ctx: Context) -> str | None:
-    """"The answer is yes/no" in another language: "Die Antwort ist nein.", "Resposta: não.", "La réponse est oui."."""
-    m = last_match(_FOREIGN_MARKED_RE, ctx.prose)
-    return None if m is None else "yes" if m.group("yes") else "no"
 
 
 def _foreign_verdict(ctx: Context) -> str | None:
@@ -506,14 +470,8 @@ def _verdict_words(head: str, ctx: Context) -> str | None:
     return None
 
 
-_OPPOSITE_COMPARATIVES = (("more", "less"), ("more", "fewer"), ("greater", "less"), ("greater", "smaller"), ("bigger", "smaller"),
-                          ("larger", "smaller"), ("longer", "shorter"), ("taller", "shorter"), ("heavier", "lighter"), ("older", "younger"),
-                          ("faster", "slower"), ("higher", "lower"), ("warmer", "colder"), ("hotter", "colder"), ("hotter", "cooler"),
-                          ("wider", "narrower"), ("deeper", "shallower"), ("stronger", "weaker"), ("earlier", "later"),
-                          ("closer", "farther"), ("closer", "further"), ("nearer", "farther"), ("cheaper", "dearer"), ("richer", "poorer"),
-                          ("louder", "quieter"), ("brighter", "dimmer"), ("thicker", "thinner"), ("denser", "lighter"))
-_OPPOSITE = {(a, b) for a, b in _OPPOSITE_COMPARATIVES} | {(b, a) for a, b in _OPPOSITE_COMPARATIVES}
-_COMPARATIVES = frozenset(w for pair in _OPPOSITE_COMPARATIVES for w in pair)
+# a comparative: "more", "less", "fewer" or a word in -er that is not one of the common words so spelt
+_COMPARATIVE_RE = re.compile(r"(?:more|less|fewer|(?!(?:never|other|either|neither|rather|whether|however|after|over|under|number|water|ever|later|order|answer|together)$)[a-z]{2,}er)$")
 _ASKED_COMPARATIVE_RE = re.compile(r"\b([a-z]+)\s+than\b", re.IGNORECASE)
 _REPLY_COMPARATIVE_RE = re.compile(r"^\W*(?:(?:slightly|a\s+(?:bit|little|lot|touch)|much|far|way|somewhat|marginally|just|considerably|significantly"
                                    r"|substantially|actually|a\s+few\s+\w+|(?:it'?s|it\s+is|they'?re|they\s+are)|about|around|roughly)\s*,?\s+)*([a-z]+)\b",
@@ -542,22 +500,25 @@ _ASKS_EQUAL_RE = re.compile(r"\b(?:exactly|precisely|the\s+same\s+(?:as|size|len
 
 def _comparative_reply(head: str, question: str | None) -> str | None:
     """A reply that opens with a comparative to "Is A more/bigger/... than B?": the comparative asked
-    ("Slightly more.") affirms, its opposite ("Slightly less, actually: 29.57 mL.") denies; to a question
-    of equality ("exactly 30 mL?", "as tall as ...?") any comparative denies."""
+    ("Slightly more.") affirms, "less" or "fewer" for "more" denies, another comparative is left unextracted
+    (whether "smaller" denies "bigger" is knowledge of the words); to a question of equality ("exactly 30 mL?",
+    "as tall as ...?") any comparative denies."""
     if not question:
         return None
     asked = _ASKED_COMPARATIVE_RE.search(_asked(question))
     said = _REPLY_COMPARATIVE_RE.match(head)
-    if not said or said.group(1).lower() not in _COMPARATIVES:
+    if not said or not _COMPARATIVE_RE.match(said.group(1).lower()) or not re.match(r"\s*(?:than\b|[.,;:!\u2014-]|$)", head[said.end():]):
         return None
     if not asked and _ASKS_EQUAL_RE.search(_asked(question)) and not re.search(r"\bthan\b", head, re.IGNORECASE):
         return "no"  # "Slightly less." for "Is a fluid ounce exactly 30 mL?": not equal
     if not asked:
         return None
     a, b = asked.group(1).lower(), said.group(1).lower()
-    if a not in _COMPARATIVES or b not in _COMPARATIVES:
+    if not _COMPARATIVE_RE.match(a):
         return None
-    return "yes" if a == b else "no" if (a, b) in _OPPOSITE else None
+    if a == b or {a, b} in ({"more", "less"}, {"more", "fewer"}):  # the grammar's own opposites, not adjectives' antonyms
+        return "yes" if a == b else "no"
+    return ABSTAIN  # another comparative ("Much smaller." for "bigger than"): only knowledge of the words tells its sense
 
 
 # a verdict reported in a frame, its predicate left out: "The consensus is increasingly that they do."
@@ -638,25 +599,6 @@ _CONTRARY_RE = re.compile(r"^\W*contrary\s+to\s+[^,.;]{0,40},\s+", re.IGNORECASE
 _PREDICATE_RE = re.compile(rf"{_LEAD}(?:it|that|this|they)(?:'s|'re|\s+is|\s+are)\s+(?:(?:[a-z]+ly|quite|very)\s+)?(?!not\b|never\b)([a-z]{{3,}})\b(?!\s+(?:to|that|than|of|for)\b)"
                            r"(?=\s*(?:$|[.,;:!)\u2014-])|\s+(?:though|although|but|if|when|as\s+long\s+as|in\s+(?:most|many|some)\s+cases)\b)",
                            re.IGNORECASE)
-
-
-def _concluding(ctx: Context) -> str | None:
-    m = last_match(_CONCLUDE_RE, ctx.prose)
-    if m:
-        return "no" if m.group(2) else _word(m.group(1))
-    m = last_match(_TAIL_VERDICT_RE, ctx.text)
-    if m:
-        return _word(m.group("w") or m.group("w2"))
-    return None
-
-
-def _hedge(ctx: Context) -> str | None:
-    return ABSTAIN if ctx.hedged else None
-
-
-def _last_word(ctx: Context) -> str | None:
-    found = _LAST_RE.findall(ctx.prose)
-    return _word(found[-1]) if found else None
 
 
 _SUPERLATIVE_RE = re.compile(r"\b(?:most|least|best|worst|\w{3,}est)\b", re.IGNORECASE)
@@ -1125,7 +1067,6 @@ def _noun_stems(word: str) -> set[str]:
 _ASKS_KINDS_RE = re.compile(r"^\W*(?:are|were)\s+(?:the\s+|all\s+)?[a-z]+\s+([a-z]{3,}s(?<!ous)(?<!ss)(?<!less)(?<!us)(?<!is))\W*$", re.IGNORECASE)
 
 
-_NEGATIVE_PREFIX_RE = re.compile(r"^(?:un|in|il|im|ir|non-?|dis)(?=[a-z]{4,}$)")
 
 
 def _prefixed_opposite(main: str, question: str) -> bool:
@@ -1136,15 +1077,7 @@ def _prefixed_opposite(main: str, question: str) -> bool:
     for w in asked - said:
         if any(p + w in said for p in ("un", "in", "il", "im", "ir", "non", "dis")):
             return True
-        root = _NEGATIVE_PREFIX_RE.sub("", w)
-        if root != w and root in said and root in _PREFIXABLE:
-            return True
     return False
-
-
-# roots whose prefixed form is their opposite (not "inform" or "discover")
-_PREFIXABLE = frozenset("legal safe healthy possible true fair able likely usual common necessary polite responsible correct complete "
-                        "visible known honest pleasant popular regular sure lucky clear friendly comfortable tidy kind happy wise".split())
 
 
 _ASKS_COMPARED_RE = re.compile(r"^\W*(?:is|are|was|were|does|do)\s+(?:the\s+)?([A-Za-z][\w-]*)(?:\s+[\w-]+){0,3}?\s+(\w+er|more\s+\w+)\s+than\s+(?:the\s+)?([A-Za-z][\w-]*)",
@@ -1246,13 +1179,7 @@ def _without(main: str, ctx: Context) -> bool:
 
 
 RULES: tuple[Rule, ...] = (
-    Rule("boxed", "format", _boxed),
-    Rule("echo", "abstain", echo_rule),
-    Rule("courtesy", "answer_first", _courtesy),
-    Rule("correction", "self_correction", _correction),
-    Rule("non_answer", "abstain", _commitment.marked_non_answer),
-    Rule("marked", "marker", _marked),
-    Rule("foreign_marked", "other_language", _foreign_marked),
+    *_markers.front(MARKERS, _correction, before=(Rule("courtesy", "answer_first", _courtesy),)),
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
@@ -1261,15 +1188,15 @@ RULES: tuple[Rule, ...] = (
     Rule("first_word", "answer_first", _first_word),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
+    *_commitment.stage(lambda: RULES, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
     Rule("verdict", "verdict", _verdict),
     Rule("reported", "verdict", _reported),
-    Rule("concluding", "marker", _concluding),
+    _markers.rule(MARKERS, "concluding"),
     Rule("table", "table", _table),
-    Rule("last_word", "last", _last_word),
+    _markers.rule(MARKERS, "last", "last_word"),
     Rule("contrast_not", "negation", _contrast_not),
     Rule("other_is_more", "negation", _other_is_more),
     Rule("other_place", "negation", _other_place),
