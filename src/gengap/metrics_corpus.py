@@ -243,16 +243,26 @@ def weighted_auc(y: np.ndarray, scores: np.ndarray, W: np.ndarray) -> np.ndarray
 
 
 def weighted_average_precision(y: np.ndarray, scores: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """scikit-learn's average precision (sum over thresholds of recall step x precision), weighted."""
+    """scikit-learn's average precision (sum over thresholds of recall step x precision), weighted.
+
+    Only thresholds (tie groups) holding a positive add recall, so precision is read at those alone:
+    one cumulative sum over every row (the weight seen so far), the rest over the positives' groups."""
     order, starts = _tie_groups(scores, descending=True)
     yo = y[order]
-    Wo = np.take(W, order, axis=1)  # = W[:, order], twice as fast
-    tp_g = _group_sums(Wo * yo, starts)
-    tp = np.cumsum(tp_g, axis=1)
-    fp = np.cumsum(_group_sums(Wo, starts) - tp_g, axis=1)
+    Wo = np.take(W, order, axis=1)
+    if starts.size == yo.size:  # no ties: a group per row
+        hit = np.flatnonzero(yo)
+        tp_hit = np.take(Wo, hit, axis=1)
+    else:
+        hit = np.flatnonzero(np.add.reduceat(yo.astype(np.float64), starts) > 0)
+        tp_hit = np.take(np.add.reduceat(Wo * yo, starts, axis=1), hit, axis=1)
+    seen = np.take(np.cumsum(_group_sums(Wo, starts), axis=1), hit, axis=1)  # true + false positives
+    tp = np.cumsum(tp_hit, axis=1)
+    if tp.shape[1] == 0:
+        return np.full(len(W), np.nan)
     total = tp[:, -1:]
     with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(tp + fp > 0, tp / np.where(tp + fp > 0, tp + fp, 1), 1.0)
+        precision = np.where(seen > 0, tp / np.where(seen > 0, seen, 1), 1.0)
         recall = tp / np.where(total > 0, total, 1)
     ap = np.sum(_steps(recall) * precision, axis=1)
     return np.where(total[:, 0] > 0, ap, np.nan)
@@ -279,10 +289,9 @@ def weighted_aurc(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray) ->
     """Area under the risk-coverage curve: the error rate of the rows at least as confident as each
     distinct confidence, weighted by the coverage that confidence adds (tied rows enter together)."""
     cov, err = _risk_points(correct, confidence, W)
-    step = _steps(cov)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        risk = np.where(cov > 0, err / np.where(cov > 0, cov, 1), 0.0)
-    return np.sum(step * risk, axis=1) / cov[:, -1]
+    risk = np.divide(err, cov, out=np.zeros_like(err), where=cov > 0)  # 0 before any weight
+    risk *= _steps(cov)
+    return np.sum(risk, axis=1) / cov[:, -1]
 
 
 def weighted_selective_accuracy(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray, coverage: float) -> np.ndarray:
