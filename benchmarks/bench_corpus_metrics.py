@@ -151,8 +151,17 @@ def check_truths(chunks: int = 10, size: int = 2_000_000, seed: int = 2026) -> N
           "where no row is predicted positive)")
 
 
+#: Only the default interval and the naive one beside it (``--lean``): the others cost more resamples or a
+#: jackknife at 100,000 rows and are not what the grid's target is read from.
+LEAN = False
+NAIVE = {"auroc": "delong", "brier": "t", "log_loss": "t"}
+
+
 def methods(metric: str) -> list[str]:
     """The interval methods compared for a metric: its default first, then the others."""
+    if LEAN:
+        default = DEFAULT_INTERVAL.get(metric, "bca")
+        return list(dict.fromkeys([default, NAIVE.get(metric, "percentile")]))
     others = {"auroc": ["delong", "percentile", "bca"], "brier": ["t", "percentile", "bca"],
               "log_loss": ["t", "percentile", "bca"], "ece": ["percentile", "basic", "bca"]}.get(metric, ["percentile", "bca"])
     default = DEFAULT_INTERVAL.get(metric, "bca")
@@ -179,6 +188,7 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                 continue
             rng = np.random.default_rng(seed_base + n)
             rows: list[dict[str, object]] = []
+            saved = 0
             started, cpu = time.perf_counter(), time.process_time()
             for r in range(reps):
                 y, p = draw(n, prev, rng)
@@ -202,10 +212,12 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                     sk = sklearn_value(m, y, p)
                     row["sk_diff"] = abs(sk - ci.estimate) if sk is not None and np.isfinite(sk) else float("nan")
                     rows.append(row)
+                if save and (r + 1 - first_rep) % 10 == 0:  # every 10 reps, so a stopped run keeps what it did
+                    _append(save, rows[saved:])
+                    saved = len(rows)
             seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
             if save:
-                frame = pd.DataFrame.from_records(rows)
-                frame.to_csv(save, mode="a", header=not os.path.exists(save) or os.path.getsize(save) == 0, index=False)
+                _append(save, rows[saved:])
             cell = grid(pd.DataFrame.from_records(rows))
             records.append(cell)
             print(f"  prev={prev:.2f} n={n:>7,}: reps {first_rep}-{reps - 1} in {seconds:.0f} s wall, {cpu:.0f} s CPU "
@@ -213,6 +225,17 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
             with pd.option_context("display.width", 250):
                 print(cell.to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
     return pd.concat(records, ignore_index=True) if records else pd.DataFrame()
+
+
+def _append(path: str, rows: list[dict[str, object]]) -> None:
+    """Append rep outcomes to a CSV, always in the same columns (every interval method's hit column)."""
+    from gengap.analysis.corpus import INTERVAL_METHODS
+
+    columns = ["metric", "n", "prev", "rep", "truth", "truth_mc", "undefined", "estimate", "low", "high", "warned",
+               "sk_diff", "hit_mc"] + [f"hit_{k}" for k in INTERVAL_METHODS if k != "auto"]
+    if rows:
+        pd.DataFrame.from_records(rows).reindex(columns=columns).to_csv(
+            path, mode="a", index=False, header=not os.path.exists(path) or os.path.getsize(path) == 0)
 
 
 def grid(reps: pd.DataFrame) -> pd.DataFrame:
@@ -243,6 +266,33 @@ def grid(reps: pd.DataFrame) -> pd.DataFrame:
         record["truth"] = f"{record['truth']:.6g}"
         records.append(record)
     return pd.DataFrame.from_records(records)
+
+
+def part_cost(n: int, resamples: int, reps: int = 1) -> None:
+    """CPU seconds of each metric's intervals (the grid's methods, from the same resamples) on one test part
+    of ``n`` rows, per prevalence: what one rep of the coverage grid costs."""
+    records = []
+    for prev in PREVALENCES:
+        rng = np.random.default_rng(11)
+        row: dict[str, object] = {"n": n, "prev": prev}
+        spent = dict.fromkeys(METRICS, 0.0)
+        for r in range(reps):
+            data = as_data(*draw(n, prev, rng))
+            for m in METRICS:
+                cpu = time.process_time()
+                try:
+                    corpus_intervals(m, data, methods(m), n_resamples=resamples, seed=r)
+                except DataError:
+                    pass
+                spent[m] += time.process_time() - cpu
+        row.update({m: v / reps for m, v in spent.items()})
+        row["all"] = sum(spent.values()) / reps
+        records.append(row)
+    print(f"CPU seconds per test part of {n:,} rows, {resamples} resamples, methods: "
+          f"{'default and naive' if LEAN else 'all the grid compares'} (mean of {reps}; load average "
+          f"{os.getloadavg()[0]:.1f}):")
+    with pd.option_context("display.width", 300):
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.2f}"))
 
 
 def true_calibration(n_bins: int = 15) -> dict[str, float]:
@@ -492,6 +542,77 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
         print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
 
 
+ECE_METRICS = ["ece", "ece_adaptive", "ece_debiased"]
+
+
+def calibration_truths(prev: float, rows: int = 4_000_000) -> dict[str, float]:
+    """The population's binned calibration errors at ``prev``: each bin's gap is mean confidence less the
+    mean of each row's exact probability of being right (no draw of right or wrong), on ``rows`` draws;
+    equal-mass bins cut at the population's confidence quantiles. The model is overconfident in every
+    bin, so the binned L1 error is the same for any bins."""
+    rng = np.random.default_rng(12345)
+    y = (rng.uniform(size=rows) < prev).astype(int)
+    post = expit(np.log(prev / (1 - prev)) + rng.normal(size=rows) + y - 0.5)
+    p = expit(1.5 * logit(np.clip(post, 1e-12, 1 - 1e-12)))
+    conf, right = np.maximum(p, 1 - p), np.maximum(post, 1 - post)  # P(right | confidence), exactly
+    out = {}
+    for name in ECE_METRICS:
+        bins = ece_bins(conf, adaptive=name != "ece")
+        count = np.bincount(bins, minlength=15)
+        gap = np.bincount(bins, conf - right, minlength=15) / np.maximum(count, 1)
+        share = count / count.sum()
+        out[name] = float(np.sqrt(np.sum(share * gap**2))) if name == "ece_debiased" else float(np.sum(share * np.abs(gap)))
+    return out
+
+
+def ece_interval_coverage(reps: int, seed_base: int, cells: list[tuple[int, float]], resamples: int = 1_000) -> None:
+    """Coverage and mean width of the calibration errors' 95% intervals (``ece``, ``ece_adaptive``,
+    ``ece_debiased``) against their population values (:func:`calibration_truths`), every method from
+    the same resamples of each test part; the naive interval is the percentile bootstrap. ``warned``:
+    the share of parts whose default interval carried a warning."""
+    records = []
+    for n, prev in cells:
+        true = calibration_truths(prev)
+        rng = np.random.default_rng([seed_base, n, int(round(prev * 1000))])
+        hits: dict[str, dict[str, list[float]]] = {m: {} for m in ECE_METRICS}
+        width: dict[str, dict[str, list[float]]] = {m: {} for m in ECE_METRICS}
+        warned: dict[str, list[bool]] = {m: [] for m in ECE_METRICS}
+        names: dict[str, str] = {}
+        started, cpu = time.perf_counter(), time.process_time()
+        for r in range(reps):
+            data = as_data(*draw(n, prev, rng))
+            for m in ECE_METRICS:
+                asked = [DEFAULT_INTERVAL[m]] + [k for k in ("percentile", "basic", "span", "bca") if k != DEFAULT_INTERVAL[m]]
+                got = corpus_intervals(m, data, asked, n_resamples=resamples, seed=np.random.default_rng([seed_base, r, n]))
+                names[m] = got[asked[0]].method
+                warned[m].append(bool(got[asked[0]].warning))
+                for k, ci in got.items():
+                    for key in ("default", k) if k == asked[0] else (k,):
+                        hits[m].setdefault(key, []).append(float(ci.low <= true[m] <= ci.high))
+                        width[m].setdefault(key, []).append(ci.high - ci.low)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        cell = []
+        for m in ECE_METRICS:
+            cover = float(np.mean(hits[m]["default"]))
+            record: dict[str, object] = {"metric": m, "n": n, "prev": prev, "truth": true[m], "default": names[m],
+                                         "cover": cover, "MC se": float(np.sqrt(max(cover * (1 - cover), 0.95 * 0.05) / reps)),
+                                         "naive": float(np.mean(hits[m]["percentile"]))}
+            for k in ("basic", "span", "bca"):
+                record[k] = float(np.mean(hits[m][k]))
+            record["width"] = float(np.mean(width[m]["default"]))
+            record["naive width"] = float(np.mean(width[m]["percentile"]))
+            record["warned"] = float(np.mean(warned[m]))
+            record["flag"] = "!" if cover < 0.94 else ""
+            cell.append(record)
+        records += cell
+        print(f"  n={n:,} prev={prev}: {reps} parts in {seconds:.0f} s wall, {cpu:.0f} s CPU", flush=True)
+        print(pd.DataFrame.from_records(cell).to_string(index=False, float_format=lambda x: f"{x:.3f}"), flush=True)
+    print(f"Coverage of the calibration errors' 95% intervals (seed base {seed_base}, {reps} parts a cell, {resamples:,} "
+          "resamples; 'cover' is the default's, 'naive' the percentile bootstrap's; MC se the binomial SE of 'cover'):")
+    with pd.option_context("display.width", 250):
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer reps and no n = 100,000")
@@ -510,6 +631,13 @@ def main() -> None:
     ap.add_argument("--paired-gaps", action="store_true", help="only the coverage of corpus_gap's paired interval")
     ap.add_argument("--gap-seed", type=int, default=31, help="seed of --gaps / --paired-gaps (31: the first run)")
     ap.add_argument("--gap-cells", default=None, help="rows:prevalence of split a per cell, e.g. '200:0.5,1000:0.5'")
+    ap.add_argument("--ece-intervals", action="store_true",
+                    help="only the coverage of the calibration errors' intervals (ece, ece_adaptive, ece_debiased)")
+    ap.add_argument("--ece-seed", type=int, default=5311,
+                    help="seed base of --ece-intervals (31: the development run the defaults were chosen on)")
+    ap.add_argument("--ece-cells", default="500:0.5,500:0.1,500:0.01,5000:0.5,5000:0.1,5000:0.01,50:0.5,50:0.1,50:0.01",
+                    help="rows:prevalence per cell of --ece-intervals")
+    ap.add_argument("--gap-metrics", default=None, help="only these metrics in --gaps / --paired-gaps, e.g. 'mcc,ece_debiased'")
     ap.add_argument("--truth", choices=("exact", "mc", "both"), default="exact",
                     help="the true values: exact (default), mc (2,000,000 draws, as before), both (cover_mc beside)")
     ap.add_argument("--check-truths", action="store_true", help="only the exact truths beside 20,000,000 draws")
@@ -517,7 +645,16 @@ def main() -> None:
     ap.add_argument("--first-rep", type=int, default=0, help="skip the reps before this one (draw them, not evaluate)")
     ap.add_argument("--save", default=None, help="append every rep's outcome to this CSV")
     ap.add_argument("--from-saved", default=None, help="only the grid from saved CSVs (comma-separated)")
+    ap.add_argument("--lean", action="store_true", help="only each metric's default interval and the naive one")
+    ap.add_argument("--part-cost", type=int, default=None, help="only the CPU seconds of one test part of this many rows")
     args = ap.parse_args()
+    global LEAN
+    LEAN = args.lean
+    if args.metrics:
+        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
+    if args.part_cost:
+        part_cost(args.part_cost, args.resamples)
+        return
     if args.check_truths:
         check_truths()
         return
@@ -526,6 +663,12 @@ def main() -> None:
         with pd.option_context("display.width", 250, "display.max_rows", 500):
             print(grid(saved).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
         return
+    if args.ece_intervals:
+        cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.ece_cells.split(","))]
+        ece_interval_coverage(args.curves or (60 if args.quick else 200), args.ece_seed, cells, args.resamples)
+        return
+    if args.gap_metrics:
+        GAP_METRICS[:] = args.gap_metrics.split(",")
     if args.gaps or args.paired_gaps:
         cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.gap_cells.split(","))] if args.gap_cells else None
         gap_coverage(args.paired_gaps, args.curves or (40 if args.quick else 200), args.gap_seed, cells=cells)
@@ -536,8 +679,6 @@ def main() -> None:
     if args.debias:
         debias(200 if args.quick else 500)
         return
-    if args.metrics:
-        METRICS[:] = [m for m in METRICS if m in args.metrics.split(",")]
     if args.million:
         cost(million_only=True)
         return

@@ -222,13 +222,19 @@ def _tie_groups(scores: np.ndarray, descending: bool = False) -> tuple[np.ndarra
     return order, starts
 
 
+def _group_sums(values: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Each tie group's sum along axis 1: the values themselves when no two scores tie (the common case,
+    and the costly one at 100,000 rows: a reduce per element)."""
+    return values if starts.size == values.shape[1] else np.add.reduceat(values, starts, axis=1)
+
+
 def weighted_auc(y: np.ndarray, scores: np.ndarray, W: np.ndarray) -> np.ndarray:
     """AUC (ties count one half) of ``scores`` for positives ``y`` (bool) under each row of weights."""
     order, starts = _tie_groups(scores)
     yo = y[order]
-    Wo = W[:, order]
-    Wp = np.add.reduceat(Wo * yo, starts, axis=1)
-    Wn = np.add.reduceat(Wo, starts, axis=1) - Wp
+    Wo = np.take(W, order, axis=1)  # = W[:, order], twice as fast
+    Wp = _group_sums(Wo * yo, starts)
+    Wn = _group_sums(Wo, starts) - Wp
     below = np.cumsum(Wn, axis=1) - Wn
     num = np.sum(Wp * (below + 0.5 * Wn), axis=1)
     den = Wp.sum(axis=1) * Wn.sum(axis=1)
@@ -237,28 +243,45 @@ def weighted_auc(y: np.ndarray, scores: np.ndarray, W: np.ndarray) -> np.ndarray
 
 
 def weighted_average_precision(y: np.ndarray, scores: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """scikit-learn's average precision (sum over thresholds of recall step x precision), weighted."""
+    """scikit-learn's average precision (sum over thresholds of recall step x precision), weighted.
+
+    Only thresholds (tie groups) holding a positive add recall, so precision is read at those alone:
+    one cumulative sum over every row (the weight seen so far), the rest over the positives' groups."""
     order, starts = _tie_groups(scores, descending=True)
     yo = y[order]
-    Wo = W[:, order]
-    tp_g = np.add.reduceat(Wo * yo, starts, axis=1)
-    tp = np.cumsum(tp_g, axis=1)
-    fp = np.cumsum(np.add.reduceat(Wo, starts, axis=1) - tp_g, axis=1)
+    Wo = np.take(W, order, axis=1)
+    if starts.size == yo.size:  # no ties: a group per row
+        hit = np.flatnonzero(yo)
+        tp_hit = np.take(Wo, hit, axis=1)
+    else:
+        hit = np.flatnonzero(np.add.reduceat(yo.astype(np.float64), starts) > 0)
+        tp_hit = np.take(np.add.reduceat(Wo * yo, starts, axis=1), hit, axis=1)
+    seen = np.take(np.cumsum(_group_sums(Wo, starts), axis=1), hit, axis=1)  # true + false positives
+    tp = np.cumsum(tp_hit, axis=1)
+    if tp.shape[1] == 0:
+        return np.full(len(W), np.nan)
     total = tp[:, -1:]
     with np.errstate(invalid="ignore", divide="ignore"):
-        precision = np.where(tp + fp > 0, tp / np.where(tp + fp > 0, tp + fp, 1), 1.0)
+        precision = np.where(seen > 0, tp / np.where(seen > 0, seen, 1), 1.0)
         recall = tp / np.where(total > 0, total, 1)
-    step = np.diff(np.concatenate([np.zeros((len(W), 1)), recall], axis=1), axis=1)
-    ap = np.sum(step * precision, axis=1)
+    ap = np.sum(_steps(recall) * precision, axis=1)
     return np.where(total[:, 0] > 0, ap, np.nan)
+
+
+def _steps(cumulative: np.ndarray) -> np.ndarray:
+    """The increments of each row of a cumulative sum from 0 (``np.diff`` after a column of zeros, without the copy)."""
+    out = np.empty_like(cumulative)
+    out[:, :1] = cumulative[:, :1]
+    np.subtract(cumulative[:, 1:], cumulative[:, :-1], out=out[:, 1:])
+    return out
 
 
 def _risk_points(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Cumulative weight and cumulative errors at the end of each tie group, most confident first."""
     order, starts = _tie_groups(confidence, descending=True)
-    Wo = W[:, order]
-    cov = np.cumsum(np.add.reduceat(Wo, starts, axis=1), axis=1)
-    err = np.cumsum(np.add.reduceat(Wo * (1.0 - correct[order]), starts, axis=1), axis=1)
+    Wo = np.take(W, order, axis=1)  # = W[:, order], twice as fast
+    cov = np.cumsum(_group_sums(Wo, starts), axis=1)
+    err = np.cumsum(_group_sums(Wo * (1.0 - correct[order]), starts), axis=1)
     return cov, err
 
 
@@ -266,22 +289,27 @@ def weighted_aurc(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray) ->
     """Area under the risk-coverage curve: the error rate of the rows at least as confident as each
     distinct confidence, weighted by the coverage that confidence adds (tied rows enter together)."""
     cov, err = _risk_points(correct, confidence, W)
-    step = np.diff(np.concatenate([np.zeros((len(W), 1)), cov], axis=1), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        risk = np.where(cov > 0, err / np.where(cov > 0, cov, 1), 0.0)
-    return np.sum(step * risk, axis=1) / cov[:, -1]
+    risk = np.divide(err, cov, out=np.zeros_like(err), where=cov > 0)  # 0 before any weight
+    risk *= _steps(cov)
+    return np.sum(risk, axis=1) / cov[:, -1]
 
 
 def weighted_selective_accuracy(correct: np.ndarray, confidence: np.ndarray, W: np.ndarray, coverage: float) -> np.ndarray:
     """Accuracy of the most confident ``coverage`` share of the rows (a tie group at the cut enters in part)."""
     cov, err = _risk_points(correct, confidence, W)
-    out = np.empty(len(W))
-    for b in range(len(W)):
-        total = cov[b, -1]
-        x = np.concatenate([[0.0], cov[b]])
-        e = np.interp(coverage * total, x, np.concatenate([[0.0], err[b]]))
-        out[b] = 1.0 - e / (coverage * total)
-    return out
+    target = coverage * cov[:, -1]
+    # np.interp(target, [0, cov...], [0, err...]) row by row, vectorized: the last point at or below the
+    # target, and the straight line to the next one (equal points carry equal errors: zero-weight groups)
+    j = np.sum(cov <= target[:, None], axis=1) - 1  # index into cov; -1 is the point (0, 0) before it
+    rows = np.arange(len(W))
+    x0 = np.where(j >= 0, cov[rows, np.maximum(j, 0)], 0.0)
+    e0 = np.where(j >= 0, err[rows, np.maximum(j, 0)], 0.0)
+    last = j >= cov.shape[1] - 1
+    x1, e1 = cov[rows, np.minimum(j + 1, cov.shape[1] - 1)], err[rows, np.minimum(j + 1, cov.shape[1] - 1)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        between = (e1 - e0) / (x1 - x0) * (target - x0) + e0
+    e = np.where((x0 == target) | last, e0, between)
+    return 1.0 - e / target
 
 
 def ece_bins(confidence: np.ndarray, *, adaptive: bool, n_bins: int = ECE_BINS) -> np.ndarray:
@@ -298,32 +326,34 @@ def weighted_ece(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray, 
     order = np.argsort(bins, kind="stable")
     b = bins[order]
     starts = np.flatnonzero(np.concatenate([[True], b[1:] != b[:-1]]))
-    Wo = W[:, order]
+    Wo = np.take(W, order, axis=1)  # = W[:, order], twice as fast
     gap = np.add.reduceat(Wo * (confidence[order] - correct[order]), starts, axis=1)
     return np.abs(gap).sum(axis=1) / Wo.sum(axis=1)
 
 
 def weighted_l2_calibration_error(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray, W: np.ndarray, *,
-                                  debiased: bool = True) -> np.ndarray:
+                                  debiased: bool = True, squared: bool = False) -> np.ndarray:
     """The binned L2 calibration error, sqrt of the sum over bins of (bin weight / total) x (mean
     confidence - accuracy)^2; ``debiased`` subtracts from each bin's squared gap the variance of its
     accuracy, acc (1 - acc) / (n_b - 1), which the plug-in adds on average (Kumar, Liang and Ma 2019,
     "Verified uncertainty calibration"), and floors the sum at 0 before the square root.
+    ``squared``: the sum itself, neither floored nor rooted (debiased: an estimate of the squared
+    error without its bias, which may fall below 0; its interval is read on this scale).
     """
     order = np.argsort(bins, kind="stable")
     b = bins[order]
     starts = np.flatnonzero(np.concatenate([[True], b[1:] != b[:-1]]))
-    Wo = W[:, order]
+    Wo = np.take(W, order, axis=1)  # = W[:, order], twice as fast
     n_b = np.add.reduceat(Wo, starts, axis=1)
     right = np.add.reduceat(Wo * correct[order], starts, axis=1)
     conf = np.add.reduceat(Wo * confidence[order], starts, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = np.where(n_b > 0, right / np.where(n_b > 0, n_b, 1), 0.0)
-        squared = np.where(n_b > 0, (conf / np.where(n_b > 0, n_b, 1) - acc) ** 2, 0.0)
+        gap2 = np.where(n_b > 0, (conf / np.where(n_b > 0, n_b, 1) - acc) ** 2, 0.0)
         if debiased:
-            squared = squared - np.where(n_b > 1, acc * (1 - acc) / np.where(n_b > 1, n_b - 1, 1), 0.0)
-    total = np.sum(n_b * squared, axis=1) / n_b.sum(axis=1)
-    return np.sqrt(np.maximum(total, 0.0))
+            gap2 = gap2 - np.where(n_b > 1, acc * (1 - acc) / np.where(n_b > 1, n_b - 1, 1), 0.0)
+    total = np.sum(n_b * gap2, axis=1) / n_b.sum(axis=1)
+    return total if squared else np.sqrt(np.maximum(total, 0.0))
 
 
 def confusion_from_counts(counts: np.ndarray, k: int) -> np.ndarray:
@@ -514,6 +544,10 @@ def _ece_debiased(metric: CorpusMetric, data: CorpusData) -> Callable[[np.ndarra
     def stat(W: np.ndarray) -> np.ndarray:
         return weighted_l2_calibration_error(data.correct, data.confidence, bins, W)
 
+    def squared(W: np.ndarray) -> np.ndarray:  # the estimate before the floor and the root: its interval's scale
+        return weighted_l2_calibration_error(data.correct, data.confidence, bins, W, squared=True)
+
+    stat.squared = squared  # type: ignore[attr-defined]
     return stat
 
 

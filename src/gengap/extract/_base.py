@@ -66,7 +66,7 @@ class Rule:
 # ---------------------------------------------------------------------------------------- text helpers
 # re.compile, kept for the patterns built from options and letters: more of them than re's own cache of 512 holds
 compiled = lru_cache(maxsize=4096)(re.compile)
-_MD_RE = re.compile(r"[*_`]+|^#{1,3}\s+", re.MULTILINE)
+_MD_RE = re.compile(r"(?=[*_`#])(?:[*_`]+|^#{1,3}\s+)", re.MULTILINE)  # (?=...): a cheap test first
 _SPACES = {"\u2212": "-", "\u2013": "-", "\u2014": " - ", "\u00a0": " ", "\u202f": " ", "\u2009": " ",
            "\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}
 _SPACES_RE = re.compile("|".join(_SPACES))
@@ -267,8 +267,9 @@ def boxed(text: str) -> str | None:
 # a marked answer ("Final answer:", "The answer is", "I'd go with"): the marker phrases of phrases/en.toml
 STRONG_MARK_RE = re.compile(opening_lookahead(phrases("marker", ("en",))) + alternation("marker", ("en",))
                             + r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*", re.IGNORECASE)
-WEAK_MARK_RE = re.compile(  # a conclusion (the phrase list of phrases/en.toml), or a labelled result or total
-    r"(?:\b" + alternation("conclusion", ("en",)) + r"\b"
+WEAK_MARK_RE = re.compile(  # a conclusion (the phrase list of phrases/en.toml), or a labelled result or total; what it opens with first
+    opening_lookahead([*phrases("conclusion", ("en",)), "result", r"[\s]", "total", "difference", "sum", "product", "remainder"])
+    + r"(?:\b" + alternation("conclusion", ("en",)) + r"\b"
     r"|\bresult(?:\s+is)?|(?:^|\n)\s*(?:total|difference|sum|product|remainder)\s*:)\s*,?\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*",
     re.IGNORECASE,
 )
