@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from gengap.extract._base import Context, Rule, echo_rule
+from gengap.extract._base import MARKER_OPENS, MARKER_SUFFIX, STRONG_MARK_RE, Context, Rule, echo_rule
 from gengap.extract._commitment import marked_non_answer
 from gengap.extract._phrases import alternation, languages_with
 
@@ -33,14 +33,11 @@ def marker_pattern(extra: str = "", opens: str = "") -> re.Pattern[str]:
     """The markers of every phrase file and a kind's own (``extra``, opening with one of ``opens``: a cheap first
     test that tests/test_extract_speed.py keeps complete), as one pattern ending where the answer starts."""
     alternatives = alternation("marker", languages_with("marker"))[3:-1] + (f"|{extra}" if extra else "")
-    return re.compile(f"(?=[{''.join(sorted(set(_OPENS + opens)))}])(?:{alternatives})"
-                      r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*", re.IGNORECASE)
+    return re.compile(f"(?=[{''.join(sorted(set(MARKER_OPENS + opens)))}])(?:{alternatives})" + MARKER_SUFFIX, re.IGNORECASE)
 
 
-# what the phrase files' markers open with: "####", "final", "answer", "my", "la respuesta", "die Antwort", "答案"
-_OPENS = "#abcdfilmr\u6b63\u7b54"
 #: The markers of every language (English "Final answer:", Spanish "La respuesta es", ...).
-MARKER_RE = marker_pattern()
+MARKER_RE = STRONG_MARK_RE
 
 
 @dataclass(frozen=True)
