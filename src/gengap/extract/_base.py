@@ -342,18 +342,6 @@ def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     return found
 
 
-def after_last(pattern: re.Pattern[str], text: str, *, matches: Sequence[re.Match[str]] | None = None) -> str | None:
-    """The text after the last match of ``pattern`` up to the end of that line (or the next line when empty)."""
-    found = matches if matches is not None else list(pattern.finditer(text))
-    if not found:
-        return None
-    tail = text[found[-1].end():]
-    line = tail.split("\n", 1)[0].strip()
-    if not line and "\n" in tail:  # "Answer:\n42"
-        line = tail.strip().split("\n", 1)[0].strip()
-    return line
-
-
 # a base model that goes on to write the next question of its few-shot prompt
 _CONTINUATION_RE = re.compile(r"\n\s*(?:#+\s*)?(?:question|q|problem|input|user|human|exercise|statement|passage|claim)\s*\d*\s*(?:[:.)]|$)"
                               r"|(?<=[.!?])[ \t]+(?:Question|Q|Problem)\s*\d*\s*:\s", re.IGNORECASE)

@@ -1022,15 +1022,11 @@ def _option_list(ctx: Context) -> str | None:
     return ABSTAIN if len(labels) >= 2 else None
 
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction),
-    Rule("bold", "format", _bold),
-    Rule("ticked_row", "table", _ticked_row),
-    Rule("verdict_list", "marker", _verdict_list),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_strict_read,
-                       also=(Rule("option_list", "abstain", _option_list),
-                             Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
-                             Rule("none_of_them", "abstain", _commitment.rejects_every_option))),
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, pick=_strict_read, hedge=_hedge, unfinished=_unfinished,
+    also=(Rule("option_list", "abstain", _option_list), Rule("none_of_them", "abstain", _commitment.rejects_every_option)),
+    stated=(Rule("bold", "format", _bold), Rule("ticked_row", "table", _ticked_row), Rule("verdict_list", "marker", _verdict_list)),
+    prose=(
     Rule("answer_first", "answer_first", _commitment.choice_on_question(_answer_first)),
     Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
@@ -1044,7 +1040,7 @@ RULES: tuple[Rule, ...] = (
     Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _commitment.choice_on_question(_option_text)),
     Rule("direction", "option_text", _direction),
-)
+))
 
 
 def options_named(output: str, choices: Sequence[str], question: str | None = None) -> list[str]:

@@ -20,12 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from gengap.extract._base import MARKER_OPENS, MARKER_SUFFIX, STRONG_MARK_RE, Context, Rule, echo_rule
-from gengap.extract._commitment import marked_non_answer
+from gengap.extract._commitment import marked_non_answer, stage, tentative_rule
 from gengap.extract._phrases import alternation, languages_with
 
-__all__ = ["MARKER_RE", "Markers", "marker_pattern", "front", "read_marked", "read_region", "rule"]
+__all__ = ["MARKER_RE", "Markers", "cascade", "front", "marker_pattern", "read_marked", "read_region", "rule"]
 Reader = Callable[[Context, str], "str | None"]
 
 
@@ -102,6 +103,17 @@ def front(table: Markers, correction: Callable[[Context], str | None], *, before
     (read by ``correction``), an answer slot that holds no answer (unextracted), the marked answer."""
     return (*before, rule(table, "boxed"), Rule("echo", "abstain", echo_rule), Rule("correction", "self_correction", correction),
             Rule("non_answer", "abstain", marked_non_answer), rule(table, "marked"))
+
+
+def cascade(table: Markers, rules: Callable[[], Sequence[Rule]], correction: Callable[[Context], str | None], *,
+            before: Sequence[Rule] = (), stated: Sequence[Rule] = (), prose: Sequence[Rule] = (),
+            pick: Callable[[Context, str], str | None] | None = None, **commitment: Any) -> tuple[Rule, ...]:
+    """A kind's cascade, its stages in the one order every kind reads in: the :func:`front`, the kind's readers of an
+    answer stated outright (``stated``: a table, bold, a verdict word opening the reply), the commitment stage
+    (``_commitment.stage``, with ``commitment``'s options and ``pick``), the kind's readers of answers in prose
+    (``prose``), and last the one tentative pick of a short output, read with ``pick``."""
+    return (*front(table, correction, before=before), *stated, *stage(rules, pick=pick, **commitment), *prose,
+            *((Rule("tentative", "abstain", tentative_rule(pick)),) if pick is not None else ()))
 
 
 def rule(table: Markers, position: str, name: str | None = None) -> Rule:

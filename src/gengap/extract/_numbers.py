@@ -1466,11 +1466,10 @@ def _last(ctx: Context, text: str) -> str | None:
 MARKERS = Markers(first=_resulting, named=_opening, last=_last, conclusion=WEAK_MARK_RE, region=("marked", "concluding", "last"),
                   alone=lambda ctx, line: len(_nums(ctx, line)) <= 1 or _BARE_RE.match(line) is not None)
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction),
-    Rule("table", "table", _table),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_first_number,
-                       also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic))),
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, pick=_first_number, hedge=_hedge, unfinished=_unfinished,
+    also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic)),
+    stated=(Rule("table", "table", _table),), prose=(
     Rule("none", "answer_first", _none),
     Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),
@@ -1481,8 +1480,7 @@ RULES: tuple[Rule, ...] = (
     Rule("answer_first", "answer_first", _commitment.number_on_question(_answer_first)),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
-    Rule("tentative", "abstain", _commitment.tentative_rule(_first_number)),
-)
+))
 
 
 def read(output: str, question: str | None = None, disabled: frozenset[str] = frozenset()) -> str | None:

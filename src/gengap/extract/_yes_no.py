@@ -1173,8 +1173,9 @@ def _without(main: str, ctx: Context) -> bool:
     return False
 
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction, before=(Rule("courtesy", "answer_first", _courtesy),)),
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, before=(Rule("courtesy", "answer_first", _courtesy),),
+    also=(Rule("both_verdicts", "abstain", _both_verdicts),), stated=(
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
@@ -1183,7 +1184,7 @@ RULES: tuple[Rule, ...] = (
     _markers.rule(MARKERS, "first", "first_word"),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    *_commitment.stage(lambda: RULES, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
+    ), prose=(
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
@@ -1202,4 +1203,4 @@ RULES: tuple[Rule, ...] = (
     Rule("one_side", "abstain", _commitment.one_side_of_a_comparison),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
-)
+))
