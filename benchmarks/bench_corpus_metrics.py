@@ -441,12 +441,13 @@ def breaks(reps: int, seed: int = 77) -> None:
 GAP_METRICS = ["auroc", "macro_f1", "mcc", "brier", "log_loss", "ece"]
 
 
-def gap_methods(metric: str) -> list[str]:
+def gap_methods(metric: str, paired: bool = False) -> list[str]:
     """The gap intervals compared for a metric: the default ("auto") first, then the others."""
-    from gengap.analysis.corpus import DEFAULT_GAP_INTERVAL
+    from gengap.analysis.corpus import DEFAULT_GAP_INTERVAL, DEFAULT_PAIRED_GAP_INTERVAL
 
     others = ["percentile", "basic", "normal", "span", "bca"] + (["t"] if metric in ("brier", "log_loss") else [])
-    default = "delong" if metric == "auroc" else DEFAULT_GAP_INTERVAL.get(metric, "percentile")
+    default = "delong" if metric == "auroc" else ((DEFAULT_PAIRED_GAP_INTERVAL.get(metric) if paired else None)
+                                                  or DEFAULT_GAP_INTERVAL.get(metric, "percentile"))
     return [default] + [k for k in others if k != default]
 
 
@@ -493,6 +494,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
         hits: dict[str, dict[str, list[float]]] = {m: {} for m in GAP_METRICS}
         width: dict[str, dict[str, list[float]]] = {m: {} for m in GAP_METRICS}
         names: dict[str, str] = {}
+        gap_warned: dict[str, list[bool]] = {}
         started = time.perf_counter()
         cpu = time.process_time()
         for r in range(reps):
@@ -502,7 +504,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
                 da, db = as_data(*draw(n, prev, rng)), as_data(*draw(3 * n, 0.1, rng))
             a, b = _frame(da), _frame(db)
             for m in GAP_METRICS:
-                asked = gap_methods(m)
+                asked = gap_methods(m, paired)
                 try:
                     got = corpus_gaps(m, a, b, asked, paired=paired, n_resamples=resamples, seed=r)
                     if paired:
@@ -511,6 +513,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
                 except DataError:
                     continue
                 names[m] = got[asked[0]].effect.method
+                gap_warned.setdefault(m, []).append(bool(got[asked[0]].effect.warning))
                 for k, test in got.items():
                     for key in ("default", k) if k == asked[0] else (k,):
                         hits[m].setdefault(key, []).append(float(test.effect.low <= true[m] <= test.effect.high))
@@ -529,6 +532,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
             record["width"] = float(np.mean(width[m]["default"]))
             if paired:
                 record["naive width"] = float(np.mean(width[m]["naive"]))
+            record["warned"] = float(np.mean(gap_warned[m]))  # the default interval carried a warning
             record["flag"] = "!" if cover < 0.94 else ""
             cell.append(record)
         records += cell
@@ -540,6 +544,77 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
           "default's; MC se the binomial SE of it):")
     with pd.option_context("display.width", 250):
         print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
+
+
+ECE_METRICS = ["ece", "ece_adaptive", "ece_debiased"]
+
+
+def calibration_truths(prev: float, rows: int = 4_000_000) -> dict[str, float]:
+    """The population's binned calibration errors at ``prev``: each bin's gap is mean confidence less the
+    mean of each row's exact probability of being right (no draw of right or wrong), on ``rows`` draws;
+    equal-mass bins cut at the population's confidence quantiles. The model is overconfident in every
+    bin, so the binned L1 error is the same for any bins."""
+    rng = np.random.default_rng(12345)
+    y = (rng.uniform(size=rows) < prev).astype(int)
+    post = expit(np.log(prev / (1 - prev)) + rng.normal(size=rows) + y - 0.5)
+    p = expit(1.5 * logit(np.clip(post, 1e-12, 1 - 1e-12)))
+    conf, right = np.maximum(p, 1 - p), np.maximum(post, 1 - post)  # P(right | confidence), exactly
+    out = {}
+    for name in ECE_METRICS:
+        bins = ece_bins(conf, adaptive=name != "ece")
+        count = np.bincount(bins, minlength=15)
+        gap = np.bincount(bins, conf - right, minlength=15) / np.maximum(count, 1)
+        share = count / count.sum()
+        out[name] = float(np.sqrt(np.sum(share * gap**2))) if name == "ece_debiased" else float(np.sum(share * np.abs(gap)))
+    return out
+
+
+def ece_interval_coverage(reps: int, seed_base: int, cells: list[tuple[int, float]], resamples: int = 1_000) -> None:
+    """Coverage and mean width of the calibration errors' 95% intervals (``ece``, ``ece_adaptive``,
+    ``ece_debiased``) against their population values (:func:`calibration_truths`), every method from
+    the same resamples of each test part; the naive interval is the percentile bootstrap. ``warned``:
+    the share of parts whose default interval carried a warning."""
+    records = []
+    for n, prev in cells:
+        true = calibration_truths(prev)
+        rng = np.random.default_rng([seed_base, n, int(round(prev * 1000))])
+        hits: dict[str, dict[str, list[float]]] = {m: {} for m in ECE_METRICS}
+        width: dict[str, dict[str, list[float]]] = {m: {} for m in ECE_METRICS}
+        warned: dict[str, list[bool]] = {m: [] for m in ECE_METRICS}
+        names: dict[str, str] = {}
+        started, cpu = time.perf_counter(), time.process_time()
+        for r in range(reps):
+            data = as_data(*draw(n, prev, rng))
+            for m in ECE_METRICS:
+                asked = [DEFAULT_INTERVAL[m]] + [k for k in ("percentile", "basic", "span", "bca") if k != DEFAULT_INTERVAL[m]]
+                got = corpus_intervals(m, data, asked, n_resamples=resamples, seed=np.random.default_rng([seed_base, r, n]))
+                names[m] = got[asked[0]].method
+                warned[m].append(bool(got[asked[0]].warning))
+                for k, ci in got.items():
+                    for key in ("default", k) if k == asked[0] else (k,):
+                        hits[m].setdefault(key, []).append(float(ci.low <= true[m] <= ci.high))
+                        width[m].setdefault(key, []).append(ci.high - ci.low)
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+        cell = []
+        for m in ECE_METRICS:
+            cover = float(np.mean(hits[m]["default"]))
+            record: dict[str, object] = {"metric": m, "n": n, "prev": prev, "truth": true[m], "default": names[m],
+                                         "cover": cover, "MC se": float(np.sqrt(max(cover * (1 - cover), 0.95 * 0.05) / reps)),
+                                         "naive": float(np.mean(hits[m]["percentile"]))}
+            for k in ("basic", "span", "bca"):
+                record[k] = float(np.mean(hits[m][k]))
+            record["width"] = float(np.mean(width[m]["default"]))
+            record["naive width"] = float(np.mean(width[m]["percentile"]))
+            record["warned"] = float(np.mean(warned[m]))
+            record["flag"] = "!" if cover < 0.94 else ""
+            cell.append(record)
+        records += cell
+        print(f"  n={n:,} prev={prev}: {reps} parts in {seconds:.0f} s wall, {cpu:.0f} s CPU", flush=True)
+        print(pd.DataFrame.from_records(cell).to_string(index=False, float_format=lambda x: f"{x:.3f}"), flush=True)
+    print(f"Coverage of the calibration errors' 95% intervals (seed base {seed_base}, {reps} parts a cell, {resamples:,} "
+          "resamples; 'cover' is the default's, 'naive' the percentile bootstrap's; MC se the binomial SE of 'cover'):")
+    with pd.option_context("display.width", 250):
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
 
 
 def main() -> None:
@@ -560,6 +635,13 @@ def main() -> None:
     ap.add_argument("--paired-gaps", action="store_true", help="only the coverage of corpus_gap's paired interval")
     ap.add_argument("--gap-seed", type=int, default=31, help="seed of --gaps / --paired-gaps (31: the first run)")
     ap.add_argument("--gap-cells", default=None, help="rows:prevalence of split a per cell, e.g. '200:0.5,1000:0.5'")
+    ap.add_argument("--ece-intervals", action="store_true",
+                    help="only the coverage of the calibration errors' intervals (ece, ece_adaptive, ece_debiased)")
+    ap.add_argument("--ece-seed", type=int, default=5311,
+                    help="seed base of --ece-intervals (31: the development run the defaults were chosen on)")
+    ap.add_argument("--ece-cells", default="500:0.5,500:0.1,500:0.01,5000:0.5,5000:0.1,5000:0.01,50:0.5,50:0.1,50:0.01",
+                    help="rows:prevalence per cell of --ece-intervals")
+    ap.add_argument("--gap-metrics", default=None, help="only these metrics in --gaps / --paired-gaps, e.g. 'mcc,ece_debiased'")
     ap.add_argument("--truth", choices=("exact", "mc", "both"), default="exact",
                     help="the true values: exact (default), mc (2,000,000 draws, as before), both (cover_mc beside)")
     ap.add_argument("--check-truths", action="store_true", help="only the exact truths beside 20,000,000 draws")
@@ -585,6 +667,12 @@ def main() -> None:
         with pd.option_context("display.width", 250, "display.max_rows", 500):
             print(grid(saved).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
         return
+    if args.ece_intervals:
+        cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.ece_cells.split(","))]
+        ece_interval_coverage(args.curves or (60 if args.quick else 200), args.ece_seed, cells, args.resamples)
+        return
+    if args.gap_metrics:
+        GAP_METRICS[:] = args.gap_metrics.split(",")
     if args.gaps or args.paired_gaps:
         cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.gap_cells.split(","))] if args.gap_cells else None
         gap_coverage(args.paired_gaps, args.curves or (40 if args.quick else 200), args.gap_seed, cells=cells)

@@ -19,6 +19,7 @@ from gengap.analysis.corpus import (
     _jack_ece,
     corpus_break,
     corpus_curve,
+    corpus_data,
     corpus_gap,
     corpus_intervals,
     corpus_score,
@@ -97,7 +98,8 @@ def test_methods_share_resamples_and_defaults_follow_the_metric() -> None:
     assert got["percentile"] != got["bca"]
     assert corpus_score("auroc", rows).method == "delong-logit"
     assert corpus_score("auroc", rows, method="delong").method == "delong"
-    assert corpus_score("ece", rows, n_resamples=500).method == "bootstrap-basic"
+    assert corpus_score("ece", rows, n_resamples=500).method == "bootstrap-span"
+    assert corpus_score("ece_debiased", rows, n_resamples=500).method == "bootstrap-normal-squared"
     assert corpus_score("mcc", rows, n_resamples=500).method == "bootstrap-cells-percentile"
     assert corpus_score("log_loss", rows, n_resamples=500).method == "bootstrap-bca"
     assert corpus_score("aurc", rows, n_resamples=500).method == "bootstrap-bca"
@@ -292,17 +294,90 @@ def test_the_paired_delong_test_pairs_the_components_row_by_row() -> None:
     assert se == pytest.approx(np.sqrt(var), rel=1e-9)
 
 
+def test_the_span_interval_of_ece_is_both_normal_intervals_joined() -> None:
+    # the estimate's and the bias-corrected estimate's normal intervals, from the same resamples
+    rows = _rows(300, 41)
+    data = corpus_data(rows)
+    for metric in ("ece", "ece_adaptive"):
+        ci = corpus_score(metric, rows, n_resamples=2_000, seed=5, method="span")
+        boot = resample_statistic(get_metric(metric).statistic(data), 300, 2_000, np.random.default_rng(5))
+        z, se, corrected = scipy.stats.norm.ppf(0.975), boot.std(ddof=1), 2 * ci.estimate - boot.mean()
+        assert corrected < ci.estimate  # the resamples sit above the estimate: the plug-in is biased upward
+        assert ci.low == pytest.approx(max(0.0, corrected - z * se), abs=1e-12), metric
+        assert ci.high == pytest.approx(ci.estimate + z * se, abs=1e-12), metric
+        assert ci.method == "bootstrap-span"
+    # many rows and resamples: the bins' counts are drawn exactly, and the interval is still a span
+    big = corpus_score("ece", _rows(3_000, 42), n_resamples=5_000, seed=1)
+    assert big.method == "bootstrap-bins-span" and big.low < big.estimate < big.high
+
+
+def test_the_debiased_ece_interval_is_read_on_the_squared_scale() -> None:
+    rows = _rows(400, 43)
+    data = corpus_data(rows)
+    stat = get_metric("ece_debiased").statistic(data)
+    square = float(stat.squared(np.ones((1, 400)))[0])  # type: ignore[attr-defined]
+    assert np.sqrt(max(square, 0.0)) == pytest.approx(float(stat(np.ones((1, 400)))[0]), abs=1e-15)
+    ci = corpus_score("ece_debiased", rows, n_resamples=2_000, seed=3)
+    squares = resample_statistic(stat.squared, 400, 2_000, np.random.default_rng(3))  # type: ignore[attr-defined]
+    half = scipy.stats.norm.ppf(0.975) * squares.std(ddof=1)
+    assert ci.method == "bootstrap-normal-squared"
+    assert ci.low == pytest.approx(np.sqrt(max(square - half, 0.0)), abs=1e-12)
+    assert ci.high == pytest.approx(np.sqrt(square + half), abs=1e-12)
+    # a calibrated model: the squared error's interval reaches below 0, so the interval starts at 0
+    calibrated = corpus_score("ece_debiased", _rows(400, 44, overconfident=1.0), n_resamples=1_000)
+    assert calibrated.low == 0.0 and calibrated.high > calibrated.estimate
+    with pytest.raises(ConfigError, match="normal-squared' is for ece_debiased"):
+        corpus_score("ece", rows, method="normal-squared")
+
+
 def test_every_corpus_interval_warns_where_the_benchmark_finds_it_short() -> None:
-    # the grid's short cells: n = 50; about 5 positives (1% of 500); a calibration error below 5,000 rows
+    # the grid's short cells: n = 50; about 5 positives (1% of 500); ECE below 200 rows, adaptive ECE below 500
     small = _rows(50, 21)
-    for metric in ("auroc", "pr_auc", "macro_f1", "mcc", "brier", "ece", "aurc"):
+    for metric in ("auroc", "pr_auc", "macro_f1", "mcc", "brier", "aurc"):
         assert "rough below 100 rows" in corpus_score(metric, small, n_resamples=200).warning, metric
+    assert "interval of ece covers less than 94% below 200 rows (0.84 at n = 50" in corpus_score(
+        "ece", small, n_resamples=200).warning
     rare = _rows(500, 22)
     rare["target"] = ["1"] * 5 + ["0"] * 495  # 5 positives
     for metric in ("auroc", "pr_auc", "brier", "log_loss"):
         assert "has 5 rows: too few for the interval" in corpus_score(metric, rare, n_resamples=200).warning, metric
-    assert "covers less than 94%" in corpus_score("ece", _rows(2_000, 23), n_resamples=200).warning
-    assert corpus_score("auroc", _rows(2_000, 23)).warning == ""
+    assert "interval of ece covers less than 94% below 200 rows" in corpus_score("ece", _rows(150, 23), n_resamples=200).warning
+    adaptive = corpus_score("ece_adaptive", _rows(300, 23), n_resamples=200).warning
+    assert "interval of ece_adaptive covers less than 94% below 500 rows" in adaptive
+    # where the held-out grid covers, no warning: ECE from 200 rows, adaptive ECE from 500, the debiased ECE at any n
+    for metric, n in (("ece", 300), ("ece_adaptive", 500), ("ece_debiased", 150), ("ece", 2_000), ("auroc", 2_000)):
+        assert corpus_score(metric, _rows(n, 23), n_resamples=200).warning == "", (metric, n)
+
+
+def test_a_gap_warns_when_one_side_has_too_few_right_predictions() -> None:
+    # the --gaps cell whose MCC gap covered 0.91: a 600-row part at 10% prevalence, 2-3 positives predicted right
+    rng = np.random.default_rng(45)
+    y = (rng.uniform(size=600) < 0.1).astype(int)
+    post = 1 / (1 + np.exp(-(np.log(1 / 9) + rng.normal(size=600) + y - 0.5)))
+    rare = pd.DataFrame({"target": y.astype(str), "output": (post > 0.5).astype(int).astype(str),
+                         "confidence": np.maximum(post, 1 - post)})
+    right = int(((rare["target"] == "1") & (rare["output"] == "1")).sum())
+    assert right < 10
+    balanced = _rows(200, 46)
+    for method in ("auto", "bca"):
+        gap = corpus_gap("mcc", balanced, rare, n_resamples=500, method=method).effect
+        assert f"one side: label '1' is predicted right only {right} times" in gap.warning, method
+    assert corpus_gap("mcc", balanced, _rows(600, 47), n_resamples=500).effect.warning == ""
+    brier = corpus_gap("brier", balanced, rare, n_resamples=500).effect  # Welch's t: the rarer class has 20+ rows
+    assert brier.method == "welch" and "predicted right" not in brier.warning
+    # calibration errors: the adaptive ECE's gap of a 200-row part is short (0.90), ECE's and the debiased one's cover
+    big = _rows(600, 48)
+    adaptive = corpus_gap("ece_adaptive", balanced, big, n_resamples=500).effect
+    assert "one side: n = 200: the interval of ece_adaptive covers less than 94% below 500 rows" in adaptive.warning
+    assert corpus_gap("ece", balanced, big, n_resamples=500).effect.warning == ""
+    debiased = corpus_gap("ece_debiased", balanced, big, n_resamples=500).effect
+    assert debiased.method == "bootstrap-independent-span" and debiased.warning == ""
+    # paired (the same examples): the debiased ECE's percentile interval; the adaptive ECE's paired gap warns
+    other = big.assign(confidence=np.clip(big["confidence"] * 0.9 + 0.08, 0.5, 1.0))
+    paired = corpus_gap("ece_debiased", big, other, n_resamples=500).effect
+    assert paired.method == "bootstrap-paired" and paired.warning == ""
+    assert "paired gap of ece_adaptive covers about 0.88" in corpus_gap("ece_adaptive", big, other,
+                                                                        n_resamples=500).effect.warning
 
 
 def test_one_predicted_label_is_a_warning_for_label_metrics_only() -> None:

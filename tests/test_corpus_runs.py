@@ -315,7 +315,7 @@ def test_named_clusters_make_corpus_intervals_resample_whole_clusters(tmp_path) 
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert {(r["metric"], r["cluster"]) for r in results["summary"]} == {("auroc", "doc"), ("ece", "doc")}
     splits = results["sections"]["calibration"][0]["splits"]
-    assert all(r["cluster"] == "doc" and r["ece_method"] == "bootstrap-clusters-basic" for r in splits)
+    assert all(r["cluster"] == "doc" and r["ece_method"] == "bootstrap-clusters-span" for r in splits)
     md = (out / "report.md").read_text(encoding="utf-8")
     assert "clustered by 'doc'" in md and "80 in 35 doc clusters |" in md and "draw whole clusters, 'bootstrap-clusters'" in md
 

@@ -327,6 +327,6 @@ def test_multiple_choice_confidences_are_the_softmax_of_the_options_and_feed_cor
 
     summary = Evaluation(store_path=result.store_path, run_id=result.run_id, out=tmp_path).summary(n_resamples=1000)
     ece = summary[(summary["metric"] == "ece") & (summary["split"] == "gengap_mc")]
-    assert ece["score"].notna().all() and (ece["score_method"] == "bootstrap-basic").all()
+    assert ece["score"].notna().all() and (ece["score_method"] == "bootstrap-span").all()
     arith = summary[(summary["metric"] == "ece") & (summary["split"] == "gengap_arith")]
     assert arith["score"].isna().all() and arith["warning"].str.contains("needs a confidence").all()

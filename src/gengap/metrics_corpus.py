@@ -332,11 +332,13 @@ def weighted_ece(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray, 
 
 
 def weighted_l2_calibration_error(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray, W: np.ndarray, *,
-                                  debiased: bool = True) -> np.ndarray:
+                                  debiased: bool = True, squared: bool = False) -> np.ndarray:
     """The binned L2 calibration error, sqrt of the sum over bins of (bin weight / total) x (mean
     confidence - accuracy)^2; ``debiased`` subtracts from each bin's squared gap the variance of its
     accuracy, acc (1 - acc) / (n_b - 1), which the plug-in adds on average (Kumar, Liang and Ma 2019,
     "Verified uncertainty calibration"), and floors the sum at 0 before the square root.
+    ``squared``: the sum itself, neither floored nor rooted (debiased: an estimate of the squared
+    error without its bias, which may fall below 0; its interval is read on this scale).
     """
     order = np.argsort(bins, kind="stable")
     b = bins[order]
@@ -347,11 +349,11 @@ def weighted_l2_calibration_error(correct: np.ndarray, confidence: np.ndarray, b
     conf = np.add.reduceat(Wo * confidence[order], starts, axis=1)
     with np.errstate(invalid="ignore", divide="ignore"):
         acc = np.where(n_b > 0, right / np.where(n_b > 0, n_b, 1), 0.0)
-        squared = np.where(n_b > 0, (conf / np.where(n_b > 0, n_b, 1) - acc) ** 2, 0.0)
+        gap2 = np.where(n_b > 0, (conf / np.where(n_b > 0, n_b, 1) - acc) ** 2, 0.0)
         if debiased:
-            squared = squared - np.where(n_b > 1, acc * (1 - acc) / np.where(n_b > 1, n_b - 1, 1), 0.0)
-    total = np.sum(n_b * squared, axis=1) / n_b.sum(axis=1)
-    return np.sqrt(np.maximum(total, 0.0))
+            gap2 = gap2 - np.where(n_b > 1, acc * (1 - acc) / np.where(n_b > 1, n_b - 1, 1), 0.0)
+    total = np.sum(n_b * gap2, axis=1) / n_b.sum(axis=1)
+    return total if squared else np.sqrt(np.maximum(total, 0.0))
 
 
 def confusion_from_counts(counts: np.ndarray, k: int) -> np.ndarray:
@@ -542,6 +544,10 @@ def _ece_debiased(metric: CorpusMetric, data: CorpusData) -> Callable[[np.ndarra
     def stat(W: np.ndarray) -> np.ndarray:
         return weighted_l2_calibration_error(data.correct, data.confidence, bins, W)
 
+    def squared(W: np.ndarray) -> np.ndarray:  # the estimate before the floor and the root: its interval's scale
+        return weighted_l2_calibration_error(data.correct, data.confidence, bins, W, squared=True)
+
+    stat.squared = squared  # type: ignore[attr-defined]
     return stat
 
 

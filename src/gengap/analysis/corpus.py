@@ -21,12 +21,18 @@ brier, log_loss              BCa bootstrap of the mean of the per-row losses ("b
 macro_f1, micro_f1, mcc,     percentile interval of the exact bootstrap of the confusion matrix,
 balanced_accuracy            a multinomial draw of its cells per resample
                              ("bootstrap-cells-percentile"; BCa was no better)
-ece, ece_adaptive            basic bootstrap ("bootstrap-basic": the resamples reflected about
-                             the estimate, as ECE is biased upward); above
+ece, ece_adaptive            the "span" of the normal intervals about the estimate and about the
+                             bootstrap's bias-corrected estimate (2 x estimate - mean of the
+                             resamples), joined ("bootstrap-span"): the plug-in is biased upward
+                             by an amount the resamples estimate unreliably, and every interval
+                             about one centre covered 0.80-0.93 at n = 500; above
                              :data:`ECE_EXACT_BUDGET` row draws, each bin's count drawn exactly
-                             and its confidence sum from its normal limit ("bootstrap-bins-basic")
-selective_accuracy,          percentile bootstrap of the rows (ece_debiased: BCa covered
-ece_debiased                 0.66-0.75 at n = 500, the percentile 0.84-0.99)
+                             and its confidence sum from its normal limit ("bootstrap-bins-span")
+ece_debiased                 the normal interval of the debiased squared error (before its floor
+                             and root; unbiased), its SE from the resamples, mapped through the
+                             square root ("bootstrap-normal-squared"; the percentile covered
+                             0.82 at n = 500)
+selective_accuracy           percentile bootstrap of the rows
 auroc (several labels),      BCa bootstrap of the rows ("bootstrap-bca"; the jackknife behind its
 pr_auc, aurc, bleu, chrf     acceleration leaves out one row, or one of 200 groups of rows)
 ===========================  ================================================================
@@ -43,8 +49,11 @@ two labels DeLong's test (its paired form on the same rows); Brier score and log
 the per-row losses (paired: the t of their differences); ECE the "span" of the normal intervals
 about the estimate and about the bootstrap's bias-corrected estimate (the plug-in's bias differs
 between parts and the bootstrap's estimate of it is unreliable: the percentile interval covered
-0.72 between a 200- and a 600-row split); the others the percentile interval of the resampled
-differences.
+0.72 between a 200- and a 600-row split), adaptive and debiased ECE the same (the debiased ECE's
+percentile interval covered 0.89-0.915, the normal one about the estimate 0.93-0.965, the span
+0.95-0.995; on paired rows its percentile interval, :data:`DEFAULT_PAIRED_GAP_INTERVAL`); the
+others the percentile interval of the resampled differences. A gap whose side has too few rows of a class or of right
+predictions warns, as that side's interval does.
 
 >>> import pandas as pd
 >>> rng = np.random.default_rng(0)
@@ -90,9 +99,13 @@ MIN_CLASS_ROWS = 20
 #: warning (the same benchmark: about 2 right of the rarer label at n = 500, 10% prevalence, covers
 #: 0.88-0.90 by every method; about 23 at n = 5,000 covers 0.95).
 MIN_RIGHT_PER_LABEL = 10
-#: Below this many rows a calibration error's interval carries a warning (the same benchmark, seed
-#: base 1000: ECE 0.87-0.94 at n = 500, the debiased ECE 0.84-0.99).
-ECE_WARN_N = 5_000
+#: Below this many rows a calibration error's interval carries a warning, with the coverage measured
+#: there (``bench_corpus_metrics.py --ece-intervals``, held-out seed base 5311, prevalence 50%); the
+#: debiased ECE's interval covers at every n measured, 50 included.
+#: These replace :data:`WARN_CORPUS_N` for the three calibration errors.
+ECE_WARN_N = {"ece": 200, "ece_adaptive": 500, "ece_debiased": 0}
+#: What the warning quotes: the coverage measured below :data:`ECE_WARN_N`.
+ECE_SHORT = {"ece": "0.84 at n = 50 and 0.92 at n = 100", "ece_adaptive": "0.54 at n = 50, 0.75 at n = 100 and 0.90 at n = 200"}
 #: Row-bootstrap resamples at most (ranking metrics cost O(n) per resample).
 MAX_ROW_RESAMPLES = 2_000
 #: Row draws (resamples x rows) a row bootstrap may make; fewer resamples above it (never under 200).
@@ -133,14 +146,20 @@ def _check_size(m: CorpusMetric, data: CorpusData) -> None:
                         "say anything about a figure of the whole part. Use a larger test part.")
 
 
-def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
+def _label_warnings(m: CorpusMetric, data: CorpusData, *, counts_only: bool = False) -> list[str]:
+    """Why this part's interval may cover less than 94%. ``counts_only``: the notes on too few rows of a
+    class, of right predictions, or (adaptive ECE) rows alone: what makes a gap's interval short too
+    (``bench_corpus_metrics.py --gaps``)."""
+    if counts_only:
+        return [note for note in _label_warnings(m, data) if "rows: too few" in note or "predicted right only" in note
+                or "covers less than 94% below" in note]
     notes = []
     if m.needs == "labels":
         never = sorted(set(data.y_true.tolist()) - set(data.y_pred.tolist()) - {""})
         if never:
             shown = ", ".join(f"'{x}'" for x in never[:3]) + (f" and {len(never) - 3} more" if len(never) > 3 else "")
             notes.append(f"label {shown} never predicted: its F1 and recall count as 0")
-    if len(data) < WARN_CORPUS_N:
+    if len(data) < WARN_CORPUS_N and m.name not in ECE_WARN_N:
         notes.append(f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows (it may "
                      "cover less than 94%)")
     if m.needs != "text":
@@ -157,9 +176,9 @@ def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
                              "per label the interval covers about 90% (benchmarks/bench_corpus_metrics.py)")
         if m.needs == "labels" and len(set(data.y_pred.tolist())) == 1:
             notes.append(f"every output is '{data.y_pred[0]}': label metrics cannot vary, so their interval has no width")
-    if m.name in ("ece", "ece_adaptive", "ece_debiased") and len(data) < ECE_WARN_N:
-        notes.append(f"n = {len(data):,}: a calibration error's interval covers less than 94% below about "
-                     f"{ECE_WARN_N:,} rows (0.83-0.87 at n = 500 and prevalence 50% in benchmarks/bench_corpus_metrics.py)")
+    if len(data) < ECE_WARN_N.get(m.name, 0):
+        notes.append(f"n = {len(data):,}: the interval of {m.name} covers less than 94% below {ECE_WARN_N[m.name]:,} rows "
+                     f"({ECE_SHORT[m.name]} with balanced classes in benchmarks/bench_corpus_metrics.py)")
     return notes
 
 
@@ -260,10 +279,10 @@ def _jack_ece(data: CorpusData, bins: np.ndarray) -> np.ndarray:
 #: The interval each metric gets by default (``method="auto"``); ``benchmarks/bench_corpus_metrics.py``
 #: measures it beside the others.
 DEFAULT_INTERVAL = {"auroc": "delong-logit", "macro_f1": "percentile", "micro_f1": "percentile", "mcc": "percentile",
-                    "balanced_accuracy": "percentile", "ece": "basic", "ece_adaptive": "basic",
-                    "selective_accuracy": "percentile", "ece_debiased": "percentile"}
+                    "balanced_accuracy": "percentile", "ece": "span", "ece_adaptive": "span",
+                    "selective_accuracy": "percentile", "ece_debiased": "normal-squared"}
 #: Interval methods :func:`corpus_score` takes.
-INTERVAL_METHODS = ("auto", "percentile", "basic", "bca", "delong", "delong-logit", "t")
+INTERVAL_METHODS = ("auto", "percentile", "basic", "bca", "span", "normal-squared", "delong", "delong-logit", "t")
 
 
 def _bounds(method: str, estimate: float, boot: np.ndarray, jack: Any, confidence: float) -> tuple[float, float, str]:
@@ -277,12 +296,36 @@ def _bounds(method: str, estimate: float, boot: np.ndarray, jack: Any, confidenc
         return float(min(finite[0], estimate)), float(max(finite[0], estimate)), note
     if method == "bca":
         low, high = bca_bounds(estimate, finite, jack(), confidence)
+    elif method == "span":
+        # the normal intervals about the estimate and about the bootstrap's bias-corrected estimate,
+        # joined: a calibration error's plug-in is biased upward by an amount that the resamples
+        # estimate unreliably (bins whose true gap is near 0), so the interval spans both
+        se, corrected = float(finite.std(ddof=1)), 2 * estimate - float(finite.mean())
+        low, high = min(estimate, corrected) - _z(confidence) * se, max(estimate, corrected) + _z(confidence) * se
     elif method == "basic":
         q_low, q_high = percentile_bounds(finite, confidence)
         low, high = 2 * estimate - q_high, 2 * estimate - q_low
     else:
         low, high = percentile_bounds(finite, confidence)
     return float(min(low, estimate)), float(max(high, estimate)), note
+
+
+def _squared_bounds(m: CorpusMetric, resampled: dict[str, Any], confidence: float) -> tuple[float, float, str]:
+    """The normal interval of the squared calibration error before its floor (the debiased estimate of the
+    square, unbiased where the root is not), its standard error from the resamples, mapped through the
+    square root: the root of a bound below 0 is 0."""
+    squares = resampled.get("boot_squared")
+    if squares is None:
+        raise ConfigError(f"{m.spec}: method='normal-squared' is for ece_debiased (an estimate of a squared error); "
+                          "use method='span' or 'percentile'.")
+    finite = squares[np.isfinite(squares)]
+    note = f"{squares.size - finite.size} of {squares.size} resamples left the metric undefined and were dropped" \
+        if finite.size < squares.size else ""
+    if finite.size < 2:
+        return resampled["estimate"], resampled["estimate"], "no resample defined the metric"
+    half = _z(confidence) * float(finite.std(ddof=1))
+    square = resampled["estimate_squared"]
+    return float(np.sqrt(max(square - half, 0.0))), float(np.sqrt(max(square + half, 0.0))), note
 
 
 def corpus_score(metric: str | CorpusMetric, rows: pd.DataFrame | CorpusData, *, confidence: float = 0.95,
@@ -352,7 +395,10 @@ def corpus_intervals(metric: str | CorpusMetric, rows: pd.DataFrame | CorpusData
             half = float(student_t.ppf(0.5 + confidence / 2, n - 1) * losses.std(ddof=1) / np.sqrt(n))
             out[method] = Interval(estimate, estimate - half, estimate + half, n, confidence, "t", "; ".join(notes))
             continue
-        low, high, note = _bounds(chosen, estimate, resampled["boot"], resampled["jack"], confidence)
+        if chosen == "normal-squared":
+            low, high, note = _squared_bounds(m, resampled, confidence)
+        else:
+            low, high, note = _bounds(chosen, estimate, resampled["boot"], resampled["jack"], confidence)
         if m.share:
             low, high = max(0.0, low), min(1.0, high)
         out[method] = Interval(estimate, low, high, n, confidence, f"{resampled['unit']}-{chosen}",
@@ -368,6 +414,7 @@ def _resampled(m: CorpusMetric, data: CorpusData, n_resamples: int, rng: np.rand
     stat = m.statistic(data)
     estimate = float(stat(np.ones((1, n)))[0])
     jack: Any = lambda: jackknife_statistic(stat, n, codes)
+    extra: dict[str, Any] = {}
     if hasattr(stat, "cells") and codes is None:
         boot, unit = _boot_cells(stat, n_resamples, rng), "bootstrap-cells"
         jack = lambda: _jack_cells(stat)
@@ -379,11 +426,16 @@ def _resampled(m: CorpusMetric, data: CorpusData, n_resamples: int, rng: np.rand
         boot, unit = _boot_ece_bins(data, stat.bins, n_resamples, rng), "bootstrap-bins"
     else:
         b = n_resamples if hasattr(stat, "bins") else _row_resamples(n_resamples, n)
-        boot = resample_statistic(stat, n, b, rng, codes)
+        if hasattr(stat, "squared"):  # the debiased ECE: resample the square, whose interval is read first
+            squares = resample_statistic(stat.squared, n, b, rng, codes)
+            extra = {"boot_squared": squares, "estimate_squared": float(stat.squared(np.ones((1, n)))[0])}
+            boot = np.sqrt(np.maximum(squares, 0.0))
+        else:
+            boot = resample_statistic(stat, n, b, rng, codes)
         unit = "bootstrap-clusters" if codes is not None else "bootstrap"
     if hasattr(stat, "bins") and codes is None:
         jack = lambda: _jack_ece(data, stat.bins)
-    return {"stat": stat, "estimate": estimate, "boot": boot, "jack": jack, "unit": unit}
+    return {"stat": stat, "estimate": estimate, "boot": boot, "jack": jack, "unit": unit, **extra}
 
 
 def _p_from_boot(diff: np.ndarray) -> float:
@@ -417,7 +469,15 @@ def _normal_p(estimate: float, se: float) -> float:
 #: The interval each corpus metric's gap gets by default (``method="auto"``; AUROC of two labels:
 #: DeLong's test, paired or not), chosen by coverage (``benchmarks/bench_corpus_metrics.py --gaps``,
 #: ``--paired-gaps``).
-DEFAULT_GAP_INTERVAL: dict[str, str] = {"brier": "t", "log_loss": "t", "ece": "span", "ece_adaptive": "span"}
+DEFAULT_GAP_INTERVAL: dict[str, str] = {"brier": "t", "log_loss": "t", "ece": "span", "ece_adaptive": "span",
+                                        "ece_debiased": "span"}
+#: Where a paired gap (two conditions on the same rows) takes another default than independent parts: the
+#: debiased ECE's resamples are biased in a way that the span reflects the wrong way on paired rows
+#: (``--paired-gaps``, development seed 31: span 0.905 / 0.950 at 200 / 1,000 rows, percentile 0.990 / 0.970).
+DEFAULT_PAIRED_GAP_INTERVAL: dict[str, str] = {"ece_debiased": "percentile"}
+#: Paired gaps no interval covers (``--paired-gaps``): what the gap's warning quotes.
+PAIRED_GAP_SHORT: dict[str, str] = {"ece_adaptive": "the paired gap of ece_adaptive covers about 0.88 at 200 and 1,000 "
+                                                    "rows by every interval (benchmarks/bench_corpus_metrics.py)"}
 #: Gap interval methods :func:`corpus_gap` takes.
 GAP_METHODS = ("auto", "percentile", "basic", "bca", "normal", "span", "t", "delong")
 
@@ -514,13 +574,19 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
     bb = _auroc_binary(m, db) if codes is None else None
     delong_ok = ba is not None and bb is not None and (not paired or np.array_equal(ba[0], bb[0]))
     z = _z(confidence)
+    # a side with too few rows of a class or of right predictions: its gap's interval is short too (the
+    # MCC gap of a 600-row part with about 3 right positives covered 0.90-0.92 by every method, --gaps;
+    # the adaptive ECE's gap of a 200-row part 0.90)
+    sides = "; ".join(dict.fromkeys([f"one side: {note}" for d in (da, db) for note in _label_warnings(m, d, counts_only=True)]
+                                    + ([PAIRED_GAP_SHORT[m.name]] if paired and m.name in PAIRED_GAP_SHORT else [])))
     out: dict[str, PairedTest] = {}
     diffs: np.ndarray | None = None
     unit = ""
     for method in methods:
         chosen = method
         if method == "auto":
-            chosen = "delong" if delong_ok else DEFAULT_GAP_INTERVAL.get(m.name, "percentile")
+            chosen = "delong" if delong_ok else ((DEFAULT_PAIRED_GAP_INTERVAL.get(m.name) if paired else None)
+                                                 or DEFAULT_GAP_INTERVAL.get(m.name, "percentile"))
             if chosen == "t" and (codes is not None or codes_b is not None):
                 chosen = "percentile"  # clusters: the gap is a bootstrap of whole clusters
         if chosen == "delong":
@@ -538,7 +604,7 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
                        + v10b.var(ddof=1) / v10b.size + v01b.var(ddof=1) / v01b.size)
                 test = "delong"
             se = float(np.sqrt(max(var, 0.0)))
-            effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test)
+            effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test, sides)
             out[method] = PairedTest(effect, _normal_p(estimate, se), test, estimate / se if se > 0 else float("nan"))
             continue
         if chosen == "t":
@@ -553,15 +619,16 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
             else:  # the losses do not vary: the gap is exact
                 low = high = estimate
                 p = 1.0 if estimate == 0 else 0.0
-            effect = Interval(estimate, low, high, n, confidence, name)
+            effect = Interval(estimate, low, high, n, confidence, name, sides)
             out[method] = PairedTest(effect, p, name, float(res.statistic) if np.isfinite(res.statistic) else float("nan"))
             continue
         if diffs is None:
             diffs, unit = _gap_resamples(m, sa, sb, da, db, paired, n_resamples, rng, codes, codes_b)
-        note = ""
+        note = sides
         finite = diffs[np.isfinite(diffs)]
         if finite.size < diffs.size:
-            note = f"{diffs.size - finite.size} of {diffs.size} resamples left the metric undefined and were dropped"
+            note = "; ".join(filter(None, [sides, f"{diffs.size - finite.size} of {diffs.size} resamples left the metric "
+                                                  "undefined and were dropped"]))
         if finite.size == 0:
             out[method] = PairedTest(Interval(estimate, estimate, estimate, n, confidence, unit,
                                               "no resample defined the metric"), 1.0, "bootstrap", estimate)

@@ -87,7 +87,7 @@ def _phrase_pattern() -> re.Pattern[str]:
         if items:
             groups.append(f"(?P<{name}>" + "|".join(f"(?:{p})" for p in items) + ")")
             every += items
-    return re.compile(r"\b" + opening_lookahead(every) + "(?:" + "|".join(groups) + ")")  # read on lower-cased text
+    return re.compile(opening_lookahead(every) + r"\b(?:" + "|".join(groups) + ")")  # read on lower-cased text
 
 
 def _phrase_counts(text: str) -> list[float]:
@@ -99,13 +99,12 @@ def _phrase_counts(text: str) -> list[float]:
 _LONGEST = 1500
 _WORD = re.compile(r"\w+", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
-_NEGATION = re.compile(r"\b(?:no|not|never|none|nor)\b|n't\b")
-_CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
-_LETTER = re.compile(r"\b[A-J]\b")
-_YES_NO = re.compile(r"\b(?:yes|no|true|false)\b", re.IGNORECASE)
+# each scan opens with a lookahead of the characters a match can open with: a cheap test before the others at every place
+_NEGATION = re.compile(r"(?=[n])(?:\b(?:no|not|never|none|nor)\b|n't\b)")
+_CAPITAL = re.compile(r"(?=[A-Z])(?<![.!?]\s)(?<!^)\b[A-Z][a-z]+")
+_LETTER = re.compile(r"(?=[A-J])\b[A-J]\b")
+_YES_NO = re.compile(r"(?=[fnty])\b(?:yes|no|true|false)\b", re.IGNORECASE)
 _MARKUP = re.compile(r"[{}<>\\#*|`]")
-
-
 _CANDIDATE = {"number": _NUMBER, "choice": _LETTER, "yes_no": _YES_NO, "text": _CAPITAL}
 _TOKEN = re.compile(r"\w+|[.!?;\n]")
 _STOPS = frozenset(".!?;\n")
