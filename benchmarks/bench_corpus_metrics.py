@@ -204,7 +204,7 @@ def coverage(reps_by_n: dict[int, int], resamples: int, seed_base: int, *, truth
                         rows.append({**row, "undefined": True})
                         continue
                     ci = cis[methods(m)[0]]
-                    row.update(undefined=False, estimate=ci.estimate, low=ci.low, high=ci.high, warned=bool(ci.warning))
+                    row.update(undefined=False, default=methods(m)[0], estimate=ci.estimate, low=ci.low, high=ci.high, warned=bool(ci.warning))
                     for k, other in cis.items():
                         row[f"hit_{k}"] = other.low <= true[m] <= other.high
                     if old:
@@ -231,21 +231,23 @@ def _append(path: str, rows: list[dict[str, object]]) -> None:
     """Append rep outcomes to a CSV, always in the same columns (every interval method's hit column)."""
     from gengap.analysis.corpus import INTERVAL_METHODS
 
-    columns = ["metric", "n", "prev", "rep", "truth", "truth_mc", "undefined", "estimate", "low", "high", "warned",
+    columns = ["metric", "n", "prev", "rep", "truth", "truth_mc", "undefined", "default", "estimate", "low", "high", "warned",
                "sk_diff", "hit_mc"] + [f"hit_{k}" for k in INTERVAL_METHODS if k != "auto"]
     if rows:
         pd.DataFrame.from_records(rows).reindex(columns=columns).to_csv(
             path, mode="a", index=False, header=not os.path.exists(path) or os.path.getsize(path) == 0)
 
 
-def grid(reps: pd.DataFrame) -> pd.DataFrame:
+def grid(reps: pd.DataFrame, defaults: dict[str, str] | None = None) -> pd.DataFrame:
     """The coverage table (a row per metric and cell) from every rep's outcome (``coverage``'s rows, or
-    the CSVs it saved)."""
+    the CSVs it saved). The default is the one each rep names, else ``defaults`` (for CSVs saved before
+    reps named it), else today's."""
     records = []
     for (n, prev, metric), g in reps.groupby(["n", "prev", "metric"], sort=False):
         g = g.drop_duplicates("rep")
         ok = g[~g["undefined"].astype(bool)]
-        default = methods(str(metric))[0]
+        named = g["default"].dropna().unique() if "default" in g else []
+        default = str(named[0]) if len(named) == 1 else (defaults or {}).get(str(metric), methods(str(metric))[0])
         hit = ok[f"hit_{default}"].astype(bool) if len(ok) else pd.Series(dtype=bool)
         cover = float(hit.mean()) if len(ok) else float("nan")
         record: dict[str, object] = {"metric": metric, "n": n, "prev": prev, "truth": float(g["truth"].iloc[0]),
@@ -649,6 +651,8 @@ def main() -> None:
     ap.add_argument("--first-rep", type=int, default=0, help="skip the reps before this one (draw them, not evaluate)")
     ap.add_argument("--save", default=None, help="append every rep's outcome to this CSV")
     ap.add_argument("--from-saved", default=None, help="only the grid from saved CSVs (comma-separated)")
+    ap.add_argument("--saved-defaults", default=None,
+                    help="the default interval of saved reps that do not name it, e.g. 'ece=basic,ece_debiased=percentile'")
     ap.add_argument("--lean", action="store_true", help="only each metric's default interval and the naive one")
     ap.add_argument("--part-cost", type=int, default=None, help="only the CPU seconds of one test part of this many rows")
     args = ap.parse_args()
@@ -664,8 +668,9 @@ def main() -> None:
         return
     if args.from_saved:
         saved = pd.concat([pd.read_csv(f) for f in args.from_saved.split(",")], ignore_index=True)
+        named = dict(x.split("=") for x in args.saved_defaults.split(",")) if args.saved_defaults else None
         with pd.option_context("display.width", 250, "display.max_rows", 500):
-            print(grid(saved).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
+            print(grid(saved, named).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
         return
     if args.ece_intervals:
         cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.ece_cells.split(","))]
