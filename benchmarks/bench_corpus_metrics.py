@@ -441,12 +441,13 @@ def breaks(reps: int, seed: int = 77) -> None:
 GAP_METRICS = ["auroc", "macro_f1", "mcc", "brier", "log_loss", "ece"]
 
 
-def gap_methods(metric: str) -> list[str]:
+def gap_methods(metric: str, paired: bool = False) -> list[str]:
     """The gap intervals compared for a metric: the default ("auto") first, then the others."""
-    from gengap.analysis.corpus import DEFAULT_GAP_INTERVAL
+    from gengap.analysis.corpus import DEFAULT_GAP_INTERVAL, DEFAULT_PAIRED_GAP_INTERVAL
 
     others = ["percentile", "basic", "normal", "span", "bca"] + (["t"] if metric in ("brier", "log_loss") else [])
-    default = "delong" if metric == "auroc" else DEFAULT_GAP_INTERVAL.get(metric, "percentile")
+    default = "delong" if metric == "auroc" else ((DEFAULT_PAIRED_GAP_INTERVAL.get(metric) if paired else None)
+                                                  or DEFAULT_GAP_INTERVAL.get(metric, "percentile"))
     return [default] + [k for k in others if k != default]
 
 
@@ -493,6 +494,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
         hits: dict[str, dict[str, list[float]]] = {m: {} for m in GAP_METRICS}
         width: dict[str, dict[str, list[float]]] = {m: {} for m in GAP_METRICS}
         names: dict[str, str] = {}
+        gap_warned: dict[str, list[bool]] = {}
         started = time.perf_counter()
         cpu = time.process_time()
         for r in range(reps):
@@ -502,7 +504,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
                 da, db = as_data(*draw(n, prev, rng)), as_data(*draw(3 * n, 0.1, rng))
             a, b = _frame(da), _frame(db)
             for m in GAP_METRICS:
-                asked = gap_methods(m)
+                asked = gap_methods(m, paired)
                 try:
                     got = corpus_gaps(m, a, b, asked, paired=paired, n_resamples=resamples, seed=r)
                     if paired:
@@ -511,6 +513,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
                 except DataError:
                     continue
                 names[m] = got[asked[0]].effect.method
+                gap_warned.setdefault(m, []).append(bool(got[asked[0]].effect.warning))
                 for k, test in got.items():
                     for key in ("default", k) if k == asked[0] else (k,):
                         hits[m].setdefault(key, []).append(float(test.effect.low <= true[m] <= test.effect.high))
@@ -529,6 +532,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
             record["width"] = float(np.mean(width[m]["default"]))
             if paired:
                 record["naive width"] = float(np.mean(width[m]["naive"]))
+            record["warned"] = float(np.mean(gap_warned[m]))  # the default interval carried a warning
             record["flag"] = "!" if cover < 0.94 else ""
             cell.append(record)
         records += cell

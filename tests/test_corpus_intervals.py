@@ -349,6 +349,37 @@ def test_every_corpus_interval_warns_where_the_benchmark_finds_it_short() -> Non
         assert corpus_score(metric, _rows(n, 23), n_resamples=200).warning == "", (metric, n)
 
 
+def test_a_gap_warns_when_one_side_has_too_few_right_predictions() -> None:
+    # the --gaps cell whose MCC gap covered 0.91: a 600-row part at 10% prevalence, 2-3 positives predicted right
+    rng = np.random.default_rng(45)
+    y = (rng.uniform(size=600) < 0.1).astype(int)
+    post = 1 / (1 + np.exp(-(np.log(1 / 9) + rng.normal(size=600) + y - 0.5)))
+    rare = pd.DataFrame({"target": y.astype(str), "output": (post > 0.5).astype(int).astype(str),
+                         "confidence": np.maximum(post, 1 - post)})
+    right = int(((rare["target"] == "1") & (rare["output"] == "1")).sum())
+    assert right < 10
+    balanced = _rows(200, 46)
+    for method in ("auto", "bca"):
+        gap = corpus_gap("mcc", balanced, rare, n_resamples=500, method=method).effect
+        assert f"one side: label '1' is predicted right only {right} times" in gap.warning, method
+    assert corpus_gap("mcc", balanced, _rows(600, 47), n_resamples=500).effect.warning == ""
+    brier = corpus_gap("brier", balanced, rare, n_resamples=500).effect  # Welch's t: the rarer class has 20+ rows
+    assert brier.method == "welch" and "predicted right" not in brier.warning
+    # calibration errors: the adaptive ECE's gap of a 200-row part is short (0.90), ECE's and the debiased one's cover
+    big = _rows(600, 48)
+    adaptive = corpus_gap("ece_adaptive", balanced, big, n_resamples=500).effect
+    assert "one side: n = 200: the interval of ece_adaptive covers less than 94% below 500 rows" in adaptive.warning
+    assert corpus_gap("ece", balanced, big, n_resamples=500).effect.warning == ""
+    debiased = corpus_gap("ece_debiased", balanced, big, n_resamples=500).effect
+    assert debiased.method == "bootstrap-independent-span" and debiased.warning == ""
+    # paired (the same examples): the debiased ECE's percentile interval; the adaptive ECE's paired gap warns
+    other = big.assign(confidence=np.clip(big["confidence"] * 0.9 + 0.08, 0.5, 1.0))
+    paired = corpus_gap("ece_debiased", big, other, n_resamples=500).effect
+    assert paired.method == "bootstrap-paired" and paired.warning == ""
+    assert "paired gap of ece_adaptive covers about 0.88" in corpus_gap("ece_adaptive", big, other,
+                                                                        n_resamples=500).effect.warning
+
+
 def test_one_predicted_label_is_a_warning_for_label_metrics_only() -> None:
     rows = _rows(2_000, 24)
     rows["output"], rows["confidence"] = "0", 1 - rows["p1"]  # every output '0'; its probabilities still vary

@@ -76,8 +76,8 @@ def test_a_choice_left_open_in_so_many_words_is_no_pick():
     assert ch("Hard to tell; maybe against it, maybe not.") is None
     assert ch("I could not say whether she is for or against it.") is None
     assert ch("Maybe opposed, maybe not.") is None
-    # counter-examples: a pick stays a pick
-    assert ch("She is against it.") == "B"
+    # counter-examples: a pick stays a pick ("against it" alone names no option: that gloss is knowledge, not read)
+    assert ch("She is opposed to it.") == "B"
     assert ch("Opposed. She calls it a mistake twice.") == "B"
 
 

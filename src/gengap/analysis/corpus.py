@@ -49,8 +49,11 @@ two labels DeLong's test (its paired form on the same rows); Brier score and log
 the per-row losses (paired: the t of their differences); ECE the "span" of the normal intervals
 about the estimate and about the bootstrap's bias-corrected estimate (the plug-in's bias differs
 between parts and the bootstrap's estimate of it is unreliable: the percentile interval covered
-0.72 between a 200- and a 600-row split); the others the percentile interval of the resampled
-differences.
+0.72 between a 200- and a 600-row split), adaptive and debiased ECE the same (the debiased ECE's
+percentile interval covered 0.89-0.915, the normal one about the estimate 0.93-0.965, the span
+0.95-0.995; on paired rows its percentile interval, :data:`DEFAULT_PAIRED_GAP_INTERVAL`); the
+others the percentile interval of the resampled differences. A gap whose side has too few rows of a class or of right
+predictions warns, as that side's interval does.
 
 >>> import pandas as pd
 >>> rng = np.random.default_rng(0)
@@ -143,7 +146,13 @@ def _check_size(m: CorpusMetric, data: CorpusData) -> None:
                         "say anything about a figure of the whole part. Use a larger test part.")
 
 
-def _label_warnings(m: CorpusMetric, data: CorpusData) -> list[str]:
+def _label_warnings(m: CorpusMetric, data: CorpusData, *, counts_only: bool = False) -> list[str]:
+    """Why this part's interval may cover less than 94%. ``counts_only``: the notes on too few rows of a
+    class, of right predictions, or (adaptive ECE) rows alone: what makes a gap's interval short too
+    (``bench_corpus_metrics.py --gaps``)."""
+    if counts_only:
+        return [note for note in _label_warnings(m, data) if "rows: too few" in note or "predicted right only" in note
+                or "covers less than 94% below" in note]
     notes = []
     if m.needs == "labels":
         never = sorted(set(data.y_true.tolist()) - set(data.y_pred.tolist()) - {""})
@@ -460,7 +469,15 @@ def _normal_p(estimate: float, se: float) -> float:
 #: The interval each corpus metric's gap gets by default (``method="auto"``; AUROC of two labels:
 #: DeLong's test, paired or not), chosen by coverage (``benchmarks/bench_corpus_metrics.py --gaps``,
 #: ``--paired-gaps``).
-DEFAULT_GAP_INTERVAL: dict[str, str] = {"brier": "t", "log_loss": "t", "ece": "span", "ece_adaptive": "span"}
+DEFAULT_GAP_INTERVAL: dict[str, str] = {"brier": "t", "log_loss": "t", "ece": "span", "ece_adaptive": "span",
+                                        "ece_debiased": "span"}
+#: Where a paired gap (two conditions on the same rows) takes another default than independent parts: the
+#: debiased ECE's resamples are biased in a way that the span reflects the wrong way on paired rows
+#: (``--paired-gaps``, development seed 31: span 0.905 / 0.950 at 200 / 1,000 rows, percentile 0.990 / 0.970).
+DEFAULT_PAIRED_GAP_INTERVAL: dict[str, str] = {"ece_debiased": "percentile"}
+#: Paired gaps no interval covers (``--paired-gaps``): what the gap's warning quotes.
+PAIRED_GAP_SHORT: dict[str, str] = {"ece_adaptive": "the paired gap of ece_adaptive covers about 0.88 at 200 and 1,000 "
+                                                    "rows by every interval (benchmarks/bench_corpus_metrics.py)"}
 #: Gap interval methods :func:`corpus_gap` takes.
 GAP_METHODS = ("auto", "percentile", "basic", "bca", "normal", "span", "t", "delong")
 
@@ -557,13 +574,19 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
     bb = _auroc_binary(m, db) if codes is None else None
     delong_ok = ba is not None and bb is not None and (not paired or np.array_equal(ba[0], bb[0]))
     z = _z(confidence)
+    # a side with too few rows of a class or of right predictions: its gap's interval is short too (the
+    # MCC gap of a 600-row part with about 3 right positives covered 0.90-0.92 by every method, --gaps;
+    # the adaptive ECE's gap of a 200-row part 0.90)
+    sides = "; ".join(dict.fromkeys([f"one side: {note}" for d in (da, db) for note in _label_warnings(m, d, counts_only=True)]
+                                    + ([PAIRED_GAP_SHORT[m.name]] if paired and m.name in PAIRED_GAP_SHORT else [])))
     out: dict[str, PairedTest] = {}
     diffs: np.ndarray | None = None
     unit = ""
     for method in methods:
         chosen = method
         if method == "auto":
-            chosen = "delong" if delong_ok else DEFAULT_GAP_INTERVAL.get(m.name, "percentile")
+            chosen = "delong" if delong_ok else ((DEFAULT_PAIRED_GAP_INTERVAL.get(m.name) if paired else None)
+                                                 or DEFAULT_GAP_INTERVAL.get(m.name, "percentile"))
             if chosen == "t" and (codes is not None or codes_b is not None):
                 chosen = "percentile"  # clusters: the gap is a bootstrap of whole clusters
         if chosen == "delong":
@@ -581,7 +604,7 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
                        + v10b.var(ddof=1) / v10b.size + v01b.var(ddof=1) / v01b.size)
                 test = "delong"
             se = float(np.sqrt(max(var, 0.0)))
-            effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test)
+            effect = Interval(estimate, estimate - z * se, estimate + z * se, n, confidence, test, sides)
             out[method] = PairedTest(effect, _normal_p(estimate, se), test, estimate / se if se > 0 else float("nan"))
             continue
         if chosen == "t":
@@ -596,15 +619,16 @@ def corpus_gaps(metric: str | CorpusMetric, a: pd.DataFrame, b: pd.DataFrame, me
             else:  # the losses do not vary: the gap is exact
                 low = high = estimate
                 p = 1.0 if estimate == 0 else 0.0
-            effect = Interval(estimate, low, high, n, confidence, name)
+            effect = Interval(estimate, low, high, n, confidence, name, sides)
             out[method] = PairedTest(effect, p, name, float(res.statistic) if np.isfinite(res.statistic) else float("nan"))
             continue
         if diffs is None:
             diffs, unit = _gap_resamples(m, sa, sb, da, db, paired, n_resamples, rng, codes, codes_b)
-        note = ""
+        note = sides
         finite = diffs[np.isfinite(diffs)]
         if finite.size < diffs.size:
-            note = f"{diffs.size - finite.size} of {diffs.size} resamples left the metric undefined and were dropped"
+            note = "; ".join(filter(None, [sides, f"{diffs.size - finite.size} of {diffs.size} resamples left the metric "
+                                                  "undefined and were dropped"]))
         if finite.size == 0:
             out[method] = PairedTest(Interval(estimate, estimate, estimate, n, confidence, unit,
                                               "no resample defined the metric"), 1.0, "bootstrap", estimate)

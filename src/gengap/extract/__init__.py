@@ -41,8 +41,8 @@ are set aside, and the answer tag, the JSON answer field (or the field the quest
 transcript's program output, a list's marked line or a record's line the question names is read by the
 cascade; an empty or "unknown" answer slot is unextracted.
 
-Every kind reads in the same stages: the structure is unwrapped; the answer a format or a marker states
-is read; then the commitment stage (``_commitment.stage``), the same for every kind, decides whether
+Every kind reads in the same stages: the structure is unwrapped; the answer a box or a marker states is
+read from the kind's table (``_markers``); then the commitment stage (``_commitment.stage``), the same for every kind, decides whether
 the output commits to an answer at all (a doubt in another language, a refusal, candidates left open,
 a hedge, an unfinished ramble, an output cut off before its conclusion); then the readers of answers in
 prose. The phrases those stages match (markers, refusals, hedges, doubts in six languages) are data,

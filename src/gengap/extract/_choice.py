@@ -33,7 +33,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
-from gengap.extract._markers import Markers, marker_pattern, read_marked
+from gengap.extract._markers import Markers, marker_pattern, read_region
 from gengap.extract._numbers import CLOSING_RE as _CLOSING_RE
 from gengap.extract._numbers import correction_region, guessed_after_hedge, numbers_in
 
@@ -197,11 +197,10 @@ _WRONG_AFTER_RE = re.compile(r"^\W*(?:\w+\s+){0,2}(?:is|are|was|were)\s+(?:wrong
                              re.IGNORECASE)
 
 
-_TURNS = r"\b(?:turn|become|change|go)(?:s|ed|ing)?\s+(?:(?:in)?to\s+)?(?:a\s+)?|\bbecame\s+(?:a\s+)?|\bwent\s+(?:in)?to\s+"
-#: common equivalents a reader knows: a formula and its name, a stance and its wording, a change of state and
-#: what it turns into, a diet and its food, a quantity and the question it answers. Each group is one concept;
-#: an option belongs to a group when one of its phrases is in the option's text, and the output names that
-#: option when it uses any phrase of the group (only where no other option belongs to the same group).
+#: the same substance written as a formula or by name ("CO2" for "Carbon dioxide"): two spellings of one name, like
+#: an acronym. An option belongs to a group when one of its spellings is in the option's text, and the output names it
+#: when it uses any spelling of the group (only where no other option belongs to the same group). Equivalents that only
+#: knowledge supplies ("eats meat" for "Carnivorous", "against it" for "Opposed") are not read.
 _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for group in (
     (r"\bcarbon\s+dioxide\b", r"(?<![A-Za-z])CO[2\u2082](?!\w)"),
     (r"\bwater\b", r"(?<![A-Za-z])H[2\u2082]O(?!\w)"),
@@ -210,26 +209,6 @@ _GLOSS_GROUPS = tuple(tuple(re.compile(p, re.IGNORECASE) for p in group) for gro
     (r"\bhydrogen\b", r"(?<![A-Za-z])H[2\u2082](?![\wO])"),
     (r"\bmethane\b", r"(?<![A-Za-z])CH[4\u2084](?!\w)"),
     (r"\bsodium\s+chloride\b|\btable\s+salt\b", r"(?<![A-Za-z])NaCl(?!\w)"),
-    (r"\bopposed?\b|\boppos(?:es|ing|ition)\b", r"\bagainst\s+(?:it|this|that|them|the\s+\w+)\b", r"\bdisapprov\w*", r"\bcritical\s+of\b",
-     r"\bdisagrees?\s+with\b"),
-    (r"\bin\s+favou?r\b", r"\bsupport(?:s|ive|ed|ing)?\b", r"\bapprov(?:e|es|ed|ing)\b", r"\bendors\w*", r"\bfor\s+it\b"),
-    (r"\bneutral\b", r"\bimpartial\b", r"\bneither\s+for\s+nor\s+against\b", r"\bno\s+(?:clear\s+)?(?:position|stance|side)\b",
-     r"\b(?:does\s*n[o']t|doesn't|won't)\s+take\s+(?:a\s+)?sides?\b"),
-    (r"\bmelt\w*", rf"(?:{_TURNS})liquid\b", r"\bliquef\w+"),
-    (r"\bfre?ez(?:e|es|ing)\b|\bfroze\w*", rf"(?:{_TURNS})(?:ice|solid)\b", r"\bsolidif\w+"),
-    (r"\bevaporat\w*|\bvapori[sz]\w*", rf"(?:{_TURNS})(?:gas|vapou?r|steam)\b"),
-    (r"\bmeat\b|\bcarnivor\w*", r"\beats?\s+(?:only\s+)?(?:meat|other\s+animals|flesh)\b"),
-    (r"\bplants?\b|\bherbivor\w*", r"\beats?\s+(?:only\s+)?(?:plants|vegetation|grass|leaves)\b"),
-    (r"\bomnivor\w*", r"\b(?:eats?\s+)?both\s+(?:plants\s+and\s+(?:meat|animals)|meat\s+and\s+plants)\b"),
-    (r"\boptimis\w*", r"\bhopeful\w*", r"\bupbeat\b", r"\bcheerful\w*"),
-    (r"\bpessimis\w*", r"\bgloom\w*", r"\bbleak\b", r"\bdefeatist\b"),
-    (r"\bhumou?rous\b", r"\bfunny\b", r"\bcomic(?:al)?\b", r"\bwitty\b", r"\bplayful\b"),
-    (r"\bangry\b|\banger\b", r"\bfurious\b", r"\boutraged?\b", r"\birate\b"),
-    (r"\bsad\b|\bsadness\b", r"\bmelanchol\w*", r"\bmournful\b", r"\bsorrowful\b"),
-    (r"\btemperature\b", r"\bhow\s+(?:hot|cold|warm)\b|\bhot\s+or\s+cold\b"),
-    (r"\bspeed\b|\bvelocity\b", r"\bhow\s+fast\b"),
-    (r"\bdistance\b", r"\bhow\s+far\b"),
-    (r"\bweight\b|\bmass\b", r"\bhow\s+heavy\b"),
 ))
 
 
@@ -446,33 +425,32 @@ def _first(ctx: Context, tail: str) -> str | None:
     return _exact_option(ctx, line) or _one_option(ctx, named) or _one_option(ctx, said)  # the reason after it names others
 
 
+def _bare(ctx: Context, text: str) -> str | None:
+    hit = _patterns(_letters(ctx))[1].match(text)
+    return hit.group(1).upper() if hit else None
+
+
 def _last(ctx: Context, text: str) -> str | None:
-    hit = _patterns(_letters(ctx))[4].search(text)
+    """The letter declared the answer ("C stands.", "so B", "B is correct"), else the one closing ``text``."""
+    _, _, _, is_correct, trailing = _patterns(_letters(ctx))
+    hit = is_correct.search(text)
+    if hit:
+        return next(g for g in hit.groups() if g).upper()
+    hit = trailing.search(text)
     return hit.group(1) if hit else None
 
 
 # the table of the marker stage: the markers of every language, and the picks that name an option ("I'd choose",
 # "it must be", "so it is"); a letter before a "correct answer" marker is its subject, not what follows it
-MARKERS = Markers(first=_first, last=_last, marker=marker_pattern(
+MARKERS = Markers(first=_bare, named=_first, last=_last, region=("marked", "first", "last"), marker=marker_pattern(
     r"(?<![A-E] is the )(?<![A-E]\) is the )(?:correct|right|best)\s+one(?:\s+is)?|\bi(?:\s+would|'d|\s+will|'ll)?\s+(?:choose|pick|select|go\s+with)"
     r"|my\s+(?:choice|pick)\s+is|(?:therefore|thus|hence|so)\s*,?\s*(?:it(?:'s|\s+is)|(?:the\s+)?(?:answer|option|choice)\s+is)|it\s+must\s+be"
     r"|(?<![A-E] is the )(?<![A-E]\) is the )(?:correct|right|best)\s+(?:answer|option|choice)", opens="bcihmrst"))
 
 
 def _strict_read(ctx: Context, text: str) -> str | None:
-    """A letter stated outright in ``text``: marked, at the start, declared correct, or last."""
-    _, bare, _, is_correct, trailing = _patterns(_letters(ctx))
-    found = read_marked(MARKERS, ctx, text)
-    if found:
-        return found
-    hit = bare.match(text)
-    if hit:
-        return hit.group(1).upper()
-    hit = is_correct.search(text)
-    if hit:
-        return next(g for g in hit.groups() if g).upper()
-    hit = trailing.search(text)
-    return hit.group(1) if hit else None
+    """A letter stated outright in ``text``: marked, at the start, declared or last (the table's positions)."""
+    return read_region(MARKERS, ctx, text)
 
 
 def _correction(ctx: Context) -> str | None:
@@ -1044,15 +1022,11 @@ def _option_list(ctx: Context) -> str | None:
     return ABSTAIN if len(labels) >= 2 else None
 
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction),
-    Rule("bold", "format", _bold),
-    Rule("ticked_row", "table", _ticked_row),
-    Rule("verdict_list", "marker", _verdict_list),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_strict_read,
-                       also=(Rule("option_list", "abstain", _option_list),
-                             Rule("tentative", "abstain", _commitment.tentative_rule(_strict_read)),
-                             Rule("none_of_them", "abstain", _commitment.rejects_every_option))),
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, pick=_strict_read, hedge=_hedge, unfinished=_unfinished,
+    also=(Rule("option_list", "abstain", _option_list), Rule("none_of_them", "abstain", _commitment.rejects_every_option)),
+    stated=(Rule("bold", "format", _bold), Rule("ticked_row", "table", _ticked_row), Rule("verdict_list", "marker", _verdict_list)),
+    prose=(
     Rule("answer_first", "answer_first", _commitment.choice_on_question(_answer_first)),
     Rule("foreign_ordinal", "other_language", _foreign_ordinal),
     Rule("verdict", "option_text", _verdict),
@@ -1066,7 +1040,7 @@ RULES: tuple[Rule, ...] = (
     Rule("analysis", "option_text", _analysis),
     Rule("option_text", "option_text", _commitment.choice_on_question(_option_text)),
     Rule("direction", "option_text", _direction),
-)
+))
 
 
 def options_named(output: str, choices: Sequence[str], question: str | None = None) -> list[str]:

@@ -24,8 +24,8 @@ pivot") answers nothing, whatever numbers and letters its working shows; nor do 
 ("B, D", "Six or seven, depending on the model"), a range ("usually between 10 and 22"), or opposite
 verdicts from two points of view ("Botanically no; culinarily yes").
 
-The kinds' cascades call these as rules (``candidates_rule``, ``cut_rule``, ...) or wrap a reading rule
-with them (``on_question``, ``number_on_question``). The text-level tests the reading context itself
+Every kind's cascade (``_markers.cascade``) runs :func:`stage` once, and the tentative pick last; a kind
+wraps a reading rule with the others (``on_question``, ``number_on_question``). The text-level tests the reading context itself
 needs (``hedged``, ``non_answer``, ``answers_despite_refusal``, ``apology_for_not_answering``, ...)
 live in :mod:`gengap.extract._base` beside :class:`~gengap.extract._base.Context`.
 """

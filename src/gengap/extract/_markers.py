@@ -20,12 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
-from gengap.extract._base import Context, Rule, echo_rule
-from gengap.extract._commitment import marked_non_answer
+from gengap.extract._base import MARKER_OPENS, MARKER_SUFFIX, STRONG_MARK_RE, Context, Rule, echo_rule
+from gengap.extract._commitment import marked_non_answer, stage, tentative_rule
 from gengap.extract._phrases import alternation, languages_with
 
-__all__ = ["MARKER_RE", "Markers", "marker_pattern", "front", "read_marked", "read_region", "rule"]
+__all__ = ["MARKER_RE", "Markers", "cascade", "front", "marker_pattern", "read_marked", "read_region", "rule"]
 Reader = Callable[[Context, str], "str | None"]
 
 
@@ -33,14 +34,11 @@ def marker_pattern(extra: str = "", opens: str = "") -> re.Pattern[str]:
     """The markers of every phrase file and a kind's own (``extra``, opening with one of ``opens``: a cheap first
     test that tests/test_extract_speed.py keeps complete), as one pattern ending where the answer starts."""
     alternatives = alternation("marker", languages_with("marker"))[3:-1] + (f"|{extra}" if extra else "")
-    return re.compile(f"(?=[{''.join(sorted(set(_OPENS + opens)))}])(?:{alternatives})"
-                      r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*", re.IGNORECASE)
+    return re.compile(f"(?=[{''.join(sorted(set(MARKER_OPENS + opens)))}])(?:{alternatives})" + MARKER_SUFFIX, re.IGNORECASE)
 
 
-# what the phrase files' markers open with: "####", "final", "answer", "my", "la respuesta", "die Antwort", "答案"
-_OPENS = "#abcdfilmr\u6b63\u7b54"
 #: The markers of every language (English "Final answer:", Spanish "La respuesta es", ...).
-MARKER_RE = marker_pattern()
+MARKER_RE = STRONG_MARK_RE
 
 
 @dataclass(frozen=True)
@@ -52,11 +50,13 @@ class Markers:
     marker: re.Pattern[str] = field(default=MARKER_RE)
     conclusion: re.Pattern[str] | None = None
     region: tuple[str, ...] = ("marked", "concluding", "first", "last")
+    #: what a marker names, when it reads more than ``first`` ("The answer is the second one."); None: ``first``
+    named: Reader | None = None
     #: whether the line under a marker ending its own line ("Here's the answer:\n\n...") is the answer, not the working
     alone: Callable[[Context, str], bool] | None = None
 
 
-def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, text: str) -> str | None:
+def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, text: str, read: Reader | None = None) -> str | None:
     """The first answer after the last match of ``pattern`` in ``text`` that is followed by one, on its line
     (or the next line when the match ends its own)."""
     for m in reversed(list(pattern.finditer(text)) if pattern is not None else ()):
@@ -64,7 +64,7 @@ def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, t
         line = tail.split("\n", 1)[0].strip() or tail.strip().split("\n", 1)[0].strip()
         if table.alone is not None and "\n" in m.group(0) and not table.alone(ctx, line):
             return None
-        found = table.first(ctx, line)
+        found = (read or table.first)(ctx, line)
         if found is not None:
             return found
     return None
@@ -72,7 +72,7 @@ def _after_last(table: Markers, ctx: Context, pattern: re.Pattern[str] | None, t
 
 def read_marked(table: Markers, ctx: Context, text: str | None = None) -> str | None:
     """The first answer after the last marker of ``text`` (the output's) followed by one."""
-    return _after_last(table, ctx, table.marker, ctx.text if text is None else text)
+    return _after_last(table, ctx, table.marker, ctx.text if text is None else text, table.named)
 
 
 def read_region(table: Markers, ctx: Context, text: str) -> str | None:
@@ -92,6 +92,7 @@ _READERS: dict[str, tuple[str, Callable[[Markers, Context], str | None]]] = {
     "boxed": ("format", lambda table, ctx: None if ctx.boxed is None else read_region(table, ctx, ctx.boxed)),
     "marked": ("marker", read_marked),
     "concluding": ("marker", lambda table, ctx: _after_last(table, ctx, table.conclusion, ctx.prose)),
+    "first": ("answer_first", lambda table, ctx: table.first(ctx, ctx.prose)),
     "last": ("last", lambda table, ctx: table.last(ctx, ctx.prose)),
 }
 
@@ -104,8 +105,19 @@ def front(table: Markers, correction: Callable[[Context], str | None], *, before
             Rule("non_answer", "abstain", marked_non_answer), rule(table, "marked"))
 
 
+def cascade(table: Markers, rules: Callable[[], Sequence[Rule]], correction: Callable[[Context], str | None], *,
+            before: Sequence[Rule] = (), stated: Sequence[Rule] = (), prose: Sequence[Rule] = (),
+            pick: Callable[[Context, str], str | None] | None = None, **commitment: Any) -> tuple[Rule, ...]:
+    """A kind's cascade, its stages in the one order every kind reads in: the :func:`front`, the kind's readers of an
+    answer stated outright (``stated``: a table, bold, a verdict word opening the reply), the commitment stage
+    (``_commitment.stage``, with ``commitment``'s options and ``pick``), the kind's readers of answers in prose
+    (``prose``), and last the one tentative pick of a short output, read with ``pick``."""
+    return (*front(table, correction, before=before), *stated, *stage(rules, pick=pick, **commitment), *prose,
+            *((Rule("tentative", "abstain", tentative_rule(pick)),) if pick is not None else ()))
+
+
 def rule(table: Markers, position: str, name: str | None = None) -> Rule:
-    """The cascade rule that reads ``table``'s answer at ``position`` (``boxed``, ``marked``, ``concluding`` or
-    ``last``), named ``name`` (the position by default)."""
+    """The cascade rule that reads ``table``'s answer at ``position`` (``boxed``, ``marked``, ``concluding``, ``first``
+    or ``last``), named ``name`` (the position by default)."""
     family, read = _READERS[position]
     return Rule(name or position, family, lambda ctx: read(table, ctx))

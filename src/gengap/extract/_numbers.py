@@ -17,11 +17,9 @@ from gengap.extract import _commitment, _markers
 from gengap.extract._base import (
     ABSTAIN,
     HEDGE_RE,
-    STRONG_MARK_RE,
     WEAK_MARK_RE,
     Context,
     Rule,
-    after_last,
     clean,
     content_stems,
     first_part,
@@ -32,7 +30,7 @@ from gengap.extract._base import (
     without_preamble,
     words,
 )
-from gengap.extract._markers import Markers
+from gengap.extract._markers import Markers, read_region
 
 
 class Num(NamedTuple):
@@ -506,25 +504,15 @@ _CONFIRMED_RE = re.compile(r"=[^=]*?(?:\byes\b|\byep\b|\bcorrect\b|\bthat'?s\s+r
 
 
 def _read_region(ctx: Context, region: str) -> str | None:
-    """The answer in a stretch of text: its last marked number, else its last concluding one, else its last
-    (a check or an aside in parentheses after it is no answer)."""
+    """The answer in a stretch of text, at the table's positions (a pleasantry after it is no part of it)."""
     kept = [p for p in sentences(region) if not _PLEASANTRY_RE.match(p)]
-    region = " ".join(kept) if kept else region
-    tail = after_last(STRONG_MARK_RE, region)
-    for part in (tail, after_last(WEAK_MARK_RE, region)):
-        if part is not None:
-            found = _result(ctx, sentences(part)[0] if sentences(part) else part)
-            if found:
-                return _answer(found, ctx)
-    last = sentences(region)
-    confirmed = _CONFIRMED_RE.search(last[-1]) if last else None
-    if confirmed and _nums(ctx, confirmed.group(1)):  # "14 + 26 = 40, yes, 26.": the check confirms the value after it
-        return _answer(_nums(ctx, confirmed.group(1))[0], ctx)
-    found = _result(ctx, last[-1]) if last else None
-    if found and "=" in last[-1]:
-        return _answer(found, ctx)
-    nums = _nums(ctx, region)
-    return _answer(nums[-1], ctx) if nums else None
+    return read_region(MARKERS, ctx, " ".join(kept) if kept else region)
+
+
+def _resulting(ctx: Context, text: str) -> str | None:
+    """The number the first sentence of ``text`` arrives at (after its last "=")."""
+    found = _result(ctx, sentences(text)[0] if sentences(text) else text)
+    return _answer(found, ctx) if found else None
 
 
 _RESTATED_BEFORE_RE = re.compile(r"^\W*(?:(?:no|nope|wait|so|then|ok(?:ay)?|actually|sorry|i\s+mean|rather)\W+)*"
@@ -1460,20 +1448,28 @@ def _first_number(ctx: Context, text: str) -> str | None:
 
 
 def _last(ctx: Context, text: str) -> str | None:
+    """The number closing ``text``: the value a check confirms ("14 + 26 = 40, yes, 26."), the result of a closing
+    sum, else the last number (a check or an aside in parentheses after it is no answer)."""
+    last = sentences(text)
+    confirmed = _CONFIRMED_RE.search(last[-1]) if last else None
+    if confirmed and _nums(ctx, confirmed.group(1)):
+        return _answer(_nums(ctx, confirmed.group(1))[0], ctx)
+    found = _result(ctx, last[-1]) if last else None
+    if found and "=" in last[-1]:
+        return _answer(found, ctx)
     nums = _nums(ctx, text)
     return _answer(nums[-1], ctx) if nums else None
 
 
 # the table of the marker stage: a marker on a line of its own announces the whole reply ("Here's the answer:\n\n15 + 27
 # = 42"), read as one unless the line is the number alone
-MARKERS = Markers(first=_opening, last=_last, conclusion=WEAK_MARK_RE,
+MARKERS = Markers(first=_resulting, named=_opening, last=_last, conclusion=WEAK_MARK_RE, region=("marked", "concluding", "last"),
                   alone=lambda ctx, line: len(_nums(ctx, line)) <= 1 or _BARE_RE.match(line) is not None)
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction),
-    Rule("table", "table", _table),
-    *_commitment.stage(lambda: RULES, hedge=_hedge, unfinished=_unfinished, pick=_first_number,
-                       also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic))),
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, pick=_first_number, hedge=_hedge, unfinished=_unfinished,
+    also=(Rule("range", "abstain", _commitment.range_only), Rule("off_topic", "abstain", _off_topic)),
+    stated=(Rule("table", "table", _table),), prose=(
     Rule("none", "answer_first", _none),
     Rule("foreign_word", "number_words", _foreign_word),
     Rule("conversion", "answer_first", _conversion),
@@ -1484,8 +1480,7 @@ RULES: tuple[Rule, ...] = (
     Rule("answer_first", "answer_first", _commitment.number_on_question(_answer_first)),
     Rule("concluding", "marker", _concluding),
     Rule("last_number", "last", _last_number),
-    Rule("tentative", "abstain", _commitment.tentative_rule(_first_number)),
-)
+))
 
 
 def read(output: str, question: str | None = None, disabled: frozenset[str] = frozenset()) -> str | None:

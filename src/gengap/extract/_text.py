@@ -1622,16 +1622,13 @@ def _definition(ctx: Context) -> str | None:
     return ABSTAIN if subject and subject <= content_stems(ctx.question) else None
 
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction, before=(
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, pick=_picked_span, unfinished=_unfinished, before=(
         Rule("tidy", "format", _tidy), Rule("courtesy", "format", _courtesy), Rule("other_question", "abstain", _other_question),
-        Rule("no_such", "abstain", _no_such), Rule("garbled", "abstain", _garbled), Rule("foreign_correction", "other_language", _foreign_correction))),
-    Rule("bold", "format", _bold),
-    Rule("table", "table", _table),
-    Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again)),
-    *_commitment.stage(lambda: RULES, unfinished=_unfinished, pick=_picked_span,
-                       also=(Rule("about_answering", "abstain", _about_answering),
-                             Rule("definition", "abstain", _definition))),
+        Rule("no_such", "abstain", _no_such), Rule("garbled", "abstain", _garbled), Rule("foreign_correction", "other_language", _foreign_correction)),
+    stated=(Rule("bold", "format", _bold), Rule("table", "table", _table),
+             Rule("after_hedge", "abstain", _commitment.after_opening_hedge(_read_again))),
+    also=(Rule("about_answering", "abstain", _about_answering), Rule("definition", "abstain", _definition)), prose=(
     Rule("whole_quote", "quotes", _whole_quote),
     Rule("title", "quotes", _title),
     Rule("literal", "quotes", _literal),
@@ -1643,8 +1640,7 @@ RULES: tuple[Rule, ...] = (
     Rule("in_sentence", "answer_inside_sentence", _commitment.on_question(_in_sentence)),
     Rule("heading", "format", _heading),
     Rule("consensus", "answer_inside_sentence", _consensus),
-    Rule("tentative", "abstain", _commitment.tentative_rule(_picked_span)),
-)
+))
 # the rules that read a span are finished; those that only abstain, and those that read the output again, are not
 RULES = tuple(r if r.name in ("tidy", "courtesy", "foreign_unsure", "echo", "other_question", "refusal", "no_such", "garbled", "hedge", "about_answering")
               else Rule(r.name, r.family, _finished(r.read)) for r in RULES)

@@ -5,12 +5,12 @@ reply that echoes the question ("It does not."), and a restatement that negates 
 Principles a careful reader uses, read before the restatement: an opening courtesy is no verdict; a
 pronoun and auxiliary affirm only with the predicate left out or the question's own verb; the pair an
 instruction offers ("yes or no") is no verdict; a restatement affirms only what is asked of the subject,
-and denies by negation, a negative prefix, another year, count, kind or bound; difficulty, a debated
+and denies by negation, a negative prefix, another year, count or bound; difficulty, a debated
 point, a condition ("Only if ...") or one subgroup each way give no single verdict. A comparative reply
 answers a comparative question by its direction; another rank or date for the same event denies. No
 knowledge of the world decides: a restatement that leaves out or replaces what the question asks of its
-subject ("Ice floats." for "Does ice sink?", "a poor conductor" for "a good conductor?") is no verdict.
-An intensifying idiom stresses its clause either way; verdict phrases of other languages count."""
+subject ("Ice floats." for "Does ice sink?", "a poor conductor"), another kind ("Koalas are marsupials." for
+"a bear?") or another comparative ("Much smaller.") is no verdict. An intensifying idiom stresses its clause either way; verdict phrases of other languages count."""
 
 from __future__ import annotations
 
@@ -131,7 +131,10 @@ def _word(word: str) -> str | None:
 
 
 def _first(ctx: Context, text: str) -> str | None:
-    """Yes or no (or a bare verdict word of another language) opening ``text``."""
+    """Yes or no (or a bare verdict word of another language) opening ``text``; not the "No" of a doubt in another
+    language ("No lo sé."), which the commitment stage reads."""
+    if text[:2].lower() == "no" and (after_foreign_unsure(text) is not None or foreign_no_answer(sentences(text))):
+        return None
     m = _FIRST_RE.match(text)
     if m:
         return _word(m.group(1))
@@ -334,14 +337,6 @@ def _courtesy(ctx: Context) -> str | None:
 _VERDICT_LANGUAGES = tuple(sorted(set(languages_with("yes")) | set(languages_with("no"))))
 _FOREIGN_WORD_RE = re.compile(rf"^\W*(?:(?P<yes>{alternation('yes', _VERDICT_LANGUAGES)})|(?P<no>{alternation('no', _VERDICT_LANGUAGES)}))"
                               r"\s*(?:[,.!;:\uff0c\u3002\uff01\u3001\uff1b\uff1a]|$)", re.IGNORECASE)
-
-
-def _first_word(ctx: Context) -> str | None:
-    """Yes or no opening the output; not the "No" of a doubt in another language ("No lo sé."), which the
-    commitment stage reads."""
-    if ctx.prose[:2].lower() == "no" and (after_foreign_unsure(ctx.prose) is not None or foreign_no_answer(sentences(ctx.prose))):
-        return None
-    return _first(ctx, ctx.prose)
 
 
 # verdicts without the words yes or no in the other languages a model may answer in: "Natürlich.",
@@ -839,7 +834,7 @@ def _restatement(ctx: Context) -> str | None:
     if turn and content_stems(turn[0]) & ctx.question_stems:
         before = _restatement(Context(main, ctx.kind, question=ctx.question, disabled=ctx.disabled))
         after = _restatement(Context(turn[0], ctx.kind, question=ctx.question, disabled=ctx.disabled))
-        if before == "no" and after == "yes" and not _APPEARANCE_RE.search(main):
+        if before in ("no", ABSTAIN) and after == "yes" and not _APPEARANCE_RE.search(main):
             return ABSTAIN  # "A tomato is a fruit, but it's treated as a vegetable.": a denial turned into a partial yes
         main = turn[0]  # "Penguins are birds, but they can't fly.": the clause after "but" answers
     subject = _subject_of(ctx.question)
@@ -853,7 +848,7 @@ def _restatement(ctx: Context) -> str | None:
         return "no"  # "Is X the largest ...?" - "Y is larger than X."; "Is sound faster than light?" - "Light is faster than sound."
     if re.match(r"\W*(?:it|they|he|she)(?:'s|'re|\s)", core, re.IGNORECASE) and not _NEGATION_RE.search(core) \
             and (_other_kind(core, ctx.question) or _other_count(core, ctx.question)):
-        return "no"  # "It's an autonomous territory ..." for "Is Greenland a country?": the pronoun is the question's subject
+        return "no" if _other_count(core, ctx.question) else ABSTAIN  # "It's an autonomous territory ..." for "Is Greenland a country?"
     other_year = _other_year(main, ctx)
     if other_year:
         return other_year  # "It ended in 1945." for "Did World War II end in 1944?"
@@ -867,8 +862,8 @@ def _restatement(ctx: Context) -> str | None:
         return None  # it speaks of something else: not read (unless "It fell in 1989" restates the question's own date)
     if _other_name(main, ctx):
         return "no"  # "Is Sydney the capital?" - "Canberra is Australia's capital."
-    if _other_count(main, ctx.question) or (not _NEGATION_RE.search(main) and _other_kind(main, ctx.question)):
-        return "no"  # "Do spiders have six legs?" - "Spiders have eight legs."; "Is Africa a country?" - "Africa is a continent"
+    if _other_count(main, ctx.question) or (not _NEGATION_RE.search(main) and _other_kind(main, ctx.question)):  # "Spiders have eight legs."
+        return "no" if _other_count(main, ctx.question) else ABSTAIN  # "Africa is a continent": do the kinds exclude each other?
     compared = _compared(ctx.prose, ctx.question)
     if compared:
         return compared  # "Is the Amazon longer than the Nile?" - "most references list the Nile as longer"
@@ -1178,17 +1173,18 @@ def _without(main: str, ctx: Context) -> bool:
     return False
 
 
-RULES: tuple[Rule, ...] = (
-    *_markers.front(MARKERS, _correction, before=(Rule("courtesy", "answer_first", _courtesy),)),
+RULES: tuple[Rule, ...] = _markers.cascade(
+    MARKERS, lambda: RULES, _correction, before=(Rule("courtesy", "answer_first", _courtesy),),
+    also=(Rule("both_verdicts", "abstain", _both_verdicts),), stated=(
     Rule("no_idiom", "idiom", _no_idiom),
     Rule("closing", "self_correction", _closing),
     Rule("closing_hedge", "abstain", _closing_hedge),
     Rule("split_verdict", "abstain", _commitment.split_verdict),
     Rule("contradicted", "abstain", _contradicted),  # before the bare verdict is read
-    Rule("first_word", "answer_first", _first_word),
+    _markers.rule(MARKERS, "first", "first_word"),
     Rule("foreign_verdict", "other_language", _foreign_verdict),
     Rule("tf_letter", "verdict", _tf_letter),
-    *_commitment.stage(lambda: RULES, also=(Rule("both_verdicts", "abstain", _both_verdicts),)),
+    ), prose=(
     Rule("either_or", "abstain", _either_or),
     Rule("not_all", "verdict", _not_all),
     Rule("myth_question", "verdict", _myth_question),
@@ -1207,4 +1203,4 @@ RULES: tuple[Rule, ...] = (
     Rule("one_side", "abstain", _commitment.one_side_of_a_comparison),
     Rule("restatement", "answer_inside_sentence", _restatement),
     Rule("debunked", "negation", _debunked),
-)
+))
