@@ -265,7 +265,8 @@ def _corpus_value(metric: str, rows: pd.DataFrame) -> float:
     return float(get_metric(metric).statistic(data)(np.ones((1, len(data))))[0])  # type: ignore[attr-defined]
 
 
-def section_corpus(reps: int, boot: int, seed: int) -> None:
+def section_corpus(reps: int, boot: int, seed: int, metrics: tuple[str, ...] = CORPUS_METRICS) -> None:
+    """``metrics``: a subset of :data:`CORPUS_METRICS` (the same rows are drawn whatever the subset)."""
     from gengap.analysis.corpus import corpus_gap, corpus_score
 
     cells = [(0.0, 100, 20), (1.0, 30, 20), (1.0, 100, 20), (1.5, 30, 50), (1.5, 100, 10)]
@@ -281,12 +282,12 @@ def section_corpus(reps: int, boot: int, seed: int) -> None:
     lowest: list[tuple[float, str]] = []
     for spread, g, m in cells:
         codes = np.repeat(np.arange(g), m)
-        hit = {k: [0, 0] for k in CORPUS_METRICS}
-        reject = {k: [0, 0] for k in ("auroc", "macro_f1")}
+        hit = {k: [0, 0] for k in metrics}
+        reject = {k: [0, 0] for k in ("auroc", "macro_f1") if k in metrics}
         r_rng = np.random.default_rng([seed, 6, int(spread * 10), g, m])
         for r in range(reps):
             rows = classified(r_rng, g, m, spread)
-            for metric in CORPUS_METRICS:
+            for metric in metrics:
                 for j, clusters in enumerate((codes, None)):
                     ci = corpus_score(metric, rows, n_resamples=boot, seed=r, clusters=clusters)
                     hit[metric][j] += ci.low <= truth[spread][metric] <= ci.high
@@ -295,7 +296,7 @@ def section_corpus(reps: int, boot: int, seed: int) -> None:
                 for j, (ca, cb) in enumerate(((codes, codes + g), (None, None))):
                     t = corpus_gap(metric, rows, other, paired=False, n_resamples=boot, seed=r, clusters=ca, clusters_b=cb)
                     reject[metric][j] += t.p_value < 0.05
-        for metric in CORPUS_METRICS:
+        for metric in metrics:
             cover, naive = hit[metric][0] / reps, hit[metric][1] / reps
             gap = (f"{reject[metric][0] / reps:>17.3f}  {reject[metric][1] / reps:.3f}" if metric in reject else "")
             print(f"   {spread:<6}  {g:<5} {m:<4} {metric:<10} {truth[spread][metric]:.3f}    {cover:.3f}     {naive:.3f}  | {gap}")
@@ -316,6 +317,7 @@ def main() -> None:
     parser.add_argument("--t1-cells", default="", help="section 3: only these cells, rho:G:m joined by commas")
     parser.add_argument("--corpus-reps", type=int, default=200, help="section 6: simulated runs per cell")
     parser.add_argument("--corpus-boot", type=int, default=1000, help="section 6: resamples per interval")
+    parser.add_argument("--corpus-metrics", default=",".join(CORPUS_METRICS), help="section 6: only these metrics, e.g. 'ece'")
     parser.add_argument("--kinds", default="0/1,continuous", help="section 1: score kinds")
     parser.add_argument("--iccs", default=",".join(map(str, ICCS)), help="section 1: intraclass correlations")
     args = parser.parse_args()
@@ -334,7 +336,7 @@ def main() -> None:
     if "5" in args.only:
         section_cost()
     if "6" in args.only:
-        section_corpus(args.corpus_reps, args.corpus_boot, args.seed)
+        section_corpus(args.corpus_reps, args.corpus_boot, args.seed, tuple(args.corpus_metrics.split(",")))
     print(f"\n{time.perf_counter() - start:.0f} s in all")
 
 
