@@ -12,7 +12,8 @@ when the rows name one: hand-written paraphrases, real model outputs):
   reading is a silent scoring error, an abstention is not;
 
 then the paired difference in accuracy (gengap's paired interval, held to the exact McNemar
-interval), the outputs fixed and broken, and the exact McNemar p-value.
+interval), the outputs fixed and broken, the exact McNemar p-value, and how many readings differ at all
+(value or rule: a change meant to keep every reading, such as a speed-up, must show 0).
 
     python benchmarks/compare_extract_rules.py --against main --heldout     # the fresh held-out set (extraction_v8)
     python benchmarks/compare_extract_rules.py --against 233169a --v7       # the previous one (tuning data now)
@@ -30,11 +31,12 @@ import tempfile
 from pathlib import Path
 
 from gengap.analysis.intervals import paired_test
+from gengap.extract import extract
 
 try:
-    from benchmarks.bench_extract import DATA_V7, DATA_V8, KINDS, cell, heldout_files, is_correct, read_all, read_files, was_read
+    from benchmarks.bench_extract import DATA_V7, DATA_V8, KINDS, cell, heldout_files, is_correct, read_files, was_read
 except ImportError:  # run as a script from the benchmarks folder
-    from bench_extract import DATA_V7, DATA_V8, KINDS, cell, heldout_files, is_correct, read_all, read_files, was_read
+    from bench_extract import DATA_V7, DATA_V8, KINDS, cell, heldout_files, is_correct, read_files, was_read
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,11 +61,6 @@ def readings_with(revision: str, rows: list[dict]) -> list[tuple[str | None, str
         finally:
             subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=True)
     return [(v, r) for v, r in json.loads(done.stdout)]
-
-
-def read_with(revision: str, rows: list[dict]) -> list[str | None]:
-    """The values the rules of ``revision`` read from ``rows``."""
-    return [value for value, _ in readings_with(revision, rows)]
 
 
 def version_cells(rows: list[dict], got: list[str | None], idx: list[int]) -> str:
@@ -115,7 +112,12 @@ def main() -> None:
         parser.error("name labelled files, or pass --heldout (--v8) or --v7")
     rows = read_files(paths)
     print(f"{len(rows)} outputs from {', '.join(p.name for p in paths)}")
-    print("\n".join(comparison_lines(rows, read_all(rows), read_with(args.against, rows), args.against)))
+    now = [(e.value, e.rule) for e in (extract(r["output"], r["kind"], question=r.get("question"), choices=r.get("choices"))
+                                       for r in rows)]
+    before = readings_with(args.against, rows)
+    print("\n".join(comparison_lines(rows, [v for v, _ in now], [v for v, _ in before], args.against)))
+    differ = sum(a != tuple(b) for a, b in zip(now, before))
+    print(f"   readings that differ in value or rule (a reading the verifier withholds has rule 'verifier'): {differ} of {len(rows)}")
 
 
 if __name__ == "__main__":

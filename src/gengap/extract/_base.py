@@ -266,7 +266,7 @@ def boxed(text: str) -> str | None:
 
 # a marked answer ("Final answer:", "The answer is", "I'd go with", "La respuesta es"): the marker phrases of every
 # phrase file, opening with one of MARKER_OPENS (a cheap first test that tests/test_extract_speed.py keeps complete)
-MARKER_OPENS = "#abcdfilmr\u6b63\u7b54"
+MARKER_OPENS = "#abcfimr\u7b54"
 MARKER_SUFFIX = r"(?![a-z])\s*(?:[:=]|-(?!\s?\d)|\bis\b)?\s*"
 STRONG_MARK_RE = re.compile(f"(?=[{MARKER_OPENS}])" + alternation("marker", languages_with("marker")) + MARKER_SUFFIX, re.IGNORECASE)
 WEAK_MARK_RE = re.compile(  # a conclusion (the phrase list of phrases/en.toml), or a labelled result or total; what it opens with first

@@ -152,8 +152,8 @@ def _last(ctx: Context, text: str) -> str | None:
 
 
 # the table of the marker stage: a claim said true or false marks the verdict too ("The statement is false.")
-MARKERS = Markers(first=_first, last=_last,
-                  marker=marker_pattern(r"\b(?:(?:statement|claim|it|this|that|answer|which)\s+(?:is|stays|remains)(?:\s+(?:therefore|thus|also))?|that's)", opens="acistw"),
+MARKERS = Markers(first=_first, last=_last, marker=marker_pattern(r"\b(?:(?:statement|claim|it|this|that|answer|which)\s+(?:is|stays|remains)(?:\s+(?:therefore|thus|also))?|that's)"
+                                                                  r"(?=\s+(?:yes|no|true|false|correct|incorrect|right|wrong|nope|yep|yeah)\b)", opens="acistw"),
                   conclusion=re.compile(rf"\b(?:so|therefore|thus|hence)\s*,?\s*(?:that(?:'s|\s+is)\s+|(?!{_YN_WORD}\b)[a-z]+(?:\s+[a-z]+){{0,3}}\s*,\s*)?", re.IGNORECASE))
 
 
