@@ -37,6 +37,8 @@ draws); the plug-in L1 ``ece`` (15 equal-width bins) against its own binned trut
     python benchmarks/bench_corpus_metrics.py --breaks     # false breaks and power of corpus_curve's test
     python benchmarks/bench_corpus_metrics.py --gaps       # coverage of corpus_gap's intervals, independent splits
     python benchmarks/bench_corpus_metrics.py --paired-gaps  # the same for two models on the same rows
+    python benchmarks/bench_corpus_metrics.py --ece-warning --ece-cells 500:0.5,500:0.1  # ECE's noise-floor warning:
+        # coverage of the parts warned and not, a nearly calibrated model (logit x 1.1) beside the grid's (x 1.5)
     python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:6 --resamples 200  # one grid row, no timings
     python benchmarks/bench_corpus_metrics.py --check-truths  # the exact truths beside 20,000,000 draws
     python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:300 --resamples 200 --prevalences 0.5 \
@@ -653,7 +655,7 @@ def ece_warning_validation(reps: int, seed_base: int, cells: list[tuple[int, flo
                 warned = warned.astype(bool)
                 zero = zero.astype(bool)
 
-                def cover(mask: np.ndarray) -> float:
+                def cover(mask: np.ndarray, hit: np.ndarray = hit) -> float:
                     return float(hit[mask].mean()) if mask.any() else float("nan")
 
                 records.append({"model": f"logit x {scale}", "metric": m, "n": n, "prev": prev, "truth": true[m],
@@ -669,12 +671,13 @@ def ece_warning_validation(reps: int, seed_base: int, cells: list[tuple[int, flo
             with pd.option_context("display.width", 250, "display.max_rows", 500):
                 print(pd.DataFrame.from_records(sweep[done[1]:] + records[done[0]:]).to_string(
                     index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
-    fmt = lambda x: f"{x:.3f}"  # noqa: E731
+    fmt = lambda x: f"{x:.3f}"
     with pd.option_context("display.width", 250, "display.max_rows", 500):
         print(f"\nOther rules (estimate / noise floor below k; the debiased ECE's interval reaching 0 while this one's "
               f"does not), seed base {seed_base}:")
         print(pd.DataFrame.from_records(sweep).to_string(index=False, float_format=fmt, na_rep=""))
-        print(f"\nThe noise-floor warning (estimate below {ECE_FLOOR_RATIO['ece']:g} x the floor) of the default "
+        print(f"\nThe noise-floor warning (estimate below {ECE_FLOOR_RATIO['ece']:g} x the floor for ece, "
+              f"{ECE_FLOOR_RATIO['ece_adaptive']:g} x for ece_adaptive) of the default "
               f"interval (seed base {seed_base}, {reps} parts a cell, {resamples:,} resamples; 'missed, warned': "
               "the share of the parts that missed which warned):")
         print(pd.DataFrame.from_records(records).to_string(index=False, float_format=fmt, na_rep=""))
