@@ -37,6 +37,8 @@ draws); the plug-in L1 ``ece`` (15 equal-width bins) against its own binned trut
     python benchmarks/bench_corpus_metrics.py --breaks     # false breaks and power of corpus_curve's test
     python benchmarks/bench_corpus_metrics.py --gaps       # coverage of corpus_gap's intervals, independent splits
     python benchmarks/bench_corpus_metrics.py --paired-gaps  # the same for two models on the same rows
+    python benchmarks/bench_corpus_metrics.py --ece-warning --ece-cells 500:0.5,500:0.1  # ECE's noise-floor warning:
+        # coverage of the parts warned and not, a nearly calibrated model (logit x 1.1) beside the grid's (x 1.5)
     python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:6 --resamples 200  # one grid row, no timings
     python benchmarks/bench_corpus_metrics.py --check-truths  # the exact truths beside 20,000,000 draws
     python benchmarks/bench_corpus_metrics.py --coverage-only --reps 100000:300 --resamples 200 --prevalences 0.5 \
@@ -72,11 +74,12 @@ PREVALENCES = [0.01, 0.10, 0.50]
 Z = float(ndtri(0.975))
 
 
-def draw(n: int, prev: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def draw(n: int, prev: float, rng: np.random.Generator, scale: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
+    """``scale``: the logit's factor (1.5 the grid's overconfident model, 1.1 a nearly calibrated one)."""
     y = (rng.uniform(size=n) < prev).astype(int)
     s = rng.normal(size=n) + y
     post = expit(np.log(prev / (1 - prev)) + s - 0.5)  # exact posterior of y given s (unit-variance normals, shift 1)
-    p = expit(1.5 * logit(np.clip(post, 1e-12, 1 - 1e-12)))
+    p = expit(scale * logit(np.clip(post, 1e-12, 1 - 1e-12)))
     return y, p
 
 
@@ -551,7 +554,7 @@ def gap_coverage(paired: bool, reps: int, seed: int, resamples: int = 1_000,
 ECE_METRICS = ["ece", "ece_adaptive", "ece_debiased"]
 
 
-def calibration_truths(prev: float, rows: int = 4_000_000) -> dict[str, float]:
+def calibration_truths(prev: float, rows: int = 4_000_000, scale: float = 1.5) -> dict[str, float]:
     """The population's binned calibration errors at ``prev``: each bin's gap is mean confidence less the
     mean of each row's exact probability of being right (no draw of right or wrong), on ``rows`` draws;
     equal-mass bins cut at the population's confidence quantiles. The model is overconfident in every
@@ -559,7 +562,7 @@ def calibration_truths(prev: float, rows: int = 4_000_000) -> dict[str, float]:
     rng = np.random.default_rng(12345)
     y = (rng.uniform(size=rows) < prev).astype(int)
     post = expit(np.log(prev / (1 - prev)) + rng.normal(size=rows) + y - 0.5)
-    p = expit(1.5 * logit(np.clip(post, 1e-12, 1 - 1e-12)))
+    p = expit(scale * logit(np.clip(post, 1e-12, 1 - 1e-12)))
     conf, right = np.maximum(p, 1 - p), np.maximum(post, 1 - post)  # P(right | confidence), exactly
     out = {}
     for name in ECE_METRICS:
@@ -619,6 +622,69 @@ def ece_interval_coverage(reps: int, seed_base: int, cells: list[tuple[int, floa
         print(pd.DataFrame.from_records(records).to_string(index=False, float_format=lambda x: f"{x:.3f}"))
 
 
+def ece_warning_validation(reps: int, seed_base: int, cells: list[tuple[int, float]], scales: list[float],
+                           resamples: int = 1_000) -> None:
+    """Does the noise-floor warning of ``ece`` and ``ece_adaptive`` (:func:`gengap.analysis.corpus.ece_noise_floor`,
+    threshold ``ECE_FLOOR_RATIO``) fire where their default interval misses? Per model (logit x ``scale``:
+    1.1 nearly calibrated, 1.5 the grid's) and cell: coverage of the parts warned and not warned, the
+    share warned; then the same for other thresholds (estimate / floor below k) and for the rule "the
+    debiased ECE's interval reaches 0 while this one's does not"."""
+    from gengap.analysis.corpus import ECE_FLOOR_RATIO, ece_noise_floor
+    from gengap.metrics import get_metric
+
+    records, sweep = [], []
+    for scale in scales:
+        for n, prev in cells:
+            true = calibration_truths(prev, scale=scale)
+            rng = np.random.default_rng([seed_base, n, int(round(prev * 1000)), int(round(scale * 100))])
+            got: dict[str, list[tuple[float, float, bool, bool]]] = {"ece": [], "ece_adaptive": []}
+            started, cpu = time.perf_counter(), time.process_time()
+            for r in range(reps):
+                data = as_data(*draw(n, prev, rng, scale))
+                seed = [seed_base, r, n, int(round(scale * 100))]
+                deb = corpus_score("ece_debiased", data, n_resamples=resamples, seed=np.random.default_rng(seed))
+                for m in got:
+                    ci = corpus_score(m, data, n_resamples=resamples, seed=np.random.default_rng(seed))
+                    bins = get_metric(m).statistic(data).bins  # type: ignore[attr-defined]
+                    ratio = ci.estimate / max(ece_noise_floor(data.correct, data.confidence, bins), 1e-12)
+                    got[m].append((float(ci.low <= true[m] <= ci.high), ratio, "calibrated" in ci.warning,
+                                   deb.low == 0 and ci.low > 0))
+            print(f"  logit x {scale}, n={n:,} prev={prev}: {reps} parts in {time.perf_counter() - started:.0f} s wall, "
+                  f"{time.process_time() - cpu:.0f} s CPU", flush=True)
+            done = len(records), len(sweep)
+            for m, parts in got.items():
+                hit, ratio, warned, zero = (np.array(col) for col in zip(*parts))
+                warned = warned.astype(bool)
+                zero = zero.astype(bool)
+
+                def cover(mask: np.ndarray, hit: np.ndarray = hit) -> float:
+                    return float(hit[mask].mean()) if mask.any() else float("nan")
+
+                records.append({"model": f"logit x {scale}", "metric": m, "n": n, "prev": prev, "truth": true[m],
+                                "cover": float(hit.mean()), "warned": float(warned.mean()),
+                                "cover warned": cover(warned), "cover not warned": cover(~warned),
+                                "missed, warned": float((warned & (hit == 0)).sum() / max((hit == 0).sum(), 1))})
+                for k in (1.25, 1.5, 1.75, 2.0, 2.5, 3.0):
+                    w = ratio < k
+                    sweep.append({"model": f"logit x {scale}", "metric": m, "n": n, "prev": prev, "rule": f"ratio < {k:g}",
+                                  "warned": float(w.mean()), "cover warned": cover(w), "cover not warned": cover(~w)})
+                sweep.append({"model": f"logit x {scale}", "metric": m, "n": n, "prev": prev, "rule": "debiased reaches 0",
+                              "warned": float(zero.mean()), "cover warned": cover(zero), "cover not warned": cover(~zero)})
+            with pd.option_context("display.width", 250, "display.max_rows", 500):
+                print(pd.DataFrame.from_records(sweep[done[1]:] + records[done[0]:]).to_string(
+                    index=False, float_format=lambda x: f"{x:.3f}", na_rep=""), flush=True)
+    fmt = lambda x: f"{x:.3f}"
+    with pd.option_context("display.width", 250, "display.max_rows", 500):
+        print(f"\nOther rules (estimate / noise floor below k; the debiased ECE's interval reaching 0 while this one's "
+              f"does not), seed base {seed_base}:")
+        print(pd.DataFrame.from_records(sweep).to_string(index=False, float_format=fmt, na_rep=""))
+        print(f"\nThe noise-floor warning (estimate below {ECE_FLOOR_RATIO['ece']:g} x the floor for ece, "
+              f"{ECE_FLOOR_RATIO['ece_adaptive']:g} x for ece_adaptive) of the default "
+              f"interval (seed base {seed_base}, {reps} parts a cell, {resamples:,} resamples; 'missed, warned': "
+              "the share of the parts that missed which warned):")
+        print(pd.DataFrame.from_records(records).to_string(index=False, float_format=fmt, na_rep=""))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer reps and no n = 100,000")
@@ -643,6 +709,9 @@ def main() -> None:
                     help="seed base of --ece-intervals (31: the development run the defaults were chosen on)")
     ap.add_argument("--ece-cells", default="500:0.5,500:0.1,500:0.01,5000:0.5,5000:0.1,5000:0.01,50:0.5,50:0.1,50:0.01",
                     help="rows:prevalence per cell of --ece-intervals")
+    ap.add_argument("--ece-warning", action="store_true",
+                    help="only the validation of ece's noise-floor warning (cells of --ece-cells, models of --ece-scales)")
+    ap.add_argument("--ece-scales", default="1.1,1.5", help="logit factors of --ece-warning's models (1.1 nearly calibrated)")
     ap.add_argument("--gap-metrics", default=None, help="only these metrics in --gaps / --paired-gaps, e.g. 'mcc,ece_debiased'")
     ap.add_argument("--truth", choices=("exact", "mc", "both"), default="exact",
                     help="the true values: exact (default), mc (2,000,000 draws, as before), both (cover_mc beside)")
@@ -671,6 +740,11 @@ def main() -> None:
         named = dict(x.split("=") for x in args.saved_defaults.split(",")) if args.saved_defaults else None
         with pd.option_context("display.width", 250, "display.max_rows", 500):
             print(grid(saved, named).to_string(index=False, float_format=lambda x: f"{x:.3f}", na_rep=""))
+        return
+    if args.ece_warning:
+        cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.ece_cells.split(","))]
+        ece_warning_validation(args.curves or 200, args.ece_seed, cells, [float(x) for x in args.ece_scales.split(",")],
+                               args.resamples)
         return
     if args.ece_intervals:
         cells = [(int(n), float(p)) for n, p in (c.split(":") for c in args.ece_cells.split(","))]

@@ -23,10 +23,11 @@ from gengap.analysis.corpus import (
     corpus_gap,
     corpus_intervals,
     corpus_score,
+    ece_noise_floor,
 )
 from gengap.analysis.resample import bca_bounds, bootstrap_weights, jackknife_statistic, resample_statistic
 from gengap.metrics import get_metric
-from gengap.metrics_corpus import CorpusData, ece_bins, weighted_l2_calibration_error
+from gengap.metrics_corpus import CorpusData, ece_bins, weighted_ece, weighted_l2_calibration_error
 
 
 def _rows(n: int, seed: int, *, sharp: float = 1.0, overconfident: float = 1.5) -> pd.DataFrame:
@@ -344,9 +345,34 @@ def test_every_corpus_interval_warns_where_the_benchmark_finds_it_short() -> Non
     assert "interval of ece covers less than 94% below 200 rows" in corpus_score("ece", _rows(150, 23), n_resamples=200).warning
     adaptive = corpus_score("ece_adaptive", _rows(300, 23), n_resamples=200).warning
     assert "interval of ece_adaptive covers less than 94% below 500 rows" in adaptive
-    # where the held-out grid covers, no warning: ECE from 200 rows, adaptive ECE from 500, the debiased ECE at any n
-    for metric, n in (("ece", 300), ("ece_adaptive", 500), ("ece_debiased", 150), ("ece", 2_000), ("auroc", 2_000)):
+    # where the held-out grid covers, no row-count warning: ECE from 200 rows, adaptive ECE from 500, the debiased
+    # ECE at any n; at 300 and 500 rows the grid's ECE of 0.06 is within reach of the noise floor, which warns
+    for metric, n in (("ece", 300), ("ece_adaptive", 500)):
+        warning = corpus_score(metric, _rows(n, 23), n_resamples=200).warning
+        assert "94% below" not in warning and "a perfectly calibrated model would show" in warning, (metric, n)
+    for metric, n in (("ece_debiased", 150), ("ece", 2_000), ("auroc", 2_000)):
         assert corpus_score(metric, _rows(n, 23), n_resamples=200).warning == "", (metric, n)
+
+
+def test_an_ece_near_its_noise_floor_warns_to_read_the_debiased_one() -> None:
+    # the floor is the plug-in ECE a calibrated model shows: its mean over rows drawn right with probability
+    # their own confidence, at the same bins
+    rng = np.random.default_rng(61)
+    conf = np.clip(0.5 + np.abs(rng.normal(0, 0.25, 800)), 0.5, 0.999)
+    right = (rng.uniform(size=(300, 800)) < conf).astype(float)
+    for adaptive in (False, True):
+        bins = ece_bins(conf, adaptive=adaptive)
+        drawn = [weighted_ece(r, conf, bins, np.ones((1, 800)))[0] for r in right]
+        assert ece_noise_floor(right[0], conf, bins) == pytest.approx(np.mean(drawn), rel=0.05)
+    # a calibrated model (the exact posterior) warns for ece and ece_adaptive and names the fix
+    calibrated = _rows(2_000, 62, overconfident=1.0)
+    for metric in ("ece", "ece_adaptive"):
+        warning = corpus_score(metric, calibrated, n_resamples=300).warning
+        assert "a perfectly calibrated model would show" in warning and "read ece_debiased" in warning, metric
+    assert "calibrated" not in corpus_score("ece_debiased", calibrated, n_resamples=300).warning
+    # a clearly miscalibrated one (logit x 2) does not
+    for metric in ("ece", "ece_adaptive"):
+        assert corpus_score(metric, _rows(2_000, 62, overconfident=2.0), n_resamples=300).warning == "", metric
 
 
 def test_a_gap_warns_when_one_side_has_too_few_right_predictions() -> None:
