@@ -287,8 +287,10 @@ def test_ctrl_c_says_what_was_kept_and_the_command_that_resumes(tmp_path):
         [str(ROOT / "src"), str(tmp_path), os.environ.get("PYTHONPATH", "")]), "GENGAP_NO_PROGRESS": "1"}
     args = ["eval", "--data", "data.jsonl", "--model", "slowmodel:predict", "--out", "my out", "--shard-size", "10",
             "--batch-size", "10", "--test-fraction", "0.5"]
+    # Ctrl-C as in a terminal: a job a non-interactive shell starts in the background ignores SIGINT, and a
+    # child inherits that, so the child is given the default disposition back (Python then installs its own).
     proc = subprocess.Popen(_gengap() + args, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+                            text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not (tmp_path / "batch-3").exists():
         assert proc.poll() is None and time.monotonic() < deadline, proc.communicate()
