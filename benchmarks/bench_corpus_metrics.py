@@ -646,7 +646,7 @@ def ece_warning_validation(reps: int, seed_base: int, cells: list[tuple[int, flo
                 for m in got:
                     ci = corpus_score(m, data, n_resamples=resamples, seed=np.random.default_rng(seed))
                     bins = get_metric(m).statistic(data).bins  # type: ignore[attr-defined]
-                    ratio = ci.estimate / max(ece_noise_floor(data.correct, data.confidence, bins), 1e-12)
+                    ratio = ci.estimate / max(ece_noise_floor(data.confidence, bins), 1e-12)
                     got[m].append((float(ci.low <= true[m] <= ci.high), ratio, "calibrated" in ci.warning,
                                    deb.low == 0 and ci.low > 0))
             print(f"  logit x {scale}, n={n:,} prev={prev}: {reps} parts in {time.perf_counter() - started:.0f} s wall, "

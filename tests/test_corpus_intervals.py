@@ -363,7 +363,7 @@ def test_an_ece_near_its_noise_floor_warns_to_read_the_debiased_one() -> None:
     for adaptive in (False, True):
         bins = ece_bins(conf, adaptive=adaptive)
         drawn = [weighted_ece(r, conf, bins, np.ones((1, 800)))[0] for r in right]
-        assert ece_noise_floor(right[0], conf, bins) == pytest.approx(np.mean(drawn), rel=0.05)
+        assert ece_noise_floor(conf, bins) == pytest.approx(np.mean(drawn), rel=0.05)
     # a calibrated model (the exact posterior) warns for ece and ece_adaptive and names the fix
     calibrated = _rows(2_000, 62, overconfident=1.0)
     for metric in ("ece", "ece_adaptive"):

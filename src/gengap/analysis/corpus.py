@@ -156,51 +156,53 @@ def _check_size(m: CorpusMetric, data: CorpusData) -> None:
 
 def _label_warnings(m: CorpusMetric, data: CorpusData, *, counts_only: bool = False) -> list[str]:
     """Why this part's interval may cover less than 94%. ``counts_only``: the notes on too few rows of a
-    class, of right predictions, or (adaptive ECE) rows alone: what makes a gap's interval short too
+    class, of right predictions, or (calibration errors) rows alone: what makes a gap's interval short too
     (``bench_corpus_metrics.py --gaps``)."""
-    if counts_only:
-        return [note for note in _label_warnings(m, data) if "rows: too few" in note or "predicted right only" in note
-                or "covers less than 94% below" in note]
-    notes = []
+    return [note for of_counts, note in _interval_notes(m, data) if of_counts or not counts_only]
+
+
+def _interval_notes(m: CorpusMetric, data: CorpusData) -> list[tuple[bool, str]]:
+    """The notes of :func:`_label_warnings` in order, each marked whether it is about counts."""
+    notes: list[tuple[bool, str]] = []
     if m.needs == "labels":
         never = sorted(set(data.y_true.tolist()) - set(data.y_pred.tolist()) - {""})
         if never:
             shown = ", ".join(f"'{x}'" for x in never[:3]) + (f" and {len(never) - 3} more" if len(never) > 3 else "")
-            notes.append(f"label {shown} never predicted: its F1 and recall count as 0")
+            notes.append((False, f"label {shown} never predicted: its F1 and recall count as 0"))
     if len(data) < WARN_CORPUS_N and m.name not in ECE_WARN_N:
-        notes.append(f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows (it may "
-                     "cover less than 94%)")
+        notes.append((False, f"n = {len(data)}: the interval of a corpus metric is rough below {WARN_CORPUS_N} rows (it may "
+                     "cover less than 94%)"))
     if m.needs != "text":
         targets = pd.Series(data.y_true).value_counts()
         if len(targets) >= 2 and int(targets.min()) < MIN_CLASS_ROWS:
-            notes.append(f"the rarer target '{targets.idxmin()}' has {int(targets.min())} rows: too few for the interval "
-                         f"to cover 95% (it needs about {MIN_CLASS_ROWS} of each class)")
+            notes.append((True, f"the rarer target '{targets.idxmin()}' has {int(targets.min())} rows: too few for the interval "
+                         f"to cover 95% (it needs about {MIN_CLASS_ROWS} of each class)"))
         if m.needs == "labels" and len(set(data.y_pred.tolist())) > 1:
             right = pd.Series(data.y_true[data.y_true == data.y_pred]).value_counts()
             few = [(lab, int(right.get(lab, 0))) for lab in targets.index if right.get(lab, 0) < MIN_RIGHT_PER_LABEL]
             if few:
                 lab, k = min(few, key=lambda x: x[1])
-                notes.append(f"label '{lab}' is predicted right only {k} times: with fewer than {MIN_RIGHT_PER_LABEL} "
-                             "per label the interval covers about 90% (benchmarks/bench_corpus_metrics.py)")
+                notes.append((True, f"label '{lab}' is predicted right only {k} times: with fewer than {MIN_RIGHT_PER_LABEL} "
+                             "per label the interval covers about 90% (benchmarks/bench_corpus_metrics.py)"))
         if m.needs == "labels" and len(set(data.y_pred.tolist())) == 1:
-            notes.append(f"every output is '{data.y_pred[0]}': label metrics cannot vary, so their interval has no width")
+            notes.append((False, f"every output is '{data.y_pred[0]}': label metrics cannot vary, so their interval has no width"))
     if len(data) < ECE_WARN_N.get(m.name, 0):
-        notes.append(f"n = {len(data):,}: the interval of {m.name} covers less than 94% below {ECE_WARN_N[m.name]:,} rows "
-                     f"({ECE_SHORT[m.name]} with balanced classes in benchmarks/bench_corpus_metrics.py)")
+        notes.append((True, f"n = {len(data):,}: the interval of {m.name} covers less than 94% below {ECE_WARN_N[m.name]:,} rows "
+                     f"({ECE_SHORT[m.name]} with balanced classes in benchmarks/bench_corpus_metrics.py)"))
     return notes
 
 
-def ece_noise_floor(correct: np.ndarray, confidence: np.ndarray, bins: np.ndarray) -> float:
+def ece_noise_floor(confidence: np.ndarray, bins: np.ndarray) -> float:
     """The plug-in ECE a perfectly calibrated model would show, in expectation, at these confidences and
     bins: the sum over bins of (bin rows / n) x E|accuracy - mean confidence| with each row right with
     probability its confidence, the bin's accuracy taken as normal (E|N(0, s^2)| = s sqrt(2/pi), s^2 the
-    sum of p(1 - p) over the bin's rows / its rows squared). ``correct`` only fixes n.
+    sum of p(1 - p) over the bin's rows / its rows squared).
 
     >>> conf = np.full(400, 0.8)
-    >>> round(ece_noise_floor(np.ones(400), conf, np.zeros(400, dtype=np.int64)), 4)  # 0.4 / 20 x 0.798
+    >>> round(ece_noise_floor(conf, np.zeros(400, dtype=np.int64)), 4)  # 0.4 / 20 x 0.798
     0.016
     """
-    n = len(correct)
+    n = len(confidence)
     spread = np.bincount(bins, confidence * (1 - confidence))
     return float(np.sqrt(spread).sum() * np.sqrt(2 / np.pi) / n)
 
@@ -211,7 +213,7 @@ def _floor_warning(m: CorpusMetric, data: CorpusData, stat: Any, estimate: float
     bins = getattr(stat, "bins", None)
     if ratio is None or bins is None:
         return ""
-    floor = ece_noise_floor(data.correct, data.confidence, bins)
+    floor = ece_noise_floor(data.confidence, bins)
     if not estimate < ratio * floor:
         return ""
     return (f"{m.name} = {estimate:.3f} is under {ratio:g} times the {floor:.3f} that a perfectly calibrated model "
