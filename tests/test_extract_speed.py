@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from gengap.extract import _base, _choice, _commitment, _markers, _numbers, _text, _verify, _yes_no
+from gengap.extract import _base, _choice, _commitment, _numbers, _text, _verify, _yes_no
 
 ROOT = Path(__file__).resolve().parents[1]
 _LOOKAHEAD = re.compile(r"^\(\?=\[(?:\\.|[^\]\\])+\]\)")
@@ -35,7 +35,7 @@ def without_lookahead(pattern: re.Pattern[str]) -> re.Pattern[str]:
 
 @pytest.mark.parametrize("pattern", [
     _base._SENTENCE_RE, _base.STRONG_MARK_RE, _base.HEDGE_RE, _base.REFUSAL_RE, _base.CORRECTION_RE,
-    _base._OPEN_RE, _numbers._NUMBER_RE, _numbers._WORDS_RE, _markers.MARKER_RE, _choice.MARKERS.marker, _yes_no.MARKERS.marker, _text._TEXT_MARK_RE,
+    _base._OPEN_RE, _numbers._NUMBER_RE, _numbers._WORDS_RE, _choice.MARKERS.marker, _yes_no.MARKERS.marker, _text._TEXT_MARK_RE,
     _commitment._FOREIGN_CUE_RE, _text._GARBLED_RE, _base._MD_RE, _base.WEAK_MARK_RE,
     _verify._NEGATION, _verify._CAPITAL, _verify._LETTER, _verify._YES_NO, _verify._phrase_pattern(),
 ], ids=lambda p: p.pattern[:30])

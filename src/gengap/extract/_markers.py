@@ -26,7 +26,7 @@ from gengap.extract._base import MARKER_OPENS, MARKER_SUFFIX, STRONG_MARK_RE, Co
 from gengap.extract._commitment import marked_non_answer, stage, tentative_rule
 from gengap.extract._phrases import alternation, languages_with
 
-__all__ = ["MARKER_RE", "Markers", "cascade", "front", "marker_pattern", "read_marked", "read_region", "rule"]
+__all__ = ["Markers", "cascade", "front", "marker_pattern", "read_marked", "read_region", "rule"]
 Reader = Callable[[Context, str], "str | None"]
 
 
@@ -37,9 +37,6 @@ def marker_pattern(extra: str = "", opens: str = "") -> re.Pattern[str]:
     return re.compile(f"(?=[{''.join(sorted(set(MARKER_OPENS + opens)))}])(?:{alternatives})" + MARKER_SUFFIX, re.IGNORECASE)
 
 
-#: The markers of every language (English "Final answer:", Spanish "La respuesta es", ...).
-MARKER_RE = STRONG_MARK_RE
-
 
 @dataclass(frozen=True)
 class Markers:
@@ -47,7 +44,7 @@ class Markers:
 
     first: Reader  #: the kind's answer opening a stretch of text
     last: Reader  #: the kind's answer closing it
-    marker: re.Pattern[str] = field(default=MARKER_RE)
+    marker: re.Pattern[str] = field(default=STRONG_MARK_RE)  #: every language's markers by default
     conclusion: re.Pattern[str] | None = None
     region: tuple[str, ...] = ("marked", "concluding", "first", "last")
     #: what a marker names, when it reads more than ``first`` ("The answer is the second one."); None: ``first``
